@@ -1,0 +1,1 @@
+"""typed-pallas mypy plugin. Enable with ``plugins = ["typed_pallas_mypy"]``."""

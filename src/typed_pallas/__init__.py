@@ -1,0 +1,107 @@
+"""typed-pallas: JAX Pallas compiler params typed by platform.
+
+Importing ``typed_pallas`` imports neither jax nor mypy: names that need jax
+are loaded on first use (``typed_pallas.pallas_call``, ``typed_pallas.TPUCompilerParams``...).
+Type checkers read the static imports below.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from typed_pallas._errors import (
+    LegacyParamsError as LegacyParamsError,
+    PlatformMismatchError as PlatformMismatchError,
+    UnknownPlatformError as UnknownPlatformError,
+)
+from typed_pallas._params import CompilerParams as CompilerParams
+from typed_pallas._platforms import (
+    GPU as GPU,
+    TPU as TPU,
+    Backend as Backend,
+    LoweringPlatform as LoweringPlatform,
+    Platform as Platform,
+)
+from typed_pallas._tagged import PlatformFn as PlatformFn, platform as platform
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from typed_pallas._backstop import install_backstop as install_backstop
+    from typed_pallas._check_lowering import (
+        LoweringReport as LoweringReport,
+        check_lowering as check_lowering,
+    )
+    from typed_pallas._dispatch import dispatch as dispatch
+    from typed_pallas._entry import (
+        kernel as kernel,
+        mosaic_gpu_kernel as mosaic_gpu_kernel,
+        pallas_call as pallas_call,
+    )
+    from typed_pallas._params import (
+        MosaicGPUCompilerParams as MosaicGPUCompilerParams,
+        TPUCompilerParams as TPUCompilerParams,
+        TritonCompilerParams as TritonCompilerParams,
+    )
+    from typed_pallas._registry import (
+        backend_of as backend_of,
+        get_lowering_rule as get_lowering_rule,
+        platform_of as platform_of,
+        register_lowering_rule as register_lowering_rule,
+    )
+    from typed_pallas._select import (
+        import_backend as import_backend,
+        pick_lowering as pick_lowering,
+        redispatch as redispatch,
+    )
+
+#: public name -> private module that defines it (loaded on first access)
+_LAZY: dict[str, str] = {
+    "TPUCompilerParams": "typed_pallas._params",
+    "TritonCompilerParams": "typed_pallas._params",
+    "MosaicGPUCompilerParams": "typed_pallas._params",
+    "platform_of": "typed_pallas._registry",
+    "backend_of": "typed_pallas._registry",
+    "register_lowering_rule": "typed_pallas._registry",
+    "get_lowering_rule": "typed_pallas._registry",
+    "pallas_call": "typed_pallas._entry",
+    "kernel": "typed_pallas._entry",
+    "mosaic_gpu_kernel": "typed_pallas._entry",
+    "install_backstop": "typed_pallas._backstop",
+    "dispatch": "typed_pallas._dispatch",
+    "pick_lowering": "typed_pallas._select",
+    "import_backend": "typed_pallas._select",
+    "redispatch": "typed_pallas._select",
+    "check_lowering": "typed_pallas._check_lowering",
+    "LoweringReport": "typed_pallas._check_lowering",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'typed_pallas' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = [
+    "GPU",
+    "TPU",
+    "Backend",
+    "CompilerParams",
+    "LegacyParamsError",
+    "LoweringPlatform",
+    "Platform",
+    "PlatformFn",
+    "PlatformMismatchError",
+    "UnknownPlatformError",
+    "platform",
+    *_LAZY,
+]

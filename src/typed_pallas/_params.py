@@ -1,0 +1,53 @@
+"""``CompilerParams[P]``: the platform-typed view of JAX's compiler-params classes.
+
+At runtime ``TPUCompilerParams``, ``TritonCompilerParams`` and
+``MosaicGPUCompilerParams`` are JAX's own classes (JAX looks params up by exact
+type, so we never subclass them). Type checkers see each as a
+``CompilerParams[TPU]`` / ``CompilerParams[GPU]`` through the stubs shipped in
+``stubs/`` (the JAX classes' stubs derive from this protocol).
+
+This module imports jax only when one of the three aliases is first used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from typed_pallas._platforms import Platform
+
+__all__ = ["CompilerParams"]
+
+_P_co = TypeVar("_P_co", bound=Platform, covariant=True)
+
+
+class CompilerParams(Protocol[_P_co]):
+    """Compiler params for platform ``P`` (``Literal["tpu"]`` or ``Literal["gpu"]``).
+
+    A static type only: annotate with ``CompilerParams[Literal["tpu"]]`` (or
+    ``CompilerParams[typed_pallas.TPU]``) and checkers reject params of the other
+    platform. ``CompilerParams[Platform]`` accepts both. Like JAX's own
+    protocol, instances are dataclasses.
+    """
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+    @property
+    def __pallas_platform__(self) -> _P_co: ...
+
+
+if TYPE_CHECKING:
+    from jax.experimental.pallas.mosaic_gpu import CompilerParams as MosaicGPUCompilerParams
+    from jax.experimental.pallas.tpu import CompilerParams as TPUCompilerParams
+    from jax.experimental.pallas.triton import CompilerParams as TritonCompilerParams
+else:
+
+    def __getattr__(name: str) -> Any:
+        from typed_pallas import _platforms
+
+        for row in _platforms.PARAMS_CLASSES:
+            if row.alias == name:
+                import importlib
+
+                return getattr(importlib.import_module(row.module), row.name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
