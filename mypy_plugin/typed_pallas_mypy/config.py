@@ -1,0 +1,528 @@
+"""The plugin's configuration: which platforms each module may lower for.
+
+Reads, in this order (the first source that holds a typed-pallas section wins):
+
+1. the file named by the environment variable ``TYPED_PALLAS_CONFIG`` (a
+   ``pyproject.toml`` or an ini file; the ``typed-pallas check`` CLI sets it);
+2. mypy's own config file (``options.config_file``): ``[tool.typed-pallas]`` when it is
+   TOML, ``[mypy.plugins.typed-pallas]`` when it is ``mypy.ini``/``.mypy.ini``/``setup.cfg``;
+3. ``pyproject.toml`` next to mypy's config file, then in the current directory and
+   its parents up to the repository root (a folder holding ``.git`` or ``.hg``), as
+   mypy itself searches. mypy names ``pyproject.toml`` as its config file only when it
+   holds ``[tool.mypy]``, so the plugin must look for it.
+
+Then ``TYPED_PALLAS_PLATFORMS`` (a comma list, e.g. ``tpu`` or ``cuda,rocm``), when set
+and not empty, replaces the top-level ``platforms``.
+
+Keys (pyproject.toml)::
+
+    [tool.typed-pallas]
+    platforms = ["tpu"]                # the platforms this code may lower for
+
+    [[tool.typed-pallas.overrides]]
+    module = ["mypkg.gpu.*", "mypkg.triton_ops"]
+    platforms = ["gpu"]
+
+The same in an ini file::
+
+    [mypy.plugins.typed-pallas]
+    platforms = tpu
+
+    [mypy.plugins.typed-pallas.overrides.mypkg.gpu.*,mypkg.triton_ops]
+    platforms = gpu
+
+Platform names are those of :data:`typed_pallas._platforms.LOWERINGS_OF_NAME`:
+``tpu``, ``cuda``, ``rocm``, and ``gpu`` (= ``cuda`` + ``rocm``). Module patterns and
+their precedence are mypy's own: a concrete module name beats every pattern;
+unstructured patterns (``a.*.b``) beat structured ones (``a.b.*``), the later one winning
+among them; among structured patterns the most specific wins; ``a.b.*`` also matches
+``a.b`` itself.
+
+Bad configuration stops mypy at once (exit status 2) with a message that says what is
+wrong, where, and what to write instead, prefixed ``(typed-pallas) mypy: error:`` like
+mypy's own config errors.
+
+What it does not do: import jax or decide what a call means; it only answers
+:meth:`PluginConfig.platforms_for`.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, NoReturn
+
+from typed_pallas._platforms import LOWERINGS_OF_NAME
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the project requires 3.11
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    from mypy.options import Options
+
+__all__ = [
+    "CONFIG_ENV",
+    "PLATFORMS_ENV",
+    "ConfigError",
+    "Override",
+    "PluginConfig",
+    "load_config",
+    "read_config",
+    "resolve_config",
+    "find_config_file",
+]
+
+#: Environment variable: a comma list of platforms replacing the top-level ``platforms``.
+PLATFORMS_ENV: Final = "TYPED_PALLAS_PLATFORMS"
+#: Environment variable: the file to read the configuration from (skips discovery).
+CONFIG_ENV: Final = "TYPED_PALLAS_CONFIG"
+
+TOML_TABLE: Final = "tool.typed-pallas"
+INI_SECTION: Final = "mypy.plugins.typed-pallas"
+INI_OVERRIDE_PREFIX: Final = INI_SECTION + ".overrides."
+INI_NAMES: Final = ("mypy.ini", ".mypy.ini", "setup.cfg")
+
+TOP_LEVEL_KEYS: Final = ("platforms", "overrides")
+OVERRIDE_KEYS: Final = ("module", "platforms")
+PLATFORM_NAMES: Final[tuple[str, ...]] = tuple(LOWERINGS_OF_NAME)
+
+USAGE: Final = """
+(pyproject.toml)
+    [tool.typed-pallas]
+    platforms = ["tpu"]                   # any of: tpu, gpu, cuda, rocm
+
+    [[tool.typed-pallas.overrides]]
+    module = ["mypkg.gpu.*"]              # mypy-style module patterns
+    platforms = ["gpu"]
+
+(mypy.ini, .mypy.ini or setup.cfg)
+    [mypy.plugins.typed-pallas]
+    platforms = tpu
+
+    [mypy.plugins.typed-pallas.overrides.mypkg.gpu.*]
+    platforms = gpu
+
+(environment)
+    TYPED_PALLAS_PLATFORMS=tpu,gpu        # replaces the top-level platforms
+    TYPED_PALLAS_CONFIG=path/to/pyproject.toml
+
+docs: docs/configuration.md"""
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class ConfigError(Exception):
+    """A configuration problem; ``str()`` says what, where and what to do."""
+
+
+# --------------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True)
+class Override:
+    """One ``[[tool.typed-pallas.overrides]]`` entry, split per pattern.
+
+    ``pattern`` is a mypy module pattern (``pkg.mod``, ``pkg.sub.*`` or ``pkg.*.mod``);
+    ``order`` is its position in the file (later wins among unstructured patterns).
+    """
+
+    pattern: str
+    platforms: frozenset[str]
+    order: int = 0
+
+    @property
+    def is_concrete(self) -> bool:
+        return "*" not in self.pattern
+
+    @property
+    def is_structured(self) -> bool:
+        """``a.b.*``: a star only as the last component."""
+        return self.pattern.endswith(".*") and "*" not in self.pattern[:-2] or self.pattern == "*"
+
+    def matches(self, module: str) -> bool:
+        return _compile_glob(self.pattern).match(module) is not None
+
+
+@dataclass(frozen=True)
+class PluginConfig:
+    """What the plugin knows about the platforms each module may lower for.
+
+    ``platforms`` holds lowering platforms (``tpu``/``cuda``/``rocm``; ``gpu`` is
+    expanded); ``None`` means unconfigured (only zero-config checks run).
+    """
+
+    platforms: frozenset[str] | None = None
+    overrides: tuple[Override, ...] = ()
+    source: str | None = None
+    _cache: dict[str, frozenset[str] | None] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
+
+    def platforms_for(self, module: str) -> frozenset[str] | None:
+        """The lowering platforms ``module`` may use, or None when nothing says."""
+        try:
+            return self._cache[module]
+        except KeyError:
+            pass
+        result = self._resolve(module)
+        self._cache[module] = result
+        return result
+
+    def _resolve(self, module: str) -> frozenset[str] | None:
+        concrete = [o for o in self.overrides if o.is_concrete and o.pattern == module]
+        if concrete:
+            return concrete[-1].platforms
+        unstructured = [
+            o
+            for o in self.overrides
+            if not o.is_concrete and not o.is_structured and o.matches(module)
+        ]
+        if unstructured:
+            return max(unstructured, key=lambda o: o.order).platforms
+        parts = module.split(".")
+        for i in range(len(parts), 0, -1):
+            key = ".".join(parts[:i] + ["*"])
+            hits = [o for o in self.overrides if o.pattern == key]
+            if hits:
+                return hits[-1].platforms
+        star = [o for o in self.overrides if o.pattern == "*"]
+        if star:
+            return star[-1].platforms
+        return self.platforms
+
+    @property
+    def configured(self) -> bool:
+        return self.platforms is not None or bool(self.overrides)
+
+    def fingerprint(self) -> dict[str, object]:
+        """Everything that changes the plugin's answers, for ``report_config_data``."""
+        return {
+            "typed_pallas": _version(),
+            "platforms": sorted(self.platforms) if self.platforms is not None else None,
+            "overrides": [[o.pattern, sorted(o.platforms), o.order] for o in self.overrides],
+        }
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("typed-pallas")
+    except Exception:  # pragma: no cover - not installed (source checkout on sys.path)
+        return "unknown"
+
+
+def _compile_glob(pattern: str) -> re.Pattern[str]:
+    # mypy's rule: "*" as a component matches zero or more components.
+    parts = pattern.split(".")
+    expr = re.escape(parts[0]) if parts[0] != "*" else ".*"
+    for part in parts[1:]:
+        expr += re.escape("." + part) if part != "*" else r"(\..*)?"
+    return re.compile(expr + r"\Z")
+
+
+def _plural_list(names: Iterable[str]) -> str:
+    return ", ".join(names)
+
+
+def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
+    """Validate platform names and expand them to lowering platforms."""
+    if not values:
+        raise ConfigError(
+            f"{where}: the platform list is empty; "
+            f"name at least one of {_plural_list(PLATFORM_NAMES)} "
+            "(to allow every platform write [\"tpu\", \"gpu\"])"
+        )
+    out: set[str] = set()
+    for value in values:
+        if not isinstance(value, str):
+            raise ConfigError(
+                f"{where}: platform {value!r} is a {type(value).__name__}, not a string; "
+                f"write one of {_plural_list(repr(n) for n in PLATFORM_NAMES)}"
+            )
+        name = value.strip()
+        if name not in LOWERINGS_OF_NAME:
+            hint = ""
+            if name.lower() in LOWERINGS_OF_NAME:
+                hint = f" (platform names are lower case: {name.lower()!r})"
+            raise ConfigError(
+                f"{where}: unknown platform {value!r}{hint}; "
+                f"valid platforms are {_plural_list(PLATFORM_NAMES)} "
+                "(gpu means cuda and rocm)"
+            )
+        out |= LOWERINGS_OF_NAME[name]
+    return frozenset(out)
+
+
+def parse_pattern(pattern: object, where: str) -> str:
+    """Validate one mypy-style module pattern."""
+    if not isinstance(pattern, str):
+        raise ConfigError(
+            f"{where}: module pattern {pattern!r} is a {type(pattern).__name__}, not a string; "
+            'write e.g. module = ["mypkg.tpu.*"]'
+        )
+    text = pattern.strip()
+    parts = text.split(".")
+    if not text or any(not (p == "*" or _IDENT.match(p)) for p in parts):
+        raise ConfigError(
+            f"{where}: bad module pattern {pattern!r}; patterns are fully qualified module "
+            "names, optionally with '*' as whole components (e.g. mypkg.tpu.* or mypkg.*.kernels)"
+        )
+    return text
+
+
+def _split_commas(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+# --------------------------------------------------------------------------- readers
+
+
+def _from_mapping(
+    table: Mapping[str, Any],
+    source: str,
+    where: str,
+    *,
+    toml: bool,
+    ini_overrides: Sequence[tuple[str, Mapping[str, Any]]] = (),
+) -> PluginConfig:
+    """Build a config from a parsed TOML table (lists) or ini section (comma strings)."""
+    for key in table:
+        if key not in TOP_LEVEL_KEYS:
+            raise ConfigError(
+                f"{where}: unknown key {key!r}; known keys are {_plural_list(TOP_LEVEL_KEYS)}"
+                + (f" (per-module settings go under [[{TOML_TABLE}.overrides]])" if key == "module" else "")
+            )
+    platforms: frozenset[str] | None = None
+    if "platforms" in table:
+        raw = table["platforms"]
+        if isinstance(raw, str):
+            if toml:  # TOML wants a list
+                names = ", ".join(f'"{p}"' for p in _split_commas(raw)) or '"tpu"'
+                raise ConfigError(
+                    f"{where}: 'platforms' must be a list of strings, got the string {raw!r}; "
+                    f"write platforms = [{names}]"
+                )
+            raw = _split_commas(raw)
+        if not isinstance(raw, list):
+            raise ConfigError(
+                f"{where}: 'platforms' must be a list of strings, got {type(raw).__name__} {raw!r}; "
+                'write platforms = ["tpu"]'
+            )
+        platforms = parse_platforms(raw, f"{where} platforms")
+
+    overrides: list[Override] = []
+    order = 0
+    if "overrides" in table:
+        raw_overrides = table["overrides"]
+        if not isinstance(raw_overrides, list) or not all(isinstance(o, dict) for o in raw_overrides):
+            raise ConfigError(
+                f"{where}: 'overrides' must be an array of tables; write each one as "
+                f"[[{TOML_TABLE}.overrides]] with module = [...] and platforms = [...]"
+            )
+        for index, entry in enumerate(raw_overrides, 1):
+            ewhere = f"{where} overrides #{index}"
+            for key in entry:
+                if key not in OVERRIDE_KEYS:
+                    raise ConfigError(
+                        f"{ewhere}: unknown key {key!r}; an override takes only "
+                        f"{_plural_list(OVERRIDE_KEYS)}"
+                    )
+            for key in OVERRIDE_KEYS:
+                if key not in entry:
+                    raise ConfigError(
+                        f"{ewhere}: missing {key!r}; an override needs both "
+                        'module = ["pkg.mod.*"] and platforms = ["tpu"]'
+                    )
+            modules = entry["module"]
+            if isinstance(modules, str):
+                modules = [modules]
+            if not isinstance(modules, list) or not modules:
+                raise ConfigError(
+                    f"{ewhere}: 'module' must be a module pattern or a non-empty list of them, "
+                    f'got {modules!r}; write module = ["mypkg.tpu.*"]'
+                )
+            raw_p = entry["platforms"]
+            if not isinstance(raw_p, list):
+                raise ConfigError(
+                    f"{ewhere}: 'platforms' must be a list of strings, got {type(raw_p).__name__} "
+                    f'{raw_p!r}; write platforms = ["gpu"]'
+                )
+            plats = parse_platforms(raw_p, f"{ewhere} platforms")
+            for module in modules:
+                overrides.append(Override(parse_pattern(module, f"{ewhere} module"), plats, order))
+                order += 1
+
+    for section, body in ini_overrides:
+        swhere = f"{source}: [{section}]"
+        for key in body:
+            if key != "platforms":
+                raise ConfigError(
+                    f"{swhere}: unknown key {key!r}; an override section takes only 'platforms' "
+                    "(the module patterns are in the section name)"
+                )
+        if "platforms" not in body:
+            raise ConfigError(f"{swhere}: missing 'platforms'; write platforms = gpu (or tpu, cuda, rocm)")
+        plats = parse_platforms(_split_commas(body["platforms"]), f"{swhere} platforms")
+        patterns = section[len(INI_OVERRIDE_PREFIX):]
+        for pattern in patterns.split(","):
+            overrides.append(Override(parse_pattern(pattern, swhere), plats, order))
+            order += 1
+
+    return PluginConfig(platforms=platforms, overrides=tuple(overrides), source=source)
+
+
+def _read_toml(path: str) -> PluginConfig | None:
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    tool = data.get("tool")
+    if not isinstance(tool, dict):
+        return None
+    if "typed-pallas" not in tool:
+        for wrong in ("typed_pallas", "typedpallas", "typed-pallas-mypy"):
+            if wrong in tool:
+                raise ConfigError(
+                    f"{path}: found [tool.{wrong}]; the table is spelled [{TOML_TABLE}]"
+                )
+        return None
+    table = tool["typed-pallas"]
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [{TOML_TABLE}] must be a table, got {type(table).__name__}")
+    return _from_mapping(table, path, f"{path}: [{TOML_TABLE}]", toml=True)
+
+
+def _read_ini(path: str) -> PluginConfig | None:
+    parser = configparser.RawConfigParser()
+    try:
+        with open(path, encoding="utf-8") as f:
+            parser.read_file(f, source=path)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except configparser.Error as e:
+        raise ConfigError(f"{path}: not a valid ini file: {e}") from None
+    ours = [s for s in parser.sections() if s == INI_SECTION or s.startswith(INI_SECTION + ".")]
+    if not ours:
+        for wrong in ("mypy-plugins.typed-pallas", "mypy.plugins.typed_pallas", "typed-pallas"):
+            if parser.has_section(wrong):
+                raise ConfigError(f"{path}: found [{wrong}]; the section is spelled [{INI_SECTION}]")
+        return None
+    overrides: list[tuple[str, Mapping[str, Any]]] = []
+    for section in ours:
+        if section == INI_SECTION:
+            continue
+        if not section.startswith(INI_OVERRIDE_PREFIX) or section == INI_OVERRIDE_PREFIX:
+            raise ConfigError(
+                f"{path}: unknown section [{section}]; per-module sections are spelled "
+                f"[{INI_OVERRIDE_PREFIX}PATTERN[,PATTERN...]], e.g. [{INI_OVERRIDE_PREFIX}mypkg.gpu.*]"
+            )
+        overrides.append((section, dict(parser.items(section))))
+    top = dict(parser.items(INI_SECTION)) if parser.has_section(INI_SECTION) else {}
+    if "overrides" in top:
+        raise ConfigError(
+            f"{path}: [{INI_SECTION}] unknown key 'overrides' in an ini file; write one section "
+            f"per override: [{INI_OVERRIDE_PREFIX}mypkg.gpu.*] with platforms = gpu"
+        )
+    return _from_mapping(top, path, f"{path}: [{INI_SECTION}]", toml=False, ini_overrides=overrides)
+
+
+def _is_toml(path: str) -> bool:
+    return path.lower().endswith(".toml")
+
+
+def read_config(path: str) -> PluginConfig | None:
+    """Read the typed-pallas section of one file; None when the file has none."""
+    return _read_toml(path) if _is_toml(path) else _read_ini(path)
+
+
+def _search_upwards(start: str) -> Iterable[str]:
+    current = os.path.abspath(start)
+    while True:
+        yield current
+        if any(os.path.exists(os.path.join(current, vcs)) for vcs in (".git", ".hg")):
+            return
+        parent = os.path.dirname(current)
+        if parent == current:
+            return
+        current = parent
+
+
+def candidate_files(config_file: str | None, cwd: str | None = None) -> list[str]:
+    """Where the configuration is looked for, in order (see the module docstring)."""
+    out: list[str] = []
+    if config_file:
+        out.append(config_file)
+        out.append(os.path.join(os.path.dirname(os.path.abspath(config_file)), "pyproject.toml"))
+    for folder in _search_upwards(cwd or os.getcwd()):
+        out.append(os.path.join(folder, "pyproject.toml"))
+    seen: set[str] = set()
+    unique = []
+    for path in out:
+        key = os.path.abspath(path)
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique
+
+
+def find_config_file(config_file: str | None, cwd: str | None = None) -> str | None:
+    """The first file holding a typed-pallas section (or None); used by the CLI too."""
+    for path in candidate_files(config_file, cwd):
+        if os.path.isfile(path) and read_config(path) is not None:
+            return path
+    return None
+
+
+def resolve_config(
+    config_file: str | None, environ: Mapping[str, str] | None = None, cwd: str | None = None
+) -> PluginConfig:
+    """Like :func:`load_config` but raising :class:`ConfigError` (for tests and the CLI)."""
+    env = os.environ if environ is None else environ
+    config: PluginConfig | None = None
+    explicit = env.get(CONFIG_ENV, "").strip()
+    if explicit:
+        if not os.path.isfile(explicit):
+            raise ConfigError(f"{CONFIG_ENV}={explicit!r}: no such file; point it at a pyproject.toml or mypy.ini")
+        config = read_config(explicit) or PluginConfig(source=explicit)
+    else:
+        for path in candidate_files(config_file, cwd):
+            if os.path.isfile(path):
+                config = read_config(path)
+                if config is not None:
+                    break
+    if config is None:
+        config = PluginConfig()
+    raw = env.get(PLATFORMS_ENV, "").strip()
+    if raw:
+        platforms = parse_platforms(_split_commas(raw) or [raw], f"environment variable {PLATFORMS_ENV}={raw!r}")
+        config = PluginConfig(platforms=platforms, overrides=config.overrides, source=config.source)
+    return config
+
+
+def exit_with_error(message: str) -> NoReturn:
+    """Print mypy's config-error shape to stderr and stop with status 2."""
+    print(f"usage: configure typed-pallas like this:{USAGE}\n", file=sys.stderr)
+    print(f"(typed-pallas) mypy: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def load_config(options: Options | None) -> PluginConfig:
+    """The configuration for this mypy run; bad config stops mypy (exit status 2)."""
+    config_file = getattr(options, "config_file", None) if options is not None else None
+    try:
+        return resolve_config(config_file)
+    except ConfigError as e:
+        exit_with_error(str(e))
