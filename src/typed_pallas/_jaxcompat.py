@@ -1,0 +1,197 @@
+"""What typed-pallas reads and touches inside JAX, in one place, for jax 0.10 to 0.12.
+
+Everything here names JAX internals (``jax._src...``) that moved or changed over the
+supported range, so the rest of the runtime never does:
+
+* the Pallas primitives that lower a kernel (``pallas_call_p`` for ``pl.pallas_call``;
+  ``mpmd_map_p`` for ``pl.kernel`` and ``plgpu.kernel``) and their generic MLIR lowering
+  rules, which :mod:`typed_pallas._backstop` wraps;
+* the lowering platforms of an MLIR rule context;
+* JAX's own params registry (``jax._src.pallas.core``) and the modules that fill it;
+* :func:`cross_lowering`, the context needed to lower Triton / Mosaic TPU kernels for
+  another platform on a CPU host (jax 0.12 asks for an abstract mesh with a device kind).
+
+It does not decide anything: no platform table (that is :mod:`typed_pallas._platforms`),
+no error text (that is :mod:`typed_pallas._errors`). Importing it imports jax.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final
+
+import jax
+
+__all__ = [
+    "JAX_VERSION",
+    "cross_lowering",
+    "export_text",
+    "generic_lowering_rule",
+    "interpret_forced",
+    "jax_registry",
+    "lowering_platforms",
+    "mesh_backend",
+    "primitive",
+    "registration_module",
+    "set_generic_lowering_rule",
+]
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts: list[int] = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+JAX_VERSION: Final[tuple[int, ...]] = _version(jax.__version__)
+
+#: primitive name -> (module, attribute) of the primitives our guard wraps
+_PRIMITIVES: Final[Mapping[str, tuple[str, str]]] = {
+    "pallas_call": ("jax._src.pallas.pallas_call", "pallas_call_p"),
+    "mpmd_map": ("jax._src.pallas.mpmd", "mpmd_map_p"),
+}
+
+#: backend -> the JAX module whose import registers that backend's params class
+_REGISTRATION_MODULES: Final[Mapping[str, str]] = {
+    "mosaic_tpu": "jax._src.pallas.mosaic.pallas_call_registration",
+    "triton": "jax._src.pallas.triton.pallas_call_registration",
+    "mosaic_gpu": "jax._src.pallas.mosaic_gpu.pallas_call_registration",
+}
+
+#: private package prefix -> backend, for telling a mesh's backend from its class
+_MESH_PACKAGES: Final[tuple[tuple[str, str], ...]] = (
+    ("jax._src.pallas.mosaic_gpu.", "mosaic_gpu"),
+    ("jax._src.pallas.mosaic.", "mosaic_tpu"),
+)
+
+#: device kinds used to lower for a platform on a host without that device (jax >= 0.12)
+_ABSTRACT_DEVICES: Final[Mapping[str, tuple[str, str]]] = {
+    "tpu": ("TPU v5 lite", "tpu"),
+    "cuda": ("NVIDIA H100", "gpu"),
+    "rocm": ("gfx942", "gpu"),
+}
+
+#: custom calls a GPU export names; jax.export refuses them unless told otherwise
+GPU_CUSTOM_CALLS: Final[tuple[str, ...]] = ("__gpu$xla.gpu.triton", "mosaic_gpu_v2", "mosaic_gpu")
+
+
+def primitive(name: str) -> Any:
+    """``pallas_call_p`` or ``mpmd_map_p`` (imports the defining module)."""
+    module, attr = _PRIMITIVES[name]
+    return getattr(importlib.import_module(module), attr)
+
+
+def _mlir() -> Any:
+    from jax._src.interpreters import mlir
+
+    return mlir
+
+
+def generic_lowering_rule(prim: Any) -> tuple[Callable[..., Any], bool]:
+    """The platform-independent MLIR lowering rule of ``prim`` and its ``inline`` flag."""
+    entry = _mlir()._lowerings[prim]
+    return entry.rule, bool(getattr(entry, "inline", True))
+
+
+def set_generic_lowering_rule(prim: Any, rule: Callable[..., Any], inline: bool) -> None:
+    """Replace the generic lowering rule of ``prim`` (keeps its cacheability)."""
+    _mlir().register_lowering(prim, rule, inline=inline)
+
+
+def lowering_platforms(ctx: Any) -> tuple[str, ...]:
+    """The platforms an MLIR lowering-rule context lowers for ("tpu", "cuda", "rocm", "cpu")."""
+    mlir = _mlir()
+    finder = getattr(mlir, "_platforms_for_eqn", None)
+    if finder is not None:
+        try:
+            return tuple(finder(ctx))
+        except Exception:  # pragma: no cover - internal drift
+            pass
+    platforms = getattr(ctx, "platforms", None) or ctx.module_context.platforms
+    return tuple(platforms)
+
+
+def interpret_forced() -> bool:
+    """True inside ``pltpu.force_tpu_interpret_mode()`` (JAX then interprets every kernel)."""
+    from jax._src import config
+
+    flag = getattr(config, "pallas_tpu_interpret_mode_context_manager", None)
+    return bool(flag is not None and flag.value)
+
+
+def jax_registry() -> dict[Any, tuple[Callable[..., Any], str]]:
+    """JAX's own ``params class -> (rule, platform)`` dict (live, not a copy)."""
+    from jax._src.pallas import core as pallas_core
+
+    rules: dict[Any, tuple[Callable[..., Any], str]] = pallas_core._backend_lowering_rules
+    return rules
+
+
+def jax_register_lowering_rule(params_cls: type, rule: Callable[..., Any], platform: str) -> None:
+    from jax._src.pallas import core as pallas_core
+
+    pallas_core.register_lowering_rule(params_cls, rule, platform)
+
+
+def jax_get_lowering_rule(params_cls: type, expected_platform: str) -> Callable[..., Any] | None:
+    from jax._src.pallas import core as pallas_core
+
+    rule: Callable[..., Any] | None = pallas_core.get_lowering_rule(params_cls, expected_platform)
+    return rule
+
+
+def registration_module(backend: str) -> Any | None:
+    """Import the module that registers ``backend``'s params with JAX; ``None`` if it cannot."""
+    name = _REGISTRATION_MODULES.get(backend)
+    if name is None:
+        return None
+    try:
+        return importlib.import_module(name)
+    except Exception:  # missing optional deps (absl, triton bits) or a moved module
+        return None
+
+
+def mesh_backend(mesh: object) -> str | None:
+    """``"mosaic_tpu"`` or ``"mosaic_gpu"`` for JAX's TPU / Mosaic GPU meshes; ``None`` if unknown."""
+    for klass in type(mesh).__mro__:
+        module = getattr(klass, "__module__", "") + "."
+        for prefix, backend in _MESH_PACKAGES:
+            if module.startswith(prefix):
+                return backend
+    return None
+
+
+@contextlib.contextmanager
+def cross_lowering(target: str) -> Iterator[None]:
+    """Context in which kernels lower for ``target`` ("tpu", "cuda", "rocm") on a CPU host.
+
+    jax 0.12 looks up the device kind for Triton and Mosaic TPU lowering; without an
+    abstract mesh that names one it fails on CPU. Older JAX needs nothing.
+    """
+    spec = _ABSTRACT_DEVICES.get(target)
+    abstract_device = getattr(jax.sharding, "AbstractDevice", None)
+    if JAX_VERSION < (0, 12) or spec is None or abstract_device is None:
+        yield
+        return
+    kind, platform = spec
+    device = abstract_device(device_kind=kind, num_cores=1, platform=platform)
+    mesh = jax.sharding.AbstractMesh((1,), ("_typed_pallas",), abstract_device=device)
+    with jax.sharding.use_abstract_mesh(mesh):
+        yield
+
+
+def export_text(fn: Callable[..., Any], target: str, *args: Any) -> str:
+    """Lower ``jax.jit(fn)(*args)`` for ``target`` with ``jax.export`` and return the module text."""
+    from jax import export
+
+    checks = []
+    if target in ("cuda", "rocm"):
+        checks = [export.DisabledSafetyCheck.custom_call(name) for name in GPU_CUSTOM_CALLS]
+    with cross_lowering(target):
+        exported = export.export(jax.jit(fn), platforms=[target], disabled_checks=checks)(*args)
+    text: str = exported.mlir_module()
+    return text
