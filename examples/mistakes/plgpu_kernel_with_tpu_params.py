@@ -1,0 +1,18 @@
+"""``plgpu.kernel`` (Mosaic GPU) given TPU params."""
+
+from __future__ import annotations
+
+import jax
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+
+
+def negate(x: jax.Array) -> jax.Array:
+    def body(x_ref, o_ref):
+        o_ref[...] = -x_ref[...]
+
+    return plgpu.kernel(
+        body,
+        out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=32 * 1024 * 1024),  # expect[pallas-platform]: Compiler params for platform tpu cannot be used for gpu lowering.
+    )(x)
