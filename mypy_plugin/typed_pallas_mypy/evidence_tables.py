@@ -1,0 +1,132 @@
+"""What counts as proof of a kernel's backend: Final data, one comment per entry.
+
+A name is evidence only if the *other* backends' lowering fails on it (rule of thumb in
+the reference notes: "treat as evidence only what makes the other backend's lowering
+fail"). Names look alike across backends (``pltpu.SMEM`` is TPU scalar memory,
+``plgpu.SMEM`` Mosaic GPU shared memory; ``load``/``store``/``dot`` exist in Triton and
+Mosaic GPU), so every table keys on ``(backend namespace, name)``, where the namespace
+comes from the resolved module of the reference (see ``fullnames.BACKEND_NAMESPACES``),
+never from how the import alias is spelled.
+
+Deliberately *not* evidence:
+
+* ``pltpu.PrefetchScalarGridSpec`` (with ``num_scalar_prefetch=0`` it lowers with Triton
+  params on cuda: measured), ``pl.GridSpec``, ``pl.BlockSpec``, ``pl.ANY``/``pltpu.HBM``;
+* Triton's and Mosaic GPU's ``load``/``store``/``dot``/``atomic_*`` (both GPU backends
+  have them; only the alias tells them apart, and Pallas' generic ops lower everywhere);
+* ``pltpu.get_tpu_info``/``is_tpu_device`` (Python-level queries, not lowering rules);
+* generic ``pl.*`` primitives (``pl.semaphore_signal``, ``pl.run_scoped``...).
+
+This module only holds data: no mypy import, no jax import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+TPU_ONLY: Final = frozenset({"mosaic_tpu"})
+MOSAIC_GPU_ONLY: Final = frozenset({"mosaic_gpu"})
+TRITON_ONLY: Final = frozenset({"triton"})
+
+#: Human name of what a backend-only piece of evidence makes the kernel.
+BACKEND_LABEL: Final[Mapping[str, str]] = {
+    "mosaic_tpu": "TPU",
+    "mosaic_gpu": "Mosaic GPU",
+    "triton": "Triton",
+}
+
+#: Names used inside a kernel body (called or referenced), by (namespace, name).
+BODY_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
+    # TPU DMA primitives (dma_start/dma_wait): no Triton or Mosaic GPU lowering rule.
+    ("mosaic_tpu", "make_async_copy"): TPU_ONLY,
+    ("mosaic_tpu", "async_copy"): TPU_ONLY,
+    # Remote (inter-chip) DMA: TPU ICI only.
+    ("mosaic_tpu", "make_async_remote_copy"): TPU_ONLY,
+    ("mosaic_tpu", "async_remote_copy"): TPU_ONLY,
+    # run_scoped + TPU DMA. Measured: with Triton params tpu gives the platform error,
+    # cuda "Unimplemented primitive in Pallas Triton lowering: run_scoped".
+    ("mosaic_tpu", "sync_copy"): TPU_ONLY,
+    # TPU software pipelining: built from TPU DMAs and semaphores.
+    ("mosaic_tpu", "emit_pipeline"): TPU_ONLY,
+    ("mosaic_tpu", "emit_pipeline_with_allocations"): TPU_ONLY,
+    # Collective barrier semaphore of the TPU mesh.
+    ("mosaic_tpu", "get_barrier_semaphore"): TPU_ONLY,
+    # Mosaic TPU's own primitives (bitcast_p, roll_p): no GPU lowering rule.
+    ("mosaic_tpu", "bitcast"): TPU_ONLY,
+    ("mosaic_tpu", "roll"): TPU_ONLY,
+    # TPU hardware PRNG, and the stateful samplers built on it.
+    ("mosaic_tpu", "prng_seed"): TPU_ONLY,
+    ("mosaic_tpu", "prng_random_bits"): TPU_ONLY,
+    ("mosaic_tpu", "stateful_uniform"): TPU_ONLY,
+    ("mosaic_tpu", "stateful_normal"): TPU_ONLY,
+    ("mosaic_tpu", "stateful_bits"): TPU_ONLY,
+    ("mosaic_tpu", "stateful_bernoulli"): TPU_ONLY,
+    # MXU push/pop (TPU matrix unit).
+    ("mosaic_tpu", "matmul_push_rhs"): TPU_ONLY,
+    ("mosaic_tpu", "matmul_acc_lhs"): TPU_ONLY,
+    ("mosaic_tpu", "matmul_pop"): TPU_ONLY,
+    # Mosaic GPU TMA copies between global and shared memory.
+    ("mosaic_gpu", "copy_gmem_to_smem"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "copy_smem_to_gmem"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "commit_smem"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "commit_smem_to_gmem_group"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "wait_smem_to_gmem"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "wait_gmem_to_smem"): MOSAIC_GPU_ONLY,
+    # Mosaic GPU mbarriers.
+    ("mosaic_gpu", "barrier_wait"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "barrier_arrive"): MOSAIC_GPU_ONLY,
+    # Hopper/Blackwell tensor-core instructions and tensor memory.
+    ("mosaic_gpu", "wgmma"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "wgmma_wait"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "tcgen05_mma"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "tcgen05_commit_arrive"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "async_load_tmem"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "async_store_tmem"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "wait_load_tmem"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "commit_tmem"): MOSAIC_GPU_ONLY,
+    # Mosaic GPU pipelines (TMA + barriers), not the TPU emit_pipeline of the same name.
+    ("mosaic_gpu", "emit_pipeline"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "emit_pipeline_warp_specialized"): MOSAIC_GPU_ONLY,
+    # Register allocation hint and layout casts of Mosaic GPU's warpgroup model.
+    ("mosaic_gpu", "set_max_registers"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "layout_cast"): MOSAIC_GPU_ONLY,
+    # Triton inline PTX: no TPU or Mosaic GPU lowering rule.
+    ("triton", "elementwise_inline_asm"): TRITON_ONLY,
+}
+
+#: Names in a call's arguments (block specs' ``memory_space``, ``scratch_shapes`` /
+#: ``scratch_types``, inside a grid spec), by (namespace, name).
+ARG_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
+    # TPU scalar memory. Measured: in_specs memory_space=pltpu.SMEM with Mosaic GPU params
+    # fails on tpu and on cuda. Triton has no scratch memory at all.
+    ("mosaic_tpu", "SMEM"): TPU_ONLY,
+    # TPU vector memory and semaphores: TPU memory spaces that GPU lowering rejects.
+    ("mosaic_tpu", "VMEM"): TPU_ONLY,
+    ("mosaic_tpu", "VMEM_SHARED"): TPU_ONLY,
+    ("mosaic_tpu", "SEMAPHORE"): TPU_ONLY,
+    ("mosaic_tpu", "SemaphoreType"): TPU_ONLY,
+    ("mosaic_tpu", "dma_semaphore"): TPU_ONLY,
+    # Mosaic GPU shared memory, tensor memory and barriers. Measured: scratch_shapes=
+    # [plgpu.SMEM(...), plgpu.Barrier(...)] with Triton params: "scratch memory not
+    # implemented in the Triton backend".
+    ("mosaic_gpu", "SMEM"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "TMEM"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "Barrier"): MOSAIC_GPU_ONLY,
+    ("mosaic_gpu", "ClusterBarrier"): MOSAIC_GPU_ONLY,
+}
+
+#: Meshes (``mesh=`` of ``pl.kernel``, first argument of ``pl.core_map``), by the
+#: namespace and name of the constructor or of the mesh's class.
+MESH_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
+    # Measured: pl.kernel with a pltpu.create_tensorcore_mesh(...) mesh and Mosaic GPU
+    # params fails on both platforms; GPU lowering rejects TPU meshes (NotImplementedError).
+    ("mosaic_tpu", "create_tensorcore_mesh"): TPU_ONLY,
+    ("mosaic_tpu", "TensorCoreMesh"): TPU_ONLY,
+    # TPU SparseCore meshes (jax.experimental.pallas.tpu_sc).
+    ("mosaic_tpu", "VectorSubcoreMesh"): TPU_ONLY,
+    ("mosaic_tpu", "ScalarSubcoreMesh"): TPU_ONLY,
+    # Mosaic GPU mesh: TPU params give "mpmd_map requires the mesh to define its
+    # core_type..." on tpu; Triton params NotImplementedError / AssertionError.
+    ("mosaic_gpu", "Mesh"): MOSAIC_GPU_ONLY,
+}

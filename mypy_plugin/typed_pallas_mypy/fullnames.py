@@ -1,0 +1,94 @@
+"""Every fully qualified name the plugin matches, in one place.
+
+Names are what mypy's semantic analyser resolves a reference to (``RefExpr.fullname``):
+the defining module for names JAX re-exports (``pl.pallas_call`` is
+``jax._src.pallas.pallas_call.pallas_call``), or the public module when a stub in
+``jax-stubs`` defines the name itself. Both spellings are listed, so the plugin keeps
+working whichever way the stubs go. Checked against jax 0.10.2 and 0.12.0.1.
+
+This module only holds data: no mypy import, no jax import.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --------------------------------------------------------------------------- entry points
+
+#: ``jax.experimental.pallas.pallas_call``
+PALLAS_CALL: Final = "jax._src.pallas.pallas_call.pallas_call"
+PALLAS_CALL_PUBLIC: Final = "jax.experimental.pallas.pallas_call"
+#: ``jax.experimental.pallas.kernel`` (mesh entry point, wraps ``mpmd_map``)
+PL_KERNEL: Final = "jax._src.pallas.helpers.kernel"
+PL_KERNEL_PUBLIC: Final = "jax.experimental.pallas.kernel"
+#: ``jax.experimental.pallas.mosaic_gpu.kernel``: lowers with Mosaic GPU only
+PLGPU_KERNEL: Final = "jax._src.pallas.mosaic_gpu.core.kernel"
+PLGPU_KERNEL_PUBLIC: Final = "jax.experimental.pallas.mosaic_gpu.kernel"
+#: ``jax.experimental.pallas.core_map`` (deprecated in jax 0.12 in favour of ``pl.kernel``)
+CORE_MAP: Final = "jax._src.pallas.core.core_map"
+CORE_MAP_PUBLIC: Final = "jax.experimental.pallas.core_map"
+#: typed-pallas' own entry points (``typed_pallas.pallas_call`` etc.)
+TP_PALLAS_CALL: Final = "typed_pallas._entry.pallas_call"
+TP_KERNEL: Final = "typed_pallas._entry.kernel"
+TP_MOSAIC_GPU_KERNEL: Final = "typed_pallas._entry.mosaic_gpu_kernel"
+
+#: ``functools.partial``: hooked to see ``partial(pl.pallas_call, compiler_params=...)``
+FUNCTOOLS_PARTIAL: Final = "functools.partial"
+
+# --------------------------------------------------------------------------- guards
+
+#: ``jax.default_backend()``: "tpu", "gpu" (cuda and rocm) or "cpu"
+DEFAULT_BACKEND: Final = frozenset({
+    "jax._src.xla_bridge.default_backend",
+    "jax.default_backend",
+    "jax.extend.backend.default_backend",
+})
+#: ``jax.devices()`` / ``jax.local_devices()``: ``[i].platform`` is a platform name
+DEVICES: Final = frozenset({
+    "jax._src.xla_bridge.devices",
+    "jax._src.xla_bridge.local_devices",
+    "jax.devices",
+    "jax.local_devices",
+})
+#: ``pltpu.is_tpu_device()``: True only on TPU
+IS_TPU_DEVICE: Final = frozenset({
+    "jax._src.pallas.mosaic.tpu_info.is_tpu_device",
+    "jax.experimental.pallas.tpu.is_tpu_device",
+})
+#: ``jax.lax.platform_dependent(*args, tpu=f, cuda=g, rocm=h, default=d)``
+PLATFORM_DEPENDENT: Final = frozenset({
+    "jax._src.lax.control_flow.conditionals.platform_dependent",
+    "jax.lax.platform_dependent",
+})
+#: ``typed_pallas.dispatch(*, tpu=..., gpu=..., cuda=..., rocm=..., default=...)``
+TP_DISPATCH: Final = frozenset({
+    "typed_pallas._dispatch.dispatch",
+    "typed_pallas.dispatch",
+})
+#: calls that end a block like ``raise`` does (test skips)
+SKIP_CALLS: Final = frozenset({
+    "pytest.skip",
+    "_pytest.outcomes.skip",
+    "_pytest.outcomes.fail",
+    "pytest.fail",
+    "sys.exit",
+})
+#: method names that end a block (``self.skipTest(...)``)
+SKIP_METHODS: Final = frozenset({"skipTest"})
+
+# --------------------------------------------------------------------------- namespaces
+
+#: Module prefixes whose names belong to one Pallas backend. Evidence tables key on
+#: (backend, last name component), so a private module moving between JAX versions
+#: (``mosaic.primitives`` vs ``mosaic.helpers``) does not matter. Order matters:
+#: ``jax._src.pallas.mosaic_gpu.`` must be tried before ``jax._src.pallas.mosaic.``
+#: would match it (it does not, because of the trailing dot, but keep the order anyway).
+BACKEND_NAMESPACES: Final[tuple[tuple[str, str], ...]] = (
+    ("jax._src.pallas.mosaic_gpu.", "mosaic_gpu"),
+    ("jax.experimental.pallas.mosaic_gpu.", "mosaic_gpu"),
+    ("jax._src.pallas.mosaic.", "mosaic_tpu"),
+    ("jax.experimental.pallas.tpu.", "mosaic_tpu"),
+    ("jax.experimental.pallas.tpu_sc.", "mosaic_tpu"),
+    ("jax._src.pallas.triton.", "triton"),
+    ("jax.experimental.pallas.triton.", "triton"),
+)

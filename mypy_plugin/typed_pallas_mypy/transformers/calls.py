@@ -1,0 +1,285 @@
+"""``validate_compiler_params``: the check behind every Pallas entry-point hook.
+
+For one call of ``pl.pallas_call``, ``pl.kernel``, ``plgpu.kernel``, ``pl.core_map`` or
+a ``typed_pallas`` entry point (direct, or bound by ``functools.partial``):
+
+1. a truthy or unknown ``interpret=`` (or a ``**kwargs`` splat that may hold one):
+   nothing to check, JAX ignores params in interpret mode;
+2. the params class (``params.resolve``); unknown or absent: nothing to check;
+3. evidence (entry point, mesh, memory spaces, kernel body) that the kernel can only
+   lower with another backend: error;
+4. the enclosing platform guard, if any: params that cannot lower on any platform the
+   guard lets through: error. A guarded call is not held to the configuration;
+5. otherwise the module's configured platforms (``[tool.typed-pallas] platforms``):
+   params that lower on none of them: error.
+
+One error per call, code ``pallas-platform``, with JAX's runtime text as the message;
+notes say what the evidence is and where, and what to use instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final, Protocol
+
+from mypy.nodes import (
+    ARG_NAMED,
+    ARG_POS,
+    ArgKind,
+    CallExpr,
+    Context,
+    Expression,
+    FuncItem,
+    IntExpr,
+    NameExpr,
+)
+from mypy.plugin import CheckerPluginInterface
+from mypy.types import Type
+
+from typed_pallas import _platforms
+from typed_pallas_mypy import evidence_tables, fullnames
+from typed_pallas_mypy.errorcodes import PALLAS_PLATFORM
+from typed_pallas_mypy.transformers import evidence as evidence_mod
+from typed_pallas_mypy.transformers import params as params_mod
+from typed_pallas_mypy.transformers.module_index import (
+    LOWERING,
+    ModuleIndex,
+    callable_target,
+    name_set,
+    start_of,
+)
+
+
+class PlatformConfig(Protocol):
+    """What the plugin needs of ``typed_pallas_mypy.config.PluginConfig``."""
+
+    def platforms_for(self, module: str) -> frozenset[str] | None: ...
+
+
+@dataclass(frozen=True)
+class EntrySpec:
+    """How one entry point takes its kernel, mesh and params."""
+
+    #: how notes spell it
+    title: str
+    #: positional parameters, in order (for ``functools.partial`` positional binding)
+    positional: tuple[str, ...]
+    #: the parameter holding the kernel body, if any
+    body: str | None
+    #: the parameter holding the mesh, if any
+    mesh: str | None = None
+    #: the only backends this entry point lowers with (None: any)
+    backends: frozenset[str] | None = None
+    #: arguments whose memory spaces / scratch types are evidence
+    spec_args: tuple[str, ...] = ("in_specs", "out_specs", "scratch_shapes", "scratch_types", "grid_spec")
+
+
+_PALLAS_CALL: Final = EntrySpec("pl.pallas_call", ("kernel", "out_shape"), "kernel")
+_PL_KERNEL: Final = EntrySpec("pl.kernel", ("body", "out_type"), "body", mesh="mesh")
+_PLGPU_KERNEL: Final = EntrySpec(
+    "plgpu.kernel",
+    ("body", "out_shape"),
+    "body",
+    backends=evidence_tables.MOSAIC_GPU_ONLY,
+)
+_CORE_MAP: Final = EntrySpec("pl.core_map", ("mesh",), None, mesh="mesh")
+
+ENTRIES: Final[dict[str, EntrySpec]] = {
+    fullnames.PALLAS_CALL: _PALLAS_CALL,
+    fullnames.PALLAS_CALL_PUBLIC: _PALLAS_CALL,
+    fullnames.PL_KERNEL: _PL_KERNEL,
+    fullnames.PL_KERNEL_PUBLIC: _PL_KERNEL,
+    fullnames.PLGPU_KERNEL: _PLGPU_KERNEL,
+    fullnames.PLGPU_KERNEL_PUBLIC: _PLGPU_KERNEL,
+    fullnames.CORE_MAP: _CORE_MAP,
+    fullnames.CORE_MAP_PUBLIC: _CORE_MAP,
+    fullnames.TP_PALLAS_CALL: EntrySpec("typed_pallas.pallas_call", ("kernel", "out_shape"), "kernel"),
+    fullnames.TP_KERNEL: EntrySpec("typed_pallas.kernel", ("body", "out_type"), "body", mesh="mesh"),
+    fullnames.TP_MOSAIC_GPU_KERNEL: EntrySpec(
+        "typed_pallas.mosaic_gpu_kernel",
+        ("body", "out_shape"),
+        "body",
+        backends=evidence_tables.MOSAIC_GPU_ONLY,
+    ),
+}
+
+
+@dataclass
+class CallView:
+    """One call's arguments by parameter name, however they were passed."""
+
+    entry: EntrySpec
+    #: the call expression (``pl.pallas_call(...)`` or ``functools.partial(...)``)
+    context: CallExpr
+    args: dict[str, Expression] = field(default_factory=dict)
+    types: dict[str, Type] = field(default_factory=dict)
+    #: a ``*args`` / ``**kwargs`` splat may hold any parameter not passed by name
+    has_splat: bool = False
+
+    def add(self, name: str | None, kind: ArgKind, expr: Expression, typ: Type | None) -> None:
+        if kind not in (ARG_POS, ARG_NAMED) or name is None:
+            self.has_splat = True
+            return
+        self.args[name] = expr
+        if typ is not None:
+            self.types[name] = typ
+
+
+def view_of_call(
+    entry: EntrySpec,
+    context: CallExpr,
+    callee_arg_names: Sequence[str | None],
+    args: Sequence[Sequence[Expression]],
+    kinds: Sequence[Sequence[ArgKind]],
+    types: Sequence[Sequence[Type]],
+) -> CallView:
+    view = CallView(entry, context)
+    for formal, actuals, actual_kinds, actual_types in zip(callee_arg_names, args, kinds, types):
+        for i, (expr, kind) in enumerate(zip(actuals, actual_kinds)):
+            typ = actual_types[i] if i < len(actual_types) else None
+            view.add(formal, kind, expr, typ)
+            if len(actuals) > 1:
+                view.has_splat = True
+    if any(k not in (ARG_POS, ARG_NAMED) for k in context.arg_kinds):
+        view.has_splat = True
+    return view
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _interpret_may_be_on(view: CallView) -> bool:
+    expr = view.args.get("interpret")
+    if expr is None:
+        return view.has_splat  # may come from **kwargs
+    if isinstance(expr, NameExpr) and expr.fullname in ("builtins.False", "builtins.None"):
+        return False
+    if isinstance(expr, IntExpr) and expr.value == 0:
+        return False
+    return True
+
+
+def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:
+    entry = view.entry
+    if entry.body is not None and entry.body in view.args:
+        return callable_target(view.args[entry.body], index)
+    decorated = index.decorated.get(id(view.context))
+    if decorated is not None:
+        return decorated
+    applied = index.applied.get(id(view.context))
+    if applied is not None and entry.body != "kernel" and applied.args:
+        return callable_target(applied.args[0], index)
+    return None
+
+
+def _evidence(view: CallView, index: ModuleIndex, func: FuncItem | None) -> list[evidence_mod.Evidence]:
+    entry = view.entry
+    found: list[evidence_mod.Evidence] = []
+    if entry.backends is not None:
+        found.append(
+            evidence_mod.Evidence(entry.backends, entry.title, view.context.line)
+        )
+    if entry.mesh is not None and entry.mesh in view.args:
+        found.extend(
+            evidence_mod.mesh(view.args[entry.mesh], view.types.get(entry.mesh), index, func)
+        )
+    spec_exprs = [view.args[name] for name in entry.spec_args if name in view.args]
+    if spec_exprs:
+        found.extend(evidence_mod.arguments(spec_exprs, index, func))
+    kernel = _kernel(view, index)
+    if kernel is not None:
+        found.extend(evidence_mod.body(kernel, index))
+    return found
+
+
+def _accepts(backends: frozenset[str], params: params_mod.Params) -> bool:
+    if params.backend is not None:
+        return params.backend in backends
+    return any(_platforms.PARAMS_BY_BACKEND[b].platform == params.platform for b in backends)  # type: ignore[index]
+
+
+def _message_for_backend(params: params_mod.Params, backend: str) -> tuple[str, str]:
+    """(message, fix note) when the kernel needs ``backend``."""
+    needed = _platforms.PARAMS_BY_BACKEND[backend]  # type: ignore[index]
+    if needed.platform != params.platform:
+        message = _platforms.mismatch_message(params.platform, needed.platform)
+    else:
+        message = _platforms.backend_mismatch_message(params.backend or params.platform, backend)
+    fix = f"this kernel lowers only with {needed.title}: use {needed.public_fullname}(...)"
+    if params.row is not None and needed.platform != params.platform:
+        fix = _platforms.fix_hint(params.row.backend, needed.platform)
+    return message, fix
+
+
+def _message_for_platforms(
+    params: params_mod.Params, platforms: frozenset[str]
+) -> tuple[str, str | None]:
+    """(message, fix note) when the call lowers only for ``platforms``."""
+    registry = sorted({_platforms.PLATFORM_OF_LOWERING[p] for p in platforms})
+    if params.platform in registry:
+        # Same registry platform, wrong backend: Mosaic GPU params on ROCm.
+        lowering = sorted(platforms)[0]
+        message = _platforms.backend_mismatch_message(params.backend or params.platform, lowering)
+        return message, _platforms.ROCM_MOSAIC_GPU_NOTE if lowering == "rocm" else None
+    expected = registry[0]
+    fix = _platforms.fix_hint(params.row.backend, expected) if params.row is not None else None
+    return _platforms.mismatch_message(params.platform, expected), fix
+
+
+def _report(
+    api: CheckerPluginInterface, context: Context, message: str, notes: list[str]
+) -> None:
+    api.fail(message, context, code=PALLAS_PLATFORM)
+    for note in notes:
+        api.msg.note(note, context, code=PALLAS_PLATFORM)
+
+
+def validate_compiler_params(
+    view: CallView,
+    api: CheckerPluginInterface,
+    index: ModuleIndex,
+    config: PlatformConfig,
+) -> None:
+    """Report one ``pallas-platform`` error if the call's params cannot lower."""
+    if _interpret_may_be_on(view):
+        return
+    if "compiler_params" not in view.args:
+        return  # absent (backend default) or inside a splat: unknown
+    pos = start_of(view.context)
+    func = index.function_at(pos)
+    params = params_mod.resolve(
+        view.args["compiler_params"], view.types.get("compiler_params"), index, func, pos
+    )
+    if not isinstance(params, params_mod.Params):
+        return
+
+    found = _evidence(view, index, func)
+    against = [e for e in found if not _accepts(e.backends, params)]
+    if against:
+        backend = sorted(against[0].backends)[0]
+        message, fix = _message_for_backend(params, backend)
+        notes = [e.describe() for e in against[:3] if e.backends == against[0].backends]
+        _report(api, view.context, message, [*notes, fix])
+        return
+
+    guard = index.guard_at(pos)
+    if guard is not None:
+        lowering = guard.platforms & LOWERING
+        if lowering and not (params.lowers_on & lowering):
+            message, fix = _message_for_platforms(params, lowering)
+            where = guard.regions[-1].why
+            notes = [f"{where} lets this call lower only for {', '.join(sorted(lowering))}"]
+            _report(api, view.context, message, notes + ([fix] if fix else []))
+        return
+
+    configured = config.platforms_for(index.tree.fullname)
+    if configured:
+        lowering = frozenset(p for name in configured for p in name_set(name)) & LOWERING
+        if lowering and not (params.lowers_on & lowering):
+            message, fix = _message_for_platforms(params, lowering)
+            notes = [
+                f"module {index.tree.fullname} is configured for platforms "
+                f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
+            ]
+            _report(api, view.context, message, notes + ([fix] if fix else []))

@@ -1,0 +1,165 @@
+"""Platform evidence of one call: entry point, mesh, memory spaces, kernel body.
+
+Every reference is resolved through mypy's symbol tables (``RefExpr.fullname``) and
+mapped to a backend namespace by its module (``fullnames.BACKEND_NAMESPACES``), then
+looked up in ``evidence_tables``. The kernel body is read from this module only:
+the function or lambda passed as the kernel (or decorated by the call), and the
+functions of the same module it calls, two levels deep. References that sit under a
+platform guard inside the body (``if jax.default_backend() == "tpu": pltpu.roll(...)``)
+are not evidence: that code only runs on one platform.
+
+What it does not do: follow other modules, look at types of the body's values, or
+decide anything; ``calls.py`` compares the evidence with the params.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from mypy.nodes import CallExpr, Expression, FuncItem, NameExpr, Node, RefExpr
+from mypy.types import Instance, Type, get_proper_type
+
+from typed_pallas_mypy import evidence_tables, fullnames
+from typed_pallas_mypy.transformers.module_index import (
+    ModuleIndex,
+    callable_target,
+    ref_fullname,
+    spelling,
+    start_of,
+    subexpressions,
+)
+
+#: How many same-module calls deep the body scan follows.
+BODY_DEPTH: Final = 2
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One reason a kernel can only lower with ``backends``."""
+
+    backends: frozenset[str]
+    #: source spelling, e.g. ``pltpu.make_async_copy``
+    what: str
+    line: int
+
+    def describe(self) -> str:
+        label = " or ".join(sorted(evidence_tables.BACKEND_LABEL[b] for b in self.backends))
+        return f"{self.what} at line {self.line} makes this kernel {label}-only"
+
+
+def namespace_key(fullname: str) -> tuple[str, str] | None:
+    for prefix, namespace in fullnames.BACKEND_NAMESPACES:
+        if fullname.startswith(prefix):
+            return (namespace, fullname.rsplit(".", 1)[1])
+    return None
+
+
+def _lookup(
+    expr: Expression, table: Mapping[tuple[str, str], frozenset[str]]
+) -> frozenset[str] | None:
+    name = ref_fullname(expr)
+    if name is None:
+        return None
+    key = namespace_key(name)
+    return table.get(key) if key is not None else None
+
+
+def from_expressions(
+    nodes: list[Expression],
+    table: Mapping[tuple[str, str], frozenset[str]],
+    index: ModuleIndex | None = None,
+) -> list[Evidence]:
+    out: list[Evidence] = []
+    seen: set[str] = set()
+    for expr in nodes:
+        if not isinstance(expr, RefExpr):
+            continue
+        backends = _lookup(expr, table)
+        if backends is None:
+            continue
+        if index is not None and index.guard_at(start_of(expr)) is not None:
+            continue  # platform-guarded code inside the kernel
+        what = spelling(expr)
+        if what in seen:
+            continue
+        seen.add(what)
+        out.append(Evidence(backends, what, expr.line))
+    return out
+
+
+def _values(expr: Expression, index: ModuleIndex, func: FuncItem | None) -> list[Expression]:
+    """``expr`` itself, plus what a local variable named by it was assigned."""
+    values: list[Expression] = [expr]
+    if isinstance(expr, NameExpr):
+        for owner in (func, None):
+            key = (id(owner) if owner is not None else 0, expr.name)
+            assigned = index.assignments.get(key)
+            if assigned:
+                values.extend(value for _, value in assigned)
+                break
+    return values
+
+
+def arguments(
+    exprs: list[Expression], index: ModuleIndex, func: FuncItem | None
+) -> list[Evidence]:
+    """Memory spaces and scratch types in block specs, scratch shapes and grid specs."""
+    nodes: list[Node] = []
+    for expr in exprs:
+        nodes.extend(_values(expr, index, func))
+    return from_expressions(subexpressions(nodes), evidence_tables.ARG_EVIDENCE)
+
+
+def mesh(
+    expr: Expression, typ: Type | None, index: ModuleIndex, func: FuncItem | None
+) -> list[Evidence]:
+    """A TPU or Mosaic GPU mesh, by constructor or by the mesh value's class."""
+    found: list[Evidence] = []
+    if typ is not None:
+        proper = get_proper_type(typ)
+        if isinstance(proper, Instance):
+            key = namespace_key(proper.type.fullname)
+            backends = evidence_tables.MESH_EVIDENCE.get(key) if key is not None else None
+            if backends is not None:
+                found.append(Evidence(backends, f"the mesh {spelling(expr)}", expr.line))
+                return found
+    nodes: list[Node] = list(_values(expr, index, func))
+    for sub in subexpressions(nodes):
+        if isinstance(sub, CallExpr):
+            backends = _lookup(sub.callee, evidence_tables.MESH_EVIDENCE)
+            if backends is not None:
+                found.append(Evidence(backends, f"the mesh {spelling(sub)}", sub.line))
+                break
+    return found
+
+
+def body(kernel: FuncItem, index: ModuleIndex) -> list[Evidence]:
+    """Backend-only primitives used by ``kernel`` and the functions it calls."""
+    key = id(kernel)
+    cached = index.body_cache.get(key)
+    if cached is not None:
+        return list(cached)  # type: ignore[call-overload]
+    found: list[Evidence] = []
+    seen: set[int] = {id(kernel)}
+    frontier: list[FuncItem] = [kernel]
+    tables = {**evidence_tables.ARG_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
+    for _ in range(BODY_DEPTH + 1):
+        next_frontier: list[FuncItem] = []
+        for func in frontier:
+            exprs = subexpressions([func.body])
+            found.extend(from_expressions(exprs, tables, index))
+            for expr in exprs:
+                if isinstance(expr, CallExpr):
+                    target = callable_target(expr.callee, index)
+                    if target is not None and id(target) not in seen:
+                        seen.add(id(target))
+                        next_frontier.append(target)
+        frontier = next_frontier
+    unique: dict[str, Evidence] = {}
+    for item in found:
+        unique.setdefault(item.what, item)
+    result = list(unique.values())
+    index.body_cache[key] = result
+    return result
