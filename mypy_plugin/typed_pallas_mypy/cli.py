@@ -3,7 +3,8 @@
 Commands::
 
     typed-pallas check [PATHS...] [--platform P ...] [--output text|json|github]
-                       [--all-errors] [--config FILE] [--cache-dir DIR] [-- MYPY ARGS...]
+                       [--all-errors] [--expect] [--config FILE] [--cache-dir DIR]
+                       [-- MYPY ARGS...]
     typed-pallas explain CODE        # e.g. pallas-platform, PlatformMismatchError
     typed-pallas --version
 
@@ -20,6 +21,10 @@ By default only typed-pallas findings are shown (the plugin's error codes); mypy
 other errors are type errors, not platform errors, and a platform checker should not
 fail a build on them. ``--all-errors`` shows everything mypy says.
 
+``--expect`` compares the findings with ``# expect[CODE]: MESSAGE`` comments in the
+checked files (see examples/README.md) and exits 0 only when they are exactly the
+expected ones; ``scripts/check`` uses it on ``examples/``.
+
 Exit status, like mypy: 0 nothing found, 1 findings, 2 usage, configuration or
 blocking errors (a syntax error, a crash).
 
@@ -30,8 +35,10 @@ options after ``--``), or import jax.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -192,6 +199,125 @@ def select(findings: Iterable[Finding], codes: frozenset[str], all_errors: bool)
     return [f for f in findings if f.severity == "error" and f.code in keep]
 
 
+# --------------------------------------------------------------------------- expectations
+
+EXPECT_RE: Final = re.compile(r"#\s*expect\[(?P<code>[\w-]+)\](?::\s*(?P<message>.*?))?\s*$")
+
+
+@dataclass
+class Expectation:
+    """A ``# expect[CODE]: MESSAGE`` comment, and the spans of the code around it."""
+
+    file: str
+    line: int
+    code: str
+    message: str | None
+    #: (first line, last line) of each call and the innermost statement holding the comment
+    spans: list[tuple[int, int]] = field(default_factory=list)
+
+    def distance(self, finding: Finding) -> int | None:
+        """Size of the smallest span holding ``finding`` (None: no match)."""
+        if finding.code != self.code or os.path.normpath(finding.file) != os.path.normpath(self.file):
+            return None
+        if self.message is not None and finding.message.strip() != self.message:
+            return None
+        sizes = [b - a for a, b in self.spans if a <= finding.line <= b]
+        if finding.line == self.line:
+            sizes.append(0)
+        return min(sizes) if sizes else None
+
+
+def python_files(paths: Iterable[str]) -> list[str]:
+    """The .py files under ``paths``, skipping hidden folders and caches, as mypy does."""
+    out: list[str] = []
+    for path in paths:
+        if os.path.isfile(path):
+            if path.endswith((".py", ".pyi")):
+                out.append(path)
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(
+                d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "site-packages", "node_modules")
+            )
+            out += [os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi"))]
+    return out
+
+
+def read_expectations(path: str) -> list[Expectation]:
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    found = []
+    for lineno, text in enumerate(source.splitlines(), 1):
+        if "expect[" not in text:
+            continue
+        m = EXPECT_RE.search(text)
+        if m:
+            found.append(Expectation(path, lineno, m["code"], m["message"] or None))
+    if not found:
+        return found
+    try:
+        tree = ast.parse(source, path)
+    except SyntaxError:
+        return found
+    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.stmt))]
+    for exp in found:
+        holding = [n for n in nodes if n.lineno <= exp.line <= (n.end_lineno or n.lineno)]
+        stmts = [n for n in holding if isinstance(n, ast.stmt)]
+        inner = min(stmts, key=lambda n: (n.end_lineno or n.lineno) - n.lineno) if stmts else None
+        exp.spans = [(n.lineno, n.end_lineno or n.lineno) for n in holding if isinstance(n, ast.Call) or n is inner]
+    return found
+
+
+def compare_expectations(
+    findings: Sequence[Finding], expectations: Sequence[Expectation]
+) -> tuple[list[tuple[Finding, Expectation]], list[Finding], list[Expectation]]:
+    """Pair findings with expectations (nearest first): matched, unexpected, missing."""
+    errors = [f for f in findings if f.severity == "error"]
+    pairs = []
+    for i, finding in enumerate(errors):
+        for j, exp in enumerate(expectations):
+            d = exp.distance(finding)
+            if d is not None:
+                pairs.append((d, i, j))
+    used_f: set[int] = set()
+    used_e: set[int] = set()
+    matched = []
+    for _, i, j in sorted(pairs):
+        if i not in used_f and j not in used_e:
+            used_f.add(i)
+            used_e.add(j)
+            matched.append((errors[i], expectations[j]))
+    unexpected = [f for i, f in enumerate(errors) if i not in used_f]
+    missing = [e for j, e in enumerate(expectations) if j not in used_e]
+    return matched, unexpected, missing
+
+
+def report_expectations(findings: Sequence[Finding], paths: Sequence[str], stream: object) -> bool:
+    """Print how findings compare to ``# expect[...]`` comments; True when exactly equal."""
+    write = stream.write  # type: ignore[attr-defined]
+    expectations = [e for path in python_files(paths) for e in read_expectations(path)]
+    matched, unexpected, missing = compare_expectations(findings, expectations)
+    for f in unexpected:
+        write(f"unexpected: {f.file}:{f.line}:{f.column}: {f.message}  [{f.code}]\n")
+    for e in missing:
+        msg = f": {e.message}" if e.message else ""
+        write(f"missing:    {e.file}:{e.line}: expect[{e.code}]{msg}\n")
+    files = sorted({os.path.normpath(e.file) for e in expectations})
+    ok = not unexpected and not missing
+    if ok:
+        where = f" (in {', '.join(sorted({os.path.dirname(f) or '.' for f in files}))})" if files else ""
+        write(
+            f"Expectations met: {len(matched)} finding{'s' if len(matched) != 1 else ''}, "
+            f"exactly the {len(expectations)} expected{where}; no other finding.\n"
+        )
+    else:
+        write(
+            f"Expectations NOT met: {len(matched)} of {len(expectations)} expected findings reported, "
+            f"{len(missing)} missing, {len(unexpected)} unexpected.\n"
+        )
+    return ok
+
+
 # --------------------------------------------------------------------------- explain
 
 
@@ -294,6 +420,10 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     blocking = proc.returncode not in (0, 1)
     shown = findings if blocking else select(findings, plugin_error_codes(), args.all_errors)
     emit(shown, args.output, args.all_errors, sys.stdout)
+    expect_ok = None
+    if args.expect and not blocking:
+        stream = sys.stderr if args.output == "json" else sys.stdout
+        expect_ok = report_expectations(shown, paths, stream)
     if blocking or args.verbose:
         for line in other:
             print(line, file=sys.stderr)
@@ -301,6 +431,8 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
             sys.stderr.write(proc.stderr)
     if blocking:
         return 2
+    if expect_ok is not None:
+        return 0 if expect_ok else 1
     return 1 if any(f.severity == "error" for f in shown) else 0
 
 
@@ -362,6 +494,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--all-errors", action="store_true", help="show every mypy error, not only typed-pallas findings")
     check.add_argument("--config", metavar="FILE", help="read [tool.typed-pallas] / [mypy.plugins.typed-pallas] from FILE")
     check.add_argument("--cache-dir", metavar="DIR", help=f"mypy cache folder (default: {DEFAULT_CACHE})")
+    check.add_argument(
+        "--expect",
+        action="store_true",
+        help="compare findings with the '# expect[CODE]: MESSAGE' comments in PATHS; "
+        "exit 0 only when they are exactly the expected ones",
+    )
     check.add_argument("--verbose", "-v", action="store_true", help="print the mypy command and its other output")
 
     explain = sub.add_parser("explain", help="print the documentation of an error code or exception")
