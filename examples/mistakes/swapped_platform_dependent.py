@@ -24,7 +24,7 @@ def square(x: jax.Array) -> jax.Array:
         cuda=lambda v: pl.pallas_call(
             square_kernel,
             out_shape=shape,
-            compiler_params=pltpu.CompilerParams(),  # expect[pallas-platform]: Compiler params for platform tpu cannot be used for cuda lowering.
+            compiler_params=pltpu.CompilerParams(),  # expect[pallas-platform]: Compiler params for platform tpu cannot be used for gpu lowering.
         )(v),
         default=lambda v: v * v,
     )

@@ -419,6 +419,7 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     findings, other = parse_mypy_json(proc.stdout)
     blocking = proc.returncode not in (0, 1)
     shown = findings if blocking else select(findings, plugin_error_codes(), args.all_errors)
+    shown.sort(key=lambda f: (f.file, f.line, f.column))
     emit(shown, args.output, args.all_errors, sys.stdout)
     expect_ok = None
     if args.expect and not blocking:
