@@ -33,9 +33,10 @@ from mypy.nodes import (
     FuncItem,
     IntExpr,
     NameExpr,
+    RefExpr,
 )
 from mypy.plugin import CheckerPluginInterface
-from mypy.types import Type
+from mypy.types import CallableType, Overloaded, Type, get_proper_type
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
@@ -173,10 +174,34 @@ def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:
     return None
 
 
-def _evidence(view: CallView, index: ModuleIndex, func: FuncItem | None) -> list[evidence_mod.Evidence]:
+def stub_narrows_params(api: CheckerPluginInterface, callee: Expression) -> bool:
+    """True when the callee's own signature (from the stubs) types ``compiler_params``
+    with a platform: the stubs then already reject the wrong class, and the plugin does
+    not report the same entry-point contradiction a second time."""
+    lookup = getattr(api, "lookup_type_or_none", None)
+    typ = lookup(callee) if lookup is not None else None
+    if typ is None:
+        return False
+    proper = get_proper_type(typ)
+    items = proper.items if isinstance(proper, Overloaded) else [proper]
+    for item in items:
+        if not isinstance(item, CallableType) or "compiler_params" not in item.arg_names:
+            return False
+        formal = item.arg_types[item.arg_names.index("compiler_params")]
+        if not isinstance(params_mod.from_type(formal), params_mod.Params):
+            return False
+    return True
+
+
+def _evidence(
+    view: CallView, index: ModuleIndex, func: FuncItem | None, api: CheckerPluginInterface
+) -> list[evidence_mod.Evidence]:
     entry = view.entry
     found: list[evidence_mod.Evidence] = []
-    if entry.backends is not None:
+    direct = view.context.callee if "compiler_params" in view.args else None
+    if entry.backends is not None and not (
+        isinstance(direct, RefExpr) and stub_narrows_params(api, direct)
+    ):
         found.append(
             evidence_mod.Evidence(entry.backends, entry.title, view.context.line)
         )
@@ -254,7 +279,7 @@ def validate_compiler_params(
     if not isinstance(params, params_mod.Params):
         return
 
-    found = _evidence(view, index, func)
+    found = _evidence(view, index, func, api)
     against = [e for e in found if not _accepts(e.backends, params)]
     if against:
         backend = sorted(against[0].backends)[0]

@@ -1,0 +1,45 @@
+"""Settings for the plugin's pytest-mypy-plugins cases in this folder.
+
+* the base config is ``mypy.ini`` here (the plugin enabled), for these cases only;
+* one mypy cache per interpreter (and JAX version), kept between runs in the temp
+  folder, so each case re-checks its own module and not all of jax;
+* ``mypy`` is run from the interpreter running pytest, whatever ``PATH`` says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+
+# pytest-mypy-plugins runs shutil.which("mypy"): make that this interpreter's mypy.
+if (BIN / "mypy").exists() and not os.environ.get("PATH", "").startswith(str(BIN)):
+    os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def _base_dir() -> str:
+    key = hashlib.sha256(f"{sys.prefix}|{HERE}".encode()).hexdigest()[:12]
+    base = Path(tempfile.gettempdir()) / f"typed-pallas-typecheck-{sys.version_info[0]}{sys.version_info[1]}-{key}"
+    base.mkdir(parents=True, exist_ok=True)
+    return str(base)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    base = _base_dir()
+    for item in items:
+        path = Path(str(getattr(item, "path", "")))
+        if path.parent != HERE or path.suffix not in (".yml", ".yaml"):
+            continue
+        if not hasattr(item, "incremental_cache_dir"):
+            continue
+        item.base_ini_fpath = str(HERE / "mypy.ini")  # type: ignore[attr-defined]
+        item.root_directory = base  # type: ignore[attr-defined]
+        item.incremental_cache_dir = os.path.join(base, ".mypy_cache")  # type: ignore[attr-defined]
+        item.add_marker(pytest.mark.slow)
