@@ -178,7 +178,8 @@ def _on_platforms_p() -> Any:
         )
 
     def batch(args: Any, dims: Any, *, jaxpr: Any, platforms: tuple[str, ...], device: Any) -> Any:
-        in_axes = [None if d is batching.not_mapped else d for d in dims]
+        not_mapped = getattr(batching, "not_mapped", None)
+        in_axes = [None if (d is None or d is not_mapped) else d for d in dims]
         fn = jax.vmap(core.jaxpr_as_fun(jaxpr), in_axes=in_axes)
         specs = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in args]
         with abstract_mesh_context(platforms[0], {platforms[0]: device}) if device else contextlib.nullcontext():
