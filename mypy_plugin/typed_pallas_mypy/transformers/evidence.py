@@ -116,23 +116,20 @@ def mesh(
     expr: Expression, typ: Type | None, index: ModuleIndex, func: FuncItem | None
 ) -> list[Evidence]:
     """A TPU or Mosaic GPU mesh, by constructor or by the mesh value's class."""
-    found: list[Evidence] = []
+    nodes: list[Node] = list(_values(expr, index, func))
+    for sub in subexpressions(nodes):
+        if isinstance(sub, CallExpr):
+            backends = _lookup(sub.callee, evidence_tables.MESH_EVIDENCE)
+            if backends is not None:
+                return [Evidence(backends, f"the mesh {spelling(sub)}", sub.line)]
     if typ is not None:
         proper = get_proper_type(typ)
         if isinstance(proper, Instance):
             key = namespace_key(proper.type.fullname)
             backends = evidence_tables.MESH_EVIDENCE.get(key) if key is not None else None
             if backends is not None:
-                found.append(Evidence(backends, f"the mesh {spelling(expr)}", expr.line))
-                return found
-    nodes: list[Node] = list(_values(expr, index, func))
-    for sub in subexpressions(nodes):
-        if isinstance(sub, CallExpr):
-            backends = _lookup(sub.callee, evidence_tables.MESH_EVIDENCE)
-            if backends is not None:
-                found.append(Evidence(backends, f"the mesh {spelling(sub)}", sub.line))
-                break
-    return found
+                return [Evidence(backends, f"the {proper.type.name} mesh", expr.line)]
+    return []
 
 
 def body(kernel: FuncItem, index: ModuleIndex) -> list[Evidence]:
