@@ -1,0 +1,430 @@
+"""Evaluate the typed-pallas mypy plugin on real Pallas code from PyPI.
+
+Usage (from the repository root, with a venv that has typed-pallas and mypy)::
+
+    .venv312/bin/python -m eval.corpus                 # all 19 packages
+    .venv312/bin/python -m eval.corpus -p jax -p tokamax --json out.json
+
+What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versions):
+
+1. installs it with ``pip install --no-deps --target`` into a cache directory outside
+   the repository (``--cache-dir``, default ``~/.cache/typed-pallas-eval``); jax's own
+   ops are read from the checking venv's jax, which must be the surveyed version;
+2. runs mypy + plugin (no typed-pallas configuration; ``--check-untyped-defs`` unless
+   ``--default-flags``) over every file that imports Pallas, cold cache, and lists every
+   ``pallas-platform`` error on the unmodified code (false positives unless explained)
+   and every crash;
+3. for every call site whose params class the survey knows, mutants that swap the
+   construction for each other backend's (``eval.mutants``), checked in rounds (one
+   mypy run per round, warm cache, mutated files passed with ``--shadow-file``; a round
+   never holds two mutants that touch the same file), and counts a mutant as caught when
+   a new ``pallas-platform`` error falls inside its call expression's lines.
+
+Scores are split by evidence (the survey's body/argument platform primitives), by
+swap kind (platform tpu<->gpu, or backend triton<->mosaic_gpu), and by what mypy's
+default flags would show (bodies of unannotated functions are not checked then, so a
+site there is never reported; this is derived, not a second run).
+
+What it does not do: configure the plugin (no target platform), run anything on an
+accelerator, or judge whether an error on unmodified code is a real bug (it lists them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform as _platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eval.mutants import (
+    PLATFORM_OF,
+    Mutant,
+    Site,
+    SourceFile,
+    is_annotated,
+    load_sites,
+    package_files,
+    plan_mutants,
+    schedule,
+    write_mutant,
+)
+from eval.mypyrun import PLUGIN, Diagnostic, RunResult, run_mypy, write_config
+
+DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
+RESULTS = Path(__file__).with_name("results")
+
+
+# --------------------------------------------------------------------------- install
+
+
+def install(package: str, version: str, cache: Path, python: str) -> tuple[Path, float]:
+    """Install ``package==version`` (no deps) under ``cache/pkgs``; returns (root, seconds)."""
+    root = cache / "pkgs" / f"{package}-{version}"
+    if (root / ".complete").exists():
+        return root, 0.0
+    tmp = Path(tempfile.mkdtemp(prefix=f"{package}-", dir=cache))
+    t0 = time.perf_counter()
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-compile",
+                    "--disable-pip-version-check", "--target", str(tmp), f"{package}=={version}"],
+                   check=True)
+    seconds = time.perf_counter() - t0
+    if root.exists():
+        shutil.rmtree(root)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    tmp.rename(root)
+    (root / ".complete").write_text(f"{package}=={version}\n")
+    return root, seconds
+
+
+def venv_jax(python: str) -> tuple[str, Path]:
+    out = subprocess.run([python, "-c", "import jax, os; print(jax.__version__); "
+                          "print(os.path.dirname(os.path.dirname(jax.__file__)))"],
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    return out[0], Path(out[1])
+
+
+def module_of(relpath: str) -> str:
+    parts = relpath[:-3].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+@dataclass
+class MutantResult:
+    mutant: Mutant
+    caught: bool = False
+    message_ok: bool = False
+    messages: list[str] = field(default_factory=list)
+    elsewhere: list[str] = field(default_factory=list)
+    crashed: bool = False
+
+
+def expected_messages(m: Mutant) -> set[str]:
+    """The texts the plugin may give for a mutant (JAX's platform text or its backend twin)."""
+    got, want = m.to_backend, m.from_backend
+    backend = {"tpu": "mosaic_tpu"}.get(got, got)
+    want_b = {"tpu": "mosaic_tpu"}.get(want, want)
+    out = {f"Compiler params for platform {PLATFORM_OF[got]} cannot be used for {PLATFORM_OF[want]} lowering."}
+    for w in (want_b, want, PLATFORM_OF[want], "cuda", "rocm", "tpu"):
+        out.add(f"Compiler params for backend {backend} cannot be used for {w} lowering.")
+    return out
+
+
+@dataclass
+class PackageEval:
+    package: str
+    version: str
+    files: int = 0
+    sites: int = 0
+    install_s: float = 0.0
+    baseline: RunResult | None = None
+    false_positives: list[dict[str, Any]] = field(default_factory=list)
+    results: list[MutantResult] = field(default_factory=list)
+    unmutable: list[dict[str, str]] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    unattributed: list[str] = field(default_factory=list)
+    skipped: str | None = None
+
+    @property
+    def crashes(self) -> int:
+        runs = ([self.baseline] if self.baseline else []) + [r["result"] for r in self.rounds]
+        return sum(1 for r in runs if r.crashed)
+
+    @property
+    def blocked(self) -> int:
+        runs = ([self.baseline] if self.baseline else []) + [r["result"] for r in self.rounds]
+        return sum(1 for r in runs if r.blocked)
+
+
+def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.Namespace,
+                     config: Path) -> PackageEval:
+    ev = PackageEval(pkg, version, sites=len(sites))
+    cache: Path = args.cache_dir
+    if pkg == "jax":
+        have, site_packages = venv_jax(args.python)
+        if have != version:
+            ev.skipped = f"checking venv has jax {have}; the survey's lines are for jax {version}"
+            return ev
+        root, cwd = site_packages, cache / "work" / "jax-cwd"
+        cwd.mkdir(parents=True, exist_ok=True)
+    else:
+        root, ev.install_s = install(pkg, version, cache, args.python)
+        cwd = root
+    files = package_files(root, pkg, {s.relpath for s in sites})
+    ev.files = len(files)
+    if pkg == "jax":
+        targets = [a for f in files for a in ("-m", module_of(f))]
+    else:
+        targets = ["--explicit-package-bases", *files]
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}"
+    mcache = cache / "mypy" / tag  # shared by the packages of one run (jax is analysed once)
+    flags = [] if args.default_flags else ["--check-untyped-defs"]
+    common = dict(cwd=cwd, root=root, cache_dir=mcache, config=config, python=args.python,
+                  flags=flags, extra_pythonpath=args.pythonpath)
+
+    mutants, unmutable, typed_of = plan_mutants(root, sites)
+    ev.unmutable = [{"site": u.site.key, "reason": u.reason} for u in unmutable]
+
+    # 1. unmodified code, cold cache
+    ev.baseline = base = run_mypy(targets, **common)
+    srcs: dict[str, SourceFile] = {}
+    site_at = {(s.relpath, s.line): s for s in sites}
+    for d in base.platform_errors:
+        if d.relpath not in srcs:
+            try:
+                srcs[d.relpath] = SourceFile(root, d.relpath)
+            except (OSError, SyntaxError):
+                pass
+        typed = is_annotated(srcs[d.relpath].enclosing_function(d.line)) if d.relpath in srcs else None
+        s = site_at.get((d.relpath, d.line))
+        ev.false_positives.append({
+            "where": f"{d.relpath}:{d.line}", "message": d.message,
+            "typed": typed, "site": None if s is None else
+            {"params_class": s.params_class, "platform": s.platform, "entry_point": s.entry_point,
+             "evidence": s.has_evidence, "interpret_kw": s.interpret_kw}})
+    known = {d.key for d in base.platform_errors}
+
+    # 2. mutants, in rounds of disjoint files, warm cache
+    if args.no_mutants:
+        return ev
+    work = cache / "work" / tag / f"{pkg}-{version}"
+    for i, batch in enumerate(schedule(mutants)):
+        shutil.rmtree(work, ignore_errors=True)
+        shadows: dict[str, Path] = {}
+        for j, m in enumerate(batch):
+            shadows.update(write_mutant(root, m, work / f"m{j}"))
+        res = run_mypy(targets, shadows=shadows, **common)
+        ev.rounds.append({"round": i, "mutants": len(batch), "result": res})
+        new = [d for d in res.platform_errors if d.key not in known]
+        claimed: set[tuple[str, int, str]] = set()
+        for m in batch:
+            r = MutantResult(m, crashed=res.crashed)
+            lo, hi = m.call_span
+            for d in new:
+                if d.relpath == m.site.relpath and lo <= d.line <= hi:
+                    r.caught = True
+                    r.messages.append(d.message)
+                    claimed.add(d.key)
+                elif d.relpath in m.files:
+                    r.elsewhere.append(f"{d.relpath}:{d.line}: {d.message}")
+                    claimed.add(d.key)
+            r.message_ok = r.caught and any(t in expected_messages(m) for t in r.messages)
+            ev.results.append(r)
+        ev.unattributed += [f"{d.relpath}:{d.line}: {d.message}" for d in new if d.key not in claimed]
+    shutil.rmtree(work, ignore_errors=True)
+    return ev
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def ratio(n: int, d: int) -> str:
+    return f"{n}/{d} ({100 * n / d:.0f}%)" if d else "-"
+
+
+def score(results: list[MutantResult], pred: Any = lambda r: True, default_flags: bool = False) -> tuple[int, int]:
+    sel = [r for r in results if pred(r)]
+    hit = [r for r in sel if r.caught and (r.mutant.typed or not default_flags)]
+    return len(hit), len(sel)
+
+
+def summarize(evals: list[PackageEval]) -> dict[str, Any]:
+    allr = [r for e in evals for r in e.results]
+    ev_ = lambda r: r.mutant.site.has_evidence  # noqa: E731
+    sc = lambda *a, **k: dict(zip(("caught", "mutants"), score(allr, *a, **k)))  # noqa: E731
+    by_pair: dict[str, dict[str, int]] = {}
+    for pair in sorted({f"{r.mutant.from_backend}->{r.mutant.to_backend}" for r in allr}):
+        by_pair[pair] = sc(lambda r, p=pair: f"{r.mutant.from_backend}->{r.mutant.to_backend}" == p)
+    by_how: dict[str, dict[str, int]] = {}
+    for how in sorted({r.mutant.how for r in allr}):
+        by_how[how] = sc(lambda r, h=how: r.mutant.how == h)
+    sites = Counter()
+    caught_sites = Counter()
+    for r in allr:
+        sites[(r.mutant.site.package, r.mutant.site.key)] += 1
+    return {
+        "packages": len(evals),
+        "files": sum(e.files for e in evals),
+        "call_sites": sum(e.sites for e in evals),
+        "mutated_sites": len(sites),
+        "crashes": sum(e.crashes for e in evals),
+        "blocked_runs": sum(e.blocked for e in evals),
+        "false_positives": sum(len(e.false_positives) for e in evals),
+        "false_positives_default_flags": sum(1 for e in evals for f in e.false_positives if f["typed"] is not False),
+        "mutation": {
+            "all": sc(),
+            "with_evidence": sc(ev_),
+            "without_evidence": sc(lambda r: not ev_(r)),
+            "platform_swaps": sc(lambda r: r.mutant.kind == "platform"),
+            "platform_swaps_with_evidence": sc(lambda r: r.mutant.kind == "platform" and ev_(r)),
+            "platform_swaps_without_evidence": sc(lambda r: r.mutant.kind == "platform" and not ev_(r)),
+            "backend_swaps": sc(lambda r: r.mutant.kind == "backend"),
+            "right_message": dict(caught=sum(r.message_ok for r in allr), mutants=len(allr)),
+            "default_flags": {
+                "all": sc(default_flags=True),
+                "with_evidence": sc(ev_, default_flags=True),
+                "without_evidence": sc(lambda r: not ev_(r), default_flags=True),
+            },
+            "by_pair": by_pair,
+            "by_how": by_how,
+        },
+        "mypy_seconds": {
+            "baseline_cold": round(sum(e.baseline.seconds for e in evals if e.baseline), 1),
+            "mutant_rounds": round(sum(r["result"].seconds for e in evals for r in e.rounds), 1),
+            "rounds": sum(len(e.rounds) for e in evals),
+        },
+    }
+
+
+def package_row(e: PackageEval) -> dict[str, Any]:
+    evid = score(e.results, lambda r: r.mutant.site.has_evidence)
+    noev = score(e.results, lambda r: not r.mutant.site.has_evidence)
+    return {
+        "package": f"{e.package}=={e.version}",
+        "skipped": e.skipped,
+        "files": e.files,
+        "call_sites": e.sites,
+        "mutated_sites": len({r.mutant.site.key for r in e.results}),
+        "crashes": e.crashes,
+        "blocked_runs": e.blocked,
+        "false_positives": e.false_positives,
+        "mutants": len(e.results),
+        "caught": sum(r.caught for r in e.results),
+        "caught_with_evidence": list(evid),
+        "caught_without_evidence": list(noev),
+        "caught_default_flags": list(score(e.results, default_flags=True)),
+        "install_seconds": round(e.install_s, 1),
+        "baseline_seconds": round(e.baseline.seconds, 1) if e.baseline else None,
+        "round_seconds": [round(r["result"].seconds, 1) for r in e.rounds],
+        "crash_output": [r.tail for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]
+                         if r.crashed or r.blocked],
+        "unmutable": e.unmutable,
+        "unattributed_new_errors": e.unattributed,
+        "mutants_detail": [
+            {"id": r.mutant.id, "kind": r.mutant.kind, "how": r.mutant.how,
+             "evidence": r.mutant.site.has_evidence, "typed": r.mutant.typed,
+             "caught": r.caught, "message_ok": r.message_ok, "messages": r.messages,
+             "elsewhere": r.elsewhere, "crashed": r.crashed}
+            for r in e.results
+        ],
+    }
+
+
+def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
+    hdr = ("package", "files", "sites", "crash", "FP", "mutants", "caught", "evidence", "no evidence", "time s")
+    rows = []
+    for e in evals:
+        if e.skipped:
+            rows.append((e.package, "-", str(e.sites), "-", "-", "-", "-", "-", "-", "skipped"))
+            continue
+        rows.append((
+            e.package, str(e.files), str(e.sites), str(e.crashes + e.blocked), str(len(e.false_positives)),
+            str(len(e.results)), ratio(*score(e.results)),
+            ratio(*score(e.results, lambda r: r.mutant.site.has_evidence)),
+            ratio(*score(e.results, lambda r: not r.mutant.site.has_evidence)),
+            f"{e.baseline.seconds if e.baseline else 0:.0f}+{sum(r['result'].seconds for r in e.rounds):.0f}",
+        ))
+    m = summary["mutation"]
+    rows.append(("TOTAL", str(summary["files"]), str(summary["call_sites"]),
+                 str(summary["crashes"] + summary["blocked_runs"]), str(summary["false_positives"]),
+                 str(m["all"]["mutants"]), ratio(m["all"]["caught"], m["all"]["mutants"]),
+                 ratio(m["with_evidence"]["caught"], m["with_evidence"]["mutants"]),
+                 ratio(m["without_evidence"]["caught"], m["without_evidence"]["mutants"]),
+                 f"{summary['mypy_seconds']['baseline_cold']:.0f}+{summary['mypy_seconds']['mutant_rounds']:.0f}"))
+    widths = [max(len(r[i]) for r in [hdr, *rows]) for i in range(len(hdr))]
+    line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    print(line(hdr))
+    for r in rows:
+        print(line(r))
+    print()
+    for k in ("platform_swaps", "platform_swaps_with_evidence", "platform_swaps_without_evidence",
+              "backend_swaps", "right_message"):
+        print(f"  {k:34s} {ratio(m[k]['caught'], m[k]['mutants'])}")
+    for k, v in m["default_flags"].items():
+        print(f"  default mypy flags, {k:15s}    {ratio(v['caught'], v['mutants'])}")
+    print("  by swap:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_pair"].items()))
+    print("  by passing:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_how"].items()))
+    fps = [(e.package, f) for e in evals for f in e.false_positives]
+    if fps:
+        print(f"\npallas-platform errors on unmodified code ({len(fps)}):")
+        for pkg, f in fps:
+            print(f"  {pkg}: {f['where']}: {f['message']}" + ("" if f["typed"] is not False else "  (untyped def)"))
+    for e in evals:
+        for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]:
+            if r.crashed or r.blocked:
+                print(f"\n{e.package}: mypy {'crashed' if r.crashed else 'stopped'} (rc={r.rc}):\n{r.tail[-1500:]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.corpus", description=__doc__.split("\n\n")[0])
+    ap.add_argument("-p", "--package", action="append", help="only these packages (repeatable)")
+    ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE, help="installs and mypy caches (outside the repo)")
+    ap.add_argument("--python", default=sys.executable, help="interpreter whose mypy and jax are used")
+    ap.add_argument("--plugin", default=PLUGIN, help="mypy plugin module (default: %(default)s)")
+    ap.add_argument("--pythonpath", action="append", default=[], help="extra PYTHONPATH entry for mypy")
+    ap.add_argument("--label", default="plugin", help="names the mypy cache (default: %(default)s)")
+    ap.add_argument("--default-flags", action="store_true", help="no --check-untyped-defs")
+    ap.add_argument("--no-mutants", action="store_true", help="unmodified code only")
+    ap.add_argument("--json", type=Path, default=None, help="where to write the JSON (default eval/results/corpus-pyXY.json)")
+    ap.add_argument("--sites", type=Path, default=None, help="survey table (default eval/corpus-sites.tsv)")
+    args = ap.parse_args(argv)
+    args.cache_dir = args.cache_dir.expanduser().resolve()
+    repo = Path(__file__).resolve().parent.parent
+    if str(args.cache_dir).startswith(str(repo)):
+        ap.error("--cache-dir must be outside the repository")
+    sites = load_sites(args.sites) if args.sites else load_sites()
+    by_pkg: dict[tuple[str, str], list[Site]] = defaultdict(list)
+    for s in sites:
+        by_pkg[(s.package, s.version)].append(s)
+    chosen = sorted(by_pkg)
+    if args.package:
+        chosen = [k for k in chosen if k[0] in args.package]
+    config = write_config(args.cache_dir / "work" / f"mypy-{args.label}.ini", args.plugin)
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}"
+    shutil.rmtree(args.cache_dir / "mypy" / tag, ignore_errors=True)  # every run starts cold
+    t0 = time.perf_counter()
+    evals = []
+    for pkg, ver in chosen:
+        print(f"... {pkg}=={ver}", file=sys.stderr, flush=True)
+        evals.append(evaluate_package(pkg, ver, by_pkg[(pkg, ver)], args, config))
+    wall = time.perf_counter() - t0
+    done = [e for e in evals if not e.skipped]
+    summary = summarize(done)
+    summary["wall_seconds"] = round(wall, 1)
+    print_table(evals, summary)
+    print(f"\nwall time {wall:.0f} s for {len(done)} packages "
+          f"({summary['mypy_seconds']['rounds']} mutant rounds)")
+    py = subprocess.run([args.python, "-c", "import sys, jax, mypy.version; "
+                         "print(sys.version.split()[0], jax.__version__, mypy.version.__version__)"],
+                        capture_output=True, text=True).stdout.split()
+    out = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "command": "python -m eval.corpus " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "python": py[0] if py else None, "jax": py[1] if len(py) > 1 else None,
+        "mypy": py[2] if len(py) > 2 else None, "plugin": args.plugin,
+        "mypy_flags": ["--follow-imports=silent", "--ignore-missing-imports"]
+        + ([] if args.default_flags else ["--check-untyped-defs"]),
+        "host": f"{_platform.machine()} {os.cpu_count()} cpu",
+        "summary": summary,
+        "packages": [package_row(e) for e in evals],
+    }
+    dest = args.json or RESULTS / f"corpus-py{sys.version_info[0]}{sys.version_info[1]}.json"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"JSON: {dest}")
+    return 1 if summary["crashes"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
