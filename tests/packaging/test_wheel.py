@@ -1,0 +1,221 @@
+"""The built wheel and sdist, installed (not editable) into a clean venv, as a user gets them.
+
+An editable install hides a missing ``.pyi``, a missing ``py.typed`` or a plugin
+module left out of the wheel; these tests build the sdist, build the wheel from it,
+install the wheel into a venv that cannot see the checkout (see conftest.py) and
+check from there: the file lists against the source tree, the metadata, the mypy
+plugin loading, the platform types in mypy, pyright, pyrefly and ty (a wrong-platform
+call fails, the right one passes), and ``typed-pallas check`` / ``explain``.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import os
+import tarfile
+import tomllib
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pkg_env import REPO, Checked, Dist, Venv, assert_not_from_checkout, new_venv
+
+pytestmark = pytest.mark.slow
+
+#: source folder -> top-level folder in the wheel (pyproject's [tool.hatch.build.targets.wheel])
+PACKAGES = {
+    "src/typed_pallas": "typed_pallas",
+    "mypy_plugin/typed_pallas_mypy": "typed_pallas_mypy",
+    "stubs/jax-stubs": "jax-stubs",
+}
+
+#: what jax-pyrefly-stubs 1.4.0 ships in the same jax-stubs folder (its RECORD). Any of
+#: these in our wheel would overwrite theirs, and uninstalling either package would
+#: delete it from the other: see docs/stub-layout-notes.md.
+JAX_PYREFLY_STUBS_FILES = frozenset(
+    {
+        "jax-stubs/__init__.pyi",
+        "jax-stubs/_array.pyi",
+        "jax-stubs/_shapes.pyi",
+        "jax-stubs/py.typed",
+        "jax-stubs/random.pyi",
+        "jax-stubs/typing.pyi",
+        "jax-stubs/lax/__init__.pyi",
+        "jax-stubs/lax/linalg.pyi",
+        "jax-stubs/nn/__init__.pyi",
+        "jax-stubs/nn/initializers.pyi",
+        "jax-stubs/numpy/__init__.pyi",
+        "jax-stubs/numpy/fft.pyi",
+        "jax-stubs/numpy/linalg.pyi",
+    }
+)
+
+PLATFORM_PROBE = '''\
+"""Platform types as a user sees them: the right params pass, the wrong ones fail."""
+
+from typing import Literal
+
+import typed_pallas
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+
+def needs_tpu(params: typed_pallas.CompilerParams[Literal["tpu"]]) -> None: ...
+
+
+needs_tpu(pltpu.CompilerParams())
+needs_tpu(pltriton.CompilerParams())  # wrong platform
+'''
+WRONG_LINE = 14
+
+
+def _source_files(folder: str) -> set[str]:
+    """Files under ``folder`` that a build would pick up (no caches, no compiled files)."""
+    root = REPO / folder
+    found = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__" and not d.startswith(".")]
+        for name in filenames:
+            if name.endswith((".pyc", ".pyo")) or name.startswith("."):
+                continue
+            found.add(Path(dirpath, name).relative_to(root).as_posix())
+    return found
+
+
+def _wheel_names(dist: Dist) -> set[str]:
+    with zipfile.ZipFile(dist.wheel) as wheel:
+        return set(wheel.namelist())
+
+
+def test_wheel_has_every_source_file_stub_and_marker(dist: Dist) -> None:
+    names = _wheel_names(dist)
+    for folder, top in PACKAGES.items():
+        source = _source_files(folder)
+        in_wheel = {name.removeprefix(f"{top}/") for name in names if name.startswith(f"{top}/")}
+        assert source - in_wheel == set(), f"{folder}: missing from the wheel"
+        assert in_wheel - source == set(), f"{top}: in the wheel but not in {folder}"
+        assert "py.typed" in in_wheel, f"{top}/py.typed (PEP 561 marker) missing"
+    stubs = {name for name in names if name.startswith("jax-stubs/")}
+    assert any(name.endswith(".pyi") for name in stubs), "no .pyi in the wheel's jax-stubs"
+    assert {name for name in names if name.endswith(".pyi")} <= stubs | {n for n in names if n.startswith("typed_pallas")}
+    with zipfile.ZipFile(dist.wheel) as wheel:
+        assert wheel.read("jax-stubs/py.typed") == b"partial\n"  # PEP 561 partial stub package
+
+
+def test_no_stub_file_shared_with_jax_pyrefly_stubs_except_py_typed(dist: Dist) -> None:
+    shared = _wheel_names(dist) & JAX_PYREFLY_STUBS_FILES
+    assert shared == {"jax-stubs/py.typed"}, (
+        f"{sorted(shared - {'jax-stubs/py.typed'})} would overwrite jax-pyrefly-stubs' files and be deleted "
+        "when either package is uninstalled (docs/stub-layout-notes.md)"
+    )
+
+
+def test_wheel_metadata_declares_range_license_and_entry_points(dist: Dist) -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    with zipfile.ZipFile(dist.wheel) as wheel:
+        info = next(n.split("/")[0] for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = email.parser.Parser().parsestr(wheel.read(f"{info}/METADATA").decode())
+        entry_points = wheel.read(f"{info}/entry_points.txt").decode()
+        licenses = [n for n in wheel.namelist() if n.startswith(f"{info}/licenses/")]
+    assert metadata["Name"] == "typed-pallas" and metadata["Version"] == project["version"]
+    assert metadata["License-Expression"] == "Apache-2.0"
+    requires = metadata.get_all("Requires-Dist") or []
+    assert any(r.replace(" ", "").startswith("jax") and "<0.13" in r and ">=0.10" in r for r in requires), requires
+    assert "typed-pallas = typed_pallas_mypy.cli:main" in entry_points
+    assert "typed_pallas = typed_pallas.pytest_plugin" in entry_points
+    assert licenses == [f"{info}/licenses/LICENSE"]
+    with zipfile.ZipFile(dist.wheel) as wheel:
+        assert b"Apache License" in wheel.read(licenses[0])
+
+
+def test_sdist_has_sources_docs_and_license(dist: Dist) -> None:
+    with tarfile.open(dist.sdist) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    for required in ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "stubs/jax-stubs/py.typed"):
+        assert required in names, required
+    for folder in PACKAGES:
+        missing = {f"{folder}/{f}" for f in _source_files(folder)} - names
+        assert missing == set(), f"missing from the sdist: {sorted(missing)}"
+
+
+# --- the installed wheel -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def installed(dist: Dist, site_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
+    root = tmp_path_factory.mktemp("wheel-venv")
+    venv = new_venv(root / "venv", site_mirror, tmp_path_factory.mktemp("wheel-mypy-cache"))
+    venv.install(dist.wheel)
+    yield venv
+
+
+@pytest.fixture(scope="module")
+def probe_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("probe")
+    (folder / "platform_probe.py").write_text(PLATFORM_PROBE)
+    return folder
+
+
+def test_everything_comes_from_the_wheel(installed: Venv) -> None:
+    assert_not_from_checkout(installed)
+    stubs = installed.site / "jax-stubs"
+    assert (stubs / "py.typed").read_text() == "partial\n"
+    assert sorted(p.relative_to(stubs).as_posix() for p in stubs.rglob("*.pyi")) == sorted(
+        f for f in _source_files("stubs/jax-stubs") if f.endswith(".pyi")
+    )
+    result = installed.python_run("import sys, typed_pallas; assert 'jax' not in sys.modules; print('ok')")
+    assert result.stdout.strip() == "ok", result.stderr
+
+
+def _plugin_entry_point_written() -> bool:
+    import typed_pallas_mypy
+
+    return callable(getattr(typed_pallas_mypy, "plugin", None))
+
+
+def _assert_only_wrong_line(checked: Checked, checker: str) -> None:
+    assert checked.error_lines("platform_probe.py") == {WRONG_LINE}, f"{checker}:\n{checked.output[-3000:]}"
+    assert {f for f, _ in checked.errors} == {"platform_probe.py"}, f"{checker}:\n{checked.output[-3000:]}"
+
+
+def test_mypy_with_plugin_sees_platform_types(installed: Venv, probe_dir: Path) -> None:
+    if not _plugin_entry_point_written():
+        pytest.skip("typed_pallas_mypy does not define plugin() yet: plugins = ['typed_pallas_mypy'] cannot load")
+    checked = installed.mypy(probe_dir, ["platform_probe.py"], config="[mypy]\nplugins = typed_pallas_mypy\n")
+    assert "Error importing plugin" not in checked.output and "Traceback" not in checked.output, checked.output
+    assert checked.returncode == 1, checked.output
+    _assert_only_wrong_line(checked, "mypy")
+    assert "[arg-type]" in checked.output
+
+
+@pytest.mark.parametrize("tool", ["pyright", "basedpyright"])
+def test_pyright_sees_platform_types(installed: Venv, probe_dir: Path, tool: str) -> None:
+    _assert_only_wrong_line(installed.pyright(probe_dir, ["platform_probe.py"], tool=tool), tool)
+
+
+def test_pyrefly_sees_platform_types(installed: Venv, probe_dir: Path) -> None:
+    _assert_only_wrong_line(installed.pyrefly(probe_dir, ["platform_probe.py"]), "pyrefly")
+
+
+def test_ty_sees_platform_types(installed: Venv, probe_dir: Path) -> None:
+    _assert_only_wrong_line(installed.ty(probe_dir, ["platform_probe.py"]), "ty")
+
+
+def test_cli_check_and_explain_run_from_the_wheel(installed: Venv, probe_dir: Path) -> None:
+    if not (REPO / "mypy_plugin" / "typed_pallas_mypy" / "cli.py").exists():
+        pytest.skip("the typed-pallas CLI (typed_pallas_mypy/cli.py) does not exist yet")
+    from pkg_env import _run, clean_environ
+
+    exe = installed.root / "bin" / "typed-pallas"
+    assert exe.exists(), "console script typed-pallas not installed"
+    (probe_dir / "right_only.py").write_text(PLATFORM_PROBE.replace("needs_tpu(pltriton.CompilerParams())", "pass"))
+    cache = ["--cache-dir", str(installed.mypy_cache)]
+    wrong = _run([exe, "check", "--all-errors", *cache, "platform_probe.py"], cwd=probe_dir, env=clean_environ())
+    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    assert f"platform_probe.py:{WRONG_LINE}:" in wrong.stdout, wrong.stdout + wrong.stderr
+    right = _run([exe, "check", "--all-errors", *cache, "right_only.py"], cwd=probe_dir, env=clean_environ())
+    assert right.returncode == 0, right.stdout + right.stderr
+    explain = _run([exe, "explain", "pallas-platform"], cwd=probe_dir, env=clean_environ())
+    assert explain.returncode == 0 and "pallas-platform" in explain.stdout, explain.stdout + explain.stderr
