@@ -1,0 +1,464 @@
+"""The ``typed-pallas`` command line, its error docs, examples and generated docs.
+
+Fast tests call the CLI's functions (parsing mypy's JSON, the three output formats,
+``# expect`` matching, ``explain``, usage errors that stop before mypy). The slow ones run
+``typed-pallas check`` (mypy with the plugin) on a small temporary project and on
+``examples/``; they share one mypy cache, so jax is analysed once per session.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import re
+import runpy
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from typed_pallas_mypy import cli, config
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+ERRORS_SRC = ROOT / "mypy_plugin" / "typed_pallas_mypy" / "errors"
+
+
+# --------------------------------------------------------------------------- mypy JSON -> findings
+
+
+def _mypy_line(**kw: object) -> str:
+    base: dict[str, object] = {
+        "file": "a.py", "line": 3, "column": 4, "end_line": 3, "end_column": 9,
+        "message": "m", "hint": None, "code": "pallas-platform", "severity": "error",
+    }  # fmt: skip
+    base.update(kw)
+    return json.dumps(base)
+
+
+def test_parse_mypy_json_attaches_notes_and_makes_columns_one_based() -> None:
+    out = "\n".join(
+        [
+            _mypy_line(hint="first\nsecond"),
+            _mypy_line(severity="note", line=7, message="evidence elsewhere", code=None),
+            _mypy_line(file="b.py", severity="note", message="alone", code="misc"),
+            "Found 1 error in 1 file (errors prevented further checking)",
+        ]
+    )
+    findings, other = cli.parse_mypy_json(out)
+    assert [f.file for f in findings] == ["a.py", "b.py"]
+    first = findings[0]
+    assert (first.line, first.column, first.end_column) == (3, 5, 10)
+    assert first.notes == ["first", "second", "evidence elsewhere"]
+    assert findings[1].severity == "note" and findings[1].notes == []
+    assert other == ["Found 1 error in 1 file (errors prevented further checking)"]
+
+
+def test_select_keeps_plugin_and_blocking_codes_unless_all_errors() -> None:
+    findings, _ = cli.parse_mypy_json(
+        "\n".join(
+            [
+                _mypy_line(code="pallas-platform"),
+                _mypy_line(code="arg-type", message="type error"),
+                _mypy_line(code="syntax", message="bad syntax"),
+                _mypy_line(code="misc", severity="note", message="Revealed type", line=9),
+            ]
+        )
+    )
+    codes = cli.plugin_error_codes()
+    assert "pallas-platform" in codes
+    assert [f.code for f in cli.select(findings, codes, all_errors=False)] == ["pallas-platform", "syntax"]
+    assert len(cli.select(findings, codes, all_errors=True)) == 4
+
+
+def test_output_formats() -> None:
+    finding = cli.Finding(
+        file="pkg/k.py", line=12, column=5, severity="error", code="pallas-platform",
+        message="Compiler params for platform tpu cannot be used for gpu lowering.",
+        notes=["evidence: a, b", "100% sure"], end_line=12, end_column=20,
+    )  # fmt: skip
+    assert finding.text_lines() == [
+        "pkg/k.py:12:5: error: Compiler params for platform tpu cannot be used for gpu lowering.  [pallas-platform]",
+        "pkg/k.py:12:5: note: evidence: a, b",
+        "pkg/k.py:12:5: note: 100% sure",
+    ]
+    assert finding.github_line() == (
+        "::error file=pkg/k.py,line=12,col=5,endLine=12,endColumn=20,title=pallas-platform::"
+        "Compiler params for platform tpu cannot be used for gpu lowering.%0Aevidence: a, b%0A100%25 sure"
+    )
+    odd = cli.Finding(file="a,b:c.py", line=1, column=1, severity="note", code=None, message="x")
+    assert odd.github_line() == "::notice file=a%2Cb%3Ac.py,line=1,col=1::x"
+    stream = io.StringIO()
+    cli.emit([finding], "json", False, stream)
+    data = json.loads(stream.getvalue())
+    assert data == [
+        {
+            "file": "pkg/k.py", "line": 12, "column": 5, "end_line": 12, "end_column": 20,
+            "severity": "error", "code": "pallas-platform", "message": finding.message,
+            "notes": ["evidence: a, b", "100% sure"],
+        }
+    ]  # fmt: skip
+    stream = io.StringIO()
+    cli.emit([], "text", False, stream)
+    assert stream.getvalue() == "Success: no typed-pallas issues found\n"
+    stream = io.StringIO()
+    cli.emit([finding, finding], "text", False, stream)
+    assert stream.getvalue().splitlines()[-1] == "Found 2 typed-pallas errors in 1 file"
+
+
+# --------------------------------------------------------------------------- expectations
+
+
+def test_expectations_pair_findings_with_comments(tmp_path: Path) -> None:
+    src = tmp_path / "k.py"
+    src.write_text(
+        textwrap.dedent(
+            """\
+            f(
+                a=1,  # expect[pallas-platform]: message one
+            )
+            g(b=2)  # expect[pallas-platform]
+            h(c=3)  # expect[other-code]
+            """
+        )
+    )
+    exps = cli.read_expectations(str(src))
+    assert [(e.line, e.code, e.message) for e in exps] == [
+        (2, "pallas-platform", "message one"),
+        (4, "pallas-platform", None),
+        (5, "other-code", None),
+    ]
+
+    def finding(line: int, message: str, code: str = "pallas-platform") -> cli.Finding:
+        return cli.Finding(file=str(src), line=line, column=1, severity="error", message=message, code=code)
+
+    matched, unexpected, missing = cli.compare_expectations(
+        [finding(1, "message one"), finding(4, "anything"), finding(4, "extra"), finding(5, "x", "pallas-platform")],
+        exps,
+    )
+    assert sorted((f.line, e.line) for f, e in matched) == [(1, 2), (4, 4)]
+    assert [(f.line, f.message) for f in unexpected] == [(4, "extra"), (5, "x")]
+    assert [e.line for e in missing] == [5]
+    # a wrong message does not match
+    _, unexpected, missing = cli.compare_expectations([finding(1, "message two")], exps[:1])
+    assert len(unexpected) == 1 and len(missing) == 1
+
+
+def test_every_mistake_example_has_an_expectation_and_correct_ones_none() -> None:
+    files = cli.python_files([str(EXAMPLES)])
+    mistakes = [f for f in files if "mistakes" in f]
+    assert len(mistakes) >= 5
+    for path in mistakes:
+        assert cli.read_expectations(path), path
+    for path in files:
+        if "correct" in path:
+            assert not cli.read_expectations(path), path
+    names = [os.path.basename(f) for f in files]
+    assert len(names) == len(set(names)), "mypy names scripts by file name: keep them unique"
+
+
+# --------------------------------------------------------------------------- explain / version / usage
+
+
+def error_docs() -> list[str]:
+    return sorted(p.stem for p in ERRORS_SRC.glob("*.md"))
+
+
+def test_every_error_has_documentation() -> None:
+    from typed_pallas import _errors
+
+    docs = set(error_docs())
+    assert cli.plugin_error_codes() <= docs
+    runtime = {n for n, v in vars(_errors).items() if isinstance(v, type) and issubclass(v, Exception)}
+    assert runtime and runtime <= docs
+    assert set(cli.known_error_docs()) == docs
+
+
+@pytest.mark.parametrize("code", error_docs())
+def test_explain_prints_each_doc(code: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["explain", code]) == 0
+    out = capsys.readouterr().out
+    assert out == (ERRORS_SRC / f"{code}.md").read_text(encoding="utf-8")
+    assert out.startswith(f"# {code}\n")
+    for section in ("## What it means", "## Smallest code that triggers it", "## Before / after", "## How to silence it"):
+        assert section in out
+
+
+@pytest.mark.parametrize(
+    ("spelling", "code"),
+    [
+        pytest.param("PALLAS-PLATFORM", "pallas-platform", id="case"),
+        pytest.param("pallas_platform", "pallas-platform", id="underscore"),
+        pytest.param("typed_pallas.PlatformMismatchError", "PlatformMismatchError", id="dotted"),
+        pytest.param("platformmismatcherror", "PlatformMismatchError", id="lower"),
+    ],
+)
+def test_explain_accepts_spellings(spelling: str, code: str) -> None:
+    assert cli.error_doc(spelling) == cli.known_error_docs()[code]
+
+
+def test_explain_unknown_code(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["explain", "pallas-platfrom"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown error code 'pallas-platfrom'" in err
+    for code in error_docs():
+        assert code in err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    assert re.match(r"typed-pallas \S+ \(mypy \S+, Python 3\.\d+\.\d+\)$", capsys.readouterr().out.strip())
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        pytest.param(["check", "--platform", "xpu", "."], "unknown platform 'xpu'", id="bad-platform"),
+        pytest.param(["check", "--output", "xml", "."], "invalid choice: 'xml'", id="bad-output"),
+        pytest.param(["check", "no/such/dir"], "no such file or directory: no/such/dir", id="missing-path"),
+        pytest.param(["check", "--config", "no-such.toml", "."], "no-such.toml: no such file", id="missing-config"),
+        pytest.param(["--", "--strict"], "need a command", id="passthrough-without-command"),
+    ],
+)
+def test_usage_errors_exit_2_before_mypy(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        rc = cli.main(argv)
+    except SystemExit as e:  # argparse's own usage errors
+        rc = e.code  # type: ignore[assignment]
+    assert rc == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_bad_project_config_exits_2_before_mypy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "setup.cfg").write_text("[mypy.plugins.typed-pallas]\nplatforms = tpu, npu\n")
+    (tmp_path / "k.py").write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(config.CONFIG_ENV, raising=False)
+    monkeypatch.delenv(config.PLATFORMS_ENV, raising=False)
+    assert cli.main(["check", "k.py"]) == 2
+    err = capsys.readouterr().err
+    assert "setup.cfg: [mypy.plugins.typed-pallas] platforms: unknown platform 'npu'" in err
+
+
+def test_find_project_config_searches_like_mypy(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    assert cli.find_project_config(str(sub)) is None
+    (tmp_path / "pyproject.toml").write_text('[tool.typed-pallas]\nplatforms = ["tpu"]\n')
+    assert cli.find_project_config(str(sub)) == str(tmp_path / "pyproject.toml")
+    (tmp_path / "a" / "mypy.ini").write_text("[mypy]\n")  # no section: skipped
+    assert cli.find_project_config(str(sub)) == str(tmp_path / "pyproject.toml")
+    (tmp_path / "a" / "setup.cfg").write_text("[mypy.plugins.typed-pallas]\nplatforms = gpu\n")
+    assert cli.find_project_config(str(sub)) == str(tmp_path / "a" / "setup.cfg")
+
+
+# --------------------------------------------------------------------------- docs, hook, examples
+
+
+def test_docs_errors_md_is_generated_from_the_source() -> None:
+    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
+    assert spec and spec.loader
+    gen_docs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen_docs)
+    text = gen_docs.render()
+    assert (ROOT / "docs" / "errors.md").read_text(encoding="utf-8") == text, "run scripts/gen_docs.py"
+    for code in error_docs():
+        assert f"\n## {code}\n" in text
+
+
+def test_configuration_doc_covers_every_key() -> None:
+    doc = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    names = [
+        *config.TOP_LEVEL_KEYS, *config.OVERRIDE_KEYS, *config.PLATFORM_NAMES,
+        config.PLATFORMS_ENV, config.CONFIG_ENV, f"[{config.TOML_TABLE}]", f"[{config.INI_SECTION}]",
+        config.INI_OVERRIDE_PREFIX, "--platform", "--all-errors", "--output", "--expect",
+    ]  # fmt: skip
+    for name in names:
+        assert name in doc, name
+
+
+def test_pre_commit_hook_definition() -> None:
+    yaml = pytest.importorskip("yaml")
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = hooks
+    assert hook["id"] == "typed-pallas"
+    assert hook["entry"] == "typed-pallas check"
+    assert hook["language"] == "python"
+    assert "python" in hook["types_or"]
+
+
+def _mosaic_gpu_importable() -> bool:
+    try:
+        import jax.experimental.pallas.mosaic_gpu  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("path", cli.python_files([str(EXAMPLES)]), ids=os.path.basename)
+def test_examples_import(path: str) -> None:
+    if "mosaic_gpu" in Path(path).read_text() and not _mosaic_gpu_importable():
+        pytest.skip("jax.experimental.pallas.mosaic_gpu does not import here (needs absl)")
+    runpy.run_path(path)  # defines kernels; runs nothing
+
+
+@pytest.mark.slow
+def test_interpret_example_runs_on_cpu() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "correct" / "interpret_on_cpu.py")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+# --------------------------------------------------------------------------- end to end (mypy)
+
+BAD = '''\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    if jax.default_backend() == "tpu":
+        return pl.pallas_call(
+            kernel,
+            out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+            compiler_params=pltriton.CompilerParams(num_warps=4),
+        )(x)
+    return x
+'''
+
+GOOD = '''\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        compiler_params=pltpu.CompilerParams(),
+    )(x)
+'''
+
+TYPO = 'x: int = "not an int"\n'
+
+
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("mypy-cache"))
+
+
+@pytest.fixture(scope="module")
+def proj(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("proj")
+    (root / ".git").mkdir()
+    (root / "bad_call.py").write_text(BAD)
+    (root / "good_call.py").write_text(GOOD)
+    (root / "typo.py").write_text(TYPO)
+    (root / "broken.py").write_text("def f(:\n")
+    return root
+
+
+def run_cli(cwd: Path, cache: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in (config.PLATFORMS_ENV, config.CONFIG_ENV)}
+    return subprocess.run(
+        [sys.executable, "-m", "typed_pallas_mypy.cli", "check", "--cache-dir", cache, *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+BAD_LINE = 12  # the pl.pallas_call line in BAD
+MESSAGE = "Compiler params for platform gpu cannot be used for tpu lowering."
+
+
+@pytest.mark.slow
+def test_check_text_output(proj: Path, mypy_cache: str) -> None:
+    proc = run_cli(proj, mypy_cache, "bad_call.py", "good_call.py", "typo.py")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"bad_call.py:{BAD_LINE}:")
+    assert lines[0].endswith(f"error: {MESSAGE}  [pallas-platform]")
+    assert any(line.startswith(f"bad_call.py:{BAD_LINE}:") and ": note: " in line for line in lines[1:])
+    assert "typo.py" not in proc.stdout  # mypy's own errors are not shown by default
+    assert lines[-1] == "Found 1 typed-pallas error in 1 file"
+
+
+@pytest.mark.slow
+def test_check_json_and_github_outputs(proj: Path, mypy_cache: str) -> None:
+    proc = run_cli(proj, mypy_cache, "--output", "json", "bad_call.py", "good_call.py")
+    assert proc.returncode == 1, proc.stderr
+    (item,) = json.loads(proc.stdout)
+    assert item["file"] == "bad_call.py" and item["line"] == BAD_LINE and item["column"] >= 1
+    assert (item["severity"], item["code"], item["message"]) == ("error", "pallas-platform", MESSAGE)
+    assert item["notes"] and all(isinstance(n, str) for n in item["notes"])
+
+    proc = run_cli(proj, mypy_cache, "--output", "github", "bad_call.py", "good_call.py")
+    assert proc.returncode == 1, proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert re.match(rf"::error file=bad_call\.py,line={BAD_LINE},col=\d+,.*title=pallas-platform::", first)
+    assert MESSAGE + "%0A" in first
+
+
+@pytest.mark.slow
+def test_check_clean_all_errors_platform_and_passthrough(proj: Path, mypy_cache: str) -> None:
+    clean = run_cli(proj, mypy_cache, "good_call.py")
+    assert (clean.returncode, clean.stdout.strip()) == (0, "Success: no typed-pallas issues found"), clean.stderr
+
+    everything = run_cli(proj, mypy_cache, "--all-errors", "good_call.py", "typo.py")
+    assert everything.returncode == 1
+    assert "typo.py:1:" in everything.stdout and "[assignment]" in everything.stdout
+
+    # --platform configures the top-level platforms: unguarded TPU params now contradict it
+    gpu = run_cli(proj, mypy_cache, "--platform", "gpu", "good_call.py")
+    assert gpu.returncode == 1, gpu.stderr
+    assert "good_call.py:11:" in gpu.stdout
+    assert "Compiler params for platform tpu cannot be used for gpu lowering.  [pallas-platform]" in gpu.stdout
+
+    silenced = run_cli(proj, mypy_cache, "bad_call.py", "--", "--disable-error-code", "pallas-platform")
+    assert silenced.returncode == 0, silenced.stdout + silenced.stderr
+
+
+@pytest.mark.slow
+def test_check_reads_project_config_and_stops_on_blocking_errors(
+    tmp_path: Path, proj: Path, mypy_cache: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.typed-pallas]\nplatforms = ["rocm"]\n')
+    (tmp_path / "k.py").write_text(GOOD)
+    configured = run_cli(tmp_path, mypy_cache, "k.py")
+    assert configured.returncode == 1, configured.stderr
+    assert "Compiler params for platform tpu cannot be used for gpu lowering." in configured.stdout
+
+    broken = run_cli(proj, mypy_cache, "broken.py", "good_call.py")
+    assert broken.returncode == 2
+    assert "broken.py:1:" in broken.stdout and "[syntax]" in broken.stdout
+
+
+@pytest.mark.slow
+def test_examples_give_exactly_the_expected_findings(mypy_cache: str) -> None:
+    """What scripts/check runs (there on jax 0.10.2; here on this venv's jax)."""
+    proc = run_cli(ROOT, mypy_cache, "examples", "--expect")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Expectations met:" in proc.stdout
