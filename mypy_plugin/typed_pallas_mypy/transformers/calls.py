@@ -253,11 +253,31 @@ def _message_for_platforms(
 
 
 def _report(
-    api: CheckerPluginInterface, context: Context, message: str, notes: list[str]
+    api: CheckerPluginInterface,
+    context: Context,
+    message: str,
+    notes: list[str],
 ) -> None:
-    api.fail(message, context, code=PALLAS_PLATFORM)
-    for note in notes:
-        api.msg.note(note, context, code=PALLAS_PLATFORM)
+    """Report, even while mypy tries overload candidates.
+
+    mypy checks each candidate of an overloaded callee (``typed_pallas.pallas_call``)
+    under error watchers and keeps none of those errors; an error there would also make
+    the candidate fail. So the report goes around the watchers, once per call (the
+    error depends on the call's arguments, not on which overload wins). mypy drops the
+    duplicates when a call is checked twice (same line, same message).
+    """
+    errors = api.msg.errors
+    watchers = getattr(errors, "_watchers", None)
+    saved = list(watchers) if isinstance(watchers, list) else []
+    if saved:
+        watchers.clear()  # type: ignore[union-attr]
+    try:
+        api.fail(message, context, code=PALLAS_PLATFORM)
+        for note in notes:
+            api.msg.note(note, context, code=PALLAS_PLATFORM)
+    finally:
+        if saved:
+            watchers.extend(saved)  # type: ignore[union-attr]
 
 
 def validate_compiler_params(
