@@ -399,6 +399,40 @@ def plan_mutants(root: Path, sites: Iterable[Site]) -> tuple[list[Mutant], list[
     return mutants, skipped, typed_of
 
 
+def discover_sites(root: Path, relpath: str, package: str = "-", version: str = "-") -> list[Site]:
+    """Call sites found in a file without the survey table: every call that passes
+    ``compiler_params=`` a construction (inline, local variable, factory) whose class is
+    one backend's, read off the import alias of the constructor (``pltpu.CompilerParams``).
+    The evidence columns are unknown here and left as '-'."""
+    tracer = Tracer(root, {})
+    src = tracer.file(relpath)
+    if src is None:
+        return []
+    backend_of_module = {m: b for b, m in BACKEND_MODULES.items()}
+    out: list[Site] = []
+    for call in ast.walk(src.tree):
+        if not isinstance(call, ast.Call):
+            continue
+        kw = next((k for k in call.keywords if k.arg == "compiler_params"), None)
+        if kw is None or _is_ctor(call):
+            continue
+        tr = Trace()
+        tracer.trace(src, kw.value, tr)
+        backends = set()
+        for e in tr.edits:
+            esrc = tracer.file(e.relpath)
+            ctor = next((n for n in esrc.calls_on_line(e.lineno) if _is_ctor(n) and n.col_offset == e.col), None) if esrc else None
+            f = ctor.func if ctor is not None else None
+            mod = (tracer._module_alias(esrc, f.value.id)
+                   if esrc is not None and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else None)
+            backends.add(backend_of_module.get(mod or ""))
+        if len(backends) != 1 or None in backends:
+            continue
+        out.append(Site(package, version, relpath, call.lineno, _callee_name(call) or "?", backends.pop(),
+                        "discovered", "-", "-", "-", "-", "-", "lib"))
+    return out
+
+
 def apply_edits(data: bytes, edits: Iterable[Edit], to_backend: str) -> bytes:
     """The mutated file text: same line count for the original lines, one import appended."""
     lines = data.split(b"\n")
