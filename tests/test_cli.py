@@ -249,6 +249,54 @@ def test_bad_project_config_exits_2_before_mypy(
     assert "setup.cfg: [mypy.plugins.typed-pallas] platforms: unknown platform 'npu'" in err
 
 
+@pytest.mark.parametrize(
+    ("returncode", "stdout", "stderr", "expected"),
+    [
+        pytest.param(1, "", "No module named mypy\n", 2, id="rc1-without-errors-is-not-success"),
+        pytest.param(2, "", "Traceback ... INTERNAL ERROR\n", 2, id="crash"),
+        pytest.param(0, "", "", 0, id="clean"),
+        pytest.param(1, _mypy_line(code="arg-type"), "", 0, id="only-other-codes"),
+        pytest.param(1, _mypy_line(), "", 1, id="finding"),
+    ],
+)
+def test_exit_status_from_mypy_result(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    returncode: int,
+    stdout: str,
+    stderr: str,
+    expected: int,
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(config.CONFIG_ENV, raising=False)
+    monkeypatch.delenv(config.PLATFORMS_ENV, raising=False)
+
+    def fake_run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        assert cmd[1:3] == ["-m", "mypy"] and "-O" in cmd and cmd[-1] == "a.py"
+        return subprocess.CompletedProcess(cmd, returncode, stdout, stderr)
+
+    monkeypatch.setattr(cli.subprocess, "run", fake_run)
+    assert cli.main(["check", "a.py"]) == expected
+    captured = capsys.readouterr()
+    if expected == 2:
+        assert stderr in captured.err
+        assert "Success" not in captured.out
+
+
+def test_missing_mypy_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name, *a: None if name == "mypy" else real(name, *a))
+    assert cli.main(["check", "."]) == 2
+    assert "pip install 'typed-pallas[mypy]'" in capsys.readouterr().err
+
+
 def test_find_project_config_searches_like_mypy(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     sub = tmp_path / "a" / "b"

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import json
 import os
 import re
@@ -399,6 +400,9 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     except _config.ConfigError as e:
         return _fail(parser, f"{e}\n(see docs/configuration.md, or `typed-pallas check --help`)")
 
+    if importlib.util.find_spec("mypy") is None:
+        return _fail(parser, "mypy is not installed here; install it with: pip install 'typed-pallas[mypy]'")
+
     cache_dir = args.cache_dir or DEFAULT_CACHE
     with tempfile.TemporaryDirectory(prefix="typed-pallas-") as tmp:
         ini = os.path.join(tmp, "mypy.ini")
@@ -417,10 +421,14 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
 
     findings, other = parse_mypy_json(proc.stdout)
-    blocking = proc.returncode not in (0, 1)
+    # mypy exits 1 only with at least one error line; anything else means it did not run
+    # (no mypy, a broken environment): never report success then.
+    blocking = proc.returncode not in (0, 1) or (
+        proc.returncode == 1 and not any(f.severity == "error" for f in findings)
+    )
     shown = findings if blocking else select(findings, plugin_error_codes(), args.all_errors)
     shown.sort(key=lambda f: (f.file, f.line, f.column))
-    emit(shown, args.output, args.all_errors, sys.stdout)
+    emit(shown, args.output, args.all_errors, sys.stdout, summary=not blocking)
     expect_ok = None
     if args.expect and not blocking:
         stream = sys.stderr if args.output == "json" else sys.stdout
@@ -431,25 +439,28 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
         if proc.stderr:
             sys.stderr.write(proc.stderr)
     if blocking:
+        print(f"{PROG}: mypy stopped with exit status {proc.returncode}; nothing was checked fully", file=sys.stderr)
         return 2
     if expect_ok is not None:
         return 0 if expect_ok else 1
     return 1 if any(f.severity == "error" for f in shown) else 0
 
 
-def emit(shown: Sequence[Finding], output: str, all_errors: bool, stream: object) -> None:
+def emit(shown: Sequence[Finding], output: str, all_errors: bool, stream: object, *, summary: bool = True) -> None:
     write = stream.write  # type: ignore[attr-defined]
     if output == "json":
         write(json.dumps([f.as_json() for f in shown], indent=2) + "\n")
     elif output == "github":
         for f in shown:
             write(f.github_line() + "\n")
-        write(_summary(shown, all_errors) + "\n")
+        if summary:
+            write(_summary(shown, all_errors) + "\n")
     else:
         for f in shown:
             for line in f.text_lines():
                 write(line + "\n")
-        write(_summary(shown, all_errors) + "\n")
+        if summary:
+            write(_summary(shown, all_errors) + "\n")
 
 
 # --------------------------------------------------------------------------- main
