@@ -350,7 +350,7 @@ def classify(
 def _check_platforms(platforms: Sequence[str]) -> tuple[str, ...]:
     if isinstance(platforms, str):
         platforms = (platforms,)
-    out = []
+    out: list[str] = []
     for p in platforms:
         if p == "gpu":
             out.extend(("cuda", "rocm"))

@@ -181,7 +181,7 @@ def _on_platforms_p() -> Any:
         not_mapped = getattr(batching, "not_mapped", None)
         in_axes = [None if (d is None or d is not_mapped) else d for d in dims]
         fn = jax.vmap(core.jaxpr_as_fun(jaxpr), in_axes=in_axes)
-        specs = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in args]
+        specs = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in args]  # type: ignore[no-untyped-call]
         with abstract_mesh_context(platforms[0], {platforms[0]: device}) if device else contextlib.nullcontext():
             batched = jax.make_jaxpr(fn)(*specs)
         outs = prim.bind(*args, jaxpr=batched, platforms=platforms, device=device)
@@ -210,7 +210,7 @@ def _narrowed(fn: Callable[..., Any], platform: str) -> Callable[..., Any]:
             out_trees.append(tree)
             return leaves
 
-        specs = [jax.ShapeDtypeStruct(np.shape(x), jax.numpy.result_type(x)) for x in operands]
+        specs = [jax.ShapeDtypeStruct(np.shape(x), jax.numpy.result_type(x)) for x in operands]  # type: ignore[no-untyped-call]
         device = _CROSS_TARGETS.get().get(platform)
         context = abstract_mesh_context(platform, {platform: device}) if device else contextlib.nullcontext()
         with context:
@@ -244,8 +244,8 @@ def _check_branch(keyword: str, fn: object) -> None:
             f"platform {tagged!r}; pass it as {'tpu' if tagged == 'tpu' else 'gpu'}= instead."
         )
         raise error
-    backend = getattr(fn, _BACKEND_ATTRIBUTE, None)
-    if backend in _platforms.PARAMS_BY_BACKEND:
+    backend: Any = getattr(fn, _BACKEND_ATTRIBUTE, None)
+    if backend in _platforms.BACKENDS:
         serves = _platforms.PARAMS_BY_BACKEND[backend].lowers_on
         if keyword in ("cuda", "rocm") and keyword not in serves:
             error = PlatformMismatchError(backend, keyword, backend_level=True)

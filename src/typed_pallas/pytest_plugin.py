@@ -119,8 +119,8 @@ def lowering_check(request: pytest.FixtureRequest) -> Iterator[LoweringCheck]:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    outcome = yield
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    outcome: Any = yield
     report = outcome.get_result()
     if call.when == "call" and report.failed:
         item._typed_pallas_failed = True  # type: ignore[attr-defined]
