@@ -6,6 +6,17 @@ platforms configured per module. Errors use the code ``pallas-platform`` and JAX
 own runtime text. See ``typed_pallas_mypy.main``.
 """
 
+from typing import Any
+
+from typed_pallas_mypy import main as _main
 from typed_pallas_mypy.main import plugin as plugin
 
 __all__ = ["plugin"]
+
+
+def __getattr__(name: str) -> Any:
+    # Computed on each access: mypy's daemon reads it to see whether the plugin (and,
+    # through it, the typed-pallas configuration) changed between runs.
+    if name == "__version__":
+        return _main.versioned_name()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

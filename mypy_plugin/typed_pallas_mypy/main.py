@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from collections.abc import Callable
 from importlib import metadata
 from typing import Any, Final, final
@@ -76,6 +77,17 @@ def _tables_digest() -> str:
 
 _THIRD_PARTY_MARKERS: Final = ("site-packages", "dist-packages", "typeshed")
 
+#: Hash of the configuration the last plugin instance loaded. mypy's daemon compares
+#: ``typed_pallas_mypy.__version__`` (with the module's hash) between runs to decide
+#: whether plugins changed; putting the config in it makes ``dmypy run`` restart after
+#: a ``[tool.typed-pallas]`` edit instead of serving stale results.
+_config_stamp = "unconfigured"
+
+
+def versioned_name() -> str:
+    """``typed_pallas_mypy.__version__``: package version + config hash."""
+    return f"{_version('typed-pallas')}+config.{_config_stamp}"
+
 
 @final
 class TypedPallasPlugin(Plugin):
@@ -84,6 +96,10 @@ class TypedPallasPlugin(Plugin):
     def __init__(self, options: Options) -> None:
         super().__init__(options)
         self._config = _load_config(options)
+        global _config_stamp
+        _config_stamp = hashlib.sha256(
+            json.dumps(self._config.fingerprint(), sort_keys=True, default=str).encode()
+        ).hexdigest()[:16]
         platform_config: PlatformConfig = self._config
         self._entry_hooks: dict[str, Callable[[FunctionContext], Type]] = {
             name: functools.partial(hooks.check_entry_call, entry=entry, config=platform_config)

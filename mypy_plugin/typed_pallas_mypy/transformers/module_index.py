@@ -24,6 +24,7 @@ What it does not do: follow other modules, or evaluate anything.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -185,16 +186,30 @@ class ModuleIndex:
         return any(f is func for _, _, f in self.functions)
 
 
-_CACHE: dict[str, ModuleIndex] = {}
+_CACHE: dict[str, tuple[object, ModuleIndex]] = {}
+
+
+def _stamp(tree: MypyFile) -> object:
+    """What must not change for a cached index to stay valid.
+
+    The tree object alone is not enough: the daemon (``dmypy``) merges a re-parsed
+    module into the old tree object, so the file's size and mtime are part of it.
+    """
+    try:
+        stat = os.stat(tree.path)
+    except (OSError, ValueError):
+        return (id(tree), None)
+    return (id(tree), stat.st_size, stat.st_mtime_ns)
 
 
 def index_of(tree: MypyFile) -> ModuleIndex:
-    """The cached index of ``tree`` (rebuilt when mypy hands over a new tree object)."""
+    """The cached index of ``tree``: one walk per module and version of its source."""
+    stamp = _stamp(tree)
     cached = _CACHE.get(tree.fullname)
-    if cached is not None and cached.tree is tree:
-        return cached
+    if cached is not None and cached[0] == stamp and cached[1].tree is tree:
+        return cached[1]
     index = _build(tree)
-    _CACHE[tree.fullname] = index
+    _CACHE[tree.fullname] = (stamp, index)
     return index
 
 
