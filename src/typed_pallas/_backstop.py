@@ -17,7 +17,9 @@ Which calls it checks:
 
 It never checks interpret-mode calls (JAX ignores the params there), calls without
 params, params classes nobody registered, or the ``cpu`` platform (JAX's own
-"Only interpret mode" error stays). What it does not do: validate at build time (that
+"Only interpret mode" error stays). Besides the platform, it refuses Mosaic GPU params
+for rocm and Triton params on Mosaic GPU meshes (``plgpu.kernel``), with the
+backend-level twin of the message. What it does not do: validate at build time (that
 is :mod:`typed_pallas._entry`).
 """
 
@@ -30,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from typed_pallas import _jaxcompat, _registry
-from typed_pallas._errors import LegacyParamsError
+from typed_pallas._errors import LegacyParamsError, PlatformMismatchError
 
 __all__ = ["install_backstop", "uninstall_backstop"]
 
@@ -84,8 +86,19 @@ def check(params: Mapping[str, Any], platforms: tuple[str, ...]) -> None:
         if platform not in _CHECKED_PLATFORMS:
             continue
         err = _registry.mismatch_error(entry, platform)
+        if err is None and entry.backend == "triton" and platform != "tpu" and _on_mosaic_gpu_meshes(params):
+            err = PlatformMismatchError("triton", "mosaic_gpu", backend_level=True)
+            err.add_note(
+                "plgpu.kernel and pl.kernel on a plgpu.Mesh lower with Mosaic GPU: "
+                "use jax.experimental.pallas.mosaic_gpu.CompilerParams."
+            )
         if err is not None:
             raise err
+
+
+def _on_mosaic_gpu_meshes(params: Mapping[str, Any]) -> bool:
+    meshes = params.get("meshes") or ()
+    return bool(meshes) and all(_jaxcompat.mesh_backend(m) == "mosaic_gpu" for m in meshes)
 
 
 def _guard(original: Callable[..., Any]) -> Callable[..., Any]:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from jax._src.pallas.mosaic_gpu.core import Mesh as MosaicGPUMesh
     from jax.experimental.pallas.mosaic_gpu import CompilerParams as MosaicGPUCompilerParams
 
-    from typed_pallas._params import CompilerParams
+    from typed_pallas._registry import GPUParams, TPUParams
 
     TPUMesh = TensorCoreMesh | VectorSubcoreMesh | ScalarSubcoreMesh
 
@@ -124,7 +124,7 @@ def pallas_call(
     out_shape: Any,
     *,
     platform: Literal["tpu"],
-    compiler_params: CompilerParams[TPU] | None = None,
+    compiler_params: TPUParams | None = None,
     grid_spec: GridSpec | None = None,
     grid: TupleGrid = (),
     in_specs: BlockSpecTree = ...,
@@ -143,7 +143,7 @@ def pallas_call(
     out_shape: Any,
     *,
     platform: Literal["gpu"],
-    compiler_params: CompilerParams[GPU] | None = None,
+    compiler_params: GPUParams | None = None,
     grid_spec: GridSpec | None = None,
     grid: TupleGrid = (),
     in_specs: BlockSpecTree = ...,
@@ -162,7 +162,7 @@ def pallas_call(
     out_shape: Any,
     *,
     platform: None = None,
-    compiler_params: CompilerParams[TPU],
+    compiler_params: TPUParams,
     grid_spec: GridSpec | None = None,
     grid: TupleGrid = (),
     in_specs: BlockSpecTree = ...,
@@ -181,7 +181,7 @@ def pallas_call(
     out_shape: Any,
     *,
     platform: None = None,
-    compiler_params: CompilerParams[GPU],
+    compiler_params: GPUParams,
     grid_spec: GridSpec | None = None,
     grid: TupleGrid = (),
     in_specs: BlockSpecTree = ...,
@@ -218,7 +218,7 @@ def pallas_call(
     out_shape: Any,
     *,
     platform: Platform | None = None,
-    compiler_params: CompilerParams[Any] | None = None,
+    compiler_params: TPUParams | GPUParams | None = None,
     **kwargs: Any,
 ) -> Callable[..., Any]:
     """``pl.pallas_call`` with platform-typed params, checked at build and lowering time.
@@ -283,10 +283,8 @@ def _check_mesh(entry: _registry.Entry | None, mesh: object, platform: Platform 
             if entry.backend is not None:
                 err.add_note(_platforms.fix_hint(entry.backend, mesh_platform))
             raise err
-        if entry.backend is not None and entry.backend != mesh_backend:
-            err = PlatformMismatchError(entry.backend, mesh_backend, backend_level=True)
-            err.add_note(f"The {mesh_name} is a {mesh_backend} mesh: its params are {_platforms.PARAMS_BY_BACKEND[mesh_backend].public_fullname}.")  # type: ignore[index]
-            raise err
+        # Same platform, other backend (Triton params on a Mosaic GPU mesh): the lowering
+        # guard refuses it for cuda/rocm, and still gives JAX's text for a tpu lowering.
     if platform is not None and platform != mesh_platform:
         raise ValueError(f"platform={platform!r}, but the {mesh_name} lowers for {mesh_platform} only")
     return platform or mesh_platform
@@ -300,7 +298,7 @@ def kernel(
     out_type: object = (),
     *,
     mesh: TPUMesh,
-    compiler_params: CompilerParams[TPU] | None = None,
+    compiler_params: TPUParams | None = None,
     scratch_types: ScratchShapeTree = (),
     interpret: Any = False,
     cost_estimate: CostEstimate | None = None,
@@ -313,7 +311,7 @@ def kernel(
     *,
     out_type: object = (),
     mesh: TPUMesh,
-    compiler_params: CompilerParams[TPU] | None = None,
+    compiler_params: TPUParams | None = None,
     scratch_types: ScratchShapeTree = (),
     interpret: Any = False,
     cost_estimate: CostEstimate | None = None,
@@ -355,7 +353,7 @@ def kernel(
     *,
     mesh: Mesh | Sequence[Mesh],
     platform: Literal["tpu"],
-    compiler_params: CompilerParams[TPU] | None = None,
+    compiler_params: TPUParams | None = None,
     scratch_types: ScratchShapeTree = (),
     interpret: Any = False,
     cost_estimate: CostEstimate | None = None,
@@ -370,7 +368,7 @@ def kernel(
     *,
     mesh: Mesh | Sequence[Mesh],
     platform: Literal["gpu"],
-    compiler_params: CompilerParams[GPU] | None = None,
+    compiler_params: GPUParams | None = None,
     scratch_types: ScratchShapeTree = (),
     interpret: Any = False,
     cost_estimate: CostEstimate | None = None,
@@ -398,7 +396,7 @@ def kernel(
     out_type: object = (),
     mesh: Mesh,
     platform: Literal["tpu"],
-    compiler_params: CompilerParams[TPU] | None = None,
+    compiler_params: TPUParams | None = None,
     scratch_types: ScratchShapeTree = (),
     interpret: Any = False,
     cost_estimate: CostEstimate | None = None,
@@ -412,7 +410,7 @@ def kernel(
     out_type: object = (),
     mesh: Mesh,
     platform: Literal["gpu"],
-    compiler_params: CompilerParams[GPU] | None = None,
+    compiler_params: GPUParams | None = None,
     scratch_types: ScratchShapeTree = (),
     interpret: Any = False,
     cost_estimate: CostEstimate | None = None,
@@ -453,8 +451,8 @@ def kernel(
     Raises:
         LegacyParamsError: dict params.
         PlatformMismatchError: params of another platform than ``platform=`` or the
-            mesh (Triton params on a Mosaic GPU mesh: the backend-level twin); later,
-            at lowering, params lowered for a platform they do not serve.
+            mesh; later, at lowering, params lowered for a platform they do not serve,
+            and Triton params on a Mosaic GPU mesh (the backend-level twin).
     """
     from jax.experimental import pallas as pl
 
@@ -524,8 +522,8 @@ def mosaic_gpu_kernel(*args: Any, compiler_params: Any = None, **kwargs: Any) ->
     Raises:
         LegacyParamsError: dict params.
         PlatformMismatchError: TPU params (``...platform tpu cannot be used for gpu
-            lowering.``) or Triton params (the backend-level twin), unless interpreting;
-            later, at lowering, Mosaic GPU params lowered for rocm.
+            lowering.``), unless interpreting; later, at lowering, Triton params (the
+            backend-level twin) and Mosaic GPU params lowered for rocm.
     """
     from jax.experimental.pallas import mosaic_gpu as plgpu
 
@@ -537,10 +535,8 @@ def mosaic_gpu_kernel(*args: Any, compiler_params: Any = None, **kwargs: Any) ->
             if entry.backend is not None:
                 err.add_note(_platforms.fix_hint(entry.backend, "cuda"))
             raise err
-        if entry.backend is not None and entry.backend != "mosaic_gpu":
-            err = PlatformMismatchError(entry.backend, "mosaic_gpu", backend_level=True)
-            err.add_note("plgpu.kernel lowers with Mosaic GPU: use jax.experimental.pallas.mosaic_gpu.CompilerParams.")
-            raise err
+        # Triton params: refused by the lowering guard (backend-level text on cuda/rocm,
+        # JAX's text on tpu), like any Triton params on a Mosaic GPU mesh.
     if compiler_params is not None:
         kwargs["compiler_params"] = compiler_params
     result = plgpu.kernel(*args, **kwargs)

@@ -32,7 +32,16 @@ from typed_pallas._errors import LegacyParamsError, PlatformMismatchError, Unkno
 from typed_pallas._platforms import GPU, TPU, Backend, ParamsClass, Platform
 
 if TYPE_CHECKING:
+    from jax.experimental.pallas.mosaic_gpu import CompilerParams as _MosaicGPUParams
+    from jax.experimental.pallas.tpu import CompilerParams as _MosaicTPUParams
+    from jax.experimental.pallas.triton import CompilerParams as _TritonParams
+
     from typed_pallas._params import CompilerParams
+
+    # JAX's classes by name as well as by protocol: a checker that does not read our
+    # stubs (pyright treats a partial stub package differently) still tells them apart.
+    TPUParams: TypeAlias = _MosaicTPUParams | CompilerParams[TPU]
+    GPUParams: TypeAlias = _TritonParams | _MosaicGPUParams | CompilerParams[GPU]
 
 __all__ = [
     "LoweringRule",
@@ -218,9 +227,9 @@ def _entry_of(params_or_class: object) -> Entry:
 
 
 @overload
-def platform_of(params_or_class: CompilerParams[TPU] | type[CompilerParams[TPU]], /) -> TPU: ...
+def platform_of(params_or_class: TPUParams | type[TPUParams], /) -> TPU: ...
 @overload
-def platform_of(params_or_class: CompilerParams[GPU] | type[CompilerParams[GPU]], /) -> GPU: ...
+def platform_of(params_or_class: GPUParams | type[GPUParams], /) -> GPU: ...
 @overload
 def platform_of(params_or_class: object, /) -> Platform: ...
 def platform_of(params_or_class: object, /) -> Platform:
@@ -253,7 +262,13 @@ def backend_of(params_or_class: object, /) -> Backend:
 
 
 def _declared_platform(params_cls: type) -> str | None:
+    """The class's own ``__pallas_platform__`` (a constant or a property returning one)."""
     value = getattr(params_cls, _DECLARED, None)
+    if isinstance(value, property) and value.fget is not None:
+        try:
+            value = value.fget(None)
+        except Exception:
+            return None
     return value if isinstance(value, str) else None
 
 
@@ -262,7 +277,7 @@ _DECLARED: Final = "__pallas_platform__"
 
 @overload
 def register_lowering_rule(
-    params_cls: type[CompilerParams[TPU]],
+    params_cls: type[TPUParams],
     rule: LoweringRule,
     platform: Literal["tpu"],
     *,
@@ -271,7 +286,7 @@ def register_lowering_rule(
 ) -> None: ...
 @overload
 def register_lowering_rule(
-    params_cls: type[CompilerParams[GPU]],
+    params_cls: type[GPUParams],
     rule: LoweringRule,
     platform: Literal["gpu"],
     *,
@@ -279,7 +294,7 @@ def register_lowering_rule(
     backend: Literal["triton", "mosaic_gpu"] | None = None,
 ) -> None: ...
 def register_lowering_rule(
-    params_cls: type[CompilerParams[Any]],
+    params_cls: type[TPUParams | GPUParams],
     rule: LoweringRule,
     platform: Platform,
     *,
