@@ -8,7 +8,18 @@
 # pl.pallas_call accepts every params class.
 
 
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, overload
+
+import typed_pallas
 from jax._src import core as _jax_core
+from jax._src.api import NotSpecified as _NotSpecified
+from jax._src.pallas.core import Mesh as _Mesh
+from jax._src.pallas.core import ScratchShapeTree as _ScratchShapeTree
+from jax._src.pallas.mosaic import core as _mosaic_core
+from jax._src.pallas.mosaic import sc_core as _sc_core
+from jax._src.pallas.mosaic_gpu import core as _mgpu_core
+from jax._src.pallas.triton import core as _triton_core
 
 from jax._src.pallas.core import BlockDim as BlockDim
 from jax._src.pallas.core import Blocked as Blocked
@@ -38,7 +49,6 @@ from jax._src.pallas.cost_estimate import estimate_cost as estimate_cost
 from jax._src.pallas.helpers import empty as empty
 from jax._src.pallas.helpers import empty_like as empty_like
 from jax._src.pallas.helpers import empty_ref_like as empty_ref_like
-from jax._src.pallas.helpers import kernel as kernel
 from jax._src.pallas.helpers import loop as loop
 from jax._src.pallas.helpers import select_ref as select_ref
 from jax._src.pallas.helpers import when as when
@@ -71,3 +81,58 @@ from jax._src.state.primitives import broadcast_to as broadcast_to
 ANY = MemorySpace.ANY
 # jax < 0.12: pallas MemorySpace.HOST; jax >= 0.12: jax._src.core.MemorySpace.Host
 HOST: MemorySpace | _jax_core.MemorySpace
+
+# pl.kernel: the mesh decides the platform. A TPU mesh (TensorCoreMesh, the SparseCore
+# meshes) takes TPU params, a Mosaic GPU mesh (plgpu.Mesh, WarpMesh) GPU params; a mesh
+# whose platform the type does not tell takes no params or params typed Any.
+# (A checker cannot accept "unknown mesh + GPU params" without accepting
+# "TPU mesh + GPU params": a TPU mesh is a Mesh.)
+_TPUMesh = _mosaic_core.TensorCoreMesh | _sc_core.ScalarSubcoreMesh | _sc_core.VectorSubcoreMesh
+_GPUMesh = _mgpu_core.Mesh | _mgpu_core.WarpMesh
+_TPUParams = typed_pallas.CompilerParams[Literal["tpu"]] | _mosaic_core.CompilerParams
+_GPUParams = (
+    typed_pallas.CompilerParams[Literal["gpu"]] | _mgpu_core.CompilerParams | _triton_core.CompilerParams
+)
+
+@overload
+def kernel(
+    body: Callable[..., Any] | Sequence[Callable[..., Any]] | _NotSpecified = ...,
+    out_type: object = (),
+    *,
+    mesh: _TPUMesh | Sequence[_TPUMesh],
+    scratch_types: _ScratchShapeTree = (),
+    compiler_params: _TPUParams | None = None,
+    interpret: Any = False,
+    cost_estimate: CostEstimate | None = None,
+    debug: bool = False,
+    name: str | None = None,
+    metadata: dict[str, str] | None = None,
+) -> Any: ...
+@overload
+def kernel(
+    body: Callable[..., Any] | Sequence[Callable[..., Any]] | _NotSpecified = ...,
+    out_type: object = (),
+    *,
+    mesh: _GPUMesh | Sequence[_GPUMesh],
+    scratch_types: _ScratchShapeTree = (),
+    compiler_params: _GPUParams | None = None,
+    interpret: Any = False,
+    cost_estimate: CostEstimate | None = None,
+    debug: bool = False,
+    name: str | None = None,
+    metadata: dict[str, str] | None = None,
+) -> Any: ...
+@overload
+def kernel(
+    body: Callable[..., Any] | Sequence[Callable[..., Any]] | _NotSpecified = ...,
+    out_type: object = (),
+    *,
+    mesh: _Mesh | Sequence[_Mesh],
+    scratch_types: _ScratchShapeTree = (),
+    compiler_params: None = None,
+    interpret: Any = False,
+    cost_estimate: CostEstimate | None = None,
+    debug: bool = False,
+    name: str | None = None,
+    metadata: dict[str, str] | None = None,
+) -> Any: ...

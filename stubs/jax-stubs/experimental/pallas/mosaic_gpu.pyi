@@ -7,13 +7,16 @@
 # CompilerParams (a typed_pallas.CompilerParams[Literal["gpu"]]).
 
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from typing_extensions import Self
 
 import typed_pallas
+from jax._src.pallas.mosaic_gpu import core as _mgpu_core
+from jax._src.api import NotSpecified as _NotSpecified
+from jax._src.pallas.core import CostEstimate as _CostEstimate
 from jax._src.pallas.mosaic_gpu.core import DimensionSemantics as _DimensionSemantics
 
 from jax._src.pallas.mosaic_gpu.core import alloc_semaphore as alloc_semaphore  # jax >= 0.12 only
@@ -22,7 +25,6 @@ from jax._src.pallas.mosaic_gpu.core import BlockSpec as BlockSpec
 from jax._src.pallas.mosaic_gpu.core import cluster_ref as cluster_ref
 from jax._src.pallas.mosaic_gpu.core import ClusterBarrier as ClusterBarrier
 from jax._src.pallas.mosaic_gpu.core import im2col_ref as im2col_ref  # jax >= 0.12 only
-from jax._src.pallas.mosaic_gpu.core import kernel as kernel
 from jax._src.pallas.mosaic_gpu.core import Layout as Layout
 from jax._src.pallas.mosaic_gpu.core import layout_cast as layout_cast
 from jax._src.pallas.mosaic_gpu.core import MemorySpace as MemorySpace
@@ -123,8 +125,11 @@ TMEM = MemorySpace.TMEM
 REGS = MemorySpace.REGS
 
 @dataclass(frozen=True, kw_only=True)
-class CompilerParams(typed_pallas.CompilerParams[Literal["gpu"]]):
-    """Mosaic GPU compiler params: lower only for platform "gpu" (cuda; not rocm)."""
+class CompilerParams(_mgpu_core.CompilerParams, typed_pallas.CompilerParams[Literal["gpu"]]):
+    """Mosaic GPU compiler params: lower only for platform "gpu" (cuda; not rocm).
+
+    Statically a subclass of JAX's class (at runtime it *is* JAX's class).
+    """
 
     approx_math: bool = False
     dimension_semantics: Sequence[_DimensionSemantics] | None = None
@@ -141,3 +146,26 @@ class CompilerParams(typed_pallas.CompilerParams[Literal["gpu"]]):
     @property
     def __pallas_platform__(self) -> Literal["gpu"]: ...
     def replace(self, **changes: Any) -> Self: ...
+
+# plgpu.kernel lowers only with Mosaic GPU params: TPU params (or any params whose
+# platform is "tpu") are an error. The union of the jax 0.10 and 0.12 signatures
+# (0.10: positional out_shape, scratch_shapes; 0.12: cost_estimate, debug).
+def kernel(
+    body: Callable[..., None] | _NotSpecified = ...,
+    out_shape: object = ...,  # jax < 0.12 only
+    *,
+    out_type: object = ...,
+    scratch_types: Any = ...,
+    scratch_shapes: Any = ...,  # jax < 0.12 only
+    compiler_params: typed_pallas.CompilerParams[Literal["gpu"]] | _mgpu_core.CompilerParams | None = None,
+    cost_estimate: _CostEstimate | None = None,  # jax >= 0.12 only
+    grid: tuple[int, ...] = (),
+    grid_names: tuple[str, ...] = (),
+    cluster: tuple[int, ...] = (),
+    cluster_names: tuple[str, ...] = (),
+    num_threads: int | None = None,
+    thread_name: str | None = None,
+    interpret: Any = None,
+    debug: bool = False,  # jax >= 0.12 only
+    **mesh_kwargs: Any,
+) -> Any: ...

@@ -15,6 +15,7 @@ from typing_extensions import Self
 
 import typed_pallas
 from jax._src.pallas import core as _pl_core
+from jax._src.pallas.mosaic import core as _mosaic_core
 from jax._src.pallas.mosaic.core import DimensionSemantics as _DimensionSemantics
 from jax._src.tpu_custom_call import OptLevel as _OptLevel  # jax >= 0.12 only
 
@@ -106,8 +107,12 @@ SEMAPHORE = MemorySpace.SEMAPHORE
 HOST = _pl_core.MemorySpace.HOST  # jax < 0.12 only (deprecated alias of pl.HOST)
 
 @dataclass(frozen=True)
-class CompilerParams(typed_pallas.CompilerParams[Literal["tpu"]]):
-    """Mosaic TPU compiler params: lower only for platform "tpu"."""
+class CompilerParams(_mosaic_core.CompilerParams, typed_pallas.CompilerParams[Literal["tpu"]]):
+    """Mosaic TPU compiler params: lower only for platform "tpu".
+
+    Statically a subclass of JAX's class (at runtime it *is* JAX's class) and a
+    ``typed_pallas.CompilerParams[Literal["tpu"]]``.
+    """
 
     dimension_semantics: tuple[_DimensionSemantics, ...] | None = None
     allow_input_fusion: tuple[bool, ...] | None = None

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import typed_pallas
+from jax._src.pallas.triton import core as _triton_core
 
 from jax._src.pallas.primitives import dot as dot
 from jax._src.pallas.triton.gpu_info import get_gpu_info as get_gpu_info  # jax >= 0.12 only
@@ -35,8 +36,11 @@ from jax._src.pallas.triton.primitives import max_contiguous as max_contiguous
 from jax._src.pallas.triton.primitives import store as store
 
 @dataclass(frozen=True)
-class CompilerParams(typed_pallas.CompilerParams[Literal["gpu"]]):
-    """Triton compiler params: lower only for platform "gpu" (cuda and rocm)."""
+class CompilerParams(_triton_core.CompilerParams, typed_pallas.CompilerParams[Literal["gpu"]]):
+    """Triton compiler params: lower only for platform "gpu" (cuda and rocm).
+
+    Statically a subclass of JAX's class (at runtime it *is* JAX's class).
+    """
 
     num_warps: int | None = None
     num_stages: int | None = None
