@@ -188,6 +188,60 @@ def test_explain_prints_each_doc(code: str, capsys: pytest.CaptureFixture[str]) 
         assert section in out
 
 
+def smallest_code(code: str) -> str:
+    """The first python block under '## Smallest code that triggers it'."""
+    text = (ERRORS_SRC / f"{code}.md").read_text(encoding="utf-8")
+    m = re.search(r"## Smallest code that triggers it\s+```python\n(.*?)```", text, re.S)
+    assert m, code
+    return m.group(1)
+
+
+def first_block(code: str) -> str:
+    text = (ERRORS_SRC / f"{code}.md").read_text(encoding="utf-8")
+    m = re.search(r"```\n(.*?)```", text, re.S)
+    assert m, code
+    return m.group(1)
+
+
+def first_block_after(code: str, marker: str) -> str:
+    text = (ERRORS_SRC / f"{code}.md").read_text(encoding="utf-8")
+    m = re.search(re.escape(marker) + r".*?```\n(.*?)```", text, re.S)
+    assert m, (code, marker)
+    return m.group(1)
+
+
+RUN_SNIPPETS = """
+import json, sys, traceback
+out = {}
+for name, source in json.loads(sys.argv[1]).items():
+    try:
+        exec(compile(source, name + ".py", "exec"), {"__name__": "__main__"})
+        out[name] = None
+    except Exception as e:
+        out[name] = [type(e).__module__ + "." + type(e).__name__, str(e), list(getattr(e, "__notes__", []))]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_runtime_error_docs_show_what_their_code_raises() -> None:
+    """Each runtime error's 'smallest code' raises it, with the message the doc shows."""
+    names = [c for c in error_docs() if c != c.lower()]
+    snippets = {name: smallest_code(name) for name in names}
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN_SNIPPETS, json.dumps(snippets)], capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr
+    raised = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name in names:
+        assert raised[name] is not None, f"{name}: its smallest code raised nothing"
+        kind, message, notes = raised[name]
+        assert kind == f"typed_pallas.{name}"
+        shown = first_block(name).splitlines()
+        assert shown[0] == f"{kind}: {message}"
+        assert shown[1:] == notes[: len(shown) - 1]
+
+
 @pytest.mark.parametrize(
     ("spelling", "code"),
     [
@@ -535,6 +589,13 @@ def test_check_reads_project_config_and_stops_on_blocking_errors(
     configured = run_cli(tmp_path, mypy_cache, "k.py")
     assert configured.returncode == 1, configured.stderr
     assert "Compiler params for platform tpu cannot be used for gpu lowering." in configured.stdout
+
+    (tmp_path / "add.py").write_text(smallest_code("pallas-platform"))
+    doc = run_cli(tmp_path, mypy_cache, "--config", str(tmp_path / "pyproject.toml"), "add.py")
+    shown = [line for line in first_block_after(
+        "pallas-platform", "`typed-pallas check add.py`").splitlines() if ": error: " in line]
+    assert doc.returncode == 1, doc.stderr
+    assert [line for line in doc.stdout.splitlines() if ": error: " in line] == shown, "update errors/pallas-platform.md"
 
     broken = run_cli(proj, mypy_cache, "broken.py", "good_call.py")
     assert broken.returncode == 2
