@@ -266,7 +266,9 @@ class Dispatch(Generic[_Args, _R]):
         self.branches: Mapping[str, Callable[..., Any]] = dict(branches)
         self.default = default
         first = next(iter(self.branches.values()), default)
-        functools.update_wrapper(self, first)  # type: ignore[arg-type]
+        # name, doc and signature of the branches, but not their attributes: copying
+        # __dict__ would copy a branch's __pallas_platform__ tag onto the dispatch.
+        functools.update_wrapper(self, first, updated=())  # type: ignore[arg-type]
         self.__name__ = f"dispatch({', '.join(self.branches)}{', default' if default else ''})"
         self.__qualname__ = self.__name__
 

@@ -249,7 +249,8 @@ class Redispatch(Generic[_P, _R]):
         self.remember = remember
         #: index of the candidate that last ran without a mismatch (``None`` before the first call)
         self.chosen: int | None = None
-        functools.update_wrapper(self, candidates[0])
+        # not updated=('__dict__',): a candidate's __pallas_platform__ tag must not stick
+        functools.update_wrapper(self, candidates[0], updated=())
 
     def reset(self) -> None:
         """Forget the remembered candidate."""

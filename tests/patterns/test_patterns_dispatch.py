@@ -77,6 +77,17 @@ def test_vmap_and_grad_go_through(attention) -> None:
     np.testing.assert_array_equal(g, np.ones_like(g))
 
 
+def test_a_dispatch_is_not_tagged_with_its_first_branch(attention) -> None:
+    from typed_pallas._tagged import platform_of_callable
+
+    assert platform_of_callable(attention) is None
+    assert platform_of_callable(typed_pallas.dispatch(tpu=tpu_kernel())) is None
+    assert platform_of_callable(typed_pallas.redispatch(tpu_kernel(), reference)) is None
+    # so it fits any slot of another dispatch as the default, and is refused nowhere
+    outer = typed_pallas.dispatch(gpu=triton_kernel(), default=attention)
+    np.testing.assert_array_equal(jax.jit(outer)(x_input()), x_input() + 1)
+
+
 def test_branch_for_reports_the_chosen_callable(attention) -> None:
     assert attention.branch_for("tpu") is attention.branches["tpu"]
     assert attention.branch_for("cuda") is attention.branches["gpu"]
@@ -183,3 +194,18 @@ def test_mosaic_gpu_kernel_in_the_cuda_slot() -> None:
     d = typed_pallas.dispatch(tpu=tpu_kernel(), cuda=mgpu, rocm=triton_kernel(), default=reference)
     assert kernels(export_text(d, ["cuda"], x_input())[0]) == ("mosaic_gpu",)
     assert kernels(export_text(d, ["rocm"], x_input())[0]) == ("triton",)
+
+
+def test_typed_pallas_call_kernels_fill_the_slots_and_lower_alone() -> None:
+    from patterns_kernels import SHAPE, add_one_body, params
+
+    out = jax.ShapeDtypeStruct(SHAPE, jnp.float32)
+    tpu = typed_pallas.pallas_call(add_one_body, out, compiler_params=params("mosaic_tpu"))
+    gpu = typed_pallas.pallas_call(add_one_body, out, compiler_params=params("triton"))
+    assert (tpu.__pallas_platform__, gpu.__pallas_platform__) == ("tpu", "gpu")
+    with pytest.raises(PlatformMismatchError):
+        typed_pallas.dispatch(tpu=gpu)
+    d = typed_pallas.dispatch(tpu=tpu, gpu=gpu, default=reference)
+    assert kernels(export_text(d, ["tpu"], x_input())[0]) == ("mosaic_tpu",)
+    assert kernels(export_text(d, ["rocm"], x_input())[0]) == ("triton",)
+    assert set(kernels(export_text(d, ["tpu", "cuda", "rocm", "cpu"], x_input())[0])) == {"mosaic_tpu", "triton"}
