@@ -101,12 +101,18 @@ def cross_lowering_targets(
 
 
 def abstract_mesh_context(platform: str, kinds: Mapping[str, tuple[str, str]] | None = None) -> Any:
-    """``use_abstract_mesh`` naming a device of ``platform`` (jax >= 0.12), else a null context."""
+    """``use_abstract_mesh`` naming a device of ``platform`` (jax >= 0.12), else a null context.
+
+    A null context too when an abstract mesh is already active: the caller chose the target.
+    """
     spec = (kinds if kinds is not None else DEFAULT_DEVICE_KINDS).get(platform)
     device_cls = getattr(jax.sharding, "AbstractDevice", None)
     use = getattr(jax.sharding, "use_abstract_mesh", None)
     if spec is None or device_cls is None or use is None:
         return contextlib.nullcontext()
+    current = getattr(jax.sharding, "get_abstract_mesh", lambda: None)()
+    if current is not None and not getattr(current, "empty", True):
+        return contextlib.nullcontext()  # the caller's own mesh (and device) wins
     kind, device_platform = spec
     try:
         device = device_cls(device_kind=kind, num_cores=1, platform=device_platform)
