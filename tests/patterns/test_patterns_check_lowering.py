@@ -114,6 +114,17 @@ def test_kwargs_are_passed_and_cpu_is_an_error_with_a_hint_for_compiled_kernels(
     assert "interpret" in (cpu.hint or "")
 
 
+def test_the_callers_abstract_mesh_is_kept() -> None:
+    device_cls = getattr(jax.sharding, "AbstractDevice", None)
+    if device_cls is None:
+        pytest.skip("no abstract devices in this JAX")
+    device = device_cls(device_kind="TPU v5 lite", num_cores=1, platform="tpu")
+    mesh = jax.sharding.AbstractMesh((2,), ("d",), abstract_device=device)
+    with jax.sharding.use_abstract_mesh(mesh):  # a 2-device mesh: ours (size 1) would clash
+        report = typed_pallas.check_lowering(reference, X, platforms=("tpu", "cuda"))
+    assert report.ok, report
+
+
 # ----------------------------------------------------------------------------- classification
 
 

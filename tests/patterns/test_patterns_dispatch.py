@@ -182,7 +182,8 @@ def test_plain_platform_dependent_cannot_export_pallas_for_several_platforms() -
     def plain(x):
         return jax.lax.platform_dependent(x, tpu=tpu, cuda=triton, default=reference)
 
-    with pytest.raises(ValueError, match="Only interpret mode is supported on CPU backend"):
+    # JAX's cpu error, or the platform mismatch when typed_pallas's backstop is installed
+    with pytest.raises(ValueError, match="Only interpret mode is supported on CPU backend|Compiler params for platform"):
         export_text(plain, ["tpu", "cuda", "cpu"], x_input())
     text, _ = export_text(plain, ["tpu"], x_input())  # single platform is fine
     assert TPU_CALL in text and TRITON_CALL not in text
