@@ -373,7 +373,7 @@ def register_lowering_rule(
                     f"{_name(params_cls)} is already registered for platform {old[1]!r} "
                     f"with rule {getattr(old[0], '__qualname__', old[0])!r}; pass replace=True to replace it"
                 )
-            if builtin is not None and params_cls not in _jax_originals and current is None:
+            if builtin is not None and params_cls not in _jax_originals and (current is None or current.rule is None):
                 _jax_originals[params_cls] = _jaxcompat.jax_registry().get(params_cls)
         entry = Entry(params_cls, platform, backend, rule=rule, builtin=builtin)
         _jaxcompat.jax_register_lowering_rule(params_cls, rule, platform)
