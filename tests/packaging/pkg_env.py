@@ -35,6 +35,21 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
+
+def wheel_layout() -> dict[str, str]:
+    """Source path -> path in the wheel, from pyproject's hatch wheel target (packages + force-include)."""
+    import tomllib
+
+    wheel = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    layout = {source: source.rsplit("/", 1)[-1] for source in wheel.get("packages", [])}
+    layout.update(wheel.get("force-include", {}))
+    return layout
+
+
+def stubs_in_wheel() -> str:
+    """Where the wheel puts stubs/jax-stubs ("jax-stubs" or e.g. "typed_pallas_stubs/jax-stubs")."""
+    return wheel_layout()["stubs/jax-stubs"]
+
 #: names left out of the mirror of the test environment's site-packages (lowercase prefixes)
 MIRROR_EXCLUDED_PREFIXES = (
     "typed_pallas",
@@ -165,8 +180,17 @@ class Venv:
         pattern = re.compile(r"^(?P<file>[^:\s]+\.pyi?):(?P<line>\d+): error:", re.M)
         return _checked(result, pattern)
 
+    def stubs_root(self) -> Path | None:
+        """The folder holding typed-pallas's jax-stubs when it is not site-packages itself (own sys.path root)."""
+        root = (self.site / stubs_in_wheel()).parent
+        return root if root != self.site and (root / "jax-stubs").is_dir() else None
+
     def pyright(self, cwd: Path, files: Sequence[str], tool: str = "pyright") -> Checked:
+        """pyright as docs/checkers.md tells users to run it: stubPath at our stubs root, if any."""
         exe = _tool(tool)
+        root = self.stubs_root()
+        config = {"stubPath": str(root)} if root is not None else {}
+        (cwd / "pyrightconfig.json").write_text(json.dumps(config))
         result = _run([exe, "--pythonpath", self.python, "--outputjson", *files], cwd=cwd, env=clean_environ())
         try:
             report = json.loads(result.stdout)
@@ -220,14 +244,19 @@ def new_venv(root: Path, site_mirror: Path, mypy_cache: Path) -> Venv:
     return venv
 
 
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One mypy cache for every venv of the session: jax's modules sit at the same (mirror)
+    paths in all of them, so mypy reuses their analysis; what differs is re-checked."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
 @pytest.fixture
-def make_venv(tmp_path: Path, site_mirror: Path) -> Callable[[str], Venv]:
+def make_venv(tmp_path: Path, site_mirror: Path, mypy_cache: Path) -> Callable[[str], Venv]:
     """``make_venv(name)`` -> a new clean venv under this test's tmp_path."""
 
     def make(name: str = "venv") -> Venv:
-        cache = tmp_path / f"mypy-cache-{name}"
-        cache.mkdir()
-        return new_venv(tmp_path / name, site_mirror, cache)
+        return new_venv(tmp_path / name, site_mirror, mypy_cache)
 
     return make
 

@@ -20,16 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from pkg_env import REPO, Checked, Dist, Venv, assert_not_from_checkout, new_venv
+from pkg_env import REPO, Checked, Dist, Venv, assert_not_from_checkout, new_venv, stubs_in_wheel, wheel_layout
 
 pytestmark = pytest.mark.slow
 
-#: source folder -> top-level folder in the wheel (pyproject's [tool.hatch.build.targets.wheel])
-PACKAGES = {
-    "src/typed_pallas": "typed_pallas",
-    "mypy_plugin/typed_pallas_mypy": "typed_pallas_mypy",
-    "stubs/jax-stubs": "jax-stubs",
-}
+#: source folder -> folder in the wheel (pyproject's [tool.hatch.build.targets.wheel])
+PACKAGES = {source: target for source, target in wheel_layout().items() if (REPO / source).is_dir()}
+#: source file -> file in the wheel (force-included files, e.g. the stubs root's .pth)
+FILES = {source: target for source, target in wheel_layout().items() if (REPO / source).is_file()}
+STUBS = stubs_in_wheel()
 
 #: what jax-pyrefly-stubs 1.4.0 ships in the same jax-stubs folder (its RECORD). Any of
 #: these in our wheel would overwrite theirs, and uninstalling either package would
@@ -70,6 +69,17 @@ needs_tpu(pltriton.CompilerParams())  # wrong platform
 '''
 WRONG_LINE = 14
 
+#: a user's mypy config enabling the plugin; the other lines equal the CLI's preset, so the
+#: CLI test below reuses the mypy cache this run leaves (one cold analysis of jax, not two)
+MYPY_CONFIG = """\
+[mypy]
+plugins = typed_pallas_mypy
+follow_imports = silent
+ignore_missing_imports = True
+check_untyped_defs = True
+show_error_codes = True
+"""
+
 
 def _source_files(folder: str) -> set[str]:
     """Files under ``folder`` that a build would pick up (no caches, no compiled files)."""
@@ -97,19 +107,23 @@ def test_wheel_has_every_source_file_stub_and_marker(dist: Dist) -> None:
         assert source - in_wheel == set(), f"{folder}: missing from the wheel"
         assert in_wheel - source == set(), f"{top}: in the wheel but not in {folder}"
         assert "py.typed" in in_wheel, f"{top}/py.typed (PEP 561 marker) missing"
-    stubs = {name for name in names if name.startswith("jax-stubs/")}
-    assert any(name.endswith(".pyi") for name in stubs), "no .pyi in the wheel's jax-stubs"
-    assert {name for name in names if name.endswith(".pyi")} <= stubs | {n for n in names if n.startswith("typed_pallas")}
+    assert "stubs/jax-stubs" in PACKAGES, "the wheel does not ship stubs/jax-stubs"
+    stubs = {name for name in names if name.startswith(f"{STUBS}/")}
+    assert any(name.endswith(".pyi") for name in stubs), f"no .pyi in the wheel's {STUBS}"
     with zipfile.ZipFile(dist.wheel) as wheel:
-        assert wheel.read("jax-stubs/py.typed") == b"partial\n"  # PEP 561 partial stub package
+        marker = wheel.read(f"{STUBS}/py.typed").decode()
+        assert marker.strip() == "partial", "jax-stubs must be a PEP 561 *partial* stub package"
+        assert marker == (REPO / "stubs/jax-stubs/py.typed").read_text()
+        for source, target in FILES.items():
+            assert wheel.read(target) == (REPO / source).read_bytes(), target
 
 
-def test_no_stub_file_shared_with_jax_pyrefly_stubs_except_py_typed(dist: Dist) -> None:
+def test_no_stub_file_shared_with_jax_pyrefly_stubs(dist: Dist) -> None:
+    """Files at the same path would overwrite each other and vanish when either package is uninstalled."""
     shared = _wheel_names(dist) & JAX_PYREFLY_STUBS_FILES
-    assert shared == {"jax-stubs/py.typed"}, (
-        f"{sorted(shared - {'jax-stubs/py.typed'})} would overwrite jax-pyrefly-stubs' files and be deleted "
-        "when either package is uninstalled (docs/stub-layout-notes.md)"
-    )
+    if STUBS == "jax-stubs":  # a shared folder: only the py.typed marker may be common
+        shared -= {"jax-stubs/py.typed"}
+    assert shared == set(), f"{sorted(shared)} collide with jax-pyrefly-stubs (docs/stub-layout-notes.md)"
 
 
 def test_wheel_metadata_declares_range_license_and_entry_points(dist: Dist) -> None:
@@ -144,9 +158,11 @@ def test_sdist_has_sources_docs_and_license(dist: Dist) -> None:
 
 
 @pytest.fixture(scope="module")
-def installed(dist: Dist, site_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
+def installed(
+    dist: Dist, site_mirror: Path, mypy_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Venv]:
     root = tmp_path_factory.mktemp("wheel-venv")
-    venv = new_venv(root / "venv", site_mirror, tmp_path_factory.mktemp("wheel-mypy-cache"))
+    venv = new_venv(root / "venv", site_mirror, mypy_cache)
     venv.install(dist.wheel)
     yield venv
 
@@ -160,8 +176,12 @@ def probe_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_everything_comes_from_the_wheel(installed: Venv) -> None:
     assert_not_from_checkout(installed)
-    stubs = installed.site / "jax-stubs"
-    assert (stubs / "py.typed").read_text() == "partial\n"
+    stubs = installed.site / STUBS
+    assert (stubs / "py.typed").read_text() == (REPO / "stubs/jax-stubs/py.typed").read_text()
+    root = installed.stubs_root()
+    if root is not None:  # an own sys.path root (added by a .pth): python must put it on sys.path
+        result = installed.python_run("import sys; print('\\n'.join(sys.path))")
+        assert str(root) in result.stdout.splitlines(), result.stdout
     assert sorted(p.relative_to(stubs).as_posix() for p in stubs.rglob("*.pyi")) == sorted(
         f for f in _source_files("stubs/jax-stubs") if f.endswith(".pyi")
     )
@@ -183,7 +203,7 @@ def _assert_only_wrong_line(checked: Checked, checker: str) -> None:
 def test_mypy_with_plugin_sees_platform_types(installed: Venv, probe_dir: Path) -> None:
     if not _plugin_entry_point_written():
         pytest.skip("typed_pallas_mypy does not define plugin() yet: plugins = ['typed_pallas_mypy'] cannot load")
-    checked = installed.mypy(probe_dir, ["platform_probe.py"], config="[mypy]\nplugins = typed_pallas_mypy\n")
+    checked = installed.mypy(probe_dir, ["platform_probe.py"], config=MYPY_CONFIG)
     assert "Error importing plugin" not in checked.output and "Traceback" not in checked.output, checked.output
     assert checked.returncode == 1, checked.output
     _assert_only_wrong_line(checked, "mypy")

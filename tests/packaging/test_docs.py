@@ -1,0 +1,177 @@
+"""The docs I own say what the code does: quickstart snippets run and type-check, links resolve,
+the support matrix matches the tests.
+
+* docs/quickstart.md: every ```python block whose first line is ``# <name>.py`` is
+  written to a folder under that name; ``tpu_add.py`` runs on CPU, the ``test_*.py``
+  blocks pass under pytest, and mypy (with the plugin), pyright, pyrefly and ty report
+  errors exactly on the lines marked ``# error`` (none in the other files).
+* docs/support-matrix.md: the generated sections equal tests/packaging/matrix_data.py's
+  rendering; the tested environments are the ones scripts/_venv.sh builds and the ends
+  of the range pyproject declares; the checker versions are the installed ones.
+* Relative links in the docs written for packaging resolve to files in the repository.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from matrix_data import CHECKER_USE, DOC, SECTIONS, TESTED_ENVIRONMENTS, generated_sections, pinned_checkers
+from pkg_env import REPO, Checked, _checked, _run, _tool, clean_environ
+
+QUICKSTART = REPO / "docs" / "quickstart.md"
+MY_DOCS = ["quickstart.md", "support-matrix.md", "stub-layout-notes.md", "index.md"]
+
+
+def _snippets() -> dict[str, str]:
+    blocks = re.findall(r"```python\n(.*?)```", QUICKSTART.read_text(), re.S)
+    named = {}
+    for block in blocks:
+        first = block.splitlines()[0]
+        match = re.fullmatch(r"# (\w+\.py)", first.strip())
+        if match:
+            assert match.group(1) not in named, f"two quickstart blocks named {match.group(1)}"
+            named[match.group(1)] = block
+    return named
+
+
+def _marked_error_lines(text: str) -> set[int]:
+    return {number for number, line in enumerate(text.splitlines(), 1) if line.rstrip().endswith("# error")}
+
+
+@pytest.fixture(scope="module")
+def snippets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("quickstart")
+    named = _snippets()
+    assert {"tpu_add.py", "mistakes.py", "test_tpu_add.py"} <= set(named), sorted(named)
+    for name, text in named.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def _stubs_root() -> Path:
+    """The sys.path entry holding jax-stubs in this environment (pyright's stubPath)."""
+    for entry in sys.path:
+        if entry and (Path(entry) / "jax-stubs").is_dir():
+            return Path(entry)
+    pytest.skip("no jax-stubs on sys.path: typed-pallas is not installed in this environment")
+
+
+def test_quickstart_names_its_blocks() -> None:
+    named = _snippets()
+    assert _marked_error_lines(named["mistakes.py"]), "mistakes.py marks no '# error' line"
+    assert all(not _marked_error_lines(text) for name, text in named.items() if name != "mistakes.py")
+
+
+@pytest.mark.slow
+def test_quickstart_module_runs_on_cpu(snippets: Path) -> None:
+    result = _run([sys.executable, "tpu_add.py"], cwd=snippets, env=clean_environ())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.split() == ["[1.", "2.", "3.", "4.]"] * 2, result.stdout
+
+
+@pytest.mark.slow
+def test_quickstart_tests_pass(snippets: Path) -> None:
+    result = _run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_tpu_add.py"],
+        cwd=snippets, env=clean_environ(),
+    )
+    assert result.returncode == 0 and "3 passed" in result.stdout, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def _check(checker: str, folder: Path, files: list[str]) -> Checked:
+    env = clean_environ()
+    if checker == "mypy":
+        (folder / "mypy.ini").write_text("[mypy]\nplugins = typed_pallas_mypy\ncheck_untyped_defs = True\n")
+        cache = REPO / ".mypy_cache" / f"packaging-docs-{sys.version_info.major}{sys.version_info.minor}"
+        result = _run([sys.executable, "-m", "mypy", "--cache-dir", cache, "--no-error-summary", *files], cwd=folder, env=env)
+        return _checked(result, re.compile(r"^(?P<file>[^:\s]+\.py):(?P<line>\d+): error:", re.M))
+    if checker == "pyright":
+        (folder / "pyrightconfig.json").write_text(f'{{"stubPath": "{_stubs_root()}"}}')
+        result = _run([_tool("pyright"), "--pythonpath", sys.executable, *files], cwd=folder, env=env)
+        return _checked(result, re.compile(r"^\s*\S*?(?P<file>[^/\s]+\.py):(?P<line>\d+):\d+ - error:", re.M))
+    if checker == "pyrefly":
+        result = _run(
+            [_tool("pyrefly"), "check", "--python-interpreter-path", sys.executable, "--preset", "default",
+             "--output-format", "min-text", *files],
+            cwd=folder, env=env,
+        )
+        return _checked(result, re.compile(r"^ERROR (?P<file>[^:\s]+\.py):(?P<line>\d+):", re.M))
+    result = _run([_tool("ty"), "check", "--python", sys.executable, "--output-format", "concise", *files], cwd=folder, env=env)
+    return _checked(result, re.compile(r"^(?P<file>[^:\s]+\.py):(?P<line>\d+):\d+: error\[", re.M))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("checker", ["mypy", "pyright", "pyrefly", "ty"])
+def test_quickstart_type_checks(snippets: Path, checker: str) -> None:
+    files = ["tpu_add.py", "mistakes.py"]
+    checked = _check(checker, snippets, files)
+    expected = {("mistakes.py", line) for line in _marked_error_lines((snippets / "mistakes.py").read_text())}
+    assert set(checked.errors) == expected, f"{checker}:\n{checked.output[-4000:]}"
+
+
+# --- the support matrix ---------------------------------------------------------------------
+
+
+def test_support_matrix_is_generated_from_the_tested_data() -> None:
+    found = generated_sections(DOC.read_text())
+    assert set(found) == set(SECTIONS), f"generated sections in {DOC.name}: {sorted(found)}"
+    for name, render in SECTIONS.items():
+        assert found[name] == render(), (
+            f"{DOC.name}: section {name!r} is stale; run `python tests/packaging/matrix_data.py --write`"
+        )
+
+
+def test_tested_environments_are_the_ends_of_the_declared_range() -> None:
+    venv_script = (REPO / "scripts" / "_venv.sh").read_text()
+    lines = [line for line in venv_script.splitlines() if line.strip().startswith("ensure_venv .venv")]
+    pythons = [line.split()[2] for line in lines]
+    assert pythons == [python for python, _ in TESTED_ENVIRONMENTS], lines
+    oldest, newest = TESTED_ENVIRONMENTS[0][1], TESTED_ENVIRONMENTS[-1][1]
+    assert f"jax=={oldest}" in lines[0], lines[0]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    jax_requirement = next(r for r in project["dependencies"] if re.match(r"jax\s*[<>=!~]", r))
+    lower = re.search(r">=\s*([\d.]+)", jax_requirement)
+    upper = re.search(r"<\s*([\d.]+)", jax_requirement)
+    assert lower and upper, jax_requirement
+    assert oldest.split(".")[:2] == lower.group(1).split(".")[:2], "the oldest tested JAX is not the range's lower end"
+    newest_minor = int(newest.split(".")[1])
+    assert int(upper.group(1).split(".")[1]) == newest_minor + 1, "the newest tested JAX is not the range's upper end"
+    # and this run is one of them
+    here = (f"{sys.version_info.major}.{sys.version_info.minor}", metadata.version("jax"))
+    assert here in TESTED_ENVIRONMENTS, f"running on {here}, not in the support matrix"
+
+
+def test_checker_versions_are_the_installed_ones() -> None:
+    pins = pinned_checkers()
+    assert set(pins) == set(CHECKER_USE), pins
+    for checker, version in pins.items():
+        assert metadata.version(checker) == version, f"{checker}: tested {metadata.version(checker)}, matrix says {version}"
+
+
+# --- links ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("doc", MY_DOCS)
+def test_relative_links_resolve(doc: str) -> None:
+    path = REPO / "docs" / doc
+    text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue
+        file_part, _, anchor = target.partition("#")
+        resolved = (path.parent / file_part).resolve()
+        if not resolved.exists():
+            broken.append(target)
+        elif anchor and resolved.suffix == ".md":
+            headings = re.findall(r"^#+ (.+)$", resolved.read_text(), re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+            if anchor not in slugs:
+                broken.append(target)
+    assert broken == [], f"{doc}: broken links {broken}"
+
