@@ -152,6 +152,15 @@ def _leaves(x: Any) -> list[Any]:
     return jax.tree_util.tree_leaves(x)
 
 
+def _diff(a: str, b: str, limit: int = 12) -> list[str]:
+    """The first differing lines of two module texts (long lines cut)."""
+    import difflib
+
+    lines = [ln[:300] for ln in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
+             if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    return lines[:limit]
+
+
 def time_pair(f1: Callable[..., Any], f2: Callable[..., Any], args: tuple[Any, ...], samples: int,
               inner: int) -> tuple[list[float], list[float]]:
     """Interleaved samples of ``inner`` back-to-back calls each; ms per call."""
@@ -196,7 +205,17 @@ def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
             typed_low = typed_fn.lower(*args)
         typed = typed_low.compile()
         res["typed_calls"] = counter.n
-        res["lowered_identical"] = raw_low.as_text() == typed_low.as_text()
+        # control: the same op lowered raw a second time (some lowerings embed ids or
+        # counters, so text can differ between two raw lowerings too)
+        jax.clear_caches()
+        raw2_low = jax.jit(lambda *a: case["fn"](*a)).lower(*args)
+        a_txt, b_txt, c_txt = raw_low.as_text(), typed_low.as_text(), raw2_low.as_text()
+        res["lowered_identical"] = a_txt == b_txt
+        res["raw_vs_raw_identical"] = a_txt == c_txt
+        if a_txt != b_txt:
+            res["lowered_diff_typed"] = _diff(a_txt, b_txt)
+            res["lowered_diff_raw_vs_raw"] = _diff(a_txt, c_txt)
+            res["lowered_identical_modulo_raw_noise"] = _diff(a_txt, b_txt) == _diff(a_txt, c_txt)
         out_raw, out_typed = raw(*args), typed(*args)
         la, lb = _leaves(out_raw), _leaves(out_typed)
         res["outputs_bitwise_equal"] = len(la) == len(lb) and all(
@@ -358,13 +377,14 @@ def main(argv: list[str] | None = None) -> int:
     report["ops"] = [run_op(c, samples, inner) for c in cases]
 
     print(f"jax {report['jax']} on {report['device']}  ({report['date']})")
-    print(f"{'op':20s} {'typed calls':>11s} {'same HLO':>8s} {'bitwise':>7s} {'ref ok':>6s} "
+    print(f"{'op':20s} {'typed calls':>11s} {'same HLO':>8s} {'raw=raw':>7s} {'bitwise':>7s} {'ref ok':>6s} "
           f"{'raw ms':>8s} {'typed ms':>8s} {'ratio':>6s}")
     for r in report["ops"]:
         if "error" in r:
             print(f"{r['op']:20s} ERROR {r['error'][:200]}")
             continue
         print(f"{r['op']:20s} {r['typed_calls']:>11d} {str(r['lowered_identical']):>8s} "
+              f"{str(r['raw_vs_raw_identical']):>7s} "
               f"{str(r['outputs_bitwise_equal']):>7s} {str(r.get('matches_reference', '-')):>6s} "
               f"{r['raw_ms_median']:8.3f} {r['typed_ms_median']:8.3f} {r['ratio_typed_over_raw']:6.3f}")
     for m in report.get("mismatch", []):
