@@ -1,0 +1,184 @@
+"""The plugin gives the same answers cold, warm (incremental cache) and under ``dmypy``.
+
+One small project (a module whose kernel helper proves TPU, called with Mosaic GPU
+params, in a module configured for ``tpu``), then three edits: the helper loses its
+TPU primitive (same module: the call must be re-judged), the configuration changes
+(``report_config_data`` / the daemon's plugin snapshot must notice), and it comes back.
+After each step the warm run and the daemon must print exactly what a cold run
+prints. The first run is truly cold (empty cache). Later "cold" runs start from a copy
+of the warm cache with a config file whose only difference is a per-module
+``always_true`` marker on the project's modules: every project module is then checked
+from scratch, while jax stays cached (a truly cold run re-reads all of jax, 20-30 s).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+BIN = Path(sys.executable).parent
+
+OPS = """\
+from typing import Any
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def _helper(x_ref: Any, o_ref: Any) -> None:
+    pltpu.sync_copy(x_ref, o_ref)
+
+
+def body(x_ref: Any, o_ref: Any) -> None:
+    _helper(x_ref, o_ref)
+
+
+def f(x: jax.Array) -> object:
+    return pl.pallas_call(body, out_shape=x, compiler_params=plgpu.CompilerParams())(x)
+"""
+
+OTHER = """\
+import jax
+from ops import f
+
+
+def g(x: jax.Array) -> object:
+    return f(x)
+"""
+
+INI = """\
+[mypy]
+plugins = typed_pallas_mypy
+
+[mypy.plugins.typed-pallas]
+platforms = {platforms}
+"""
+
+ERROR = "ops.py:17: error: Compiler params for platform gpu cannot be used for tpu lowering.  [pallas-platform]"
+BODY_NOTE = "ops.py:17: note: pltpu.sync_copy at line 9 makes this kernel TPU-only"
+CONFIG_NOTE = "ops.py:17: note: module ops is configured for platforms tpu ([tool.typed-pallas] platforms)"
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MYPY", "TYPED_PALLAS"))}
+    env["TYPED_PALLAS_MYPY_DEBUG"] = "1"
+    return env
+
+
+def _lines(completed: subprocess.CompletedProcess[str]) -> list[str]:
+    return [
+        line
+        for line in completed.stdout.splitlines()
+        if line.startswith(("ops.py", "other.py", "Success", "Found"))
+    ]
+
+
+class Project:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.src = root / "proj"
+        self.src.mkdir()
+        self.status = root / "dmypy.json"
+        self.cold_count = 0
+
+    def write(self, helper_has_dma: bool, platforms: str) -> None:
+        ops = OPS if helper_has_dma else OPS.replace(
+            "    pltpu.sync_copy(x_ref, o_ref)", "    o_ref[...] = x_ref[...]"
+        )
+        for name, text in (
+            ("ops.py", ops),
+            ("other.py", OTHER),
+            ("mypy.ini", INI.format(platforms=platforms)),
+        ):
+            path = self.src / name
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+                # mtime granularity: make sure the daemon sees a new stamp
+                stat = path.stat()
+                os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
+
+    def mypy(self, cache: str, *extra: str) -> list[str]:
+        completed = subprocess.run(
+            [str(BIN / "mypy"), "--cache-dir", str(self.root / cache), *extra, "ops.py", "other.py"],
+            cwd=self.src,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert "Traceback" not in completed.stderr + completed.stdout, completed.stderr
+        return _lines(completed)
+
+    def cold(self) -> list[str]:
+        """Project modules checked from scratch (see the module docstring)."""
+        self.cold_count += 1
+        cache = f"cold{self.cold_count}"
+        shutil.rmtree(self.root / cache, ignore_errors=True)
+        if (self.root / "warm").exists():
+            shutil.copytree(self.root / "warm", self.root / cache)
+        marker = f"\n[mypy-ops,other]\nalways_true = COLD_RUN_{self.cold_count}\n"
+        cold_ini = self.src / "cold.ini"
+        cold_ini.write_text((self.src / "mypy.ini").read_text() + marker)
+        return self.mypy(cache, "--config-file", str(cold_ini))
+
+    def dmypy(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "dmypy"), "--status-file", str(self.status), *args],
+            cwd=self.src,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    def daemon(self) -> list[str]:
+        completed = self.dmypy(
+            "run", "--timeout", "300", "--", "--cache-dir", str(self.root / "daemon"), "ops.py", "other.py"
+        )
+        assert "Traceback" not in completed.stderr + completed.stdout, completed.stderr
+        return _lines(completed)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Project]:
+    proj = Project(tmp_path)
+    yield proj
+    proj.dmypy("kill")
+
+
+def test_cold_warm_and_daemon_agree(project: Project) -> None:
+    # 1. helper proves TPU: the body evidence error.
+    project.write(helper_has_dma=True, platforms="tpu")
+    cold = project.mypy("warm")  # empty cache: a true cold run, which fills it
+    assert cold[:2] == [ERROR, BODY_NOTE], cold
+    assert project.mypy("warm") == cold  # served from the cache
+    assert project.cold() == cold  # the marker trick agrees with a true cold run
+    assert project.daemon() == cold
+
+    # 2. the same-module helper loses its TPU primitive: now the configuration speaks.
+    project.write(helper_has_dma=False, platforms="tpu")
+    cold = project.cold()
+    assert cold[:2] == [ERROR, CONFIG_NOTE], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    # 3. the configuration allows gpu: nothing to report (only config data changed).
+    project.write(helper_has_dma=False, platforms="gpu")
+    warm = project.mypy("warm")
+    assert warm == ["Success: no issues found in 2 source files"], warm
+    assert project.daemon() == warm
+
+    # 4. back to step 1 without a cold run: warm and daemon must not keep step 3's answer.
+    project.write(helper_has_dma=True, platforms="tpu")
+    warm = project.mypy("warm")
+    assert warm[:2] == [ERROR, BODY_NOTE], warm
+    assert project.daemon() == warm

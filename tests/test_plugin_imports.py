@@ -1,0 +1,65 @@
+"""Import-graph promises: the mypy plugin never imports jax; typed_pallas never imports mypy.
+
+Each check runs in a fresh interpreter (``sys.modules`` of the test process proves
+nothing). The meta-tests feed the same checker code that does import the forbidden
+package, to show the check can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+_PROBE = """
+import json, sys
+{code}
+print(json.dumps(sorted(m for m in sys.modules if m == {root!r} or m.startswith({root!r} + "."))))
+"""
+
+
+def loaded(code: str, root: str) -> list[str]:
+    """Modules under ``root`` that a fresh interpreter has loaded after running ``code``."""
+    completed = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(code=code, root=root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    result: list[str] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return result
+
+
+PLUGIN_CODE = """
+from mypy.options import Options
+import typed_pallas_mypy
+from typed_pallas_mypy import errorcodes, evidence_tables, fullnames, main
+from typed_pallas_mypy.transformers import calls, evidence, hooks, module_index, params
+plugin_class = typed_pallas_mypy.plugin("2.4.1")
+instance = plugin_class(Options())
+assert instance.get_function_hook("jax._src.pallas.pallas_call.pallas_call") is not None
+assert instance.get_function_hook("functools.partial") is not None
+str(typed_pallas_mypy.__version__)
+"""
+
+
+def test_plugin_does_not_import_jax() -> None:
+    assert loaded(PLUGIN_CODE, "jax") == []
+
+
+def test_typed_pallas_does_not_import_mypy() -> None:
+    code = "import typed_pallas\nfrom typed_pallas import _platforms\n_platforms.fix_hint('triton', 'tpu')"
+    assert loaded(code, "mypy") == []
+
+
+def test_meta_the_jax_check_can_fail() -> None:
+    assert "jax" in loaded(PLUGIN_CODE + "\nimport jax.numpy\n", "jax")
+
+
+def test_meta_the_mypy_check_can_fail() -> None:
+    assert "mypy" in loaded("import typed_pallas\nimport mypy.nodes\n", "mypy")
