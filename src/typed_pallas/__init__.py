@@ -31,9 +31,10 @@ if TYPE_CHECKING:
     from typed_pallas._backstop import install_backstop as install_backstop
     from typed_pallas._check_lowering import (
         LoweringReport as LoweringReport,
+        PlatformResult as PlatformResult,
         check_lowering as check_lowering,
     )
-    from typed_pallas._dispatch import dispatch as dispatch
+    from typed_pallas._dispatch import Dispatch as Dispatch, dispatch as dispatch
     from typed_pallas._entry import (
         kernel as kernel,
         mosaic_gpu_kernel as mosaic_gpu_kernel,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
         register_lowering_rule as register_lowering_rule,
     )
     from typed_pallas._select import (
+        Redispatch as Redispatch,
         import_backend as import_backend,
         pick_lowering as pick_lowering,
         redispatch as redispatch,
@@ -75,6 +77,9 @@ _LAZY: dict[str, str] = {
     "redispatch": "typed_pallas._select",
     "check_lowering": "typed_pallas._check_lowering",
     "LoweringReport": "typed_pallas._check_lowering",
+    "PlatformResult": "typed_pallas._check_lowering",
+    "Dispatch": "typed_pallas._dispatch",
+    "Redispatch": "typed_pallas._select",
 }
 
 
