@@ -272,9 +272,11 @@ def _mesh_platform(mesh: object) -> tuple[Platform, str] | None:
 
 def _check_mesh(entry: _registry.Entry | None, mesh: object, platform: Platform | None, interpret: bool) -> Platform | None:
     known = _mesh_platform(mesh)
-    if known is None or interpret:
+    if known is None:
         return platform
-    mesh_platform, mesh_backend = known
+    mesh_platform, _mesh_backend = known
+    if interpret:
+        return platform or mesh_platform
     mesh_name = type(mesh).__name__ if not isinstance(mesh, Sequence) else "mesh sequence"
     if entry is not None:
         if entry.platform != mesh_platform:
