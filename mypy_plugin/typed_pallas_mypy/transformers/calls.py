@@ -218,15 +218,21 @@ def _evidence(
     return found
 
 
+#: ``PARAMS_BY_BACKEND`` keyed by plain strings (evidence tables hold strings).
+_ROW_OF_BACKEND: Final[dict[str, _platforms.ParamsClass]] = {
+    row.backend: row for row in _platforms.PARAMS_CLASSES
+}
+
+
 def _accepts(backends: frozenset[str], params: params_mod.Params) -> bool:
     if params.backend is not None:
         return params.backend in backends
-    return any(_platforms.PARAMS_BY_BACKEND[b].platform == params.platform for b in backends)  # type: ignore[index]
+    return any(_ROW_OF_BACKEND[b].platform == params.platform for b in backends)
 
 
 def _message_for_backend(params: params_mod.Params, backend: str) -> tuple[str, str]:
     """(message, fix note) when the kernel needs ``backend``."""
-    needed = _platforms.PARAMS_BY_BACKEND[backend]  # type: ignore[index]
+    needed = _ROW_OF_BACKEND[backend]
     if needed.platform != params.platform:
         message = _platforms.mismatch_message(params.platform, needed.platform)
     else:
@@ -266,18 +272,16 @@ def _report(
     error depends on the call's arguments, not on which overload wins). mypy drops the
     duplicates when a call is checked twice (same line, same message).
     """
-    errors = api.msg.errors
-    watchers = getattr(errors, "_watchers", None)
-    saved = list(watchers) if isinstance(watchers, list) else []
-    if saved:
-        watchers.clear()  # type: ignore[union-attr]
+    found = getattr(api.msg.errors, "_watchers", None)
+    watchers: list[object] = found if isinstance(found, list) else []
+    saved = list(watchers)
+    watchers.clear()
     try:
         api.fail(message, context, code=PALLAS_PLATFORM)
         for note in notes:
             api.msg.note(note, context, code=PALLAS_PLATFORM)
     finally:
-        if saved:
-            watchers.extend(saved)  # type: ignore[union-attr]
+        watchers.extend(saved)
 
 
 def validate_compiler_params(
@@ -312,19 +316,19 @@ def validate_compiler_params(
     if guard is not None:
         lowering = guard.platforms & LOWERING
         if lowering and not (params.lowers_on & lowering):
-            message, fix = _message_for_platforms(params, lowering)
+            message, maybe_fix = _message_for_platforms(params, lowering)
             where = guard.regions[-1].why
             notes = [f"{where} lets this call lower only for {', '.join(sorted(lowering))}"]
-            _report(api, view.context, message, notes + ([fix] if fix else []))
+            _report(api, view.context, message, notes + ([maybe_fix] if maybe_fix else []))
         return
 
     configured = config.platforms_for(index.tree.fullname)
     if configured:
         lowering = frozenset(p for name in configured for p in name_set(name)) & LOWERING
         if lowering and not (params.lowers_on & lowering):
-            message, fix = _message_for_platforms(params, lowering)
+            message, maybe_fix = _message_for_platforms(params, lowering)
             notes = [
                 f"module {index.tree.fullname} is configured for platforms "
                 f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
             ]
-            _report(api, view.context, message, notes + ([fix] if fix else []))
+            _report(api, view.context, message, notes + ([maybe_fix] if maybe_fix else []))

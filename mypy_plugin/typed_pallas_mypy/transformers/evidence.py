@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from mypy.nodes import CallExpr, Expression, FuncItem, NameExpr, Node, RefExpr
 from mypy.types import Instance, Type, get_proper_type
@@ -136,8 +136,8 @@ def body(kernel: FuncItem, index: ModuleIndex) -> list[Evidence]:
     """Backend-only primitives used by ``kernel`` and the functions it calls."""
     key = id(kernel)
     cached = index.body_cache.get(key)
-    if cached is not None:
-        return list(cached)  # type: ignore[call-overload]
+    if isinstance(cached, list):
+        return cast("list[Evidence]", cached)
     found: list[Evidence] = []
     seen: set[int] = {id(kernel)}
     frontier: list[FuncItem] = [kernel]
