@@ -1,5 +1,5 @@
-"""Registers the packaging fixtures defined in pkg_env.py (dist, site_mirror, mypy_cache, make_venv)."""
+"""Registers the packaging fixtures defined in pkg_env.py (dist, installed, site_mirror, mypy_cache, make_venv)."""
 
-from pkg_env import dist, make_venv, mypy_cache, site_mirror
+from pkg_env import dist, installed, make_venv, mypy_cache, site_mirror
 
-__all__ = ["dist", "make_venv", "mypy_cache", "site_mirror"]
+__all__ = ["dist", "installed", "make_venv", "mypy_cache", "site_mirror"]

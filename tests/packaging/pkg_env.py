@@ -261,6 +261,26 @@ def make_venv(tmp_path: Path, site_mirror: Path, mypy_cache: Path) -> Callable[[
     return make
 
 
+#: a user's mypy config enabling the plugin; the other lines equal the CLI's preset, so the
+#: CLI test reuses the mypy cache this run leaves (one cold analysis of jax, not two)
+MYPY_CONFIG = """\
+[mypy]
+plugins = typed_pallas_mypy
+follow_imports = silent
+ignore_missing_imports = True
+check_untyped_defs = True
+show_error_codes = True
+"""
+
+
+@pytest.fixture(scope="session")
+def installed(dist: Dist, site_mirror: Path, mypy_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Venv:
+    """A clean venv with the built wheel installed (not editable), shared by the session's tests."""
+    venv = new_venv(tmp_path_factory.mktemp("wheel-venv") / "venv", site_mirror, mypy_cache)
+    venv.install(dist.wheel)
+    return venv
+
+
 def assert_not_from_checkout(venv: Venv) -> None:
     """typed_pallas, typed_pallas_mypy and jax-stubs resolve inside the venv; no checkout path is on sys.path."""
     code = (

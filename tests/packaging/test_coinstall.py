@@ -37,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -158,10 +159,10 @@ def _stub_files(venv: Venv) -> set[str]:
 
 @pytest.mark.parametrize("order", list(SEQUENCES))
 def test_both_orders_install_uninstall_repair(
-    order: str, dist: Dist, their_wheels: tuple[Path, Path], make_venv, tmp_path: Path  # type: ignore[no-untyped-def]
+    order: str, dist: Dist, their_wheels: tuple[Path, Path], make_venv: Callable[[str], Venv], tmp_path: Path
 ) -> None:
     stubs_wheel, shapes_wheel = their_wheels
-    venv: Venv = make_venv("venv")
+    venv = make_venv("venv")
     folder = tmp_path / "probe"
     folder.mkdir()
     (folder / "probe.py").write_text(PROBE)
@@ -201,13 +202,15 @@ def test_both_orders_install_uninstall_repair(
     assert files[first] - files[removed] == shared, "uninstalling one package removed files of the other"
 
 
-def test_jax_pyrefly_stubs_alone_stops_mypy(their_wheels: tuple[Path, Path], make_venv, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_jax_pyrefly_stubs_alone_stops_mypy(
+    their_wheels: tuple[Path, Path], make_venv: Callable[[str], Venv], tmp_path: Path
+) -> None:
     """Pins why mypy needs the workaround: a blocking error in their numpy stub, without typed-pallas.
 
     (test_both_orders... shows that the workaround makes mypy run, with both installed.)
     """
     stubs_wheel, shapes_wheel = their_wheels
-    venv: Venv = make_venv("theirs-only")
+    venv = make_venv("theirs-only")
     venv.install(shapes_wheel, stubs_wheel)
     (tmp_path / "uses_jnp.py").write_text("import jax.numpy as jnp\n\nx = jnp.zeros((2, 3))\n")
     plain = venv.mypy(tmp_path, ["uses_jnp.py"])
@@ -216,14 +219,14 @@ def test_jax_pyrefly_stubs_alone_stops_mypy(their_wheels: tuple[Path, Path], mak
 
 
 def test_symlink_workaround_lets_pyrefly_and_ty_see_both(
-    dist: Dist, their_wheels: tuple[Path, Path], make_venv, tmp_path: Path  # type: ignore[no-untyped-def]
+    dist: Dist, their_wheels: tuple[Path, Path], make_venv: Callable[[str], Venv], tmp_path: Path
 ) -> None:
     """The workaround docs/support-matrix.md gives: link our experimental/ into their jax-stubs/."""
     ours_dir = stubs_in_wheel()
     if ours_dir == "jax-stubs":
         pytest.skip("the wheel shares jax-stubs/ with jax-pyrefly-stubs: no link needed")
     stubs_wheel, shapes_wheel = their_wheels
-    venv: Venv = make_venv("linked")
+    venv = make_venv("linked")
     venv.install(dist.wheel)
     venv.install(shapes_wheel, stubs_wheel)
     (tmp_path / "probe.py").write_text(PROBE)

@@ -2,9 +2,11 @@
 the support matrix matches the tests.
 
 * docs/quickstart.md: every ```python block whose first line is ``# <name>.py`` is
-  written to a folder under that name; ``tpu_add.py`` runs on CPU, the ``test_*.py``
-  blocks pass under pytest, and mypy (with the plugin), pyright, pyrefly and ty report
-  errors exactly on the lines marked ``# error`` (none in the other files).
+  written to a folder under that name and used from the venv where the built wheel is
+  installed (tests/packaging/pkg_env.py), as a reader would: ``tpu_add.py`` runs on CPU,
+  the ``test_*.py`` blocks pass under pytest (through the pytest plugin's entry point),
+  and mypy (with the plugin), pyright (with ``stubPath``), pyrefly and ty report errors
+  exactly on the lines marked ``# error`` (none in the other files).
 * docs/support-matrix.md: the generated sections equal tests/packaging/matrix_data.py's
   rendering; the tested environments are the ones scripts/_venv.sh builds and the ends
   of the range pyproject declares; the checker versions are the installed ones.
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from matrix_data import CHECKER_USE, DOC, SECTIONS, TESTED_ENVIRONMENTS, generated_sections, pinned_checkers
-from pkg_env import REPO, Checked, _checked, _run, _tool, clean_environ
+from pkg_env import MYPY_CONFIG, REPO, Checked, Venv, _run, clean_environ
 
 QUICKSTART = REPO / "docs" / "quickstart.md"
 MY_DOCS = ["quickstart.md", "support-matrix.md", "stub-layout-notes.md", "index.md"]
@@ -53,14 +55,6 @@ def snippets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _stubs_root() -> Path:
-    """The sys.path entry holding jax-stubs in this environment (pyright's stubPath)."""
-    for entry in sys.path:
-        if entry and (Path(entry) / "jax-stubs").is_dir():
-            return Path(entry)
-    pytest.skip("no jax-stubs on sys.path: typed-pallas is not installed in this environment")
-
-
 def test_quickstart_names_its_blocks() -> None:
     named = _snippets()
     assert _marked_error_lines(named["mistakes.py"]), "mistakes.py marks no '# error' line"
@@ -68,48 +62,36 @@ def test_quickstart_names_its_blocks() -> None:
 
 
 @pytest.mark.slow
-def test_quickstart_module_runs_on_cpu(snippets: Path) -> None:
-    result = _run([sys.executable, "tpu_add.py"], cwd=snippets, env=clean_environ())
+def test_quickstart_module_runs_on_cpu(snippets: Path, installed: Venv) -> None:
+    result = _run([installed.python, "tpu_add.py"], cwd=snippets, env=clean_environ())
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.split() == ["[1.", "2.", "3.", "4.]"] * 2, result.stdout
 
 
 @pytest.mark.slow
-def test_quickstart_tests_pass(snippets: Path) -> None:
+def test_quickstart_tests_pass(snippets: Path, installed: Venv) -> None:
     result = _run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_tpu_add.py"],
+        [installed.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_tpu_add.py"],
         cwd=snippets, env=clean_environ(),
     )
     assert result.returncode == 0 and "3 passed" in result.stdout, result.stdout[-3000:] + result.stderr[-2000:]
 
 
-def _check(checker: str, folder: Path, files: list[str]) -> Checked:
-    env = clean_environ()
+def _check(venv: Venv, checker: str, folder: Path, files: list[str]) -> Checked:
     if checker == "mypy":
-        (folder / "mypy.ini").write_text("[mypy]\nplugins = typed_pallas_mypy\ncheck_untyped_defs = True\n")
-        cache = REPO / ".mypy_cache" / f"packaging-docs-{sys.version_info.major}{sys.version_info.minor}"
-        result = _run([sys.executable, "-m", "mypy", "--cache-dir", cache, "--no-error-summary", *files], cwd=folder, env=env)
-        return _checked(result, re.compile(r"^(?P<file>[^:\s]+\.py):(?P<line>\d+): error:", re.M))
+        return venv.mypy(folder, files, config=MYPY_CONFIG)  # the config (and cache) of the wheel test
     if checker == "pyright":
-        (folder / "pyrightconfig.json").write_text(f'{{"stubPath": "{_stubs_root()}"}}')
-        result = _run([_tool("pyright"), "--pythonpath", sys.executable, *files], cwd=folder, env=env)
-        return _checked(result, re.compile(r"^\s*\S*?(?P<file>[^/\s]+\.py):(?P<line>\d+):\d+ - error:", re.M))
+        return venv.pyright(folder, files)  # with stubPath, as docs/checkers.md says
     if checker == "pyrefly":
-        result = _run(
-            [_tool("pyrefly"), "check", "--python-interpreter-path", sys.executable, "--preset", "default",
-             "--output-format", "min-text", *files],
-            cwd=folder, env=env,
-        )
-        return _checked(result, re.compile(r"^ERROR (?P<file>[^:\s]+\.py):(?P<line>\d+):", re.M))
-    result = _run([_tool("ty"), "check", "--python", sys.executable, "--output-format", "concise", *files], cwd=folder, env=env)
-    return _checked(result, re.compile(r"^(?P<file>[^:\s]+\.py):(?P<line>\d+):\d+: error\[", re.M))
+        return venv.pyrefly(folder, files)
+    return venv.ty(folder, files)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("checker", ["mypy", "pyright", "pyrefly", "ty"])
-def test_quickstart_type_checks(snippets: Path, checker: str) -> None:
+def test_quickstart_type_checks(snippets: Path, installed: Venv, checker: str) -> None:
     files = ["tpu_add.py", "mistakes.py"]
-    checked = _check(checker, snippets, files)
+    checked = _check(installed, checker, snippets, files)
     expected = {("mistakes.py", line) for line in _marked_error_lines((snippets / "mistakes.py").read_text())}
     assert set(checked.errors) == expected, f"{checker}:\n{checked.output[-4000:]}"
 

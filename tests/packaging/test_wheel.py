@@ -15,12 +15,11 @@ import os
 import tarfile
 import tomllib
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from pkg_env import REPO, Checked, Dist, Venv, assert_not_from_checkout, new_venv, stubs_in_wheel, wheel_layout
+from pkg_env import MYPY_CONFIG, REPO, Checked, Dist, Venv, assert_not_from_checkout, stubs_in_wheel, wheel_layout
 
 pytestmark = pytest.mark.slow
 
@@ -69,16 +68,6 @@ needs_tpu(pltriton.CompilerParams())  # wrong platform
 '''
 WRONG_LINE = 14
 
-#: a user's mypy config enabling the plugin; the other lines equal the CLI's preset, so the
-#: CLI test below reuses the mypy cache this run leaves (one cold analysis of jax, not two)
-MYPY_CONFIG = """\
-[mypy]
-plugins = typed_pallas_mypy
-follow_imports = silent
-ignore_missing_imports = True
-check_untyped_defs = True
-show_error_codes = True
-"""
 
 
 def _source_files(folder: str) -> set[str]:
@@ -114,8 +103,8 @@ def test_wheel_has_every_source_file_stub_and_marker(dist: Dist) -> None:
         marker = wheel.read(f"{STUBS}/py.typed").decode()
         assert marker.strip() == "partial", "jax-stubs must be a PEP 561 *partial* stub package"
         assert marker == (REPO / "stubs/jax-stubs/py.typed").read_text()
-        for source, target in FILES.items():
-            assert wheel.read(target) == (REPO / source).read_bytes(), target
+        for source_file, target in FILES.items():
+            assert wheel.read(target) == (REPO / source_file).read_bytes(), target
 
 
 def test_no_stub_file_shared_with_jax_pyrefly_stubs(dist: Dist) -> None:
@@ -155,16 +144,6 @@ def test_sdist_has_sources_docs_and_license(dist: Dist) -> None:
 
 
 # --- the installed wheel -------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def installed(
-    dist: Dist, site_mirror: Path, mypy_cache: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Venv]:
-    root = tmp_path_factory.mktemp("wheel-venv")
-    venv = new_venv(root / "venv", site_mirror, mypy_cache)
-    venv.install(dist.wheel)
-    yield venv
 
 
 @pytest.fixture(scope="module")
