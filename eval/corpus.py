@@ -135,6 +135,7 @@ class PackageEval:
     rounds: list[dict[str, Any]] = field(default_factory=list)
     unattributed: list[str] = field(default_factory=list)
     skipped: str | None = None
+    cli: dict[str, Any] | None = None
 
     @property
     def crashes(self) -> int:
@@ -194,6 +195,10 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
             {"params_class": s.params_class, "platform": s.platform, "entry_point": s.entry_point,
              "evidence": s.has_evidence, "interpret_kw": s.interpret_kw}})
     known = {d.key for d in base.platform_errors}
+    if args.cli and pkg != "jax":
+        ev.cli = run_cli(files, root, cache / "cli" / tag, args)
+        ev.cli["agrees_with_mypy"] = sorted(ev.cli.get("findings", [])) == sorted(
+            f"{d.relpath}:{d.line}: {d.message}" for d in base.platform_errors)
 
     # 2. mutants, in rounds of disjoint files, warm cache
     if args.no_mutants:
@@ -224,6 +229,24 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
         ev.unattributed += [f"{d.relpath}:{d.line}: {d.message}" for d in new if d.key not in claimed]
     shutil.rmtree(work, ignore_errors=True)
     return ev
+
+
+def run_cli(files: list[str], root: Path, cache: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """``typed-pallas check --output json`` on the same files (what a user would run)."""
+    exe = Path(args.python).parent / "typed-pallas"
+    cmd = [str(exe), "check", "--output", "json", "--cache-dir", str(cache), *files, "--",
+           "--explicit-package-bases"]
+    t0 = time.perf_counter()
+    from eval.mypyrun import clean_env
+
+    p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=clean_env(args.pythonpath))
+    out: dict[str, Any] = {"rc": p.returncode, "seconds": round(time.perf_counter() - t0, 1)}
+    try:
+        found = json.loads(p.stdout)
+        out["findings"] = [f"{f['file']}:{f['line']}: {f['message']}" for f in found if f.get("code") == "pallas-platform"]
+    except (ValueError, TypeError, KeyError):
+        out["error"] = (p.stdout + p.stderr)[-2000:]
+    return out
 
 
 # --------------------------------------------------------------------------- reporting
@@ -310,6 +333,7 @@ def package_row(e: PackageEval) -> dict[str, Any]:
         "crash_output": [r.tail for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]
                          if r.crashed or r.blocked],
         "unmutable": e.unmutable,
+        "cli": e.cli,
         "unattributed_new_errors": e.unattributed,
         "mutants_detail": [
             {"id": r.mutant.id, "kind": r.mutant.kind, "how": r.mutant.how,
@@ -355,6 +379,11 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
         print(f"  default mypy flags, {k:15s}    {ratio(v['caught'], v['mutants'])}")
     print("  by swap:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_pair"].items()))
     print("  by passing:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_how"].items()))
+    clis = [e for e in evals if e.cli is not None]
+    if clis:
+        bad = [e.package for e in clis if not e.cli.get("agrees_with_mypy")]
+        print(f"  typed-pallas check (CLI) agrees with mypy+plugin on {len(clis) - len(bad)}/{len(clis)} packages"
+              + (f"; differs: {', '.join(bad)}" if bad else ""))
     fps = [(e.package, f) for e in evals for f in e.false_positives]
     if fps:
         print(f"\npallas-platform errors on unmodified code ({len(fps)}):")
@@ -376,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label", default="plugin", help="names the mypy cache (default: %(default)s)")
     ap.add_argument("--default-flags", action="store_true", help="no --check-untyped-defs")
     ap.add_argument("--no-mutants", action="store_true", help="unmodified code only")
+    ap.add_argument("--cli", action="store_true",
+                    help="also run `typed-pallas check --output json` on the unmodified code and compare")
     ap.add_argument("--json", type=Path, default=None, help="where to write the JSON (default eval/results/corpus-pyXY.json)")
     ap.add_argument("--sites", type=Path, default=None, help="survey table (default eval/corpus-sites.tsv)")
     args = ap.parse_args(argv)
