@@ -36,6 +36,7 @@ from mypy.nodes import (
     RefExpr,
 )
 from mypy.plugin import CheckerPluginInterface
+from mypy.subtypes import is_subtype
 from mypy.types import CallableType, Overloaded, Type, get_proper_type
 
 from typed_pallas import _platforms
@@ -117,6 +118,8 @@ class CallView:
     types: dict[str, Type] = field(default_factory=dict)
     #: a ``*args`` / ``**kwargs`` splat may hold any parameter not passed by name
     has_splat: bool = False
+    #: the expression naming the entry point (``pl.pallas_call``), for its declared type
+    callee: Expression | None = None
 
     def add(self, name: str | None, kind: ArgKind, expr: Expression, typ: Type | None) -> None:
         if kind not in (ARG_POS, ARG_NAMED) or name is None:
@@ -135,7 +138,7 @@ def view_of_call(
     kinds: Sequence[Sequence[ArgKind]],
     types: Sequence[Sequence[Type]],
 ) -> CallView:
-    view = CallView(entry, context)
+    view = CallView(entry, context, callee=context.callee)
     for formal, actuals, actual_kinds, actual_types in zip(callee_arg_names, args, kinds, types):
         for i, (expr, kind) in enumerate(zip(actuals, actual_kinds)):
             typ = actual_types[i] if i < len(actual_types) else None
@@ -174,21 +177,32 @@ def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:
     return None
 
 
-def stub_narrows_params(api: CheckerPluginInterface, callee: Expression) -> bool:
-    """True when the callee's own signature (from the stubs) types ``compiler_params``
-    with a platform: the stubs then already reject the wrong class, and the plugin does
-    not report the same entry-point contradiction a second time."""
+def stubs_reject(api: CheckerPluginInterface, view: CallView) -> bool:
+    """True when the callee's own signature (the stubs, or typed-pallas' overloads)
+    already rejects this call's ``compiler_params`` / ``mesh``: mypy then reports an
+    ``arg-type`` or ``call-overload`` error, and the plugin says nothing more, so one
+    mistake gives one error. (``plgpu.kernel`` with Triton params passes the stubs,
+    whose types say only "gpu": that one is the plugin's.)"""
+    if view.callee is None:
+        return False
     lookup = getattr(api, "lookup_type_or_none", None)
-    typ = lookup(callee) if lookup is not None else None
+    typ = lookup(view.callee) if lookup is not None else None
     if typ is None:
         return False
     proper = get_proper_type(typ)
     items = proper.items if isinstance(proper, Overloaded) else [proper]
     for item in items:
-        if not isinstance(item, CallableType) or "compiler_params" not in item.arg_names:
+        if not isinstance(item, CallableType):
             return False
-        formal = item.arg_types[item.arg_names.index("compiler_params")]
-        if not isinstance(params_mod.from_type(formal), params_mod.Params):
+        accepted = True
+        for name in ("compiler_params", "mesh"):
+            actual = view.types.get(name)
+            if actual is None or name not in item.arg_names:
+                continue
+            formal = item.arg_types[item.arg_names.index(name)]
+            if not is_subtype(actual, formal):
+                accepted = False
+        if accepted:
             return False
     return True
 
@@ -198,10 +212,7 @@ def _evidence(
 ) -> list[evidence_mod.Evidence]:
     entry = view.entry
     found: list[evidence_mod.Evidence] = []
-    direct = view.context.callee if "compiler_params" in view.args else None
-    if entry.backends is not None and not (
-        isinstance(direct, RefExpr) and stub_narrows_params(api, direct)
-    ):
+    if entry.backends is not None:
         found.append(
             evidence_mod.Evidence(entry.backends, entry.title, view.context.line)
         )
@@ -303,6 +314,8 @@ def validate_compiler_params(
     if not isinstance(params, params_mod.Params):
         return
 
+    if stubs_reject(api, view):
+        return
     found = _evidence(view, index, func, api)
     against = [e for e in found if not _accepts(e.backends, params)]
     if against:

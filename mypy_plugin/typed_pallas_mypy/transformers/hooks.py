@@ -98,4 +98,6 @@ def _check_partial(ctx: FunctionContext, config: PlatformConfig) -> None:
         [[kind] for kind in [*ctx.arg_kinds[1], *ctx.arg_kinds[2]]],
         [[typ] for typ in [*ctx.arg_types[1], *ctx.arg_types[2]]],
     )
+    view.callee = ctx.args[0][0]
+    view.callee = ctx.args[0][0]
     validate_compiler_params(view, ctx.api, index, config)
