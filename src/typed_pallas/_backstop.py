@@ -55,8 +55,12 @@ def mark(params: object) -> None:
     if params is None:
         return
     key = id(params)
+
+    def forget(_ref: object, key: int = key) -> None:
+        _marked.pop(key, None)
+
     try:
-        _marked[key] = weakref.ref(params, lambda _ref, key=key: _marked.pop(key, None))
+        _marked[key] = weakref.ref(params, forget)
     except TypeError:
         _marked_strong[key] = params
 
@@ -122,7 +126,7 @@ def ensure_guard() -> None:
             prim = _jaxcompat.primitive(name)
             rule, inline = _jaxcompat.generic_lowering_rule(prim)
             if getattr(rule, "__typed_pallas_guard__", False):  # a reloaded module of ours
-                rule = rule.__wrapped__
+                rule = getattr(rule, "__wrapped__", rule)
             _originals[name] = (rule, inline)
             _jaxcompat.set_generic_lowering_rule(prim, _guard(rule), inline)
 

@@ -123,24 +123,27 @@ def interpret_forced() -> bool:
     return bool(flag is not None and flag.value)
 
 
+def _pallas_core() -> Any:
+    import importlib
+
+    return importlib.import_module("jax._src.pallas.core")
+
+
+#: JAX's own ``params class -> (rule, platform)`` dict (the live object: JAX never rebinds it)
+_JAX_RULES: Final[dict[Any, tuple[Callable[..., Any], str]]] = _pallas_core()._backend_lowering_rules
+
+
 def jax_registry() -> dict[Any, tuple[Callable[..., Any], str]]:
     """JAX's own ``params class -> (rule, platform)`` dict (live, not a copy)."""
-    from jax._src.pallas import core as pallas_core
-
-    rules: dict[Any, tuple[Callable[..., Any], str]] = pallas_core._backend_lowering_rules
-    return rules
+    return _JAX_RULES
 
 
 def jax_register_lowering_rule(params_cls: type, rule: Callable[..., Any], platform: str) -> None:
-    from jax._src.pallas import core as pallas_core
-
-    pallas_core.register_lowering_rule(params_cls, rule, platform)
+    _pallas_core().register_lowering_rule(params_cls, rule, platform)
 
 
 def jax_get_lowering_rule(params_cls: type, expected_platform: str) -> Callable[..., Any] | None:
-    from jax._src.pallas import core as pallas_core
-
-    rule: Callable[..., Any] | None = pallas_core.get_lowering_rule(params_cls, expected_platform)
+    rule: Callable[..., Any] | None = _pallas_core().get_lowering_rule(params_cls, expected_platform)
     return rule
 
 

@@ -21,6 +21,7 @@ What it does not do: lower anything, or wrap JAX's entry points (that is
 
 from __future__ import annotations
 
+import functools
 import importlib
 import threading
 from collections.abc import Callable, Mapping
@@ -132,7 +133,7 @@ def resolve(params_cls: type) -> Entry | None:
             jax_rules = _jaxcompat.jax_registry()
         info = jax_rules.get(klass)
         if info is not None and info[1] in _platforms.PLATFORMS:
-            platform: Platform = info[1]  # type: ignore[assignment]
+            platform: Platform = info[1]
             backend: Backend | None = "mosaic_tpu" if platform == "tpu" else None
             return Entry(klass, platform, backend, rule=info[0], from_jax=True)
     return None
@@ -145,6 +146,9 @@ def _expected(expected_platform: object) -> str:
     raise UnknownPlatformError(f"unknown lowering platform {expected_platform!r}: expected one of {valid}")
 
 
+_hint = functools.lru_cache(maxsize=None)(_platforms.fix_hint)
+
+
 def mismatch_error(entry: Entry, target: str) -> PlatformMismatchError | None:
     """The error for lowering ``entry``'s params for ``target``; ``None`` if they match.
 
@@ -155,7 +159,7 @@ def mismatch_error(entry: Entry, target: str) -> PlatformMismatchError | None:
     if entry.platform != registry_platform:
         err = PlatformMismatchError(entry.platform, registry_platform)
         if entry.backend is not None:
-            err.add_note(_platforms.fix_hint(entry.backend, target))
+            err.add_note(_hint(entry.backend, target))
         else:
             err.add_note(f"{_name(entry.params_cls)} is registered for platform {entry.platform!r}.")
         return err
@@ -189,18 +193,27 @@ def get_lowering_rule(params_cls: type, expected_platform: ExpectedPlatform) -> 
     For JAX's own classes the rule is JAX's (its registration module is imported on
     first use); it is ``None`` where JAX registers none (Mosaic GPU on jax 0.12).
     """
-    target = _expected(expected_platform)
-    entry = resolve(params_cls)
+    registry_platform = _REGISTRY_PLATFORM.get(expected_platform)
+    if registry_platform is None:
+        _expected(expected_platform)
+    entry = _state.cache.get(params_cls)
     if entry is None:
-        return None
-    err = mismatch_error(entry, target)
-    if err is not None:
+        entry = resolve(params_cls)
+        if entry is None:
+            return None
+    if entry.platform != registry_platform or (expected_platform == "rocm" and entry.backend == "mosaic_gpu"):
+        err = mismatch_error(entry, expected_platform)
+        assert err is not None
         raise err
-    if entry.rule is not None:
-        return entry.rule
-    if entry.builtin is not None:
-        return _builtin_rule(entry)
-    return None
+    rule = entry.rule
+    if rule is None and entry.builtin is not None:
+        info = _JAX_RULES.get(entry.params_cls)
+        rule = info[0] if info is not None else _builtin_rule(entry)
+    return rule
+
+
+_JAX_RULES: Final = _jaxcompat.jax_registry()
+_REGISTRY_PLATFORM: Final[dict[object, str]] = {k: v for k, v in _platforms.PLATFORM_OF_LOWERING.items()}
 
 
 # ----------------------------------------------------------------------------- platform_of
@@ -316,7 +329,7 @@ def register_lowering_rule(
     """
     if not isinstance(params_cls, type):
         raise TypeError(f"params_cls must be a class, not {params_cls!r}")
-    if params_cls is dict or issubclass(params_cls, Mapping):
+    if issubclass(params_cls, Mapping):
         raise LegacyParamsError()
     if not callable(rule):
         raise TypeError(f"rule must be callable, not {rule!r}")

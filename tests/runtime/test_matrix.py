@@ -1,0 +1,91 @@
+"""The backstop matrix, one FRESH interpreter per cell (matrix_driver.py), so that what an
+earlier cell imported or registered cannot hide a failure.
+
+* typed entry points: each of the 16 mismatched (params x lowering platform) cells raises
+  ValueError with exactly JAX's text; Mosaic GPU params on rocm raise the backend-level twin;
+* install_backstop(): JAX's own entry points do the same (one mismatched cell per
+  entry point and direction);
+* matched cells that JAX lowers: the typed entry point lowers them too, to byte-identical
+  module text (raw and typed lowered in one process from one call site).
+
+Cells that need Mosaic GPU skip where it cannot be imported (jax 0.10 without absl).
+benchmarks/backstop_matrix.py prints the whole table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DRIVER = Path(__file__).with_name("matrix_driver.py")
+ENTRIES = ("pallas_call", "kernel_tpu_mesh", "kernel_gpu_mesh", "plgpu_kernel")
+MISMATCHED = [(p, t) for p in ("tpu",) for t in ("cuda", "rocm")] + [(p, "tpu") for p in ("triton", "mosaic_gpu")]
+
+pytestmark = pytest.mark.slow
+
+
+def run_cell(mode: str, entry: str, params: str, target: str) -> dict[str, object]:
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH", "")]))
+    proc = subprocess.run(
+        [sys.executable, str(DRIVER), mode, entry, params, target],
+        capture_output=True, text=True, env=env, timeout=600,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert lines, f"driver crashed:\n{proc.stderr[-3000:]}"
+    result: dict[str, object] = json.loads(lines[-1])
+    if result["outcome"] == "NA":
+        pytest.skip(str(result["detail"]))
+    return result
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize(("params", "target"), MISMATCHED)
+def test_typed_mismatched_cell_raises_jax_text(entry: str, params: str, target: str) -> None:
+    result = run_cell("typed", entry, params, target)
+    assert result["outcome"] == "VE", result
+    assert str(result["detail"]).startswith("PlatformMismatchError: ")
+    assert result["notes"], "a hint in a note"
+
+
+@pytest.mark.parametrize("entry", ["pallas_call", "kernel_gpu_mesh", "plgpu_kernel"])
+def test_typed_mosaic_gpu_on_rocm_is_refused(entry: str) -> None:
+    result = run_cell("typed", entry, "mosaic_gpu", "rocm")
+    assert result["outcome"] == "VEb", result
+    assert "Compiler params for backend mosaic_gpu cannot be used for rocm lowering." in str(result["detail"])
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize(("params", "target"), [("tpu", "cuda"), ("triton", "tpu")])
+def test_backstop_mismatched_cell_raises_jax_text(entry: str, params: str, target: str) -> None:
+    result = run_cell("backstop", entry, params, target)
+    assert result["outcome"] == "VE", result
+
+
+@pytest.mark.parametrize(
+    ("entry", "params", "target"),
+    [
+        ("pallas_call", "tpu", "tpu"),
+        ("pallas_call", "triton", "cuda"),
+        ("pallas_call", "triton", "rocm"),
+        ("pallas_call", "mosaic_gpu", "cuda"),
+        ("kernel_tpu_mesh", "tpu", "tpu"),
+        ("kernel_gpu_mesh", "mosaic_gpu", "cuda"),
+        ("plgpu_kernel", "mosaic_gpu", "cuda"),
+    ],
+)
+def test_matched_cell_lowers_like_jax(entry: str, params: str, target: str) -> None:
+    result = run_cell("identical", entry, params, target)
+    if result["raw_outcome"] != "OK":
+        # JAX itself does not lower this cell (jax 0.12: Mosaic GPU params through
+        # pl.pallas_call); the typed entry point must not make it lower either.
+        assert result["outcome"] != "OK", result
+        return
+    assert result["outcome"] == "OK", result
+    assert result["same_text"] is True, result
