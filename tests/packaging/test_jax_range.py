@@ -160,3 +160,33 @@ def test_neither_check_imports_jax() -> None:
         "assert 'jax' not in sys.modules, 'jax was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+_FAKE_JAX_0_13 = (
+    "import importlib.metadata as md, warnings\n"
+    "real = md.version\n"
+    "md.version = lambda name: '0.13.1' if name in ('jax', 'jaxlib') else real(name)\n"
+    "warnings.simplefilter('always')\n"
+)
+
+#: where the checks are meant to be called from: (file, code that triggers it)
+ENTRY_POINTS = {
+    "runtime": ("src/typed_pallas/_jaxcompat.py", "import typed_pallas._jaxcompat"),
+    "plugin": ("mypy_plugin/typed_pallas_mypy/main.py", "from typed_pallas_mypy import plugin; plugin('2.4.1')"),
+}
+
+
+@pytest.mark.parametrize("part", sorted(ENTRY_POINTS))
+def test_entry_point_warns_for_an_unsupported_jax(part: str) -> None:
+    """With jax 0.13.1 faked in the metadata, the first jax-backed import / the plugin entry warns once."""
+    source, trigger = ENTRY_POINTS[part]
+    if "warn_if_unsupported_jax" not in (REPO / source).read_text():
+        pytest.skip(f"{source} does not call warn_if_unsupported_jax() yet (see the packaging report)")
+    for jax_version, expected in ((None, 0), ("0.13.1", 1)):
+        prelude = _FAKE_JAX_0_13 if jax_version else "import warnings\nwarnings.simplefilter('always')\n"
+        code = prelude + trigger + "\n" + trigger.replace("import typed_pallas._jaxcompat", "import typed_pallas._registry") + "\n"
+        result = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.count("UnsupportedJaxWarning") == expected, result.stderr
+        if expected:
+            assert "jax 0.13.1 is installed" in result.stderr and ">=0.10,<0.13" in result.stderr, result.stderr

@@ -209,12 +209,15 @@ def test_cli_check_and_explain_run_from_the_wheel(installed: Venv, probe_dir: Pa
 
     exe = installed.root / "bin" / "typed-pallas"
     assert exe.exists(), "console script typed-pallas not installed"
-    (probe_dir / "right_only.py").write_text(PLATFORM_PROBE.replace("needs_tpu(pltriton.CompilerParams())", "pass"))
+    folder = probe_dir / "cli"  # no config file here: zero configuration, as the README promises
+    folder.mkdir(exist_ok=True)
+    (folder / "platform_probe.py").write_text(PLATFORM_PROBE)
+    (folder / "right_only.py").write_text(PLATFORM_PROBE.replace("needs_tpu(pltriton.CompilerParams())", "pass"))
     cache = ["--cache-dir", str(installed.mypy_cache)]
-    wrong = _run([exe, "check", "--all-errors", *cache, "platform_probe.py"], cwd=probe_dir, env=clean_environ())
+    wrong = _run([exe, "check", "--all-errors", *cache, "platform_probe.py"], cwd=folder, env=clean_environ())
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
     assert f"platform_probe.py:{WRONG_LINE}:" in wrong.stdout, wrong.stdout + wrong.stderr
-    right = _run([exe, "check", "--all-errors", *cache, "right_only.py"], cwd=probe_dir, env=clean_environ())
+    right = _run([exe, "check", "--all-errors", *cache, "right_only.py"], cwd=folder, env=clean_environ())
     assert right.returncode == 0, right.stdout + right.stderr
-    explain = _run([exe, "explain", "pallas-platform"], cwd=probe_dir, env=clean_environ())
+    explain = _run([exe, "explain", "pallas-platform"], cwd=folder, env=clean_environ())
     assert explain.returncode == 0 and "pallas-platform" in explain.stdout, explain.stdout + explain.stderr
