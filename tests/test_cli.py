@@ -66,13 +66,24 @@ def test_select_keeps_plugin_and_blocking_codes_unless_all_errors() -> None:
                 _mypy_line(code="arg-type", message="type error"),
                 _mypy_line(code="syntax", message="bad syntax"),
                 _mypy_line(code="misc", severity="note", message="Revealed type", line=9),
+                _mypy_line(
+                    code="arg-type", line=11,
+                    message='Argument "compiler_params" to "kernel" has incompatible type "tpu.CompilerParams"; '
+                    "expected \"typed_pallas._params.CompilerParams[Literal['gpu']] | None\"",
+                ),  # fmt: skip
+                _mypy_line(
+                    code="call-overload", line=12, message='No overload variant of "pallas_call" matches',
+                    hint="Possible overload variants:\n    def pallas_call(...) -> PlatformFn[Literal['tpu'], ...]",
+                ),  # fmt: skip
+                _mypy_line(code="call-overload", line=13, message='No overload variant of "f" matches', hint="x"),
             ]
         )
     )
     codes = cli.plugin_error_codes()
     assert "pallas-platform" in codes
-    assert [f.code for f in cli.select(findings, codes, all_errors=False)] == ["pallas-platform", "syntax"]
-    assert len(cli.select(findings, codes, all_errors=True)) == 4
+    kept = cli.select(findings, codes, all_errors=False)
+    assert [(f.code, f.line) for f in kept] == [("pallas-platform", 3), ("syntax", 3), ("arg-type", 11), ("call-overload", 12)]
+    assert len(cli.select(findings, codes, all_errors=True)) == 7
 
 
 def test_output_formats() -> None:

@@ -17,9 +17,11 @@ cache under ``.mypy_cache/typed-pallas``. The project's own ``[tool.typed-pallas
 folder, then parents up to the repository root) and passed on through
 ``TYPED_PALLAS_CONFIG``; ``--platform`` goes through ``TYPED_PALLAS_PLATFORMS``.
 
-By default only typed-pallas findings are shown (the plugin's error codes); mypy's
-other errors are type errors, not platform errors, and a platform checker should not
-fail a build on them. ``--all-errors`` shows everything mypy says.
+By default only typed-pallas findings are shown: the plugin's errors
+(``pallas-platform``), the platform mismatches the stubs turn into mypy's own
+``arg-type``/``call-overload`` errors (recognised by the platform types they name), and
+blocking errors. mypy's other errors are type errors, not platform errors, and a
+platform checker should not fail a build on them. ``--all-errors`` shows everything mypy says.
 
 ``--expect`` compares the findings with ``# expect[CODE]: MESSAGE`` comments in the
 checked files (see examples/README.md) and exits 0 only when they are exactly the
@@ -59,6 +61,9 @@ DEFAULT_CACHE: Final = os.path.join(".mypy_cache", "typed-pallas")
 FALLBACK_CODES: Final = frozenset({"pallas-platform"})
 #: mypy's own codes that stop checking; always shown.
 BLOCKING_CODES: Final = frozenset({"syntax"})
+#: mypy's codes for the stubs' platform mismatches, and what marks them as such.
+STUB_CODES: Final = frozenset({"arg-type", "call-overload"})
+STUB_MARKERS: Final = ("CompilerParams[Literal['", "PlatformFn[Literal['", "__pallas_platform__")
 #: Names mypy searches for its config, in its order, per folder.
 CONFIG_NAMES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 
@@ -193,11 +198,28 @@ def plugin_error_codes() -> frozenset[str]:
     return frozenset(codes) or FALLBACK_CODES
 
 
+def is_typed_pallas_finding(finding: Finding, codes: frozenset[str]) -> bool:
+    """A plugin error, a blocking error, or a platform mismatch the stubs found.
+
+    The stubs type params by platform, so some mismatches (``plgpu.kernel`` or
+    ``pl.kernel`` with a mesh given other params, the ``typed_pallas`` entry points,
+    ``typed_pallas.dispatch``) are mypy's own ``arg-type``/``call-overload`` errors, and
+    the plugin does not repeat them. They are recognised by the platform types they name.
+    """
+    if finding.severity != "error":
+        return False
+    if finding.code in codes or finding.code in BLOCKING_CODES:
+        return True
+    if finding.code in STUB_CODES:
+        text = "\n".join([finding.message, *finding.notes])
+        return any(marker in text for marker in STUB_MARKERS)
+    return False
+
+
 def select(findings: Iterable[Finding], codes: frozenset[str], all_errors: bool) -> list[Finding]:
     if all_errors:
         return list(findings)
-    keep = codes | BLOCKING_CODES
-    return [f for f in findings if f.severity == "error" and f.code in keep]
+    return [f for f in findings if is_typed_pallas_finding(f, codes)]
 
 
 # --------------------------------------------------------------------------- expectations
