@@ -515,6 +515,14 @@ def build_parser() -> argparse.ArgumentParser:
             "Shows typed-pallas findings only, unless --all-errors. "
             "Arguments after -- go to mypy. Exit status: 0 clean, 1 findings, 2 usage or blocking error."
         ),
+        epilog=(
+            "examples:\n"
+            "  typed-pallas check src/\n"
+            "  typed-pallas check --platform tpu src/kernels/\n"
+            "  typed-pallas check --output github . -- --python-version 3.12\n"
+            "configuration: [tool.typed-pallas] in pyproject.toml (see docs/configuration.md)"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check")
     check.add_argument(
