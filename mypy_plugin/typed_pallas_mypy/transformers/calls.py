@@ -33,7 +33,6 @@ from mypy.nodes import (
     FuncItem,
     IntExpr,
     NameExpr,
-    RefExpr,
 )
 from mypy.plugin import CheckerPluginInterface
 from mypy.subtypes import is_subtype
@@ -167,7 +166,17 @@ def _interpret_may_be_on(view: CallView) -> bool:
 def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:
     entry = view.entry
     if entry.body is not None and entry.body in view.args:
-        return callable_target(view.args[entry.body], index)
+        expr = view.args[entry.body]
+        target = callable_target(expr, index)
+        if target is None and isinstance(expr, NameExpr):
+            # ``kernel = functools.partial(_kernel, ...)`` earlier in the function:
+            # followed only when assigned once (no choice between kernels).
+            func = index.function_at(start_of(view.context))
+            key = (id(func) if func is not None else 0, expr.name)
+            assigned = index.assignments.get(key, [])
+            if len(assigned) == 1:
+                target = callable_target(assigned[0][1], index)
+        return target
     decorated = index.decorated.get(id(view.context))
     if decorated is not None:
         return decorated

@@ -33,6 +33,8 @@ from typed_pallas_mypy.transformers.module_index import (
 
 #: How many same-module calls deep the body scan follows.
 BODY_DEPTH: Final = 2
+#: How many variable assignments deep an argument is followed.
+_NAME_DEPTH: Final = 3
 
 
 @dataclass(frozen=True)
@@ -89,17 +91,36 @@ def from_expressions(
     return out
 
 
+def _assigned(name: NameExpr, index: ModuleIndex, func: FuncItem | None) -> list[Expression]:
+    """What a local (or module-level) variable named by ``name`` was assigned."""
+    for owner in (func, None):
+        key = (id(owner) if owner is not None else 0, name.name)
+        assigned = index.assignments.get(key)
+        if assigned:
+            return [value for _, value in assigned]
+    return []
+
+
 def _values(expr: Expression, index: ModuleIndex, func: FuncItem | None) -> list[Expression]:
-    """``expr`` itself, plus what a local variable named by it was assigned."""
-    values: list[Expression] = [expr]
-    if isinstance(expr, NameExpr):
-        for owner in (func, None):
-            key = (id(owner) if owner is not None else 0, expr.name)
-            assigned = index.assignments.get(key)
-            if assigned:
-                values.extend(value for _, value in assigned)
-                break
-    return values
+    """``expr`` and every value that the local variables inside it were assigned,
+    following names through assignments up to ``_NAME_DEPTH`` levels
+    (``scratch = [m_scratch]``, ``m_scratch = pltpu.VMEM(...)``)."""
+    out: list[Expression] = [expr]
+    seen: set[int] = {id(expr)}
+    frontier: list[Expression] = [expr]
+    for _ in range(_NAME_DEPTH):
+        following: list[Expression] = []
+        for sub in subexpressions(list(frontier)):
+            if isinstance(sub, NameExpr):
+                for value in _assigned(sub, index, func):
+                    if id(value) not in seen:
+                        seen.add(id(value))
+                        following.append(value)
+        out.extend(following)
+        frontier = following
+        if not frontier:
+            break
+    return out
 
 
 def arguments(
