@@ -511,9 +511,9 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="run mypy with the typed-pallas plugin on PATHS",
         description=(
-            "Run mypy with the typed-pallas plugin preset on PATHS (default: the current folder). "
-            "Shows typed-pallas findings only, unless --all-errors. "
-            "Arguments after -- go to mypy. Exit status: 0 clean, 1 findings, 2 usage or blocking error."
+            "Run mypy with the typed-pallas plugin preset on PATHS (default: the current folder).\n"
+            "Shows typed-pallas findings only, unless --all-errors. Arguments after -- go to mypy.\n"
+            "Exit status: 0 clean, 1 findings, 2 usage or blocking error."
         ),
         epilog=(
             "examples:\n"
