@@ -42,7 +42,6 @@ from jax._src.pallas.mosaic_gpu.core import transform_ref as transform_ref  # ja
 from jax._src.pallas.mosaic_gpu.core import transpose_ref as transpose_ref
 from jax._src.pallas.mosaic_gpu.core import TryClusterCancelResult as TryClusterCancelResult
 from jax._src.pallas.mosaic_gpu.core import WarpMesh as WarpMesh
-from jax._src.pallas.mosaic_gpu.core import WGMMAAccumulatorRef as ACC
 from jax._src.pallas.mosaic_gpu.core import WGMMAAccumulatorRef as WGMMAAccumulatorRef
 from jax._src.pallas.mosaic_gpu.helpers import dynamic_scheduling_loop as dynamic_scheduling_loop
 from jax._src.pallas.mosaic_gpu.helpers import find_swizzle as find_swizzle
@@ -119,6 +118,7 @@ from jax.experimental.mosaic.gpu.fragmented_array import Tiling as Tiling
 from jax.experimental.mosaic.gpu.launch_context import CopyPartition as CopyPartition
 from jax.experimental.mosaic.gpu.launch_context import OOBFillMode as OOBFillMode
 
+ACC = WGMMAAccumulatorRef
 GMEM = MemorySpace.GMEM
 SMEM = MemorySpace.SMEM
 TMEM = MemorySpace.TMEM

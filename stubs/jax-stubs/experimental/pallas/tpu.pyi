@@ -92,7 +92,9 @@ from jax._src.pallas.primitives import reciprocal as reciprocal  # jax >= 0.12 o
 from jax._src.pallas.primitives import semaphore_read as semaphore_read  # jax < 0.12 only
 from jax._src.pallas.primitives import semaphore_signal as semaphore_signal  # jax < 0.12 only
 from jax._src.pallas.primitives import semaphore_wait as semaphore_wait  # jax < 0.12 only
-from jax._src.pallas.mosaic.core import AccMemorySpace as ACC  # jax >= 0.12 only
+from jax._src.pallas.mosaic.core import AccMemorySpace as _AccMemorySpace  # jax >= 0.12 only
+
+ACC = _AccMemorySpace  # jax >= 0.12 only
 
 PARALLEL = GridDimensionSemantics.PARALLEL
 CORE_PARALLEL = GridDimensionSemantics.CORE_PARALLEL
