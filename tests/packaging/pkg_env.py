@@ -112,7 +112,10 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
 @pytest.fixture(scope="session")
 def site_mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder of symlinks to the test environment's site-packages, minus typed-pallas and .pth files."""
-    mirror = tmp_path_factory.mktemp("base-site-packages")
+    # named like a real one (.../site-packages/jax/...): tools that tell installed packages
+    # from user code by path (the plugin's report_config_data does) must see the same thing
+    mirror = tmp_path_factory.mktemp("base-env") / "site-packages"
+    mirror.mkdir()
     sources = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
     for source in sorted(sources):
         for entry in sorted(os.listdir(source)):
