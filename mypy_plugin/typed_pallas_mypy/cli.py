@@ -96,19 +96,21 @@ class Finding:
 
     @classmethod
     def from_mypy_json(cls, data: Mapping[str, object]) -> Finding:
-        hint = data.get("hint")
-        column = data.get("column")
-        end_column = data.get("end_column")
+        def number(key: str) -> int | None:
+            value = data.get(key)
+            return value if isinstance(value, int) and value >= 0 else None
+
+        column, end_column, hint = number("column"), number("end_column"), data.get("hint")
         return cls(
             file=str(data.get("file", "")),
-            line=int(data.get("line") or 0),  # type: ignore[call-overload]
-            column=int(column) + 1 if isinstance(column, int) and column >= 0 else 1,
+            line=number("line") or 0,
+            column=column + 1 if column is not None else 1,  # mypy's JSON is 0-based
             severity=str(data.get("severity", "error")),
             message=str(data.get("message", "")),
             code=str(data["code"]) if data.get("code") else None,
             notes=str(hint).split("\n") if hint else [],
-            end_line=data.get("end_line") if isinstance(data.get("end_line"), int) else None,  # type: ignore[arg-type]
-            end_column=end_column + 1 if isinstance(end_column, int) and end_column >= 0 else None,
+            end_line=number("end_line"),
+            end_column=end_column + 1 if end_column is not None else None,
         )
 
     def as_json(self) -> dict[str, object]:
