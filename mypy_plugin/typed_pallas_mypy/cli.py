@@ -48,7 +48,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Final
+from typing import Final, TextIO
 
 from typed_pallas_mypy import config as _config
 
@@ -193,7 +193,7 @@ def plugin_error_codes() -> frozenset[str]:
     try:
         from mypy.errorcodes import ErrorCode
 
-        from typed_pallas_mypy import errorcodes  # type: ignore[attr-defined, unused-ignore]
+        from typed_pallas_mypy import errorcodes
     except Exception:
         return FALLBACK_CODES
     codes = {v.code for v in vars(errorcodes).values() if isinstance(v, ErrorCode)}
@@ -317,9 +317,9 @@ def compare_expectations(
     return matched, unexpected, missing
 
 
-def report_expectations(findings: Sequence[Finding], paths: Sequence[str], stream: object) -> bool:
+def report_expectations(findings: Sequence[Finding], paths: Sequence[str], stream: TextIO) -> bool:
     """Print how findings compare to ``# expect[...]`` comments; True when exactly equal."""
-    write = stream.write  # type: ignore[attr-defined]
+    write = stream.write
     expectations = [e for path in python_files(paths) for e in read_expectations(path)]
     matched, unexpected, missing = compare_expectations(findings, expectations)
     for f in unexpected:
@@ -470,8 +470,8 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     return 1 if any(f.severity == "error" for f in shown) else 0
 
 
-def emit(shown: Sequence[Finding], output: str, all_errors: bool, stream: object, *, summary: bool = True) -> None:
-    write = stream.write  # type: ignore[attr-defined]
+def emit(shown: Sequence[Finding], output: str, all_errors: bool, stream: TextIO, *, summary: bool = True) -> None:
+    write = stream.write
     if output == "json":
         write(json.dumps([f.as_json() for f in shown], indent=2) + "\n")
     elif output == "github":
