@@ -2,7 +2,7 @@
 
 An editable install hides a missing ``.pyi``, a missing ``py.typed`` or a plugin
 module left out of the wheel; these tests build the sdist, build the wheel from it,
-install the wheel into a venv that cannot see the checkout (see conftest.py) and
+install the wheel into a venv that cannot see the checkout (see pkg_env.py) and
 check from there: the file lists against the source tree, the metadata, the mypy
 plugin loading, the platform types in mypy, pyright, pyrefly and ty (a wrong-platform
 call fails, the right one passes), and ``typed-pallas check`` / ``explain``.
@@ -108,11 +108,12 @@ def test_wheel_has_every_source_file_stub_and_marker(dist: Dist) -> None:
 
 
 def test_no_stub_file_shared_with_jax_pyrefly_stubs(dist: Dist) -> None:
-    """Files at the same path would overwrite each other and vanish when either package is uninstalled."""
-    shared = _wheel_names(dist) & JAX_PYREFLY_STUBS_FILES
-    if STUBS == "jax-stubs":  # a shared folder: only the py.typed marker may be common
-        shared -= {"jax-stubs/py.typed"}
-    assert shared == set(), f"{sorted(shared)} collide with jax-pyrefly-stubs (docs/stub-layout-notes.md)"
+    """Rule 1 of docs/stub-layout-notes.md, whatever folder our jax-stubs is installed in: no
+    module stub at a path jax-pyrefly-stubs uses (in a shared folder it would overwrite
+    theirs and vanish when either package is uninstalled)."""
+    ours = {name.removeprefix(f"{STUBS}/") for name in _wheel_names(dist) if name.startswith(f"{STUBS}/")}
+    theirs = {name.removeprefix("jax-stubs/") for name in JAX_PYREFLY_STUBS_FILES}
+    assert ours & theirs == {"py.typed"}, f"{sorted(ours & theirs - {'py.typed'})} collide with jax-pyrefly-stubs"
 
 
 def test_wheel_metadata_declares_range_license_and_entry_points(dist: Dist) -> None:
