@@ -455,3 +455,21 @@ def test_config_and_cli_import_no_jax() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+
+def test_origin_says_where_each_module_was_configured(project: Path) -> None:
+    write(project, "pyproject.toml", PRECEDENCE)
+    cfg = resolve(project)
+    assert cfg.origin_for("other") == "[tool.typed-pallas] platforms in pyproject.toml"
+    assert cfg.origin_for("pkg.gpu.mod") == (
+        "[[tool.typed-pallas.overrides]] #2 (module = 'pkg.gpu.*') in pyproject.toml"
+    )
+    assert cfg.override_for("pkg.gpu.mod") == cfg.overrides[1]
+    assert cfg.override_for("other") is None
+    env = resolve(project, **{PLATFORMS_ENV: "gpu"})
+    assert env.origin_for("other") == f"{PLATFORMS_ENV}=gpu"
+    ini = write(project, "mypy.ini", "[mypy]\n[mypy.plugins.typed-pallas.overrides.a.*,b]\nplatforms = tpu\n")
+    icfg = resolve(project, ini)
+    assert icfg.origin_for("b") == "[mypy.plugins.typed-pallas.overrides.a.*,b] in mypy.ini"
+    assert icfg.origin_for("c") is None
+    assert PluginConfig().origin_for("x") is None

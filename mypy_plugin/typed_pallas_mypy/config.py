@@ -135,6 +135,8 @@ class Override:
     pattern: str
     platforms: frozenset[str]
     order: int = 0
+    #: where it was written, for notes (e.g. ``[[tool.typed-pallas.overrides]] #2 in pyproject.toml``)
+    origin: str = field(default="", compare=False)
 
     @property
     def is_concrete(self) -> bool:
@@ -160,6 +162,8 @@ class PluginConfig:
     platforms: frozenset[str] | None = None
     overrides: tuple[Override, ...] = ()
     source: str | None = None
+    #: where the top-level platforms were set, for notes
+    platforms_origin: str | None = field(default=None, compare=False)
     _cache: dict[str, frozenset[str] | None] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
@@ -175,26 +179,44 @@ class PluginConfig:
         return result
 
     def _resolve(self, module: str) -> frozenset[str] | None:
+        override = self.override_for(module)
+        return override.platforms if override is not None else self.platforms
+
+    def override_for(self, module: str) -> Override | None:
+        """The override that decides ``module`` (mypy's precedence), or None."""
         concrete = [o for o in self.overrides if o.is_concrete and o.pattern == module]
         if concrete:
-            return concrete[-1].platforms
+            return concrete[-1]
         unstructured = [
             o
             for o in self.overrides
             if not o.is_concrete and not o.is_structured and o.matches(module)
         ]
         if unstructured:
-            return max(unstructured, key=lambda o: o.order).platforms
+            return max(unstructured, key=lambda o: o.order)
         parts = module.split(".")
         for i in range(len(parts), 0, -1):
             key = ".".join(parts[:i] + ["*"])
             hits = [o for o in self.overrides if o.pattern == key]
             if hits:
-                return hits[-1].platforms
+                return hits[-1]
         star = [o for o in self.overrides if o.pattern == "*"]
-        if star:
-            return star[-1].platforms
-        return self.platforms
+        return star[-1] if star else None
+
+    def origin_for(self, module: str) -> str | None:
+        """Where the platforms of ``module`` were configured, for notes; None if unconfigured.
+
+        E.g. ``[tool.typed-pallas] platforms in pyproject.toml``,
+        ``[[tool.typed-pallas.overrides]] #2 (module = 'pkg.gpu.*') in pyproject.toml``,
+        ``[mypy.plugins.typed-pallas.overrides.pkg.gpu.*] in mypy.ini`` or
+        ``TYPED_PALLAS_PLATFORMS=gpu``.
+        """
+        override = self.override_for(module)
+        if override is not None:
+            return override.origin or f"override {override.pattern!r}"
+        if self.platforms is None:
+            return None
+        return self.platforms_origin or "platforms"
 
     @property
     def configured(self) -> bool:
@@ -319,6 +341,7 @@ def _from_mapping(
                 'write platforms = ["tpu"]'
             )
         platforms = parse_platforms(raw, f"{where} platforms")
+    top_origin = f"[{TOML_TABLE if toml else INI_SECTION}] platforms in {os.path.basename(source)}"
 
     overrides: list[Override] = []
     order = 0
@@ -359,7 +382,9 @@ def _from_mapping(
                 )
             plats = parse_platforms(raw_p, f"{ewhere} platforms")
             for module in modules:
-                overrides.append(Override(parse_pattern(module, f"{ewhere} module"), plats, order))
+                pattern = parse_pattern(module, f"{ewhere} module")
+                origin = f"[[{TOML_TABLE}.overrides]] #{index} (module = {pattern!r}) in {os.path.basename(source)}"
+                overrides.append(Override(pattern, plats, order, origin))
                 order += 1
 
     for section, body in ini_overrides:
@@ -375,10 +400,16 @@ def _from_mapping(
         plats = parse_platforms(_split_commas(body["platforms"]), f"{swhere} platforms")
         patterns = section[len(INI_OVERRIDE_PREFIX):]
         for pattern in patterns.split(","):
-            overrides.append(Override(parse_pattern(pattern, swhere), plats, order))
+            origin = f"[{section}] in {os.path.basename(source)}"
+            overrides.append(Override(parse_pattern(pattern, swhere), plats, order, origin))
             order += 1
 
-    return PluginConfig(platforms=platforms, overrides=tuple(overrides), source=source)
+    return PluginConfig(
+        platforms=platforms,
+        overrides=tuple(overrides),
+        source=source,
+        platforms_origin=top_origin if platforms is not None else None,
+    )
 
 
 def _read_toml(path: str) -> PluginConfig | None:
@@ -508,7 +539,12 @@ def resolve_config(
     raw = env.get(PLATFORMS_ENV, "").strip()
     if raw:
         platforms = parse_platforms(_split_commas(raw) or [raw], f"environment variable {PLATFORMS_ENV}={raw!r}")
-        config = PluginConfig(platforms=platforms, overrides=config.overrides, source=config.source)
+        config = PluginConfig(
+            platforms=platforms,
+            overrides=config.overrides,
+            source=config.source,
+            platforms_origin=f"{PLATFORMS_ENV}={raw}",
+        )
     return config
 
 
