@@ -43,7 +43,8 @@ wrong, where, and what to write instead, prefixed ``(typed-pallas) mypy: error:`
 mypy's own config errors.
 
 What it does not do: import jax or decide what a call means; it only answers
-:meth:`PluginConfig.platforms_for`.
+:meth:`PluginConfig.platforms_for` (and, for notes, :meth:`PluginConfig.origin_for`:
+which entry of which file, or the environment, configured a module).
 """
 
 from __future__ import annotations
