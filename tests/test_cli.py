@@ -351,6 +351,35 @@ def test_exit_status_from_mypy_result(
         assert "Success" not in captured.out
 
 
+def test_config_env_is_respected_and_config_option_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.typed-pallas]\nplatforms = ["tpu"]\n')
+    other = tmp_path / "other.ini"
+    other.write_text("[mypy.plugins.typed-pallas]\nplatforms = rocm\n")
+    third = tmp_path / "third.toml"
+    third.write_text('[tool.typed-pallas]\nplatforms = ["cuda"]\n')
+    (tmp_path / "a.py").write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(config.PLATFORMS_ENV, raising=False)
+    seen: list[str] = []
+
+    def fake_run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        env = kw["env"]
+        assert isinstance(env, dict)
+        seen.append(env[config.CONFIG_ENV])
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(cli.subprocess, "run", fake_run)
+    monkeypatch.delenv(config.CONFIG_ENV, raising=False)
+    assert cli.main(["check", "a.py"]) == 0
+    monkeypatch.setenv(config.CONFIG_ENV, str(other))
+    assert cli.main(["check", "a.py"]) == 0
+    assert cli.main(["check", "--config", str(third), "a.py"]) == 0
+    assert seen == [str(tmp_path / "pyproject.toml"), str(other), str(third)]
+
+
 def test_missing_mypy_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -414,7 +414,8 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     if args.platform:
         names = [n.strip() for value in args.platform for n in value.split(",") if n.strip()]
         env[_config.PLATFORMS_ENV] = ",".join(names)
-    config_path = args.config or find_project_config(os.getcwd())
+    # --config, else the user's TYPED_PALLAS_CONFIG, else the project's file found as mypy would
+    config_path = args.config or (None if env.get(_config.CONFIG_ENV, "").strip() else find_project_config(os.getcwd()))
     if args.config and not os.path.isfile(args.config):
         return _fail(parser, f"--config {args.config}: no such file")
     if config_path:
