@@ -14,10 +14,12 @@ benchmarks/backstop_matrix.py prints the whole table.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,7 +31,26 @@ MISMATCHED = [(p, t) for p in ("tpu",) for t in ("cuda", "rocm")] + [(p, "tpu") 
 pytestmark = pytest.mark.slow
 
 
-def run_cell(mode: str, entry: str, params: str, target: str) -> dict[str, object]:
+IDENTICAL = [
+    ("pallas_call", "tpu", "tpu"),
+    ("pallas_call", "triton", "cuda"),
+    ("pallas_call", "triton", "rocm"),
+    ("pallas_call", "mosaic_gpu", "cuda"),
+    ("kernel_tpu_mesh", "tpu", "tpu"),
+    ("kernel_gpu_mesh", "mosaic_gpu", "cuda"),
+    ("plgpu_kernel", "mosaic_gpu", "cuda"),
+]
+BACKSTOP = [(e, p, t) for e in ENTRIES for p, t in (("tpu", "cuda"), ("triton", "tpu"))]
+ROCM = [(e, "mosaic_gpu", "rocm") for e in ("pallas_call", "kernel_gpu_mesh", "plgpu_kernel")]
+CELLS = (
+    [("typed", e, p, t) for e in ENTRIES for p, t in MISMATCHED]
+    + [("typed", *c) for c in ROCM]
+    + [("backstop", *c) for c in BACKSTOP]
+    + [("identical", *c) for c in IDENTICAL]
+)
+
+
+def _spawn(mode: str, entry: str, params: str, target: str) -> dict[str, object]:
     env = dict(os.environ)
     src = str(Path(__file__).resolve().parents[2] / "src")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH", "")]))
@@ -38,49 +59,57 @@ def run_cell(mode: str, entry: str, params: str, target: str) -> dict[str, objec
         capture_output=True, text=True, env=env, timeout=600,
     )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
-    assert lines, f"driver crashed:\n{proc.stderr[-3000:]}"
+    if not lines:
+        return {"outcome": "CRASH", "detail": proc.stderr[-3000:]}
     result: dict[str, object] = json.loads(lines[-1])
-    if result["outcome"] == "NA":
-        pytest.skip(str(result["detail"]))
     return result
+
+
+@pytest.fixture(scope="module")
+def matrix() -> dict[tuple[str, ...], dict[str, object]]:
+    """Every cell of this module, each in its own fresh interpreter, a few at a time."""
+    workers = max(1, min(4, (os.cpu_count() or 1)))
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        results = list(pool.map(lambda cell: _spawn(*cell), CELLS))
+    return dict(zip(CELLS, results))
+
+
+@pytest.fixture
+def run_cell(matrix: dict[tuple[str, ...], dict[str, object]]) -> Callable[..., dict[str, object]]:
+    def get(mode: str, entry: str, params: str, target: str) -> dict[str, object]:
+        result = matrix[(mode, entry, params, target)]
+        assert result["outcome"] != "CRASH", f"driver crashed:\n{result['detail']}"
+        if result["outcome"] == "NA":
+            pytest.skip(str(result["detail"]))
+        return result
+
+    return get
 
 
 @pytest.mark.parametrize("entry", ENTRIES)
 @pytest.mark.parametrize(("params", "target"), MISMATCHED)
-def test_typed_mismatched_cell_raises_jax_text(entry: str, params: str, target: str) -> None:
+def test_typed_mismatched_cell_raises_jax_text(run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str) -> None:
     result = run_cell("typed", entry, params, target)
     assert result["outcome"] == "VE", result
     assert str(result["detail"]).startswith("PlatformMismatchError: ")
     assert result["notes"], "a hint in a note"
 
 
-@pytest.mark.parametrize("entry", ["pallas_call", "kernel_gpu_mesh", "plgpu_kernel"])
-def test_typed_mosaic_gpu_on_rocm_is_refused(entry: str) -> None:
+@pytest.mark.parametrize("entry", [e for e, _, _ in ROCM])
+def test_typed_mosaic_gpu_on_rocm_is_refused(run_cell: Callable[..., dict[str, object]], entry: str) -> None:
     result = run_cell("typed", entry, "mosaic_gpu", "rocm")
     assert result["outcome"] == "VEb", result
     assert "Compiler params for backend mosaic_gpu cannot be used for rocm lowering." in str(result["detail"])
 
 
-@pytest.mark.parametrize("entry", ENTRIES)
-@pytest.mark.parametrize(("params", "target"), [("tpu", "cuda"), ("triton", "tpu")])
-def test_backstop_mismatched_cell_raises_jax_text(entry: str, params: str, target: str) -> None:
+@pytest.mark.parametrize(("entry", "params", "target"), BACKSTOP)
+def test_backstop_mismatched_cell_raises_jax_text(run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str) -> None:
     result = run_cell("backstop", entry, params, target)
     assert result["outcome"] == "VE", result
 
 
-@pytest.mark.parametrize(
-    ("entry", "params", "target"),
-    [
-        ("pallas_call", "tpu", "tpu"),
-        ("pallas_call", "triton", "cuda"),
-        ("pallas_call", "triton", "rocm"),
-        ("pallas_call", "mosaic_gpu", "cuda"),
-        ("kernel_tpu_mesh", "tpu", "tpu"),
-        ("kernel_gpu_mesh", "mosaic_gpu", "cuda"),
-        ("plgpu_kernel", "mosaic_gpu", "cuda"),
-    ],
-)
-def test_matched_cell_lowers_like_jax(entry: str, params: str, target: str) -> None:
+@pytest.mark.parametrize(("entry", "params", "target"), IDENTICAL)
+def test_matched_cell_lowers_like_jax(run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str) -> None:
     result = run_cell("identical", entry, params, target)
     if result["raw_outcome"] != "OK":
         # JAX itself does not lower this cell (jax 0.12: Mosaic GPU params through
