@@ -54,6 +54,7 @@ DEVICES: Final = frozenset({
 IS_TPU_DEVICE: Final = frozenset({
     "jax._src.pallas.mosaic.tpu_info.is_tpu_device",
     "jax.experimental.pallas.tpu.is_tpu_device",
+    "jax._src.tpu_info.is_tpu_device",  # jax >= 0.12
 })
 #: ``jax.lax.platform_dependent(*args, tpu=f, cuda=g, rocm=h, default=d)``
 PLATFORM_DEPENDENT: Final = frozenset({

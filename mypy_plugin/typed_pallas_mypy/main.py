@@ -8,7 +8,12 @@ returns). It hooks the Pallas entry points (``pl.pallas_call``, ``pl.kernel``,
 inference runs afterwards, since a plugin hook would otherwise shadow it).
 
 What it does not do: import jax (it reads names, never values), follow kernels into
-other modules, or report anything when the platform cannot be known.
+other modules, or report anything when the platform cannot be known. Because kernels,
+helpers, guards and params are read from the calling module only, the plugin declares
+no extra dependencies (no ``get_additional_deps``): editing a helper re-checks its own
+module, and cold, incremental and daemon runs agree (``tests/test_incremental.py``).
+``report_config_data`` answers for user modules only, so a configuration change
+re-checks user code and not all of jax.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sys
 from collections.abc import Callable
 from importlib import metadata
+from pathlib import Path
 from typing import Any, Final, final
 
 from mypy.options import Options
@@ -79,14 +86,44 @@ _THIRD_PARTY_MARKERS: Final = ("site-packages", "dist-packages", "typeshed")
 
 #: Hash of the configuration the last plugin instance loaded. mypy's daemon compares
 #: ``typed_pallas_mypy.__version__`` (with the module's hash) between runs to decide
-#: whether plugins changed; putting the config in it makes ``dmypy run`` restart after
-#: a ``[tool.typed-pallas]`` edit instead of serving stale results.
+#: whether plugins changed; putting the config in it (daemon only, see
+#: ``versioned_name``) makes ``dmypy run`` restart after a ``[tool.typed-pallas]`` edit
+#: instead of serving stale results.
 _config_stamp = "unconfigured"
 
 
+def _code_digest() -> str:
+    """Hash of the plugin's own sources and of ``typed_pallas._platforms``.
+
+    mypy's cache and daemon only hash the plugin's top module (``__init__.py``); an
+    edit to a transformer or a table must invalidate cached results too.
+    """
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    files = sorted(package.rglob("*.py")) + [Path(_platforms.__file__).resolve()]
+    for path in files:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(str(path).encode())
+    return digest.hexdigest()[:16]
+
+
+CODE_DIGEST: Final = _code_digest()
+
+
 def versioned_name() -> str:
-    """``typed_pallas_mypy.__version__``: package version + config hash."""
-    return f"{_version('typed-pallas')}+config.{_config_stamp}"
+    """``typed_pallas_mypy.__version__``: package version and code hash, plus the config
+    hash inside mypy's daemon.
+
+    A changed plugin snapshot discards the whole cache, jax included, so plain mypy
+    runs leave the config out (``report_config_data`` re-checks just user modules);
+    the daemon has no other way to notice a config edit, so there it goes in.
+    """
+    name = f"{_version('typed-pallas')}+code.{CODE_DIGEST}"
+    if "mypy.dmypy_server" in sys.modules:
+        name += f".config.{_config_stamp}"
+    return name
 
 
 @final
@@ -125,6 +162,7 @@ class TypedPallasPlugin(Plugin):
         if self._config_data is None:
             self._config_data = {
                 "behaviour": PLUGIN_BEHAVIOUR_VERSION,
+                "code": CODE_DIGEST,
                 "tables": _tables_digest(),
                 "typed_pallas": _version("typed-pallas"),
                 "jax": _version("jax"),
