@@ -175,6 +175,8 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
                   flags=flags, extra_pythonpath=args.pythonpath)
 
     mutants, unmutable, typed_of = plan_mutants(root, sites)
+    if args.site:
+        mutants = [m for m in mutants if m.site.key in args.site]
     ev.unmutable = [{"site": u.site.key, "reason": u.reason} for u in unmutable]
 
     # 1. unmodified code, cold cache
@@ -289,6 +291,14 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
             "all": sc(),
             "with_evidence": sc(ev_),
             "without_evidence": sc(lambda r: not ev_(r)),
+            "body_evidence": sc(lambda r: r.mutant.site.evidence_kind == "body"),
+            "args_only_evidence": sc(lambda r: r.mutant.site.evidence_kind == "args"),
+            "call_without_kwargs_or_interpret": sc(lambda r: not r.mutant.call_flags),
+            "call_with_kwargs": sc(lambda r: "**kwargs" in r.mutant.call_flags),
+            "call_with_interpret": sc(lambda r: "interpret" in r.mutant.call_flags),
+            "plain_call_body_evidence": sc(
+                lambda r: not r.mutant.call_flags and r.mutant.how in ("ctor", "ctor+local-var")
+                and r.mutant.site.evidence_kind == "body"),
             "platform_swaps": sc(lambda r: r.mutant.kind == "platform"),
             "platform_swaps_with_evidence": sc(lambda r: r.mutant.kind == "platform" and ev_(r)),
             "platform_swaps_without_evidence": sc(lambda r: r.mutant.kind == "platform" and not ev_(r)),
@@ -337,7 +347,8 @@ def package_row(e: PackageEval) -> dict[str, Any]:
         "unattributed_new_errors": e.unattributed,
         "mutants_detail": [
             {"id": r.mutant.id, "kind": r.mutant.kind, "how": r.mutant.how,
-             "evidence": r.mutant.site.has_evidence, "typed": r.mutant.typed,
+             "evidence": r.mutant.site.evidence_kind, "call_flags": list(r.mutant.call_flags),
+             "entry_point": r.mutant.site.entry_point, "typed": r.mutant.typed,
              "caught": r.caught, "message_ok": r.message_ok, "messages": r.messages,
              "elsewhere": r.elsewhere, "crashed": r.crashed}
             for r in e.results
@@ -372,11 +383,13 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
     for r in rows:
         print(line(r))
     print()
-    for k in ("platform_swaps", "platform_swaps_with_evidence", "platform_swaps_without_evidence",
+    for k in ("body_evidence", "args_only_evidence", "call_without_kwargs_or_interpret", "call_with_kwargs",
+              "call_with_interpret", "plain_call_body_evidence",
+              "platform_swaps", "platform_swaps_with_evidence", "platform_swaps_without_evidence",
               "backend_swaps", "right_message"):
-        print(f"  {k:34s} {ratio(m[k]['caught'], m[k]['mutants'])}")
+        print(f"  {k:40s} {ratio(m[k]['caught'], m[k]['mutants'])}")
     for k, v in m["default_flags"].items():
-        print(f"  default mypy flags, {k:15s}    {ratio(v['caught'], v['mutants'])}")
+        print(f"  {"default mypy flags, " + k:40s} {ratio(v['caught'], v['mutants'])}")
     print("  by swap:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_pair"].items()))
     print("  by passing:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_how"].items()))
     clis = [e for e in evals if e.cli is not None]
@@ -405,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label", default="plugin", help="names the mypy cache (default: %(default)s)")
     ap.add_argument("--default-flags", action="store_true", help="no --check-untyped-defs")
     ap.add_argument("--no-mutants", action="store_true", help="unmodified code only")
+    ap.add_argument("--site", action="append", help="only mutate these sites (relpath:line, repeatable)")
     ap.add_argument("--cli", action="store_true",
                     help="also run `typed-pallas check --output json` on the unmodified code and compare")
     ap.add_argument("--json", type=Path, default=None, help="where to write the JSON (default eval/results/corpus-pyXY.json)")

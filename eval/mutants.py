@@ -68,6 +68,14 @@ class Site:
         return f"{self.relpath}:{self.line}"
 
     @property
+    def evidence_kind(self) -> str:
+        """'body' (platform primitives in the kernel body), 'args' (only in the call's
+        arguments, e.g. PrefetchScalarGridSpec, which is not always proof) or 'none'."""
+        if self.body_prims != "-":
+            return "body"
+        return "args" if self.arg_prims != "-" else "none"
+
+    @property
     def has_evidence(self) -> bool:
         """Body or call-argument evidence of the platform (survey columns)."""
         return self.body_prims != "-" or self.arg_prims != "-"
@@ -336,6 +344,9 @@ class Mutant:
     call_span: tuple[int, int]
     typed: bool  # enclosing function annotated: checked by mypy's default flags
     how: str
+    #: what the call itself carries that may keep a careful checker silent:
+    #: "**kwargs" (could hold interpret=True), "interpret" (interpret= not literally False)
+    call_flags: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -393,9 +404,14 @@ def plan_mutants(root: Path, sites: Iterable[Site]) -> tuple[list[Mutant], list[
             skipped.append(Unmutable(site, tr.problem or "no construction found"))
             continue
         span = (call.lineno, call.end_lineno or call.lineno)
+        flags = tuple(f for f, present in (
+            ("**kwargs", any(k.arg is None for k in call.keywords)),
+            ("interpret", any(k.arg == "interpret" and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                              for k in call.keywords)),
+        ) if present)
         for to in BACKEND_MODULES:
             if to != frm:
-                mutants.append(Mutant(site, frm, to, list(tr.edits), span, typed, "+".join(sorted(tr.how))))
+                mutants.append(Mutant(site, frm, to, list(tr.edits), span, typed, "+".join(sorted(tr.how)), flags))
     return mutants, skipped, typed_of
 
 
