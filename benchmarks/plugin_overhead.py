@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             shadow = work / "shadow.py"
             times: dict[str, dict[str, list[float]]] = {c: {"cold": [], "warm": [], "warm-edit": []} for c in configs}
             errors: dict[str, int] = {}
+            error_sets: dict[str, set[tuple[str, int, str]]] = {}
             for i in range(max(args.cold_runs, 1)):
                 for cfg in (list(configs) if i % 2 == 0 else list(configs)[::-1]):
                     cache = work / f"cache-{cfg}"
@@ -87,14 +88,22 @@ def main(argv: list[str] | None = None) -> int:
                         raise SystemExit(f"mypy {'crashed' if r.crashed else 'stopped'} ({cfg}):\n{r.tail}")
                     times[cfg]["cold"].append(r.seconds)
                     errors[cfg] = len([d for d in r.diagnostics if d.severity == "error"])
+                    error_sets[cfg] = {(d.relpath, d.line, d.message) for d in r.diagnostics
+                                       if d.severity == "error" and d.code != "pallas-platform"}
                     if i == 0:
                         for j in range(args.warm_runs):
                             times[cfg]["warm"].append(run_mypy(targets, **common).seconds)
                             shadow.write_text((root / edit_rel).read_text() + f"\n# edit {cfg} {j}\n")
                             times[cfg]["warm-edit"].append(
                                 run_mypy(targets, shadows={edit_rel: shadow}, **common).seconds)
-            res = {"target": target, "files": nfiles, "edited_file": edit_rel, "errors_reported": errors}
-            print(f"{target}: {nfiles} files; mypy errors reported: {errors}")
+            # the plugin must not change mypy's other verdicts on real code
+            changed = sorted(error_sets["plugin"] ^ error_sets["baseline"])
+            res = {"target": target, "files": nfiles, "edited_file": edit_rel, "errors_reported": errors,
+                   "other_errors_changed_by_plugin": [f"{f}:{ln}: {m}" for f, ln, m in changed]}
+            print(f"{target}: {nfiles} files; mypy errors reported: {errors}; "
+                  f"non-pallas errors that differ with the plugin: {len(changed)}")
+            for f, ln, m in changed[:5]:
+                print(f"    {'+' if (f, ln, m) in error_sets['plugin'] else '-'} {f}:{ln}: {m[:120]}")
             print(f"  {'':10s} {'baseline s':>10s} {'plugin s':>10s} {'ratio':>6s}  runs")
             for mode in ("cold", "warm", "warm-edit"):
                 b, p = statistics.median(times["baseline"][mode]), statistics.median(times["plugin"][mode])
