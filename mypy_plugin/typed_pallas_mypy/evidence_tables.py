@@ -12,6 +12,8 @@ Deliberately *not* evidence:
 
 * ``pltpu.PrefetchScalarGridSpec`` (with ``num_scalar_prefetch=0`` it lowers with Triton
   params on cuda: measured), ``pl.GridSpec``, ``pl.BlockSpec``, ``pl.ANY``/``pltpu.HBM``;
+* memory spaces in block specs (``pl.BlockSpec(memory_space=pltpu.SMEM)`` lowers with
+  Triton params on cuda: measured); only scratch allocations count;
 * Triton's and Mosaic GPU's ``load``/``store``/``dot``/``atomic_*`` (both GPU backends
   have them; only the alias tells them apart, and Pallas' generic ops lower everywhere);
 * ``pltpu.get_tpu_info``/``is_tpu_device`` (Python-level queries, not lowering rules);
@@ -95,21 +97,25 @@ BODY_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
     ("triton", "elementwise_inline_asm"): TRITON_ONLY,
 }
 
-#: Names in a call's arguments (block specs' ``memory_space``, ``scratch_shapes`` /
-#: ``scratch_types``, inside a grid spec), by (namespace, name).
-ARG_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
-    # TPU scalar memory. Measured: in_specs memory_space=pltpu.SMEM with Mosaic GPU params
-    # fails on tpu and on cuda. Triton has no scratch memory at all.
-    ("mosaic_tpu", "SMEM"): TPU_ONLY,
-    # TPU vector memory and semaphores: TPU memory spaces that GPU lowering rejects.
+#: Scratch allocations: names in ``scratch_shapes`` / ``scratch_types`` (also inside a
+#: grid spec) and in the kernel body (``pl.run_scoped(pltpu.VMEM(...))``), by
+#: (namespace, name). Measured with cross-lowering on CPU, jax 0.10.2 and 0.12.0.1
+#: (tests/test_evidence_lowering.py): Triton has no scratch memory at all, and each
+#: Mosaic backend rejects the other's memory spaces.
+#: Memory spaces in *block specs* are no evidence: ``pl.BlockSpec(memory_space=
+#: pltpu.SMEM)`` or ``pltpu.VMEM`` with Triton params lowers on cuda and rocm, and with
+#: Mosaic GPU params on cuda (jax 0.10.2).
+SCRATCH_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
+    # TPU vector / scalar memory and semaphores: only Mosaic TPU allocates them.
     ("mosaic_tpu", "VMEM"): TPU_ONLY,
+    ("mosaic_tpu", "SMEM"): TPU_ONLY,
     ("mosaic_tpu", "VMEM_SHARED"): TPU_ONLY,
     ("mosaic_tpu", "SEMAPHORE"): TPU_ONLY,
     ("mosaic_tpu", "SemaphoreType"): TPU_ONLY,
     ("mosaic_tpu", "dma_semaphore"): TPU_ONLY,
     # Mosaic GPU shared memory, tensor memory and barriers. Measured: scratch_shapes=
-    # [plgpu.SMEM(...), plgpu.Barrier(...)] with Triton params: "scratch memory not
-    # implemented in the Triton backend".
+    # [plgpu.SMEM(...)] or [plgpu.Barrier(...)] with Triton params: "scratch memory not
+    # implemented in the Triton backend"; with TPU params tpu lowering fails.
     ("mosaic_gpu", "SMEM"): MOSAIC_GPU_ONLY,
     ("mosaic_gpu", "TMEM"): MOSAIC_GPU_ONLY,
     ("mosaic_gpu", "Barrier"): MOSAIC_GPU_ONLY,

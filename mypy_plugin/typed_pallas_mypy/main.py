@@ -72,7 +72,7 @@ def _tables_digest() -> str:
     text = repr(
         (
             sorted(evidence_tables.BODY_EVIDENCE.items()),
-            sorted(evidence_tables.ARG_EVIDENCE.items()),
+            sorted(evidence_tables.SCRATCH_EVIDENCE.items()),
             sorted(evidence_tables.MESH_EVIDENCE.items()),
             _platforms.PARAMS_CLASSES,
             _platforms.MISMATCH_TEMPLATE,

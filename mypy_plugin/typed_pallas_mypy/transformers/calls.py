@@ -72,8 +72,6 @@ class EntrySpec:
     mesh: str | None = None
     #: the only backends this entry point lowers with (None: any)
     backends: frozenset[str] | None = None
-    #: arguments whose memory spaces / scratch types are evidence
-    spec_args: tuple[str, ...] = ("in_specs", "out_specs", "scratch_shapes", "scratch_types", "grid_spec")
 
 
 _PALLAS_CALL: Final = EntrySpec("pl.pallas_call", ("kernel", "out_shape"), "kernel")
@@ -229,9 +227,10 @@ def _evidence(
         found.extend(
             evidence_mod.mesh(view.args[entry.mesh], view.types.get(entry.mesh), index, func)
         )
-    spec_exprs = [view.args[name] for name in entry.spec_args if name in view.args]
-    if spec_exprs:
-        found.extend(evidence_mod.arguments(spec_exprs, index, func))
+    scratch = [view.args[name] for name in ("scratch_shapes", "scratch_types") if name in view.args]
+    grid_specs = [view.args["grid_spec"]] if "grid_spec" in view.args else []
+    if scratch or grid_specs:
+        found.extend(evidence_mod.scratch(scratch, grid_specs, index, func))
     kernel = _kernel(view, index)
     if kernel is not None:
         found.extend(evidence_mod.body(kernel, index))

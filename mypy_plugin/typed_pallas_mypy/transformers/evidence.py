@@ -1,4 +1,4 @@
-"""Platform evidence of one call: entry point, mesh, memory spaces, kernel body.
+"""Platform evidence of one call: entry point, mesh, scratch allocations, kernel body.
 
 Every reference is resolved through mypy's symbol tables (``RefExpr.fullname``) and
 mapped to a backend namespace by its module (``fullnames.BACKEND_NAMESPACES``), then
@@ -123,14 +123,24 @@ def _values(expr: Expression, index: ModuleIndex, func: FuncItem | None) -> list
     return out
 
 
-def arguments(
-    exprs: list[Expression], index: ModuleIndex, func: FuncItem | None
+def scratch(
+    exprs: list[Expression], grid_specs: list[Expression], index: ModuleIndex, func: FuncItem | None
 ) -> list[Evidence]:
-    """Memory spaces and scratch types in block specs, scratch shapes and grid specs."""
+    """Scratch allocations: ``scratch_shapes``/``scratch_types`` values, and the
+    ``scratch_shapes=`` of a grid spec (``pltpu.PrefetchScalarGridSpec(...)``). Block
+    specs are left out: their memory spaces prove nothing (see ``evidence_tables``)."""
+    found: list[Expression] = list(exprs)
+    for spec in grid_specs:
+        for value in _values(spec, index, func):
+            for sub in subexpressions([value]):
+                if isinstance(sub, CallExpr):
+                    found.extend(
+                        arg for name, arg in zip(sub.arg_names, sub.args) if name == "scratch_shapes"
+                    )
     nodes: list[Node] = []
-    for expr in exprs:
+    for expr in found:
         nodes.extend(_values(expr, index, func))
-    return from_expressions(subexpressions(nodes), evidence_tables.ARG_EVIDENCE)
+    return from_expressions(subexpressions(nodes), evidence_tables.SCRATCH_EVIDENCE)
 
 
 def mesh(
@@ -162,7 +172,7 @@ def body(kernel: FuncItem, index: ModuleIndex) -> list[Evidence]:
     found: list[Evidence] = []
     seen: set[int] = {id(kernel)}
     frontier: list[FuncItem] = [kernel]
-    tables = {**evidence_tables.ARG_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
+    tables = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
     for _ in range(BODY_DEPTH + 1):
         next_frontier: list[FuncItem] = []
         for func in frontier:
