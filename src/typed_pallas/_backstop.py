@@ -72,7 +72,7 @@ def is_marked(params: object) -> bool:
     return _marked_strong.get(id(params)) is params
 
 
-def check(params: Mapping[str, Any], platforms: tuple[str, ...]) -> None:
+def check(params: Mapping[str, Any], platforms: tuple[str, ...], primitive: str = "pallas_call") -> None:
     """Raise the mismatch error for these primitive params and lowering platforms, if any."""
     if params.get("interpret"):
         return
@@ -98,6 +98,14 @@ def check(params: Mapping[str, Any], platforms: tuple[str, ...]) -> None:
             )
         if err is not None:
             raise err
+        if primitive == "pallas_call" and entry.backend == "mosaic_gpu" and platform == "cuda":
+            if _registry.get_lowering_rule(type(compiler_params), "cuda") is None:
+                # jax >= 0.12 registers no pl.pallas_call rule for Mosaic GPU params and
+                # fails on a bare assert; say what happened instead.
+                raise NotImplementedError(
+                    "This JAX does not lower Mosaic GPU params through pl.pallas_call; "
+                    "use plgpu.kernel (typed_pallas.mosaic_gpu_kernel) instead."
+                )
 
 
 def _on_mosaic_gpu_meshes(params: Mapping[str, Any]) -> bool:
@@ -105,10 +113,10 @@ def _on_mosaic_gpu_meshes(params: Mapping[str, Any]) -> bool:
     return bool(meshes) and all(_jaxcompat.mesh_backend(m) == "mosaic_gpu" for m in meshes)
 
 
-def _guard(original: Callable[..., Any]) -> Callable[..., Any]:
+def _guard(original: Callable[..., Any], primitive: str) -> Callable[..., Any]:
     @functools.wraps(original)
     def guarded_lowering(ctx: Any, *in_nodes: Any, **params: Any) -> Any:
-        check(params, _jaxcompat.lowering_platforms(ctx))
+        check(params, _jaxcompat.lowering_platforms(ctx), primitive)
         return original(ctx, *in_nodes, **params)
 
     guarded_lowering.__typed_pallas_guard__ = True  # type: ignore[attr-defined]
@@ -128,7 +136,7 @@ def ensure_guard() -> None:
             if getattr(rule, "__typed_pallas_guard__", False):  # a reloaded module of ours
                 rule = getattr(rule, "__wrapped__", rule)
             _originals[name] = (rule, inline)
-            _jaxcompat.set_generic_lowering_rule(prim, _guard(rule), inline)
+            _jaxcompat.set_generic_lowering_rule(prim, _guard(rule, name), inline)
 
 
 def remove_guard() -> None:

@@ -275,3 +275,17 @@ def test_backstop_covers_raw_jax_calls_only_while_installed(x: Any) -> None:
     finally:
         _backstop.uninstall_backstop()
     assert type(lower_raw()) is not PlatformMismatchError
+
+
+def test_mosaic_gpu_params_through_pallas_call(x: Any) -> None:
+    """jax 0.10 lowers them (Mosaic GPU); jax 0.12 has no rule and would fail on a bare
+    assert: the guard names the way out instead."""
+    plgpu = mosaic_gpu()
+    from typed_pallas import _registry
+
+    fn = tp.pallas_call(add_one, SHAPE, compiler_params=plgpu.CompilerParams())
+    if _registry.get_lowering_rule(plgpu.CompilerParams, "cuda") is None:
+        with pytest.raises(NotImplementedError, match="plgpu.kernel"):
+            _jaxcompat.export_text(fn, "cuda", x)
+    else:
+        assert "mosaic_gpu" in _jaxcompat.export_text(fn, "cuda", x)
