@@ -19,12 +19,12 @@ from jax._src.api import NotSpecified as _NotSpecified
 from jax._src.pallas.core import CostEstimate as _CostEstimate
 from jax._src.pallas.mosaic_gpu.core import DimensionSemantics as _DimensionSemantics
 
-from jax._src.pallas.mosaic_gpu.core import alloc_semaphore as alloc_semaphore  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.core import alloc_semaphore as alloc_semaphore  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic_gpu.core import Barrier as Barrier
 from jax._src.pallas.mosaic_gpu.core import BlockSpec as BlockSpec
 from jax._src.pallas.mosaic_gpu.core import cluster_ref as cluster_ref
 from jax._src.pallas.mosaic_gpu.core import ClusterBarrier as ClusterBarrier
-from jax._src.pallas.mosaic_gpu.core import im2col_ref as im2col_ref  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.core import im2col_ref as im2col_ref  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic_gpu.core import Layout as Layout
 from jax._src.pallas.mosaic_gpu.core import layout_cast as layout_cast
 from jax._src.pallas.mosaic_gpu.core import MemorySpace as MemorySpace
@@ -38,7 +38,7 @@ from jax._src.pallas.mosaic_gpu.core import SwizzleTransform as SwizzleTransform
 from jax._src.pallas.mosaic_gpu.core import TilingTransform as TilingTransform
 from jax._src.pallas.mosaic_gpu.core import TMEMLayout as TMEMLayout
 from jax._src.pallas.mosaic_gpu.core import TraceScope as TraceScope
-from jax._src.pallas.mosaic_gpu.core import transform_ref as transform_ref  # jax < 0.12 only
+from jax._src.pallas.mosaic_gpu.core import transform_ref as transform_ref  # type: ignore[attr-defined]  # jax < 0.12 only
 from jax._src.pallas.mosaic_gpu.core import transpose_ref as transpose_ref
 from jax._src.pallas.mosaic_gpu.core import TryClusterCancelResult as TryClusterCancelResult
 from jax._src.pallas.mosaic_gpu.core import WarpMesh as WarpMesh
@@ -70,7 +70,7 @@ from jax._src.pallas.mosaic_gpu.primitives import atomic_min as atomic_min
 from jax._src.pallas.mosaic_gpu.primitives import atomic_or as atomic_or
 from jax._src.pallas.mosaic_gpu.primitives import atomic_xor as atomic_xor
 from jax._src.pallas.mosaic_gpu.primitives import barrier_arrive as barrier_arrive
-from jax._src.pallas.mosaic_gpu.primitives import barrier_arrive_and_wait as barrier_arrive_and_wait  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.primitives import barrier_arrive_and_wait as barrier_arrive_and_wait  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic_gpu.primitives import barrier_test as barrier_test
 from jax._src.pallas.mosaic_gpu.primitives import barrier_wait as barrier_wait
 from jax._src.pallas.mosaic_gpu.primitives import broadcasted_iota as broadcasted_iota
@@ -83,13 +83,13 @@ from jax._src.pallas.mosaic_gpu.primitives import griddepcontrol_launch_dependen
 from jax._src.pallas.mosaic_gpu.primitives import griddepcontrol_wait as griddepcontrol_wait
 from jax._src.pallas.mosaic_gpu.primitives import inline_mgpu as inline_mgpu
 from jax._src.pallas.mosaic_gpu.primitives import load as load
-from jax._src.pallas.mosaic_gpu.primitives import max as max  # jax >= 0.12 only
-from jax._src.pallas.mosaic_gpu.primitives import min as min  # jax >= 0.12 only
-from jax._src.pallas.mosaic_gpu.primitives import mma as mma  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.primitives import max as max  # type: ignore[attr-defined]  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.primitives import min as min  # type: ignore[attr-defined]  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.primitives import mma as mma  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic_gpu.primitives import multimem_load_reduce as multimem_load_reduce
 from jax._src.pallas.mosaic_gpu.primitives import multimem_store as multimem_store
 from jax._src.pallas.mosaic_gpu.primitives import print_layout as print_layout
-from jax._src.pallas.mosaic_gpu.primitives import prod as prod  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.primitives import prod as prod  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic_gpu.primitives import query_cluster_cancel as query_cluster_cancel
 from jax._src.pallas.mosaic_gpu.primitives import RefType as RefType
 from jax._src.pallas.mosaic_gpu.primitives import semaphore_signal as semaphore_signal
@@ -99,12 +99,12 @@ from jax._src.pallas.mosaic_gpu.primitives import semaphore_wait as semaphore_wa
 from jax._src.pallas.mosaic_gpu.primitives import SemaphoreSignal as SemaphoreSignal
 from jax._src.pallas.mosaic_gpu.primitives import set_max_registers as set_max_registers
 from jax._src.pallas.mosaic_gpu.primitives import ShapeDtypeStruct as ShapeDtypeStruct
-from jax._src.pallas.mosaic_gpu.primitives import store as store  # jax >= 0.12 only
-from jax._src.pallas.mosaic_gpu.primitives import sum as sum  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.primitives import store as store  # type: ignore[attr-defined]  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.primitives import sum as sum  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic_gpu.primitives import tcgen05_commit_arrive as tcgen05_commit_arrive
 from jax._src.pallas.mosaic_gpu.primitives import tcgen05_mma as tcgen05_mma
 from jax._src.pallas.mosaic_gpu.primitives import try_cluster_cancel as try_cluster_cancel
-from jax._src.pallas.mosaic_gpu.primitives import wait_gmem_to_smem as wait_gmem_to_smem  # jax >= 0.12 only
+from jax._src.pallas.mosaic_gpu.primitives import wait_gmem_to_smem as wait_gmem_to_smem  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic_gpu.primitives import wait_load_tmem as wait_load_tmem
 from jax._src.pallas.mosaic_gpu.primitives import wait_smem_to_gmem as wait_smem_to_gmem
 from jax._src.pallas.mosaic_gpu.primitives import wgmma as wgmma
@@ -145,7 +145,7 @@ class CompilerParams(_mgpu_core.CompilerParams, typed_pallas.CompilerParams[Lite
     is_multi_process: bool = False  # jax >= 0.12 only
     @property
     def __pallas_platform__(self) -> Literal["gpu"]: ...
-    def replace(self, **changes: Any) -> Self: ...
+    def replace(obj, /, **changes: Any) -> Self: ...  # runtime: replace = dataclasses.replace
 
 # plgpu.kernel lowers only with Mosaic GPU params: TPU params (or any params whose
 # platform is "tpu") are an error. The union of the jax 0.10 and 0.12 signatures

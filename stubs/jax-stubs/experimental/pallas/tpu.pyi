@@ -17,7 +17,7 @@ import typed_pallas
 from jax._src.pallas import core as _pl_core
 from jax._src.pallas.mosaic import core as _mosaic_core
 from jax._src.pallas.mosaic.core import DimensionSemantics as _DimensionSemantics
-from jax._src.tpu_custom_call import OptLevel as _OptLevel  # jax >= 0.12 only
+from jax._src.tpu_custom_call import OptLevel as _OptLevel  # type: ignore[attr-defined]  # jax >= 0.12 only
 
 from jax._src.pallas.core import semaphore as semaphore  # jax < 0.12 only
 from jax._src.pallas.einshape import einshape as einshape
@@ -32,12 +32,12 @@ from jax._src.pallas.mosaic.core import SemaphoreType as SemaphoreType
 from jax._src.pallas.mosaic.core import SideEffectType as SideEffectType
 from jax._src.pallas.mosaic.core import TensorCoreMesh as TensorCoreMesh  # jax >= 0.12 only
 from jax._src.pallas.mosaic.helpers import core_barrier as core_barrier
-from jax._src.pallas.mosaic.helpers import join_bits as join_bits  # jax >= 0.12 only
-from jax._src.pallas.mosaic.helpers import pack_fp6 as pack_fp6  # jax >= 0.12 only
+from jax._src.pallas.mosaic.helpers import join_bits as join_bits  # type: ignore[attr-defined]  # jax >= 0.12 only
+from jax._src.pallas.mosaic.helpers import pack_fp6 as pack_fp6  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.helpers import run_on_first_core as run_on_first_core
-from jax._src.pallas.mosaic.helpers import split_bits as split_bits  # jax >= 0.12 only
+from jax._src.pallas.mosaic.helpers import split_bits as split_bits  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.helpers import sync_copy as sync_copy
-from jax._src.pallas.mosaic.helpers import unpack_fp6 as unpack_fp6  # jax >= 0.12 only
+from jax._src.pallas.mosaic.helpers import unpack_fp6 as unpack_fp6  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.interpret.interpret_pallas_call import force_tpu_interpret_mode as force_tpu_interpret_mode
 from jax._src.pallas.mosaic.interpret.interpret_pallas_call import reset_tpu_interpret_mode_state as reset_tpu_interpret_mode_state
 from jax._src.pallas.mosaic.interpret.interpret_pallas_call import set_tpu_interpret_mode as set_tpu_interpret_mode
@@ -48,22 +48,22 @@ from jax._src.pallas.mosaic.pipeline import BufferedRefBase as BufferedRefBase
 from jax._src.pallas.mosaic.pipeline import BufferType as BufferType
 from jax._src.pallas.mosaic.pipeline import emit_pipeline as emit_pipeline
 from jax._src.pallas.mosaic.pipeline import emit_pipeline_with_allocations as emit_pipeline_with_allocations
-from jax._src.pallas.mosaic.pipeline import PipelineStep as PipelineStep  # jax >= 0.12 only
-from jax._src.pallas.mosaic.prefetch import emit_pipeline_with_async_prefetch as emit_pipeline_with_async_prefetch  # jax >= 0.12 only
-from jax._src.pallas.mosaic.primitives import annotate as annotate  # jax >= 0.12 only
+from jax._src.pallas.mosaic.pipeline import PipelineStep as PipelineStep  # type: ignore[attr-defined]  # jax >= 0.12 only
+from jax._src.pallas.mosaic.prefetch import emit_pipeline_with_async_prefetch as emit_pipeline_with_async_prefetch  # type: ignore[import-not-found]  # jax >= 0.12 only
+from jax._src.pallas.mosaic.primitives import annotate as annotate  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.primitives import async_copy as async_copy
 from jax._src.pallas.mosaic.primitives import async_remote_copy as async_remote_copy
 from jax._src.pallas.mosaic.primitives import bitcast as bitcast
-from jax._src.pallas.mosaic.primitives import conv as conv  # jax >= 0.12 only
+from jax._src.pallas.mosaic.primitives import conv as conv  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.primitives import get_barrier_semaphore as get_barrier_semaphore
-from jax._src.pallas.mosaic.primitives import has_memory_space as has_memory_space  # jax >= 0.12 only
+from jax._src.pallas.mosaic.primitives import has_memory_space as has_memory_space  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.primitives import load as load
 from jax._src.pallas.mosaic.primitives import make_async_copy as make_async_copy
 from jax._src.pallas.mosaic.primitives import make_async_remote_copy as make_async_remote_copy
 from jax._src.pallas.mosaic.primitives import matmul_acc_lhs as matmul_acc_lhs
-from jax._src.pallas.mosaic.primitives import matmul_lhs_fifo as matmul_lhs_fifo  # jax >= 0.12 only
+from jax._src.pallas.mosaic.primitives import matmul_lhs_fifo as matmul_lhs_fifo  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.primitives import matmul_pop as matmul_pop
-from jax._src.pallas.mosaic.primitives import matmul_pop_fifo as matmul_pop_fifo  # jax >= 0.12 only
+from jax._src.pallas.mosaic.primitives import matmul_pop_fifo as matmul_pop_fifo  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.primitives import matmul_push_rhs as matmul_push_rhs
 from jax._src.pallas.mosaic.primitives import pack_elementwise as pack_elementwise
 from jax._src.pallas.mosaic.primitives import prng_random_bits as prng_random_bits
@@ -92,7 +92,7 @@ from jax._src.pallas.primitives import reciprocal as reciprocal  # jax >= 0.12 o
 from jax._src.pallas.primitives import semaphore_read as semaphore_read  # jax < 0.12 only
 from jax._src.pallas.primitives import semaphore_signal as semaphore_signal  # jax < 0.12 only
 from jax._src.pallas.primitives import semaphore_wait as semaphore_wait  # jax < 0.12 only
-from jax._src.pallas.mosaic.core import AccMemorySpace as _AccMemorySpace  # jax >= 0.12 only
+from jax._src.pallas.mosaic.core import AccMemorySpace as _AccMemorySpace  # type: ignore[attr-defined]  # jax >= 0.12 only
 
 ACC = _AccMemorySpace  # jax >= 0.12 only
 
@@ -106,7 +106,7 @@ VMEM = MemorySpace.VMEM
 VMEM_SHARED = MemorySpace.VMEM_SHARED
 HBM = MemorySpace.HBM
 SEMAPHORE = MemorySpace.SEMAPHORE
-HOST = _pl_core.MemorySpace.HOST  # jax < 0.12 only (deprecated alias of pl.HOST)
+HOST = _pl_core.MemorySpace.HOST  # type: ignore[attr-defined]  # jax < 0.12 only (deprecated alias of pl.HOST)
 
 @dataclass(frozen=True)
 class CompilerParams(_mosaic_core.CompilerParams, typed_pallas.CompilerParams[Literal["tpu"]]):
@@ -155,4 +155,4 @@ class CompilerParams(_mosaic_core.CompilerParams, typed_pallas.CompilerParams[Li
     ) -> None: ...
     @property
     def __pallas_platform__(self) -> Literal["tpu"]: ...
-    def replace(self, **changes: Any) -> Self: ...
+    def replace(obj, /, **changes: Any) -> Self: ...  # runtime: replace = dataclasses.replace
