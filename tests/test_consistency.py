@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,3 +158,40 @@ def test_runtime_class_is_the_one_the_stub_names(row: _platforms.ParamsClass) ->
     defining = [m for m in row.defining_modules if importlib.util.find_spec(m) is not None]
     assert defining, row
     assert any(getattr(importlib.import_module(m), row.name, None) is public for m in defining)
+
+
+# ----------------------------------------------------------------------------- docs/checkers.md
+
+
+def _support_matrix():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("support_matrix", ROOT / "scripts" / "support_matrix.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_support_table_in_docs_is_current() -> None:
+    """docs/checkers.md's table is what tests/assert_type says (python scripts/support_matrix.py)."""
+    sm = _support_matrix()
+    doc = sm.DOC.read_text()
+    assert sm.splice(doc, sm.render(sm.all_cases())) == doc, "docs/checkers.md drifted: run python scripts/support_matrix.py"
+
+
+def test_support_table_reads_caught_missed_and_accepted(tmp_path: Path) -> None:
+    sm = _support_matrix()
+    sample = tmp_path / "check_sample.py"
+    sample.write_text(
+        "# case: good: fine\nx = 1\n"
+        "# case: bad: caught by all\n"
+        "y: int = ''  # type: ignore[assignment]  # pyright: ignore[reportAssignmentType]"
+        "  # pyrefly: ignore[bad-assignment]  # ty: ignore[invalid-assignment]\n"
+        "# case: partial: ty misses it\n# expect-miss: ty (no rule)\n"
+        "z: int = ''  # type: ignore[assignment]  # pyright: ignore[reportAssignmentType]  # pyrefly: ignore[bad-assignment]\n"
+    )
+    good, bad, partial = sm.read_cases(sample)
+    assert [good.cell(c) for c in sm.CHECKERS] == [sm.ACCEPTED] * 5
+    assert [bad.cell(c) for c in sm.CHECKERS] == [sm.CAUGHT] * 5
+    assert partial.cell("ty") == sm.MISSED and partial.cell("mypy") == sm.CAUGHT
+    assert partial.misses == {"ty": "no rule"}
