@@ -163,6 +163,8 @@ class ModuleIndex:
     )
     #: (id(enclosing function) or 0, name) of variables holding a platform string
     platform_vars: set[tuple[int, str]] = field(default_factory=set)
+    #: ... and of variables also assigned something else (then not a platform variable)
+    other_vars: set[tuple[int, str]] = field(default_factory=set)
     #: id(kernel function) -> its body evidence (filled by ``evidence.body``)
     body_cache: dict[int, object] = field(default_factory=dict)
 
@@ -315,6 +317,8 @@ class _Walker:
                 self.index.assignments.setdefault(key, []).append((start_of(stmt), stmt.rvalue))
                 if is_platform_source(stmt.rvalue, self.index, func):
                     self.index.platform_vars.add(key)
+                else:
+                    self.index.other_vars.add(key)
 
 
 def _exits(block: Block) -> bool:
@@ -346,8 +350,11 @@ def is_platform_source(expr: Expression, index: ModuleIndex, func: FuncItem | No
             return ref_fullname(base.base.callee) in fullnames.DEVICES
         return False
     if isinstance(expr, NameExpr):
-        key = (id(func) if func is not None else 0, expr.name)
-        return key in index.platform_vars or (0, expr.name) in index.platform_vars
+        for key in ((id(func) if func is not None else 0, expr.name), (0, expr.name)):
+            if key in index.platform_vars:
+                return key not in index.other_vars
+            if key in index.other_vars:
+                return False
     return False
 
 
