@@ -152,11 +152,15 @@ class Runs:
 
 @pytest.fixture(scope="session")
 def checker_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    canary = tmp_path_factory.mktemp("canary") / "canary_checkers.py"
-    canary.write_text(CANARY)
-    name = f"mypy-checkers-py{sys.version_info[0]}{sys.version_info[1]}"
+    name = f"checkers-py{sys.version_info[0]}{sys.version_info[1]}"
     store = getattr(request.config, "cache", None)  # absent with -p no:cacheprovider
-    cache = Path(store.mkdir(name)) if store is not None else tmp_path_factory.mktemp(name)
+    base = Path(store.mkdir(name)) if store is not None else tmp_path_factory.mktemp(name)
+    # The canary keeps one path next to mypy's cache: mypy replays a cached module's
+    # errors under the path it had when cached.
+    canary = base / "canary_checkers.py"
+    canary.write_text(CANARY)
+    cache = base / "mypy-cache"
+    cache.mkdir(exist_ok=True)
     return Runs(canary, cache)
 
 
