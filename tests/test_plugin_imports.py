@@ -8,6 +8,7 @@ package, to show the check can fail.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -63,3 +64,39 @@ def test_meta_the_jax_check_can_fail() -> None:
 
 def test_meta_the_mypy_check_can_fail() -> None:
     assert "mypy" in loaded("import typed_pallas\nimport mypy.nodes\n", "mypy")
+
+
+CONFIG_DATA_CODE = """
+import json
+from mypy.options import Options
+from mypy.plugin import ReportConfigContext
+import typed_pallas_mypy
+plugin = typed_pallas_mypy.plugin("2.4.1")(Options())
+user = plugin.report_config_data(ReportConfigContext("pkg.ops", "/project/pkg/ops.py", True))
+jax = plugin.report_config_data(
+    ReportConfigContext("jax.numpy", "/venv/lib/python3.12/site-packages/jax/numpy/__init__.py", True)
+)
+print(json.dumps([user, jax], sort_keys=True))
+"""
+
+
+def _config_data(seed: str) -> list[object]:
+    completed = subprocess.run(
+        [sys.executable, "-c", CONFIG_DATA_CODE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": seed},
+    )
+    result: list[object] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_report_config_data_is_stable_and_skips_site_packages() -> None:
+    # Different hash seeds must give the same data, or every warm run re-checks all
+    # user modules ("plugin configuration differs"); site-packages modules get None.
+    first, second = _config_data("1"), _config_data("2")
+    assert first == second
+    assert first[0] is not None
+    assert first[1] is None

@@ -18,11 +18,12 @@ re-checks user code and not all of jax.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Final, final
@@ -68,16 +69,33 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def _canonical(value: object) -> object:
+    """JSON-able and independent of hash randomisation (frozensets become sorted lists)."""
+    if isinstance(value, (frozenset, set)):
+        return sorted(_canonical(v) for v in value)  # type: ignore[type-var]
+    if isinstance(value, Mapping):
+        return sorted((repr(_canonical(k)), _canonical(v)) for k, v in value.items())
+    if isinstance(value, (tuple, list)):
+        return [_canonical(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _canonical(dataclasses.asdict(value))
+    return value
+
+
 def _tables_digest() -> str:
-    text = repr(
-        (
-            sorted(evidence_tables.BODY_EVIDENCE.items()),
-            sorted(evidence_tables.SCRATCH_EVIDENCE.items()),
-            sorted(evidence_tables.MESH_EVIDENCE.items()),
-            _platforms.PARAMS_CLASSES,
-            _platforms.MISMATCH_TEMPLATE,
-            _platforms.BACKEND_MISMATCH_TEMPLATE,
-        )
+    """Hash of the evidence tables and the platform table, stable across processes."""
+    text = json.dumps(
+        _canonical(
+            (
+                evidence_tables.BODY_EVIDENCE,
+                evidence_tables.SCRATCH_EVIDENCE,
+                evidence_tables.MESH_EVIDENCE,
+                _platforms.PARAMS_CLASSES,
+                _platforms.MISMATCH_TEMPLATE,
+                _platforms.BACKEND_MISMATCH_TEMPLATE,
+            )
+        ),
+        default=str,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -135,7 +153,7 @@ class TypedPallasPlugin(Plugin):
         self._config = _load_config(options)
         global _config_stamp
         _config_stamp = hashlib.sha256(
-            json.dumps(self._config.fingerprint(), sort_keys=True, default=str).encode()
+            json.dumps(_canonical(self._config.fingerprint()), default=str).encode()
         ).hexdigest()[:16]
         platform_config: PlatformConfig = self._config
         self._entry_hooks: dict[str, Callable[[FunctionContext], Type]] = {
@@ -166,7 +184,7 @@ class TypedPallasPlugin(Plugin):
                 "tables": _tables_digest(),
                 "typed_pallas": _version("typed-pallas"),
                 "jax": _version("jax"),
-                "config": self._config.fingerprint(),
+                "config": _canonical(self._config.fingerprint()),
             }
         return self._config_data
 
