@@ -473,3 +473,23 @@ def test_origin_says_where_each_module_was_configured(project: Path) -> None:
     assert icfg.origin_for("b") == "[mypy.plugins.typed-pallas.overrides.a.*,b] in mypy.ini"
     assert icfg.origin_for("c") is None
     assert PluginConfig().origin_for("x") is None
+
+
+@pytest.mark.slow
+def test_fingerprint_is_the_same_in_every_process(project: Path) -> None:
+    """mypy compares report_config_data across runs: no set order may leak into it."""
+    write(project, "pyproject.toml", PRECEDENCE)
+    code = (
+        "import json, sys; from typed_pallas_mypy.config import resolve_config; "
+        "print(json.dumps(resolve_config(None, environ={'TYPED_PALLAS_PLATFORMS': 'tpu,gpu'}, "
+        "cwd=sys.argv[1]).fingerprint()))"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(project)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        for seed in ("1", "2", "3", "4")
+    }
+    assert len(outs) == 1
