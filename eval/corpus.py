@@ -57,7 +57,7 @@ from eval.mutants import (
     schedule,
     write_mutant,
 )
-from eval.mypyrun import PLUGIN, Diagnostic, RunResult, run_mypy, write_config
+from eval.mypyrun import PLUGIN, Diagnostic, RunResult, run_mypy, source_of, write_config
 
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
 RESULTS = Path(__file__).with_name("results")
@@ -108,6 +108,7 @@ class MutantResult:
     messages: list[str] = field(default_factory=list)
     elsewhere: list[str] = field(default_factory=list)
     crashed: bool = False
+    caught_by: set[str] = field(default_factory=set)
 
 
 def expected_messages(m: Mutant) -> set[str]:
@@ -183,7 +184,7 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
     ev.baseline = base = run_mypy(targets, **common)
     srcs: dict[str, SourceFile] = {}
     site_at = {(s.relpath, s.line): s for s in sites}
-    for d in base.platform_errors:
+    for d in base.typed_pallas_errors:
         if d.relpath not in srcs:
             try:
                 srcs[d.relpath] = SourceFile(root, d.relpath)
@@ -192,11 +193,11 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
         typed = is_annotated(srcs[d.relpath].enclosing_function(d.line)) if d.relpath in srcs else None
         s = site_at.get((d.relpath, d.line))
         ev.false_positives.append({
-            "where": f"{d.relpath}:{d.line}", "message": d.message,
+            "where": f"{d.relpath}:{d.line}", "message": d.message, "source": source_of(d),
             "typed": typed, "site": None if s is None else
             {"params_class": s.params_class, "platform": s.platform, "entry_point": s.entry_point,
              "evidence": s.has_evidence, "interpret_kw": s.interpret_kw}})
-    known = {d.key for d in base.platform_errors}
+    known = {d.key for d in base.typed_pallas_errors}
     if args.cli and pkg != "jax":
         ev.cli = run_cli(files, root, cache / "cli" / tag, args)
         ev.cli["agrees_with_mypy"] = sorted(ev.cli.get("findings", [])) == sorted(
@@ -213,7 +214,7 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
             shadows.update(write_mutant(root, m, work / f"m{j}"))
         res = run_mypy(targets, shadows=shadows, **common)
         ev.rounds.append({"round": i, "mutants": len(batch), "result": res})
-        new = [d for d in res.platform_errors if d.key not in known]
+        new = [d for d in res.typed_pallas_errors if d.key not in known]
         claimed: set[tuple[str, int, str]] = set()
         for m in batch:
             r = MutantResult(m, crashed=res.crashed)
@@ -221,6 +222,7 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
             for d in new:
                 if d.relpath == m.site.relpath and lo <= d.line <= hi:
                     r.caught = True
+                    r.caught_by.add(source_of(d) or "?")
                     r.messages.append(d.message)
                     claimed.add(d.key)
                 elif d.relpath in m.files:
@@ -287,6 +289,7 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
         "blocked_runs": sum(e.blocked for e in evals),
         "false_positives": sum(len(e.false_positives) for e in evals),
         "false_positives_default_flags": sum(1 for e in evals for f in e.false_positives if f["typed"] is not False),
+        "false_positives_plugin": sum(1 for e in evals for f in e.false_positives if f["source"] == "plugin"),
         "mutation": {
             "all": sc(),
             "with_evidence": sc(ev_),
@@ -304,6 +307,8 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
             "platform_swaps_without_evidence": sc(lambda r: r.mutant.kind == "platform" and not ev_(r)),
             "backend_swaps": sc(lambda r: r.mutant.kind == "backend"),
             "right_message": dict(caught=sum(r.message_ok for r in allr), mutants=len(allr)),
+            "caught_by_plugin": dict(caught=sum("plugin" in r.caught_by for r in allr), mutants=len(allr)),
+            "caught_by_stubs_only": dict(caught=sum(r.caught_by == {"stubs"} for r in allr), mutants=len(allr)),
             "default_flags": {
                 "all": sc(default_flags=True),
                 "with_evidence": sc(ev_, default_flags=True),
@@ -349,7 +354,8 @@ def package_row(e: PackageEval) -> dict[str, Any]:
             {"id": r.mutant.id, "kind": r.mutant.kind, "how": r.mutant.how,
              "evidence": r.mutant.site.evidence_kind, "call_flags": list(r.mutant.call_flags),
              "entry_point": r.mutant.site.entry_point, "typed": r.mutant.typed,
-             "caught": r.caught, "message_ok": r.message_ok, "messages": r.messages,
+             "caught": r.caught, "caught_by": sorted(r.caught_by), "message_ok": r.message_ok,
+             "messages": r.messages,
              "elsewhere": r.elsewhere, "crashed": r.crashed}
             for r in e.results
         ],
@@ -386,7 +392,7 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
     for k in ("body_evidence", "args_only_evidence", "call_without_kwargs_or_interpret", "call_with_kwargs",
               "call_with_interpret", "plain_call_body_evidence",
               "platform_swaps", "platform_swaps_with_evidence", "platform_swaps_without_evidence",
-              "backend_swaps", "right_message"):
+              "backend_swaps", "right_message", "caught_by_plugin", "caught_by_stubs_only"):
         print(f"  {k:40s} {ratio(m[k]['caught'], m[k]['mutants'])}")
     for k, v in m["default_flags"].items():
         print(f"  {"default mypy flags, " + k:40s} {ratio(v['caught'], v['mutants'])}")
@@ -401,7 +407,8 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
     if fps:
         print(f"\npallas-platform errors on unmodified code ({len(fps)}):")
         for pkg, f in fps:
-            print(f"  {pkg}: {f['where']}: {f['message']}" + ("" if f["typed"] is not False else "  (untyped def)"))
+            print(f"  {pkg}: {f['where']}: [{f['source']}] {f['message']}"
+                  + ("" if f["typed"] is not False else "  (untyped def)"))
     for e in evals:
         for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]:
             if r.crashed or r.blocked:

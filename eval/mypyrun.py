@@ -65,7 +65,24 @@ class RunResult:
 
     @property
     def platform_errors(self) -> list[Diagnostic]:
+        """The plugin's own errors (code ``pallas-platform``)."""
         return [d for d in self.diagnostics if d.severity == "error" and d.code == CODE]
+
+    @property
+    def typed_pallas_errors(self) -> list[Diagnostic]:
+        """The plugin's errors plus the stubs' ``arg-type`` errors on ``compiler_params``
+        (the stubs narrow some entry points, e.g. ``plgpu.kernel``, and the plugin then
+        does not report the same mismatch twice)."""
+        return [d for d in self.diagnostics if d.severity == "error" and source_of(d) is not None]
+
+
+def source_of(d: Diagnostic) -> str | None:
+    """'plugin' for a pallas-platform error, 'stubs' for an arg-type error on compiler_params."""
+    if d.code == CODE:
+        return "plugin"
+    if d.code == "arg-type" and 'Argument "compiler_params"' in d.message:
+        return "stubs"
+    return None
 
 
 def write_config(path: Path, plugin: str | None) -> Path:
