@@ -24,6 +24,11 @@ from typing import Any, Final
 
 import jax
 
+from typed_pallas._jax_range import warn_if_unsupported_jax
+
+# A JAX outside the range declared in the package metadata gets one clear warning.
+warn_if_unsupported_jax(stacklevel=2)
+
 __all__ = [
     "JAX_VERSION",
     "cross_lowering",
