@@ -191,4 +191,7 @@ class TypedPallasPlugin(Plugin):
 
 def plugin(version: str) -> type[Plugin]:
     """mypy's entry point: the plugin class for this mypy ``version``."""
+    from typed_pallas_mypy.jax_range import warn_if_unsupported_jax
+
+    warn_if_unsupported_jax()  # a JAX outside the declared range: one warning, never a crash
     return TypedPallasPlugin
