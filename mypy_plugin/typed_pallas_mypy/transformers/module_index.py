@@ -168,8 +168,33 @@ class ModuleIndex:
     #: id(kernel function) -> its body evidence (filled by ``evidence.body``)
     body_cache: dict[int, object] = field(default_factory=dict)
 
+    #: line -> regions / functions spanning it, in list order (built on first lookup,
+    #: so that a lookup costs the few spans over its line, not a scan of the module)
+    _region_lines: dict[int, list[Region]] = field(default_factory=dict, repr=False)
+    _function_lines: dict[int, list[tuple[Pos, Pos, FuncItem]]] = field(
+        default_factory=dict, repr=False
+    )
+    _function_ids: set[int] = field(default_factory=set, repr=False)
+    _lines_built_for: tuple[int, int] = field(default=(-1, -1), repr=False)
+
+    def _lines(self) -> None:
+        sizes = (len(self.regions), len(self.functions))
+        if sizes == self._lines_built_for:
+            return
+        self._region_lines = {}
+        for region in self.regions:
+            for line in range(region.start[0], region.end[0] + 1):
+                self._region_lines.setdefault(line, []).append(region)
+        self._function_lines = {}
+        self._function_ids = {id(item[2]) for item in self.functions}
+        for item in self.functions:
+            for line in range(item[0][0], item[1][0] + 1):
+                self._function_lines.setdefault(line, []).append(item)
+        self._lines_built_for = sizes
+
     def guard_at(self, pos: Pos) -> Guard | None:
-        found = [r for r in self.regions if r.contains(pos)]
+        self._lines()
+        found = [r for r in self._region_lines.get(pos[0], ()) if r.contains(pos)]
         if not found:
             return None
         platforms = UNIVERSE
@@ -178,14 +203,16 @@ class ModuleIndex:
         return Guard(platforms, tuple(found))
 
     def function_at(self, pos: Pos) -> FuncItem | None:
+        self._lines()
         best: FuncItem | None = None
-        for start, end, func in self.functions:
+        for start, end, func in self._function_lines.get(pos[0], ()):
             if start <= pos <= end:
                 best = func  # later entries are nested deeper
         return best
 
     def owns(self, func: FuncItem) -> bool:
-        return any(f is func for _, _, f in self.functions)
+        self._lines()
+        return id(func) in self._function_ids
 
 
 _CACHE: dict[str, tuple[object, ModuleIndex]] = {}
