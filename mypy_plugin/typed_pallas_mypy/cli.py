@@ -63,7 +63,14 @@ FALLBACK_CODES: Final = frozenset({"pallas-platform"})
 BLOCKING_CODES: Final = frozenset({"syntax"})
 #: mypy's codes for the stubs' platform mismatches, and what marks them as such.
 STUB_CODES: Final = frozenset({"arg-type", "call-overload"})
-STUB_MARKERS: Final = ("CompilerParams[Literal['", "PlatformFn[Literal['", "__pallas_platform__")
+STUB_MARKERS: Final = (
+    "CompilerParams[Literal['",
+    "PlatformFn[Literal['",
+    "__pallas_platform__",
+    # any wrong type for the params themselves, e.g. legacy dict params, which JAX
+    # accepts when building the call and rejects only when lowering
+    'Argument "compiler_params" to ',
+)
 #: Names mypy searches for its config, in its order, per folder.
 CONFIG_NAMES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 

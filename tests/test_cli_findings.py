@@ -1,4 +1,4 @@
-"""`typed-pallas` without mypy installed: --version and explain work, check says what to install.
+"""`typed-pallas`: what it does without mypy installed, and which mypy errors `check` shows.
 
 mypy is an optional extra (`typed-pallas[mypy]`), so the command must start without it.
 Each case runs in a fresh interpreter in which importing mypy fails.
@@ -11,6 +11,8 @@ import sys
 import textwrap
 
 from pathlib import Path
+
+import pytest
 
 _BLOCK_MYPY = textwrap.dedent(
     """
@@ -67,3 +69,44 @@ def test_plugin_package_imports_without_mypy() -> None:
         "assert 'mypy' not in sys.modules, sorted(m for m in sys.modules if m.startswith('mypy'))\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --------------------------------------------------------------------------- what `check` shows
+
+
+def _finding(message: str, code: str, notes: list[str] | None = None) -> object:
+    from typed_pallas_mypy.cli import Finding
+
+    return Finding("m.py", 3, 5, "error", message, code, notes or [])
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "shown"),
+    [
+        pytest.param(
+            'Argument "compiler_params" to "pallas_call" has incompatible type "dict[str, dict[str, int]]"; '
+            'expected "CompilerParams | None"',
+            "arg-type",
+            True,
+            id="legacy-dict-params-shown",
+        ),
+        pytest.param(
+            'Argument "compiler_params" to "kernel" has incompatible type "CompilerParams"; '
+            "expected \"CompilerParams[Literal['gpu']] | None\"",
+            "arg-type",
+            True,
+            id="stub-platform-mismatch-shown",
+        ),
+        pytest.param(
+            'Argument "out_shape" to "pallas_call" has incompatible type "int"; expected "Any"',
+            "arg-type",
+            False,
+            id="other-arg-type-hidden",
+        ),
+        pytest.param('Name "x" is not defined', "name-defined", False, id="other-error-hidden"),
+    ],
+)
+def test_check_shows_params_type_errors_only(message: str, code: str, shown: bool) -> None:
+    from typed_pallas_mypy.cli import is_typed_pallas_finding
+
+    assert is_typed_pallas_finding(_finding(message, code), frozenset({"pallas-platform"})) is shown  # type: ignore[arg-type]
