@@ -19,7 +19,7 @@ folder, then parents up to the repository root) and passed on through
 
 By default only typed-pallas findings are shown: the plugin's errors
 (``pallas-platform``), the platform mismatches the stubs turn into mypy's own
-``arg-type``/``call-overload`` errors (recognised by the platform types they name), and
+``arg-type``/``call-overload`` errors (recognised by the platform types they name, or by the `compiler_params` argument), and
 blocking errors. mypy's other errors are type errors, not platform errors, and a
 platform checker should not fail a build on them. ``--all-errors`` shows everything mypy says.
 
@@ -213,7 +213,8 @@ def is_typed_pallas_finding(finding: Finding, codes: frozenset[str]) -> bool:
     The stubs type params by platform, so some mismatches (``plgpu.kernel`` or
     ``pl.kernel`` with a mesh given other params, the ``typed_pallas`` entry points,
     ``typed_pallas.dispatch``) are mypy's own ``arg-type``/``call-overload`` errors, and
-    the plugin does not repeat them. They are recognised by the platform types they name.
+    the plugin does not repeat them. They are recognised by the platform types they name; any wrong type for
+    ``compiler_params`` (legacy dict params) is shown too.
     """
     if finding.severity != "error":
         return False
