@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
-import os
+import importlib.util
 import subprocess
 import sys
 import time
@@ -34,17 +33,16 @@ TARGETS = ("tpu", "cuda", "rocm")
 PLATFORM = {"tpu": "tpu", "triton": "gpu", "mosaic_gpu": "gpu", "cuda": "gpu", "rocm": "gpu"}
 
 
+def _load_driver():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("matrix_driver", DRIVER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def run(python: str, mode: str, entry: str, params: str, target: str) -> dict[str, object]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH", "")]))
-    proc = subprocess.run(
-        [python, str(DRIVER), mode, entry, params, target],
-        capture_output=True, text=True, env=env, timeout=300,
-    )
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
-    if not lines:
-        return {"outcome": "CRASH", "detail": proc.stderr[-300:]}
-    result: dict[str, object] = json.loads(lines[-1])
+    result: dict[str, object] = _load_driver().spawn(mode, entry, params, target, python=python, timeout=300)
     return result
 
 

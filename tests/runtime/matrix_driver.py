@@ -147,5 +147,31 @@ def run_cell(mode: str, entry: str, params: str, target: str) -> tuple[dict[str,
     return result, None
 
 
+def spawn(
+    mode: str, entry: str, params: str, target: str, *, python: str = sys.executable, timeout: float = 600
+) -> dict[str, object]:
+    """Run one cell of the matrix in a fresh ``python`` and return its JSON result.
+
+    The test (tests/runtime/test_matrix.py) and the benchmark (benchmarks/backstop_matrix.py)
+    both go through here; ``src/`` is put first on the child's path.
+    """
+    import os
+    import subprocess
+    from pathlib import Path
+
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH", "")]))
+    proc = subprocess.run(
+        [python, str(Path(__file__).resolve()), mode, entry, params, target],
+        capture_output=True, text=True, env=env, timeout=timeout,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        return {"outcome": "CRASH", "detail": proc.stderr[-3000:]}
+    result: dict[str, object] = json.loads(lines[-1])
+    return result
+
+
 if __name__ == "__main__":
     print(json.dumps(main(*sys.argv[1:5])))

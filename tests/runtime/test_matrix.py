@@ -15,10 +15,8 @@ benchmarks/backstop_matrix.py prints the whole table.
 from __future__ import annotations
 
 import concurrent.futures
-import json
+import importlib.util
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,18 +48,16 @@ CELLS = (
 )
 
 
+def _load_driver():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("matrix_driver", DRIVER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _spawn(mode: str, entry: str, params: str, target: str) -> dict[str, object]:
-    env = dict(os.environ)
-    src = str(Path(__file__).resolve().parents[2] / "src")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH", "")]))
-    proc = subprocess.run(
-        [sys.executable, str(DRIVER), mode, entry, params, target],
-        capture_output=True, text=True, env=env, timeout=600,
-    )
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
-    if not lines:
-        return {"outcome": "CRASH", "detail": proc.stderr[-3000:]}
-    result: dict[str, object] = json.loads(lines[-1])
+    result: dict[str, object] = _load_driver().spawn(mode, entry, params, target)
     return result
 
 
