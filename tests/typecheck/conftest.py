@@ -3,7 +3,9 @@
 * the base config is ``mypy.ini`` here (the plugin enabled), for these cases only;
 * one mypy cache per interpreter (and JAX version), kept between runs in the temp
   folder, so each case re-checks its own module and not all of jax;
-* ``mypy`` is run from the interpreter running pytest, whatever ``PATH`` says.
+* ``mypy`` is run from the interpreter running pytest, whatever ``PATH`` says;
+* the plugin's debug switch (``TYPED_PALLAS_MYPY_DEBUG=1``) is on for every case, so an
+  exception inside a hook fails the case instead of becoming silence.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ BIN = Path(sys.executable).parent
 # pytest-mypy-plugins runs shutil.which("mypy"): make that this interpreter's mypy.
 if (BIN / "mypy").exists() and not os.environ.get("PATH", "").startswith(str(BIN)):
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+# Every case runs with the debug switch: a hook's exception reaches mypy (INTERNAL ERROR).
+os.environ["TYPED_PALLAS_MYPY_DEBUG"] = "1"
 
 
 def _base_dir() -> str:

@@ -43,13 +43,9 @@ from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.errorcodes import PALLAS_PLATFORM
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import params as params_mod
-from typed_pallas_mypy.transformers.module_index import (
-    LOWERING,
-    ModuleIndex,
-    callable_target,
-    name_set,
-    start_of,
-)
+from typed_pallas_mypy.transformers.guards import LOWERING, name_set
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
+from typed_pallas_mypy.transformers.nodes import start_of
 
 
 class PlatformConfig(Protocol):

@@ -22,14 +22,8 @@ from mypy.nodes import CallExpr, Expression, FuncItem, NameExpr, Node, RefExpr
 from mypy.types import Instance, Type, get_proper_type
 
 from typed_pallas_mypy import evidence_tables, fullnames
-from typed_pallas_mypy.transformers.module_index import (
-    ModuleIndex,
-    callable_target,
-    ref_fullname,
-    spelling,
-    start_of,
-    subexpressions,
-)
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
+from typed_pallas_mypy.transformers.nodes import ref_fullname, spelling, start_of, subexpressions
 
 #: How many same-module calls deep the body scan follows.
 BODY_DEPTH: Final = 2

@@ -23,7 +23,8 @@ from typed_pallas_mypy.transformers.calls import (
     view_of_call,
     validate_compiler_params,
 )
-from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, ref_fullname
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of
+from typed_pallas_mypy.transformers.nodes import ref_fullname
 
 DEBUG_ENV: Final = "TYPED_PALLAS_MYPY_DEBUG"
 

@@ -1,4 +1,4 @@
-"""One walk per module: platform guards, decorators, local assignments, branch functions.
+"""One walk per module: guard regions, decorators, local assignments, branch functions.
 
 Built the first time a hook fires in a module (from ``ctx.api.tree``, the module the
 type checker is checking) and cached against that tree object, so a module is walked
@@ -6,145 +6,64 @@ once per build, and again only when mypy re-parses it (incremental runs, the dae
 
 What it records:
 
-* **guard regions**: source spans inside which the lowering platform is known to be a
-  subset of ``{"tpu", "cuda", "rocm", "cpu"}``: ``if jax.default_backend() == "tpu":``
-  bodies and their ``else`` branches, ``jax.devices()[i].platform`` comparisons, a
-  variable assigned from those and compared later, early exits
-  (``if ... != "tpu": raise/return``), ``assert``s, and the functions or lambdas passed
-  as the ``tpu=``/``cuda=``/``rocm=``/``gpu=``/``default=`` branches of
-  ``jax.lax.platform_dependent`` and ``typed_pallas.dispatch``;
+* **guard regions** (``guards.Region``): source spans inside which the lowering
+  platform is known to be a subset of ``guards.UNIVERSE``: ``if`` bodies and ``else``
+  branches of platform conditions, the statements after early exits and ``assert``s,
+  and the functions or lambdas passed as branches of ``jax.lax.platform_dependent`` /
+  ``typed_pallas.dispatch`` (what counts as a platform condition is ``guards``' job);
 * which function each decorator call decorates, and which call applies a call's
   result (``pl.kernel(mesh=...)(body)``);
-* every simple local assignment ``name = value`` per enclosing function.
+* every simple local assignment ``name = value`` per enclosing function, and which
+  names hold a platform string.
 
 It hand-writes the statement walk: compiled mypy refuses subclasses of its
 ``TraverserVisitor``. Expressions come from ``mypy.server.subexpr.get_subexpressions``.
-What it does not do: follow other modules, or evaluate anything.
+What it does not do: evaluate anything, or read other modules itself (a
+``CrossModule`` resolver, when given, answers for names defined elsewhere).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Protocol
 
 from mypy.nodes import (
-    AssertStmt,
     AssignmentStmt,
     Block,
-    BreakStmt,
     CallExpr,
     ClassDef,
-    ComparisonExpr,
-    ContinueStmt,
     Decorator,
     Expression,
-    ExpressionStmt,
     ForStmt,
     FuncDef,
     FuncItem,
     IfStmt,
-    IndexExpr,
     LambdaExpr,
-    ListExpr,
-    MemberExpr,
     MypyFile,
     NameExpr,
-    Node,
-    OpExpr,
     OverloadedFuncDef,
-    RaiseStmt,
     RefExpr,
-    ReturnStmt,
-    SetExpr,
     Statement,
-    StrExpr,
     TryStmt,
-    TupleExpr,
-    UnaryExpr,
     WhileStmt,
     WithStmt,
 )
 from mypy.server.subexpr import get_subexpressions
 
-from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
-
-#: Every platform a guard can speak of. "cpu" is there so that ``!= "tpu"`` is not "gpu".
-UNIVERSE: Final = frozenset({"tpu", "cuda", "rocm", "cpu"})
-#: Platforms Pallas lowers for (cpu needs interpret mode).
-LOWERING: Final = frozenset({"tpu", "cuda", "rocm"})
-
-_END: Final = 10**9
-
-Pos = tuple[int, int]
+from typed_pallas_mypy.transformers import guards
+from typed_pallas_mypy.transformers.guards import UNIVERSE, Guard, Region, Sets
+from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, start_of
 
 
-def start_of(node: Node) -> Pos:
-    return (node.line, max(node.column, 0))
+class CrossModule(Protocol):
+    """Answers for functions defined anywhere (``platform_facts.Facts``)."""
 
+    def helper_sets(self, call: CallExpr) -> Sets | None: ...
 
-def end_of(node: Node) -> Pos:
-    end_line = node.end_line if node.end_line is not None else node.line
-    end_col = node.end_column if node.end_column is not None else _END
-    return (end_line, end_col)
-
-
-def name_set(name: str) -> frozenset[str]:
-    """Lowering platforms a platform string stands for ("gpu" is cuda and rocm)."""
-    if name == "cpu":
-        return frozenset({"cpu"})
-    return frozenset(_platforms.LOWERINGS_OF_NAME.get(name, frozenset()))
-
-
-def ref_fullname(expr: Expression) -> str | None:
-    """The resolved fully qualified name of a reference, or None.
-
-    ``pltpu.MemorySpace.SMEM`` (an attribute of a class) resolves through its base.
-    """
-    if isinstance(expr, RefExpr) and expr.fullname:
-        return expr.fullname
-    if isinstance(expr, MemberExpr):
-        base = ref_fullname(expr.expr)
-        if base is not None:
-            return f"{base}.{expr.name}"
-    return None
-
-
-def spelling(expr: Expression) -> str:
-    """How the source spells a dotted reference (``pltpu.make_async_copy``)."""
-    if isinstance(expr, NameExpr):
-        return expr.name
-    if isinstance(expr, MemberExpr):
-        return f"{spelling(expr.expr)}.{expr.name}"
-    if isinstance(expr, CallExpr):
-        return f"{spelling(expr.callee)}(...)"
-    if isinstance(expr, IndexExpr):
-        return f"{spelling(expr.base)}[...]"
-    return "<expression>"
-
-
-@dataclass(frozen=True)
-class Region:
-    """A span of source in which the lowering platform is one of ``platforms``."""
-
-    start: Pos
-    end: Pos
-    platforms: frozenset[str]
-    #: what decided it, for notes ("the if at line 12")
-    why: str
-
-    def contains(self, pos: Pos) -> bool:
-        return self.start <= pos <= self.end
-
-
-@dataclass(frozen=True)
-class Guard:
-    """The platforms a position may lower for, and the regions that say so."""
-
-    platforms: frozenset[str]
-    regions: tuple[Region, ...]
+    def is_platform_call(self, call: CallExpr) -> bool: ...
 
 
 @dataclass
@@ -167,6 +86,8 @@ class ModuleIndex:
     other_vars: set[tuple[int, str]] = field(default_factory=set)
     #: id(kernel function) -> its body evidence (filled by ``evidence.body``)
     body_cache: dict[int, object] = field(default_factory=dict)
+    #: answers for guard helpers and platform helpers of any module (None: none known)
+    cross: CrossModule | None = None
 
     #: line -> regions / functions spanning it, in list order (built on first lookup,
     #: so that a lookup costs the few spans over its line, not a scan of the module)
@@ -203,6 +124,7 @@ class ModuleIndex:
         return Guard(platforms, tuple(found))
 
     def function_at(self, pos: Pos) -> FuncItem | None:
+        """The innermost function or lambda of this module spanning ``pos``."""
         self._lines()
         best: FuncItem | None = None
         for start, end, func in self._function_lines.get(pos[0], ()):
@@ -210,15 +132,39 @@ class ModuleIndex:
                 best = func  # later entries are nested deeper
         return best
 
+    def outermost_function_at(self, pos: Pos) -> FuncItem | None:
+        """The outermost function spanning ``pos`` (mypy's target for that code)."""
+        self._lines()
+        for start, end, func in self._function_lines.get(pos[0], ()):
+            if start <= pos <= end and isinstance(func, FuncDef):
+                return func
+        return None
+
     def owns(self, func: FuncItem) -> bool:
         self._lines()
         return id(func) in self._function_ids
+
+    # GuardScope
+
+    def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
+        for key in ((id(func) if func is not None else 0, name.name), (0, name.name)):
+            if key in self.platform_vars:
+                return key not in self.other_vars
+            if key in self.other_vars:
+                return False
+        return False
+
+    def helper_sets(self, call: CallExpr) -> Sets | None:
+        return self.cross.helper_sets(call) if self.cross is not None else None
+
+    def is_platform_call(self, call: CallExpr) -> bool:
+        return self.cross.is_platform_call(call) if self.cross is not None else False
 
 
 _CACHE: dict[str, tuple[object, ModuleIndex]] = {}
 
 
-def _stamp(tree: MypyFile) -> object:
+def stamp_of(tree: MypyFile) -> object:
     """What must not change for a cached index to stay valid.
 
     The tree object alone is not enough: the daemon (``dmypy``) merges a re-parsed
@@ -231,13 +177,14 @@ def _stamp(tree: MypyFile) -> object:
     return (id(tree), stat.st_size, stat.st_mtime_ns)
 
 
-def index_of(tree: MypyFile) -> ModuleIndex:
+def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
     """The cached index of ``tree``: one walk per module and version of its source."""
-    stamp = _stamp(tree)
+    stamp = stamp_of(tree)
     cached = _CACHE.get(tree.fullname)
     if cached is not None and cached[0] == stamp and cached[1].tree is tree:
-        return cached[1]
-    index = _build(tree)
+        if cross is None or cached[1].cross is cross:
+            return cached[1]
+    index = _build(tree, cross)
     _CACHE[tree.fullname] = (stamp, index)
     return index
 
@@ -245,8 +192,8 @@ def index_of(tree: MypyFile) -> ModuleIndex:
 # --------------------------------------------------------------------------- building
 
 
-def _build(tree: MypyFile) -> ModuleIndex:
-    index = ModuleIndex(tree)
+def _build(tree: MypyFile, cross: CrossModule | None) -> ModuleIndex:
+    index = ModuleIndex(tree, cross=cross)
     walker = _Walker(index)
     walker.block(tree.defs, None)
     _scan_expressions(index, tree)
@@ -264,19 +211,7 @@ class _Walker:
             rest = stmts[i + 1 :]
             if not rest:
                 continue
-            narrowed: tuple[frozenset[str], str] | None = None
-            if isinstance(stmt, IfStmt) and len(stmt.expr) == 1:
-                true_set, false_set = conditions(stmt.expr[0], self.index, func)
-                body_exits = _exits(stmt.body[0])
-                else_exits = stmt.else_body is not None and _exits(stmt.else_body)
-                if body_exits and not else_exits and false_set is not None:
-                    narrowed = (false_set, f"the early exit at line {stmt.line}")
-                elif else_exits and not body_exits and true_set is not None:
-                    narrowed = (true_set, f"the early exit in the else at line {stmt.line}")
-            elif isinstance(stmt, AssertStmt):
-                true_set, _ = conditions(stmt.expr, self.index, func)
-                if true_set is not None:
-                    narrowed = (true_set, f"the assert at line {stmt.line}")
+            narrowed = guards.narrowing_after(stmt, self.index, func)
             if narrowed is not None:
                 self._region(rest, narrowed[0], narrowed[1])
 
@@ -289,7 +224,7 @@ class _Walker:
     def stmt(self, stmt: Statement, func: FuncItem | None) -> None:
         if isinstance(stmt, IfStmt):
             for expr, body in zip(stmt.expr, stmt.body):
-                true_set, false_set = conditions(expr, self.index, func)
+                true_set, false_set = guards.conditions(expr, self.index, func)
                 if true_set is not None:
                     self._region(body.body, true_set, f"the if at line {stmt.line}")
                 self.block(body.body, func)
@@ -342,114 +277,13 @@ class _Walker:
             if isinstance(lvalue, NameExpr):
                 key = (key_func, lvalue.name)
                 self.index.assignments.setdefault(key, []).append((start_of(stmt), stmt.rvalue))
-                if is_platform_source(stmt.rvalue, self.index, func):
+                if guards.is_platform_source(stmt.rvalue, self.index, func):
                     self.index.platform_vars.add(key)
                 else:
                     self.index.other_vars.add(key)
 
 
-def _exits(block: Block) -> bool:
-    if not block.body:
-        return False
-    last = block.body[-1]
-    if isinstance(last, (RaiseStmt, ReturnStmt, ContinueStmt, BreakStmt)):
-        return True
-    if isinstance(last, ExpressionStmt) and isinstance(last.expr, CallExpr):
-        callee = last.expr.callee
-        name = ref_fullname(callee)
-        if name in fullnames.SKIP_CALLS:
-            return True
-        if isinstance(callee, MemberExpr) and callee.name in fullnames.SKIP_METHODS:
-            return True
-    return False
-
-
-# --------------------------------------------------------------------------- conditions
-
-
-def is_platform_source(expr: Expression, index: ModuleIndex, func: FuncItem | None) -> bool:
-    """``jax.default_backend()``, ``jax.devices()[i].platform``, or a variable holding one."""
-    if isinstance(expr, CallExpr) and ref_fullname(expr.callee) in fullnames.DEFAULT_BACKEND:
-        return True
-    if isinstance(expr, MemberExpr) and expr.name == "platform":
-        base = expr.expr
-        if isinstance(base, IndexExpr) and isinstance(base.base, CallExpr):
-            return ref_fullname(base.base.callee) in fullnames.DEVICES
-        return False
-    if isinstance(expr, NameExpr):
-        for key in ((id(func) if func is not None else 0, expr.name), (0, expr.name)):
-            if key in index.platform_vars:
-                return key not in index.other_vars
-            if key in index.other_vars:
-                return False
-    return False
-
-
-def _strings(expr: Expression) -> list[str] | None:
-    if isinstance(expr, StrExpr):
-        return [expr.value]
-    if isinstance(expr, (TupleExpr, ListExpr, SetExpr)):
-        out: list[str] = []
-        for item in expr.items:
-            if not isinstance(item, StrExpr):
-                return None
-            out.append(item.value)
-        return out
-    return None
-
-
-Sets = tuple[frozenset[str] | None, frozenset[str] | None]
-
-
-def conditions(expr: Expression, index: ModuleIndex, func: FuncItem | None) -> Sets:
-    """(platforms when ``expr`` is true, platforms when false); None = not known."""
-    if isinstance(expr, UnaryExpr) and expr.op == "not":
-        true_set, false_set = conditions(expr.expr, index, func)
-        return false_set, true_set
-    if isinstance(expr, CallExpr) and ref_fullname(expr.callee) in fullnames.IS_TPU_DEVICE:
-        return frozenset({"tpu"}), UNIVERSE - {"tpu"}
-    if isinstance(expr, OpExpr) and expr.op in ("and", "or"):
-        lt, lf = conditions(expr.left, index, func)
-        rt, rf = conditions(expr.right, index, func)
-        if expr.op == "and":
-            t = None if lt is None and rt is None else (lt or UNIVERSE) & (rt or UNIVERSE)
-            f = None if lf is None or rf is None else lf | rf
-        else:
-            t = None if lt is None or rt is None else lt | rt
-            f = None if lf is None and rf is None else (lf or UNIVERSE) & (rf or UNIVERSE)
-        return t, f
-    if isinstance(expr, ComparisonExpr) and len(expr.operators) == 1:
-        op = expr.operators[0]
-        left, right = expr.operands
-        if is_platform_source(right, index, func) and op in ("==", "!="):
-            left, right = right, left
-        if not is_platform_source(left, index, func):
-            return None, None
-        names = _strings(right)
-        if names is None:
-            return None, None
-        if op in ("==", "!=") and len(names) != 1:
-            return None, None
-        matched: frozenset[str] = frozenset()
-        for name in names:
-            matched = matched | name_set(name)
-        if op in ("==", "in"):
-            return matched, UNIVERSE - matched
-        if op in ("!=", "not in"):
-            return UNIVERSE - matched, matched
-    return None, None
-
-
 # --------------------------------------------------------------------------- expressions
-
-
-_BRANCH_KEYWORDS: Final = {
-    "tpu": frozenset({"tpu"}),
-    "gpu": frozenset({"cuda", "rocm"}),
-    "cuda": frozenset({"cuda"}),
-    "rocm": frozenset({"rocm"}),
-    "cpu": frozenset({"cpu"}),
-}
 
 
 def callable_target(expr: Expression, index: ModuleIndex) -> FuncItem | None:
@@ -470,46 +304,26 @@ def callable_target(expr: Expression, index: ModuleIndex) -> FuncItem | None:
 
 
 def _scan_expressions(index: ModuleIndex, tree: MypyFile) -> None:
-    branches: dict[int, tuple[FuncItem, frozenset[str], list[str]]] = {}
+    branch_targets: dict[int, tuple[FuncItem, frozenset[str], list[str]]] = {}
     for expr in get_subexpressions(tree):
         if not isinstance(expr, CallExpr):
             continue
         if isinstance(expr.callee, CallExpr):
             index.applied[id(expr.callee)] = expr
-        callee = ref_fullname(expr.callee)
-        if callee in fullnames.PLATFORM_DEPENDENT:
-            what = "jax.lax.platform_dependent"
-        elif callee in fullnames.TP_DISPATCH:
-            what = "typed_pallas.dispatch"
-        else:
+        what = guards.dispatch_title(expr)
+        if what is None:
             continue
-        named: frozenset[str] = frozenset()
-        targets: list[tuple[Expression, str]] = []
-        for name, arg in zip(expr.arg_names, expr.args):
-            if name in _BRANCH_KEYWORDS:
-                named = named | _BRANCH_KEYWORDS[name]
-                targets.append((arg, name))
-            elif name == "default":
-                targets.append((arg, name))
-        for arg, name in targets:
-            platforms = UNIVERSE - named if name == "default" else _BRANCH_KEYWORDS[name]
+        for arg, name, platforms in guards.branches(expr):
             target = callable_target(arg, index)
             if target is None:
                 continue
             why = f"the {name}= branch of {what} at line {expr.line}"
-            if id(target) in branches:
-                old_target, old_platforms, old_why = branches[id(target)]
-                branches[id(target)] = (old_target, old_platforms | platforms, old_why + [why])
+            if id(target) in branch_targets:
+                old_target, old_platforms, old_why = branch_targets[id(target)]
+                branch_targets[id(target)] = (old_target, old_platforms | platforms, old_why + [why])
             else:
-                branches[id(target)] = (target, platforms, [why])
-    for target, platforms, whys in branches.values():
+                branch_targets[id(target)] = (target, platforms, [why])
+    for target, platforms, whys in branch_targets.values():
         index.regions.append(
             Region(start_of(target), end_of(target), platforms, " and ".join(whys))
         )
-
-
-def subexpressions(nodes: Iterable[Node]) -> list[Expression]:
-    out: list[Expression] = []
-    for node in nodes:
-        out.extend(get_subexpressions(node))
-    return out

@@ -40,7 +40,8 @@ from mypy.types import (
 )
 
 from typed_pallas import _platforms
-from typed_pallas_mypy.transformers.module_index import ModuleIndex, Pos, ref_fullname
+from typed_pallas_mypy.transformers.module_index import ModuleIndex
+from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname
 
 #: typed-pallas' static protocol ``CompilerParams[P]``
 TYPED_PROTOCOL: Final = "typed_pallas._params.CompilerParams"
