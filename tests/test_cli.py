@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from typed_pallas_mypy import cli, config
+from typed_pallas_mypy.cli import expect, explain, findings, formats
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -49,17 +50,17 @@ def test_parse_mypy_json_attaches_notes_and_makes_columns_one_based() -> None:
             "Found 1 error in 1 file (errors prevented further checking)",
         ]
     )
-    findings, other = cli.parse_mypy_json(out)
-    assert [f.file for f in findings] == ["a.py", "b.py"]
-    first = findings[0]
+    parsed, other = findings.parse_mypy_json(out)
+    assert [f.file for f in parsed] == ["a.py", "b.py"]
+    first = parsed[0]
     assert (first.line, first.column, first.end_column) == (3, 5, 10)
     assert first.notes == ["first", "second", "evidence elsewhere"]
-    assert findings[1].severity == "note" and findings[1].notes == []
+    assert parsed[1].severity == "note" and parsed[1].notes == []
     assert other == ["Found 1 error in 1 file (errors prevented further checking)"]
 
 
 def test_select_keeps_plugin_and_blocking_codes_unless_all_errors() -> None:
-    findings, _ = cli.parse_mypy_json(
+    parsed, _ = findings.parse_mypy_json(
         "\n".join(
             [
                 _mypy_line(code="pallas-platform"),
@@ -79,32 +80,32 @@ def test_select_keeps_plugin_and_blocking_codes_unless_all_errors() -> None:
             ]
         )
     )
-    codes = cli.plugin_error_codes()
+    codes = findings.plugin_error_codes()
     assert "pallas-platform" in codes
-    kept = cli.select(findings, codes, all_errors=False)
+    kept = findings.select(parsed, codes, all_errors=False)
     assert [(f.code, f.line) for f in kept] == [("pallas-platform", 3), ("syntax", 3), ("arg-type", 11), ("call-overload", 12)]
-    assert len(cli.select(findings, codes, all_errors=True)) == 7
+    assert len(findings.select(parsed, codes, all_errors=True)) == 7
 
 
 def test_output_formats() -> None:
-    finding = cli.Finding(
+    finding = findings.Finding(
         file="pkg/k.py", line=12, column=5, severity="error", code="pallas-platform",
         message="Compiler params for platform tpu cannot be used for gpu lowering.",
         notes=["evidence: a, b", "100% sure"], end_line=12, end_column=20,
     )  # fmt: skip
-    assert finding.text_lines() == [
+    assert formats.text_lines(finding) == [
         "pkg/k.py:12:5: error: Compiler params for platform tpu cannot be used for gpu lowering.  [pallas-platform]",
         "pkg/k.py:12:5: note: evidence: a, b",
         "pkg/k.py:12:5: note: 100% sure",
     ]
-    assert finding.github_line() == (
+    assert formats.github_line(finding) == (
         "::error file=pkg/k.py,line=12,col=5,endLine=12,endColumn=20,title=pallas-platform::"
         "Compiler params for platform tpu cannot be used for gpu lowering.%0Aevidence: a, b%0A100%25 sure"
     )
-    odd = cli.Finding(file="a,b:c.py", line=1, column=1, severity="note", code=None, message="x")
-    assert odd.github_line() == "::notice file=a%2Cb%3Ac.py,line=1,col=1::x"
+    odd = findings.Finding(file="a,b:c.py", line=1, column=1, severity="note", code=None, message="x")
+    assert formats.github_line(odd) == "::notice file=a%2Cb%3Ac.py,line=1,col=1::x"
     stream = io.StringIO()
-    cli.emit([finding], "json", False, stream)
+    formats.emit([finding], "json", False, stream)
     data = json.loads(stream.getvalue())
     assert data == [
         {
@@ -114,10 +115,10 @@ def test_output_formats() -> None:
         }
     ]  # fmt: skip
     stream = io.StringIO()
-    cli.emit([], "text", False, stream)
+    formats.emit([], "text", False, stream)
     assert stream.getvalue() == "Success: no typed-pallas issues found\n"
     stream = io.StringIO()
-    cli.emit([finding, finding], "text", False, stream)
+    formats.emit([finding, finding], "text", False, stream)
     assert stream.getvalue().splitlines()[-1] == "Found 2 typed-pallas errors in 1 file"
 
 
@@ -137,17 +138,17 @@ def test_expectations_pair_findings_with_comments(tmp_path: Path) -> None:
             """
         )
     )
-    exps = cli.read_expectations(str(src))
+    exps = expect.read_expectations(str(src))
     assert [(e.line, e.code, e.message) for e in exps] == [
         (2, "pallas-platform", "message one"),
         (4, "pallas-platform", None),
         (5, "other-code", None),
     ]
 
-    def finding(line: int, message: str, code: str = "pallas-platform") -> cli.Finding:
-        return cli.Finding(file=str(src), line=line, column=1, severity="error", message=message, code=code)
+    def finding(line: int, message: str, code: str = "pallas-platform") -> findings.Finding:
+        return findings.Finding(file=str(src), line=line, column=1, severity="error", message=message, code=code)
 
-    matched, unexpected, missing = cli.compare_expectations(
+    matched, unexpected, missing = expect.compare_expectations(
         [finding(1, "message one"), finding(4, "anything"), finding(4, "extra"), finding(5, "x", "pallas-platform")],
         exps,
     )
@@ -155,19 +156,19 @@ def test_expectations_pair_findings_with_comments(tmp_path: Path) -> None:
     assert [(f.line, f.message) for f in unexpected] == [(4, "extra"), (5, "x")]
     assert [e.line for e in missing] == [5]
     # a wrong message does not match
-    _, unexpected, missing = cli.compare_expectations([finding(1, "message two")], exps[:1])
+    _, unexpected, missing = expect.compare_expectations([finding(1, "message two")], exps[:1])
     assert len(unexpected) == 1 and len(missing) == 1
 
 
 def test_every_mistake_example_has_an_expectation_and_correct_ones_none() -> None:
-    files = cli.python_files([str(EXAMPLES)])
+    files = expect.python_files([str(EXAMPLES)])
     mistakes = [f for f in files if "mistakes" in f]
     assert len(mistakes) >= 5
     for path in mistakes:
-        assert cli.read_expectations(path), path
+        assert expect.read_expectations(path), path
     for path in files:
         if "correct" in path:
-            assert not cli.read_expectations(path), path
+            assert not expect.read_expectations(path), path
     names = [os.path.basename(f) for f in files]
     assert len(names) == len(set(names)), "mypy names scripts by file name: keep them unique"
 
@@ -183,10 +184,10 @@ def test_every_error_has_documentation() -> None:
     from typed_pallas import _errors
 
     docs = set(error_docs())
-    assert cli.plugin_error_codes() <= docs
+    assert findings.plugin_error_codes() <= docs
     runtime = {n for n, v in vars(_errors).items() if isinstance(v, type) and issubclass(v, Exception)}
     assert runtime and runtime <= docs
-    assert set(cli.known_error_docs()) == docs
+    assert set(explain.known_error_docs()) == docs
 
 
 @pytest.mark.parametrize("code", error_docs())
@@ -263,7 +264,7 @@ def test_runtime_error_docs_show_what_their_code_raises() -> None:
     ],
 )
 def test_explain_accepts_spellings(spelling: str, code: str) -> None:
-    assert cli.error_doc(spelling) == cli.known_error_docs()[code]
+    assert explain.error_doc(spelling) == explain.known_error_docs()[code]
 
 
 def test_explain_unknown_code(capsys: pytest.CaptureFixture[str]) -> None:
@@ -343,7 +344,7 @@ def test_exit_status_from_mypy_result(
         assert cmd[1:3] == ["-m", "mypy"] and "-O" in cmd and cmd[-1] == "a.py"
         return subprocess.CompletedProcess(cmd, returncode, stdout, stderr)
 
-    monkeypatch.setattr(cli.subprocess, "run", fake_run)
+    monkeypatch.setattr(findings.subprocess, "run", fake_run)
     assert cli.main(["check", "a.py"]) == expected
     captured = capsys.readouterr()
     if expected == 2:
@@ -371,7 +372,7 @@ def test_config_env_is_respected_and_config_option_wins(
         seen.append(env[config.CONFIG_ENV])
         return subprocess.CompletedProcess(cmd, 0, "", "")
 
-    monkeypatch.setattr(cli.subprocess, "run", fake_run)
+    monkeypatch.setattr(findings.subprocess, "run", fake_run)
     monkeypatch.delenv(config.CONFIG_ENV, raising=False)
     assert cli.main(["check", "a.py"]) == 0
     monkeypatch.setenv(config.CONFIG_ENV, str(other))
@@ -386,22 +387,37 @@ def test_missing_mypy_is_a_usage_error(
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     real = importlib.util.find_spec
-    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name, *a: None if name == "mypy" else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mypy" else real(name, *a))
     assert cli.main(["check", "."]) == 2
     assert "pip install 'typed-pallas[mypy]'" in capsys.readouterr().err
 
 
-def test_find_project_config_searches_like_mypy(tmp_path: Path) -> None:
+def test_check_finds_the_config_with_the_plugins_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check` passes on the file `config.find_config_file` finds (the plugin's own search)."""
     (tmp_path / ".git").mkdir()
     sub = tmp_path / "a" / "b"
     sub.mkdir(parents=True)
-    assert cli.find_project_config(str(sub)) is None
+    (sub / "k.py").write_text("x = 1\n")
     (tmp_path / "pyproject.toml").write_text('[tool.typed-pallas]\nplatforms = ["tpu"]\n')
-    assert cli.find_project_config(str(sub)) == str(tmp_path / "pyproject.toml")
     (tmp_path / "a" / "mypy.ini").write_text("[mypy]\n")  # no section: skipped
-    assert cli.find_project_config(str(sub)) == str(tmp_path / "pyproject.toml")
     (tmp_path / "a" / "setup.cfg").write_text("[mypy.plugins.typed-pallas]\nplatforms = gpu\n")
-    assert cli.find_project_config(str(sub)) == str(tmp_path / "a" / "setup.cfg")
+    monkeypatch.chdir(sub)
+    monkeypatch.delenv(config.CONFIG_ENV, raising=False)
+    monkeypatch.delenv(config.PLATFORMS_ENV, raising=False)
+    seen: list[str | None] = []
+
+    def fake_run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        env = kw["env"]
+        assert isinstance(env, dict)
+        seen.append(env.get(config.CONFIG_ENV))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(findings.subprocess, "run", fake_run)
+    assert cli.main(["check", "k.py"]) == 0
+    assert seen == [str(tmp_path / "a" / "setup.cfg")] == [config.find_config_file(None)]
+    (tmp_path / "a" / "setup.cfg").unlink()
+    assert cli.main(["check", "k.py"]) == 0
+    assert seen[-1] == str(tmp_path / "pyproject.toml")
 
 
 # --------------------------------------------------------------------------- docs, hook, examples
@@ -447,7 +463,7 @@ def _mosaic_gpu_importable() -> bool:
     return True
 
 
-@pytest.mark.parametrize("path", cli.python_files([str(EXAMPLES)]), ids=os.path.basename)
+@pytest.mark.parametrize("path", expect.python_files([str(EXAMPLES)]), ids=os.path.basename)
 def test_examples_import(path: str) -> None:
     if "mosaic_gpu" in Path(path).read_text() and not _mosaic_gpu_importable():
         pytest.skip("jax.experimental.pallas.mosaic_gpu does not import here (needs absl)")

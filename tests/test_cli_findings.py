@@ -75,7 +75,7 @@ def test_plugin_package_imports_without_mypy() -> None:
 
 
 def _finding(message: str, code: str, notes: list[str] | None = None) -> object:
-    from typed_pallas_mypy.cli import Finding
+    from typed_pallas_mypy.cli.findings import Finding
 
     return Finding("m.py", 3, 5, "error", message, code, notes or [])
 
@@ -107,6 +107,6 @@ def _finding(message: str, code: str, notes: list[str] | None = None) -> object:
     ],
 )
 def test_check_shows_params_type_errors_only(message: str, code: str, shown: bool) -> None:
-    from typed_pallas_mypy.cli import is_typed_pallas_finding
+    from typed_pallas_mypy.cli.findings import is_typed_pallas_finding
 
     assert is_typed_pallas_finding(_finding(message, code), frozenset({"pallas-platform"})) is shown  # type: ignore[arg-type]

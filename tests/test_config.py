@@ -2,7 +2,7 @@
 
 No mypy run here: ``resolve_config`` (raising ``ConfigError``) and ``load_config`` (exiting
 like mypy) are called directly on files written to a temporary project. Each project
-folder holds a ``.git`` marker, so the upward search for ``pyproject.toml`` stops there.
+folder holds a ``.git`` marker, so the upward search for config files stops there.
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ import pytest
 
 from typed_pallas_mypy.config import (
     CONFIG_ENV,
+    CONFIG_FILE_NAMES,
     PLATFORMS_ENV,
     ConfigError,
     PluginConfig,
+    candidate_files,
+    find_config_file,
     load_config,
     resolve_config,
 )
@@ -246,6 +249,83 @@ def test_pyproject_next_to_the_mypy_config(project: Path, tmp_path_factory: pyte
     ini = write(project, "mypy.ini", "[mypy]\n")
     write(project, "pyproject.toml", '[tool.typed-pallas]\nplatforms = ["cuda"]\n')
     assert resolve_config(ini, environ={}, cwd=str(elsewhere)).platforms == {"cuda"}
+
+
+# --------------------------------------------------------------------------- the one search (plugin and CLI)
+
+
+def test_candidate_files_are_mypys_names_in_mypys_order(project: Path) -> None:
+    assert CONFIG_FILE_NAMES == ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
+    sub = project / "src"
+    sub.mkdir()
+    ci = project / "ci"
+    ci.mkdir()
+    mypy_config = str(ci / "mypy.ini")
+    assert candidate_files(mypy_config, cwd=str(sub)) == [
+        mypy_config,
+        *(str(ci / name) for name in CONFIG_FILE_NAMES[1:]),
+        *(str(sub / name) for name in CONFIG_FILE_NAMES),
+        *(str(project / name) for name in CONFIG_FILE_NAMES),
+    ]
+    assert candidate_files(None, cwd=str(project)) == [str(project / name) for name in CONFIG_FILE_NAMES]
+
+
+@pytest.mark.parametrize(
+    ("present", "found"),
+    [
+        pytest.param(["mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"], "mypy.ini", id="mypy.ini-first"),
+        pytest.param([".mypy.ini", "pyproject.toml", "setup.cfg"], ".mypy.ini", id="dot-mypy.ini-second"),
+        pytest.param(["pyproject.toml", "setup.cfg"], "pyproject.toml", id="pyproject-third"),
+        pytest.param(["setup.cfg"], "setup.cfg", id="setup.cfg-last"),
+    ],
+)
+def test_search_takes_names_in_mypys_order(project: Path, present: list[str], found: str) -> None:
+    for name in present:
+        if name.endswith(".toml"):
+            write(project, name, '[tool.typed-pallas]\nplatforms = ["tpu"]\n')
+        else:
+            write(project, name, "[mypy.plugins.typed-pallas]\nplatforms = tpu\n")
+    assert find_config_file(None, cwd=str(project)) == str(project / found)
+    assert resolve(project).source == str(project / found)
+
+
+def test_search_nearest_folder_first_and_files_without_a_section_skipped(project: Path) -> None:
+    sub = project / "a" / "b"
+    sub.mkdir(parents=True)
+    assert find_config_file(None, cwd=str(sub)) is None
+    write(project, "pyproject.toml", '[tool.typed-pallas]\nplatforms = ["tpu"]\n')
+    assert find_config_file(None, cwd=str(sub)) == str(project / "pyproject.toml")
+    write(project / "a", "mypy.ini", "[mypy]\n")  # no typed-pallas section: skipped
+    write(project / "a" / "b", "pyproject.toml", "[tool.mypy]\nstrict = true\n")  # neither
+    assert find_config_file(None, cwd=str(sub)) == str(project / "pyproject.toml")
+    write(project / "a", "setup.cfg", "[mypy.plugins.typed-pallas]\nplatforms = gpu\n")
+    assert find_config_file(None, cwd=str(sub)) == str(project / "a" / "setup.cfg")
+    assert resolve_config(None, environ={}, cwd=str(sub)).platforms == {"cuda", "rocm"}
+
+
+def test_search_starts_with_mypys_config_file_and_its_folder(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("cfg")
+    write(project, "pyproject.toml", '[tool.typed-pallas]\nplatforms = ["tpu"]\n')
+    ini = write(elsewhere, "mypy.ini", "[mypy]\n")
+    assert find_config_file(ini, cwd=str(project)) == str(project / "pyproject.toml")
+    write(elsewhere, "setup.cfg", "[mypy.plugins.typed-pallas]\nplatforms = rocm\n")
+    assert find_config_file(ini, cwd=str(project)) == str(elsewhere / "setup.cfg")
+    write(elsewhere, "mypy.ini", "[mypy]\n[mypy.plugins.typed-pallas]\nplatforms = cuda\n")
+    assert find_config_file(ini, cwd=str(project)) == ini
+    assert resolve_config(ini, environ={}, cwd=str(project)).platforms == {"cuda"}
+
+
+def test_search_stops_at_a_broken_file(project: Path) -> None:
+    sub = project / "sub"
+    sub.mkdir()
+    write(project, "pyproject.toml", '[tool.typed-pallas]\nplatforms = ["tpu"]\n')
+    write(sub, "setup.cfg", "[mypy.plugins.typed-pallas]\nplatforms = npu\n")
+    with pytest.raises(ConfigError, match="setup.cfg: \\[mypy.plugins.typed-pallas\\] platforms: unknown platform 'npu'"):
+        find_config_file(None, cwd=str(sub))
+    with pytest.raises(ConfigError, match="unknown platform 'npu'"):
+        resolve_config(None, environ={}, cwd=str(sub))
 
 
 # --------------------------------------------------------------------------- environment

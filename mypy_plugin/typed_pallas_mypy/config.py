@@ -6,10 +6,17 @@ Reads, in this order (the first source that holds a typed-pallas section wins):
    ``pyproject.toml`` or an ini file; the ``typed-pallas check`` CLI sets it);
 2. mypy's own config file (``options.config_file``): ``[tool.typed-pallas]`` when it is
    TOML, ``[mypy.plugins.typed-pallas]`` when it is ``mypy.ini``/``.mypy.ini``/``setup.cfg``;
-3. ``pyproject.toml`` next to mypy's config file, then in the current directory and
-   its parents up to the repository root (a folder holding ``.git`` or ``.hg``), as
-   mypy itself searches. mypy names ``pyproject.toml`` as its config file only when it
-   holds ``[tool.mypy]``, so the plugin must look for it.
+3. the files of :data:`CONFIG_FILE_NAMES` (mypy's own names and order: ``mypy.ini``,
+   ``.mypy.ini``, ``pyproject.toml``, ``setup.cfg``) in the folder of mypy's config
+   file, then in the current folder and each parent up to the repository root (a folder
+   holding ``.git`` or ``.hg``), as mypy itself searches. mypy names ``pyproject.toml``
+   as its config file only when it holds ``[tool.mypy]``, and ``setup.cfg`` only when
+   it holds ``[mypy]``, so the plugin must look for them itself.
+
+:func:`find_config_file` is that search (steps 2 and 3); the plugin (through
+:func:`load_config`) and the ``typed-pallas check`` command both use it, so they find
+the same file. A file that cannot be read, or whose typed-pallas section is wrong,
+stops the search with a :class:`ConfigError`.
 
 Then ``TYPED_PALLAS_PLATFORMS`` (a comma list, e.g. ``tpu`` or ``cuda,rocm``), when set
 and not empty, replaces the top-level ``platforms``.
@@ -77,6 +84,9 @@ __all__ = [
     "read_config",
     "resolve_config",
     "find_config_file",
+    "candidate_files",
+    "CONFIG_FILE_NAMES",
+    "package_version",
 ]
 
 #: Environment variable: a comma list of platforms replacing the top-level ``platforms``.
@@ -87,7 +97,10 @@ CONFIG_ENV: Final = "TYPED_PALLAS_CONFIG"
 TOML_TABLE: Final = "tool.typed-pallas"
 INI_SECTION: Final = "mypy.plugins.typed-pallas"
 INI_OVERRIDE_PREFIX: Final = INI_SECTION + ".overrides."
-INI_NAMES: Final = ("mypy.ini", ".mypy.ini", "setup.cfg")
+#: The files searched for in each folder, in mypy's own order.
+CONFIG_FILE_NAMES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
+#: A folder holding one of these is a repository root: the upward search stops there.
+REPOSITORY_MARKERS: Final = (".git", ".hg")
 
 TOP_LEVEL_KEYS: Final = ("platforms", "overrides")
 OVERRIDE_KEYS: Final = ("module", "platforms")
@@ -226,7 +239,7 @@ class PluginConfig:
     def fingerprint(self) -> dict[str, object]:
         """Everything that changes the plugin's answers, for ``report_config_data``."""
         return {
-            "typed_pallas": _version(),
+            "typed_pallas": package_version(),
             "platforms": sorted(self.platforms) if self.platforms is not None else None,
             "overrides": [[o.pattern, sorted(o.platforms), o.order] for o in self.overrides],
         }
@@ -235,7 +248,8 @@ class PluginConfig:
 # --------------------------------------------------------------------------- helpers
 
 
-def _version() -> str:
+def package_version() -> str:
+    """The installed typed-pallas version, or ``unknown`` in a bare source checkout."""
     try:
         from importlib.metadata import version
 
@@ -481,10 +495,11 @@ def read_config(path: str) -> PluginConfig | None:
 
 
 def _search_upwards(start: str) -> Iterable[str]:
+    """``start`` (made absolute) and its parents, up to the repository root or ``/``."""
     current = os.path.abspath(start)
     while True:
         yield current
-        if any(os.path.exists(os.path.join(current, vcs)) for vcs in (".git", ".hg")):
+        if any(os.path.exists(os.path.join(current, marker)) for marker in REPOSITORY_MARKERS):
             return
         parent = os.path.dirname(current)
         if parent == current:
@@ -493,15 +508,20 @@ def _search_upwards(start: str) -> Iterable[str]:
 
 
 def candidate_files(config_file: str | None, cwd: str | None = None) -> list[str]:
-    """Where the configuration is looked for, in order (see the module docstring)."""
+    """Where the configuration is looked for, in order (see the module docstring).
+
+    ``config_file`` is mypy's config file (None when mypy has none, as for the CLI);
+    ``cwd`` defaults to the current folder. Each path appears once.
+    """
+    folders: list[str] = []
     out: list[str] = []
     if config_file:
         out.append(config_file)
-        out.append(os.path.join(os.path.dirname(os.path.abspath(config_file)), "pyproject.toml"))
-    for folder in _search_upwards(cwd or os.getcwd()):
-        out.append(os.path.join(folder, "pyproject.toml"))
+        folders.append(os.path.dirname(os.path.abspath(config_file)))
+    folders.extend(_search_upwards(cwd or os.getcwd()))
+    out.extend(os.path.join(folder, name) for folder in folders for name in CONFIG_FILE_NAMES)
     seen: set[str] = set()
-    unique = []
+    unique: list[str] = []
     for path in out:
         key = os.path.abspath(path)
         if key not in seen:
@@ -511,10 +531,23 @@ def candidate_files(config_file: str | None, cwd: str | None = None) -> list[str
 
 
 def find_config_file(config_file: str | None, cwd: str | None = None) -> str | None:
-    """The first file holding a typed-pallas section (or None); used by the CLI too."""
+    """The first of :func:`candidate_files` holding a typed-pallas section, or None.
+
+    The same search :func:`resolve_config` (the plugin) runs; ``typed-pallas check``
+    calls it to find the project's file before mypy starts. Raises
+    :class:`ConfigError` for the first candidate that cannot be read or whose
+    typed-pallas section is wrong: the search does not skip a broken file.
+    """
+    found = _search(config_file, cwd)
+    return found[0] if found is not None else None
+
+
+def _search(config_file: str | None, cwd: str | None) -> tuple[str, PluginConfig] | None:
     for path in candidate_files(config_file, cwd):
-        if os.path.isfile(path) and read_config(path) is not None:
-            return path
+        if os.path.isfile(path):
+            config = read_config(path)
+            if config is not None:
+                return path, config
     return None
 
 
@@ -530,11 +563,9 @@ def resolve_config(
             raise ConfigError(f"{CONFIG_ENV}={explicit!r}: no such file; point it at a pyproject.toml or mypy.ini")
         config = read_config(explicit) or PluginConfig(source=explicit)
     else:
-        for path in candidate_files(config_file, cwd):
-            if os.path.isfile(path):
-                config = read_config(path)
-                if config is not None:
-                    break
+        found = _search(config_file, cwd)
+        if found is not None:
+            config = found[1]
     if config is None:
         config = PluginConfig()
     raw = env.get(PLATFORMS_ENV, "").strip()

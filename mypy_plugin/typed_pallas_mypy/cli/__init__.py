@@ -1,0 +1,146 @@
+"""``typed-pallas``: the command line. Runs mypy with the plugin preset; explains errors.
+
+Commands::
+
+    typed-pallas check [PATHS...] [--platform P ...] [--output text|json|github]
+                       [--all-errors] [--expect] [--config FILE] [--cache-dir DIR]
+                       [-- MYPY ARGS...]
+    typed-pallas explain CODE        # e.g. pallas-platform, PlatformMismatchError
+    typed-pallas --version
+
+``check`` runs mypy (a subprocess of this interpreter) with a preset configuration, so
+a project needs no mypy setup: the ``typed_pallas_mypy`` plugin, ``follow_imports =
+silent`` (imported modules are analysed, only the named paths are reported),
+``ignore_missing_imports``, ``check_untyped_defs`` (kernels are rarely annotated) and a
+cache under ``.mypy_cache/typed-pallas``. The project's own ``[tool.typed-pallas]`` /
+``[mypy.plugins.typed-pallas]`` settings are found by the plugin's own search
+(``typed_pallas_mypy.config.find_config_file``: ``mypy.ini``, ``.mypy.ini``,
+``pyproject.toml``, ``setup.cfg`` in the current folder, then its parents up to the
+repository root) and passed on through ``TYPED_PALLAS_CONFIG``; ``--platform`` goes
+through ``TYPED_PALLAS_PLATFORMS``.
+
+By default only typed-pallas findings are shown: the plugin's errors
+(``pallas-platform``), the platform mismatches the stubs turn into mypy's own
+``arg-type``/``call-overload`` errors (recognised by the platform types they name, or by
+the ``compiler_params`` argument), and blocking errors. mypy's other errors are type
+errors, not platform errors, and a platform checker should not fail a build on them.
+``--all-errors`` shows everything mypy says.
+
+``--expect`` compares the findings with ``# expect[CODE]: MESSAGE`` comments in the
+checked files (see examples/README.md) and exits 0 only when they are exactly the
+expected ones; ``scripts/check`` uses it on ``examples/``.
+
+Exit status, like mypy: 0 nothing found, 1 findings, 2 usage, configuration or
+blocking errors (a syntax error, a crash).
+
+The package: this module parses the command line and dispatches; ``check`` runs the
+``check`` command; ``findings`` runs mypy and parses its JSON output (its preset and
+parser are shared with ``eval/`` and ``benchmarks/``); ``formats`` is the table of
+output formats; ``expect`` is ``--expect``; ``explain`` is ``typed-pallas explain``.
+
+What it does not do: read or change the project's ``[tool.mypy]`` settings (pass mypy
+options after ``--``), or import jax (or mypy, outside the mypy subprocess).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+from typed_pallas_mypy import config
+from typed_pallas_mypy.cli.check import fail, run_check
+from typed_pallas_mypy.cli.explain import error_doc, known_error_docs, run_explain
+from typed_pallas_mypy.cli.findings import DEFAULT_CACHE, Finding, plugin_error_codes
+from typed_pallas_mypy.cli.formats import OUTPUTS
+
+__all__ = ["Finding", "build_parser", "error_doc", "known_error_docs", "main", "plugin_error_codes"]
+
+PROG: Final = "typed-pallas"
+
+
+def _version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        mypy_version = version("mypy")
+    except PackageNotFoundError:  # pragma: no cover
+        mypy_version = "not installed"
+    py = ".".join(map(str, sys.version_info[:3]))
+    return f"{PROG} {config.package_version()} (mypy {mypy_version}, Python {py})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``typed-pallas`` argument parser, with its ``check`` and ``explain`` commands."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Check that JAX Pallas compiler params match the platforms the code lowers for.",
+    )
+    parser.add_argument("--version", action="version", version=_version_text())
+    sub = parser.add_subparsers(dest="command", metavar="{check,explain}")
+
+    check = sub.add_parser(
+        "check",
+        help="run mypy with the typed-pallas plugin on PATHS",
+        description=(
+            "Run mypy with the typed-pallas plugin preset on PATHS (default: the current folder).\n"
+            "Shows typed-pallas findings only, unless --all-errors. Arguments after -- go to mypy.\n"
+            "Exit status: 0 clean, 1 findings, 2 usage or blocking error."
+        ),
+        epilog=(
+            "examples:\n"
+            "  typed-pallas check src/\n"
+            "  typed-pallas check --platform tpu src/kernels/\n"
+            "  typed-pallas check --output github . -- --python-version 3.12\n"
+            "configuration: [tool.typed-pallas] in pyproject.toml (see docs/configuration.md)"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check")
+    check.add_argument(
+        "--platform",
+        action="append",
+        metavar="P",
+        help="a platform the code may lower for: tpu, gpu, cuda or rocm (repeat, or a comma list); "
+        f"replaces the configured top-level platforms (sets {config.PLATFORMS_ENV})",
+    )
+    check.add_argument("--output", "-o", choices=OUTPUTS, default=OUTPUTS[0], help="output format (default: text)")
+    check.add_argument("--all-errors", action="store_true", help="show every mypy error, not only typed-pallas findings")
+    check.add_argument("--config", metavar="FILE", help="read [tool.typed-pallas] / [mypy.plugins.typed-pallas] from FILE")
+    check.add_argument("--cache-dir", metavar="DIR", help=f"mypy cache folder (default: {DEFAULT_CACHE})")
+    check.add_argument(
+        "--expect",
+        action="store_true",
+        help="compare findings with the '# expect[CODE]: MESSAGE' comments in PATHS; "
+        "exit 0 only when they are exactly the expected ones",
+    )
+    check.add_argument("--verbose", "-v", action="store_true", help="print the mypy command and its other output")
+
+    explain_parser = sub.add_parser("explain", help="print the documentation of an error code or exception")
+    explain_parser.add_argument("code", metavar="CODE", help="e.g. pallas-platform or PlatformMismatchError")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``typed-pallas`` console script; returns the exit status (argparse exits 2 itself)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    passthrough: list[str] = []
+    if "--" in args_list:
+        i = args_list.index("--")
+        args_list, passthrough = args_list[:i], args_list[i + 1 :]
+    parser = build_parser()
+    args = parser.parse_args(args_list)  # exits 2 on usage errors
+    if args.command == "check":
+        for value in args.platform or ():
+            try:
+                config.parse_platforms([n for n in value.split(",") if n.strip()] or [value], f"--platform {value!r}")
+            except config.ConfigError as e:
+                return fail(parser, str(e))
+        return run_check(args, passthrough, parser)
+    if args.command == "explain":
+        return run_explain(args.code, sys.stdout, sys.stderr)
+    if passthrough:
+        return fail(parser, "arguments after -- need a command (typed-pallas check ... -- MYPY ARGS)")
+    parser.print_help()
+    return 2

@@ -1,0 +1,267 @@
+"""Running mypy with the typed-pallas preset, and turning its JSON output into findings.
+
+What it does: writes the preset mypy configuration (:func:`preset_config`: the plugin,
+``follow_imports = silent``, ``ignore_missing_imports``, ``check_untyped_defs``) to a
+temporary file, runs ``python -m mypy -O json`` in a subprocess (:func:`run_mypy`),
+parses mypy's JSON lines into :class:`Finding` objects (:func:`parse_mypy_json`), and
+decides which of them are typed-pallas findings (:func:`select`).
+
+The preset and the parser are shared: ``eval/`` and ``benchmarks/`` run mypy through
+:func:`preset_config`, :func:`mypy_command` and :func:`parse_mypy_json` too, so the
+corpus figures are measured with what ``typed-pallas check`` runs.
+
+What it does not do: read the typed-pallas configuration (``typed_pallas_mypy.config``),
+print anything (``formats``), or import mypy or jax at import time (the plugin's error
+codes are read lazily, and only when mypy is installed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+__all__ = [
+    "BLOCKING_CODES",
+    "DEFAULT_CACHE",
+    "PLUGIN_MODULE",
+    "PRESET",
+    "PRESET_SETTINGS",
+    "Finding",
+    "MypyRun",
+    "is_typed_pallas_finding",
+    "mypy_command",
+    "parse_mypy_json",
+    "plugin_error_codes",
+    "preset_config",
+    "run_mypy",
+    "select",
+]
+
+#: The module mypy loads as the plugin.
+PLUGIN_MODULE: Final = "typed_pallas_mypy"
+#: The preset's mypy settings besides ``plugins``, as ``[mypy]`` ini keys and values.
+PRESET_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
+    ("follow_imports", "silent"),  # imported modules are analysed, only the named paths reported
+    ("ignore_missing_imports", "True"),
+    ("check_untyped_defs", "True"),  # kernels are rarely annotated
+    ("show_error_codes", "True"),
+)
+DEFAULT_CACHE: Final = os.path.join(".mypy_cache", "typed-pallas")
+
+#: Codes shown without ``--all-errors`` when the plugin's errorcodes module is absent.
+FALLBACK_CODES: Final = frozenset({"pallas-platform"})
+#: mypy's own codes that stop checking; always shown.
+BLOCKING_CODES: Final = frozenset({"syntax"})
+#: mypy's codes for the stubs' platform mismatches, and what marks them as such.
+STUB_CODES: Final = frozenset({"arg-type", "call-overload"})
+STUB_MARKERS: Final = (
+    "CompilerParams[Literal['",
+    "PlatformFn[Literal['",
+    "__pallas_platform__",
+    # any wrong type for the params themselves, e.g. legacy dict params, which JAX
+    # accepts when building the call and rejects only when lowering
+    'Argument "compiler_params" to ',
+)
+
+
+# --------------------------------------------------------------------------- the preset
+
+
+def preset_config(plugin: str | None = PLUGIN_MODULE, *, check_untyped_defs: bool = True) -> str:
+    """The text of the preset ``mypy.ini``.
+
+    ``plugin=None`` leaves the plugin out (plain mypy with the same settings, the
+    benchmarks' baseline); ``check_untyped_defs=False`` keeps mypy's default there.
+    """
+    lines = ["[mypy]"]
+    if plugin is not None:
+        lines.append(f"plugins = {plugin}")
+    for key, value in PRESET_SETTINGS:
+        if key == "check_untyped_defs" and not check_untyped_defs:
+            continue
+        lines.append(f"{key} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+#: What ``typed-pallas check`` runs mypy with.
+PRESET: Final = preset_config()
+
+
+def mypy_command(
+    config_file: str, cache_dir: str, arguments: Sequence[str], *, python: str = sys.executable
+) -> list[str]:
+    """``python -m mypy`` with ``config_file``, ``cache_dir`` and JSON output, then ``arguments``."""
+    return [
+        python, "-m", "mypy",
+        "--config-file", config_file,
+        "--cache-dir", cache_dir,
+        "-O", "json",
+        *arguments,
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- findings
+
+
+@dataclass
+class Finding:
+    """One mypy message (an error with its notes, or a standalone note)."""
+
+    file: str
+    line: int
+    column: int  # 1-based, as mypy prints it
+    severity: str
+    message: str
+    code: str | None
+    notes: list[str] = field(default_factory=list)
+    end_line: int | None = None
+    end_column: int | None = None
+
+    @classmethod
+    def from_mypy_json(cls, data: Mapping[str, object]) -> Finding:
+        """One line of mypy's ``-O json`` output, already decoded."""
+
+        def number(key: str) -> int | None:
+            value = data.get(key)
+            return value if isinstance(value, int) and value >= 0 else None
+
+        column, end_column, hint = number("column"), number("end_column"), data.get("hint")
+        return cls(
+            file=str(data.get("file", "")),
+            line=number("line") or 0,
+            column=column + 1 if column is not None else 1,  # mypy's JSON is 0-based
+            severity=str(data.get("severity", "error")),
+            message=str(data.get("message", "")),
+            code=str(data["code"]) if data.get("code") else None,
+            notes=str(hint).split("\n") if hint else [],
+            end_line=number("end_line"),
+            end_column=end_column + 1 if end_column is not None else None,
+        )
+
+
+def parse_mypy_json(stdout: str) -> tuple[list[Finding], list[str]]:
+    """mypy ``-O json`` lines -> findings; other lines are returned as they are.
+
+    Notes that mypy could not attach to an error at the same place are attached to the
+    error just before them in the same file (typed-pallas puts its evidence there).
+    """
+    findings: list[Finding] = []
+    other: list[str] = []
+    for line in stdout.splitlines():
+        if not line.startswith("{"):
+            if line.strip():
+                other.append(line)
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            other.append(line)
+            continue
+        finding = Finding.from_mypy_json(data)
+        prev = findings[-1] if findings else None
+        if (
+            finding.severity == "note"
+            and prev is not None
+            and prev.severity == "error"
+            and prev.file == finding.file
+            and finding.code in (None, prev.code)
+        ):
+            prev.notes.append(finding.message)
+            prev.notes.extend(finding.notes)
+            continue
+        findings.append(finding)
+    return findings, other
+
+
+def plugin_error_codes() -> frozenset[str]:
+    """The error codes the plugin defines (its ``errorcodes`` module), or the fallback."""
+    try:
+        from mypy.errorcodes import ErrorCode
+
+        from typed_pallas_mypy import errorcodes
+    except Exception:
+        return FALLBACK_CODES
+    codes = {v.code for v in vars(errorcodes).values() if isinstance(v, ErrorCode)}
+    return frozenset(codes) or FALLBACK_CODES
+
+
+def is_typed_pallas_finding(finding: Finding, codes: frozenset[str]) -> bool:
+    """A plugin error, a blocking error, or a platform mismatch the stubs found.
+
+    The stubs type params by platform, so some mismatches (``plgpu.kernel`` or
+    ``pl.kernel`` with a mesh given other params, the ``typed_pallas`` entry points,
+    ``typed_pallas.dispatch``) are mypy's own ``arg-type``/``call-overload`` errors, and
+    the plugin does not repeat them. They are recognised by the platform types they name; any wrong type for
+    ``compiler_params`` (legacy dict params) is shown too.
+    """
+    if finding.severity != "error":
+        return False
+    if finding.code in codes or finding.code in BLOCKING_CODES:
+        return True
+    if finding.code in STUB_CODES:
+        text = "\n".join([finding.message, *finding.notes])
+        return any(marker in text for marker in STUB_MARKERS)
+    return False
+
+
+def select(findings: Iterable[Finding], codes: frozenset[str], all_errors: bool) -> list[Finding]:
+    """The findings to show: all of them with ``all_errors``, else the typed-pallas ones."""
+    if all_errors:
+        return list(findings)
+    return [f for f in findings if is_typed_pallas_finding(f, codes)]
+
+
+# --------------------------------------------------------------------------- running mypy
+
+
+@dataclass
+class MypyRun:
+    """What one mypy subprocess gave: its findings, its other output, its exit status."""
+
+    command: list[str]
+    returncode: int
+    findings: list[Finding]
+    #: stdout lines that are not JSON findings (a summary, a crash's text)
+    other_output: list[str]
+    stderr: str
+
+    @property
+    def blocked(self) -> bool:
+        """mypy did not check everything: a crash, a blocking error, or it did not start.
+
+        mypy exits 1 only with at least one error line, so exit status 1 without one
+        means it did not run (no mypy, a broken environment): never report success then.
+        """
+        return self.returncode not in (0, 1) or (
+            self.returncode == 1 and not any(f.severity == "error" for f in self.findings)
+        )
+
+
+def run_mypy(
+    paths: Sequence[str],
+    mypy_arguments: Sequence[str],
+    *,
+    cache_dir: str,
+    env: Mapping[str, str],
+    verbose: bool = False,
+) -> MypyRun:
+    """Run this interpreter's mypy with the preset on ``paths``; ``mypy_arguments`` go first.
+
+    With ``verbose`` the command is printed to stderr before it runs.
+    """
+    with tempfile.TemporaryDirectory(prefix="typed-pallas-") as tmp:
+        ini = os.path.join(tmp, "mypy.ini")
+        with open(ini, "w", encoding="utf-8") as f:
+            f.write(PRESET)
+        cmd = mypy_command(ini, cache_dir, [*mypy_arguments, *paths])
+        if verbose:
+            print("+ " + " ".join(cmd), file=sys.stderr)
+        proc = subprocess.run(cmd, env=dict(env), capture_output=True, text=True)
+    findings, other = parse_mypy_json(proc.stdout)
+    return MypyRun(cmd, proc.returncode, findings, other, proc.stderr)
