@@ -31,14 +31,13 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from typed_pallas import _jaxcompat, _registry
+from typed_pallas import _jaxcompat, _platforms, _registry
 from typed_pallas._errors import LegacyParamsError, PlatformMismatchError
 
 __all__ = ["install_backstop", "uninstall_backstop"]
 
 #: The primitives whose lowering we guard.
 PRIMITIVES: Final = ("pallas_call", "mpmd_map")
-_CHECKED_PLATFORMS: Final = frozenset({"tpu", "cuda", "rocm"})
 
 _lock = threading.Lock()
 #: primitive name -> (JAX's rule, inline) while our guard is in place
@@ -87,10 +86,10 @@ def check(params: Mapping[str, Any], platforms: tuple[str, ...], primitive: str 
     if entry is None:
         return
     for platform in platforms:
-        if platform not in _CHECKED_PLATFORMS:
-            continue
+        if platform not in _platforms.LOWERING_SET:
+            continue  # the host: JAX's own "Only interpret mode" error stays
         err = _registry.mismatch_error(entry, platform)
-        if err is None and entry.backend == "triton" and platform != "tpu" and _on_mosaic_gpu_meshes(params):
+        if err is None and entry.backend == "triton" and _on_mosaic_gpu_meshes(params):
             err = PlatformMismatchError("triton", "mosaic_gpu", backend_level=True)
             err.add_note(
                 "plgpu.kernel and pl.kernel on a plgpu.Mesh lower with Mosaic GPU: "

@@ -53,18 +53,10 @@ Status = Literal["lowered", "mismatch", "error"]
 Source = Literal["jax", "typed_pallas", "inferred"]
 
 #: what check_lowering lowers for when not told
-DEFAULT_PLATFORMS: Final[tuple[str, ...]] = ("tpu", "cuda", "rocm")
+DEFAULT_PLATFORMS: Final[tuple[str, ...]] = _platforms.LOWERING_PLATFORMS
 
 #: platforms check_lowering accepts ("cpu" is a valid lowering platform too)
-VALID_PLATFORMS: Final[tuple[str, ...]] = ("tpu", "cuda", "rocm", "cpu")
-
-#: custom-call target -> kernel kind, for ``PlatformResult.kernels``
-_KERNEL_CALLS: Final[Mapping[str, str]] = {
-    "tpu_custom_call": "mosaic_tpu",
-    "__gpu$xla.gpu.triton": "triton",
-    "mosaic_gpu_v2": "mosaic_gpu",
-    "mosaic_gpu": "mosaic_gpu",
-}
+VALID_PLATFORMS: Final[tuple[str, ...]] = _platforms.TARGET_PLATFORMS
 _CALL_TARGET: Final = re.compile(r"""(?:call_target_name\s*=\s*|stablehlo\.custom_call\s+@)"?([\w$.]+)"?""")
 
 _EMPTY_ASSERT_HINT: Final = (
@@ -294,7 +286,7 @@ def _hint_for(error: BaseException, platform: str) -> str | None:
         return _EMPTY_ASSERT_HINT
     if "install jaxlib GPU" in text or "To use Pallas on GPU" in text:
         return _JAXLIB_GPU_HINT
-    if platform == "cpu" and "interpret mode" in text:
+    if platform == _platforms.HOST_PLATFORM and "interpret mode" in text:
         return _CPU_HINT
     return None
 
@@ -302,7 +294,7 @@ def _hint_for(error: BaseException, platform: str) -> str | None:
 def _kernels(text: str) -> tuple[str, ...]:
     found = []
     for target in _CALL_TARGET.findall(text):
-        kind = _KERNEL_CALLS.get(target)
+        kind = _platforms.KERNEL_OF_CUSTOM_CALL.get(target)
         if kind is not None and kind not in found:
             found.append(kind)
     return tuple(found)
@@ -352,12 +344,13 @@ def _check_platforms(platforms: Sequence[str]) -> tuple[str, ...]:
         platforms = (platforms,)
     out: list[str] = []
     for p in platforms:
-        if p == "gpu":
-            out.extend(("cuda", "rocm"))
-        elif p in VALID_PLATFORMS:
+        if p in VALID_PLATFORMS:
             out.append(p)
+        elif p in _platforms.LOWERINGS_OF_NAME:  # "gpu": cuda and rocm, in table order
+            out.extend(q for q in _platforms.LOWERING_PLATFORMS if q in _platforms.LOWERINGS_OF_NAME[p])
         else:
-            valid = ", ".join(repr(v) for v in (*VALID_PLATFORMS, "gpu"))
+            names = (*VALID_PLATFORMS, *(n for n in _platforms.LOWERINGS_OF_NAME if n not in VALID_PLATFORMS))
+            valid = ", ".join(repr(v) for v in names)
             raise UnknownPlatformError(f"check_lowering: unknown platform {p!r}: expected one of {valid}")
     return tuple(dict.fromkeys(out))
 
@@ -393,9 +386,7 @@ def check_lowering(
         lowering failure: that is what the report is for.
     """
     targets = _check_platforms(platforms)
-    from typed_pallas._dispatch import DEFAULT_DEVICE_KINDS
-
-    kinds = dict(DEFAULT_DEVICE_KINDS)
+    kinds = dict(_platforms.ABSTRACT_DEVICE_KINDS)
     kinds.update(device_kinds or {})
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     results: dict[str, PlatformResult] = {}

@@ -44,7 +44,7 @@ from typing import Any, Final, Generic, ParamSpec, TypeVar
 import jax
 import numpy as np
 
-from typed_pallas import _platforms
+from typed_pallas import _jaxcompat, _platforms
 from typed_pallas._errors import PlatformMismatchError, UnknownPlatformError
 from typed_pallas._platforms import GPU, TPU
 from typed_pallas._tagged import PlatformFn, platform_of_callable
@@ -54,17 +54,7 @@ __all__ = ["Dispatch", "dispatch"]
 _Args = ParamSpec("_Args")
 _R = TypeVar("_R")
 
-#: lowering platform -> dispatch keyword that serves it when given (most specific first)
-_KEYWORDS_FOR_LOWERING: Final[Mapping[str, tuple[str, ...]]] = {
-    "tpu": ("tpu",),
-    "cuda": ("cuda", "gpu"),
-    "rocm": ("rocm", "gpu"),
-}
-
-#: dispatch keyword -> registry platform its kernel must be tagged with
-_PLATFORM_OF_KEYWORD: Final[Mapping[str, str]] = {"tpu": "tpu", "gpu": "gpu", "cuda": "gpu", "rocm": "gpu"}
-
-#: backend tag (``__pallas_backend__``) -> lowering platforms it cannot serve
+#: the attribute that names a kernel's backend ("mosaic_gpu"...), when it has one
 _BACKEND_ATTRIBUTE: Final = "__pallas_backend__"
 
 
@@ -77,21 +67,13 @@ _CROSS_TARGETS: contextvars.ContextVar[Mapping[str, tuple[str, str]]] = contextv
     "typed_pallas_cross_targets", default={}
 )
 
-#: lowering platform -> (device kind, device platform) used on a host without that device
-DEFAULT_DEVICE_KINDS: Final[Mapping[str, tuple[str, str]]] = {
-    "tpu": ("TPU v5 lite", "tpu"),
-    "cuda": ("NVIDIA H100", "gpu"),
-    "rocm": ("gfx942", "gpu"),
-}
-
-
 @contextlib.contextmanager
 def cross_lowering_targets(
-    platforms: tuple[str, ...] = ("tpu", "cuda", "rocm"),
+    platforms: tuple[str, ...] = _platforms.LOWERING_PLATFORMS,
     device_kinds: Mapping[str, tuple[str, str]] | None = None,
 ) -> Iterator[None]:
     """Let ``dispatch`` branches trace for ``platforms`` on a host that lacks them (jax 0.12)."""
-    kinds = dict(DEFAULT_DEVICE_KINDS)
+    kinds = dict(_platforms.ABSTRACT_DEVICE_KINDS)
     kinds.update(device_kinds or {})
     token = _CROSS_TARGETS.set({p: kinds[p] for p in platforms if p in kinds})
     try:
@@ -105,7 +87,7 @@ def abstract_mesh_context(platform: str, kinds: Mapping[str, tuple[str, str]] | 
 
     A null context too when an abstract mesh is already active: the caller chose the target.
     """
-    spec = (kinds if kinds is not None else DEFAULT_DEVICE_KINDS).get(platform)
+    spec = (kinds if kinds is not None else _platforms.ABSTRACT_DEVICE_KINDS).get(platform)
     device_cls = getattr(jax.sharding, "AbstractDevice", None)
     use = getattr(jax.sharding, "use_abstract_mesh", None)
     if spec is None or device_cls is None or use is None:
@@ -125,13 +107,6 @@ def abstract_mesh_context(platform: str, kinds: Mapping[str, tuple[str, str]] | 
 # --------------------------------------------------------------------------- the narrowing primitive
 
 
-def _jax_internals() -> tuple[Any, Any, Any, Any]:
-    from jax._src import core
-    from jax._src.interpreters import ad, batching, mlir
-
-    return core, mlir, batching, ad
-
-
 def _jaxpr_of(closed: Any) -> Any:
     return getattr(closed, "jaxpr", closed)
 
@@ -139,7 +114,7 @@ def _jaxpr_of(closed: Any) -> Any:
 @functools.cache
 def _on_platforms_p() -> Any:
     """The primitive ``typed_pallas_on_platforms``: run a jaxpr, lower it only for some platforms."""
-    core, mlir, batching, ad = _jax_internals()
+    core, mlir, batching, ad = _jaxcompat.primitive_modules()
     prim = core.Primitive("typed_pallas_on_platforms")
     prim.multiple_results = True
 
@@ -177,7 +152,7 @@ def _on_platforms_p() -> Any:
         return [mlir.full_like_aval(ctx, 0, aval) for aval in ctx.avals_out]
 
     def lowering(ctx: Any, *args: Any, jaxpr: Any, platforms: tuple[str, ...], device: Any) -> Any:
-        here = tuple(mlir._platforms_for_eqn(ctx))
+        here = _jaxcompat.lowering_platforms(ctx)
         rules = {p: functools.partial(lower_for, platform=p) for p in here if p in platforms}
         return mlir.lower_per_platform(
             ctx, "typed_pallas.dispatch", rules, unreachable, jaxpr.effects, *args, jaxpr=jaxpr, device=device
@@ -241,7 +216,7 @@ def _name(fn: object) -> str:
 def _check_branch(keyword: str, fn: object) -> None:
     if not callable(fn):
         raise TypeError(f"typed_pallas.dispatch: {keyword}= must be callable, got {type(fn).__name__}")
-    expected = _PLATFORM_OF_KEYWORD[keyword]
+    expected = _platforms.PLATFORM_OF_LOWERING[keyword]
     tagged = platform_of_callable(fn)
     if tagged is not None and tagged != expected:
         error = PlatformMismatchError(tagged, keyword)
@@ -253,7 +228,7 @@ def _check_branch(keyword: str, fn: object) -> None:
     backend: Any = getattr(fn, _BACKEND_ATTRIBUTE, None)
     if backend in _platforms.BACKENDS:
         serves = _platforms.PARAMS_BY_BACKEND[backend].lowers_on
-        if keyword in ("cuda", "rocm") and keyword not in serves:
+        if keyword not in _platforms.PLATFORMS and keyword not in serves:
             error = PlatformMismatchError(backend, keyword, backend_level=True)
             error.add_note(_platforms.fix_hint(backend, keyword))
             raise error
@@ -280,7 +255,7 @@ class Dispatch(Generic[_Args, _R]):
 
     def branch_for(self, lowering_platform: str) -> Callable[..., Any] | None:
         """The callable that runs when lowering for ``lowering_platform`` ("tpu", "cuda", "rocm", "cpu")."""
-        for keyword in _KEYWORDS_FOR_LOWERING.get(lowering_platform, ()):
+        for keyword in _platforms.BRANCH_KEYWORDS_OF_LOWERING.get(lowering_platform, ()):
             fn = self.branches.get(keyword)
             if fn is not None:
                 return fn
@@ -302,8 +277,8 @@ class Dispatch(Generic[_Args, _R]):
             return call
 
         per_platform: dict[str, Callable[..., Any]] = {}
-        for lowering in ("tpu", "cuda", "rocm"):
-            for keyword in _KEYWORDS_FOR_LOWERING[lowering]:
+        for lowering in _platforms.LOWERING_PLATFORMS:
+            for keyword in _platforms.BRANCH_KEYWORDS_OF_LOWERING[lowering]:
                 fn = self.branches.get(keyword)
                 if fn is not None:
                     per_platform[lowering] = _narrowed(bind(fn), lowering)
@@ -358,7 +333,7 @@ def dispatch(
     """
     given = {k: v for k, v in (("tpu", tpu), ("gpu", gpu), ("cuda", cuda), ("rocm", rocm)) if v is not None}
     if not given and default is None:
-        valid = ", ".join(f"{k}=" for k in ("tpu", "gpu", "cuda", "rocm", "default"))
+        valid = ", ".join(f"{k}=" for k in (*_platforms.LOWERING_NAMES, "default"))
         raise UnknownPlatformError(f"typed_pallas.dispatch needs at least one branch: {valid}")
     for keyword, fn in given.items():
         _check_branch(keyword, fn)

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, overload
 
 from typed_pallas import _backstop, _jaxcompat, _platforms, _registry
 from typed_pallas._errors import LegacyParamsError, PlatformMismatchError, UnknownPlatformError
-from typed_pallas._platforms import GPU, TPU, Platform
+from typed_pallas._platforms import GPU, TPU, Backend, Platform
 from typed_pallas._tagged import PlatformFn, check_platform_name, tag
 
 if TYPE_CHECKING:
@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 
 __all__ = ["kernel", "mosaic_gpu_kernel", "pallas_call"]
 
-_PLATFORM_OF_BACKEND: dict[str, Platform] = {row.backend: row.platform for row in _platforms.PARAMS_CLASSES}
+#: the row of ``plgpu.kernel``'s backend: the only params that entry point lowers with
+_MOSAIC_GPU: Final = _platforms.PARAMS_BY_BACKEND["mosaic_gpu"]
 
 # ----------------------------------------------------------------------------- shared checks
 
@@ -255,10 +256,10 @@ def pallas_call(
 # ----------------------------------------------------------------------------- kernel
 
 
-def _mesh_platform(mesh: object) -> tuple[Platform, str] | None:
+def _mesh_platform(mesh: object) -> tuple[Platform, Backend] | None:
     """(platform, backend) of a mesh or of every mesh of an MPMD sequence, if known and agreed."""
     meshes = list(mesh) if isinstance(mesh, Sequence) and not isinstance(mesh, str) else [mesh]
-    found: set[str] = set()
+    found: set[Backend] = set()
     for m in meshes:
         backend = _jaxcompat.mesh_backend(m)
         if backend is None:
@@ -267,7 +268,7 @@ def _mesh_platform(mesh: object) -> tuple[Platform, str] | None:
     if len(found) != 1:
         return None
     (backend,) = found
-    return _PLATFORM_OF_BACKEND[backend], backend
+    return _platforms.PARAMS_BY_BACKEND[backend].platform, backend
 
 
 def _check_mesh(entry: _registry.Entry | None, mesh: object, platform: Platform | None, interpret: bool) -> Platform | None:
@@ -532,10 +533,10 @@ def mosaic_gpu_kernel(*args: Any, compiler_params: Any = None, **kwargs: Any) ->
     interpret = _interpreting(kwargs)
     entry = _params_entry(compiler_params, interpret)
     if entry is not None and not interpret:
-        if entry.platform != "gpu":
-            err = PlatformMismatchError(entry.platform, "gpu")
+        if entry.platform != _MOSAIC_GPU.platform:
+            err = PlatformMismatchError(entry.platform, _MOSAIC_GPU.platform)
             if entry.backend is not None:
-                err.add_note(_platforms.fix_hint(entry.backend, "cuda"))
+                err.add_note(_platforms.fix_hint(entry.backend, min(_MOSAIC_GPU.lowers_on)))
             raise err
         # Triton params: refused by the lowering guard (backend-level text on cuda/rocm,
         # JAX's text on tpu), like any Triton params on a Mosaic GPU mesh.
@@ -543,11 +544,11 @@ def mosaic_gpu_kernel(*args: Any, compiler_params: Any = None, **kwargs: Any) ->
         kwargs["compiler_params"] = compiler_params
     result = plgpu.kernel(*args, **kwargs)
     if args or "body" in kwargs:
-        return _finish(result, compiler_params, "gpu")
+        return _finish(result, compiler_params, _MOSAIC_GPU.platform)
     decorator = result
 
     def decorate(fun: Callable[..., None]) -> Any:
-        return _finish(decorator(fun), compiler_params, "gpu")
+        return _finish(decorator(fun), compiler_params, _MOSAIC_GPU.platform)
 
     return decorate
 

@@ -8,6 +8,7 @@ instead goes into ``add_note``, never into the message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from typed_pallas import _platforms
@@ -22,8 +23,8 @@ class PlatformMismatchError(ValueError):
         expected_platform: what was being lowered for ("tpu", "gpu", "cuda", "rocm").
     """
 
-    params_platform: Final[str]  # type: ignore[misc]
-    expected_platform: Final[str]  # type: ignore[misc]
+    params_platform: Final[str]
+    expected_platform: Final[str]
 
     def __init__(self, params_platform: str, expected_platform: str, *, backend_level: bool = False) -> None:
         if backend_level:
@@ -34,7 +35,8 @@ class PlatformMismatchError(ValueError):
         self.params_platform = params_platform
         self.expected_platform = expected_platform
 
-    def __reduce__(self):  # keep pickling (multiprocessing, pytest-xdist) working
+    def __reduce__(self) -> tuple[Callable[..., PlatformMismatchError], tuple[str, str, bool, list[str] | None]]:
+        # keep pickling (multiprocessing, pytest-xdist) working, notes included
         level = _platforms.BACKEND_MISMATCH_PATTERN.search(str(self)) is not None
         return (_rebuild, (self.params_platform, self.expected_platform, level, getattr(self, "__notes__", None)))
 

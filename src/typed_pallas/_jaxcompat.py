@@ -8,11 +8,16 @@ supported range, so the rest of the runtime never does:
   rules, which :mod:`typed_pallas._backstop` wraps;
 * the lowering platforms of an MLIR rule context;
 * JAX's own params registry (``jax._src.pallas.core``) and the modules that fill it;
+* the modules that define a primitive (``core``, ``mlir``, ``batching``, ``ad``), for
+  :mod:`typed_pallas._dispatch`, and the staging tracer and GPU platform name that
+  :mod:`typed_pallas._select` asks about;
 * :func:`cross_lowering`, the context needed to lower Triton / Mosaic TPU kernels for
   another platform on a CPU host (jax 0.12 asks for an abstract mesh with a device kind).
 
-It does not decide anything: no platform table (that is :mod:`typed_pallas._platforms`),
-no error text (that is :mod:`typed_pallas._errors`). Importing it imports jax.
+It does not decide anything: no platform table (which module registers which backend,
+which package a mesh comes from, which device kind stands for a platform: all of that
+is read from :mod:`typed_pallas._platforms`), no error text (that is
+:mod:`typed_pallas._errors`). Importing it imports jax.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from typing import Any, Final
 
 import jax
 
+from typed_pallas import _platforms
 from typed_pallas._jax_range import warn_if_unsupported_jax
+from typed_pallas._platforms import Backend
 
 # A JAX outside the range declared in the package metadata gets one clear warning.
 warn_if_unsupported_jax(stacklevel=2)
@@ -34,11 +41,14 @@ __all__ = [
     "cross_lowering",
     "export_text",
     "generic_lowering_rule",
+    "gpu_platform",
     "interpret_forced",
+    "is_staging_tracer",
     "jax_registry",
     "lowering_platforms",
     "mesh_backend",
     "primitive",
+    "primitive_modules",
     "registration_module",
     "set_generic_lowering_rule",
 ]
@@ -60,30 +70,6 @@ _PRIMITIVES: Final[Mapping[str, tuple[str, str]]] = {
     "mpmd_map": ("jax._src.pallas.mpmd", "mpmd_map_p"),
 }
 
-#: backend -> the JAX module whose import registers that backend's params class
-_REGISTRATION_MODULES: Final[Mapping[str, str]] = {
-    "mosaic_tpu": "jax._src.pallas.mosaic.pallas_call_registration",
-    "triton": "jax._src.pallas.triton.pallas_call_registration",
-    "mosaic_gpu": "jax._src.pallas.mosaic_gpu.pallas_call_registration",
-}
-
-#: private package prefix -> backend, for telling a mesh's backend from its class
-_MESH_PACKAGES: Final[tuple[tuple[str, str], ...]] = (
-    ("jax._src.pallas.mosaic_gpu.", "mosaic_gpu"),
-    ("jax._src.pallas.mosaic.", "mosaic_tpu"),
-)
-
-#: device kinds used to lower for a platform on a host without that device (jax >= 0.12)
-_ABSTRACT_DEVICES: Final[Mapping[str, tuple[str, str]]] = {
-    "tpu": ("TPU v5 lite", "tpu"),
-    "cuda": ("NVIDIA H100", "gpu"),
-    "rocm": ("gfx942", "gpu"),
-}
-
-#: custom calls a GPU export names; jax.export refuses them unless told otherwise
-GPU_CUSTOM_CALLS: Final[tuple[str, ...]] = ("__gpu$xla.gpu.triton", "mosaic_gpu_v2", "mosaic_gpu")
-
-
 def primitive(name: str) -> Any:
     """``pallas_call_p`` or ``mpmd_map_p`` (imports the defining module)."""
     module, attr = _PRIMITIVES[name]
@@ -94,6 +80,29 @@ def _mlir() -> Any:
     from jax._src.interpreters import mlir
 
     return mlir
+
+
+def primitive_modules() -> tuple[Any, Any, Any, Any]:
+    """JAX's ``core``, ``mlir``, ``batching`` and ``ad`` modules, to define a primitive with."""
+    from jax._src import core
+    from jax._src.interpreters import ad, batching, mlir
+
+    return core, mlir, batching, ad
+
+
+def is_staging_tracer(value: object) -> bool:
+    """True for a tracer of a staging trace (``jax.jit``, ``jax.make_jaxpr``)."""
+    from jax._src.interpreters import partial_eval as pe
+
+    return isinstance(value, pe.DynamicJaxprTracer)
+
+
+def gpu_platform() -> str:
+    """The GPU platform this process's JAX was built for ("cuda" or "rocm"); raises without one."""
+    from jax._src import xla_bridge
+
+    name: str = xla_bridge.canonicalize_platform("gpu")
+    return name
 
 
 def generic_lowering_rule(prim: Any) -> tuple[Callable[..., Any], bool]:
@@ -129,8 +138,6 @@ def interpret_forced() -> bool:
 
 
 def _pallas_core() -> Any:
-    import importlib
-
     return importlib.import_module("jax._src.pallas.core")
 
 
@@ -152,24 +159,27 @@ def jax_get_lowering_rule(params_cls: type, expected_platform: str) -> Callable[
     return rule
 
 
-def registration_module(backend: str) -> Any | None:
+def registration_module(backend: Backend) -> Any | None:
     """Import the module that registers ``backend``'s params with JAX; ``None`` if it cannot."""
-    name = _REGISTRATION_MODULES.get(backend)
-    if name is None:
+    row = _platforms.PARAMS_BY_BACKEND.get(backend)
+    if row is None:
         return None
     try:
-        return importlib.import_module(name)
+        return importlib.import_module(row.registration_module)
     except Exception:  # missing optional deps (absl, triton bits) or a moved module
         return None
 
 
-def mesh_backend(mesh: object) -> str | None:
-    """``"mosaic_tpu"`` or ``"mosaic_gpu"`` for JAX's TPU / Mosaic GPU meshes; ``None`` if unknown."""
+def mesh_backend(mesh: object) -> Backend | None:
+    """The backend whose private package defines the mesh's class (or a base); ``None`` if none.
+
+    ``"mosaic_tpu"`` for JAX's TPU meshes, ``"mosaic_gpu"`` for ``plgpu.Mesh``.
+    """
     for klass in type(mesh).__mro__:
         module = getattr(klass, "__module__", "") + "."
-        for prefix, backend in _MESH_PACKAGES:
-            if module.startswith(prefix):
-                return backend
+        for row in _platforms.PARAMS_CLASSES:
+            if module.startswith(f"{row.private_package}."):
+                return row.backend
     return None
 
 
@@ -180,7 +190,7 @@ def cross_lowering(target: str) -> Iterator[None]:
     jax 0.12 looks up the device kind for Triton and Mosaic TPU lowering; without an
     abstract mesh that names one it fails on CPU. Older JAX needs nothing.
     """
-    spec = _ABSTRACT_DEVICES.get(target)
+    spec = _platforms.ABSTRACT_DEVICE_KINDS.get(target)
     abstract_device = getattr(jax.sharding, "AbstractDevice", None)
     if JAX_VERSION < (0, 12) or spec is None or abstract_device is None:
         yield
@@ -197,8 +207,8 @@ def export_text(fn: Callable[..., Any], target: str, *args: Any) -> str:
     from jax import export
 
     checks = []
-    if target in ("cuda", "rocm"):
-        checks = [export.DisabledSafetyCheck.custom_call(name) for name in GPU_CUSTOM_CALLS]
+    if _platforms.PLATFORM_OF_LOWERING.get(target) == "gpu":
+        checks = [export.DisabledSafetyCheck.custom_call(name) for name in _platforms.GPU_CUSTOM_CALLS]
     with cross_lowering(target):
         exported = export.export(jax.jit(fn), platforms=[target], disabled_checks=checks)(*args)
     text: str = exported.mlir_module()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from typed_pallas._platforms import Platform
 
-__all__ = ["CompilerParams"]
+__all__ = ["CompilerParams", "MosaicGPUCompilerParams", "TPUCompilerParams", "TritonCompilerParams"]
 
 _P_co = TypeVar("_P_co", bound=Platform, covariant=True)
 

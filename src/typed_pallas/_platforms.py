@@ -7,10 +7,17 @@ here, and ``tests/test_consistency.py`` keeps them in sync.
 What it holds:
 
 * the platform literals (``Platform``, ``TPU``, ``GPU``), the finer backends
-  (``Backend``) and the platforms JAX lowers for (``LoweringPlatform``);
+  (``Backend``), the platforms JAX lowers for (``LoweringPlatform``), the names a
+  user writes for either (``LoweringName``: "gpu" is cuda and rocm), and the
+  platforms a computation can target, the host included (``TargetPlatform``);
 * ``PARAMS_CLASSES``: one row per JAX compiler-params class: its backend, its
-  platform, where JAX defines and exports it, and which lowering platforms it can
-  serve;
+  platform, where JAX defines, exports and registers it, which lowering platforms it
+  can serve, the custom calls its kernels lower to, and how notes name it. Every
+  other per-backend table here (``BACKEND_NAMESPACES``, ``KERNEL_OF_CUSTOM_CALL``,
+  ``GPU_CUSTOM_CALLS``...) is derived from it, so a new backend costs one row (and
+  one stub class in ``stubs/``);
+* the guard universe of the mypy plugin (``GUARD_UNIVERSE``, ``LOWERINGS_OF_GUARD_NAME``)
+  and the device kinds used to lower for a platform on a host without it;
 * the message templates, starting with JAX's own
   ``Compiler params for platform {platform} cannot be used for {expected_platform} lowering.``
   and the hints that go into notes (never into the message).
@@ -26,16 +33,37 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 __all__ = [
+    "ABSTRACT_DEVICE_KINDS",
     "BACKENDS",
+    "BACKEND_LABELS",
+    "BACKEND_LOWERING_NOTES",
+    "BACKEND_NAMESPACES",
+    "BRANCH_KEYWORDS_OF_LOWERING",
     "GPU",
+    "GPU_CUSTOM_CALLS",
+    "GUARD_UNIVERSE",
+    "HOST_PLATFORM",
+    "KERNEL_OF_CUSTOM_CALL",
+    "LOWERINGS_OF_GUARD_NAME",
+    "LOWERINGS_OF_NAME",
+    "LOWERING_NAMES",
     "LOWERING_PLATFORMS",
+    "LOWERING_SET",
+    "PARAMS_BY_BACKEND",
+    "PARAMS_BY_FULLNAME",
     "PARAMS_CLASSES",
     "PLATFORMS",
+    "PLATFORM_NAMES",
+    "PLATFORM_OF_LOWERING",
+    "SOLE_BACKEND_OF_PLATFORM",
+    "TARGET_PLATFORMS",
     "TPU",
     "Backend",
+    "LoweringName",
     "LoweringPlatform",
     "ParamsClass",
     "Platform",
+    "TargetPlatform",
 ]
 
 #: The platforms of JAX's lowering-rule registry, and of its error text.
@@ -49,9 +77,31 @@ Backend = Literal["mosaic_tpu", "triton", "mosaic_gpu"]
 #: What ``jax.export(..., platforms=[...])`` and ``lowering_platforms=`` take.
 LoweringPlatform = Literal["tpu", "cuda", "rocm"]
 
+#: A platform or lowering platform, as users and ``typed_pallas.dispatch`` keywords write it.
+LoweringName = Literal["tpu", "gpu", "cuda", "rocm"]
+
+#: Every platform a computation can lower for: the accelerators and the host.
+TargetPlatform = Literal["tpu", "cuda", "rocm", "cpu"]
+
 PLATFORMS: Final[tuple[Platform, ...]] = ("tpu", "gpu")
 BACKENDS: Final[tuple[Backend, ...]] = ("mosaic_tpu", "triton", "mosaic_gpu")
 LOWERING_PLATFORMS: Final[tuple[LoweringPlatform, ...]] = ("tpu", "cuda", "rocm")
+LOWERING_NAMES: Final[tuple[LoweringName, ...]] = ("tpu", "gpu", "cuda", "rocm")
+
+#: The host: Pallas kernels lower for it only in interpret mode.
+HOST_PLATFORM: Final = "cpu"
+TARGET_PLATFORMS: Final[tuple[TargetPlatform, ...]] = (*LOWERING_PLATFORMS, HOST_PLATFORM)
+
+#: Names that ``pick_lowering`` and ``import_backend`` accept (``jax.default_backend()`` values
+#: and lowering platforms).
+PLATFORM_NAMES: Final[tuple[str, ...]] = (*LOWERING_NAMES, HOST_PLATFORM)
+
+#: ``LOWERING_PLATFORMS`` as a set, for intersections.
+LOWERING_SET: Final = frozenset(LOWERING_PLATFORMS)
+
+#: Every platform a guard (``if jax.default_backend() == ...``) can speak of. "cpu" is
+#: there so that ``!= "tpu"`` is not "gpu".
+GUARD_UNIVERSE: Final = frozenset({"tpu", "cuda", "rocm", "cpu"})
 
 #: Registry platform of each lowering platform (JAX keys its registry on "gpu").
 PLATFORM_OF_LOWERING: Final[Mapping[str, Platform]] = {
@@ -68,6 +118,30 @@ LOWERINGS_OF_NAME: Final[Mapping[str, frozenset[LoweringPlatform]]] = {
     "gpu": frozenset({"cuda", "rocm"}),
     "cuda": frozenset({"cuda"}),
     "rocm": frozenset({"rocm"}),
+}
+
+#: What a platform name in a guard or a branch keyword (``platform_dependent(cpu=...)``)
+#: stands for, within ``GUARD_UNIVERSE``: ``LOWERINGS_OF_NAME`` plus the host.
+LOWERINGS_OF_GUARD_NAME: Final[Mapping[str, frozenset[str]]] = {
+    **LOWERINGS_OF_NAME,
+    HOST_PLATFORM: frozenset({HOST_PLATFORM}),
+}
+
+#: ``typed_pallas.dispatch`` keywords that serve a lowering platform, most specific first.
+BRANCH_KEYWORDS_OF_LOWERING: Final[Mapping[str, tuple[LoweringName, ...]]] = {
+    lowering: tuple(dict.fromkeys((lowering, PLATFORM_OF_LOWERING[lowering]))) for lowering in LOWERING_PLATFORMS
+}
+
+#: Device kind used to lower for a platform on a host without that device (jax >= 0.12
+#: reads it from an abstract mesh); the device platform is the registry platform.
+_DEVICE_KIND_OF_LOWERING: Final[Mapping[LoweringPlatform, str]] = {
+    "tpu": "TPU v5 lite",
+    "cuda": "NVIDIA H100",
+    "rocm": "gfx942",
+}
+#: lowering platform -> (device kind, device platform) of that abstract device
+ABSTRACT_DEVICE_KINDS: Final[Mapping[str, tuple[str, str]]] = {
+    lowering: (kind, PLATFORM_OF_LOWERING[lowering]) for lowering, kind in _DEVICE_KIND_OF_LOWERING.items()
 }
 
 #: Backend names that are not platforms but that users and tables write.
@@ -99,6 +173,16 @@ class ParamsClass:
     lowers_on: frozenset[LoweringPlatform]
     #: human name used in notes
     title: str
+    #: the private package that implements the backend (its meshes, primitives, lowering)
+    private_package: str
+    #: public modules besides ``module`` whose names belong to this backend only
+    other_public_modules: tuple[str, ...]
+    #: the JAX module whose import registers the class in JAX's own registry
+    registration_module: str
+    #: custom-call targets that a kernel of this backend lowers to
+    custom_calls: tuple[str, ...]
+    #: what the plugin calls a kernel that only this backend lowers ("a TPU kernel")
+    kernel_label: str
 
     @property
     def public_fullname(self) -> str:
@@ -108,6 +192,11 @@ class ParamsClass:
     def fullnames(self) -> tuple[str, ...]:
         """Every fully qualified name the class is known by (public first)."""
         return (self.public_fullname,) + tuple(f"{m}.{self.name}" for m in self.defining_modules)
+
+    @property
+    def namespaces(self) -> tuple[str, ...]:
+        """Module prefixes (with their trailing dot) whose names belong to this backend."""
+        return tuple(f"{m}." for m in (self.private_package, self.module, *self.other_public_modules))
 
 
 PARAMS_CLASSES: Final[tuple[ParamsClass, ...]] = (
@@ -120,6 +209,11 @@ PARAMS_CLASSES: Final[tuple[ParamsClass, ...]] = (
         alias="TPUCompilerParams",
         lowers_on=frozenset({"tpu"}),
         title="Mosaic TPU",
+        private_package="jax._src.pallas.mosaic",
+        other_public_modules=("jax.experimental.pallas.tpu_sc",),
+        registration_module="jax._src.pallas.mosaic.pallas_call_registration",
+        custom_calls=("tpu_custom_call",),
+        kernel_label="TPU",
     ),
     ParamsClass(
         backend="triton",
@@ -130,6 +224,11 @@ PARAMS_CLASSES: Final[tuple[ParamsClass, ...]] = (
         alias="TritonCompilerParams",
         lowers_on=frozenset({"cuda", "rocm"}),
         title="Triton",
+        private_package="jax._src.pallas.triton",
+        other_public_modules=(),
+        registration_module="jax._src.pallas.triton.pallas_call_registration",
+        custom_calls=("__gpu$xla.gpu.triton",),
+        kernel_label="Triton",
     ),
     ParamsClass(
         backend="mosaic_gpu",
@@ -140,6 +239,11 @@ PARAMS_CLASSES: Final[tuple[ParamsClass, ...]] = (
         alias="MosaicGPUCompilerParams",
         lowers_on=frozenset({"cuda"}),
         title="Mosaic GPU",
+        private_package="jax._src.pallas.mosaic_gpu",
+        other_public_modules=(),
+        registration_module="jax._src.pallas.mosaic_gpu.pallas_call_registration",
+        custom_calls=("mosaic_gpu_v2", "mosaic_gpu"),
+        kernel_label="Mosaic GPU",
     ),
 )
 
@@ -147,6 +251,34 @@ PARAMS_BY_BACKEND: Final[Mapping[Backend, ParamsClass]] = {p.backend: p for p in
 PARAMS_BY_FULLNAME: Final[Mapping[str, ParamsClass]] = {
     name: p for p in PARAMS_CLASSES for name in p.fullnames
 }
+
+#: The backend a platform implies when it has only one (a class registered for "tpu").
+SOLE_BACKEND_OF_PLATFORM: Final[Mapping[Platform, Backend]] = {
+    platform: backends[0]
+    for platform in PLATFORMS
+    if len(backends := [p.backend for p in PARAMS_CLASSES if p.platform == platform]) == 1
+}
+
+#: Module prefix -> backend, longest prefix first (``mosaic_gpu.`` before ``mosaic.``).
+BACKEND_NAMESPACES: Final[tuple[tuple[str, Backend], ...]] = tuple(
+    sorted(
+        ((prefix, p.backend) for p in PARAMS_CLASSES for prefix in p.namespaces),
+        key=lambda item: -len(item[0]),
+    )
+)
+
+#: Custom-call target -> the backend whose kernels lower to it.
+KERNEL_OF_CUSTOM_CALL: Final[Mapping[str, Backend]] = {
+    call: p.backend for p in PARAMS_CLASSES for call in p.custom_calls
+}
+
+#: Custom calls of GPU kernels: ``jax.export`` refuses them unless told otherwise.
+GPU_CUSTOM_CALLS: Final[tuple[str, ...]] = tuple(
+    call for p in PARAMS_CLASSES if p.platform == "gpu" for call in p.custom_calls
+)
+
+#: Backend -> what the plugin calls a kernel that only that backend lowers.
+BACKEND_LABELS: Final[Mapping[Backend, str]] = {p.backend: p.kernel_label for p in PARAMS_CLASSES}
 
 #: JAX's protocol that every params class satisfies (carries no platform).
 JAX_PARAMS_PROTOCOL: Final = "jax._src.pallas.core.CompilerParams"
@@ -220,3 +352,14 @@ ROCM_MOSAIC_GPU_NOTE: Final = (
     "Mosaic GPU does not support AMD ROCm devices; "
     "use jax.experimental.pallas.triton.CompilerParams for rocm."
 )
+
+#: The note for a backend lowered for a lowering platform of its own platform that it
+#: does not serve; a pair missing here gets :func:`fix_hint`.
+BACKEND_LOWERING_NOTES: Final[Mapping[tuple[Backend, str], str]] = {
+    ("mosaic_gpu", "rocm"): ROCM_MOSAIC_GPU_NOTE,
+}
+
+
+def backend_lowering_note(backend: Backend, lowering: str) -> str:
+    """The note for ``backend``'s params lowered for ``lowering``, which it does not serve."""
+    return BACKEND_LOWERING_NOTES.get((backend, lowering)) or fix_hint(backend, lowering)

@@ -56,7 +56,14 @@ __all__ = [
 LoweringRule: TypeAlias = Callable[..., Any]
 
 #: What ``get_lowering_rule`` accepts as the platform being lowered for.
-ExpectedPlatform: TypeAlias = Literal["tpu", "gpu", "cuda", "rocm"]
+ExpectedPlatform: TypeAlias = _platforms.LoweringName
+
+#: backend -> every name of ``LOWERINGS_OF_NAME`` it can lower for ("gpu" when it serves
+#: cuda or rocm); lowering a backend's params for any other name is a mismatch.
+_NAMES_SERVED: Final[Mapping[str, frozenset[str]]] = {
+    row.backend: frozenset(name for name, lowerings in _platforms.LOWERINGS_OF_NAME.items() if lowerings & row.lowers_on)
+    for row in _platforms.PARAMS_CLASSES
+}
 
 
 @dataclass(frozen=True)
@@ -134,7 +141,7 @@ def resolve(params_cls: type) -> Entry | None:
         info = jax_rules.get(klass)
         if info is not None and info[1] in _platforms.PLATFORMS:
             platform: Platform = info[1]
-            backend: Backend | None = "mosaic_tpu" if platform == "tpu" else None
+            backend = _platforms.SOLE_BACKEND_OF_PLATFORM.get(platform)
             return Entry(klass, platform, backend, rule=info[0], from_jax=True)
     return None
 
@@ -163,9 +170,9 @@ def mismatch_error(entry: Entry, target: str) -> PlatformMismatchError | None:
         else:
             err.add_note(f"{_name(entry.params_cls)} is registered for platform {entry.platform!r}.")
         return err
-    if target == "rocm" and entry.backend == "mosaic_gpu":
-        err = PlatformMismatchError("mosaic_gpu", "rocm", backend_level=True)
-        err.add_note(_platforms.ROCM_MOSAIC_GPU_NOTE)
+    if entry.backend is not None and target not in _NAMES_SERVED[entry.backend]:
+        err = PlatformMismatchError(entry.backend, target, backend_level=True)
+        err.add_note(_platforms.backend_lowering_note(entry.backend, target))
         return err
     return None
 
@@ -201,7 +208,9 @@ def get_lowering_rule(params_cls: type, expected_platform: ExpectedPlatform) -> 
         entry = resolve(params_cls)
         if entry is None:
             return None
-    if entry.platform != registry_platform or (expected_platform == "rocm" and entry.backend == "mosaic_gpu"):
+    if entry.platform != registry_platform or (
+        entry.backend is not None and expected_platform not in _NAMES_SERVED[entry.backend]
+    ):
         err = mismatch_error(entry, expected_platform)
         assert err is not None
         raise err
@@ -334,8 +343,12 @@ def register_lowering_rule(
     if not callable(rule):
         raise TypeError(f"rule must be callable, not {rule!r}")
     if platform not in _platforms.PLATFORMS:
-        hint = " (register GPU params under 'gpu': JAX's registry does not split cuda and rocm)" if platform in ("cuda", "rocm") else ""
-        raise UnknownPlatformError(f"unknown platform {platform!r}: expected 'tpu' or 'gpu'{hint}")
+        hint = ""
+        if platform in _platforms.PLATFORM_OF_LOWERING:  # a lowering platform, not a registry one
+            registry = _platforms.PLATFORM_OF_LOWERING[platform]
+            hint = f" (register GPU params under {registry!r}: JAX's registry does not split cuda and rocm)"
+        valid = " or ".join(repr(p) for p in _platforms.PLATFORMS)
+        raise UnknownPlatformError(f"unknown platform {platform!r}: expected {valid}{hint}")
     declared = _declared_platform(params_cls)
     if declared is not None and declared != platform:
         err = PlatformMismatchError(declared, platform)
@@ -370,8 +383,8 @@ def register_lowering_rule(
         elif backend is None:
             if inherited is not None and inherited.platform == platform and inherited.backend is not None:
                 backend = inherited.backend
-            elif platform == "tpu":
-                backend = "mosaic_tpu"
+            else:
+                backend = _platforms.SOLE_BACKEND_OF_PLATFORM.get(platform)
         current = state.entries.get(params_cls)
         if current is not None and current.rule is not None:
             old: tuple[Any, str, Backend | None] | None = (current.rule, current.platform, current.backend)

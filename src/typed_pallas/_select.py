@@ -41,13 +41,13 @@ from typed_pallas._errors import PlatformMismatchError, UnknownPlatformError
 __all__ = ["Lowering", "Redispatch", "import_backend", "is_platform_mismatch", "pick_lowering", "redispatch"]
 
 #: What ``pick_lowering`` answers: the platforms a computation lowers for on a machine.
-Lowering: TypeAlias = Literal["tpu", "cuda", "rocm", "cpu"]
+Lowering: TypeAlias = _platforms.TargetPlatform
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 #: Names ``pick_lowering`` accepts: ``jax.default_backend()`` values and lowering platforms.
-BACKEND_NAMES: Final[tuple[str, ...]] = ("tpu", "gpu", "cuda", "rocm", "cpu")
+BACKEND_NAMES: Final[tuple[str, ...]] = _platforms.PLATFORM_NAMES
 
 #: Keys ``import_backend`` accepts.
 IMPORT_KEYS: Final[tuple[str, ...]] = (*BACKEND_NAMES, "default")
@@ -60,17 +60,17 @@ def _unknown(name: object, what: str = "backend") -> UnknownPlatformError:
 
 def _resolve_gpu() -> Lowering:
     """cuda or rocm: the GPU platform this process's JAX was built for."""
-    from jax._src import xla_bridge
+    from typed_pallas import _jaxcompat
 
     try:
-        name = xla_bridge.canonicalize_platform("gpu")
+        name = _jaxcompat.gpu_platform()
     except Exception as exc:  # no GPU backend in this process
         raise UnknownPlatformError(
             "pick_lowering('gpu'): no GPU backend in this process, so cuda vs rocm is unknown; "
             "pass 'cuda' or 'rocm'"
         ) from exc
-    if name in ("cuda", "rocm"):
-        return name  # type: ignore[return-value]
+    if name in _platforms.LOWERINGS_OF_NAME["gpu"]:
+        return name
     raise UnknownPlatformError(f"pick_lowering('gpu'): JAX's GPU platform is {name!r}, not cuda or rocm")
 
 
@@ -114,9 +114,8 @@ def pick_lowering(backend: str | None = None, /) -> Lowering:
 
 
 def _candidates(lowering: str) -> tuple[str, ...]:
-    if lowering in ("cuda", "rocm"):
-        return (lowering, "gpu", "default")
-    return (lowering, "default")
+    """Table keys that serve ``lowering``, most specific first ("cuda", then "gpu", then "default")."""
+    return (*_platforms.BRANCH_KEYWORDS_OF_LOWERING.get(lowering, (lowering,)), "default")
 
 
 def _load(target: object) -> Any:
@@ -197,10 +196,11 @@ def import_backend(
         raise _unknown(backend)
     if lazy:
         return _LazyBackend(dict(table), backend)
-    if backend in ("cuda", "rocm", "tpu", "cpu"):
+    gpu_lowerings = [p for p in _platforms.LOWERING_PLATFORMS if p in _platforms.LOWERINGS_OF_NAME["gpu"]]
+    if backend in _platforms.TARGET_PLATFORMS:
         lowering: str = backend
-    elif backend == "gpu" and not any(k in table for k in ("cuda", "rocm")):
-        lowering = "cuda"  # "gpu" and "default" serve cuda and rocm alike
+    elif backend == "gpu" and not any(k in table for k in gpu_lowerings):
+        lowering = gpu_lowerings[0]  # "gpu" and "default" serve cuda and rocm alike
     else:
         lowering = pick_lowering(backend)
     for key in _candidates(lowering):
@@ -230,11 +230,12 @@ def is_platform_mismatch(error: BaseException) -> bool:
 def _staged(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> bool:
     try:
         import jax
-        from jax._src.interpreters import partial_eval as pe
+
+        from typed_pallas import _jaxcompat
     except Exception:  # pragma: no cover
         return False
     leaves = jax.tree_util.tree_leaves((args, dict(kwargs)))
-    return any(isinstance(leaf, pe.DynamicJaxprTracer) for leaf in leaves)
+    return any(_jaxcompat.is_staging_tracer(leaf) for leaf in leaves)
 
 
 def _name(fn: object) -> str:

@@ -56,10 +56,10 @@ class _Tagged:
 def check_platform_name(name: object) -> Platform:
     """``name`` if it is a ``Platform``; otherwise a clear error listing the valid ones."""
     if name in _platforms.PLATFORMS:
-        return name  # type: ignore[return-value]
+        return name
     valid = ", ".join(repr(p) for p in _platforms.PLATFORMS)
     hint = ""
-    if name in ("cuda", "rocm"):
+    if name in _platforms.PLATFORM_OF_LOWERING:  # a lowering platform of "gpu"
         hint = " (cuda and rocm are lowering platforms of the 'gpu' platform: tag with 'gpu')"
     raise UnknownPlatformError(f"unknown platform {name!r}: expected one of {valid}{hint}")
 

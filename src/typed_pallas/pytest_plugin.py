@@ -21,8 +21,8 @@ it: a marker that checks nothing would pass silently.
         lowering_check(attention, q, k, v)
     ```
 
-Importing this module imports neither jax nor typed_pallas's jax-backed modules; the
-fixture loads them on first use.
+Importing this module imports neither jax nor typed_pallas's jax-backed modules (only the
+platform table, ``typed_pallas._platforms``); the fixture loads them on first use.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from typed_pallas import _platforms
+
 if TYPE_CHECKING:
     from typed_pallas._check_lowering import LoweringReport
 
@@ -39,7 +41,7 @@ __all__ = ["LoweringCheck", "lowering_check"]
 
 MARKER = "lowers_on"
 FIXTURE = "lowering_check"
-_DEFAULT = ("tpu", "cuda", "rocm")
+_DEFAULT = _platforms.LOWERING_PLATFORMS
 
 
 def pytest_configure(config: pytest.Config) -> None:
