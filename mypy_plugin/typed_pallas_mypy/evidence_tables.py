@@ -8,14 +8,33 @@ Mosaic GPU), so every table keys on ``(backend namespace, name)``, where the nam
 comes from the resolved module of the reference (see ``fullnames.BACKEND_NAMESPACES``),
 never from how the import alias is spelled.
 
+Entries whose comment says "measured on both" were cross-lowered on CPU with jax 0.10.2
+and 0.12.0.1 (tests/test_evidence_lowering.py runs under both): with each other
+backend's params the kernel fails on tpu and cuda (Mosaic GPU also through
+``plgpu.kernel``, since ``pl.pallas_call`` refuses Mosaic GPU params on 0.12 whatever
+the body), and with its own params it lowers. A body name only proves anything when
+its result is used: an op whose value is dead is dropped before lowering (measured: an
+unused ``pltriton.atomic_cas`` on a scoped ref lowers on tpu).
+
 Deliberately *not* evidence:
 
-* ``pltpu.PrefetchScalarGridSpec`` (with ``num_scalar_prefetch=0`` it lowers with Triton
-  params on cuda: measured), ``pl.GridSpec``, ``pl.BlockSpec``, ``pl.ANY``/``pltpu.HBM``;
+* ``pltpu.PrefetchScalarGridSpec`` by its class alone (with ``num_scalar_prefetch=0`` it
+  lowers with Triton params on cuda: measured; a literal ``num_scalar_prefetch >= 1``
+  is, see ``GRID_SPEC_EVIDENCE``), ``pl.GridSpec``, ``pl.BlockSpec``,
+  ``pl.ANY``/``pltpu.HBM``;
 * memory spaces in block specs (``pl.BlockSpec(memory_space=pltpu.SMEM)`` lowers with
   Triton params on cuda: measured); only scratch allocations count;
-* Triton's and Mosaic GPU's ``load``/``store``/``dot``/``atomic_*`` (both GPU backends
-  have them; only the alias tells them apart, and Pallas' generic ops lower everywhere);
+* ``pltriton.load``/``store`` and ``pltpu.load``/``store``: measured to lower with
+  Mosaic TPU *and* Triton params (both are Pallas' generic masked load/store); only
+  Mosaic GPU fails on them ("Unimplemented primitive ...: masked_load"). Not entered:
+  they would prove "not Mosaic GPU" only, a two-backend set the report does not word yet.
+  Mosaic GPU's own ``load``/``store`` are not measured; ``pltriton.dot`` is the generic
+  ``pl.dot``;
+* ``pltpu.with_memory_space_constraint``: fails in a kernel body with *every* params
+  class, TPU's included (it belongs on the caller's arrays): measured;
+* names that resolve outside a backend module and so could never match a key here:
+  ``pltpu.einshape`` (``jax._src.pallas.einshape``) and ``pltpu.reciprocal``
+  (``jax._src.pallas.primitives``, jax >= 0.12), although both fail with Triton;
 * ``pltpu.get_tpu_info``/``is_tpu_device`` (Python-level queries, not lowering rules);
 * generic ``pl.*`` primitives (``pl.semaphore_signal``, ``pl.run_scoped``...).
 
@@ -95,6 +114,38 @@ BODY_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
     ("mosaic_gpu", "layout_cast"): MOSAIC_GPU_ONLY,
     # Triton inline PTX: no TPU or Mosaic GPU lowering rule.
     ("triton", "elementwise_inline_asm"): TRITON_ONLY,
+    # Triton-only primitives of jax.experimental.pallas.triton, all present in jax 0.10.2
+    # and 0.12.0.1. Measured on both: Mosaic TPU "Unimplemented primitive in Pallas TPU
+    # lowering for tc: <prim>", Mosaic GPU (pallas_call on 0.10, plgpu.kernel on both)
+    # "Unimplemented primitive in Pallas Mosaic GPU lowering: <prim>"; Triton lowers.
+    # The tt.contiguity hint (max_contiguous_p).
+    ("triton", "max_contiguous"): TRITON_ONLY,
+    # PTX tanh.approx, built on elementwise_inline_asm.
+    ("triton", "approx_tanh"): TRITON_ONLY,
+    # debug_barrier_p (0.10.2 names the primitive "debug_barrier_p", 0.12 "debug_barrier").
+    ("triton", "debug_barrier"): TRITON_ONLY,
+    # Triton atomics: all seven build atomic_rmw_p.
+    ("triton", "atomic_xchg"): TRITON_ONLY,
+    ("triton", "atomic_add"): TRITON_ONLY,
+    ("triton", "atomic_max"): TRITON_ONLY,
+    ("triton", "atomic_min"): TRITON_ONLY,
+    ("triton", "atomic_and"): TRITON_ONLY,
+    ("triton", "atomic_or"): TRITON_ONLY,
+    ("triton", "atomic_xor"): TRITON_ONLY,
+    # atomic_cas_p on a scalar ref (measured on tpu with an SMEM scalar from run_scoped and
+    # the old value used: "Unimplemented primitive ... atomic_cas").
+    ("triton", "atomic_cas"): TRITON_ONLY,
+    # Mosaic TPU primitives found in real kernel bodies (or named in issue 11), present in
+    # jax 0.10.2 and 0.12.0.1 unless said. Measured on both: Triton "Unimplemented
+    # primitive in Pallas Triton lowering: <prim>", Mosaic GPU the same; Mosaic TPU lowers.
+    ("mosaic_tpu", "stochastic_round"): TPU_ONLY,
+    ("mosaic_tpu", "pack_elementwise"): TPU_ONLY,
+    ("mosaic_tpu", "unpack_elementwise"): TPU_ONLY,
+    # jax >= 0.12 only: jax 0.10.2 has no pltpu.annotate (a body using it fails everywhere
+    # there). 0.12.0.1: Triton fails on the ref transform (AttributeError
+    # 'AccessAssumptionTransform' ... 'get_indexer_shape'), plgpu.kernel "Transforms are not
+    # yet implemented for warpgroup semantics"; Mosaic TPU lowers.
+    ("mosaic_tpu", "annotate"): TPU_ONLY,
 }
 
 #: Scratch allocations: names in ``scratch_shapes`` / ``scratch_types`` (also inside a
@@ -135,4 +186,15 @@ MESH_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
     # Mosaic GPU mesh: TPU params give "mpmd_map requires the mesh to define its
     # core_type..." on tpu; Triton params NotImplementedError / AssertionError.
     ("mosaic_gpu", "Mesh"): MOSAIC_GPU_ONLY,
+}
+
+#: Grid specs whose keyword, given as an int literal at or above a threshold, proves the
+#: backends: (namespace, class name) -> (keyword, threshold, backends).
+GRID_SPEC_EVIDENCE: Final[Mapping[tuple[str, str], tuple[str, int, frozenset[str]]]] = {
+    # Scalar prefetch is Mosaic TPU's. Measured, jax 0.10.2 and 0.12.0.1, with
+    # num_scalar_prefetch=1 and 2: Triton params "scalar prefetch not implemented in the
+    # Triton backend" (cuda and rocm); Mosaic GPU params "Scalar prefetch not supported in
+    # Mosaic GPU lowering." (cuda, 0.10.2; 0.12 refuses Mosaic GPU in pallas_call anyway);
+    # TPU params lower. num_scalar_prefetch=0 lowers with Triton and Mosaic GPU params.
+    ("mosaic_tpu", "PrefetchScalarGridSpec"): ("num_scalar_prefetch", 1, TPU_ONLY),
 }
