@@ -1,22 +1,24 @@
 """Warn when the installed JAX is outside the range this typed-pallas release supports.
 
-The supported range is declared once, in the package metadata
-(``[project].dependencies`` in pyproject.toml: ``jax>=0.10,<0.13``); this module
-reads it back with ``importlib.metadata.requires("typed-pallas")`` and compares it
-with the installed ``jax`` and ``jaxlib`` distributions. A version outside the
-range gets one ``UnsupportedJaxWarning`` naming both versions and what to do.
+The one JAX-range module, for the runtime and the mypy plugin alike. The supported
+range is a constant here (``LOWEST_SUPPORTED`` up to, not including,
+``FIRST_UNSUPPORTED``: ``jax>=0.10,<0.13``), and ``tests/packaging/test_jax_range.py``
+checks that pyproject's ``[project].dependencies`` declare exactly that range for
+``jax`` and ``jaxlib``, so the metadata and this module cannot drift. The installed
+versions come from ``importlib.metadata``; a version outside the range gets one
+``UnsupportedJaxWarning`` naming both versions and what to do.
 
-What it does not do: import jax (the installed version comes from
-``importlib.metadata``, so the mypy plugin can use it too), import ``packaging``
-(a small comparison of release numbers is enough here: pre-release, post-release
-and local segments are ignored), refuse to run, or raise. Anything unexpected
-(no metadata because typed-pallas runs from a source tree, an odd specifier, no
-jax installed) means silence: the range check must never be the thing that breaks.
+What it does not do: import jax or mypy (the plugin and a bare ``import typed_pallas``
+use it), parse specifiers (the constant is the range; comparing release numbers is
+enough: pre-release, post-release and local segments are ignored), refuse to run, or
+raise. Anything unexpected (no jax installed, an unreadable version) means silence:
+the range check must never be the thing that breaks.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -25,19 +27,37 @@ from typing import Final
 
 __all__ = [
     "CHECKED_DISTRIBUTIONS",
+    "FIRST_UNSUPPORTED",
+    "LOWEST_SUPPORTED",
+    "PLUGIN",
+    "SUPPORTED_SPECIFIER",
     "OutOfRange",
     "UnsupportedJaxWarning",
     "check_jax_range",
-    "declared_ranges",
     "unsupported_jax_message",
     "version_in_range",
     "warn_if_unsupported_jax",
 ]
 
-#: the distribution whose metadata declares the range
+#: the distribution whose range this is (and whose version the message names)
 DISTRIBUTION: Final = "typed-pallas"
-#: the requirements of DISTRIBUTION that are checked against what is installed
+#: the distributions checked against the range
 CHECKED_DISTRIBUTIONS: Final = ("jax", "jaxlib")
+
+#: the oldest supported release, and the first release no longer supported
+LOWEST_SUPPORTED: Final[tuple[int, ...]] = (0, 10)
+FIRST_UNSUPPORTED: Final[tuple[int, ...]] = (0, 13)
+
+
+def _dotted(release: tuple[int, ...]) -> str:
+    return ".".join(str(part) for part in release)
+
+
+#: the range as pyproject writes it for jax and jaxlib
+SUPPORTED_SPECIFIER: Final = f">={_dotted(LOWEST_SUPPORTED)},<{_dotted(FIRST_UNSUPPORTED)}"
+
+#: what ``who`` is for the mypy plugin's warning
+PLUGIN: Final = "typed-pallas mypy plugin"
 
 
 class UnsupportedJaxWarning(UserWarning):
@@ -46,22 +66,14 @@ class UnsupportedJaxWarning(UserWarning):
 
 @dataclass(frozen=True)
 class OutOfRange:
-    """One installed distribution outside its declared range."""
+    """One installed distribution outside the supported range."""
 
     name: str  #: "jax" or "jaxlib"
     installed: str  #: the installed version, e.g. "0.13.1"
-    specifier: str  #: the declared specifier, e.g. ">=0.10,<0.13"
+    specifier: str  #: the supported range, e.g. ">=0.10,<0.13"
 
 
-_REQUIREMENT = re.compile(
-    r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:\((?P<paren>[^)]*)\)|(?P<spec>[^;]*))\s*(?:;(?P<marker>.*))?$"
-)
-_CLAUSE = re.compile(r"^\s*(?P<op>~=|==|!=|<=|>=|<|>)\s*(?P<version>[^\s,]+)\s*$")
 _RELEASE = re.compile(r"^\s*v?(?P<release>\d+(?:\.\d+)*)")
-
-
-def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _release(version: str) -> tuple[int, ...] | None:
@@ -72,99 +84,15 @@ def _release(version: str) -> tuple[int, ...] | None:
     return tuple(int(part) for part in match.group("release").split("."))
 
 
-def _pad(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    width = max(len(a), len(b))
-    return a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+def version_in_range(version: str) -> bool | None:
+    """Whether ``version`` is in the supported range; ``None`` when it cannot be read.
 
-
-def _clause_holds(op: str, bound_text: str, installed: tuple[int, ...]) -> bool | None:
-    wildcard = bound_text.endswith(".*")
-    bound = _release(bound_text[:-2] if wildcard else bound_text)
-    if bound is None:
-        return None
-    if wildcard and op in ("==", "!="):
-        same = installed[: len(bound)] == bound
-        return same if op == "==" else not same
-    left, right = _pad(installed, bound)
-    if op == ">=":
-        return left >= right
-    if op == ">":
-        return left > right
-    if op == "<=":
-        return left <= right
-    if op == "<":
-        return left < right
-    if op == "==":
-        return left == right
-    if op == "!=":
-        return left != right
-    if op == "~=":  # ~=X.Y.Z means >=X.Y.Z, ==X.Y.*
-        if len(bound) < 2:
-            return None
-        prefix = bound[:-1]
-        return left >= right and installed[: len(prefix)] == prefix
-    return None
-
-
-def version_in_range(version: str, specifier: str) -> bool | None:
-    """Whether ``version`` satisfies every clause of ``specifier`` (``">=0.10,<0.13"``).
-
-    ``None`` when either cannot be read (the caller then stays silent). An empty
-    specifier accepts everything.
+    Release numbers only: ``0.13.0.dev1`` is 0.13.0, so it is out of range.
     """
-    installed = _release(version)
-    if installed is None:
+    release = _release(version)
+    if release is None:
         return None
-    for clause in filter(None, (part.strip() for part in specifier.split(","))):
-        match = _CLAUSE.match(clause)
-        if match is None:
-            return None
-        holds = _clause_holds(match.group("op"), match.group("version"), installed)
-        if holds is None:
-            return None
-        if not holds:
-            return False
-    return True
-
-
-_OP_ORDER: Final = (">=", ">", "~=", "==", "!=", "<=", "<")
-
-
-def _canonical(specifier: str) -> str:
-    """Lower bounds first (metadata writers reorder clauses: ``<0.13,>=0.10``)."""
-    clauses = [part for part in "".join(specifier.split()).split(",") if part]
-
-    def rank(clause: str) -> int:
-        for index, op in enumerate(_OP_ORDER):
-            if clause.startswith(op):
-                return index
-        return len(_OP_ORDER)
-
-    return ",".join(sorted(clauses, key=rank))
-
-
-def declared_ranges(requirements: Iterable[str] | None = None) -> dict[str, str]:
-    """``{"jax": ">=0.10,<0.13", "jaxlib": ...}`` from typed-pallas's installed metadata.
-
-    ``requirements`` defaults to ``importlib.metadata.requires("typed-pallas")``.
-    Requirements under an environment marker (``; extra == "test"``...) are left
-    out: only the unconditional dependencies declare the supported range.
-    """
-    if requirements is None:
-        try:
-            requirements = metadata.requires(DISTRIBUTION) or []
-        except metadata.PackageNotFoundError:
-            return {}
-    ranges: dict[str, str] = {}
-    for requirement in requirements:
-        match = _REQUIREMENT.match(requirement)
-        if match is None or (match.group("marker") or "").strip():
-            continue
-        name = _normalize(match.group("name"))
-        if name in CHECKED_DISTRIBUTIONS:
-            spec = match.group("paren") if match.group("paren") is not None else match.group("spec")
-            ranges[name] = _canonical(spec or "")
-    return ranges
+    return LOWEST_SUPPORTED <= release < FIRST_UNSUPPORTED
 
 
 def _installed_version(name: str) -> str | None:
@@ -175,17 +103,14 @@ def _installed_version(name: str) -> str | None:
 
 
 def check_jax_range(
-    *,
-    requirements: Iterable[str] | None = None,
-    installed: Callable[[str], str | None] | Mapping[str, str] | None = None,
+    *, installed: Callable[[str], str | None] | Mapping[str, str] | None = None
 ) -> list[OutOfRange]:
-    """The checked distributions that are installed outside their declared range.
+    """The checked distributions that are installed outside the supported range.
 
     ``installed`` maps a distribution name to its version (default: the installed
-    metadata); a distribution that is not installed, or a version or specifier that
-    cannot be read, is never reported.
+    metadata); a distribution that is not installed, or a version that cannot be
+    read, is never reported.
     """
-    ranges = declared_ranges(requirements)
     if installed is None:
         lookup: Callable[[str], str | None] = _installed_version
     elif isinstance(installed, Mapping):
@@ -194,12 +119,9 @@ def check_jax_range(
         lookup = installed
     found: list[OutOfRange] = []
     for name in CHECKED_DISTRIBUTIONS:
-        specifier = ranges.get(name)
         version = lookup(name)
-        if specifier is None or version is None:
-            continue
-        if version_in_range(version, specifier) is False:
-            found.append(OutOfRange(name, version, specifier))
+        if version is not None and version_in_range(version) is False:
+            found.append(OutOfRange(name, version, SUPPORTED_SPECIFIER))
     return found
 
 
@@ -236,22 +158,24 @@ def warn_if_unsupported_jax(
     *,
     who: str = "typed-pallas",
     stacklevel: int = 1,
-    requirements: Iterable[str] | None = None,
     installed: Callable[[str], str | None] | Mapping[str, str] | None = None,
     once: bool = True,
+    never_raise: bool = False,
 ) -> str | None:
-    """Warn (``UnsupportedJaxWarning``) if jax/jaxlib are outside the declared range.
+    """Warn (``UnsupportedJaxWarning``) if jax/jaxlib are outside the supported range.
 
     Returns the message, or ``None`` when everything is in range or nothing could be
     determined. With ``once`` (the default) each ``who`` warns at most once per
     process. ``stacklevel`` is ``warnings.warn``'s, counted from the caller of this
     function (1: the line that calls it). Never raises, except when warnings are
-    turned into errors (``-W error``), which is the caller's choice.
+    turned into errors (``-W error``) and ``never_raise`` is false, which is the
+    caller's choice; with ``never_raise`` (the mypy plugin: it must never be why mypy
+    crashes) the message then goes to stderr instead.
     """
     try:
         if once and who in _warned:
             return None
-        problems = check_jax_range(requirements=requirements, installed=installed)
+        problems = check_jax_range(installed=installed)
         if not problems:
             return None
         message = unsupported_jax_message(problems, who=who)
@@ -260,6 +184,12 @@ def warn_if_unsupported_jax(
         warnings.warn(message, UnsupportedJaxWarning, stacklevel=stacklevel + 1)
         return message
     except Exception as error:  # noqa: BLE001 - a version check must never break an import
-        if isinstance(error, Warning):  # warnings turned into errors (-W error) propagate
+        if not isinstance(error, Warning):
+            return None
+        if not never_raise:  # warnings turned into errors (-W error) propagate
             raise
-        return None
+        try:
+            print(f"warning: {error}", file=sys.stderr)
+        except Exception:  # noqa: BLE001
+            pass
+        return str(error)
