@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 import subprocess
 import sys
@@ -72,8 +73,10 @@ def test_mosaic_gpu_class() -> None:
     assert tp.backend_of(plgpu.CompilerParams) == "mosaic_gpu"
     with pytest.raises(PlatformMismatchError) as info:
         tp.get_lowering_rule(plgpu.CompilerParams, "rocm")
-    assert str(info.value) == _platforms.backend_mismatch_message("mosaic_gpu", "rocm")
-    assert _platforms.ROCM_MOSAIC_GPU_NOTE in info.value.__notes__
+    assert str(info.value) == "Compiler params for backend mosaic_gpu cannot be used for rocm lowering."
+    assert info.value.__notes__ == [
+        "Mosaic GPU does not support AMD ROCm devices; use jax.experimental.pallas.triton.CompilerParams for rocm."
+    ]
     tp.get_lowering_rule(plgpu.CompilerParams, "cuda")  # no error (a rule, or None on jax 0.12)
 
 
@@ -93,7 +96,6 @@ def test_mismatch_has_jax_exact_text(params_cls: str, expected: str, platform: s
     err = info.value
     assert isinstance(err, PlatformMismatchError)
     assert str(err) == f"Compiler params for platform {platform} cannot be used for {shown} lowering."
-    assert str(err) == _platforms.mismatch_message(platform, shown)
     assert err.__notes__, "the hint goes into a note"
     assert all("cannot be used" not in note for note in err.__notes__)
 
@@ -144,6 +146,70 @@ def test_known_eagerly_in_a_fresh_process() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ERR Compiler params for platform tpu cannot be used for gpu lowering." in out.stdout
+
+
+# ----------------------------------------------------------------------------- JAX's own text
+
+#: Run in a fresh process, so that no typed-pallas guard or registration is in the way:
+#: JAX's registry is asked directly for every (registered class x other platform) cell,
+#: and a raw ``pl.pallas_call`` with Triton params is lowered for tpu by JAX alone.
+_JAX_RAISES = textwrap.dedent(
+    """
+    import importlib, json
+    import jax, jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax._src.pallas import core
+    from typed_pallas import _jaxcompat, _platforms
+
+    cells = []
+    for row in _platforms.PARAMS_CLASSES:
+        try:
+            importlib.import_module(row.registration_module)
+            cls = getattr(importlib.import_module(row.module), row.name)
+        except Exception:
+            continue  # Mosaic GPU without absl on jax 0.10
+        if cls not in core._backend_lowering_rules:
+            continue  # this JAX registers no rule for the class (Mosaic GPU on jax 0.12)
+        for platform in _platforms.PLATFORMS:
+            if platform == row.platform:
+                continue
+            try:
+                core.get_lowering_rule(cls, platform)
+            except ValueError as error:
+                cells.append(["registry", row.platform, platform, type(error).__name__, str(error)])
+
+    def add_one(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1
+
+    x = jnp.zeros((8, 128), jnp.float32)
+    triton = importlib.import_module(_platforms.PARAMS_BY_BACKEND["triton"].module)
+    fn = pl.pallas_call(add_one, jax.ShapeDtypeStruct(x.shape, x.dtype), compiler_params=triton.CompilerParams())
+    try:
+        _jaxcompat.export_text(fn, "tpu", x)
+    except ValueError as error:
+        cells.append(["lowering", "gpu", "tpu", type(error).__name__, str(error)])
+    print(json.dumps(cells))
+    """
+)
+
+
+def test_our_template_is_the_text_jax_itself_raises() -> None:
+    """JAX's own registry raises its platform-mismatch ValueError; the text is our template."""
+    out = subprocess.run([sys.executable, "-c", _JAX_RAISES], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    cells = json.loads(out.stdout.strip().splitlines()[-1])
+    if not cells:  # pragma: no cover - no JAX of the supported range is like this
+        pytest.skip("this JAX never raises its platform-mismatch ValueError: nothing to compare")
+    assert {(kind, platform, expected) for kind, platform, expected, _, _ in cells} >= {
+        ("registry", "gpu", "tpu"),
+        ("registry", "tpu", "gpu"),
+        ("lowering", "gpu", "tpu"),
+    }, cells
+    for _kind, platform, expected, error_type, text in cells:
+        assert error_type == "ValueError"  # JAX's plain ValueError, not ours
+        assert text == f"Compiler params for platform {platform} cannot be used for {expected} lowering."
+        assert text == _platforms.MISMATCH_TEMPLATE.format(platform=platform, expected_platform=expected)
+        assert _platforms.MISMATCH_PATTERN.fullmatch(text), text
 
 
 # ----------------------------------------------------------------------------- platform_of errors
