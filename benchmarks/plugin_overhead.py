@@ -7,9 +7,9 @@ Usage (from the repository root)::
 
 Targets: ``jax-ops`` (``jax/experimental/pallas/ops`` of this venv's jax, -m modules) or any
 surveyed package (installed by ``eval.corpus`` into ``--cache-dir``). Both configurations
-use the same flags as the corpus evaluation (``--follow-imports=silent
---ignore-missing-imports --check-untyped-defs``) and differ only in the ``plugins =``
-line. Runs are interleaved (plugin, baseline, plugin, ...) so load drift hits both.
+are the preset of ``typed-pallas check`` (``follow_imports = silent``,
+``ignore_missing_imports``, ``check_untyped_defs``; ``eval.mypyrun.write_config``), as in
+the corpus evaluation, and differ only in the ``plugins =`` line. Runs are interleaved (plugin, baseline, plugin, ...) so load drift hits both.
 
 * **cold**: empty cache dir (all of jax is analysed too);
 * **warm**: the same run again, nothing changed;
@@ -63,7 +63,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="tp-overhead-"))
     configs = {"plugin": write_config(work / "plugin.ini", PLUGIN), "baseline": write_config(work / "plain.ini", None)}
-    flags = ["--check-untyped-defs"]
     out: dict[str, object] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                               "command": "python benchmarks/plugin_overhead.py " + " ".join(argv or sys.argv[1:]),
                               "results": []}
@@ -81,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                 for cfg in (list(configs) if i % 2 == 0 else list(configs)[::-1]):
                     cache = work / f"cache-{cfg}"
                     shutil.rmtree(cache, ignore_errors=True)
-                    common = dict(cwd=cwd, root=root, cache_dir=cache, config=configs[cfg], python=args.python,
-                                  flags=flags)
+                    common = dict(cwd=cwd, root=root, cache_dir=cache, config=configs[cfg], python=args.python)
                     r = run_mypy(targets, **common)
                     if r.crashed or r.blocked:
                         raise SystemExit(f"mypy {'crashed' if r.crashed else 'stopped'} ({cfg}):\n{r.tail}")

@@ -93,7 +93,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="tp-scaling-"))
     configs = {"plugin": write_config(work / "plugin.ini", PLUGIN), "baseline": write_config(work / "plain.ini", None)}
-    flags = ["--check-untyped-defs"]
     out: dict[str, object] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                               "command": "python benchmarks/plugin_scaling.py " + " ".join(argv or sys.argv[1:]),
                               "rows": []}
@@ -102,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         (work / "warm.py").write_text(HEADER)
         for cfg, ini in configs.items():
             r = run_mypy(["warm.py"], cwd=work, root=work, cache_dir=work / f"cache-{cfg}", config=ini,
-                         python=args.python, flags=flags)
+                         python=args.python)
             if r.crashed or r.blocked:
                 raise SystemExit(r.tail)
         print("median (min) of the runs; a spike in one run is usually a cache invalidation")
@@ -115,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                 for cfg in (list(configs) if k % 2 == 0 else list(configs)[::-1]):
                     (work / "synth.py").write_text(module_text(n, f"{cfg} {k} {time.time()}"))
                     r = run_mypy(["synth.py"], cwd=work, root=work, cache_dir=work / f"cache-{cfg}",
-                                 config=configs[cfg], python=args.python, flags=flags)
+                                 config=configs[cfg], python=args.python)
                     if r.crashed or r.blocked:
                         raise SystemExit(f"mypy {'crashed' if r.crashed else 'stopped'}:\n{r.tail}")
                     times[cfg].append(r.seconds)

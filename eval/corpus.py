@@ -10,8 +10,9 @@ What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versi
 1. installs it with ``pip install --no-deps --target`` into a cache directory outside
    the repository (``--cache-dir``, default ``~/.cache/typed-pallas-eval``); jax's own
    ops are read from the checking venv's jax, which must be the surveyed version;
-2. runs mypy + plugin (no typed-pallas configuration; ``--check-untyped-defs`` unless
-   ``--default-flags``) over every file that imports Pallas, cold cache, and lists every
+2. runs mypy + plugin with the preset of ``typed-pallas check`` (no typed-pallas
+   configuration; ``check_untyped_defs`` unless ``--default-flags``) over every file
+   that imports Pallas, cold cache, and lists every
    ``pallas-platform`` error on the unmodified code (false positives unless explained)
    and every crash;
 3. for every call site whose params class the survey knows, mutants that swap the
@@ -57,7 +58,7 @@ from eval.mutants import (
     schedule,
     write_mutant,
 )
-from eval.mypyrun import PLUGIN, Diagnostic, RunResult, run_mypy, source_of, write_config
+from eval.mypyrun import PLUGIN, Diagnostic, RunResult, clean_env, preset_flags, run_mypy, source_of, write_config
 
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
 RESULTS = Path(__file__).with_name("results")
@@ -171,9 +172,8 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
         targets = ["--explicit-package-bases", *files]
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}"
     mcache = cache / "mypy" / tag  # shared by the packages of one run (jax is analysed once)
-    flags = [] if args.default_flags else ["--check-untyped-defs"]
     common = dict(cwd=cwd, root=root, cache_dir=mcache, config=config, python=args.python,
-                  flags=flags, extra_pythonpath=args.pythonpath)
+                  extra_pythonpath=args.pythonpath)
 
     mutants, unmutable, typed_of = plan_mutants(root, sites)
     if args.site:
@@ -241,8 +241,6 @@ def run_cli(files: list[str], root: Path, cache: Path, args: argparse.Namespace)
     cmd = [str(exe), "check", "--output", "json", "--cache-dir", str(cache), *files, "--",
            "--explicit-package-bases"]
     t0 = time.perf_counter()
-    from eval.mypyrun import clean_env
-
     p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=clean_env(args.pythonpath))
     out: dict[str, Any] = {"rc": p.returncode, "seconds": round(time.perf_counter() - t0, 1)}
     try:
@@ -442,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = sorted(by_pkg)
     if args.package:
         chosen = [k for k in chosen if k[0] in args.package]
-    config = write_config(args.cache_dir / "work" / f"mypy-{args.label}.ini", args.plugin)
+    config = write_config(args.cache_dir / "work" / f"mypy-{args.label}.ini", args.plugin,
+                          check_untyped_defs=not args.default_flags)
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}"
     shutil.rmtree(args.cache_dir / "mypy" / tag, ignore_errors=True)  # every run starts cold
     t0 = time.perf_counter()
@@ -465,8 +464,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": "python -m eval.corpus " + " ".join(argv if argv is not None else sys.argv[1:]),
         "python": py[0] if py else None, "jax": py[1] if len(py) > 1 else None,
         "mypy": py[2] if len(py) > 2 else None, "plugin": args.plugin,
-        "mypy_flags": ["--follow-imports=silent", "--ignore-missing-imports"]
-        + ([] if args.default_flags else ["--check-untyped-defs"]),
+        "mypy_flags": preset_flags(check_untyped_defs=not args.default_flags),
         "host": f"{_platform.machine()} {os.cpu_count()} cpu",
         "summary": summary,
         "packages": [package_row(e) for e in evals],

@@ -1,10 +1,16 @@
 """Run mypy (with or without the typed-pallas plugin) on installed code and parse what it says.
 
-What it does: writes a tiny mypy config that only names the plugin (no typed-pallas
-settings: the checker runs "with no configuration"), runs ``python -m mypy`` in a
-subprocess with a per-run cache directory and optional ``--shadow-file`` pairs, and
-returns the errors, the wall time, and whether mypy crashed (a traceback or
-``INTERNAL ERROR``) or stopped on a blocking error.
+What it does: writes the mypy config of ``typed-pallas check`` (its preset, from
+``typed_pallas_mypy.cli.findings.preset_config``: the plugin, ``follow_imports =
+silent``, ``ignore_missing_imports``, ``check_untyped_defs``; no typed-pallas settings,
+so the checker runs "with no configuration"), runs ``python -m mypy -O json`` in a
+subprocess with a per-run cache directory and optional ``--shadow-file`` pairs (the
+command built by the CLI's ``mypy_command``), parses the JSON lines with the CLI's
+``parse_mypy_json``, and returns the errors, the wall time, and whether mypy crashed (a
+traceback or ``INTERNAL ERROR``) or stopped on a blocking error.
+
+The interpreter running this module must import ``typed_pallas_mypy`` (the repository's
+venvs install it); the one running mypy is ``python=`` and may differ.
 
 What it does not do: decide what an error means for a mutant (``eval.corpus``), or
 time anything but the whole subprocess.
@@ -13,7 +19,6 @@ time anything but the whole subprocess.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import time
@@ -21,24 +26,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PLUGIN = "typed_pallas_mypy"
+from typed_pallas_mypy.cli.findings import PLUGIN_MODULE, PRESET_SETTINGS, mypy_command, parse_mypy_json, preset_config
+
+PLUGIN = PLUGIN_MODULE
 CODE = "pallas-platform"
 
-#: mypy flags for third-party code that nobody configured for us
-BASE_FLAGS: tuple[str, ...] = (
-    "--follow-imports=silent",
-    "--ignore-missing-imports",
-    "--no-error-summary",
-    "--show-traceback",
-    "--no-color-output",
-    "--no-pretty",
-    "--hide-error-context",
-)
-
-_LINE = re.compile(
-    r"^(?P<path>[^\n:]+?):(?P<line>\d+):(?:\d+:)? (?P<sev>error|note|warning): "
-    r"(?P<msg>.*?)(?:  \[(?P<code>[a-z0-9-]+)\])?$"
-)
+#: mypy flags on top of the preset: a crash must show its traceback
+BASE_FLAGS: tuple[str, ...] = ("--show-traceback",)
 
 
 @dataclass(frozen=True)
@@ -85,12 +79,20 @@ def source_of(d: Diagnostic) -> str | None:
     return None
 
 
-def write_config(path: Path, plugin: str | None) -> Path:
-    """A config that loads the plugin and nothing else (None: plain mypy)."""
+def write_config(path: Path, plugin: str | None, *, check_untyped_defs: bool = True) -> Path:
+    """The CLI's preset config with ``plugin`` (None: plain mypy with the same settings)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = "[mypy]\n" + (f"plugins = {plugin}\n" if plugin else "")
-    path.write_text(text)
+    path.write_text(preset_config(plugin, check_untyped_defs=check_untyped_defs))
     return path
+
+
+def preset_flags(*, check_untyped_defs: bool = True) -> list[str]:
+    """The preset's settings spelled as mypy's command-line flags, for the results' record."""
+    return [
+        "--" + key.replace("_", "-") + ("" if value == "True" else f"={value}")
+        for key, value in PRESET_SETTINGS
+        if check_untyped_defs or key != "check_untyped_defs"
+    ]
 
 
 def clean_env(extra_pythonpath: Sequence[str] = ()) -> dict[str, str]:
@@ -118,31 +120,27 @@ def run_mypy(
     """Run mypy once. ``targets`` are relative file paths (under ``cwd``) or ``-m``/``-p``
     arguments; ``shadows`` maps a relpath under ``root`` to a mutated copy.
     Paths in the result are relative to ``root``."""
-    cmd = [python, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(cache_dir),
-           *BASE_FLAGS, *flags]
+    arguments = [*BASE_FLAGS, *flags]
     for rel, shadow in (shadows or {}).items():
-        cmd += ["--shadow-file", str(root / rel), str(shadow)]
-    cmd += list(targets)
+        arguments += ["--shadow-file", str(root / rel), str(shadow)]
+    arguments += list(targets)
+    cmd = mypy_command(str(config), str(cache_dir), arguments, python=python)
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=cwd, env=clean_env(extra_pythonpath), capture_output=True,
                               text=True, timeout=timeout)
-        out, rc = proc.stdout + proc.stderr, proc.returncode
+        stdout, out, rc = proc.stdout, proc.stdout + proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        stdout = out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
         rc = -9
     seconds = time.perf_counter() - t0
     res = RunResult(rc=rc, seconds=seconds)
     root_s = str(root.resolve()) + os.sep
-    for raw in out.splitlines():
-        m = _LINE.match(raw)
-        if not m:
-            continue
-        path = m["path"]
-        ap = os.path.abspath(os.path.join(cwd, path))
-        rel = ap[len(root_s):] if ap.startswith(root_s) else path
-        res.diagnostics.append(Diagnostic(rel.replace(os.sep, "/"), int(m["line"]), m["sev"],
-                                          m["msg"], m["code"]))
+    findings, _ = parse_mypy_json(stdout)
+    for f in findings:
+        ap = os.path.abspath(os.path.join(cwd, f.file))
+        rel = ap[len(root_s):] if ap.startswith(root_s) else f.file
+        res.diagnostics.append(Diagnostic(rel.replace(os.sep, "/"), f.line, f.severity, f.message, f.code))
     res.crashed = "INTERNAL ERROR" in out or "Traceback (most recent call last)" in out or rc < 0
     res.blocked = rc == 2 and not res.crashed
     if res.crashed or res.blocked or rc not in (0, 1):

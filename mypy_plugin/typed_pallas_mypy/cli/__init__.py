@@ -8,35 +8,17 @@ Commands::
     typed-pallas explain CODE        # e.g. pallas-platform, PlatformMismatchError
     typed-pallas --version
 
-``check`` runs mypy (a subprocess of this interpreter) with a preset configuration, so
-a project needs no mypy setup: the ``typed_pallas_mypy`` plugin, ``follow_imports =
-silent`` (imported modules are analysed, only the named paths are reported),
-``ignore_missing_imports``, ``check_untyped_defs`` (kernels are rarely annotated) and a
-cache under ``.mypy_cache/typed-pallas``. The project's own ``[tool.typed-pallas]`` /
-``[mypy.plugins.typed-pallas]`` settings are found by the plugin's own search
-(``typed_pallas_mypy.config.find_config_file``: ``mypy.ini``, ``.mypy.ini``,
-``pyproject.toml``, ``setup.cfg`` in the current folder, then its parents up to the
-repository root) and passed on through ``TYPED_PALLAS_CONFIG``; ``--platform`` goes
-through ``TYPED_PALLAS_PLATFORMS``.
-
-By default only typed-pallas findings are shown: the plugin's errors
-(``pallas-platform``), the platform mismatches the stubs turn into mypy's own
-``arg-type``/``call-overload`` errors (recognised by the platform types they name, or by
-the ``compiler_params`` argument), and blocking errors. mypy's other errors are type
-errors, not platform errors, and a platform checker should not fail a build on them.
-``--all-errors`` shows everything mypy says.
-
-``--expect`` compares the findings with ``# expect[CODE]: MESSAGE`` comments in the
-checked files (see examples/README.md) and exits 0 only when they are exactly the
-expected ones; ``scripts/check`` uses it on ``examples/``.
-
-Exit status, like mypy: 0 nothing found, 1 findings, 2 usage, configuration or
-blocking errors (a syntax error, a crash).
+``check`` runs mypy with a preset (the plugin, ``follow_imports = silent``,
+``ignore_missing_imports``, ``check_untyped_defs``), so a project needs no mypy setup;
+it finds the project's typed-pallas settings with the plugin's own search and shows only
+typed-pallas findings unless ``--all-errors``. Exit status, like mypy: 0 nothing found,
+1 findings, 2 usage, configuration or blocking errors (a syntax error, a crash).
 
 The package: this module parses the command line and dispatches; ``check`` runs the
 ``check`` command; ``findings`` runs mypy and parses its JSON output (its preset and
-parser are shared with ``eval/`` and ``benchmarks/``); ``formats`` is the table of
-output formats; ``expect`` is ``--expect``; ``explain`` is ``typed-pallas explain``.
+parser are shared with ``eval/`` and ``benchmarks/``) and chooses what to show;
+``formats`` is the table of output formats; ``expect`` is ``--expect``; ``explain`` is
+``typed-pallas explain``. ``python -m typed_pallas_mypy.cli`` is the console script.
 
 What it does not do: read or change the project's ``[tool.mypy]`` settings (pass mypy
 options after ``--``), or import jax (or mypy, outside the mypy subprocess).
