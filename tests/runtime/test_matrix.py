@@ -22,9 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from typed_pallas import _platforms
+
 DRIVER = Path(__file__).with_name("matrix_driver.py")
 ENTRIES = ("pallas_call", "kernel_tpu_mesh", "kernel_gpu_mesh", "plgpu_kernel")
 MISMATCHED = [(p, t) for p in ("tpu",) for t in ("cuda", "rocm")] + [(p, "tpu") for p in ("triton", "mosaic_gpu")]
+
+#: the cells' params names -> backend (their custom calls come from the platform table)
+BACKEND_OF_PARAMS: dict[str, _platforms.Backend] = {"tpu": "mosaic_tpu", "triton": "triton", "mosaic_gpu": "mosaic_gpu"}
 
 pytestmark = pytest.mark.slow
 
@@ -114,3 +119,5 @@ def test_matched_cell_lowers_like_jax(run_cell: Callable[..., dict[str, object]]
         return
     assert result["outcome"] == "OK", result
     assert result["same_text"] is True, result
+    row = _platforms.PARAMS_BY_BACKEND[BACKEND_OF_PARAMS[params]]
+    assert set(row.custom_calls) & set(result["calls"]), (row.custom_calls, result)  # type: ignore[call-overload]
