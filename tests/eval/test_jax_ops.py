@@ -12,23 +12,18 @@ The full evaluation over 19 PyPI packages is ``python -m eval.corpus`` (on deman
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import tempfile
 from pathlib import Path
 
+import jax
 import pytest
 
 from eval.mutants import BACKEND_MODULES, Mutant, discover_sites, plan_mutants, write_mutant
 from eval.mypyrun import PLUGIN, RunResult, run_mypy, write_config
 
 pytestmark = pytest.mark.slow
-
-if importlib.util.find_spec(PLUGIN) is None:  # pragma: no cover - only before the plugin lands
-    pytest.skip(f"the mypy plugin module {PLUGIN!r} is not importable", allow_module_level=True)
-
-import jax  # noqa: E402
 
 SITE_PACKAGES = Path(os.path.dirname(os.path.dirname(jax.__file__)))
 OPS = "jax/experimental/pallas/ops"
