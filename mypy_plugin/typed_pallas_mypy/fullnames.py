@@ -66,6 +66,9 @@ TP_DISPATCH: Final = frozenset({
     "typed_pallas._dispatch.dispatch",
     "typed_pallas.dispatch",
 })
+#: calls where a platform is decided (hooked to report decision-site findings)
+DECISION_CALLS: Final = DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
+
 #: calls that end a block like ``raise`` does (test skips)
 SKIP_CALLS: Final = frozenset({
     "pytest.skip",

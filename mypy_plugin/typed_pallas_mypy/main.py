@@ -29,16 +29,18 @@ from pathlib import Path
 from typing import Any, Final, final
 
 from mypy.options import Options
-from mypy.plugin import FunctionContext, Plugin, ReportConfigContext
-from mypy.types import Type
+from mypy.nodes import TypeInfo
+from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
+from mypy.types import Instance, Type
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
-from typed_pallas_mypy.transformers import hooks
+from typed_pallas_mypy.transformers import hooks, platform_facts
+from typed_pallas_mypy.transformers.platform_facts import Facts
 from typed_pallas_mypy.transformers.calls import ENTRIES, PlatformConfig
 
 #: Bump when the plugin's behaviour changes, so caches made by an older one go stale.
-PLUGIN_BEHAVIOUR_VERSION: Final = 1
+PLUGIN_BEHAVIOUR_VERSION: Final = 2
 
 
 class _Unconfigured:
@@ -156,17 +158,60 @@ class TypedPallasPlugin(Plugin):
             json.dumps(_canonical(self._config.fingerprint()), default=str).encode()
         ).hexdigest()[:16]
         platform_config: PlatformConfig = self._config
+        self._platform_config = platform_config
+        self._session = hooks.Session()
+        session = self._session
         self._entry_hooks: dict[str, Callable[[FunctionContext], Type]] = {
-            name: functools.partial(hooks.check_entry_call, entry=entry, config=platform_config)
+            name: functools.partial(
+                hooks.check_entry_call, entry=entry, config=platform_config, session=session
+            )
             for name, entry in ENTRIES.items()
         }
-        self._partial_hook = functools.partial(hooks.check_partial, config=platform_config)
+        decision_hook = functools.partial(
+            hooks.check_decision_call, config=platform_config, session=session
+        )
+        for name in fullnames.DECISION_CALLS:
+            self._entry_hooks.setdefault(name, decision_hook)
+        self._partial_hook = functools.partial(
+            hooks.check_partial, config=platform_config, session=session
+        )
+        self._user_hooks: dict[str, Any] = {}
         self._config_data: dict[str, Any] | None = None
+
+    def _facts(self) -> Facts | None:
+        if self._session.facts is None and self._modules is not None:
+            self._session.facts = Facts(self._modules)
+        return self._session.facts
+
+    def _user_hook(self, fullname: str) -> Any:
+        """The hook for a call of a function of the checked code, or None."""
+        hook = self._user_hooks.get(fullname, False)
+        if hook is not False:
+            return hook
+        facts = self._facts()
+        hook = None
+        if facts is not None and facts.is_user_module(facts.module_of(fullname)):
+            hook = functools.partial(
+                hooks.check_user_call,
+                fullname=fullname,
+                config=self._platform_config,
+                session=self._session,
+            )
+        self._user_hooks[fullname] = hook
+        return hook
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname == fullnames.FUNCTOOLS_PARTIAL:
             return self._partial_hook
-        return self._entry_hooks.get(fullname)
+        hook = self._entry_hooks.get(fullname)
+        if hook is not None:
+            return hook
+        user: Callable[[FunctionContext], Type] | None = self._user_hook(fullname)
+        return user
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        user: Callable[[MethodContext], Type] | None = self._user_hook(fullname)
+        return user
 
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
         """Config + versions for user modules; None for installed packages.
@@ -177,6 +222,8 @@ class TypedPallasPlugin(Plugin):
         path = ctx.path.replace("\\", "/")
         if any(f"/{marker}/" in path for marker in _THIRD_PARTY_MARKERS):
             return None
+        if not ctx.is_check:
+            self._store_facts(ctx.id)
         if self._config_data is None:
             self._config_data = {
                 "behaviour": PLUGIN_BEHAVIOUR_VERSION,
@@ -187,6 +234,24 @@ class TypedPallasPlugin(Plugin):
                 "config": _canonical(self._config.fingerprint()),
             }
         return self._config_data
+
+
+    def _store_facts(self, module: str) -> None:
+        """Put ``module``'s platform facts in its symbol table just before mypy
+        serializes it, so that they are cached and part of its interface hash."""
+        try:
+            facts = self._facts()
+            tree = self._modules.get(module) if self._modules is not None else None
+            if facts is None or tree is None or tree.is_cache_skeleton:
+                return
+            builtins = self._modules.get("builtins") if self._modules is not None else None
+            str_node = builtins.names.get("str") if builtins is not None else None
+            if str_node is None or not isinstance(str_node.node, TypeInfo):
+                return
+            platform_facts.store(tree, facts.module_facts(tree), Instance(str_node.node, []))
+        except Exception:
+            if hooks._debug():
+                raise
 
 
 def plugin(version: str) -> type[Plugin]:

@@ -113,6 +113,8 @@ class CallView:
     has_splat: bool = False
     #: the expression naming the entry point (``pl.pallas_call``), for its declared type
     callee: Expression | None = None
+    #: for a call of a package wrapper: a note saying where the params go
+    wrapper: str | None = None
 
     def add(self, name: str | None, kind: ArgKind, expr: Expression, typ: Type | None) -> None:
         if kind not in (ARG_POS, ARG_NAMED) or name is None:
@@ -143,18 +145,39 @@ def view_of_call(
     return view
 
 
+def view_of_syntax(entry: EntrySpec, call: CallExpr) -> CallView:
+    """A call's arguments by parameter name, read from the source alone (no types):
+    for calls in modules other than the one being checked."""
+    view = CallView(entry, call, callee=None)
+    for i, (name, kind, expr) in enumerate(zip(call.arg_names, call.arg_kinds, call.args)):
+        if kind == ARG_POS:
+            formal = entry.positional[i] if i < len(entry.positional) else None
+            if formal is None:
+                continue
+            view.add(formal, kind, expr, None)
+        else:
+            view.add(name, kind, expr, None)
+    return view
+
+
 # --------------------------------------------------------------------------- checks
 
 
-def _interpret_may_be_on(view: CallView) -> bool:
+def is_false(expr: Expression) -> bool:
+    """``False``, ``None`` or ``0``: interpret mode off."""
+    if isinstance(expr, NameExpr) and expr.fullname in ("builtins.False", "builtins.None"):
+        return True
+    return isinstance(expr, IntExpr) and expr.value == 0
+
+
+def interpret_may_be_on(view: CallView) -> bool:
     expr = view.args.get("interpret")
     if expr is None:
         return view.has_splat  # may come from **kwargs
-    if isinstance(expr, NameExpr) and expr.fullname in ("builtins.False", "builtins.None"):
-        return False
-    if isinstance(expr, IntExpr) and expr.value == 0:
-        return False
-    return True
+    return not is_false(expr)
+
+
+_interpret_may_be_on = interpret_may_be_on
 
 
 def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:
@@ -213,6 +236,13 @@ def stubs_reject(api: CheckerPluginInterface, view: CallView) -> bool:
 def _evidence(
     view: CallView, index: ModuleIndex, func: FuncItem | None, api: CheckerPluginInterface
 ) -> list[evidence_mod.Evidence]:
+    return evidence_of(view, index, func)
+
+
+def evidence_of(
+    view: CallView, index: ModuleIndex, func: FuncItem | None
+) -> list[evidence_mod.Evidence]:
+    """What the entry point, mesh, scratch and kernel body prove about the backend."""
     entry = view.entry
     found: list[evidence_mod.Evidence] = []
     if entry.backends is not None:
@@ -273,7 +303,7 @@ def _message_for_platforms(
     return _platforms.mismatch_message(params.platform, expected), fix
 
 
-def _report(
+def report(
     api: CheckerPluginInterface,
     context: Context,
     message: str,
@@ -297,6 +327,10 @@ def _report(
             api.msg.note(note, context, code=PALLAS_PLATFORM)
     finally:
         watchers.extend(saved)
+
+
+def _wrapper_note(view: CallView) -> list[str]:
+    return [view.wrapper] if view.wrapper is not None else []
 
 
 def validate_compiler_params(
@@ -326,7 +360,7 @@ def validate_compiler_params(
         backend = sorted(against[0].backends)[0]
         message, fix = _message_for_backend(params, backend)
         notes = [e.describe() for e in against[:3] if e.backends == against[0].backends]
-        _report(api, view.context, message, [*notes, fix])
+        report(api, view.context, message, [*notes, fix, *_wrapper_note(view)])
         return
 
     guard = index.guard_at(pos)
@@ -336,7 +370,7 @@ def validate_compiler_params(
             message, maybe_fix = _message_for_platforms(params, lowering)
             where = guard.regions[-1].why
             notes = [f"{where} lets this call lower only for {', '.join(sorted(lowering))}"]
-            _report(api, view.context, message, notes + ([maybe_fix] if maybe_fix else []))
+            report(api, view.context, message, notes + ([maybe_fix] if maybe_fix else []) + _wrapper_note(view))
         return
 
     configured = config.platforms_for(index.tree.fullname)
@@ -348,4 +382,4 @@ def validate_compiler_params(
                 f"module {index.tree.fullname} is configured for platforms "
                 f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
             ]
-            _report(api, view.context, message, notes + ([maybe_fix] if maybe_fix else []))
+            report(api, view.context, message, notes + ([maybe_fix] if maybe_fix else []) + _wrapper_note(view))

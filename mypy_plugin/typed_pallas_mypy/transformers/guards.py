@@ -76,6 +76,8 @@ class Region:
     platforms: frozenset[str]
     #: what decided it, for notes ("the if at line 12")
     why: str
+    #: a ``@typed_pallas.platform(...)`` tag (the function does not branch itself)
+    from_tag: bool = False
 
     def contains(self, pos: Pos) -> bool:
         return self.start <= pos <= self.end
@@ -217,6 +219,21 @@ def conditions(expr: Expression, scope: GuardScope, func: FuncItem | None) -> Se
         if op in ("!=", "not in"):
             return UNIVERSE - matched, matched
     return None, None
+
+
+# --------------------------------------------------------------------------- tags
+
+_PLATFORM_TAG: Final = frozenset({"typed_pallas.platform", "typed_pallas._tagged.platform"})
+
+
+def platform_tag(decorators: list[Expression]) -> tuple[frozenset[str], int] | None:
+    """(platforms, line) of a ``@typed_pallas.platform("tpu")`` decorator, if any."""
+    for dec in decorators:
+        if isinstance(dec, CallExpr) and ref_fullname(dec.callee) in _PLATFORM_TAG and dec.args:
+            arg = dec.args[0]
+            if isinstance(arg, StrExpr) and arg.value in _platforms.LOWERINGS_OF_NAME:
+                return name_set(arg.value), dec.line
+    return None
 
 
 # --------------------------------------------------------------------------- branches

@@ -1,4 +1,11 @@
-"""The hook callbacks: turn a mypy context into a ``CallView`` and validate it.
+"""The hook callbacks: turn a mypy context into a check and run it.
+
+* ``check_entry_call``: a Pallas entry point (``pl.pallas_call``...): ``calls``;
+* ``check_partial``: ``functools.partial(entry_point, ...)``, then mypy's own inference;
+* ``check_user_call``: a call of a function of the checked code: a package wrapper is
+  checked as the entry point it forwards to (``calls``);
+* every one of them, and ``check_decision_call`` (platform sources, dispatch calls),
+  also reports the decision-site findings (``decisions``) of the target being checked.
 
 Each callback returns the type mypy would have inferred anyway
 (``ctx.default_return_type``, or mypy's own ``functools.partial`` inference), and
@@ -9,80 +16,211 @@ type. Set ``TYPED_PALLAS_MYPY_DEBUG=1`` to let the exception through instead.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import Final
 
-from mypy.nodes import CallExpr, MypyFile
-from mypy.plugin import FunctionContext
+from mypy.nodes import CallExpr, Context, MypyFile
+from mypy.plugin import CheckerPluginInterface, FunctionContext, MethodContext
 from mypy.plugins.functools import partial_new_callback
-from mypy.types import Type
+from mypy.types import Instance, Type
 
+from typed_pallas_mypy.transformers import decisions, platform_facts
 from typed_pallas_mypy.transformers.calls import (
     ENTRIES,
     EntrySpec,
     PlatformConfig,
-    view_of_call,
+    report,
     validate_compiler_params,
+    view_of_call,
 )
-from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of
-from typed_pallas_mypy.transformers.nodes import ref_fullname
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
+from typed_pallas_mypy.transformers.nodes import ref_fullname, start_of
+from typed_pallas_mypy.transformers.platform_facts import Facts
 
 DEBUG_ENV: Final = "TYPED_PALLAS_MYPY_DEBUG"
 
 
-def _index(ctx: FunctionContext) -> ModuleIndex | None:
+@dataclass
+class Session:
+    """What one plugin instance keeps across hooks: facts and findings per module."""
+
+    facts: Facts | None = None
+    findings: dict[str, tuple[object, decisions.ModuleFindings]] = field(default_factory=dict)
+    #: modules whose facts were put in their symbol table, by stamp
+    stored: dict[str, object] = field(default_factory=dict)
+
+    def facts_for(self, api: CheckerPluginInterface) -> Facts | None:
+        if self.facts is None:
+            modules = getattr(api, "modules", None)
+            if not isinstance(modules, dict):
+                return None
+            self.facts = Facts(modules)
+        return self.facts
+
+
+def _tree(ctx: FunctionContext | MethodContext) -> MypyFile | None:
     tree = getattr(ctx.api, "tree", None)  # TypeChecker.tree; not in the plugin interface
     if not isinstance(tree, MypyFile) or not isinstance(ctx.context, CallExpr):
         return None
-    return index_of(tree)
+    return tree
+
+
+def _index(ctx: FunctionContext | MethodContext, session: Session) -> ModuleIndex | None:
+    tree = _tree(ctx)
+    if tree is None:
+        return None
+    return index_of(tree, session.facts_for(ctx.api))
 
 
 def _debug() -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
-def check_entry_call(ctx: FunctionContext, *, entry: EntrySpec, config: PlatformConfig) -> Type:
-    """Hook for a direct call of a Pallas entry point."""
+def _reported(api: CheckerPluginInterface, path: str) -> set[tuple[int, int, str]]:
+    errors = getattr(api.msg, "errors", None)
+    info_map = getattr(errors, "error_info_map", None)
+    if not isinstance(info_map, dict):
+        return set()
+    return {(info.line, info.column, info.message) for info in info_map.get(path, [])}
+
+
+def _str_type(api: CheckerPluginInterface) -> Instance | None:
+    typ = api.named_generic_type("builtins.str", [])
+    return typ if isinstance(typ, Instance) else None
+
+
+def report_decisions(
+    ctx: FunctionContext | MethodContext, session: Session, config: PlatformConfig
+) -> None:
+    """Report the decision-site findings of the target that holds ``ctx.context``."""
+    tree = _tree(ctx)
+    if tree is None or not platform_facts.is_user_path(tree.path):
+        return
+    facts = session.facts_for(ctx.api)
+    if facts is None:
+        return
+    daemon = platform_facts.in_daemon()
+    if daemon:
+        facts.refresh()
+    index = index_of(tree, facts)
+    stamp = (stamp_of(tree), facts.generation)
+    cached = session.findings.get(tree.fullname)
+    if cached is not None and cached[0] == stamp:
+        found = cached[1]
+    else:
+        facts.consulted = set()
+        found = decisions.findings(tree, index, facts, config.platforms_for(tree.fullname))
+        found.targets = {tree.fullname, *platform_facts._definitions(tree)}
+        consulted = facts.consulted - {tree.fullname}
+        if daemon:
+            for module in consulted:
+                tree.plugin_deps.setdefault(platform_facts.trigger_of(module), set()).update(found.targets)
+            str_type = _str_type(ctx.api)
+            if str_type is not None:
+                platform_facts.store(tree, facts.module_facts(tree), str_type)
+        session.findings[tree.fullname] = (stamp, found)
+    assert isinstance(ctx.context, CallExpr)
+    func = index.outermost_function_at(start_of(ctx.context))
+    pending = found.by_target.get(id(func) if func is not None else 0)
+    if not pending:
+        return
+    present = _reported(ctx.api, tree.path)
+    for finding in pending:
+        if (finding.line, finding.column, finding.message) not in present:
+            report(ctx.api, finding.context(), finding.message, list(finding.notes))
+
+
+def _guarded(
+    ctx: FunctionContext | MethodContext, session: Session, config: PlatformConfig, check: object
+) -> None:
     try:
-        index = _index(ctx)
-        if index is not None:
-            assert isinstance(ctx.context, CallExpr)
-            view = view_of_call(
-                entry,
-                ctx.context,
-                ctx.callee_arg_names,
-                ctx.args,
-                ctx.arg_kinds,
-                ctx.arg_types,
-            )
-            validate_compiler_params(view, ctx.api, index, config)
+        if callable(check):
+            check()
+        report_decisions(ctx, session, config)
     except Exception:
         if _debug():
             raise
+
+
+def check_entry_call(
+    ctx: FunctionContext, *, entry: EntrySpec, config: PlatformConfig, session: Session
+) -> Type:
+    """Hook for a direct call of a Pallas entry point."""
+
+    def check() -> None:
+        index = _index(ctx, session)
+        if index is not None:
+            assert isinstance(ctx.context, CallExpr)
+            view = view_of_call(
+                entry, ctx.context, ctx.callee_arg_names, ctx.args, ctx.arg_kinds, ctx.arg_types
+            )
+            validate_compiler_params(view, ctx.api, index, config)
+
+    _guarded(ctx, session, config, check)
     return ctx.default_return_type
 
 
-def check_partial(ctx: FunctionContext, *, config: PlatformConfig) -> Type:
+def check_user_call(
+    ctx: FunctionContext | MethodContext, *, fullname: str, config: PlatformConfig, session: Session
+) -> Type:
+    """Hook for a call of a function of the checked code (a wrapper, maybe)."""
+
+    def check() -> None:
+        facts = session.facts_for(ctx.api)
+        if facts is None:
+            return
+        wrapper = facts.of(fullname).wrapper
+        if wrapper is None or wrapper.entry not in ENTRIES:
+            return
+        index = _index(ctx, session)
+        if index is None:
+            return
+        assert isinstance(ctx.context, CallExpr)
+        entry = ENTRIES[wrapper.entry]
+        forwarded = {own: formal for formal, own, _ in wrapper.forwards}
+        kept = [i for i, name in enumerate(ctx.callee_arg_names) if name in forwarded]
+        view = view_of_call(
+            entry,
+            ctx.context,
+            [forwarded[ctx.callee_arg_names[i] or ""] for i in kept],
+            [ctx.args[i] for i in kept],
+            [ctx.arg_kinds[i] for i in kept],
+            [ctx.arg_types[i] for i in kept],
+        )
+        view.callee = None  # the wrapper's own signature says nothing about params
+        view.wrapper = f"{fullname.rsplit('.', 1)[-1]} forwards them to {entry.title} (line {wrapper.line} of its module)"
+        validate_compiler_params(view, ctx.api, index, config)
+
+    _guarded(ctx, session, config, check)
+    return ctx.default_return_type
+
+
+def check_decision_call(
+    ctx: FunctionContext, *, config: PlatformConfig, session: Session
+) -> Type:
+    """Hook for platform sources and dispatch calls: only the decision findings."""
+    _guarded(ctx, session, config, None)
+    return ctx.default_return_type
+
+
+def check_partial(ctx: FunctionContext, *, config: PlatformConfig, session: Session) -> Type:
     """Hook for ``functools.partial(entry_point, ...)``; then mypy's own inference.
 
     A plugin hook for ``functools.partial`` shadows mypy's default one, so this always
     ends by delegating to ``mypy.plugins.functools.partial_new_callback``.
     """
-    try:
-        _check_partial(ctx, config)
-    except Exception:
-        if _debug():
-            raise
+    _guarded(ctx, session, config, lambda: _check_partial(ctx, config, session))
     return partial_new_callback(ctx)
 
 
-def _check_partial(ctx: FunctionContext, config: PlatformConfig) -> None:
+def _check_partial(ctx: FunctionContext, config: PlatformConfig, session: Session) -> None:
     if len(ctx.args) < 3 or len(ctx.args[0]) != 1:
         return
     name = ref_fullname(ctx.args[0][0])
     entry = ENTRIES.get(name) if name is not None else None
     if entry is None:
         return
-    index = _index(ctx)
+    index = _index(ctx, session)
     if index is None:
         return
     assert isinstance(ctx.context, CallExpr)
@@ -100,5 +238,7 @@ def _check_partial(ctx: FunctionContext, config: PlatformConfig) -> None:
         [[typ] for typ in [*ctx.arg_types[1], *ctx.arg_types[2]]],
     )
     view.callee = ctx.args[0][0]
-    view.callee = ctx.args[0][0]
     validate_compiler_params(view, ctx.api, index, config)
+
+
+_unused = Context

@@ -242,6 +242,18 @@ class _Walker:
             for dec in stmt.decorators:
                 if isinstance(dec, CallExpr):
                     self.index.decorated[id(dec)] = stmt.func
+            tag = guards.platform_tag(stmt.decorators)
+            if tag is not None and stmt.func.body.body:
+                body = stmt.func.body.body
+                self.index.regions.append(
+                    Region(
+                        start_of(body[0]),
+                        end_of(body[-1]),
+                        tag[0],
+                        f"the @typed_pallas.platform tag at line {tag[1]}",
+                        from_tag=True,
+                    )
+                )
             self._function(stmt.func)
         elif isinstance(stmt, OverloadedFuncDef):
             for item in stmt.items:

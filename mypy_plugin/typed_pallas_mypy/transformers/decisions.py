@@ -1,0 +1,345 @@
+"""Where a platform is decided, check the requirement of what runs there.
+
+For one module, ``findings`` lists every place where code that lowers only for some
+platforms (a function with a ``platform_facts.Requirement``) is used where the
+platform is decided otherwise:
+
+* calls, and bindings (assignments, ``return``, dict/list entries, ``from m import f``),
+  inside a guarded region: every guard ``guards`` knows, guard helpers of any module
+  and early exits through them, and ``@typed_pallas.platform(...)`` bodies;
+* the branches of ``jax.lax.platform_dependent`` and ``typed_pallas.dispatch`` that name
+  a function of another module, a ``functools.partial`` of one, or a lambda calling one
+  (branches defined in this module are regions, so their own calls are checked there);
+* tables keyed by platform and indexed by a platform source
+  (``{"tpu": f, "gpu": g}[jax.default_backend()]``, also through a variable or ``.get``);
+* unguarded calls in a module configured with ``platforms = [...]``.
+
+Each finding belongs to a mypy *target* (the outermost function around it, or the
+module), so that hooks report it while mypy checks that target and the daemon can
+re-check it. What it does not do: check Pallas calls themselves (``calls``), or
+report (``hooks``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Final
+
+from mypy.nodes import (
+    AssignmentStmt,
+    CallExpr,
+    Context,
+    DictExpr,
+    Expression,
+    FuncDef,
+    FuncItem,
+    ImportFrom,
+    IndexExpr,
+    LambdaExpr,
+    ListExpr,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+    ReturnStmt,
+    StrExpr,
+    TupleExpr,
+)
+from mypy.server.subexpr import get_subexpressions
+
+from typed_pallas import _platforms
+from typed_pallas_mypy.transformers import guards
+from typed_pallas_mypy.transformers.guards import LOWERING, name_set
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
+from typed_pallas_mypy.transformers.nodes import Pos, start_of
+from typed_pallas_mypy.transformers.platform_facts import Facts, Requirement, unconditional_expressions
+
+#: How a requirement that comes from evidence (not params) is worded.
+REQUIREMENT_TEMPLATE: Final = (
+    "{name} lowers only for {required}; it cannot be used for {platform} lowering."
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    line: int
+    column: int
+    message: str
+    notes: tuple[str, ...]
+
+    def context(self) -> Context:
+        ctx = Context(self.line, self.column)
+        return ctx
+
+
+@dataclass
+class ModuleFindings:
+    #: id(outermost function) or 0 (module level) -> findings there
+    by_target: dict[int, list[Finding]] = field(default_factory=dict)
+    #: targets' fullnames (for the daemon's dependencies)
+    targets: set[str] = field(default_factory=set)
+
+    def add(self, target: int, finding: Finding) -> None:
+        items = self.by_target.setdefault(target, [])
+        if finding not in items:
+            items.append(finding)
+
+
+def message_for(requirement: Requirement, name: str, decided: frozenset[str]) -> str:
+    """The error text when code needing ``requirement`` runs where ``decided`` holds."""
+    kind, platform, backend = requirement.cause
+    expected_registry = sorted({_platforms.PLATFORM_OF_LOWERING[p] for p in decided})
+    if kind == "params":
+        if platform in expected_registry:
+            lowering = sorted(decided)[0]
+            return _platforms.backend_mismatch_message(backend or platform, lowering)
+        return _platforms.mismatch_message(platform, expected_registry[0])
+    return REQUIREMENT_TEMPLATE.format(
+        name=name,
+        required=", ".join(sorted(requirement.platforms)),
+        platform=", ".join(expected_registry),
+    )
+
+
+def _short(fullname: str) -> str:
+    return fullname.rsplit(".", 1)[-1]
+
+
+class _Scan:
+    def __init__(self, tree: MypyFile, index: ModuleIndex, facts: Facts, configured: frozenset[str] | None) -> None:
+        self.tree = tree
+        self.index = index
+        self.facts = facts
+        self.configured = configured
+        self.out = ModuleFindings()
+
+    def target_of(self, pos: Pos) -> int:
+        func = self.index.outermost_function_at(pos)
+        return id(func) if func is not None else 0
+
+    def decided_at(self, pos: Pos) -> tuple[frozenset[str], str] | None:
+        guard = self.index.guard_at(pos)
+        if guard is None:
+            return None
+        lowering = guard.platforms & LOWERING
+        if not lowering:
+            return None
+        return lowering, f"{guard.regions[-1].why} lets this lower only for {', '.join(sorted(lowering))}"
+
+    def check(
+        self,
+        fullname: str | None,
+        node: Expression,
+        decided: frozenset[str],
+        why: str,
+        anchor: Expression | None = None,
+    ) -> None:
+        """Add a finding at ``node`` if ``fullname``'s requirement excludes ``decided``;
+        it belongs to the target of ``anchor`` (default: of ``node``)."""
+        if fullname is None:
+            return
+        requirement = self.facts.of(fullname).requirement
+        if requirement is None or (requirement.platforms & decided):
+            return
+        message = message_for(requirement, _short(fullname), decided)
+        notes = (*requirement.chain, why)
+        pos = start_of(anchor if anchor is not None else node)
+        self.out.add(self.target_of(pos), Finding(node.line, max(node.column, 0), message, notes))
+
+    # ------------------------------------------------------------- sites
+
+    def run(self) -> ModuleFindings:
+        for expr in get_subexpressions(self.tree):
+            if isinstance(expr, CallExpr):
+                self._call(expr)
+            elif isinstance(expr, IndexExpr):
+                self._table_index(expr)
+        self._bindings()
+        return self.out
+
+    def _func_at(self, node: Expression) -> FuncItem | None:
+        return self.index.function_at(start_of(node))
+
+    def _call(self, call: CallExpr) -> None:
+        what = guards.dispatch_title(call)
+        if what is not None:
+            self._dispatch(call, what)
+            return
+        if isinstance(call.callee, MemberExpr) and call.callee.name == "get" and call.args:
+            if guards.is_platform_source(call.args[0], self.index, self._func_at(call)):
+                self._table(call.callee.expr, call)
+        func = self._func_at(call)
+        name = self.facts.callee_function(call.callee, self.index, func)
+        if name is None:
+            return
+        pos = start_of(call)
+        decided = self.decided_at(pos)
+        if decided is not None:
+            self.check(name, call, decided[0], decided[1])
+            return
+        if self.configured:
+            lowering = frozenset(p for n in self.configured for p in name_set(n)) & LOWERING
+            if lowering:
+                why = (
+                    f"module {self.tree.fullname} is configured for platforms "
+                    f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
+                )
+                self.check(name, call, lowering, why)
+
+    def _dispatch(self, call: CallExpr, what: str) -> None:
+        for arg, keyword, platforms in guards.branches(call):
+            lowering = platforms & LOWERING
+            if not lowering:
+                continue
+            if callable_target(arg, self.index) is not None and not isinstance(arg, LambdaExpr):
+                continue  # a function of this module: its body is a region
+            why = f"the {keyword}= branch of {what} at line {call.line} lowers for {', '.join(sorted(lowering))}"
+            if isinstance(arg, LambdaExpr):
+                for sub in unconditional_expressions([arg.body]):
+                    if isinstance(sub, CallExpr):
+                        name = self.facts.callee_function(sub.callee, self.index, arg)
+                        self.check(name, sub, lowering, why)
+                continue
+            self.check(self.facts.callee_function(arg, self.index, self._func_at(call)), arg, lowering, why)
+
+    def _table_index(self, expr: IndexExpr) -> None:
+        if guards.is_platform_source(expr.index, self.index, self._func_at(expr)):
+            self._table(expr.base, expr)
+
+    def _table(self, base: Expression, use: Expression) -> None:
+        table = self._dict_literal(base, use)
+        if table is None:
+            return
+        for key_expr, value_expr in table.items:
+            if not isinstance(key_expr, StrExpr):
+                continue
+            lowering = name_set(key_expr.value) & LOWERING
+            if not lowering:
+                continue
+            why = (
+                f"the {key_expr.value!r} entry of the table indexed by the platform at line {use.line}"
+                f" lowers for {', '.join(sorted(lowering))}"
+            )
+            name = self.facts.callee_function(value_expr, self.index, self._func_at(value_expr))
+            self.check(name, value_expr, lowering, why, anchor=use)
+
+    def _dict_literal(self, base: Expression, use: Expression) -> DictExpr | None:
+        if isinstance(base, DictExpr):
+            return base if _platform_keyed(base) else None
+        if isinstance(base, NameExpr):
+            func = self._func_at(use)
+            for owner in (func, None):
+                key = (id(owner) if owner is not None else 0, base.name)
+                assigned = self.index.assignments.get(key)
+                if assigned:
+                    if len(assigned) == 1 and isinstance(assigned[0][1], DictExpr):
+                        value = assigned[0][1]
+                        return value if _platform_keyed(value) else None
+                    return None
+        return None
+
+    def _bindings(self) -> None:
+        """Assignments, returns and imports inside guarded regions."""
+        for stmt, pos in _statements(self.tree):
+            decided = self.decided_at(pos)
+            if decided is None:
+                continue
+            if isinstance(stmt, AssignmentStmt):
+                values = [stmt.rvalue]
+            elif isinstance(stmt, ReturnStmt) and stmt.expr is not None:
+                values = [stmt.expr]
+            elif isinstance(stmt, ImportFrom):
+                module = _import_target(self.tree, stmt)
+                for name, _alias in stmt.names:
+                    self.check(f"{module}.{name}", _as_expr(stmt), decided[0], decided[1])
+                continue
+            else:
+                continue
+            for value in values:
+                for item in _bound_items(value):
+                    if isinstance(item, CallExpr):
+                        continue  # calls are checked as calls
+                    name = self.facts.callee_function(item, self.index, self.index.function_at(pos))
+                    self.check(name, item, decided[0], decided[1])
+
+
+def _platform_keyed(table: DictExpr) -> bool:
+    keys = [k for k, _ in table.items]
+    return bool(keys) and all(
+        isinstance(k, StrExpr) and (k.value in _platforms.LOWERINGS_OF_NAME or k.value in ("cpu", "default"))
+        for k in keys
+    )
+
+
+def _bound_items(value: Expression) -> Iterator[Expression]:
+    if isinstance(value, (TupleExpr, ListExpr)):
+        for item in value.items:
+            yield from _bound_items(item)
+    elif isinstance(value, DictExpr):
+        if _platform_keyed(value):
+            return  # a platform table: checked where it is indexed
+        for _, item in value.items:
+            yield from _bound_items(item)
+    else:
+        yield value
+
+
+def _statements(tree: MypyFile) -> Iterator[tuple[object, Pos]]:
+    from mypy.nodes import Block, ClassDef, Decorator, ForStmt, IfStmt, TryStmt, WhileStmt, WithStmt
+
+    def walk(stmts: list[object]) -> Iterator[tuple[object, Pos]]:
+        for stmt in stmts:
+            if isinstance(stmt, (AssignmentStmt, ReturnStmt, ImportFrom)):
+                yield stmt, (stmt.line, max(stmt.column, 0))
+            elif isinstance(stmt, IfStmt):
+                for body in stmt.body:
+                    yield from walk(list(body.body))
+                if stmt.else_body is not None:
+                    yield from walk(list(stmt.else_body.body))
+            elif isinstance(stmt, (ForStmt, WhileStmt)):
+                yield from walk(list(stmt.body.body))
+                if stmt.else_body is not None:
+                    yield from walk(list(stmt.else_body.body))
+            elif isinstance(stmt, WithStmt):
+                yield from walk(list(stmt.body.body))
+            elif isinstance(stmt, TryStmt):
+                yield from walk(list(stmt.body.body))
+                for handler in stmt.handlers:
+                    yield from walk(list(handler.body))
+                if stmt.else_body is not None:
+                    yield from walk(list(stmt.else_body.body))
+                if stmt.finally_body is not None:
+                    yield from walk(list(stmt.finally_body.body))
+            elif isinstance(stmt, Block):
+                yield from walk(list(stmt.body))
+            elif isinstance(stmt, FuncDef):
+                yield from walk(list(stmt.body.body))
+            elif isinstance(stmt, Decorator):
+                yield from walk(list(stmt.func.body.body))
+            elif isinstance(stmt, ClassDef):
+                yield from walk(list(stmt.defs.body))
+
+    yield from walk(list(tree.defs))
+
+
+def _import_target(tree: MypyFile, stmt: ImportFrom) -> str:
+    if stmt.relative == 0:
+        return stmt.id
+    parts = tree.fullname.split(".")
+    base = parts if tree.is_package_init_file() else parts[:-1]
+    base = base[: len(base) - (stmt.relative - 1)] if stmt.relative > 1 else base
+    return ".".join([*base, stmt.id] if stmt.id else base)
+
+
+def _as_expr(stmt: ImportFrom) -> Expression:
+    expr = NameExpr("import")
+    expr.line = stmt.line
+    expr.column = stmt.column
+    return expr
+
+
+def findings(
+    tree: MypyFile, index: ModuleIndex, facts: Facts, configured: frozenset[str] | None
+) -> ModuleFindings:
+    """Every decision-site finding of ``tree``, grouped by target."""
+    return _Scan(tree, index, facts, configured).run()

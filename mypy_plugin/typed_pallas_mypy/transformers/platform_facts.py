@@ -1,0 +1,944 @@
+"""Platform facts of functions, in any module: what each one can lower for, and why.
+
+For every function of the checked code this infers:
+
+* a **requirement**: the lowering platforms it can lower for, from the Pallas calls it
+  makes unconditionally (params, body and argument evidence, as the local check reads
+  them) and from the functions it calls unconditionally, transitively and across
+  modules (direct calls, module attributes, ``functools.partial``, aliases
+  ``impl = f``, decorators that keep the function such as ``jax.jit``, ``self.method``);
+* whether it is a **guard helper** (``def on_gpu(): return jax.default_backend() == "gpu"``)
+  or a **platform helper** (``def backend(): return jax.default_backend()``);
+* whether it is a **wrapper**: it forwards its own parameters to the kernel and
+  ``compiler_params=`` of a Pallas entry point, so that its calls can be checked as that
+  entry point's;
+* the **kernel evidence** of its body (backend-only primitives), for wrappers' callers.
+
+Only what runs on every path counts: a call under ``if use_pallas:``, in a loop, a
+``try`` with handlers, a conditional expression or after an early ``return`` gives no
+requirement. A function that branches on the platform itself, or calls a parameter or
+an unknown callable, has none. Unknown means silent.
+
+Where the facts live: a module checked in this run is read from its AST. A module
+loaded from mypy's cache has no function bodies; its facts were stored, as JSON in the
+type of a private module symbol ``__typed_pallas_facts__``, when mypy wrote that cache
+(``store``). Because that symbol is part of the module's serialized symbol table, a
+change of facts changes the module's interface hash, so mypy re-checks its dependents
+(incremental runs), and changes the symbol's snapshot, so the daemon fires a trigger
+for it (``dmypy``; callers register a dependency on it, ``depend``).
+
+What it does not do: import jax, evaluate anything, or report errors (``decisions``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from mypy.nodes import (
+    ARG_NAMED,
+    ARG_POS,
+    MDEF,
+    AssertStmt,
+    AssignmentStmt,
+    Block,
+    CallExpr,
+    ClassDef,
+    ConditionalExpr,
+    Decorator,
+    DictionaryComprehension,
+    Expression,
+    ExpressionStmt,
+    ForStmt,
+    FuncDef,
+    FuncItem,
+    GeneratorExpr,
+    IfStmt,
+    IntExpr,
+    LambdaExpr,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+    Node,
+    OperatorAssignmentStmt,
+    OpExpr,
+    OverloadedFuncDef,
+    PassStmt,
+    RaiseStmt,
+    RefExpr,
+    ReturnStmt,
+    Statement,
+    StrExpr,
+    SymbolTableNode,
+    TryStmt,
+    TypeInfo,
+    Var,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.server.subexpr import get_subexpressions
+from mypy.types import CallableType, Instance, LiteralType, get_proper_type
+
+from typed_pallas import _platforms
+from typed_pallas_mypy import evidence_tables, fullnames
+from typed_pallas_mypy.transformers import evidence as evidence_mod
+from typed_pallas_mypy.transformers import guards
+from typed_pallas_mypy.transformers import params as params_mod
+from typed_pallas_mypy.transformers.guards import LOWERING, UNIVERSE, Sets
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
+from typed_pallas_mypy.transformers.nodes import start_of
+
+#: The private module symbol that holds a module's facts in mypy's cache.
+FACTS_SYMBOL: Final = "__typed_pallas_facts__"
+#: Bump when the stored format changes.
+FACTS_FORMAT: Final = 1
+#: How many calls deep a requirement chain is followed (and shown in notes).
+MAX_DEPTH: Final = 8
+#: How many alias hops (``impl = f``) are followed.
+_ALIAS_DEPTH: Final = 4
+
+#: Callables that return their function argument's behaviour unchanged (as decorators
+#: or as ``jax.jit(f)(x)``): the platform of ``jax.jit(f)`` is the platform of ``f``.
+KEEPS_FUNCTION: Final = frozenset({
+    "jax.jit",
+    "jax._src.api.jit",
+    "jax._src.pjit.jit",
+    "jax.vmap",
+    "jax._src.api.vmap",
+    "jax.pmap",
+    "jax._src.api.pmap",
+    "jax.grad",
+    "jax._src.api.grad",
+    "jax.value_and_grad",
+    "jax._src.api.value_and_grad",
+    "jax.checkpoint",
+    "jax.remat",
+    "jax._src.ad_checkpoint.checkpoint",
+    "jax.named_call",
+    "jax._src.api.named_call",
+    "jax.named_scope",
+    "functools.wraps",
+    "functools.cache",
+    "functools.lru_cache",
+    "functools._lru_cache_wrapper",
+    "typed_pallas.platform",
+    "typed_pallas._tagged.platform",
+})
+
+_PLATFORM_TAG: Final = frozenset({"typed_pallas.platform", "typed_pallas._tagged.platform"})
+
+
+# --------------------------------------------------------------------------- facts
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """The lowering platforms a function can lower for, and what proves it."""
+
+    platforms: frozenset[str]
+    #: how the root cause is worded: ("params", registry platform of the params, backend)
+    #: or ("evidence", backend, backend)
+    cause: tuple[str, str, str]
+    #: one note per link, the function itself first
+    chain: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A function that forwards its parameters to a Pallas entry point."""
+
+    #: the entry point's fullname (a key of ``calls.ENTRIES``)
+    entry: str
+    #: entry-point parameter -> (wrapper parameter name, its position or -1)
+    forwards: tuple[tuple[str, str, int], ...]
+    #: entry-point parameters the wrapper passes itself with a value that keeps
+    #: interpret mode off (``interpret=False``) or that it does not pass at all
+    line: int
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    name: str
+    requirement: Requirement | None = None
+    #: guard helper: (platforms when it returns true, when false)
+    guard: Sets | None = None
+    #: returns a platform string
+    platform_source: bool = False
+    wrapper: Wrapper | None = None
+    #: backend-only primitives its body uses: (backends, spelling, line)
+    evidence: tuple[tuple[frozenset[str], str, int], ...] = ()
+    #: where it is defined, for notes ("tpu_ops.py:13")
+    where: str = ""
+
+    def is_empty(self) -> bool:
+        return (
+            self.requirement is None
+            and self.guard is None
+            and not self.platform_source
+            and self.wrapper is None
+            and not self.evidence
+        )
+
+
+_NO_FACTS: Final = FunctionFacts("")
+
+
+def location(tree: MypyFile, line: int) -> str:
+    """How notes name a place in another module: ``pkg/tpu_ops.py:13``."""
+    path = tree.path.replace("\\", "/")
+    if os.path.isabs(path):
+        try:
+            rel = os.path.relpath(path)
+            if not rel.startswith(".."):
+                path = rel.replace("\\", "/")
+        except ValueError:
+            pass
+    return f"{path}:{line}"
+
+
+def _sets_to_json(sets: Sets) -> list[list[str] | None]:
+    return [sorted(s) if s is not None else None for s in sets]
+
+
+def _sets_from_json(raw: object) -> Sets | None:
+    if not isinstance(raw, list) or len(raw) != 2:
+        return None
+    out: list[frozenset[str] | None] = []
+    for item in raw:
+        out.append(frozenset(str(x) for x in item) if isinstance(item, list) else None)
+    return (out[0], out[1])
+
+
+def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
+    data: dict[str, object] = {"where": facts.where}
+    if facts.requirement is not None:
+        req = facts.requirement
+        data["req"] = [sorted(req.platforms), list(req.cause), list(req.chain)]
+    if facts.guard is not None:
+        data["guard"] = _sets_to_json(facts.guard)
+    if facts.platform_source:
+        data["source"] = True
+    if facts.wrapper is not None:
+        data["wrapper"] = [facts.wrapper.entry, [list(f) for f in facts.wrapper.forwards], facts.wrapper.line]
+    if facts.evidence:
+        data["evidence"] = [[sorted(b), what, line] for b, what, line in facts.evidence]
+    return data
+
+
+def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
+    requirement = None
+    raw = data.get("req")
+    if isinstance(raw, list) and len(raw) == 3:
+        plats, cause, chain = raw
+        if isinstance(plats, list) and isinstance(cause, list) and len(cause) == 3 and isinstance(chain, list):
+            requirement = Requirement(
+                frozenset(str(p) for p in plats),
+                (str(cause[0]), str(cause[1]), str(cause[2])),
+                tuple(str(c) for c in chain),
+            )
+    wrapper = None
+    raw = data.get("wrapper")
+    if isinstance(raw, list) and len(raw) == 3 and isinstance(raw[1], list):
+        forwards = tuple(
+            (str(f[0]), str(f[1]), int(f[2])) for f in raw[1] if isinstance(f, list) and len(f) == 3
+        )
+        wrapper = Wrapper(str(raw[0]), forwards, int(raw[2]) if isinstance(raw[2], int) else 0)
+    evidence: list[tuple[frozenset[str], str, int]] = []
+    raw = data.get("evidence")
+    if isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, list) and len(item) == 3 and isinstance(item[0], list):
+                evidence.append((frozenset(str(b) for b in item[0]), str(item[1]), int(item[2])))
+    return FunctionFacts(
+        name,
+        requirement=requirement,
+        guard=_sets_from_json(data.get("guard")),
+        platform_source=data.get("source") is True,
+        wrapper=wrapper,
+        evidence=tuple(evidence),
+        where=str(data.get("where", "")),
+    )
+
+
+# --------------------------------------------------------------------------- unconditional code
+
+
+def _contains_return(stmt: Statement) -> bool:
+    """Whether a compound statement may return early (``return`` nested in it)."""
+    if isinstance(stmt, ReturnStmt):
+        return True
+    if isinstance(stmt, IfStmt):
+        return any(_block_returns(b) for b in stmt.body) or (
+            stmt.else_body is not None and _block_returns(stmt.else_body)
+        )
+    if isinstance(stmt, (ForStmt, WhileStmt)):
+        return _block_returns(stmt.body) or (stmt.else_body is not None and _block_returns(stmt.else_body))
+    if isinstance(stmt, WithStmt):
+        return _block_returns(stmt.body)
+    if isinstance(stmt, TryStmt):
+        blocks = [stmt.body, *stmt.handlers]
+        if stmt.else_body is not None:
+            blocks.append(stmt.else_body)
+        if stmt.finally_body is not None:
+            blocks.append(stmt.finally_body)
+        return any(_block_returns(b) for b in blocks)
+    if isinstance(stmt, Block):
+        return _block_returns(stmt)
+    return False
+
+
+def _block_returns(block: Block) -> bool:
+    return any(_contains_return(s) for s in block.body)
+
+
+def _conditional_parts(expr: Expression) -> Iterator[Expression]:
+    """Subexpressions of ``expr`` that may not be evaluated when ``expr`` is."""
+    if isinstance(expr, ConditionalExpr):
+        yield expr.if_expr
+        yield expr.else_expr
+    elif isinstance(expr, OpExpr) and expr.op in ("and", "or"):
+        yield expr.right
+    elif isinstance(expr, LambdaExpr):
+        yield expr.body
+    elif isinstance(expr, GeneratorExpr):
+        yield expr.left_expr
+        yield from expr.sequences[1:]
+        for conds in expr.condlists:
+            yield from conds
+    elif isinstance(expr, DictionaryComprehension):
+        yield expr.key
+        yield expr.value
+        yield from expr.sequences[1:]
+        for conds in expr.condlists:
+            yield from conds
+
+
+def unconditional_expressions(roots: Sequence[Node]) -> list[Expression]:
+    """Every subexpression of ``roots`` that is evaluated whenever they are."""
+    found = [e for root in roots for e in get_subexpressions(root)]
+    skipped: set[int] = set()
+    for expr in found:
+        if id(expr) in skipped:
+            continue
+        for part in _conditional_parts(expr):
+            for sub in get_subexpressions(part):
+                skipped.add(id(sub))
+    return [e for e in found if id(e) not in skipped]
+
+
+def unconditional_roots(body: Block) -> list[Node]:
+    """The parts of a function body that run on every path that does not raise."""
+    roots: list[Node] = []
+    for stmt in body.body:
+        if isinstance(stmt, (ExpressionStmt, AssignmentStmt, OperatorAssignmentStmt, AssertStmt)):
+            roots.append(stmt)
+        elif isinstance(stmt, ReturnStmt):
+            if stmt.expr is not None:
+                roots.append(stmt.expr)
+            break
+        elif isinstance(stmt, RaiseStmt):
+            break
+        elif isinstance(stmt, IfStmt):
+            roots.append(stmt.expr[0])
+            if _contains_return(stmt):
+                break
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            roots.append(stmt.expr)
+            if _contains_return(stmt):
+                break
+        elif isinstance(stmt, WithStmt):
+            roots.extend(stmt.expr)
+            if _contains_return(stmt.body):
+                break
+            roots.extend(unconditional_roots(stmt.body))
+        elif isinstance(stmt, TryStmt):
+            if _contains_return(stmt):
+                break
+            if stmt.finally_body is not None:
+                roots.extend(unconditional_roots(stmt.finally_body))
+        elif isinstance(stmt, Block):
+            roots.extend(unconditional_roots(stmt))
+        elif isinstance(stmt, (PassStmt, FuncDef, Decorator, ClassDef, OverloadedFuncDef)):
+            continue
+    return roots
+
+
+# --------------------------------------------------------------------------- the resolver
+
+
+@dataclass
+class _ModuleFacts:
+    stamp: object
+    facts: dict[str, FunctionFacts] = field(default_factory=dict)
+
+
+class Facts:
+    """Facts of functions across the modules of one mypy build.
+
+    ``modules`` is mypy's own ``dict[str, MypyFile]`` (``TypeChecker.modules`` or
+    ``Plugin.set_modules``), so modules added later in the build are seen.
+    """
+
+    def __init__(self, modules: Mapping[str, MypyFile]) -> None:
+        self.modules = modules
+        self._computed: dict[str, FunctionFacts] = {}
+        self._in_progress: set[str] = set()
+        self._stored: dict[str, _ModuleFacts] = {}
+        self._module_of: dict[str, str | None] = {}
+        #: modules whose facts were consulted since ``reset_consulted`` (for ``depend``)
+        self.consulted: set[str] = set()
+        self._stamps: dict[str, object] = {}
+        #: bumped whenever everything is forgotten (results derived from facts go stale)
+        self.generation = 0
+
+    # ---------------------------------------------------------------- bookkeeping
+
+    def refresh(self) -> None:
+        """Forget everything if any module read so far changed (the daemon re-parses)."""
+        for module, stamp in list(self._stamps.items()):
+            tree = self.modules.get(module)
+            if tree is None or stamp_of(tree) != stamp:
+                self._computed.clear()
+                self._stored.clear()
+                self._stamps.clear()
+                self._module_of.clear()
+                self.generation += 1
+                return
+
+    def module_of(self, fullname: str) -> str | None:
+        """The module defining ``fullname`` (longest module prefix)."""
+        if fullname in self._module_of:
+            return self._module_of[fullname]
+        found: str | None = None
+        parts = fullname.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            candidate = ".".join(parts[:i])
+            if candidate in self.modules:
+                found = candidate
+                break
+        self._module_of[fullname] = found
+        return found
+
+    def is_user_module(self, module: str | None) -> bool:
+        if module is None:
+            return False
+        tree = self.modules.get(module)
+        if tree is None:
+            return False
+        return is_user_path(tree.path)
+
+    def _note_module(self, module: str) -> None:
+        tree = self.modules.get(module)
+        if tree is not None and module not in self._stamps:
+            self._stamps[module] = stamp_of(tree)
+        self.consulted.add(module)
+
+    # ---------------------------------------------------------------- lookup
+
+    def of(self, fullname: str) -> FunctionFacts:
+        """Facts of the function (or alias) ``fullname``; empty when unknown."""
+        module = self.module_of(fullname)
+        if module is None or not self.is_user_module(module):
+            return _NO_FACTS
+        self._note_module(module)
+        tree = self.modules[module]
+        if tree.is_cache_skeleton:
+            return self._stored_facts(module, tree).get(fullname, _NO_FACTS)
+        cached = self._computed.get(fullname)
+        if cached is not None:
+            return cached
+        if fullname in self._in_progress or len(self._in_progress) > MAX_DEPTH * 4:
+            return _NO_FACTS  # recursion: no requirement from the cycle
+        self._in_progress.add(fullname)
+        try:
+            result = self._compute(fullname, module, tree)
+        finally:
+            self._in_progress.discard(fullname)
+        self._computed[fullname] = result
+        return result
+
+    def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
+        stamp = stamp_of(tree)
+        cached = self._stored.get(module)
+        if cached is not None and cached.stamp == stamp:
+            return cached.facts
+        entry = _ModuleFacts(stamp)
+        node = tree.names.get(FACTS_SYMBOL)
+        raw = _stored_json(node)
+        if raw is not None:
+            for name, data in raw.items():
+                if isinstance(data, dict):
+                    entry.facts[f"{module}.{name}"] = facts_from_json(f"{module}.{name}", data)
+        self._stored[module] = entry
+        return entry.facts
+
+    def node_of(self, fullname: str) -> Node | None:
+        """The definition of ``fullname`` in its module's symbol tables."""
+        module = self.module_of(fullname)
+        if module is None:
+            return None
+        tree = self.modules[module]
+        rest = fullname[len(module) + 1 :].split(".")
+        table = tree.names
+        node: Node | None = None
+        for i, part in enumerate(rest):
+            sym = table.get(part)
+            if sym is None or sym.node is None:
+                return None
+            node = sym.node
+            if i < len(rest) - 1:
+                if not isinstance(node, TypeInfo):
+                    return None
+                table = node.names
+        return node
+
+    # ---------------------------------------------------------------- GuardScope helpers
+
+    def helper_sets(self, call: CallExpr) -> Sets | None:
+        name = self.callee_function(call.callee, None, None)
+        if name is None:
+            return None
+        return self.of(name).guard
+
+    def is_platform_call(self, call: CallExpr) -> bool:
+        name = self.callee_function(call.callee, None, None)
+        return name is not None and self.of(name).platform_source
+
+    # ---------------------------------------------------------------- callees
+
+    def callee_function(
+        self, expr: Expression, index: ModuleIndex | None, func: FuncItem | None, depth: int = 0
+    ) -> str | None:
+        """The fullname of the user function ``expr`` names, through partial, jit,
+        aliases and ``self.``; None when it is not a known function."""
+        if depth > _ALIAS_DEPTH:
+            return None
+        if isinstance(expr, CallExpr):
+            wrapped = ref_name(expr.callee)
+            if (wrapped == fullnames.FUNCTOOLS_PARTIAL or wrapped in KEEPS_FUNCTION) and expr.args:
+                return self.callee_function(expr.args[0], index, func, depth + 1)
+            return None
+        if isinstance(expr, MemberExpr) and isinstance(expr.expr, NameExpr) and func is not None:
+            info = getattr(func, "info", None)
+            if (
+                isinstance(func, FuncDef)
+                and isinstance(info, TypeInfo)
+                and func.arguments
+                and func.arguments[0].variable.name == expr.expr.name
+                and not func.is_static
+            ):
+                method = info.get(expr.name)
+                if method is not None and isinstance(method.node, (FuncDef, Decorator, OverloadedFuncDef)):
+                    return method.node.fullname
+                return None
+        if isinstance(expr, RefExpr):
+            node = expr.node
+            if isinstance(node, (FuncDef, OverloadedFuncDef)):
+                return node.fullname
+            if isinstance(node, Decorator):
+                return node.fullname if _keeps_function(node) else None
+            if isinstance(node, Var) and expr.fullname:
+                if node.is_inferred and self.is_user_module(self.module_of(expr.fullname)):
+                    return expr.fullname  # an alias: its facts follow the assignment
+            return None
+        return None
+
+    # ---------------------------------------------------------------- computing
+
+    def _compute(self, fullname: str, module: str, tree: MypyFile) -> FunctionFacts:
+        node = self.node_of(fullname)
+        index = index_of(tree, self)
+        if isinstance(node, Decorator):
+            if not _keeps_function(node):
+                return _NO_FACTS
+            node = node.func
+        if isinstance(node, OverloadedFuncDef):
+            return _NO_FACTS
+        if isinstance(node, Var):
+            return self._alias(fullname, tree, index)
+        if not isinstance(node, FuncDef) or not node.body.body:
+            return _NO_FACTS
+        return self.function_facts(node, tree, index)
+
+    def _alias(self, fullname: str, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:
+        name = fullname.rsplit(".", 1)[1]
+        assigned = index.assignments.get((0, name), [])
+        if len(assigned) != 1:
+            return _NO_FACTS
+        target = self.callee_function(assigned[0][1], index, None, 1)
+        if target is None or target == fullname:
+            return _NO_FACTS
+        found = self.of(target)
+        if found.is_empty():
+            return _NO_FACTS
+        return FunctionFacts(
+            fullname,
+            requirement=found.requirement,
+            guard=found.guard,
+            platform_source=found.platform_source,
+            wrapper=found.wrapper,
+            evidence=found.evidence,
+            where=found.where,
+        )
+
+    def function_facts(self, func: FuncDef, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:
+        where = location(tree, func.line)
+        guard, source = self._helper_kind(func, index)
+        wrapper = self._wrapper(func, index)
+        requirement = None
+        if guard is None and not source:
+            requirement = self._requirement(func, tree, index, where)
+        body_evidence = tuple(
+            (e.backends, e.what, e.line) for e in evidence_mod.body(func, index)
+        )
+        return FunctionFacts(
+            func.fullname,
+            requirement=requirement,
+            guard=guard,
+            platform_source=source,
+            wrapper=wrapper,
+            evidence=body_evidence,
+            where=where,
+        )
+
+    def _helper_kind(self, func: FuncDef, index: ModuleIndex) -> tuple[Sets | None, bool]:
+        """(guard sets, returns a platform) of a one-``return`` helper."""
+        stmts = [s for s in func.body.body if not _is_docstring(s)]
+        if len(stmts) != 1 or not isinstance(stmts[0], ReturnStmt) or stmts[0].expr is None:
+            return None, False
+        expr = stmts[0].expr
+        if guards.is_platform_source(expr, index, func):
+            return None, True
+        true_set, false_set = guards.conditions(expr, index, func)
+        if true_set is None and false_set is None:
+            return None, False
+        return (true_set, false_set), False
+
+    def _branches_on_platform(self, func: FuncDef, index: ModuleIndex) -> bool:
+        start, end = start_of(func), _end(func)
+        for region in index.regions:
+            if not region.from_tag and start <= region.start and region.end <= end:
+                return True
+        for expr in get_subexpressions(func.body):
+            if isinstance(expr, CallExpr) and guards.dispatch_title(expr) is not None:
+                return True
+        return False
+
+    def _requirement(
+        self, func: FuncDef, tree: MypyFile, index: ModuleIndex, where: str
+    ) -> Requirement | None:
+        if self._branches_on_platform(func, index):
+            return None
+        params_names = {arg.variable.name for arg in func.arguments}
+        platforms: frozenset[str] = LOWERING
+        first: Requirement | None = None
+        from typed_pallas_mypy.transformers import calls as calls_mod  # a cycle at import time
+
+        for expr in unconditional_expressions(unconditional_roots(func.body)):
+            if not isinstance(expr, CallExpr):
+                continue
+            entry_name = ref_name(expr.callee)
+            if entry_name in calls_mod.ENTRIES:
+                found = self._entry_requirement(expr, entry_name, func, tree, index, where, calls_mod)
+            elif isinstance(expr.callee, CallExpr) and ref_name(expr.callee.callee) in calls_mod.ENTRIES:
+                continue  # pl.pallas_call(...)(x): the inner call is the entry call
+            else:
+                kind = self._call_kind(expr, func, index, params_names)
+                if kind == "unknown":
+                    return None
+                if kind is None:
+                    continue
+                callee_facts = self.of(kind)
+                if callee_facts.requirement is None:
+                    continue
+                callee_req = callee_facts.requirement
+                short = func.name
+                link = (
+                    f"{short} ({where}) lowers only for {', '.join(sorted(callee_req.platforms))}: "
+                    f"it calls {kind.rsplit('.', 1)[1]} at {location(tree, expr.line)}"
+                )
+                found = Requirement(
+                    callee_req.platforms, callee_req.cause, (link, *callee_req.chain)[:MAX_DEPTH]
+                )
+            if found is None:
+                continue
+            platforms = platforms & found.platforms
+            if first is None:
+                first = found
+        if first is None or not platforms:
+            return None  # no evidence, or a contradiction the local check reports
+        return Requirement(platforms, first.cause, first.chain)
+
+    def _call_kind(
+        self, call: CallExpr, func: FuncDef, index: ModuleIndex, params_names: set[str]
+    ) -> str | None:
+        """The user function a call runs (its fullname), None for a known library call
+        or a class, or "unknown" for a parameter, a local callable, ``self.attr``..."""
+        callee = call.callee
+        if isinstance(callee, NameExpr) and isinstance(callee.node, Var):
+            if callee.name in params_names or not callee.node.is_inferred or callee.kind != 0:
+                # a parameter or a local variable (kind 0 is LDEF)
+                pass
+        target = self.callee_function(callee, index, func)
+        if target is not None:
+            return target if self.is_user_module(self.module_of(target)) else None
+        if isinstance(callee, NameExpr):
+            node = callee.node
+            if isinstance(node, Var):
+                if callee.name in params_names:
+                    return "unknown"
+                if node.fullname == callee.name or not self.is_user_module(self.module_of(node.fullname)):
+                    return "unknown" if node.fullname == callee.name else None
+                return "unknown"
+            return None
+        if isinstance(callee, MemberExpr):
+            if isinstance(callee.expr, NameExpr) and func.arguments and callee.expr.name == func.arguments[0].variable.name and isinstance(getattr(func, "info", None), TypeInfo) and not func.is_static:
+                return "unknown"  # self.attr(...) that is not a method
+            if ref_name(callee) is not None:
+                return None
+            return None  # x.method(...): a method of a value, library code
+        if isinstance(callee, CallExpr):
+            inner = ref_name(callee.callee)
+            if inner is not None and not self.is_user_module(self.module_of(inner)):
+                return None if inner not in KEEPS_FUNCTION else "unknown"
+            return "unknown"
+        return "unknown"
+
+    def _entry_requirement(
+        self,
+        call: CallExpr,
+        entry_name: str,
+        func: FuncDef,
+        tree: MypyFile,
+        index: ModuleIndex,
+        where: str,
+        calls_mod: object,
+    ) -> Requirement | None:
+        from typed_pallas_mypy.transformers import calls
+
+        entry = calls.ENTRIES[entry_name]
+        view = calls.view_of_syntax(entry, call)
+        if calls.interpret_may_be_on(view):
+            return None
+        platforms: frozenset[str] = LOWERING
+        cause: tuple[str, str, str] | None = None
+        detail = ""
+        params = None
+        if "compiler_params" in view.args:
+            params = params_mod.from_syntax(view.args["compiler_params"], index, func, start_of(call), 0)
+            if isinstance(params, params_mod.Params):
+                platforms = platforms & params.lowers_on
+                label = params.row.title if params.row is not None else params.platform.upper()
+                cause = ("params", params.platform, params.backend or "")
+                detail = f"takes {label} params"
+        for ev in calls.evidence_of(view, index, func):
+            ev_platforms = frozenset(
+                p for b in ev.backends for p in _ROW_OF_BACKEND[b].lowers_on
+            )
+            if not (platforms & ev_platforms):
+                return None  # params against evidence: the local check reports it
+            platforms = platforms & ev_platforms
+            if cause is None:
+                backend = sorted(ev.backends)[0]
+                cause = ("evidence", backend, backend)
+                detail = f"uses {ev.what} (line {ev.line}), {evidence_tables.BACKEND_LABEL[backend]}-only"
+        if cause is None or platforms == LOWERING:
+            return None
+        note = (
+            f"{func.name} ({where}) lowers only for {', '.join(sorted(platforms))}: "
+            f"its {entry.title} at {location(tree, call.line)} {detail}"
+        )
+        return Requirement(platforms, cause, (note,))
+
+    def _wrapper(self, func: FuncDef, index: ModuleIndex) -> Wrapper | None:
+        from typed_pallas_mypy.transformers import calls
+
+        positions = {arg.variable.name: i for i, arg in enumerate(func.arguments)}
+        for expr in unconditional_expressions(unconditional_roots(func.body)):
+            if not isinstance(expr, CallExpr):
+                continue
+            name = ref_name(expr.callee)
+            if name not in calls.ENTRIES:
+                continue
+            entry = calls.ENTRIES[name]
+            view = calls.view_of_syntax(entry, expr)
+            if view.has_splat:
+                return None
+            forwards: list[tuple[str, str, int]] = []
+            for formal, actual in view.args.items():
+                if isinstance(actual, NameExpr) and actual.name in positions:
+                    forwards.append((formal, actual.name, positions[actual.name]))
+            forwarded = {f[0] for f in forwards}
+            if "compiler_params" not in forwarded or entry.body is None or entry.body not in forwarded:
+                continue
+            interpret = view.args.get("interpret")
+            if interpret is not None and "interpret" not in forwarded and not calls.is_false(interpret):
+                return None
+            return Wrapper(name, tuple(sorted(forwards)), expr.line)
+        return None
+
+    # ---------------------------------------------------------------- storing
+
+    def module_facts(self, tree: MypyFile) -> dict[str, FunctionFacts]:
+        """Facts of every top-level function, method and alias of a fresh module."""
+        out: dict[str, FunctionFacts] = {}
+        for name in _definitions(tree):
+            found = self.of(name)
+            if not found.is_empty():
+                out[name] = found
+        return out
+
+
+def _definitions(tree: MypyFile) -> list[str]:
+    names: list[str] = []
+    for stmt in tree.defs:
+        for node in _defined(stmt):
+            names.append(node)
+    return names
+
+
+def _defined(stmt: Statement) -> list[str]:
+    if isinstance(stmt, (FuncDef, Decorator)):
+        return [stmt.fullname]
+    if isinstance(stmt, ClassDef):
+        out: list[str] = []
+        for inner in stmt.defs.body:
+            if isinstance(inner, (FuncDef, Decorator)):
+                out.append(inner.fullname)
+        return out
+    if isinstance(stmt, AssignmentStmt) and len(stmt.lvalues) == 1:
+        lvalue = stmt.lvalues[0]
+        if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var) and lvalue.fullname:
+            if isinstance(stmt.rvalue, (RefExpr, CallExpr)):
+                return [lvalue.fullname]
+    if isinstance(stmt, IfStmt):
+        out = []
+        for body in stmt.body:
+            for inner in body.body:
+                out.extend(_defined(inner))
+        if stmt.else_body is not None:
+            for inner in stmt.else_body.body:
+                out.extend(_defined(inner))
+        return out
+    return []
+
+
+#: backend name -> its row of the platform table
+_ROW_OF_BACKEND: Final[dict[str, _platforms.ParamsClass]] = {
+    row.backend: row for row in _platforms.PARAMS_CLASSES
+}
+
+
+def ref_name(expr: Expression) -> str | None:
+    if isinstance(expr, RefExpr) and expr.fullname:
+        return expr.fullname
+    return None
+
+
+def _keeps_function(node: Decorator) -> bool:
+    for dec in node.decorators:
+        target = dec.callee if isinstance(dec, CallExpr) else dec
+        name = ref_name(target)
+        if name == fullnames.FUNCTOOLS_PARTIAL and isinstance(dec, CallExpr) and dec.args:
+            name = ref_name(dec.args[0])
+        if name not in KEEPS_FUNCTION:
+            return False
+    return True
+
+
+def platform_tag(node: Decorator) -> frozenset[str] | None:
+    """The lowering platforms of ``@typed_pallas.platform("tpu")``, if tagged."""
+    for dec in node.decorators:
+        if isinstance(dec, CallExpr) and ref_name(dec.callee) in _PLATFORM_TAG and dec.args:
+            arg = dec.args[0]
+            if isinstance(arg, StrExpr):
+                return guards.name_set(arg.value)
+    return None
+
+
+def _is_docstring(stmt: Statement) -> bool:
+    return isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr)
+
+
+def _end(node: Node) -> tuple[int, int]:
+    end_line = node.end_line if node.end_line is not None else node.line
+    return (end_line, node.end_column if node.end_column is not None else 10**9)
+
+
+_THIRD_PARTY_MARKERS: Final = ("site-packages", "dist-packages", "typeshed")
+
+
+def is_user_path(path: str) -> bool:
+    """Whether a module path is the user's code (not an installed package or typeshed)."""
+    normal = path.replace("\\", "/")
+    if not normal:
+        return False
+    return not any(f"/{marker}/" in normal for marker in _THIRD_PARTY_MARKERS) and not normal.endswith(".pyi")
+
+
+# --------------------------------------------------------------------------- the cache symbol
+
+
+def _stored_json(node: SymbolTableNode | None) -> dict[str, object] | None:
+    if node is None or not isinstance(node.node, Var) or node.node.type is None:
+        return None
+    typ = get_proper_type(node.node.type)
+    if not isinstance(typ, LiteralType) or not isinstance(typ.value, str):
+        return None
+    try:
+        data = json.loads(typ.value)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("format") != FACTS_FORMAT:
+        return None
+    functions = data.get("functions")
+    return functions if isinstance(functions, dict) else None
+
+
+def store(tree: MypyFile, facts: Mapping[str, FunctionFacts], str_type: Instance) -> None:
+    """Put ``facts`` into ``tree``'s symbol table (replacing what was there)."""
+    prefix = tree.fullname + "."
+    functions = {
+        name[len(prefix) :]: facts_to_json(found)
+        for name, found in sorted(facts.items())
+        if name.startswith(prefix)
+    }
+    if not functions:
+        tree.names.pop(FACTS_SYMBOL, None)
+        return
+    text = json.dumps({"format": FACTS_FORMAT, "functions": functions}, sort_keys=True)
+    var = Var(FACTS_SYMBOL, LiteralType(text, str_type))
+    var._fullname = f"{tree.fullname}.{FACTS_SYMBOL}"
+    var.is_ready = True
+    existing = tree.names.get(FACTS_SYMBOL)
+    if existing is not None and _stored_json(existing) == json.loads(text)["functions"]:
+        return
+    from mypy.nodes import GDEF
+
+    tree.names[FACTS_SYMBOL] = SymbolTableNode(GDEF, var, module_public=False, plugin_generated=True)
+
+
+def trigger_of(module: str) -> str:
+    """The daemon's trigger for a change of ``module``'s facts."""
+    return f"<{module}.{FACTS_SYMBOL}>"
+
+
+def in_daemon() -> bool:
+    return "mypy.dmypy_server" in sys.modules
+
+
+__all__ = [
+    "FACTS_SYMBOL",
+    "Facts",
+    "FunctionFacts",
+    "Requirement",
+    "Wrapper",
+    "platform_tag",
+    "store",
+]
+
+_unused = (ARG_NAMED, ARG_POS, MDEF, IntExpr, CallableType)
