@@ -77,7 +77,7 @@ def _params_entry(compiler_params: object, interpret: bool) -> _registry.Entry |
         raise UnknownPlatformError(
             f"{type(compiler_params).__module__}.{type(compiler_params).__qualname__} is not a Pallas "
             "compiler-params class: JAX cannot lower it on any platform. Use "
-            "jax.experimental.pallas.tpu/triton/mosaic_gpu.CompilerParams, or register the class "
+            f"{_platforms.PUBLIC_PARAMS_CLASSES}, or register the class "
             "with typed_pallas.register_lowering_rule"
         )
     return entry

@@ -295,12 +295,17 @@ BACKEND_MISMATCH_TEMPLATE: Final = (
     "Compiler params for backend {backend} cannot be used for {expected} lowering."
 )
 
+_CONSTRUCTORS: Final = tuple(f"{p.public_fullname}(...)" for p in PARAMS_CLASSES)
+
 #: Legacy dict params (``dict(mosaic=...)``) that JAX fails on only at lowering.
 LEGACY_DICT_MESSAGE: Final = (
     "Compiler params must be a compiler-params object, not a dict: "
-    "use jax.experimental.pallas.tpu.CompilerParams(...), "
-    "jax.experimental.pallas.triton.CompilerParams(...) or "
-    "jax.experimental.pallas.mosaic_gpu.CompilerParams(...)."
+    f"use {', '.join(_CONSTRUCTORS[:-1])} or {_CONSTRUCTORS[-1]}."
+)
+
+#: The public params classes in one phrase ("jax.experimental.pallas.tpu/triton/mosaic_gpu.CompilerParams").
+PUBLIC_PARAMS_CLASSES: Final = (
+    f"jax.experimental.pallas.{'/'.join(p.module.rsplit('.', 1)[-1] for p in PARAMS_CLASSES)}.CompilerParams"
 )
 
 #: Matches JAX's message and ours; groups: platform, expected.

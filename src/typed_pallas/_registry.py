@@ -242,7 +242,7 @@ def _entry_of(params_or_class: object) -> Entry:
     if entry is None:
         raise UnknownPlatformError(
             f"{_name(cls)} is not a Pallas compiler-params class that typed-pallas knows: "
-            "use jax.experimental.pallas.tpu/triton/mosaic_gpu.CompilerParams, or register it with "
+            f"use {_platforms.PUBLIC_PARAMS_CLASSES}, or register it with "
             "typed_pallas.register_lowering_rule(cls, rule, 'tpu' | 'gpu')"
         )
     return entry

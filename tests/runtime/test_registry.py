@@ -216,12 +216,18 @@ def test_our_template_is_the_text_jax_itself_raises() -> None:
 
 
 def test_platform_of_errors() -> None:
-    with pytest.raises(LegacyParamsError):
+    with pytest.raises(LegacyParamsError) as legacy:
         tp.platform_of({"mosaic": {"dimension_semantics": ("parallel",)}})
+    assert str(legacy.value) == (
+        "Compiler params must be a compiler-params object, not a dict: use "
+        "jax.experimental.pallas.tpu.CompilerParams(...), jax.experimental.pallas.triton.CompilerParams(...) "
+        "or jax.experimental.pallas.mosaic_gpu.CompilerParams(...)."
+    )
     with pytest.raises(TypeError):
         tp.platform_of(None)
-    with pytest.raises(UnknownPlatformError, match="register_lowering_rule"):
+    with pytest.raises(UnknownPlatformError, match="register_lowering_rule") as unknown:
         tp.platform_of(make_params())
+    assert "use jax.experimental.pallas.tpu/triton/mosaic_gpu.CompilerParams, or register it" in str(unknown.value)
     with pytest.raises(UnknownPlatformError):
         tp.backend_of(int)
 
