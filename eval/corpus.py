@@ -393,7 +393,7 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
               "backend_swaps", "right_message", "caught_by_plugin", "caught_by_stubs_only"):
         print(f"  {k:40s} {ratio(m[k]['caught'], m[k]['mutants'])}")
     for k, v in m["default_flags"].items():
-        print(f"  {"default mypy flags, " + k:40s} {ratio(v['caught'], v['mutants'])}")
+        print(f"  {'default mypy flags, ' + k:40s} {ratio(v['caught'], v['mutants'])}")
     print("  by swap:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_pair"].items()))
     print("  by passing:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_how"].items()))
     clis = [e for e in evals if e.cli is not None]
