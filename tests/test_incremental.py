@@ -78,7 +78,7 @@ def _lines(completed: subprocess.CompletedProcess[str]) -> list[str]:
     return [
         line
         for line in completed.stdout.splitlines()
-        if line.startswith(("ops.py", "other.py", "Success", "Found"))
+        if line.startswith(("ops.py", "other.py", "kernels.py", "dispatch.py", "Success", "Found"))
     ]
 
 
@@ -106,9 +106,19 @@ class Project:
                 stat = path.stat()
                 os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
 
+    files = ("ops.py", "other.py")
+
+    def write_files(self, files: dict[str, str]) -> None:
+        for name, text in files.items():
+            path = self.src / name
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+                stat = path.stat()
+                os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
+
     def mypy(self, cache: str, *extra: str) -> list[str]:
         completed = subprocess.run(
-            [str(BIN / "mypy"), "--cache-dir", str(self.root / cache), *extra, "ops.py", "other.py"],
+            [str(BIN / "mypy"), "--cache-dir", str(self.root / cache), *extra, *self.files],
             cwd=self.src,
             env=_env(),
             capture_output=True,
@@ -125,7 +135,8 @@ class Project:
         shutil.rmtree(self.root / cache, ignore_errors=True)
         if (self.root / "warm").exists():
             shutil.copytree(self.root / "warm", self.root / cache)
-        marker = f"\n[mypy-ops,other]\nalways_true = COLD_RUN_{self.cold_count}\n"
+        modules = ",".join(name.removesuffix(".py") for name in self.files)
+        marker = f"\n[mypy-{modules}]\nalways_true = COLD_RUN_{self.cold_count}\n"
         cold_ini = self.src / "cold.ini"
         cold_ini.write_text((self.src / "mypy.ini").read_text() + marker)
         return self.mypy(cache, "--config-file", str(cold_ini))
@@ -142,7 +153,7 @@ class Project:
 
     def daemon(self) -> list[str]:
         completed = self.dmypy(
-            "run", "--timeout", "300", "--", "--cache-dir", str(self.root / "daemon"), "ops.py", "other.py"
+            "run", "--timeout", "300", "--", "--cache-dir", str(self.root / "daemon"), *self.files
         )
         assert "Traceback" not in completed.stderr + completed.stdout, completed.stderr
         return _lines(completed)
@@ -182,3 +193,68 @@ def test_cold_warm_and_daemon_agree(project: Project) -> None:
     warm = project.mypy("warm")
     assert warm[:2] == [ERROR, BODY_NOTE], warm
     assert project.daemon() == warm
+
+
+KERNELS = """\
+from typing import Any
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+
+def _body(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...] + 1
+
+
+def add_one(x: jax.Array) -> jax.Array:
+    return pl.pallas_call(_body, out_shape=x, compiler_params=PARAMS)(x)
+"""
+
+DISPATCH = """\
+import jax
+import kernels
+
+
+def run(x: jax.Array) -> jax.Array:
+    if jax.default_backend() == "gpu":
+        return kernels.add_one(x)
+    return x
+"""
+
+CROSS_ERROR = (
+    "dispatch.py:7: error: Compiler params for platform tpu cannot be used for gpu lowering."
+    "  [pallas-platform]"
+)
+
+
+def test_body_only_edit_in_another_module(project: Project) -> None:
+    """A callee's body changes (TPU params become Triton params): no interface of
+    mypy's changes, but the caller's finding must, warm and under the daemon."""
+    project.files = ("kernels.py", "dispatch.py")
+    ini = "[mypy]\nplugins = typed_pallas_mypy\n"
+
+    def write(params: str) -> None:
+        project.write_files({
+            "kernels.py": KERNELS.replace("PARAMS", params),
+            "dispatch.py": DISPATCH,
+            "mypy.ini": ini,
+        })
+
+    write("pltpu.CompilerParams()")
+    cold = project.mypy("warm")
+    assert cold[:1] == [CROSS_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("pltriton.CompilerParams()")
+    cold = project.cold()
+    assert cold == ["Success: no issues found in 2 source files"], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("pltpu.CompilerParams()")
+    cold = project.cold()
+    assert cold[:1] == [CROSS_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold

@@ -45,7 +45,7 @@ from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import params as params_mod
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
-from typed_pallas_mypy.transformers.nodes import start_of
+from typed_pallas_mypy.transformers.nodes import spelling, start_of
 
 
 class PlatformConfig(Protocol):
@@ -260,6 +260,10 @@ def evidence_of(
     kernel = _kernel(view, index)
     if kernel is not None:
         found.extend(evidence_mod.body(kernel, index))
+    elif index.cross is not None and entry.body is not None and entry.body in view.args:
+        # a kernel of another module: the body evidence its module's facts recorded
+        for backends, what, line in index.cross.kernel_evidence(view.args[entry.body]):
+            found.append(evidence_mod.Evidence(backends, f"{what} (in {spelling(view.args[entry.body])}, its line {line})", view.context.line))
     return found
 
 

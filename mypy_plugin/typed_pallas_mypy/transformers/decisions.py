@@ -36,7 +36,6 @@ from mypy.nodes import (
     FuncItem,
     ImportFrom,
     IndexExpr,
-    LambdaExpr,
     ListExpr,
     MemberExpr,
     MypyFile,
@@ -52,7 +51,7 @@ from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
 from typed_pallas_mypy.transformers.nodes import Pos, start_of
-from typed_pallas_mypy.transformers.platform_facts import Facts, Requirement, unconditional_expressions
+from typed_pallas_mypy.transformers.platform_facts import Facts, Requirement
 
 #: How a requirement that comes from evidence (not params) is worded.
 REQUIREMENT_TEMPLATE: Final = (
@@ -191,15 +190,9 @@ class _Scan:
             lowering = platforms & LOWERING
             if not lowering:
                 continue
-            if callable_target(arg, self.index) is not None and not isinstance(arg, LambdaExpr):
-                continue  # a function of this module: its body is a region
+            if callable_target(arg, self.index) is not None:
+                continue  # a function or lambda of this module: its body is a region
             why = f"the {keyword}= branch of {what} at line {call.line} lowers for {', '.join(sorted(lowering))}"
-            if isinstance(arg, LambdaExpr):
-                for sub in unconditional_expressions([arg.body]):
-                    if isinstance(sub, CallExpr):
-                        name = self.facts.callee_function(sub.callee, self.index, arg)
-                        self.check(name, sub, lowering, why)
-                continue
             self.check(self.facts.callee_function(arg, self.index, self._func_at(call)), arg, lowering, why)
 
     def _table_index(self, expr: IndexExpr) -> None:

@@ -188,7 +188,11 @@ def check_user_call(
             [ctx.arg_types[i] for i in kept],
         )
         view.callee = None  # the wrapper's own signature says nothing about params
-        view.wrapper = f"{fullname.rsplit('.', 1)[-1]} forwards them to {entry.title} (line {wrapper.line} of its module)"
+        where = facts.of(fullname).where
+        view.wrapper = (
+            f"{fullname.rsplit('.', 1)[-1]} ({where}) forwards its kernel and compiler_params "
+            f"to {entry.title}"
+        )
         validate_compiler_params(view, ctx.api, index, config)
 
     _guarded(ctx, session, config, check)

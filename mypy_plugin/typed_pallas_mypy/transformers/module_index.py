@@ -65,6 +65,8 @@ class CrossModule(Protocol):
 
     def is_platform_call(self, call: CallExpr) -> bool: ...
 
+    def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, int]]: ...
+
 
 @dataclass
 class ModuleIndex:

@@ -508,6 +508,11 @@ class Facts:
         name = self.callee_function(call.callee, None, None)
         return name is not None and self.of(name).platform_source
 
+    def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, int]]:
+        """Body evidence of a kernel defined in another module (``tpu_ops.dma_kernel``)."""
+        name = self.callee_function(expr, None, None)
+        return list(self.of(name).evidence) if name is not None else []
+
     # ---------------------------------------------------------------- callees
 
     def callee_function(
