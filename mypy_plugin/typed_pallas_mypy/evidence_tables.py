@@ -46,16 +46,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from typed_pallas import _platforms
+
 TPU_ONLY: Final = frozenset({"mosaic_tpu"})
 MOSAIC_GPU_ONLY: Final = frozenset({"mosaic_gpu"})
 TRITON_ONLY: Final = frozenset({"triton"})
 
 #: Human name of what a backend-only piece of evidence makes the kernel.
-BACKEND_LABEL: Final[Mapping[str, str]] = {
-    "mosaic_tpu": "TPU",
-    "mosaic_gpu": "Mosaic GPU",
-    "triton": "Triton",
-}
+BACKEND_LABEL: Final[Mapping[str, str]] = _platforms.BACKEND_LABELS
 
 #: Names used inside a kernel body (called or referenced), by (namespace, name).
 BODY_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {

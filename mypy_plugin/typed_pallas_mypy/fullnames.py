@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from typed_pallas import _platforms
+
 # --------------------------------------------------------------------------- entry points
 
 #: ``jax.experimental.pallas.pallas_call``
@@ -87,12 +89,4 @@ SKIP_METHODS: Final = frozenset({"skipTest"})
 #: (``mosaic.primitives`` vs ``mosaic.helpers``) does not matter. Order matters:
 #: ``jax._src.pallas.mosaic_gpu.`` must be tried before ``jax._src.pallas.mosaic.``
 #: would match it (it does not, because of the trailing dot, but keep the order anyway).
-BACKEND_NAMESPACES: Final[tuple[tuple[str, str], ...]] = (
-    ("jax._src.pallas.mosaic_gpu.", "mosaic_gpu"),
-    ("jax.experimental.pallas.mosaic_gpu.", "mosaic_gpu"),
-    ("jax._src.pallas.mosaic.", "mosaic_tpu"),
-    ("jax.experimental.pallas.tpu.", "mosaic_tpu"),
-    ("jax.experimental.pallas.tpu_sc.", "mosaic_tpu"),
-    ("jax._src.pallas.triton.", "triton"),
-    ("jax.experimental.pallas.triton.", "triton"),
-)
+BACKEND_NAMESPACES: Final[tuple[tuple[str, str], ...]] = _platforms.BACKEND_NAMESPACES

@@ -92,6 +92,7 @@ def _tables_digest() -> str:
                 evidence_tables.BODY_EVIDENCE,
                 evidence_tables.SCRATCH_EVIDENCE,
                 evidence_tables.MESH_EVIDENCE,
+                evidence_tables.GRID_SPEC_EVIDENCE,
                 _platforms.PARAMS_CLASSES,
                 _platforms.MISMATCH_TEMPLATE,
                 _platforms.BACKEND_MISMATCH_TEMPLATE,

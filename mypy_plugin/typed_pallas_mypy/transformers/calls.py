@@ -19,7 +19,7 @@ notes say what the evidence is and where, and what to use instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
@@ -262,15 +262,15 @@ def evidence_of(
         found.extend(evidence_mod.body(kernel, index))
     elif index.cross is not None and entry.body is not None and entry.body in view.args:
         # a kernel of another module: the body evidence its module's facts recorded
-        for backends, what, line in index.cross.kernel_evidence(view.args[entry.body]):
-            found.append(evidence_mod.Evidence(backends, f"{what} (in {spelling(view.args[entry.body])}, its line {line})", view.context.line))
+        kernel_expr = view.args[entry.body]
+        for backends, what, where in index.cross.kernel_evidence(kernel_expr):
+            what = f"{what} (in {spelling(kernel_expr)}, {where})"
+            found.append(evidence_mod.Evidence(backends, what, view.context.line))
     return found
 
 
 #: ``PARAMS_BY_BACKEND`` keyed by plain strings (evidence tables hold strings).
-_ROW_OF_BACKEND: Final[dict[str, _platforms.ParamsClass]] = {
-    row.backend: row for row in _platforms.PARAMS_CLASSES
-}
+_ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = _platforms.PARAMS_BY_BACKEND
 
 
 def _accepts(backends: frozenset[str], params: params_mod.Params) -> bool:

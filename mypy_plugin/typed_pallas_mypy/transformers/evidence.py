@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, cast
 
-from mypy.nodes import CallExpr, Expression, FuncItem, NameExpr, Node, RefExpr
+from mypy.nodes import CallExpr, Expression, FuncItem, IntExpr, NameExpr, Node, RefExpr
 from mypy.types import Instance, Type, get_proper_type
 
 from typed_pallas_mypy import evidence_tables, fullnames
@@ -124,6 +124,7 @@ def scratch(
     ``scratch_shapes=`` of a grid spec (``pltpu.PrefetchScalarGridSpec(...)``). Block
     specs are left out: their memory spaces prove nothing (see ``evidence_tables``)."""
     found: list[Expression] = list(exprs)
+    literal: list[Evidence] = []
     for spec in grid_specs:
         for value in _values(spec, index, func):
             for sub in subexpressions([value]):
@@ -131,10 +132,26 @@ def scratch(
                     found.extend(
                         arg for name, arg in zip(sub.arg_names, sub.args) if name == "scratch_shapes"
                     )
+                    literal.extend(_grid_spec_literal(sub))
     nodes: list[Node] = []
     for expr in found:
         nodes.extend(_values(expr, index, func))
-    return from_expressions(subexpressions(nodes), evidence_tables.SCRATCH_EVIDENCE)
+    return literal + from_expressions(subexpressions(nodes), evidence_tables.SCRATCH_EVIDENCE)
+
+
+def _grid_spec_literal(call: CallExpr) -> list[Evidence]:
+    """``pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, ...)``: a keyword whose int
+    literal reaches the threshold of ``evidence_tables.GRID_SPEC_EVIDENCE``."""
+    name = ref_fullname(call.callee)
+    key = namespace_key(name) if name is not None else None
+    entry = evidence_tables.GRID_SPEC_EVIDENCE.get(key) if key is not None else None
+    if entry is None:
+        return []
+    keyword, threshold, backends = entry
+    for arg_name, arg in zip(call.arg_names, call.args):
+        if arg_name == keyword and isinstance(arg, IntExpr) and arg.value >= threshold:
+            return [Evidence(backends, f"{spelling(call.callee)}({keyword}={arg.value})", call.line)]
+    return []
 
 
 def mesh(

@@ -52,9 +52,9 @@ from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname
 
 #: Every platform a guard can speak of. "cpu" is there so that ``!= "tpu"`` is not "gpu".
-UNIVERSE: Final = frozenset({"tpu", "cuda", "rocm", "cpu"})
+UNIVERSE: Final = _platforms.GUARD_UNIVERSE
 #: Platforms Pallas lowers for (cpu needs interpret mode).
-LOWERING: Final = frozenset(_platforms.LOWERING_PLATFORMS)
+LOWERING: Final = _platforms.LOWERING_SET
 
 #: (platforms when a condition is true, platforms when it is false); None = not known.
 Sets = tuple[frozenset[str] | None, frozenset[str] | None]
@@ -62,9 +62,7 @@ Sets = tuple[frozenset[str] | None, frozenset[str] | None]
 
 def name_set(name: str) -> frozenset[str]:
     """Lowering platforms a platform string stands for ("gpu" is cuda and rocm)."""
-    if name == "cpu":
-        return frozenset({"cpu"})
-    return frozenset(_platforms.LOWERINGS_OF_NAME.get(name, frozenset()))
+    return frozenset(_platforms.LOWERINGS_OF_GUARD_NAME.get(name, frozenset()))
 
 
 @dataclass(frozen=True)
@@ -239,13 +237,7 @@ def platform_tag(decorators: list[Expression]) -> tuple[frozenset[str], int] | N
 # --------------------------------------------------------------------------- branches
 
 #: keyword of a platform_dependent / dispatch branch -> the platforms it runs for
-BRANCH_KEYWORDS: Final[dict[str, frozenset[str]]] = {
-    "tpu": frozenset({"tpu"}),
-    "gpu": frozenset({"cuda", "rocm"}),
-    "cuda": frozenset({"cuda"}),
-    "rocm": frozenset({"rocm"}),
-    "cpu": frozenset({"cpu"}),
-}
+BRANCH_KEYWORDS: Final = _platforms.LOWERINGS_OF_GUARD_NAME
 
 
 def dispatch_title(call: CallExpr) -> str | None:

@@ -508,10 +508,15 @@ class Facts:
         name = self.callee_function(call.callee, None, None)
         return name is not None and self.of(name).platform_source
 
-    def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, int]]:
-        """Body evidence of a kernel defined in another module (``tpu_ops.dma_kernel``)."""
+    def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]:
+        """Body evidence of a kernel defined in another module (``tpu_ops.dma_kernel``):
+        (backends, spelling, where)."""
         name = self.callee_function(expr, None, None)
-        return list(self.of(name).evidence) if name is not None else []
+        if name is None:
+            return []
+        found = self.of(name)
+        path = found.where.rsplit(":", 1)[0]
+        return [(backends, what, f"{path}:{line}") for backends, what, line in found.evidence]
 
     # ---------------------------------------------------------------- callees
 
@@ -833,9 +838,7 @@ def _defined(stmt: Statement) -> list[str]:
 
 
 #: backend name -> its row of the platform table
-_ROW_OF_BACKEND: Final[dict[str, _platforms.ParamsClass]] = {
-    row.backend: row for row in _platforms.PARAMS_CLASSES
-}
+_ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = _platforms.PARAMS_BY_BACKEND
 
 
 def ref_name(expr: Expression) -> str | None:

@@ -1,0 +1,311 @@
+"""``typed-pallas platforms PATHS``: the inferred platform map, to look at.
+
+What it does: runs mypy in-process on PATHS with the ``typed-pallas check`` preset
+(:data:`typed_pallas_mypy.cli.findings.PRESET`: the plugin, ``follow_imports = silent``,
+``ignore_missing_imports``, ``check_untyped_defs``), then, for each module of a file
+under PATHS, lists what the plugin infers (``transformers.platform_facts``): every
+function with facts (its requirement and the chain of notes behind it, guard-helper
+sets, platform source, wrapper, body evidence) and every place where the platform is
+decided against a requirement (``transformers.decisions``). :func:`render` prints it as
+text (grouped by module), JSON (sorted, stable) or a Mermaid ``graph LR`` (a node per
+function with a requirement, caller -> callee edges, a node per failing decision site).
+
+The user modules are re-analysed on every run (a per-module option that changes each
+time makes their cache entries stale) while installed packages such as jax come from
+the cache folder (``.mypy_cache/typed-pallas-map`` by default).
+
+What it does not do: report mypy's own errors, or change anything the plugin checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from mypy.nodes import MypyFile
+
+__all__ = ["DecisionSite", "FunctionEntry", "ModuleMap", "OUTPUTS", "build_map", "render", "to_json"]
+
+OUTPUTS: Final = ("text", "json", "mermaid")
+DEFAULT_MAP_CACHE: Final = os.path.join(".mypy_cache", "typed-pallas-map")
+
+
+@dataclass(frozen=True)
+class FunctionEntry:
+    name: str  # fullname
+    where: str
+    platforms: tuple[str, ...] | None  # None: no requirement
+    chain: tuple[str, ...] = ()
+    guard: tuple[tuple[str, ...] | None, tuple[str, ...] | None] | None = None
+    platform_source: bool = False
+    wrapper: str | None = None
+    evidence: tuple[tuple[tuple[str, ...], str, int], ...] = ()
+    calls: tuple[str, ...] = ()  # callees with a requirement (Mermaid edges)
+
+
+@dataclass(frozen=True)
+class DecisionSite:
+    line: int
+    column: int
+    function: str | None  # the outermost function around it, None at module level
+    message: str
+    notes: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()  # functions whose requirement the notes cite
+
+
+@dataclass
+class ModuleMap:
+    module: str
+    path: str
+    functions: list[FunctionEntry] = field(default_factory=list)
+    decisions: list[DecisionSite] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _python_files(paths: Sequence[str]) -> set[str]:
+    out: set[str] = set()
+    for path in paths:
+        if os.path.isdir(path):
+            for root, _dirs, files in os.walk(path):
+                out.update(os.path.abspath(os.path.join(root, f)) for f in files if f.endswith(".py"))
+        else:
+            out.add(os.path.abspath(path))
+    return out
+
+
+def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[ModuleMap]:
+    """Run mypy with the preset on ``paths``; the map of the modules of those files."""
+    from mypy import build
+    from mypy.main import process_options
+
+    from typed_pallas_mypy import config
+    from typed_pallas_mypy.cli.findings import PRESET
+
+    wanted = _python_files(paths)
+    saved = os.environ.get(config.CONFIG_ENV)
+    with tempfile.TemporaryDirectory() as tmp:
+        ini = os.path.join(tmp, "mypy.ini")
+        with open(ini, "w") as f:
+            f.write(PRESET)
+        try:
+            if not (saved or "").strip():
+                found = config.find_config_file(None)
+                if found:
+                    os.environ[config.CONFIG_ENV] = os.path.abspath(found)
+            plugin_config = config.resolve_config(None)
+            sources, options = process_options(
+                ["--config-file", ini, "--cache-dir", cache_dir or DEFAULT_MAP_CACHE, *paths],
+                require_targets=True,
+            )
+            options.preserve_asts = True  # mypy frees checked bodies otherwise
+            marker = f"TYPED_PALLAS_MAP_{uuid.uuid4().hex}"
+            for source in sources:
+                if source.module:
+                    options.per_module_options[source.module] = {"always_true": [marker]}
+            result = build.build(sources, options)
+        finally:
+            if saved is None:
+                os.environ.pop(config.CONFIG_ENV, None)
+            else:
+                os.environ[config.CONFIG_ENV] = saved
+    modules = result.manager.modules
+    maps = []
+    for name in sorted(modules):
+        tree = modules[name]
+        if tree.path and os.path.abspath(tree.path) in wanted and not tree.is_cache_skeleton:
+            maps.append(_module_map(modules, name, plugin_config.platforms_for(name)))
+    return maps
+
+
+def _module_map(modules: Mapping[str, MypyFile], name: str, configured: frozenset[str] | None) -> ModuleMap:
+    from mypy.nodes import CallExpr, FuncDef
+    from mypy.server.subexpr import get_subexpressions
+
+    from typed_pallas_mypy.transformers.decisions import findings
+    from typed_pallas_mypy.transformers.module_index import index_of
+    from typed_pallas_mypy.transformers.nodes import start_of
+    from typed_pallas_mypy.transformers.platform_facts import Facts, location
+
+    facts = Facts(modules)
+    tree = modules[name]
+    index = index_of(tree, facts)
+    out = ModuleMap(name, location(tree, 1).rsplit(":", 1)[0])
+    module_facts = facts.module_facts(tree)
+    first_notes: dict[str, str] = {}
+    for fullname in sorted(module_facts):
+        ff = module_facts[fullname]
+        req = ff.requirement
+        calls: set[str] = set()
+        node = facts.node_of(fullname)
+        func = node.func if hasattr(node, "func") else node
+        if req is not None and isinstance(func, FuncDef):
+            for expr in get_subexpressions(func):
+                if isinstance(expr, CallExpr):
+                    callee = facts.callee_function(expr.callee, index, func)
+                    if callee and callee != fullname and facts.of(callee).requirement is not None:
+                        calls.add(callee)
+        if req is not None and req.chain:
+            first_notes[fullname] = req.chain[0]
+        out.functions.append(
+            FunctionEntry(
+                name=fullname,
+                where=ff.where,
+                platforms=tuple(sorted(req.platforms)) if req is not None else None,
+                chain=req.chain if req is not None else (),
+                guard=(
+                    (_sorted(ff.guard[0]), _sorted(ff.guard[1])) if ff.guard is not None else None
+                ),
+                platform_source=ff.platform_source,
+                wrapper=ff.wrapper.entry if ff.wrapper is not None else None,
+                evidence=tuple((tuple(sorted(b)), s, line) for b, s, line in ff.evidence),
+                calls=tuple(sorted(calls)),
+            )
+        )
+    # requirements of other modules' functions the notes may cite
+    cited = dict(first_notes)
+    for other in modules:
+        if other != name and facts.is_user_module(other) and not modules[other].is_cache_skeleton:
+            for fullname, ff in facts.module_facts(modules[other]).items():
+                if ff.requirement is not None and ff.requirement.chain:
+                    cited[fullname] = ff.requirement.chain[0]
+    found = findings(tree, index, facts, configured)
+    sites: list[DecisionSite] = []
+    for items in found.by_target.values():
+        for item in items:
+            outer = index.outermost_function_at(start_of(item.context()))
+            requires = sorted(fn for fn, note in cited.items() if note in item.notes)
+            sites.append(
+                DecisionSite(
+                    item.line,
+                    item.column,
+                    outer.fullname if isinstance(outer, FuncDef) else None,
+                    item.message,
+                    item.notes,
+                    tuple(requires),
+                )
+            )
+    out.decisions = sorted(sites, key=lambda s: (s.line, s.column, s.message))
+    return out
+
+
+def _sorted(items: frozenset[str] | None) -> tuple[str, ...] | None:
+    return tuple(sorted(items)) if items is not None else None
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def to_json(maps: Sequence[ModuleMap]) -> dict[str, object]:
+    """The map as JSON-ready data, sorted."""
+    modules: list[dict[str, object]] = []
+    for m in sorted(maps, key=lambda m: m.module):
+        functions = [
+            {
+                "name": f.name,
+                "where": f.where,
+                "platforms": list(f.platforms) if f.platforms is not None else None,
+                "chain": list(f.chain),
+                "guard": [list(s) if s is not None else None for s in f.guard] if f.guard else None,
+                "platform_source": f.platform_source,
+                "wrapper": f.wrapper,
+                "evidence": [{"backends": list(b), "spelling": s, "line": n} for b, s, n in f.evidence],
+                "calls": list(f.calls),
+            }
+            for f in m.functions
+        ]
+        decisions = [
+            {
+                "line": d.line,
+                "column": d.column,
+                "function": d.function,
+                "message": d.message,
+                "notes": list(d.notes),
+                "requires": list(d.requires),
+            }
+            for d in m.decisions
+        ]
+        modules.append({"module": m.module, "path": m.path, "functions": functions, "decisions": decisions})
+    return {"modules": modules}
+
+
+def _text(maps: Sequence[ModuleMap]) -> Iterator[str]:
+    shown = [m for m in maps if m.functions or m.decisions]
+    if not shown:
+        yield "No platform facts: no function here has a platform requirement or decides one."
+        return
+    for m in shown:
+        yield f"{m.module} ({m.path})"
+        for f in m.functions:
+            short = f.name[len(m.module) + 1 :]
+            what = []
+            if f.platforms is not None:
+                what.append(f"lowers only for {', '.join(f.platforms)}")
+            if f.guard is not None:
+                true, false = (", ".join(s) if s is not None else "?" for s in f.guard)
+                what.append(f"guard helper (true: {true}; false: {false})")
+            if f.platform_source:
+                what.append("returns the platform")
+            if f.wrapper is not None:
+                what.append(f"wraps {f.wrapper}")
+            if f.evidence and f.platforms is None:
+                what.append("body uses " + ", ".join(f"{s} ({'/'.join(b)})" for b, s, _ in f.evidence))
+            yield f"  {short} ({f.where}): {'; '.join(what)}"
+            for note in f.chain:
+                yield f"      {note}"
+        for d in m.decisions:
+            where = f" in {d.function[len(m.module) + 1 :]}" if d.function else ""
+            yield f"  decided at {m.path}:{d.line}{where}: {d.message}"
+            for note in d.notes:
+                yield f"      {note}"
+        yield ""
+
+
+def _node_id(name: str) -> str:
+    return "f_" + "".join(c if c.isalnum() else "_" for c in name)
+
+
+def _label(text: str) -> str:
+    return text.replace('"', "#quot;")
+
+
+def _mermaid(maps: Sequence[ModuleMap]) -> Iterator[str]:
+    yield "graph LR"
+    nodes: dict[str, str] = {}
+    edges: list[str] = []
+    required = {f.name for m in maps for f in m.functions if f.platforms is not None}
+    for m in sorted(maps, key=lambda m: m.module):
+        for f in m.functions:
+            if f.platforms is not None:
+                nodes[f.name] = f'  {_node_id(f.name)}["{_label(f.name)}<br/>{", ".join(f.platforms)}"]'
+                edges.extend(f"  {_node_id(f.name)} --> {_node_id(c)}" for c in f.calls)
+        for i, d in enumerate(m.decisions):
+            site = f"d_{_node_id(m.module)[2:]}_{d.line}_{d.column}_{i}"
+            where = f" in {d.function}" if d.function else ""
+            nodes[site] = f'  {site}{{{{"{_label(m.path)}:{d.line}{where}<br/>{_label(d.message)}"}}}}'
+            edges.extend(f"  {site} -.->|fails| {_node_id(r)}" for r in d.requires)
+            if d.function is not None and d.function in required:
+                edges.append(f"  {_node_id(d.function)} --- {site}")
+    for key in sorted(nodes):
+        yield nodes[key]
+    yield from sorted(set(edges))
+    for key in sorted(nodes):
+        if key.startswith("d_"):
+            yield f"  style {key} stroke:#d33,stroke-width:2px"
+
+
+def render(maps: Sequence[ModuleMap], output: str) -> str:
+    """The map in ``output`` format (one of :data:`OUTPUTS`)."""
+    if output == "json":
+        return json.dumps(to_json(maps), indent=2, sort_keys=True) + "\n"
+    lines = _mermaid(maps) if output == "mermaid" else _text(maps)
+    return "\n".join(lines).rstrip("\n") + "\n"
