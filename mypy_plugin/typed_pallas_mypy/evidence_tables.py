@@ -53,7 +53,7 @@ MOSAIC_GPU_ONLY: Final = frozenset({"mosaic_gpu"})
 TRITON_ONLY: Final = frozenset({"triton"})
 
 #: Human name of what a backend-only piece of evidence makes the kernel.
-BACKEND_LABEL: Final[Mapping[str, str]] = _platforms.BACKEND_LABELS
+BACKEND_LABEL: Final[Mapping[str, str]] = {k: v for k, v in _platforms.BACKEND_LABELS.items()}
 
 #: Names used inside a kernel body (called or referenced), by (namespace, name).
 BODY_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {

@@ -270,7 +270,7 @@ def evidence_of(
 
 
 #: ``PARAMS_BY_BACKEND`` keyed by plain strings (evidence tables hold strings).
-_ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = _platforms.PARAMS_BY_BACKEND
+_ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = {k: v for k, v in _platforms.PARAMS_BY_BACKEND.items()}
 
 
 def _accepts(backends: frozenset[str], params: params_mod.Params) -> bool:

@@ -252,8 +252,8 @@ class _Scan:
                 for item in _bound_items(value):
                     if isinstance(item, CallExpr):
                         continue  # calls are checked as calls
-                    name = self.facts.callee_function(item, self.index, self.index.function_at(pos))
-                    self.check(name, item, decided[0], decided[1])
+                    bound = self.facts.callee_function(item, self.index, self.index.function_at(pos))
+                    self.check(bound, item, decided[0], decided[1])
 
 
 def _platform_keyed(table: DictExpr) -> bool:

@@ -255,6 +255,8 @@ def branches(call: CallExpr) -> list[tuple[Expression, str, frozenset[str]]]:
     named: frozenset[str] = frozenset()
     targets: list[tuple[Expression, str]] = []
     for name, arg in zip(call.arg_names, call.args):
+        if name is None:
+            continue
         if name in BRANCH_KEYWORDS:
             named = named | BRANCH_KEYWORDS[name]
             targets.append((arg, name))

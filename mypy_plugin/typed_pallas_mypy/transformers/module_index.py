@@ -246,11 +246,11 @@ class _Walker:
                     self.index.decorated[id(dec)] = stmt.func
             tag = guards.platform_tag(stmt.decorators)
             if tag is not None and stmt.func.body.body:
-                body = stmt.func.body.body
+                tagged = stmt.func.body.body
                 self.index.regions.append(
                     Region(
-                        start_of(body[0]),
-                        end_of(body[-1]),
+                        start_of(tagged[0]),
+                        end_of(tagged[-1]),
                         tag[0],
                         f"the @typed_pallas.platform tag at line {tag[1]}",
                         from_tag=True,

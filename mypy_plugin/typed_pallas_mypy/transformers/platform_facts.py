@@ -295,7 +295,7 @@ def _block_returns(block: Block) -> bool:
     return any(_contains_return(s) for s in block.body)
 
 
-def _conditional_parts(expr: Expression) -> Iterator[Expression]:
+def _conditional_parts(expr: Expression) -> Iterator[Node]:
     """Subexpressions of ``expr`` that may not be evaluated when ``expr`` is."""
     if isinstance(expr, ConditionalExpr):
         yield expr.if_expr
@@ -310,7 +310,8 @@ def _conditional_parts(expr: Expression) -> Iterator[Expression]:
         for conds in expr.condlists:
             yield from conds
     elif isinstance(expr, DictionaryComprehension):
-        yield expr.key
+        if expr.key is not None:
+            yield expr.key
         yield expr.value
         yield from expr.sequences[1:]
         for conds in expr.condlists:
@@ -838,7 +839,7 @@ def _defined(stmt: Statement) -> list[str]:
 
 
 #: backend name -> its row of the platform table
-_ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = _platforms.PARAMS_BY_BACKEND
+_ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = {k: v for k, v in _platforms.PARAMS_BY_BACKEND.items()}
 
 
 def ref_name(expr: Expression) -> str | None:
