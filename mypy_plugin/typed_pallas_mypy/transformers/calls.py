@@ -36,7 +36,7 @@ from mypy.nodes import (
 )
 from mypy.plugin import CheckerPluginInterface
 from mypy.subtypes import is_subtype
-from mypy.types import CallableType, Overloaded, Type, get_proper_type
+from mypy.types import CallableType, Overloaded, ProperType, Type, get_proper_type
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
@@ -212,10 +212,10 @@ def stubs_reject(api: CheckerPluginInterface, view: CallView) -> bool:
     if view.callee is None:
         return False
     lookup = getattr(api, "lookup_type_or_none", None)
-    typ = lookup(view.callee) if lookup is not None else None
+    typ: Type | None = lookup(view.callee) if lookup is not None else None
     if typ is None:
         return False
-    proper = get_proper_type(typ)
+    proper: ProperType = get_proper_type(typ)
     items = proper.items if isinstance(proper, Overloaded) else [proper]
     for item in items:
         if not isinstance(item, CallableType):
