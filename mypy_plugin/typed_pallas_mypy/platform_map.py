@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from mypy.nodes import MypyFile
+    from mypy.nodes import MypyFile, NameExpr
 
 __all__ = ["DecisionSite", "FunctionEntry", "ModuleMap", "OUTPUTS", "build_map", "render", "to_json"]
 
@@ -107,7 +107,7 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
                 ["--config-file", ini, "--cache-dir", cache_dir or DEFAULT_MAP_CACHE, *paths],
                 require_targets=True,
             )
-            options.preserve_asts = True  # mypy frees checked bodies otherwise
+            options.fine_grained_incremental = True  # keeps the checked trees (mypy frees them otherwise)
             marker = f"TYPED_PALLAS_MAP_{uuid.uuid4().hex}"
             for source in sources:
                 if source.module:
@@ -128,7 +128,7 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
 
 
 def _module_map(modules: Mapping[str, MypyFile], name: str, configured: frozenset[str] | None) -> ModuleMap:
-    from mypy.nodes import CallExpr, FuncDef
+    from mypy.nodes import CallExpr, Decorator, FuncDef
     from mypy.server.subexpr import get_subexpressions
 
     from typed_pallas_mypy.transformers.decisions import findings
@@ -147,7 +147,7 @@ def _module_map(modules: Mapping[str, MypyFile], name: str, configured: frozense
         req = ff.requirement
         calls: set[str] = set()
         node = facts.node_of(fullname)
-        func = node.func if hasattr(node, "func") else node
+        func = node.func if isinstance(node, Decorator) else node
         if req is not None and isinstance(func, FuncDef):
             for expr in get_subexpressions(func):
                 if isinstance(expr, CallExpr):
@@ -182,12 +182,12 @@ def _module_map(modules: Mapping[str, MypyFile], name: str, configured: frozense
     sites: list[DecisionSite] = []
     for items in found.by_target.values():
         for item in items:
-            outer = index.outermost_function_at(start_of(item.context()))
+            outer = index.outermost_function_at(start_of(_at(item.line, item.column)))
             requires = sorted(fn for fn, note in cited.items() if note in item.notes)
             sites.append(
                 DecisionSite(
                     item.line,
-                    item.column,
+                    item.column + 1,  # 1-based, as mypy prints it
                     outer.fullname if isinstance(outer, FuncDef) else None,
                     item.message,
                     item.notes,
@@ -196,6 +196,14 @@ def _module_map(modules: Mapping[str, MypyFile], name: str, configured: frozense
             )
     out.decisions = sorted(sites, key=lambda s: (s.line, s.column, s.message))
     return out
+
+
+def _at(line: int, column: int) -> NameExpr:
+    from mypy.nodes import NameExpr
+
+    node = NameExpr("")
+    node.line, node.column = line, column
+    return node
 
 
 def _sorted(items: frozenset[str] | None) -> tuple[str, ...] | None:

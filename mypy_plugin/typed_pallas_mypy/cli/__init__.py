@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check that JAX Pallas compiler params match the platforms the code lowers for.",
     )
     parser.add_argument("--version", action="version", version=_version_text())
-    sub = parser.add_subparsers(dest="command", metavar="{check,explain}")
+    sub = parser.add_subparsers(dest="command", metavar="{check,platforms,explain}")
 
     check = sub.add_parser(
         "check",
@@ -99,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--verbose", "-v", action="store_true", help="print the mypy command and its other output")
 
+    platforms = sub.add_parser("platforms", help="show the inferred platform map of PATHS (docs/platforms.md)")
+    platforms.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to map")
+    platforms.add_argument("--output", "-o", choices=("text", "json", "mermaid"), default="text")
+
     explain_parser = sub.add_parser("explain", help="print the documentation of an error code or exception")
     explain_parser.add_argument("code", metavar="CODE", help="e.g. pallas-platform or PlatformMismatchError")
     return parser
@@ -120,6 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             except config.ConfigError as e:
                 return fail(parser, str(e))
         return run_check(args, passthrough, parser)
+    if args.command == "platforms":
+        from typed_pallas_mypy import platform_map
+
+        sys.stdout.write(platform_map.render(platform_map.build_map(args.paths), args.output))
+        return 0
     if args.command == "explain":
         return run_explain(args.code, sys.stdout, sys.stderr)
     if passthrough:

@@ -1,0 +1,94 @@
+"""``typed-pallas platforms``: the inferred map (text, JSON, Mermaid) of a small project."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from typed_pallas_mypy import platform_map
+from typed_pallas_mypy.cli import main
+
+TPU_OPS = '''\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1
+
+
+def add_one_tpu(x):
+    return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+'''
+
+MODEL = '''\
+import jax
+import tpu_ops
+
+
+def run(x):
+    if jax.default_backend() == "gpu":
+        return tpu_ops.add_one_tpu(x)
+    return x
+'''
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("map-cache"))  # jax analysed once for the module
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Path]:
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(old)
+
+
+def test_map_of_a_guarded_cross_module_call(project: Path, cache: str) -> None:
+    (project / "tpu_ops.py").write_text(TPU_OPS)
+    (project / "model.py").write_text(MODEL)
+    maps = platform_map.build_map(["tpu_ops.py", "model.py"], cache_dir=cache)
+
+    data = json.loads(platform_map.render(maps, "json"))
+    by_module = {m["module"]: m for m in data["modules"]}
+    (fn,) = by_module["tpu_ops"]["functions"]
+    assert fn["name"] == "tpu_ops.add_one_tpu" and fn["platforms"] == ["tpu"]
+    assert "pl.pallas_call at tpu_ops.py:11 takes Mosaic TPU params" in fn["chain"][0]
+    (site,) = by_module["model"]["decisions"]
+    assert (site["line"], site["column"], site["function"]) == (7, 16, "model.run")
+    assert site["message"] == "Compiler params for platform tpu cannot be used for gpu lowering."
+    assert site["requires"] == ["tpu_ops.add_one_tpu"]
+    assert platform_map.render(maps, "json") == platform_map.render(list(reversed(maps)), "json")
+
+    text = platform_map.render(maps, "text")
+    assert "add_one_tpu (tpu_ops.py:10): lowers only for tpu" in text
+    assert "decided at model.py:7 in run: Compiler params for platform tpu" in text
+
+    mermaid = platform_map.render(maps, "mermaid")
+    assert mermaid.startswith("graph LR\n")
+    assert 'f_tpu_ops_add_one_tpu["tpu_ops.add_one_tpu<br/>tpu"]' in mermaid
+    assert "d_model_7_16_0 -.->|fails| f_tpu_ops_add_one_tpu" in mermaid
+
+
+def test_no_pallas_code_gives_an_empty_map(
+    project: Path, cache: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "plain.py").write_text("def f(x):\n    return x + 1\n")
+    maps = platform_map.build_map(["plain.py"], cache_dir=cache)
+    assert all(not m.functions and not m.decisions for m in maps)
+    assert platform_map.render(maps, "mermaid") == "graph LR\n"
+    assert "No platform facts" in platform_map.render(maps, "text")
+
+    monkeypatch.setattr(platform_map, "DEFAULT_MAP_CACHE", cache)
+    assert main(["platforms", "--output", "json", "plain.py"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [m["functions"] + m["decisions"] for m in data["modules"]] == [[]]
