@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Final
 
-from mypy.nodes import CallExpr, Context, MypyFile
+from mypy.nodes import CallExpr, MypyFile
 from mypy.plugin import CheckerPluginInterface, FunctionContext, MethodContext
 from mypy.plugins.functools import partial_new_callback
 from mypy.types import Instance, Type
@@ -244,5 +244,3 @@ def _check_partial(ctx: FunctionContext, config: PlatformConfig, session: Sessio
     view.callee = ctx.args[0][0]
     validate_compiler_params(view, ctx.api, index, config)
 
-
-_unused = Context

@@ -40,9 +40,6 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from mypy.nodes import (
-    ARG_NAMED,
-    ARG_POS,
-    MDEF,
     AssertStmt,
     AssignmentStmt,
     Block,
@@ -58,7 +55,6 @@ from mypy.nodes import (
     FuncItem,
     GeneratorExpr,
     IfStmt,
-    IntExpr,
     LambdaExpr,
     MemberExpr,
     MypyFile,
@@ -81,7 +77,7 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.server.subexpr import get_subexpressions
-from mypy.types import CallableType, Instance, LiteralType, get_proper_type
+from mypy.types import Instance, LiteralType, get_proper_type
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
@@ -690,10 +686,6 @@ class Facts:
         """The user function a call runs (its fullname), None for a known library call
         or a class, or "unknown" for a parameter, a local callable, ``self.attr``..."""
         callee = call.callee
-        if isinstance(callee, NameExpr) and isinstance(callee.node, Var):
-            if callee.name in params_names or not callee.node.is_inferred or callee.kind != 0:
-                # a parameter or a local variable (kind 0 is LDEF)
-                pass
         target = self.callee_function(callee, index, func)
         if target is not None:
             return target if self.is_user_module(self.module_of(target)) else None
@@ -949,5 +941,3 @@ __all__ = [
     "platform_tag",
     "store",
 ]
-
-_unused = (ARG_NAMED, ARG_POS, MDEF, IntExpr, CallableType)
