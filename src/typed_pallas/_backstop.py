@@ -101,10 +101,7 @@ def check(params: Mapping[str, Any], platforms: tuple[str, ...], primitive: str 
             if _registry.get_lowering_rule(type(compiler_params), "cuda") is None:
                 # jax >= 0.12 registers no pl.pallas_call rule for Mosaic GPU params and
                 # fails on a bare assert; say what happened instead.
-                raise NotImplementedError(
-                    "This JAX does not lower Mosaic GPU params through pl.pallas_call; "
-                    "use plgpu.kernel (typed_pallas.mosaic_gpu_kernel) instead."
-                )
+                raise NotImplementedError(_platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE)
 
 
 def _on_mosaic_gpu_meshes(params: Mapping[str, Any]) -> bool:

@@ -368,3 +368,32 @@ BACKEND_LOWERING_NOTES: Final[Mapping[tuple[Backend, str], str]] = {
 def backend_lowering_note(backend: Backend, lowering: str) -> str:
     """The note for ``backend``'s params lowered for ``lowering``, which it does not serve."""
     return BACKEND_LOWERING_NOTES.get((backend, lowering)) or fix_hint(backend, lowering)
+
+
+# ----------------------------------------------------------------------------- version facts
+
+#: The first JAX version whose ``pl.pallas_call`` registers no Mosaic GPU lowering: from
+#: it on, ``pl.pallas_call`` with Mosaic GPU params fails on every platform (measured on
+#: 0.12.0.1; 0.10.2 lowers it). ``plgpu.kernel`` is the Mosaic GPU entry point there.
+NO_MOSAIC_GPU_PALLAS_CALL_FROM: Final = (0, 12)
+
+#: What the runtime guard and the plugin say about that call.
+MOSAIC_GPU_PALLAS_CALL_MESSAGE: Final = (
+    "This JAX does not lower Mosaic GPU params through pl.pallas_call; "
+    "use plgpu.kernel (typed_pallas.mosaic_gpu_kernel) instead."
+)
+
+
+# ----------------------------------------------------------------------------- plugin notes
+
+#: A call whose ``interpret=`` is not a literal: its params still have to match its kernel.
+INTERPRET_UNKNOWN_NOTE: Final = (
+    "interpret= is not a literal here: JAX ignores compiler params only in interpret mode, "
+    "so this call fails unless it is interpreted"
+)
+
+#: A function that lowers only for some platforms, used where the platform is another
+#: (when the requirement comes from kernel evidence, not from params).
+REQUIREMENT_TEMPLATE: Final = (
+    "{name} lowers only for {required}; it cannot be used for {platform} lowering."
+)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from importlib import metadata
+from typing import Final, Literal, Protocol
 
 from mypy.nodes import (
     ARG_NAMED,
@@ -45,7 +46,7 @@ from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import params as params_mod
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
-from typed_pallas_mypy.transformers.nodes import spelling, start_of
+from typed_pallas_mypy.transformers.nodes import ref_fullname, spelling, start_of
 
 
 class PlatformConfig(Protocol):
@@ -170,14 +171,35 @@ def is_false(expr: Expression) -> bool:
     return isinstance(expr, IntExpr) and expr.value == 0
 
 
-def interpret_may_be_on(view: CallView) -> bool:
+def is_true(expr: Expression) -> bool:
+    """A literal that turns interpret mode on: ``True``, a non-zero int, or an
+    interpret-params constructor (``pltpu.InterpretParams()``)."""
+    if isinstance(expr, NameExpr) and expr.fullname == "builtins.True":
+        return True
+    if isinstance(expr, IntExpr):
+        return expr.value != 0
+    if isinstance(expr, CallExpr):
+        name = ref_fullname(expr.callee)
+        return name is not None and name.rsplit(".", 1)[-1] == "InterpretParams"
+    return False
+
+
+Interpret = Literal["off", "on", "unknown"]
+
+
+def interpret_mode(view: CallView) -> Interpret:
+    """"off" (absent, ``False``, ``None``, ``0``), "on" (a truthy literal), or
+    "unknown" (anything else, or a ``**kwargs`` splat that may hold it)."""
     expr = view.args.get("interpret")
     if expr is None:
-        return view.has_splat  # may come from **kwargs
-    return not is_false(expr)
+        return "unknown" if view.has_splat else "off"
+    if is_false(expr):
+        return "off"
+    return "on" if is_true(expr) else "unknown"
 
 
-_interpret_may_be_on = interpret_may_be_on
+def interpret_may_be_on(view: CallView) -> bool:
+    return interpret_mode(view) != "off"
 
 
 def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:
@@ -333,6 +355,37 @@ def report(
         watchers.extend(saved)
 
 
+def _installed_jax() -> tuple[int, ...]:
+    """The installed jax's version, read from its metadata (jax is never imported)."""
+    global _JAX_VERSION
+    if _JAX_VERSION is None:
+        try:
+            text = metadata.version("jax")
+        except metadata.PackageNotFoundError:
+            text = ""
+        parts: list[int] = []
+        for piece in text.split(".")[:3]:
+            digits = "".join(ch for ch in piece if ch.isdigit())
+            if not digits:
+                break
+            parts.append(int(digits))
+        _JAX_VERSION = tuple(parts)
+    return _JAX_VERSION
+
+
+_JAX_VERSION: tuple[int, ...] | None = None
+
+
+def _mosaic_gpu_through_pallas_call(view: CallView, params: params_mod.Params) -> bool:
+    """``pl.pallas_call`` with Mosaic GPU params on a JAX that cannot lower it."""
+    if view.entry.title not in ("pl.pallas_call", "typed_pallas.pallas_call"):
+        return False
+    if params.backend != "mosaic_gpu":
+        return False
+    installed = _installed_jax()
+    return bool(installed) and installed[:2] >= _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM
+
+
 def _wrapper_note(view: CallView) -> list[str]:
     return [view.wrapper] if view.wrapper is not None else []
 
@@ -343,8 +396,14 @@ def validate_compiler_params(
     index: ModuleIndex,
     config: PlatformConfig,
 ) -> None:
-    """Report one ``pallas-platform`` error if the call's params cannot lower."""
-    if _interpret_may_be_on(view):
+    """Report one ``pallas-platform`` error if the call's params cannot lower.
+
+    With ``interpret=`` on (a truthy literal) nothing is checked. When it is unknown,
+    only contradictions with the kernel's own evidence are: they fail whenever
+    interpret is false, while guard and configuration findings could be deliberate
+    (TPU kernels run interpreted off TPU on purpose)."""
+    interpret = interpret_mode(view)
+    if interpret == "on":
         return
     if "compiler_params" not in view.args:
         return  # absent (backend default) or inside a splat: unknown
@@ -364,7 +423,19 @@ def validate_compiler_params(
         backend = sorted(against[0].backends)[0]
         message, fix = _message_for_backend(params, backend)
         notes = [e.describe() for e in against[:3] if e.backends == against[0].backends]
+        if interpret == "unknown":
+            notes.append(_platforms.INTERPRET_UNKNOWN_NOTE)
         report(api, view.context, message, [*notes, fix, *_wrapper_note(view)])
+        return
+    if interpret == "unknown":
+        return
+    if _mosaic_gpu_through_pallas_call(view, params):
+        note = (
+            f"jax {'.'.join(map(str, _installed_jax()))} is installed; pl.pallas_call has no "
+            f"Mosaic GPU lowering from jax "
+            f"{'.'.join(map(str, _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM))} on"
+        )
+        report(api, view.context, _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE, [note, *_wrapper_note(view)])
         return
 
     guard = index.guard_at(pos)

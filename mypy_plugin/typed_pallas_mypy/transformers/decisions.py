@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Final
 
 from mypy.nodes import (
     AssignmentStmt,
@@ -53,10 +52,6 @@ from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_ta
 from typed_pallas_mypy.transformers.nodes import Pos, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts, Requirement
 
-#: How a requirement that comes from evidence (not params) is worded.
-REQUIREMENT_TEMPLATE: Final = (
-    "{name} lowers only for {required}; it cannot be used for {platform} lowering."
-)
 
 
 @dataclass(frozen=True)
@@ -93,7 +88,7 @@ def message_for(requirement: Requirement, name: str, decided: frozenset[str]) ->
             lowering = sorted(decided)[0]
             return _platforms.backend_mismatch_message(backend or platform, lowering)
         return _platforms.mismatch_message(platform, expected_registry[0])
-    return REQUIREMENT_TEMPLATE.format(
+    return _platforms.REQUIREMENT_TEMPLATE.format(
         name=name,
         required=", ".join(sorted(requirement.platforms)),
         platform=", ".join(expected_registry),

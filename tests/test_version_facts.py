@@ -1,0 +1,76 @@
+"""JAX-version facts the plugin knows from the installed metadata (never importing jax).
+
+From jax 0.12 on, ``pl.pallas_call`` has no Mosaic GPU lowering: a call with Mosaic GPU
+params fails on every platform, and the plugin says so in the runtime guard's words.
+On jax 0.10 the same call lowers, and the plugin is silent. The suite runs in both
+environments, so each one exercises its side.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from typed_pallas import _platforms
+
+pytestmark = pytest.mark.slow
+
+SOURCE = """\
+from typing import Any
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def body(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...]
+
+
+def f(x: jax.Array) -> object:
+    return pl.pallas_call(body, out_shape=x, compiler_params=plgpu.CompilerParams())(x)
+
+
+def g(x: jax.Array) -> object:
+    return pl.pallas_call(body, out_shape=x, compiler_params=plgpu.CompilerParams(), interpret=True)(x)
+"""
+
+
+def _installed_jax() -> tuple[int, int]:
+    major, minor = metadata.version("jax").split(".")[:2]
+    return int(major), int(minor)
+
+
+def _mypy(tmp_path: Path) -> str:
+    (tmp_path / "mod.py").write_text(SOURCE)
+    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = typed_pallas_mypy\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MYPY", "TYPED_PALLAS"))}
+    env["TYPED_PALLAS_MYPY_DEBUG"] = "1"
+    completed = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"), "mod.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert "Traceback" not in completed.stdout + completed.stderr, completed.stderr
+    return completed.stdout
+
+
+def test_mosaic_gpu_params_through_pallas_call(tmp_path: Path) -> None:
+    out = _mypy(tmp_path)
+    lines = [line for line in out.splitlines() if line.startswith("mod.py")]
+    if _installed_jax() >= _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM:
+        assert lines[0] == (
+            "mod.py:12: error: This JAX does not lower Mosaic GPU params through pl.pallas_call; "
+            "use plgpu.kernel (typed_pallas.mosaic_gpu_kernel) instead.  [pallas-platform]"
+        ), out
+        assert lines[1].startswith("mod.py:12: note: jax 0.12"), out
+        assert not any(line.startswith("mod.py:16") for line in lines), out  # interpreted
+    else:
+        assert lines == [], out
