@@ -29,6 +29,7 @@ from mypy.nodes import (
     ARG_POS,
     ArgKind,
     CallExpr,
+    ConditionalExpr,
     Context,
     Expression,
     FuncItem,
@@ -390,6 +391,9 @@ def _wrapper_note(view: CallView) -> list[str]:
     return [view.wrapper] if view.wrapper is not None else []
 
 
+Problem = tuple[str, list[str]]
+
+
 def validate_compiler_params(
     view: CallView,
     api: CheckerPluginInterface,
@@ -401,7 +405,8 @@ def validate_compiler_params(
     With ``interpret=`` on (a truthy literal) nothing is checked. When it is unknown,
     only contradictions with the kernel's own evidence are: they fail whenever
     interpret is false, while guard and configuration findings could be deliberate
-    (TPU kernels run interpreted off TPU on purpose)."""
+    (TPU kernels run interpreted off TPU on purpose). Params chosen by a conditional
+    expression (``A() if cond else B()``) are reported when every branch fails."""
     interpret = interpret_mode(view)
     if interpret == "on":
         return
@@ -409,15 +414,43 @@ def validate_compiler_params(
         return  # absent (backend default) or inside a splat: unknown
     pos = start_of(view.context)
     func = index.function_at(pos)
-    params = params_mod.resolve(
-        view.args["compiler_params"], view.types.get("compiler_params"), index, func, pos
-    )
-    if not isinstance(params, params_mod.Params):
-        return
-
+    expr = view.args["compiler_params"]
+    options: list[params_mod.Params] = []
+    if isinstance(expr, ConditionalExpr):
+        for branch in (expr.if_expr, expr.else_expr):
+            found = params_mod.from_syntax(branch, index, func, pos, 0)
+            if not isinstance(found, params_mod.Params):
+                return
+            options.append(found)
+    else:
+        params = params_mod.resolve(expr, view.types.get("compiler_params"), index, func, pos)
+        if not isinstance(params, params_mod.Params):
+            return
+        options.append(params)
     if stubs_reject(api, view):
         return
-    found = _evidence(view, index, func, api)
+    evidence = _evidence(view, index, func, api)
+    problems: list[Problem] = []
+    for params in options:
+        problem = _problem(view, params, evidence, interpret, index, config)
+        if problem is None:
+            return  # one branch lowers: nothing proven
+        problems.append(problem)
+    message, notes = problems[0]
+    if len(options) > 1:
+        notes = [*notes, f"every branch of the conditional expression at line {expr.line} fails; the first is shown"]
+    report(api, view.context, message, [*notes, *_wrapper_note(view)])
+
+
+def _problem(
+    view: CallView,
+    params: params_mod.Params,
+    found: list[evidence_mod.Evidence],
+    interpret: Interpret,
+    index: ModuleIndex,
+    config: PlatformConfig,
+) -> Problem | None:
+    """The error (message, notes) these params give at this call, if any."""
     against = [e for e in found if not _accepts(e.backends, params)]
     if against:
         backend = sorted(against[0].backends)[0]
@@ -425,28 +458,26 @@ def validate_compiler_params(
         notes = [e.describe() for e in against[:3] if e.backends == against[0].backends]
         if interpret == "unknown":
             notes.append(_platforms.INTERPRET_UNKNOWN_NOTE)
-        report(api, view.context, message, [*notes, fix, *_wrapper_note(view)])
-        return
+        return message, [*notes, fix]
     if interpret == "unknown":
-        return
+        return None
     if _mosaic_gpu_through_pallas_call(view, params):
         note = (
             f"jax {'.'.join(map(str, _installed_jax()))} is installed; pl.pallas_call has no "
             f"Mosaic GPU lowering from jax "
             f"{'.'.join(map(str, _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM))} on"
         )
-        report(api, view.context, _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE, [note, *_wrapper_note(view)])
-        return
+        return _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE, [note]
 
-    guard = index.guard_at(pos)
+    guard = index.guard_at(start_of(view.context))
     if guard is not None:
         lowering = guard.platforms & LOWERING
         if lowering and not (params.lowers_on & lowering):
             message, maybe_fix = _message_for_platforms(params, lowering)
             where = guard.regions[-1].why
             notes = [f"{where} lets this call lower only for {', '.join(sorted(lowering))}"]
-            report(api, view.context, message, notes + ([maybe_fix] if maybe_fix else []) + _wrapper_note(view))
-        return
+            return message, notes + ([maybe_fix] if maybe_fix else [])
+        return None
 
     configured = config.platforms_for(index.tree.fullname)
     if configured:
@@ -457,4 +488,5 @@ def validate_compiler_params(
                 f"module {index.tree.fullname} is configured for platforms "
                 f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
             ]
-            report(api, view.context, message, notes + ([maybe_fix] if maybe_fix else []) + _wrapper_note(view))
+            return message, notes + ([maybe_fix] if maybe_fix else [])
+    return None

@@ -22,7 +22,7 @@ from typing import Final
 from mypy.nodes import CallExpr, MypyFile
 from mypy.plugin import CheckerPluginInterface, FunctionContext, MethodContext
 from mypy.plugins.functools import partial_new_callback
-from mypy.types import Instance, Type
+from mypy.types import Instance, Overloaded, Type, get_proper_type
 
 from typed_pallas_mypy.transformers import decisions, platform_facts
 from typed_pallas_mypy.transformers.calls import (
@@ -241,6 +241,10 @@ def _check_partial(ctx: FunctionContext, config: PlatformConfig, session: Sessio
         [[kind] for kind in [*ctx.arg_kinds[1], *ctx.arg_kinds[2]]],
         [[typ] for typ in [*ctx.arg_types[1], *ctx.arg_types[2]]],
     )
-    view.callee = ctx.args[0][0]
+    # mypy's partial inference does not check arguments bound to an overloaded callee
+    # (``pl.kernel``'s overloads on the mesh): the stubs reject nothing there, so the
+    # plugin must not defer to them.
+    callee_type = get_proper_type(ctx.arg_types[0][0]) if ctx.arg_types[0] else None
+    view.callee = None if isinstance(callee_type, Overloaded) else ctx.args[0][0]
     validate_compiler_params(view, ctx.api, index, config)
 
