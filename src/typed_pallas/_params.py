@@ -37,9 +37,44 @@ class CompilerParams(Protocol[_P_co]):
 
 
 if TYPE_CHECKING:
-    from jax.experimental.pallas.mosaic_gpu import CompilerParams as MosaicGPUCompilerParams
-    from jax.experimental.pallas.tpu import CompilerParams as TPUCompilerParams
-    from jax.experimental.pallas.triton import CompilerParams as TritonCompilerParams
+    from typing import Literal
+
+    from jax.experimental.pallas import mosaic_gpu as _plgpu, tpu as _pltpu, triton as _pltriton
+
+    # For checkers each alias is a subclass of JAX's public class that carries its
+    # platform itself, so ``typed_pallas.TPUCompilerParams(...)`` is a
+    # ``CompilerParams[Literal["tpu"]]`` even where a checker does not read the
+    # ``jax-stubs`` (pyright and basedpyright without ``stubPath``: docs/checkers.md).
+    # With the stubs the base already carries it, and this only repeats it.
+    # At runtime (below) each alias *is* JAX's class.
+
+    class TPUCompilerParams(_pltpu.CompilerParams, CompilerParams[Literal["tpu"]]):
+        """``jax.experimental.pallas.tpu.CompilerParams`` (Mosaic TPU), platform "tpu"."""
+
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]] = {}
+
+        @property
+        def __pallas_platform__(self) -> Literal["tpu"]:
+            return "tpu"
+
+    class TritonCompilerParams(_pltriton.CompilerParams, CompilerParams[Literal["gpu"]]):
+        """``jax.experimental.pallas.triton.CompilerParams`` (Triton), platform "gpu"."""
+
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]] = {}
+
+        @property
+        def __pallas_platform__(self) -> Literal["gpu"]:
+            return "gpu"
+
+    class MosaicGPUCompilerParams(_plgpu.CompilerParams, CompilerParams[Literal["gpu"]]):
+        """``jax.experimental.pallas.mosaic_gpu.CompilerParams`` (Mosaic GPU), platform "gpu"."""
+
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]] = {}
+
+        @property
+        def __pallas_platform__(self) -> Literal["gpu"]:
+            return "gpu"
+
 else:
 
     def __getattr__(name: str) -> Any:

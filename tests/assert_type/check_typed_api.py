@@ -108,6 +108,17 @@ assert_type(tp.platform_of(tpu_params), Literal["tpu"])
 assert_type(tp.platform_of(pltriton.CompilerParams), Literal["gpu"])
 assert_type(tp.platform_of(object()), tp.Platform)
 
+# case: aliases-typed: typed_pallas's aliases carry their platform (even where a checker reads no jax-stubs) and are JAX's classes
+alias_tpu: tp.CompilerParams[TPU] = tp.TPUCompilerParams(vmem_limit_bytes=1 << 20)
+alias_triton: tp.CompilerParams[GPU] = tp.TritonCompilerParams(num_warps=4)
+alias_mgpu: tp.CompilerParams[GPU] = tp.MosaicGPUCompilerParams(approx_math=True)
+alias_jax: pltpu.CompilerParams = tp.TPUCompilerParams()
+assert_type(tp.pallas_call(add_one, out, compiler_params=tp.TPUCompilerParams()), PlatformFn[TPU, ..., Any])
+assert_type(tp.pallas_call(add_one, out, compiler_params=tp.TritonCompilerParams()), PlatformFn[GPU, ..., Any])
+
+# case: alias-wrong-platform: an alias of the other platform is rejected
+alias_bad: tp.CompilerParams[GPU] = tp.TPUCompilerParams()  # type: ignore[assignment]  # pyright: ignore[reportAssignmentType]  # pyrefly: ignore[bad-assignment]  # ty: ignore[invalid-assignment]
+
 
 @dataclasses.dataclass(frozen=True)
 class MyTPUParams:
