@@ -30,8 +30,14 @@ from typing import Any, Final, final
 
 from mypy.options import Options
 from mypy.nodes import TypeInfo
-from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
-from mypy.types import Instance, Type
+from mypy.plugin import (
+    FunctionContext,
+    FunctionSigContext,
+    MethodContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.types import FunctionLike, Instance, Type
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
@@ -177,6 +183,10 @@ class TypedPallasPlugin(Plugin):
             hooks.check_partial, config=platform_config, session=session
         )
         self._user_hooks: dict[str, Any] = {}
+        self._signature_hooks: dict[str, Callable[[FunctionSigContext], FunctionLike]] = {
+            name: functools.partial(hooks.widen_proven_mismatch, entry=entry, session=session)
+            for name, entry in ENTRIES.items()
+        }
         self._config_data: dict[str, Any] | None = None
 
     def _facts(self) -> Facts | None:
@@ -209,6 +219,11 @@ class TypedPallasPlugin(Plugin):
             return hook
         user: Callable[[FunctionContext], Type] | None = self._user_hook(fullname)
         return user
+
+    def get_function_signature_hook(
+        self, fullname: str
+    ) -> Callable[[FunctionSigContext], FunctionLike] | None:
+        return self._signature_hooks.get(fullname)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         user: Callable[[MethodContext], Type] | None = self._user_hook(fullname)

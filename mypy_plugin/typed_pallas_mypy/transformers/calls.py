@@ -35,6 +35,7 @@ from mypy.nodes import (
     FuncItem,
     IntExpr,
     NameExpr,
+    StrExpr,
 )
 from mypy.plugin import CheckerPluginInterface
 from mypy.subtypes import is_subtype
@@ -117,6 +118,9 @@ class CallView:
     callee: Expression | None = None
     #: for a call of a package wrapper: a note saying where the params go
     wrapper: str | None = None
+    #: the signature hook widened the params/mesh formals for this call (the plugin,
+    #: not the stubs, reports its mismatch)
+    widened: bool = False
 
     def add(self, name: str | None, kind: ArgKind, expr: Expression, typ: Type | None) -> None:
         if kind not in (ARG_POS, ARG_NAMED) or name is None:
@@ -232,7 +236,7 @@ def stubs_reject(api: CheckerPluginInterface, view: CallView) -> bool:
     ``arg-type`` or ``call-overload`` error, and the plugin says nothing more, so one
     mistake gives one error. (``plgpu.kernel`` with Triton params passes the stubs,
     whose types say only "gpu": that one is the plugin's.)"""
-    if view.callee is None:
+    if view.callee is None or view.widened:
         return False
     lookup = getattr(api, "lookup_type_or_none", None)
     typ: Type | None = lookup(view.callee) if lookup is not None else None
@@ -268,6 +272,17 @@ def evidence_of(
     """What the entry point, mesh, scratch and kernel body prove about the backend."""
     entry = view.entry
     found: list[evidence_mod.Evidence] = []
+    declared = view.args.get("platform")
+    if entry.title.startswith("typed_pallas.") and isinstance(declared, StrExpr):
+        declared_backends = frozenset(
+            str(row.backend) for row in _platforms.PARAMS_CLASSES if row.platform == declared.value
+        )
+        if declared_backends:
+            found.append(
+                evidence_mod.Evidence(
+                    declared_backends, f"platform={declared.value!r}", view.context.line
+                )
+            )
     if entry.backends is not None:
         found.append(
             evidence_mod.Evidence(entry.backends, entry.title, view.context.line)
@@ -296,7 +311,7 @@ def evidence_of(
 _ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = {k: v for k, v in _platforms.PARAMS_BY_BACKEND.items()}
 
 
-def _accepts(backends: frozenset[str], params: params_mod.Params) -> bool:
+def accepts(backends: frozenset[str], params: params_mod.Params) -> bool:
     if params.backend is not None:
         return params.backend in backends
     return any(_ROW_OF_BACKEND[b].platform == params.platform for b in backends)
@@ -451,7 +466,7 @@ def _problem(
     config: PlatformConfig,
 ) -> Problem | None:
     """The error (message, notes) these params give at this call, if any."""
-    against = [e for e in found if not _accepts(e.backends, params)]
+    against = [e for e in found if not accepts(e.backends, params)]
     if against:
         backend = sorted(against[0].backends)[0]
         message, fix = _message_for_backend(params, backend)

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from mypy.nodes import CallExpr, MypyFile
-from mypy.plugin import CheckerPluginInterface, FunctionContext, MethodContext
+from mypy.plugin import CheckerPluginInterface, FunctionContext, FunctionSigContext, MethodContext
 from mypy.plugins.functools import partial_new_callback
-from mypy.types import Instance, Overloaded, Type, get_proper_type
+from mypy.types import FunctionLike, Instance, Overloaded, Type, get_proper_type
 
-from typed_pallas_mypy.transformers import decisions, platform_facts
+from typed_pallas_mypy.transformers import decisions, platform_facts, signatures
 from typed_pallas_mypy.transformers.calls import (
     ENTRIES,
+    CallView,
     EntrySpec,
     PlatformConfig,
     report,
@@ -48,6 +49,9 @@ class Session:
     findings: dict[str, tuple[object, decisions.ModuleFindings]] = field(default_factory=dict)
     #: modules whose facts were put in their symbol table, by stamp
     stored: dict[str, object] = field(default_factory=dict)
+    #: id(CallExpr) -> the view of a call whose params/mesh formals the signature
+    #: hook widened (read against the declared signature, with the argument types)
+    widened: dict[int, CallView] = field(default_factory=dict)
 
     def facts_for(self, api: CheckerPluginInterface) -> Facts | None:
         if self.facts is None:
@@ -151,13 +155,36 @@ def check_entry_call(
         index = _index(ctx, session)
         if index is not None:
             assert isinstance(ctx.context, CallExpr)
-            view = view_of_call(
-                entry, ctx.context, ctx.callee_arg_names, ctx.args, ctx.arg_kinds, ctx.arg_types
-            )
+            view = session.widened.get(id(ctx.context))
+            if view is None or view.context is not ctx.context:
+                view = view_of_call(
+                    entry, ctx.context, ctx.callee_arg_names, ctx.args, ctx.arg_kinds, ctx.arg_types
+                )
             validate_compiler_params(view, ctx.api, index, config)
 
     _guarded(ctx, session, config, check)
     return ctx.default_return_type
+
+
+def widen_proven_mismatch(
+    ctx: FunctionSigContext, *, entry: EntrySpec, session: Session
+) -> FunctionLike:
+    """Signature hook of an entry point: ``signatures.widen`` for a call whose params or
+    mesh the declared signature rejects and the plugin proves wrong itself."""
+    signature = ctx.default_signature
+    try:
+        tree = getattr(ctx.api, "tree", None)
+        if not isinstance(tree, MypyFile) or not isinstance(ctx.context, CallExpr):
+            return signature
+        index = index_of(tree, session.facts_for(ctx.api))
+        view = signatures.rejected_but_proven(ctx, entry, index, signature)
+        if view is not None:
+            session.widened.setdefault(id(ctx.context), view)
+            return signatures.widen(signature)
+    except Exception:
+        if _debug():
+            raise
+    return signature
 
 
 def check_user_call(

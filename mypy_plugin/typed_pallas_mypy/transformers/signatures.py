@@ -1,0 +1,100 @@
+"""One mistake, one error: the signature hook of the Pallas entry points.
+
+The stubs reject some mismatches by type alone (``plgpu.kernel`` with TPU params,
+``pl.kernel`` with a TPU mesh and Triton params, ``typed_pallas.pallas_call`` with
+``platform="tpu"`` and Triton params). Under mypy those would come out as
+``[arg-type]`` / ``[call-overload]`` in mypy's words (five long overloads), and the
+plugin's ``[pallas-platform]`` would stay silent. For exactly the calls where the
+plugin proves the mismatch itself (the params contradict the entry point, the mesh,
+``platform=`` or the kernel body), this hook widens the ``compiler_params`` and ``mesh``
+formals to ``Any``, so mypy reports nothing there and the function hook reports JAX's
+text with its notes. Every other call keeps the declared signature (a legacy dict of
+params stays mypy's ``arg-type``). Other checkers keep the stubs' errors.
+
+What it does not do: report anything (``calls`` does, in the function hook).
+"""
+
+from __future__ import annotations
+
+from mypy.nodes import CallExpr, Expression
+from mypy.plugin import FunctionSigContext
+from mypy.subtypes import is_subtype
+from mypy.types import AnyType, CallableType, FunctionLike, Type, TypeOfAny
+
+from typed_pallas_mypy.transformers import params as params_mod
+from typed_pallas_mypy.transformers.calls import (
+    CallView,
+    EntrySpec,
+    accepts,
+    evidence_of,
+    interpret_mode,
+)
+from typed_pallas_mypy.transformers.module_index import ModuleIndex
+from typed_pallas_mypy.transformers.nodes import start_of
+
+#: the formals this hook may widen
+WIDENED = ("compiler_params", "mesh")
+
+
+def _view(ctx: FunctionSigContext, entry: EntrySpec, signature: CallableType) -> CallView | None:
+    if not isinstance(ctx.context, CallExpr):
+        return None
+    view = CallView(entry, ctx.context, callee=None)
+    for name, exprs in zip(signature.arg_names, ctx.args):
+        if name is None or len(exprs) != 1:
+            continue
+        view.args[name] = exprs[0]
+    if any(kind.is_star() for kind in ctx.context.arg_kinds):
+        view.has_splat = True
+    return view
+
+
+def _type_of(ctx: FunctionSigContext, expr: Expression) -> Type | None:
+    try:
+        return ctx.api.get_expression_type(expr)
+    except Exception:
+        return None
+
+
+def rejected_but_proven(
+    ctx: FunctionSigContext, entry: EntrySpec, index: ModuleIndex, signature: CallableType
+) -> CallView | None:
+    """The call's view when the declared signature rejects its params or mesh and the
+    plugin proves the mismatch from evidence (its own error replaces the type error)."""
+    view = _view(ctx, entry, signature)
+    if view is None or "compiler_params" not in view.args:
+        return None
+    if interpret_mode(view) == "on":
+        return None
+    rejected = False
+    for name in WIDENED:
+        if name not in view.args or name not in signature.arg_names:
+            continue
+        actual = _type_of(ctx, view.args[name])
+        if actual is None:
+            return None
+        view.types[name] = actual
+        formal = signature.arg_types[signature.arg_names.index(name)]
+        if not is_subtype(actual, formal):
+            rejected = True
+    if not rejected:
+        return None
+    params = params_mod.from_type(view.types["compiler_params"])
+    if not isinstance(params, params_mod.Params):
+        return None
+    func = index.function_at(start_of(view.context))
+    if any(not accepts(e.backends, params) for e in evidence_of(view, index, func)):
+        view.widened = True
+        return view
+    return None
+
+
+def widen(signature: FunctionLike) -> FunctionLike:
+    """``signature`` with the ``compiler_params`` and ``mesh`` formals typed ``Any``."""
+    if isinstance(signature, CallableType):
+        types = [
+            AnyType(TypeOfAny.special_form) if name in WIDENED else typ
+            for name, typ in zip(signature.arg_names, signature.arg_types)
+        ]
+        return signature.copy_modified(arg_types=types)
+    return signature
