@@ -2,9 +2,10 @@
 
 Commands::
 
-    typed-pallas check [PATHS...] [--platform P ...] [--output text|json|github]
+    typed-pallas check [PATHS...] [--platform P ...] [--output text|json|github|sarif]
                        [--all-errors] [--expect] [--config FILE] [--cache-dir DIR]
                        [-- MYPY ARGS...]
+    typed-pallas init [PATH] [--dry-run]  # set up mypy, pyright, Pylance, pyrefly, ty (docs/editors.md)
     typed-pallas explain CODE        # e.g. pallas-platform, PlatformMismatchError
     typed-pallas --version
 
@@ -32,6 +33,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from typed_pallas_mypy import config
+from typed_pallas_mypy.cli import init
 from typed_pallas_mypy.cli.check import fail, run_check
 from typed_pallas_mypy.cli.explain import error_doc, known_error_docs, run_explain
 from typed_pallas_mypy.cli.findings import DEFAULT_CACHE, Finding, plugin_error_codes
@@ -60,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check that JAX Pallas compiler params match the platforms the code lowers for.",
     )
     parser.add_argument("--version", action="version", version=_version_text())
-    sub = parser.add_subparsers(dest="command", metavar="{check,platforms,explain}")
+    sub = parser.add_subparsers(dest="command", metavar="{check,init,platforms,explain}")
 
     check = sub.add_parser(
         "check",
@@ -68,14 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run mypy with the typed-pallas plugin preset on PATHS (default: the current folder).\n"
             "Shows typed-pallas findings only, unless --all-errors. Arguments after -- go to mypy.\n"
-            "Exit status: 0 clean, 1 findings, 2 usage or blocking error."
+            "Exit status: 0 clean, 1 findings, 2 usage or blocking error.\n"
+            "No Python file in PATHS: a line on stderr, nothing checked, exit status 0.\n"
+            "The mypy cache is one folder per environment (Python, jax and mypy versions)."
         ),
         epilog=(
             "examples:\n"
             "  typed-pallas check src/\n"
             "  typed-pallas check --platform tpu src/kernels/\n"
             "  typed-pallas check --output github . -- --python-version 3.12\n"
-            "configuration: [tool.typed-pallas] in pyproject.toml (see docs/configuration.md)"
+            "configuration: [tool.typed-pallas] in pyproject.toml (`typed-pallas explain configuration`)"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -90,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output", "-o", choices=OUTPUTS, default=OUTPUTS[0], help="output format (default: text)")
     check.add_argument("--all-errors", action="store_true", help="show every mypy error, not only typed-pallas findings")
     check.add_argument("--config", metavar="FILE", help="read [tool.typed-pallas] / [mypy.plugins.typed-pallas] from FILE")
-    check.add_argument("--cache-dir", metavar="DIR", help=f"mypy cache folder (default: {DEFAULT_CACHE})")
+    check.add_argument("--cache-dir", metavar="DIR", help=f"mypy cache folder (default: one per environment under {DEFAULT_CACHE})")
     check.add_argument(
         "--expect",
         action="store_true",
@@ -99,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--verbose", "-v", action="store_true", help="print the mypy command and its other output")
 
-    platforms = sub.add_parser("platforms", help="show the inferred platform map of PATHS (docs/platforms.md)")
+    init.add_parser(sub)
+
+    platforms = sub.add_parser("platforms", help="show the inferred platform map of PATHS (`typed-pallas explain platforms`)")
     platforms.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to map")
     platforms.add_argument("--output", "-o", choices=("text", "json", "mermaid"), default="text")
 
@@ -123,7 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 config.parse_platforms([n for n in value.split(",") if n.strip()] or [value], f"--platform {value!r}")
             except config.ConfigError as e:
                 return fail(parser, str(e))
+        if (coinstalled := init.coinstall_warning()) is not None:
+            print(coinstalled, file=sys.stderr)
         return run_check(args, passthrough, parser)
+    if args.command == "init":
+        return init.run_init(args)
     if args.command == "platforms":
         from typed_pallas_mypy import platform_map
 

@@ -1,0 +1,598 @@
+"""``typed-pallas init``: set a project up so that every type checker sees the platform types.
+
+What each checker needs, written into the project (``docs/editors.md``):
+
+* mypy: ``plugins`` gets ``typed_pallas_mypy`` and ``check_untyped_defs = true``, in the
+  file mypy itself reads (``mypy.ini``, ``.mypy.ini``, ``pyproject.toml`` ``[tool.mypy]``,
+  ``setup.cfg`` ``[mypy]``, in mypy's order; a new ``[tool.mypy]`` table otherwise).
+* pyright, basedpyright, Pylance: they read typed-pallas's ``jax-stubs`` only from their
+  ``stubPath`` (``docs/checkers.md``). ``init`` copies the installed stubs into
+  ``.typings/jax-stubs/`` (a dot folder: pyright and mypy leave it out of ``pyright .`` /
+  ``mypy .``; a ``.ignore`` file keeps ty out) and sets ``stubPath = ".typings"``, a path
+  relative to the project, so it works in every venv and for every Python. A config file
+  also turns Pylance's checking on (pyright's ``standard`` mode; Pylance is ``off`` without
+  one). Rerun ``init`` after upgrading typed-pallas: it refreshes the copy.
+* pyrefly: ``preset = "default"`` (its unconfigured ``basic`` preset reports almost nothing).
+* ty: nothing (it reads the stubs from ``sys.path``).
+
+It merges into the user's files and never overwrites a setting: a key already set to
+another value is left as it is, with a warning. A second run changes nothing and says so;
+``--dry-run`` prints the diff and writes nothing. TOML and INI files are edited as text
+(comments and layout are kept); they are read with ``tomllib``/``configparser`` first.
+
+Next to ``jax-pyrefly-stubs`` (detected through ``importlib.metadata``) it also adds the
+mypy override that lets mypy run there, and says what pyrefly and ty need
+(``docs/support-matrix.md``); :func:`coinstall_warning` is the line ``typed-pallas check``
+prints there.
+
+What it does not do: install anything, touch a ``pyrightconfig.json`` it cannot parse
+(it prints the line to add instead), or edit VS Code's settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import difflib
+import json
+import re
+import sys
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["STUB_DIR", "Plan", "coinstall_warning", "find_installed_stubs", "make_plan", "run_init"]
+
+PLUGIN: Final = "typed_pallas_mypy"
+#: the project-relative folder pyright, basedpyright and Pylance read the stubs from
+STUB_DIR: Final = ".typings"
+STUB_PACKAGE: Final = "jax-stubs"
+PYREFLY_PRESET: Final = "default"
+JAX_PYREFLY_STUBS: Final = "jax-pyrefly-stubs"
+#: the modules of jax-pyrefly-stubs that stop mypy (pyrefly's shape DSL in type arguments)
+MYPY_SKIP_MODULES: Final = ("jax.numpy", "jax.numpy.*")
+MYPY_INI_NAMES: Final = ("mypy.ini", ".mypy.ini")
+DOCS: Final = "docs/editors.md"
+HEADER: Final = "# Copied by `typed-pallas init` from typed-pallas {version}; rerun it after upgrading typed-pallas.\n"
+
+
+@dataclass
+class Plan:
+    """What ``init`` would write: new text per file, and what it found already set."""
+
+    root: Path
+    #: path -> (text before or None for a new file, text after)
+    files: dict[Path, tuple[str | None, str]] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    #: files that are copies of typed-pallas's stubs (the diff names them, without their text)
+    copies: set[Path] = field(default_factory=set)
+
+    def text(self, path: Path) -> str | None:
+        if path in self.files:
+            return self.files[path][1]
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+    def diff(self) -> str:
+        out: list[str] = []
+        for path, (before, after) in sorted(self.files.items()):
+            rel = path.relative_to(self.root).as_posix()
+            if path in self.copies:
+                verb = "new" if before is None else "updated"
+                out.append(f"{verb} file {rel}: typed-pallas's stub ({len(after.splitlines())} lines)\n")
+                continue
+            out.extend(difflib.unified_diff(
+                (before or "").splitlines(keepends=True), after.splitlines(keepends=True),
+                fromfile="/dev/null" if before is None else f"a/{rel}", tofile=f"b/{rel}",
+            ))
+        return "".join(line if line.endswith("\n") else line + "\n" for line in out)
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def coinstall_warning() -> str | None:
+    """The stderr line for an environment that also has jax-pyrefly-stubs, or None."""
+    theirs = _version(JAX_PYREFLY_STUBS)
+    if theirs is None:
+        return None
+    return (
+        f"typed-pallas: {JAX_PYREFLY_STUBS} {theirs} is installed: mypy stops on its jax.numpy stub unless "
+        f"that module is skipped, and pyright, pyrefly and ty lose typed-pallas's platform types; run "
+        f"`typed-pallas init` (it adds the mypy override and pyright's stubPath), then see {DOCS} "
+        "(section jax-pyrefly-stubs) for pyrefly and ty"
+    )
+
+
+def find_installed_stubs() -> Path | None:
+    """typed-pallas's ``jax-stubs`` folder on ``sys.path`` (the wheel's or the checkout's)."""
+    for entry in sys.path:
+        candidate = Path(entry or ".", STUB_PACKAGE)
+        marker = candidate / "experimental" / "pallas" / "tpu.pyi"
+        if marker.is_file() and "typed_pallas" in marker.read_text(encoding="utf-8"):
+            return candidate.resolve()
+    return None
+
+
+# --------------------------------------------------------------------------- TOML as text
+
+_HEADER_RE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+
+
+def _toml_load(text: str | None, path: Path) -> dict[str, Any] | None:
+    if text is None:
+        return {}
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InitError(f"{path}: not valid TOML ({e}); fix it and rerun typed-pallas init") from e
+
+
+def _table(data: dict[str, Any], dotted: str) -> dict[str, Any] | None:
+    node: Any = data
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node if isinstance(node, dict) else None
+
+
+def _header_line(lines: list[str], dotted: str) -> int | None:
+    for i, line in enumerate(lines):
+        m = _HEADER_RE.match(line)
+        if m and not line.lstrip().startswith("[[") and m.group(1).replace('"', "").replace(" ", "") == dotted:
+            return i
+    return None
+
+
+def _table_end(lines: list[str], start: int) -> int:
+    for j in range(start + 1, len(lines)):
+        if _HEADER_RE.match(lines[j]) and lines[j].lstrip().startswith("["):
+            return j
+    return len(lines)
+
+
+def _toml_add_key(text: str, dotted: str, key_line: str) -> str | None:
+    """``key_line`` added to table ``dotted`` (the table created at the end if absent); None if
+    the table exists but has no ``[dotted]`` header to add to (dotted keys, inline table)."""
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    at = _header_line(lines, dotted)
+    if at is None:
+        if _table(tomllib.loads(text), dotted) is not None:
+            return None
+        sep = "\n" if lines and lines[-1].strip() else ""
+        return "".join(lines) + f"{sep}[{dotted}]\n{key_line}\n"
+    end = _table_end(lines, at)
+    last = at
+    for j in range(at + 1, end):
+        if lines[j].strip() and not lines[j].lstrip().startswith("#"):
+            last = j
+    # after the table's last line that holds a value (keeps a multi-line array whole)
+    insert = last + 1
+    while insert < end and lines[insert].strip() and not lines[insert].lstrip().startswith("#"):
+        insert += 1
+    lines.insert(insert, key_line + "\n")
+    return "".join(lines)
+
+
+def _toml_prepend_to_array(text: str, dotted: str, key: str, item: str) -> str | None:
+    """``item`` put first in the array (or comma string) ``key`` of table ``[dotted]``."""
+    lines = text.splitlines(keepends=True)
+    at = _header_line(lines, dotted)
+    if at is None:
+        return None
+    key_re = re.compile(rf"^(\s*{re.escape(key)}\s*=\s*)(.*)$", re.DOTALL)
+    for j in range(at + 1, _table_end(lines, at)):
+        m = key_re.match(lines[j])
+        if not m:
+            continue
+        value = m.group(2)
+        if value.startswith("[") and not value[1:].strip() and j + 1 < len(lines):
+            below = lines[j + 1]
+            indent = below[: len(below) - len(below.lstrip())] if below.strip() != "]" else "    "
+            lines.insert(j + 1, f"{indent}{json.dumps(item)},\n")
+        elif value.startswith("["):
+            lines[j] = m.group(1) + "[" + json.dumps(item) + ("" if value[1:].lstrip().startswith("]") else ", ") + value[1:]
+        elif value[:1] in "\"'":
+            q = value[0]
+            end = value.index(q, 1)
+            parts = [p.strip() for p in value[1:end].split(",") if p.strip()]
+            lines[j] = m.group(1) + json.dumps([item, *parts]) + value[end + 1 :]
+        else:
+            return None
+        return "".join(lines)
+    return None
+
+
+# --------------------------------------------------------------------------- INI as text
+
+
+def _ini_section_line(lines: list[str], section: str) -> int | None:
+    for i, line in enumerate(lines):
+        if line.strip() == f"[{section}]":
+            return i
+    return None
+
+
+def _ini_add_key(text: str, section: str, key_line: str) -> str:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    at = _ini_section_line(lines, section)
+    if at is None:
+        sep = "\n" if lines and lines[-1].strip() else ""
+        return "".join(lines) + f"{sep}[{section}]\n{key_line}\n"
+    lines.insert(at + 1, key_line + "\n")
+    return "".join(lines)
+
+
+def _ini_prepend_plugin(text: str, section: str, item: str) -> str | None:
+    lines = text.splitlines(keepends=True)
+    at = _ini_section_line(lines, section)
+    if at is None:
+        return None
+    key_re = re.compile(r"^(plugins\s*[=:]\s*)(.*)$", re.DOTALL)
+    for j in range(at + 1, len(lines)):
+        if lines[j].lstrip().startswith("["):
+            break
+        m = key_re.match(lines[j])
+        if m:
+            rest = m.group(2)
+            lines[j] = m.group(1) + item + ("," if not rest.strip() else ", ") + rest
+            return "".join(lines)
+    return None
+
+
+# --------------------------------------------------------------------------- the steps
+
+
+class InitError(Exception):
+    """A file that ``init`` cannot read; nothing is written."""
+
+
+def _truthy(value: object) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+    return None
+
+
+def _plugins_of(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(",") if p.strip()]
+    if isinstance(value, list):
+        return [str(p) for p in value]
+    return []
+
+
+def _mypy_target(root: Path, plan: Plan) -> tuple[Path, str]:
+    """The file mypy reads in ``root`` and its kind ("ini" or "toml"), as mypy searches."""
+    for name in MYPY_INI_NAMES:
+        if (root / name).is_file():
+            return root / name, "ini"
+    pyproject = root / "pyproject.toml"
+    data = _toml_load(plan.text(pyproject), pyproject) or {}
+    if _table(data, "tool.mypy") is not None:
+        return pyproject, "toml"
+    setup_cfg = root / "setup.cfg"
+    if setup_cfg.is_file():
+        parser = configparser.RawConfigParser()
+        parser.read_string(setup_cfg.read_text(encoding="utf-8"))
+        if parser.has_section("mypy"):
+            return setup_cfg, "ini"
+    return pyproject, "toml"
+
+
+def _plan_mypy(root: Path, plan: Plan, coinstalled: bool) -> None:
+    path, kind = _mypy_target(root, plan)
+    rel = path.name
+    text = plan.text(path) or ""
+    if kind == "toml":
+        table = _table(_toml_load(text, path) or {}, "tool.mypy") or {}
+        plugins, untyped = table.get("plugins"), table.get("check_untyped_defs")
+    else:
+        parser = configparser.RawConfigParser()
+        parser.read_string(text)
+        has = parser.has_section("mypy")
+        plugins = parser.get("mypy", "plugins") if has and parser.has_option("mypy", "plugins") else None
+        untyped = (parser.get("mypy", "check_untyped_defs")
+                   if has and parser.has_option("mypy", "check_untyped_defs") else None)
+    new = text
+    if PLUGIN in _plugins_of(plugins):
+        plan.unchanged.append(f"mypy: {rel} already loads the plugin")
+    else:
+        if plugins is None:
+            edited = (_toml_add_key(new, "tool.mypy", f'plugins = ["{PLUGIN}"]') if kind == "toml"
+                      else _ini_add_key(new, "mypy", f"plugins = {PLUGIN}"))
+        else:
+            edited = (_toml_prepend_to_array(new, "tool.mypy", "plugins", PLUGIN) if kind == "toml"
+                      else _ini_prepend_plugin(new, "mypy", PLUGIN))
+        if edited is None:
+            plan.warnings.append(f"mypy: could not edit `plugins` in {rel}; add {PLUGIN!r} to it")
+        else:
+            new = edited
+            plan.changed.append(f"mypy: {rel}: plugins += {PLUGIN}")
+    if untyped is None:
+        edited = (_toml_add_key(new, "tool.mypy", "check_untyped_defs = true") if kind == "toml"
+                  else _ini_add_key(new, "mypy", "check_untyped_defs = True"))
+        if edited is None:
+            plan.warnings.append(f"mypy: could not edit {rel}; set check_untyped_defs = true")
+        else:
+            new = edited
+            plan.changed.append(f"mypy: {rel}: check_untyped_defs = true")
+    elif _truthy(untyped):
+        plan.unchanged.append(f"mypy: {rel} already sets check_untyped_defs")
+    else:
+        plan.warnings.append(
+            f"mypy: {rel} sets check_untyped_defs = {untyped}: left as it is; the plugin does not check "
+            "the bodies of unannotated functions (most kernels) without it"
+        )
+    if coinstalled:
+        new = _plan_mypy_coinstall(new, kind, rel, plan)
+    _write_quiet(plan, path, new)
+
+
+def _write_quiet(plan: Plan, path: Path, after: str) -> None:
+    """Record ``after`` for ``path`` (the messages were added by the caller)."""
+    before = plan.files[path][0] if path in plan.files else (
+        path.read_text(encoding="utf-8") if path.is_file() else None
+    )
+    if before == after or (before is None and not after):
+        plan.files.pop(path, None)
+    else:
+        plan.files[path] = (before, after)
+
+
+def _plan_mypy_coinstall(text: str, kind: str, rel: str, plan: Plan) -> str:
+    if kind == "toml":
+        data = _toml_load(text, Path(rel)) or {}
+        overrides = (_table(data, "tool") or {}).get("mypy", {}).get("overrides", [])
+        covered = any(
+            set(MYPY_SKIP_MODULES) <= set([o.get("module")] if isinstance(o.get("module"), str) else o.get("module", []))
+            for o in overrides if isinstance(o, dict)
+        )
+        block = (
+            "\n# jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; docs/support-matrix.md)\n"
+            "[[tool.mypy.overrides]]\n"
+            f"module = {json.dumps(list(MYPY_SKIP_MODULES))}\n"
+            'follow_imports = "skip"\n'
+            "follow_imports_for_stubs = true\n"
+        )
+    else:
+        parser = configparser.RawConfigParser()
+        parser.read_string(text)
+        covered = any(s.startswith("mypy-") and "jax.numpy" in s for s in parser.sections())
+        block = (
+            "\n# jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; docs/support-matrix.md)\n"
+            f"[mypy-{','.join(MYPY_SKIP_MODULES)}]\n"
+            "follow_imports = skip\n"
+            "follow_imports_for_stubs = True\n"
+        )
+    if covered:
+        plan.unchanged.append(f"mypy: {rel} already skips jax-pyrefly-stubs' jax.numpy")
+        return text
+    plan.changed.append(f"mypy: {rel}: skip jax-pyrefly-stubs' jax.numpy stub (it stops mypy)")
+    return (text if text.endswith("\n") or not text else text + "\n") + block
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
+    """stubPath for pyright/basedpyright/Pylance, and the stub copy in each folder they read."""
+    folders: list[Path] = []
+    config_json = root / "pyrightconfig.json"
+    if config_json.is_file():
+        data = _read_json(config_json)
+        if data is None:
+            plan.warnings.append(
+                f'pyright: pyrightconfig.json could not be read as plain JSON (comments?): add "stubPath": '
+                f'"{STUB_DIR}" to it yourself'
+            )
+            folders.append(root / STUB_DIR)
+        elif "stubPath" in data:
+            folders.append(root / str(data["stubPath"]))
+            if str(data["stubPath"]) != STUB_DIR:
+                plan.warnings.append(
+                    f"pyright: pyrightconfig.json sets stubPath = {data['stubPath']!r}: left as it is; "
+                    f"the stubs go into that folder"
+                )
+            else:
+                plan.unchanged.append("pyright: pyrightconfig.json already sets stubPath")
+        else:
+            body = config_json.read_text(encoding="utf-8")
+            data["stubPath"] = STUB_DIR
+            new = json.dumps(data, indent=2) + "\n" if body.strip() else json.dumps({"stubPath": STUB_DIR}) + "\n"
+            _write_quiet(plan, config_json, new)
+            plan.changed.append(f'pyright: pyrightconfig.json: stubPath = "{STUB_DIR}"')
+            folders.append(root / STUB_DIR)
+    else:
+        pyproject = root / "pyproject.toml"
+        text = plan.text(pyproject) or ""
+        data = _toml_load(text, pyproject) or {}
+        for dotted, who in (("tool.pyright", "pyright"), ("tool.basedpyright", "basedpyright")):
+            table = _table(data, dotted)
+            if table is None and dotted == "tool.basedpyright":
+                continue  # basedpyright reads [tool.pyright] then
+            if table is not None and "stubPath" in table:
+                folders.append(root / str(table["stubPath"]))
+                if table["stubPath"] != STUB_DIR:
+                    plan.warnings.append(
+                        f"{who}: pyproject.toml [{dotted}] sets stubPath = {table['stubPath']!r}: left as it is; "
+                        f"the stubs go into that folder"
+                    )
+                else:
+                    plan.unchanged.append(f"{who}: pyproject.toml already sets stubPath")
+                continue
+            edited = _toml_add_key(text, dotted, f'stubPath = "{STUB_DIR}"')
+            if edited is None:
+                plan.warnings.append(f'{who}: could not edit [{dotted}] in pyproject.toml; set stubPath = "{STUB_DIR}"')
+                continue
+            text = edited
+            _write_quiet(plan, pyproject, text)
+            plan.changed.append(f'{who}: pyproject.toml [{dotted}]: stubPath = "{STUB_DIR}"')
+            folders.append(root / STUB_DIR)
+    if source is None:
+        plan.warnings.append(
+            "pyright: typed-pallas's jax-stubs were not found on sys.path (is typed-pallas installed in this "
+            "Python?): the stub folder was not filled"
+        )
+        return
+    for folder in dict.fromkeys(folders):
+        _plan_stub_copy(root, folder, source, plan)
+
+
+def _plan_stub_copy(root: Path, folder: Path, source: Path, plan: Plan) -> None:
+    version = _version("typed-pallas") or "?"
+    target = folder / STUB_PACKAGE
+    before = len(plan.files)
+    for src in sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        rel = src.relative_to(source)
+        body = src.read_text(encoding="utf-8")
+        if src.suffix == ".pyi":
+            body = HEADER.format(version=version) + body
+        _write_quiet(plan, target / rel, body)
+        if target / rel in plan.files:
+            plan.copies.add(target / rel)
+    ignore = folder / ".ignore"
+    if folder.name.startswith(".") and not ignore.exists():
+        # ty checks hidden folders too, but honours .ignore files (git does not read them)
+        _write_quiet(plan, ignore, "# typed-pallas init: keep ty from checking these stubs as project files\n*\n")
+    shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else str(target)
+    if len(plan.files) != before:
+        plan.changed.append(f"pyright, basedpyright, Pylance: {shown}/: typed-pallas {version}'s stubs")
+    else:
+        plan.unchanged.append(f"pyright, basedpyright, Pylance: {shown}/ is up to date")
+    stale = [p for p in target.rglob("*.pyi") if not (source / p.relative_to(target)).exists()] if target.is_dir() else []
+    for p in stale:
+        plan.warnings.append(f"pyright: {p.relative_to(root).as_posix()} is not one of typed-pallas's stubs: left as it is")
+
+
+def _plan_pyrefly(root: Path, plan: Plan) -> None:
+    pyrefly_toml = root / "pyrefly.toml"
+    if pyrefly_toml.is_file():
+        text = pyrefly_toml.read_text(encoding="utf-8")
+        value = (_toml_load(text, pyrefly_toml) or {}).get("preset")
+        where = "pyrefly.toml"
+        if value is None:
+            lines = text.splitlines(keepends=True)
+            first_header = next((i for i, line in enumerate(lines) if _HEADER_RE.match(line)), len(lines))
+            lines.insert(first_header, f'preset = "{PYREFLY_PRESET}"\n')
+            _write_quiet(plan, pyrefly_toml, "".join(lines))
+    else:
+        pyproject = root / "pyproject.toml"
+        text = plan.text(pyproject) or ""
+        value = (_table(_toml_load(text, pyproject) or {}, "tool.pyrefly") or {}).get("preset")
+        where = "pyproject.toml [tool.pyrefly]"
+        if value is None:
+            edited = _toml_add_key(text, "tool.pyrefly", f'preset = "{PYREFLY_PRESET}"')
+            if edited is None:
+                plan.warnings.append(f'pyrefly: could not edit [tool.pyrefly]; set preset = "{PYREFLY_PRESET}"')
+                return
+            _write_quiet(plan, pyproject, edited)
+    if value is None:
+        plan.changed.append(f'pyrefly: {where}: preset = "{PYREFLY_PRESET}"')
+    elif value == PYREFLY_PRESET:
+        plan.unchanged.append(f"pyrefly: {where} already sets preset")
+    else:
+        plan.warnings.append(
+            f"pyrefly: {where} sets preset = {value!r}: left as it is (typed-pallas's checks need the "
+            f'"{PYREFLY_PRESET}" preset or stricter)'
+        )
+
+
+def make_plan(root: Path, *, coinstalled: bool | None = None, stubs: Path | None = None) -> Plan:
+    """What ``init`` writes in ``root``; raises :class:`InitError` for an unreadable file."""
+    plan = Plan(root.resolve())
+    root = plan.root
+    if coinstalled is None:
+        coinstalled = _version(JAX_PYREFLY_STUBS) is not None
+    _plan_mypy(root, plan, coinstalled)
+    _plan_pyright(root, plan, stubs if stubs is not None else find_installed_stubs())
+    _plan_pyrefly(root, plan)
+    plan.unchanged.append("ty: nothing to set (it reads the stubs from sys.path)")
+    if coinstalled:
+        plan.warnings.append(
+            f"{JAX_PYREFLY_STUBS} is installed: pyrefly and ty see only its jax-stubs, not typed-pallas's; "
+            f"see {DOCS} (section jax-pyrefly-stubs) for the link that fixes it"
+        )
+    return plan
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(i for i in items if i))
+
+
+def run_init(args: argparse.Namespace) -> int:
+    """``typed-pallas init [PATH] [--dry-run]``: 0 done (or nothing to do), 2 an unreadable file."""
+    root = Path(args.path or ".")
+    if not root.is_dir():
+        print(f"typed-pallas init: {root}: not a folder", file=sys.stderr)
+        return 2
+    try:
+        plan = make_plan(root)
+    except (InitError, configparser.Error) as e:
+        print(f"typed-pallas init: {e}; nothing was written", file=sys.stderr)
+        return 2
+    out = sys.stdout
+    for warning in _dedupe(plan.warnings):
+        print(f"typed-pallas init: warning: {warning}", file=sys.stderr)
+    if not plan.files:
+        out.write(f"typed-pallas init: {plan.root} is already set up; nothing changed\n")
+        for line in _dedupe(plan.unchanged):
+            out.write(f"  = {line}\n")
+        return 0
+    if args.dry_run:
+        out.write(plan.diff())
+        out.write(f"typed-pallas init --dry-run: would change {len(plan.files)} file(s); nothing written\n")
+        for line in _dedupe(plan.changed):
+            out.write(f"  + {line}\n")
+        return 0
+    for path, (_, after) in sorted(plan.files.items()):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(after, encoding="utf-8")
+    out.write(f"typed-pallas init: set up {plan.root} ({len(plan.files)} file(s) written)\n")
+    for line in _dedupe(plan.changed):
+        out.write(f"  + {line}\n")
+    for line in _dedupe(plan.unchanged):
+        out.write(f"  = {line}\n")
+    out.write(f"  see {DOCS} for each editor\n")
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    """The ``init`` subcommand, for :func:`typed_pallas_mypy.cli.build_parser`."""
+    p = sub.add_parser(
+        "init",
+        help="set the project up so that mypy, pyright, basedpyright, Pylance, pyrefly and ty see the platform types",
+        description=(
+            "Write what each type checker needs into the project at PATH (default: the current folder): "
+            "the mypy plugin and check_untyped_defs, a copy of the stubs in .typings/ with pyright's stubPath, "
+            "pyrefly's preset. Merges into existing files and never overwrites a setting."
+        ),
+    )
+    p.add_argument("path", nargs="?", metavar="PATH", help="the project's root folder")
+    p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")

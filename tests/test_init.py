@@ -1,0 +1,347 @@
+"""``typed-pallas init``: what it writes, that it merges and never overwrites, and what the
+five checkers then report on a correct and a wrong file (they are in this venv).
+
+Projects are made in ``tmp_path`` (a ``.git`` marker stops the checkers' config searches
+there). Each checker runs with no option but the interpreter (``--pythonpath``,
+``--python``...), from the project's root, so it reads only what ``init`` wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from typed_pallas_mypy.cli import init, main
+
+BIN = Path(sys.executable).parent
+
+OK = '''\
+from typing import Literal
+
+import typed_pallas
+from jax.experimental.pallas import tpu as pltpu
+
+
+def takes_tpu(p: typed_pallas.CompilerParams[Literal["tpu"]]) -> None: ...
+
+
+takes_tpu(pltpu.CompilerParams(vmem_limit_bytes=1 << 20))
+takes_tpu(typed_pallas.TPUCompilerParams())
+'''
+
+WRONG = '''\
+from typing import Literal
+
+import typed_pallas
+from jax.experimental.pallas import triton as pltriton
+
+
+def takes_tpu(p: typed_pallas.CompilerParams[Literal["tpu"]]) -> None: ...
+
+
+takes_tpu(pltriton.CompilerParams())
+'''
+WRONG_LINE = 10
+
+#: only typed-pallas's own names: no checker may report it, before or after init
+OWN_NAMES = '''\
+from typing import Literal
+
+import typed_pallas
+
+
+def takes_tpu(p: typed_pallas.CompilerParams[Literal["tpu"]]) -> None: ...
+
+
+def takes_gpu(p: typed_pallas.CompilerParams[typed_pallas.GPU]) -> None: ...
+
+
+takes_tpu(typed_pallas.TPUCompilerParams())
+takes_tpu(typed_pallas.TPUCompilerParams(vmem_limit_bytes=1 << 20))
+takes_gpu(typed_pallas.TritonCompilerParams(num_warps=4))
+takes_gpu(typed_pallas.MosaicGPUCompilerParams())
+'''
+
+
+def _project(tmp_path: Path, pyproject: str | None = None) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / ".git").mkdir()
+    if pyproject is not None:
+        (root / "pyproject.toml").write_text(pyproject)
+    return root
+
+
+def _init(root: Path, *extra: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    rc = main(["init", str(root), *extra])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.parts}
+
+
+# --------------------------------------------------------------------------- what it writes
+
+
+def test_fresh_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path)
+    rc, out, err = _init(root, capsys=capsys)
+    assert rc == 0, err
+    data = tomllib.loads((root / "pyproject.toml").read_text())
+    assert data["tool"]["mypy"] == {"plugins": ["typed_pallas_mypy"], "check_untyped_defs": True}
+    assert data["tool"]["pyright"] == {"stubPath": ".typings"}
+    assert data["tool"]["pyrefly"] == {"preset": "default"}
+    source = init.find_installed_stubs()
+    assert source is not None
+    copied = root / ".typings" / "jax-stubs"
+    for src in source.rglob("*.pyi"):
+        text = (copied / src.relative_to(source)).read_text()
+        assert text.startswith("# Copied by `typed-pallas init`") and text.endswith(src.read_text())
+    assert (copied / "py.typed").read_text() == (source / "py.typed").read_text()
+    assert (root / ".typings" / ".ignore").read_text().splitlines()[-1] == "*"
+    for what in ("plugins += typed_pallas_mypy", "check_untyped_defs = true", 'stubPath = ".typings"',
+                 'preset = "default"', ".typings/jax-stubs/"):
+        assert what in out, out
+    assert "warning" not in err
+
+
+USER_PYPROJECT = '''\
+[project]
+name = "mine"  # a comment that must stay
+
+[tool.mypy]
+strict = true
+plugins = [
+    "pydantic.mypy",  # theirs
+]
+check_untyped_defs = false
+
+[tool.pyright]
+typeCheckingMode = "strict"
+stubPath = "stubs"
+
+[tool.pyrefly]
+preset = "basic"
+
+[tool.other]
+key = 1
+'''
+
+
+def test_existing_pyproject_is_merged_not_clobbered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path, USER_PYPROJECT)
+    rc, out, err = _init(root, capsys=capsys)
+    assert rc == 0, err
+    text = (root / "pyproject.toml").read_text()
+    data = tomllib.loads(text)
+    # merged: our plugin added next to theirs; every other line kept as it was
+    assert data["tool"]["mypy"]["plugins"] == ["typed_pallas_mypy", "pydantic.mypy"]
+    # every line of the user's file is kept, in order; ours are added
+    assert [line for line in text.splitlines() if line in USER_PYPROJECT.splitlines()] == USER_PYPROJECT.splitlines()
+    # settings present with another value: left as they are, with a warning each
+    assert data["tool"]["mypy"]["check_untyped_defs"] is False
+    assert data["tool"]["pyright"] == {"typeCheckingMode": "strict", "stubPath": "stubs"}
+    assert data["tool"]["pyrefly"] == {"preset": "basic"}
+    assert data["tool"]["other"] == {"key": 1}
+    assert "check_untyped_defs = False: left as it is" in err
+    assert "preset = 'basic': left as it is" in err
+    assert "stubPath = 'stubs': left as it is" in err
+    # the stubs go where the user's stubPath points
+    assert (root / "stubs" / "jax-stubs" / "experimental" / "pallas" / "tpu.pyi").is_file()
+    assert not (root / ".typings").exists()
+
+
+def test_mypy_ini_is_the_file_mypy_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path, '[project]\nname = "mine"\n')
+    (root / "mypy.ini").write_text("[mypy]\nplugins = numpy.typing.mypy_plugin\nwarn_unused_ignores = True\n")
+    rc, _, err = _init(root, capsys=capsys)
+    assert rc == 0, err
+    ini = (root / "mypy.ini").read_text()
+    assert "plugins = typed_pallas_mypy, numpy.typing.mypy_plugin\n" in ini
+    assert "check_untyped_defs = True\n" in ini and "warn_unused_ignores = True\n" in ini
+    assert "mypy" not in tomllib.loads((root / "pyproject.toml").read_text()).get("tool", {})
+
+
+def test_pyrightconfig_json_gets_stub_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path)
+    (root / "pyrightconfig.json").write_text('{"typeCheckingMode": "basic"}\n')
+    rc, _, err = _init(root, capsys=capsys)
+    assert rc == 0, err
+    assert json.loads((root / "pyrightconfig.json").read_text()) == {"typeCheckingMode": "basic", "stubPath": ".typings"}
+    assert "pyright" not in tomllib.loads((root / "pyproject.toml").read_text())["tool"]
+
+
+def test_second_run_changes_nothing_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path, USER_PYPROJECT)
+    assert _init(root, capsys=capsys)[0] == 0
+    before = _snapshot(root)
+    rc, out, _ = _init(root, capsys=capsys)
+    assert rc == 0
+    assert _snapshot(root) == before
+    assert "already set up; nothing changed" in out
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path, USER_PYPROJECT)
+    before = _snapshot(root)
+    rc, out, _ = _init(root, "--dry-run", capsys=capsys)
+    assert rc == 0
+    assert _snapshot(root) == before
+    assert "--- a/pyproject.toml\n+++ b/pyproject.toml\n" in out
+    assert ' plugins = [\n+    "typed_pallas_mypy",\n     "pydantic.mypy",  # theirs\n' in out, out
+    assert "new file stubs/jax-stubs/experimental/pallas/tpu.pyi" in out
+    assert "nothing written" in out
+    # and the real run then writes exactly what the dry run announced
+    assert _init(root, capsys=capsys)[0] == 0
+    assert _snapshot(root) != before
+
+
+def test_stale_copy_is_refreshed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path)
+    assert _init(root, capsys=capsys)[0] == 0
+    tpu = root / ".typings" / "jax-stubs" / "experimental" / "pallas" / "tpu.pyi"
+    fresh = tpu.read_text()
+    tpu.write_text("# an older typed-pallas\n")
+    rc, out, _ = _init(root, capsys=capsys)
+    assert rc == 0 and tpu.read_text() == fresh
+    assert "updated file" not in out and ".typings/jax-stubs/" in out
+
+
+def test_unreadable_pyproject_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path, "[tool.mypy\n")
+    rc, _, err = _init(root, capsys=capsys)
+    assert rc == 2 and "not valid TOML" in err and "nothing was written" in err
+    assert not (root / ".typings").exists()
+
+
+def test_jax_pyrefly_stubs_detected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Next to jax-pyrefly-stubs: the mypy override that lets mypy run, and a line for pyrefly and ty."""
+    root = _project(tmp_path)
+    plan = init.make_plan(root, coinstalled=True)
+    after = plan.files[root / "pyproject.toml"][1]
+    override = tomllib.loads(after)["tool"]["mypy"]["overrides"]
+    assert override == [{"module": ["jax.numpy", "jax.numpy.*"], "follow_imports": "skip", "follow_imports_for_stubs": True}]
+    assert any("jax-pyrefly-stubs is installed: pyrefly and ty see only its jax-stubs" in w for w in plan.warnings)
+    # idempotent there too
+    (root / "pyproject.toml").write_text(after)
+    again = init.make_plan(root, coinstalled=True)
+    assert root / "pyproject.toml" not in again.files
+
+
+# --------------------------------------------------------------------------- what the checkers then say
+
+
+def _exe(name: str) -> str:
+    found = BIN / name
+    if not found.exists():
+        pytest.skip(f"{name} is not installed")
+    return str(found)
+
+
+def _errors(checker: str, root: Path, files: list[str]) -> dict[str, set[int]]:
+    """file name -> lines with an error, for ``checker`` run from ``root`` with its defaults."""
+    py = sys.executable
+    if checker == "mypy":
+        cmd = [py, "-m", "mypy", "--cache-dir", str(root.parent / "mypy-cache"), "-O", "json", *files]
+    elif checker in ("pyright", "basedpyright"):
+        cmd = [_exe(checker), "--pythonpath", py, "--outputjson", *files]
+    elif checker == "pyrefly":
+        cmd = [_exe(checker), "check", "--python-interpreter-path", py, "--output-format", "json", *files]
+    else:
+        cmd = [_exe(checker), "check", "--python", py, "--output-format", "concise", "--color", "never", *files]
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=900, check=False)
+    out = proc.stdout
+    assert proc.returncode in (0, 1), f"{checker} rc={proc.returncode}\n{out[-3000:]}\n{proc.stderr[-3000:]}"
+    found: dict[str, set[int]] = {f: set() for f in files}
+
+    def add(path: str, line: int) -> None:
+        found.setdefault(Path(path).name, set()).add(line)
+
+    if checker == "mypy":
+        for raw in out.splitlines():
+            if raw.startswith("{"):
+                item = json.loads(raw)
+                if item["severity"] == "error":
+                    add(item["file"], item["line"])
+    elif checker in ("pyright", "basedpyright"):
+        for item in json.loads(out[out.index("{"):])["generalDiagnostics"]:
+            if item["severity"] == "error":
+                add(item["file"], item["range"]["start"]["line"] + 1)
+    elif checker == "pyrefly":
+        for item in json.loads(out[out.index("{"):])["errors"]:
+            if item.get("severity", "error") == "error":
+                add(item["path"], item["line"])
+    else:
+        for raw in out.splitlines():
+            head, _, rest = raw.partition(": error[")
+            if rest:
+                path, line, _col = head.rsplit(":", 2)
+                add(path, int(line))
+    return found
+
+
+CHECKERS = ("mypy", "pyright", "basedpyright", "pyrefly", "ty")
+
+
+@pytest.fixture(scope="module")
+def initialised(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("initialised") / "proj"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "ok.py").write_text(OK)
+    (root / "wrong.py").write_text(WRONG)
+    (root / "own_names.py").write_text(OWN_NAMES)
+    assert main(["init", str(root)]) == 0
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_after_init_each_checker_sees_the_platform(checker: str, initialised: Path) -> None:
+    """The wrong call is an error, the correct ones are not; also with the whole folder checked
+    (``.typings/`` is not checked as project files)."""
+    errors = _errors(checker, initialised, ["ok.py", "wrong.py", "own_names.py"])
+    assert errors == {"ok.py": set(), "wrong.py": {WRONG_LINE}, "own_names.py": set()}, errors
+    if checker != "pyrefly":  # pyrefly checks its project's files with no path given
+        whole = _errors(checker, initialised, ["."])
+    else:
+        whole = _errors(checker, initialised, [])
+    assert {name: lines for name, lines in whole.items() if lines} == {"wrong.py": {WRONG_LINE}}, whole
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_before_init_typed_pallas_names_give_no_false_error(checker: str, tmp_path: Path) -> None:
+    """No setting at all: typed-pallas's own names and annotations are accepted by every checker."""
+    root = _project(tmp_path)
+    (root / "own_names.py").write_text(OWN_NAMES)
+    assert _errors(checker, root, ["own_names.py"]) == {"own_names.py": set()}
+
+
+def test_check_says_what_to_do_next_to_jax_pyrefly_stubs(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = init._version
+    monkeypatch.setattr(init, "_version", lambda dist: "1.4.0" if dist == init.JAX_PYREFLY_STUBS else real(dist))
+    line = init.coinstall_warning()
+    assert line is not None and line.startswith("typed-pallas: jax-pyrefly-stubs 1.4.0 is installed")
+    assert "typed-pallas init" in line and "\n" not in line
+
+
+def test_no_coinstall_warning_without_jax_pyrefly_stubs() -> None:
+    if shutil.which("true") is None:  # pragma: no cover
+        pytest.skip("no shell")
+    from importlib import metadata
+
+    try:
+        metadata.version(init.JAX_PYREFLY_STUBS)
+    except metadata.PackageNotFoundError:
+        assert init.coinstall_warning() is None
+    else:  # pragma: no cover
+        pytest.skip("jax-pyrefly-stubs is installed here")
