@@ -1,8 +1,9 @@
 """``plgpu.kernel`` (Mosaic GPU) given TPU params.
 
-typed-pallas' stubs type ``plgpu.kernel``'s ``compiler_params`` as GPU params, so mypy
-itself reports this one, as ``arg-type`` (pyright, pyrefly and ty do too); the plugin
-does not repeat it, and ``typed-pallas check`` shows it as a typed-pallas finding.
+typed-pallas' stubs type ``plgpu.kernel``'s ``compiler_params`` as GPU params, so every
+checker rejects this call by type (pyright, pyrefly and ty as an argument-type error).
+Under mypy the plugin reports it once, as ``pallas-platform`` in JAX's words, instead of
+mypy's ``arg-type``.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ def negate(x: jax.Array) -> jax.Array:
     def body(x_ref, o_ref):
         o_ref[...] = -x_ref[...]
 
-    return plgpu.kernel(
+    return plgpu.kernel(  # expect[pallas-platform]
         body,
         out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),
-        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=32 * 1024 * 1024),  # expect[arg-type]
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=32 * 1024 * 1024),
     )(x)
