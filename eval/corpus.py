@@ -19,7 +19,15 @@ What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versi
    construction for each other backend's (``eval.mutants``), checked in rounds (one
    mypy run per round, warm cache, mutated files passed with ``--shadow-file``; a round
    never holds two mutants that touch the same file), and counts a mutant as caught when
-   a new ``pallas-platform`` error falls inside its call expression's lines.
+   a new ``pallas-platform`` error falls inside its call expression's lines;
+4. mutants at the package's dispatch sites (``eval.dispatch_mutants``: a guard's
+   platform string, a guard helper's, a platform table's keys, a ``platform_dependent``
+   branch), checked the same way over the files that import Pallas plus the files that
+   hold those sites (a second, cold cache: its unmodified run is part of the
+   false-positive count), caught when a new ``pallas-platform`` error falls in the
+   guard statement and the region it decides (or the table and its use, or the call).
+   Calls of package wrappers that forward ``compiler_params`` are scored from step 3's
+   params swaps at those sites. ``--no-dispatch`` skips step 4.
 
 Scores are split by evidence (the survey's body/argument platform primitives), by
 swap kind (platform tpu<->gpu, or backend triton<->mosaic_gpu), and by what mypy's
@@ -58,6 +66,7 @@ from eval.mutants import (
     schedule,
     write_mutant,
 )
+from eval.dispatch_mutants import DispatchMutant, plan_dispatch, schedule_dispatch, write_dispatch_mutant
 from eval.mypyrun import PLUGIN, Diagnostic, RunResult, clean_env, preset_flags, run_mypy, source_of, write_config
 
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
@@ -124,6 +133,15 @@ def expected_messages(m: Mutant) -> set[str]:
 
 
 @dataclass
+class DispatchResult:
+    mutant: DispatchMutant
+    caught: bool = False
+    messages: list[str] = field(default_factory=list)
+    elsewhere: list[str] = field(default_factory=list)
+    crashed: bool = False
+
+
+@dataclass
 class PackageEval:
     package: str
     version: str
@@ -138,11 +156,19 @@ class PackageEval:
     unattributed: list[str] = field(default_factory=list)
     skipped: str | None = None
     cli: dict[str, Any] | None = None
+    dispatch: list[DispatchResult] = field(default_factory=list)
+    dispatch_skipped: list[dict[str, str]] = field(default_factory=list)
+    dispatch_false_positives: list[dict[str, Any]] = field(default_factory=list)
+    dispatch_runs: list[RunResult] = field(default_factory=list)
 
     @property
     def crashes(self) -> int:
         runs = ([self.baseline] if self.baseline else []) + [r["result"] for r in self.rounds]
         return sum(1 for r in runs if r.crashed)
+
+    @property
+    def dispatch_crashes(self) -> int:
+        return sum(1 for r in self.dispatch_runs if r.crashed or r.blocked)
 
     @property
     def blocked(self) -> int:
@@ -232,7 +258,90 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
             ev.results.append(r)
         ev.unattributed += [f"{d.relpath}:{d.line}: {d.message}" for d in new if d.key not in claimed]
     shutil.rmtree(work, ignore_errors=True)
+    if not args.no_dispatch:
+        evaluate_dispatch(ev, pkg, version, root, cwd, files, args, config)
     return ev
+
+
+def evaluate_dispatch(ev: PackageEval, pkg: str, version: str, root: Path, cwd: Path, files: list[str],
+                      args: argparse.Namespace, config: Path) -> None:
+    """Step 4: mutants at dispatch sites, over the Pallas files plus the sites' files."""
+    plan = plan_dispatch(root, pkg)
+    ev.dispatch_skipped = [{"kind": k.kind, "where": k.where, "reason": k.reason} for k in plan.skipped]
+    if not plan.mutants:
+        return
+    extra = sorted(plan.files - set(files))
+    if pkg == "jax":
+        targets = [a for f in [*files, *extra] for a in ("-m", module_of(f))]
+    else:
+        targets = ["--explicit-package-bases", *files, *extra]
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}-dispatch"
+    common = dict(cwd=cwd, root=root, cache_dir=args.cache_dir / "mypy" / tag, config=config, python=args.python,
+                  extra_pythonpath=args.pythonpath)
+    base = run_mypy(targets, **common)
+    ev.dispatch_runs.append(base)
+    main_known = {d.key for d in ev.baseline.typed_pallas_errors} if ev.baseline else set()
+    for d in base.typed_pallas_errors:
+        if d.key not in main_known:
+            ev.dispatch_false_positives.append({"where": f"{d.relpath}:{d.line}", "message": d.message,
+                                                "source": source_of(d)})
+    known = {d.key for d in base.typed_pallas_errors}
+    work = args.cache_dir / "work" / tag / f"{pkg}-{version}"
+    for batch in schedule_dispatch(plan.mutants):
+        shutil.rmtree(work, ignore_errors=True)
+        shadows: dict[str, Path] = {}
+        for j, m in enumerate(batch):
+            shadows.update(write_dispatch_mutant(root, m, work / f"m{j}"))
+        res = run_mypy(targets, shadows=shadows, **common)
+        ev.dispatch_runs.append(res)
+        new = [d for d in res.platform_errors if d.key not in known]
+        for m in batch:
+            r = DispatchResult(m, crashed=res.crashed)
+            for d in new:
+                if any(d.relpath == rel and lo <= d.line <= hi for rel, lo, hi in m.spans):
+                    r.caught = True
+                    r.messages.append(f"{d.relpath}:{d.line}: {d.message}")
+                elif d.relpath in m.files:
+                    r.elsewhere.append(f"{d.relpath}:{d.line}: {d.message}")
+            ev.dispatch.append(r)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def is_wrapper_site(r: MutantResult) -> bool:
+    """A params swap at a call of a package wrapper that forwards ``compiler_params``."""
+    return "wrapper:" in r.mutant.site.entry_point
+
+
+def summarize_dispatch(evals: list[PackageEval]) -> dict[str, Any]:
+    allr = [r for e in evals for r in e.dispatch]
+    wr = [r for e in evals for r in e.results if is_wrapper_site(r)]
+
+    def sc(sel: list[Any]) -> dict[str, int]:
+        return {"caught": sum(1 for r in sel if r.caught), "mutants": len(sel)}
+
+    by_kind = {k: sc([r for r in allr if r.mutant.kind == k])
+               for k in ("guard", "guard-helper", "table", "platform_dependent")}
+    by_kind["wrapper"] = sc(wr)
+    by_form = {f"{k}/{f}": sc([r for r in allr if (r.mutant.kind, r.mutant.form) == (k, f)])
+               for k, f in sorted({(r.mutant.kind, r.mutant.form) for r in allr})}
+    skipped: Counter[str] = Counter()
+    for e in evals:
+        for k in e.dispatch_skipped:
+            reason = k["reason"].split(": ", 1)[-1] if k["kind"] == "guard-helper" else k["reason"]
+            if reason.startswith("condition variable"):
+                reason = "condition variable: no if on it reaches a Pallas call"
+            skipped[f"{k['kind']}: {reason}"] += 1
+    return {
+        "by_kind": by_kind,
+        "by_form": by_form,
+        "all": sc(allr),
+        "wrapper_platform_swaps": sc([r for r in wr if r.mutant.kind == "platform"]),
+        "false_positives": sum(len(e.dispatch_false_positives) for e in evals),
+        "crashes": sum(e.dispatch_crashes for e in evals),
+        "runs": sum(len(e.dispatch_runs) for e in evals),
+        "mypy_seconds": round(sum(r.seconds for e in evals for r in e.dispatch_runs), 1),
+        "sites_skipped": dict(sorted(skipped.items(), key=lambda kv: -kv[1])),
+    }
 
 
 def run_cli(files: list[str], root: Path, cache: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -348,6 +457,18 @@ def package_row(e: PackageEval) -> dict[str, Any]:
         "unmutable": e.unmutable,
         "cli": e.cli,
         "unattributed_new_errors": e.unattributed,
+        "dispatch_false_positives": e.dispatch_false_positives,
+        "dispatch_skipped": e.dispatch_skipped,
+        "dispatch_seconds": [round(r.seconds, 1) for r in e.dispatch_runs],
+        "dispatch_crash_output": [r.tail for r in e.dispatch_runs if r.crashed or r.blocked],
+        "dispatch_mutants": [
+            {"id": r.mutant.id, "kind": r.mutant.kind, "form": r.mutant.form, "scope": r.mutant.scope,
+             "where": f"{r.mutant.relpath}:{r.mutant.line}", "detail": r.mutant.detail,
+             "spans": [f"{a}:{b}-{c}" for a, b, c in r.mutant.spans], "reaches": list(r.mutant.reaches),
+             "typed": r.mutant.typed, "caught": r.caught, "messages": r.messages, "elsewhere": r.elsewhere,
+             "crashed": r.crashed}
+            for r in e.dispatch
+        ],
         "mutants_detail": [
             {"id": r.mutant.id, "kind": r.mutant.kind, "how": r.mutant.how,
              "evidence": r.mutant.site.evidence_kind, "call_flags": list(r.mutant.call_flags),
@@ -401,6 +522,21 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
         bad = [e.package for e in clis if not e.cli.get("agrees_with_mypy")]
         print(f"  typed-pallas check (CLI) agrees with mypy+plugin on {len(clis) - len(bad)}/{len(clis)} packages"
               + (f"; differs: {', '.join(bad)}" if bad else ""))
+    d = summary.get("dispatch")
+    if d is not None:
+        print("\ndispatch-site mutants (a new pallas-platform error in the decided region counts):")
+        for k, v in d["by_kind"].items():
+            print(f"  {k:40s} {ratio(v['caught'], v['mutants'])}" if v["mutants"] else f"  {k:40s} 0 mutants")
+        print("  by form:", ", ".join(f"{k} {ratio(v['caught'], v['mutants'])}" for k, v in d["by_form"].items()))
+        print(f"  errors on unmodified dispatch files: {d['false_positives']}; crashes: {d['crashes']} "
+              f"({d['runs']} runs, {d['mypy_seconds']:.0f} s)")
+        print("  sites not mutated:", "; ".join(f"{k} {n}" for k, n in d["sites_skipped"].items()))
+        for e in evals:
+            for r in e.dispatch:
+                m = r.mutant
+                print(f"    {'CAUGHT' if r.caught else 'missed'} {m.kind}/{m.form} {m.relpath}:{m.line} {m.detail}")
+            for f in e.dispatch_false_positives:
+                print(f"    FP {e.package}: {f['where']}: [{f['source']}] {f['message']}")
     fps = [(e.package, f) for e in evals for f in e.false_positives]
     if fps:
         print(f"\npallas-platform errors on unmodified code ({len(fps)}):")
@@ -423,6 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label", default="plugin", help="names the mypy cache (default: %(default)s)")
     ap.add_argument("--default-flags", action="store_true", help="no --check-untyped-defs")
     ap.add_argument("--no-mutants", action="store_true", help="unmodified code only")
+    ap.add_argument("--no-dispatch", action="store_true", help="no mutants at dispatch sites (step 4)")
     ap.add_argument("--site", action="append", help="only mutate these sites (relpath:line, repeatable)")
     ap.add_argument("--cli", action="store_true",
                     help="also run `typed-pallas check --output json` on the unmodified code and compare")
@@ -444,6 +581,7 @@ def main(argv: list[str] | None = None) -> int:
                           check_untyped_defs=not args.default_flags)
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}"
     shutil.rmtree(args.cache_dir / "mypy" / tag, ignore_errors=True)  # every run starts cold
+    shutil.rmtree(args.cache_dir / "mypy" / f"{tag}-dispatch", ignore_errors=True)
     t0 = time.perf_counter()
     evals = []
     for pkg, ver in chosen:
@@ -452,6 +590,8 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - t0
     done = [e for e in evals if not e.skipped]
     summary = summarize(done)
+    if not args.no_dispatch:
+        summary["dispatch"] = summarize_dispatch(done)
     summary["wall_seconds"] = round(wall, 1)
     print_table(evals, summary)
     print(f"\nwall time {wall:.0f} s for {len(done)} packages "
@@ -473,7 +613,7 @@ def main(argv: list[str] | None = None) -> int:
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps(out, indent=1) + "\n")
     print(f"JSON: {dest}")
-    return 1 if summary["crashes"] else 0
+    return 1 if summary["crashes"] or summary.get("dispatch", {}).get("crashes") else 0
 
 
 if __name__ == "__main__":
