@@ -39,6 +39,7 @@ from mypy.nodes import (
     MemberExpr,
     MypyFile,
     NameExpr,
+    RefExpr,
     ReturnStmt,
     StrExpr,
     TupleExpr,
@@ -142,6 +143,29 @@ class _Scan:
 
     # ------------------------------------------------------------- sites
 
+    def call_with_known_callee(self, call: CallExpr, fullname: str) -> Finding | None:
+        """The finding for a call whose callee only mypy's types name (``ops.run(x)`` on
+        a typed receiver), or None; calls the syntax resolves are the scan's."""
+        func = self._func_at(call)
+        if self.facts.callee_function(call.callee, self.index, func) is not None:
+            return None
+        before = sum(len(items) for items in self.out.by_target.values())
+        pos = start_of(call)
+        decided = self.decided_at(pos)
+        if decided is not None:
+            self.check(fullname, call, decided[0], decided[1])
+        elif self.configured:
+            lowering = frozenset(p for n in self.configured for p in name_set(n)) & LOWERING
+            if lowering:
+                why = (
+                    f"module {self.tree.fullname} is configured for platforms "
+                    f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
+                )
+                self.check(fullname, call, lowering, why)
+        if sum(len(items) for items in self.out.by_target.values()) == before:
+            return None
+        return self.out.by_target[self.target_of(pos)][-1]
+
     def run(self) -> ModuleFindings:
         for expr in get_subexpressions(self.tree):
             if isinstance(expr, CallExpr):
@@ -197,6 +221,7 @@ class _Scan:
     def _table(self, base: Expression, use: Expression) -> None:
         table = self._dict_literal(base, use)
         if table is None:
+            self._imported_table(base, use)
             return
         for key_expr, value_expr in table.items:
             if not isinstance(key_expr, StrExpr):
@@ -210,6 +235,23 @@ class _Scan:
             )
             name = self.facts.callee_function(value_expr, self.index, self._func_at(value_expr))
             self.check(name, value_expr, lowering, why, anchor=use)
+
+    def _imported_table(self, base: Expression, use: Expression) -> None:
+        """A platform table defined in another module (its facts hold the entries)."""
+        if not isinstance(base, RefExpr) or not base.fullname:
+            return
+        module = self.facts.module_of(base.fullname)
+        if module is None or module == self.tree.fullname:
+            return
+        for key, target in self.facts.of(base.fullname).table:
+            lowering = name_set(key) & LOWERING
+            if not lowering:
+                continue
+            why = (
+                f"the {key!r} entry of {base.fullname} (indexed by the platform at line "
+                f"{use.line}) lowers for {', '.join(sorted(lowering))}"
+            )
+            self.check(target, use, lowering, why)
 
     def _dict_literal(self, base: Expression, use: Expression) -> DictExpr | None:
         if isinstance(base, DictExpr):
@@ -331,3 +373,15 @@ def findings(
 ) -> ModuleFindings:
     """Every decision-site finding of ``tree``, grouped by target."""
     return _Scan(tree, index, facts, configured).run()
+
+
+def finding_for_call(
+    tree: MypyFile,
+    index: ModuleIndex,
+    facts: Facts,
+    configured: frozenset[str] | None,
+    call: CallExpr,
+    fullname: str,
+) -> Finding | None:
+    """``_Scan.call_with_known_callee`` for one call (from a method hook)."""
+    return _Scan(tree, index, facts, configured).call_with_known_callee(call, fullname)

@@ -196,6 +196,8 @@ def check_user_call(
         facts = session.facts_for(ctx.api)
         if facts is None:
             return
+        if isinstance(ctx, MethodContext):
+            _check_typed_receiver(ctx, fullname, config, session, facts)
         wrapper = facts.of(fullname).wrapper
         if wrapper is None or wrapper.entry not in ENTRIES:
             return
@@ -224,6 +226,22 @@ def check_user_call(
 
     _guarded(ctx, session, config, check)
     return ctx.default_return_type
+
+
+def _check_typed_receiver(
+    ctx: MethodContext, fullname: str, config: PlatformConfig, session: Session, facts: Facts
+) -> None:
+    """A method called on a value mypy knows the class of (``ops.run(x)``)."""
+    tree = _tree(ctx)
+    if tree is None or facts.of(fullname).requirement is None:
+        return
+    assert isinstance(ctx.context, CallExpr)
+    index = index_of(tree, facts)
+    finding = decisions.finding_for_call(
+        tree, index, facts, config.platforms_for(tree.fullname), ctx.context, fullname
+    )
+    if finding is not None:
+        report(ctx.api, finding.context(), finding.message, list(finding.notes))
 
 
 def check_decision_call(

@@ -47,6 +47,7 @@ from mypy.nodes import (
     ClassDef,
     ConditionalExpr,
     Decorator,
+    DictExpr,
     DictionaryComprehension,
     Expression,
     ExpressionStmt,
@@ -169,6 +170,8 @@ class FunctionFacts:
     evidence: tuple[tuple[frozenset[str], str, int], ...] = ()
     #: where it is defined, for notes ("tpu_ops.py:13")
     where: str = ""
+    #: a module-level table keyed by platform: (key, fullname of the entry's function)
+    table: tuple[tuple[str, str], ...] = ()
 
     def is_empty(self) -> bool:
         return (
@@ -177,6 +180,7 @@ class FunctionFacts:
             and not self.platform_source
             and self.wrapper is None
             and not self.evidence
+            and not self.table
         )
 
 
@@ -222,6 +226,8 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
         data["wrapper"] = [facts.wrapper.entry, [list(f) for f in facts.wrapper.forwards], facts.wrapper.line]
     if facts.evidence:
         data["evidence"] = [[sorted(b), what, line] for b, what, line in facts.evidence]
+    if facts.table:
+        data["table"] = [list(entry) for entry in facts.table]
     return data
 
 
@@ -249,6 +255,12 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
         for item in raw:
             if isinstance(item, list) and len(item) == 3 and isinstance(item[0], list):
                 evidence.append((frozenset(str(b) for b in item[0]), str(item[1]), int(item[2])))
+    table: list[tuple[str, str]] = []
+    raw = data.get("table")
+    if isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, list) and len(item) == 2:
+                table.append((str(item[0]), str(item[1])))
     return FunctionFacts(
         name,
         requirement=requirement,
@@ -257,6 +269,7 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
         wrapper=wrapper,
         evidence=tuple(evidence),
         where=str(data.get("where", "")),
+        table=tuple(table),
     )
 
 
@@ -576,7 +589,10 @@ class Facts:
         assigned = index.assignments.get((0, name), [])
         if len(assigned) != 1:
             return _NO_FACTS
-        target = self.callee_function(assigned[0][1], index, None, 1)
+        value = assigned[0][1]
+        if isinstance(value, DictExpr):
+            return self._table(fullname, tree, index, value)
+        target = self.callee_function(value, index, None, 1)
         if target is None or target == fullname:
             return _NO_FACTS
         found = self.of(target)
@@ -591,6 +607,23 @@ class Facts:
             evidence=found.evidence,
             where=found.where,
         )
+
+    def _table(
+        self, fullname: str, tree: MypyFile, index: ModuleIndex, value: DictExpr
+    ) -> FunctionFacts:
+        """A module-level dict keyed by platform names: its entries' functions."""
+        entries: list[tuple[str, str]] = []
+        for key, item in value.items:
+            if not isinstance(key, StrExpr):
+                return _NO_FACTS
+            if key.value not in _platforms.LOWERINGS_OF_GUARD_NAME and key.value != "default":
+                return _NO_FACTS
+            target = self.callee_function(item, index, None, 1)
+            if target is not None:
+                entries.append((key.value, target))
+        if not entries:
+            return _NO_FACTS
+        return FunctionFacts(fullname, where=location(tree, value.line), table=tuple(entries))
 
     def function_facts(self, func: FuncDef, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:
         where = location(tree, func.line)
@@ -816,7 +849,7 @@ def _defined(stmt: Statement) -> list[str]:
     if isinstance(stmt, AssignmentStmt) and len(stmt.lvalues) == 1:
         lvalue = stmt.lvalues[0]
         if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var) and lvalue.fullname:
-            if isinstance(stmt.rvalue, (RefExpr, CallExpr)):
+            if isinstance(stmt.rvalue, (RefExpr, CallExpr, DictExpr)):
                 return [lvalue.fullname]
     if isinstance(stmt, IfStmt):
         out = []
