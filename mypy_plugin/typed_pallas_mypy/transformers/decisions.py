@@ -107,6 +107,9 @@ class _Scan:
         self.facts = facts
         self.configured = configured
         self.out = ModuleFindings()
+        #: (target, fullname) of functions imported where the platform is decided and
+        #: reported there: their calls in the same target are not reported again
+        self.imported: set[tuple[int, str]] = set()
 
     def target_of(self, pos: Pos) -> int:
         func = self.index.outermost_function_at(pos)
@@ -167,12 +170,12 @@ class _Scan:
         return self.out.by_target[self.target_of(pos)][-1]
 
     def run(self) -> ModuleFindings:
+        self._bindings()
         for expr in get_subexpressions(self.tree):
             if isinstance(expr, CallExpr):
                 self._call(expr)
             elif isinstance(expr, IndexExpr):
                 self._table_index(expr)
-        self._bindings()
         return self.out
 
     def _func_at(self, node: Expression) -> FuncItem | None:
@@ -191,6 +194,8 @@ class _Scan:
         if name is None:
             return
         pos = start_of(call)
+        if (self.target_of(pos), name) in self.imported:
+            return  # the import in this target is the finding
         decided = self.decided_at(pos)
         if decided is not None:
             self.check(name, call, decided[0], decided[1])
@@ -281,7 +286,10 @@ class _Scan:
             elif isinstance(stmt, ImportFrom):
                 module = _import_target(self.tree, stmt)
                 for name, _alias in stmt.names:
+                    before = len(self.out.by_target.get(self.target_of(pos), []))
                     self.check(f"{module}.{name}", _as_expr(stmt), decided[0], decided[1])
+                    if len(self.out.by_target.get(self.target_of(pos), [])) > before:
+                        self.imported.add((self.target_of(pos), f"{module}.{name}"))
                 continue
             else:
                 continue
