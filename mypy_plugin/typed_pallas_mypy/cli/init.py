@@ -108,10 +108,10 @@ def coinstall_warning() -> str | None:
     if theirs is None:
         return None
     return (
-        f"typed-pallas: {JAX_PYREFLY_STUBS} {theirs} is installed: mypy stops on its jax.numpy stub unless "
-        f"that module is skipped, and pyright, pyrefly and ty lose typed-pallas's platform types; run "
-        f"`typed-pallas init` (it adds the mypy override and pyright's stubPath), then see {DOCS} "
-        "(section jax-pyrefly-stubs) for pyrefly and ty"
+        f"typed-pallas: {JAX_PYREFLY_STUBS} {theirs} is installed: its jax.numpy stub stops mypy unless that "
+        "module is skipped (typed-pallas check's preset does not skip it), and pyright loses the platform types "
+        "of JAX's classes; run `typed-pallas init` (it adds the mypy override and pyright's stubPath), then run "
+        f"mypy itself; for pyrefly and ty see {DOCS}#next-to-jax-pyrefly-stubs"
     )
 
 
