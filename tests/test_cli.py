@@ -385,6 +385,7 @@ def test_missing_mypy_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / ".git").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
     monkeypatch.chdir(tmp_path)
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mypy" else real(name, *a))

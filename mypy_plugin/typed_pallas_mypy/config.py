@@ -126,7 +126,7 @@ USAGE: Final = """
     TYPED_PALLAS_PLATFORMS=tpu,gpu        # replaces the top-level platforms
     TYPED_PALLAS_CONFIG=path/to/pyproject.toml
 
-docs: docs/configuration.md"""
+docs: `typed-pallas explain configuration`"""
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

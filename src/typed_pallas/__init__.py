@@ -25,9 +25,9 @@ from typed_pallas._platforms import (
 )
 from typed_pallas._tagged import PlatformFn as PlatformFn, platform as platform
 
-__version__ = "0.1.0"
-
 if TYPE_CHECKING:
+    #: pyproject's [project] version, read from the installed metadata on first access
+    __version__: str
     from typed_pallas._backstop import install_backstop as install_backstop
     from typed_pallas._check_lowering import (
         LoweringReport as LoweringReport,
@@ -83,7 +83,21 @@ _LAZY: dict[str, str] = {
 }
 
 
+def _installed_version() -> str:
+    # One source: pyproject's [project] version, as the installed metadata carries it
+    # (importlib.metadata costs ~70 ms to import, hence on first access only).
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("typed-pallas")
+    except PackageNotFoundError:  # a bare source tree on sys.path, not installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = value = _installed_version()
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'typed_pallas' has no attribute {name!r}")

@@ -1,10 +1,16 @@
 """``typed-pallas check``: from the parsed arguments to the exit status.
 
-What it does, in order: refuses missing paths; sets ``TYPED_PALLAS_PLATFORMS`` from
+What it does, in order: refuses missing paths; handles an empty selection (PATHS with
+no Python file: one line on stderr, the chosen format's empty output, exit status 0,
+so a pre-commit run or a CI step over a folder without Python code passes); sets ``TYPED_PALLAS_PLATFORMS`` from
 ``--platform`` and ``TYPED_PALLAS_CONFIG`` from ``--config``, the caller's own
 ``TYPED_PALLAS_CONFIG``, or the project's file (found by
 :func:`typed_pallas_mypy.config.find_config_file`, the search the plugin itself runs);
-validates that configuration before mypy starts; runs mypy (``findings.run_mypy``);
+validates that configuration before mypy starts; finds the project's layout
+(``project.find_layout``: ``mypy_path``, a src layout, the project's own module names);
+picks this environment's cache folder (``findings.environment_cache``) and says on
+stderr when the run will be slow (no cache yet: jax is analysed first); runs mypy
+(``findings.run_mypy``); warns when the project's own imports could not be resolved;
 shows the typed-pallas findings (or all, with ``--all-errors``) in the chosen format
 (``formats``); with ``--expect`` compares them with the ``# expect`` comments
 (``expect``); and returns mypy's kind of exit status: 0 nothing found, 1 findings, 2
@@ -23,11 +29,28 @@ import sys
 from typing import Final
 
 from typed_pallas_mypy import config
+from typed_pallas_mypy.cli import project
 from typed_pallas_mypy.cli.expect import report_expectations
-from typed_pallas_mypy.cli.findings import DEFAULT_CACHE, plugin_error_codes, run_mypy, select
+from typed_pallas_mypy.cli.explain import doc_link
+from typed_pallas_mypy.cli.findings import (
+    NO_FILES_MESSAGE,
+    Finding,
+    cache_is_warm,
+    environment_cache,
+    plugin_error_codes,
+    preset_config,
+    run_mypy,
+    select,
+)
 from typed_pallas_mypy.cli.formats import emit
 
 __all__ = ["fail", "run_check"]
+
+#: the line for a cold cache (what the first run in an environment costs)
+SLOW_NOTICE: Final = (
+    "{prog}: first analysis of jax in this environment (no cache yet in {cache}); "
+    "about half a minute, later runs take a few seconds"
+)
 
 PROG: Final = "typed-pallas"
 
@@ -69,13 +92,33 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
         env = _environment(args)
         config.resolve_config(None, environ=env)
     except config.ConfigError as e:
-        return fail(parser, f"{e}\n(see docs/configuration.md, or `typed-pallas check --help`)")
+        return fail(parser, f"{e}\n(see {doc_link('configuration')}, or `typed-pallas check --help`)")
+
+    if not project.python_files_in(paths):
+        return _nothing_to_check(paths, args)
 
     if importlib.util.find_spec("mypy") is None:
         return fail(parser, "mypy is not installed here; install it with: pip install 'typed-pallas[mypy]'")
 
-    run = run_mypy(paths, passthrough, cache_dir=args.cache_dir or DEFAULT_CACHE, env=env, verbose=args.verbose)
+    layout = project.find_layout(paths)
+    preset = preset_config(
+        mypy_path=layout.mypy_path,
+        explicit_package_bases=layout.explicit_package_bases,
+        own_modules=layout.own_modules,
+    )
+    if args.verbose and layout.mypy_path:
+        for folder, origin in zip(layout.mypy_path, layout.origins, strict=True):
+            print(f"{PROG}: mypy_path += {folder} ({origin})", file=sys.stderr)
+    cache_dir = args.cache_dir or environment_cache()
+    if not cache_is_warm(cache_dir):
+        print(SLOW_NOTICE.format(prog=PROG, cache=cache_dir), file=sys.stderr, flush=True)
+    run = run_mypy(paths, passthrough, cache_dir=cache_dir, env=env, verbose=args.verbose, preset=preset)
+    if run.returncode == 2 and not run.findings and NO_FILES_MESSAGE in (run.stderr + "\n".join(run.other_output)):
+        return _nothing_to_check(paths, args)  # everything was excluded (mypy's --exclude)
     blocked = run.blocked
+    unresolved = _unresolved_own_imports(run.findings)
+    if unresolved and not blocked:
+        _warn_unresolved(unresolved, layout)
     shown = run.findings if blocked else select(run.findings, plugin_error_codes(), args.all_errors)
     shown.sort(key=lambda f: (f.file, f.line, f.column))
     emit(shown, args.output, args.all_errors, sys.stdout, summary=not blocked)
@@ -94,3 +137,36 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     if expect_ok is not None:
         return 0 if expect_ok else 1
     return 1 if any(f.severity == "error" for f in shown) else 0
+
+
+def _nothing_to_check(paths: list[str], args: argparse.Namespace) -> int:
+    """The empty selection: one line on stderr, the format's empty output, exit status 0."""
+    print(f"{PROG}: no Python files in {' '.join(paths)}; nothing to check", file=sys.stderr)
+    if args.output != "text":  # json, github, sarif: still a valid (empty) document
+        emit([], args.output, args.all_errors, sys.stdout, summary=False)
+    return 0
+
+
+def _unresolved_own_imports(found: list[Finding]) -> list[tuple[str, Finding]]:
+    """(module, the error) for each import of the project's own modules mypy could not resolve."""
+    out = []
+    for finding in found:
+        module = project.unresolved_module(finding.code, finding.message)
+        if module is not None and finding.severity == "error":
+            out.append((module, finding))
+    return out
+
+
+def _warn_unresolved(unresolved: list[tuple[str, Finding]], layout: project.Layout) -> None:
+    modules = sorted({module for module, _ in unresolved})
+    where = ", ".join(f"{f.file}:{f.line}" for _, f in unresolved[:3]) + (", ..." if len(unresolved) > 3 else "")
+    searched = ", ".join(layout.mypy_path) if layout.mypy_path else "the checked files' own folders"
+    print(
+        f"{PROG}: warning: cannot resolve the project's own import{'s' if len(modules) > 1 else ''} "
+        f"{', '.join(modules)} ({where}): what {'they define' if len(modules) > 1 else 'it defines'} is Any, "
+        f"so findings that depend on {'them' if len(modules) > 1 else 'it'} are missed.\n"
+        f"{PROG}: searched the installed packages and {searched}; add the folder that holds "
+        "the package to MYPYPATH, check the package's folder (`typed-pallas check src/`), or "
+        "silence a deliberate one with `# type: ignore[import-not-found]`",
+        file=sys.stderr,
+    )

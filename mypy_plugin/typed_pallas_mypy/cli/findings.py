@@ -10,6 +10,12 @@ The preset and the parser are shared: ``eval/`` and ``benchmarks/`` run mypy thr
 :func:`preset_config`, :func:`mypy_command` and :func:`parse_mypy_json` too, so the
 corpus figures are measured with what ``typed-pallas check`` runs.
 
+The cache: :func:`environment_cache` is one mypy cache folder per environment under
+``.mypy_cache/typed-pallas/`` (its name holds the Python, jax and mypy versions), so two
+environments on one project (a pre-commit environment and the project's venv) never
+invalidate each other's cache; :func:`cache_is_warm` says whether a run will have to
+analyse jax first (about half a minute).
+
 What it does not do: read the typed-pallas configuration (``typed_pallas_mypy.config``),
 print anything (``formats``), or import mypy or jax at import time (the plugin's error
 codes are read lazily, and only when mypy is installed).
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,6 +41,9 @@ __all__ = [
     "PRESET_SETTINGS",
     "Finding",
     "MypyRun",
+    "cache_is_warm",
+    "environment_cache",
+    "environment_tag",
     "is_typed_pallas_finding",
     "mypy_command",
     "parse_mypy_json",
@@ -52,7 +62,10 @@ PRESET_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
     ("check_untyped_defs", "True"),  # kernels are rarely annotated
     ("show_error_codes", "True"),
 )
+#: The folder of the per-environment caches (:func:`environment_cache`).
 DEFAULT_CACHE: Final = os.path.join(".mypy_cache", "typed-pallas")
+#: What mypy prints (exit status 2) when a folder it was given has no Python file left.
+NO_FILES_MESSAGE: Final = "There are no .py[i] files in directory"
 
 #: Codes shown without ``--all-errors`` when the plugin's errorcodes module is absent.
 FALLBACK_CODES: Final = frozenset({"pallas-platform"})
@@ -73,11 +86,22 @@ STUB_MARKERS: Final = (
 # --------------------------------------------------------------------------- the preset
 
 
-def preset_config(plugin: str | None = PLUGIN_MODULE, *, check_untyped_defs: bool = True) -> str:
+def preset_config(
+    plugin: str | None = PLUGIN_MODULE,
+    *,
+    check_untyped_defs: bool = True,
+    mypy_path: Sequence[str] = (),
+    explicit_package_bases: bool = False,
+    own_modules: Sequence[str] = (),
+) -> str:
     """The text of the preset ``mypy.ini``.
 
     ``plugin=None`` leaves the plugin out (plain mypy with the same settings, the
     benchmarks' baseline); ``check_untyped_defs=False`` keeps mypy's default there.
+    ``mypy_path`` and ``explicit_package_bases`` are the project's layout
+    (``cli.project.find_layout``); for the top-level modules ``own_modules`` (the
+    project's own), mypy reports ``import-not-found`` although the preset ignores
+    missing imports elsewhere, so that ``check`` can warn about them.
     """
     lines = ["[mypy]"]
     if plugin is not None:
@@ -86,6 +110,13 @@ def preset_config(plugin: str | None = PLUGIN_MODULE, *, check_untyped_defs: boo
         if key == "check_untyped_defs" and not check_untyped_defs:
             continue
         lines.append(f"{key} = {value}")
+    if mypy_path:
+        lines.append(f"mypy_path = {','.join(mypy_path)}")
+    if explicit_package_bases:
+        lines.append("explicit_package_bases = True")
+    if own_modules:
+        patterns = ",".join(f"{name}.*" for name in own_modules)
+        lines += ["", f"[mypy-{patterns}]", "ignore_missing_imports = False"]
     return "\n".join(lines) + "\n"
 
 
@@ -104,6 +135,45 @@ def mypy_command(
         "-O", "json",
         *arguments,
     ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+def _installed_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "none"
+
+
+def environment_tag() -> str:
+    """``py3.12-jax0.12.0-mypy2.4.1``: what makes mypy's cache of jax differ between environments."""
+    py = "%d.%d" % sys.version_info[:2]
+    tag = f"py{py}-jax{_installed_version('jax')}-mypy{_installed_version('mypy')}"
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", tag)
+
+
+def environment_cache(base: str = DEFAULT_CACHE) -> str:
+    """This environment's own mypy cache folder under ``base``."""
+    return os.path.join(base, environment_tag())
+
+
+def cache_is_warm(cache_dir: str) -> bool:
+    """Whether mypy has written a cache in ``cache_dir`` (else the run analyses jax first)."""
+    try:
+        entries = [e for e in os.scandir(cache_dir) if e.is_dir()]
+    except OSError:
+        return False
+    for entry in entries:  # mypy writes one folder per target Python version
+        try:
+            if any(os.scandir(entry.path)):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 # --------------------------------------------------------------------------- findings
@@ -250,18 +320,20 @@ def run_mypy(
     cache_dir: str,
     env: Mapping[str, str],
     verbose: bool = False,
+    preset: str = PRESET,
 ) -> MypyRun:
-    """Run this interpreter's mypy with the preset on ``paths``; ``mypy_arguments`` go first.
+    """Run this interpreter's mypy with ``preset`` on ``paths``; ``mypy_arguments`` go first.
 
-    With ``verbose`` the command is printed to stderr before it runs.
+    With ``verbose`` the command and the preset are printed to stderr before it runs.
     """
     with tempfile.TemporaryDirectory(prefix="typed-pallas-") as tmp:
         ini = os.path.join(tmp, "mypy.ini")
         with open(ini, "w", encoding="utf-8") as f:
-            f.write(PRESET)
+            f.write(preset)
         cmd = mypy_command(ini, cache_dir, [*mypy_arguments, *paths])
         if verbose:
             print("+ " + " ".join(cmd), file=sys.stderr)
+            print(f"  ({ini}:)\n" + "".join(f"  {line}\n" for line in preset.splitlines()), end="", file=sys.stderr)
         proc = subprocess.run(cmd, env=dict(env), capture_output=True, text=True)
     findings, other = parse_mypy_json(proc.stdout)
     return MypyRun(cmd, proc.returncode, findings, other, proc.stderr)

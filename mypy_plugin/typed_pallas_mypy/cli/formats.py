@@ -3,7 +3,9 @@
 ``text`` prints mypy-style lines (``file:line:col: error: message  [code]``, then one
 line per note) and a summary line; ``json`` prints one JSON list of findings (no
 summary); ``github`` prints GitHub Actions annotations (``::error file=...::...``) and
-the summary line. :data:`FORMATS` is the table; :func:`emit` writes one of them.
+the summary line; ``sarif`` prints one SARIF 2.1.0 log (one run, a rule per error code
+shown, a result with its location per finding) for code-scanning upload, e.g. GitHub's
+``upload-sarif``. :data:`FORMATS` is the table; :func:`emit` writes one of them.
 
 A new format is one writer function and one row of :data:`FORMATS`; ``--output``
 offers exactly the names in the table.
@@ -15,12 +17,21 @@ exit status (``check``).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import PurePath
 from typing import Final, TextIO
 
 from typed_pallas_mypy.cli.findings import Finding
 
-__all__ = ["FORMATS", "OUTPUTS", "emit", "github_line", "summary_line", "text_lines", "to_json"]
+__all__ = ["FORMATS", "OUTPUTS", "SARIF_SCHEMA", "emit", "github_line", "sarif_log", "summary_line", "text_lines", "to_json"]
+
+SARIF_VERSION: Final = "2.1.0"
+SARIF_SCHEMA: Final = "https://json.schemastore.org/sarif-2.1.0.json"
+#: SARIF result levels for mypy's severities
+SARIF_LEVELS: Final = {"error": "error", "warning": "warning", "note": "note"}
+#: the rule of a finding without an error code (a standalone mypy note)
+NOTE_RULE: Final = "note"
 
 #: A writer: (findings to show, whether --all-errors, stream, whether to end with a summary).
 Writer = Callable[[Sequence[Finding], bool, TextIO, bool], None]
@@ -103,11 +114,105 @@ def _write_github(shown: Sequence[Finding], all_errors: bool, stream: TextIO, su
         stream.write(summary_line(shown, all_errors) + "\n")
 
 
+def _rule_description(code: str) -> str:
+    """A one-line description of an error code: mypy's (the plugin's codes are mypy codes)."""
+    try:
+        from mypy import errorcodes
+
+        from typed_pallas_mypy import errorcodes as ours
+    except Exception:
+        return code
+    known = {v.code: v for v in vars(ours).values() if isinstance(v, errorcodes.ErrorCode)}
+    known.update(getattr(errorcodes, "error_codes", {}))
+    found = known.get(code)
+    return str(found.description) if found is not None else code
+
+
+def _sarif_rule(code: str) -> dict[str, object]:
+    from typed_pallas_mypy.cli.explain import doc_link, error_doc
+
+    rule: dict[str, object] = {"id": code, "shortDescription": {"text": _rule_description(code)}}
+    if code == NOTE_RULE:
+        rule["shortDescription"] = {"text": "a note from mypy"}
+        return rule
+    doc = error_doc(code)
+    if doc is not None:
+        rule["help"] = {"text": f"Run `typed-pallas explain {code}`.", "markdown": doc}
+        rule["fullDescription"] = {"text": f"{_rule_description(code)} (see {doc_link(code)})"}
+    else:
+        rule["help"] = {"text": f"mypy error code {code}: https://mypy.readthedocs.io/en/stable/error_codes.html"}
+    return rule
+
+
+def _artifact_uri(path: str) -> dict[str, str]:
+    if os.path.isabs(path):
+        return {"uri": PurePath(path).as_uri()}
+    return {"uri": PurePath(path).as_posix(), "uriBaseId": "%SRCROOT%"}
+
+
+def sarif_log(shown: Sequence[Finding], cwd: str | None = None) -> dict[str, object]:
+    """The SARIF 2.1.0 log of ``shown``: one run, rules from the error codes, results with locations.
+
+    Relative paths (mypy's, from the current folder) are relative to ``%SRCROOT%``,
+    the current folder; lines and columns are 1-based, columns in code points.
+    """
+    from typed_pallas_mypy import config
+    from typed_pallas_mypy.cli.explain import project_urls
+
+    codes: list[str] = []
+    for finding in shown:
+        code = finding.code or NOTE_RULE
+        if code not in codes:
+            codes.append(code)
+    index = {code: i for i, code in enumerate(codes)}
+    results: list[dict[str, object]] = []
+    for finding in shown:
+        code = finding.code or NOTE_RULE
+        region: dict[str, int] = {"startLine": max(finding.line, 1), "startColumn": max(finding.column, 1)}
+        if finding.end_line is not None and finding.end_line >= region["startLine"]:
+            region["endLine"] = finding.end_line
+            if finding.end_column is not None and (
+                finding.end_line > region["startLine"] or finding.end_column >= region["startColumn"]
+            ):
+                region["endColumn"] = finding.end_column
+        results.append(
+            {
+                "ruleId": code,
+                "ruleIndex": index[code],
+                "level": SARIF_LEVELS.get(finding.severity, "note"),
+                "message": {"text": "\n".join([finding.message, *finding.notes])},
+                "locations": [{"physicalLocation": {"artifactLocation": _artifact_uri(finding.file), "region": region}}],
+            }
+        )
+    driver: dict[str, object] = {
+        "name": "typed-pallas",
+        "version": config.package_version(),
+        "rules": [_sarif_rule(code) for code in codes],
+    }
+    urls = project_urls()
+    home = urls.get("Documentation") or urls.get("Homepage") or urls.get("Repository")
+    if home:
+        driver["informationUri"] = home
+    root = PurePath(os.path.abspath(cwd or os.getcwd())).as_uri().rstrip("/") + "/"
+    run: dict[str, object] = {
+        "tool": {"driver": driver},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": root}},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _write_sarif(shown: Sequence[Finding], all_errors: bool, stream: TextIO, summary: bool) -> None:
+    stream.write(json.dumps(sarif_log(shown), indent=2) + "\n")
+
+
 #: ``--output`` name -> writer; the first is the default.
 FORMATS: Final[Mapping[str, Writer]] = {
     "text": _write_text,
     "json": _write_json,
     "github": _write_github,
+    "sarif": _write_sarif,
 }
 OUTPUTS: Final = tuple(FORMATS)
 
