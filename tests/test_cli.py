@@ -390,7 +390,8 @@ def test_missing_mypy_is_a_usage_error(
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mypy" else real(name, *a))
     assert cli.main(["check", "."]) == 2
-    assert "pip install 'typed-pallas[mypy]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "pip install 'mypy" in err and "(typed-pallas[mypy])" in err
 
 
 def test_check_finds_the_config_with_the_plugins_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -644,6 +645,48 @@ def test_examples_give_exactly_the_expected_findings(mypy_cache: str) -> None:
     proc = run_cli(ROOT, mypy_cache, "examples", "--expect")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Expectations met:" in proc.stdout
+
+
+SRC_KERNELS = """\
+from typing import Any
+from jax.experimental.pallas import tpu as pltpu
+
+
+def body(x_ref: Any, o_ref: Any) -> None:
+    pltpu.sync_copy(x_ref, o_ref)
+"""
+SRC_DISPATCH = """\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+from pkg.kernels import body
+
+
+def f(x: jax.Array) -> object:
+    return pl.pallas_call(body, out_shape=x, compiler_params=pltriton.CompilerParams())(x)
+"""
+
+
+@pytest.mark.slow
+def test_src_layout_and_unresolved_own_imports(tmp_path: Path, mypy_cache: str) -> None:
+    """A src layout with a namespace package (no __init__.py): without src/ on mypy_path the
+    import of pkg.kernels would be Any and the finding lost; an import of a module the project
+    does not have is a warning on stderr."""
+    (tmp_path / ".git").mkdir()
+    pkg = tmp_path / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "kernels.py").write_text(SRC_KERNELS)
+    (pkg / "dispatch.py").write_text(SRC_DISPATCH)
+    found = run_cli(tmp_path, mypy_cache, "src/pkg")
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert found.stdout.splitlines()[0].startswith("src/pkg/dispatch.py:8:"), found.stdout
+    assert "sync_copy (in body, src/pkg/kernels.py:6)" in found.stdout
+    assert "warning" not in found.stderr, found.stderr
+
+    (pkg / "dispatch.py").write_text(SRC_DISPATCH.replace("pkg.kernels", "pkg.kernelz"))
+    missed = run_cli(tmp_path, mypy_cache, "src/pkg")
+    assert missed.returncode == 0, missed.stdout + missed.stderr
+    assert "warning: cannot resolve the project's own import pkg.kernelz (src/pkg/dispatch.py:4)" in missed.stderr
 
 
 # The configured runs come last and share one configuration (platforms = gpu, from

@@ -326,3 +326,25 @@ def test_check_help_has_no_checkout_paths() -> None:
     check_help = parser._subparsers._group_actions[0].choices["check"].format_help()  # type: ignore[union-attr]
     assert "docs/" not in check_help and "sarif" in check_help
     assert check.SLOW_NOTICE.startswith("{prog}: first analysis of jax")
+
+
+# --------------------------------------------------------------------------- pre-commit
+
+
+def test_pre_commit_examples_work_without_a_tag() -> None:
+    """docs/configuration.md's `repo: local` hook runs what .pre-commit-hooks.yaml runs, and no
+    example pins a `rev` that does not exist (a tag-less repository: a commit or a local hook)."""
+    yaml = pytest.importorskip("yaml")
+    root = Path(__file__).resolve().parents[1]
+    (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
+    doc = (root / "docs" / "configuration.md").read_text()
+    section = doc[doc.index("## pre-commit") :]
+    blocks = [yaml.safe_load(b) for b in section.split("```yaml\n")[1:] for b in [b.split("```")[0]]]
+    local = next(b for b in blocks if b["repos"][0]["repo"] == "local")["repos"][0]["hooks"][0]
+    for key in ("id", "entry", "types_or", "require_serial"):
+        assert local[key] == hook[key], key
+    assert local["language"] == "system"  # the project's own environment: its jax, mypy and cache
+    remote = next(b for b in blocks if b["repos"][0]["repo"] != "local")["repos"][0]
+    assert "commit" in section[: section.index(str(remote["rev"]))] or "tag" in str(remote["rev"])
+    assert remote["hooks"][0]["id"] == hook["id"]
+    assert remote["hooks"][0]["additional_dependencies"][0] == hook["additional_dependencies"][0]

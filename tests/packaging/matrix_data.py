@@ -24,9 +24,19 @@ DOC: Final = REPO / "docs" / "support-matrix.md"
 JAX_PYREFLY_STUBS: Final = "jax-pyrefly-stubs==1.4.0"
 SHAPE_EXTENSIONS: Final = "pyrefly-shape-extensions==1.4.0"  # its dependency
 
-#: the ends of the supported JAX range the test suite runs (scripts/_venv.sh), as
-#: (Python, jax) pairs; test_support_matrix checks the running venv is one of them
-TESTED_ENVIRONMENTS: Final = (("3.11", "0.10.2"), ("3.12", "0.12.0.1"))
+#: the environments scripts/test runs (scripts/_venv.sh), as (Python, jax) pairs: the
+#: ends of the supported JAX range first and last, then Python 3.13 (a smoke subset);
+#: test_docs checks them against scripts/_venv.sh and that the running venv is one of them
+TESTED_ENVIRONMENTS: Final = (("3.11", "0.10.2"), ("3.12", "0.12.0.1"), ("3.13", "0.12.0.1"))
+#: what each Python runs
+ENVIRONMENT_RUNS: Final = {
+    "3.11": "the whole test suite (`scripts/test`)",
+    "3.12": "the whole test suite (`scripts/test`)",
+    "3.13": "a smoke subset (`SMOKE_TESTS` in `scripts/test`: runtime, CLI, plugin cases)",
+}
+#: the oldest mypy of the declared range (pyproject: mypy>=2.4,<2.5), run on the plugin and
+#: CLI slice (`MYPY_OLDEST_TESTS` in scripts/test) over .venv312; the newest is the test pin
+MYPY_OLDEST: Final = "2.4.0"
 
 CHECKERS: Final = ("mypy", "pyright", "pyrefly", "ty")
 Checker = Literal["mypy", "pyright", "pyrefly", "ty"]
@@ -89,7 +99,7 @@ def render_coinstall() -> str:
 def render_environments() -> str:
     lines = ["| Python | jax | runs |", "|---|---|---|"]
     for python, jax in TESTED_ENVIRONMENTS:
-        lines.append(f"| {python} | {jax} | the whole test suite (`scripts/test`) |")
+        lines.append(f"| {python} | {jax} | {ENVIRONMENT_RUNS[python]} |")
     return "\n".join(lines) + "\n"
 
 
@@ -120,7 +130,10 @@ def render_checkers() -> str:
     pins = pinned_checkers()
     lines = ["| checker | tested version | what typed-pallas gives it |", "|---|---|---|"]
     for checker, use in CHECKER_USE.items():
-        lines.append(f"| {checker} | {pins.get(checker, 'not pinned')} | {use} |")
+        version = pins.get(checker, "not pinned")
+        if checker == "mypy":
+            version += f"; {MYPY_OLDEST} (the oldest of the declared range: plugin and CLI tests)"
+        lines.append(f"| {checker} | {version} | {use} |")
     return "\n".join(lines) + "\n"
 
 

@@ -22,7 +22,16 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from matrix_data import CHECKER_USE, DOC, SECTIONS, TESTED_ENVIRONMENTS, generated_sections, pinned_checkers
+from matrix_data import (
+    CHECKER_USE,
+    DOC,
+    ENVIRONMENT_RUNS,
+    MYPY_OLDEST,
+    SECTIONS,
+    TESTED_ENVIRONMENTS,
+    generated_sections,
+    pinned_checkers,
+)
 from pkg_env import MYPY_CONFIG, REPO, Checked, Venv, _run, clean_environ
 
 QUICKSTART = REPO / "docs" / "quickstart.md"
@@ -113,8 +122,9 @@ def test_tested_environments_are_the_ends_of_the_declared_range() -> None:
     lines = [line for line in venv_script.splitlines() if line.strip().startswith("ensure_venv .venv")]
     pythons = [line.split()[2] for line in lines]
     assert pythons == [python for python, _ in TESTED_ENVIRONMENTS], lines
-    oldest, newest = TESTED_ENVIRONMENTS[0][1], TESTED_ENVIRONMENTS[-1][1]
+    oldest, newest = TESTED_ENVIRONMENTS[0][1], TESTED_ENVIRONMENTS[1][1]
     assert f"jax=={oldest}" in lines[0], lines[0]
+    assert set(ENVIRONMENT_RUNS) == set(pythons)
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     jax_requirement = next(r for r in project["dependencies"] if re.match(r"jax\s*[<>=!~]", r))
     lower = re.search(r">=\s*([\d.]+)", jax_requirement)
@@ -126,6 +136,28 @@ def test_tested_environments_are_the_ends_of_the_declared_range() -> None:
     # and this run is one of them
     here = (f"{sys.version_info.major}.{sys.version_info.minor}", metadata.version("jax"))
     assert here in TESTED_ENVIRONMENTS, f"running on {here}, not in the support matrix"
+
+
+def test_oldest_mypy_is_the_lower_end_of_the_declared_range() -> None:
+    """CI runs the oldest and the newest mypy of pyproject's range; the hook declares the same range."""
+    venv_script = (REPO / "scripts" / "_venv.sh").read_text()
+    assert f'MYPY_OLDEST="{MYPY_OLDEST}"' in venv_script
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    (declared,) = project["optional-dependencies"]["mypy"]
+    lower = re.search(r">=\s*([\d.]+)", declared)
+    upper = re.search(r"<\s*([\d.]+)", declared)
+    assert lower and upper, declared
+    assert MYPY_OLDEST.split(".")[:2] == lower.group(1).split(".")[:2], (MYPY_OLDEST, declared)
+    from packaging.specifiers import SpecifierSet
+
+    allowed = SpecifierSet(declared.removeprefix("mypy"))
+    newest = pinned_checkers()["mypy"]
+    assert MYPY_OLDEST in allowed and newest in allowed, (MYPY_OLDEST, newest, declared)
+    assert declared in project["optional-dependencies"]["checkers"]
+    hooks = (REPO / ".pre-commit-hooks.yaml").read_text()
+    assert f'additional_dependencies: ["{declared}"]' in hooks
+    test_script = (REPO / "scripts" / "test").read_text()
+    assert ".venv312-mypy-oldest/bin/python -m pytest" in test_script and ".venv313/bin/python -m pytest" in test_script
 
 
 def test_checker_versions_are_the_installed_ones() -> None:

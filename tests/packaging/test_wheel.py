@@ -3,18 +3,25 @@
 An editable install hides a missing ``.pyi``, a missing ``py.typed`` or a plugin
 module left out of the wheel; these tests build the sdist, build the wheel from it,
 install the wheel into a venv that cannot see the checkout (see pkg_env.py) and
-check from there: the file lists against the source tree, the metadata, the mypy
-plugin loading, the platform types in mypy, pyright, pyrefly and ty (a wrong-platform
-call fails, the right one passes), and ``typed-pallas check`` / ``explain``.
+check from there: the file lists against the source tree, the metadata of both
+artifacts against pyproject (name, version, requires-python, classifiers, project
+URLs, extras, entry points), the documentation pages the CLI links, the mypy plugin
+loading, the platform types in mypy, pyright, pyrefly and ty (a wrong-platform call
+fails, the right one passes), ``typed-pallas check`` / ``explain`` / ``--version`` and
+``typed_pallas.__version__``, and the README's first install line (a path install from
+a clone, this checkout standing in for it).
 """
 
 from __future__ import annotations
 
+import email.message
 import email.parser
 import os
+import re
 import tarfile
 import tomllib
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,8 +100,9 @@ def test_wheel_has_every_source_file_stub_and_marker(dist: Dist) -> None:
     for folder, top in PACKAGES.items():
         source = _source_files(folder)
         in_wheel = {name.removeprefix(f"{top}/") for name in names if name.startswith(f"{top}/")}
+        forced = {target.removeprefix(f"{top}/") for target in FILES.values() if target.startswith(f"{top}/")}
         assert source - in_wheel == set(), f"{folder}: missing from the wheel"
-        assert in_wheel - source == set(), f"{top}: in the wheel but not in {folder}"
+        assert in_wheel - source - forced == set(), f"{top}: in the wheel but not in {folder}"
         assert "py.typed" in in_wheel, f"{top}/py.typed (PEP 561 marker) missing"
     assert "stubs/jax-stubs" in PACKAGES, "the wheel does not ship stubs/jax-stubs"
     stubs = {name for name in names if name.startswith(f"{STUBS}/")}
@@ -116,22 +124,88 @@ def test_no_stub_file_shared_with_jax_pyrefly_stubs(dist: Dist) -> None:
     assert ours & theirs == {"py.typed"}, f"{sorted(ours & theirs - {'py.typed'})} collide with jax-pyrefly-stubs"
 
 
-def test_wheel_metadata_declares_range_license_and_entry_points(dist: Dist) -> None:
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+def _wheel_metadata(dist: Dist) -> tuple[str, email.message.Message, str]:
     with zipfile.ZipFile(dist.wheel) as wheel:
         info = next(n.split("/")[0] for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
         metadata = email.parser.Parser().parsestr(wheel.read(f"{info}/METADATA").decode())
         entry_points = wheel.read(f"{info}/entry_points.txt").decode()
+    return info, metadata, entry_points
+
+
+def _sdist_metadata(dist: Dist) -> email.message.Message:
+    with tarfile.open(dist.sdist) as sdist:
+        member = next(m for m in sdist.getmembers() if m.name.count("/") == 1 and m.name.endswith("/PKG-INFO"))
+        data = sdist.extractfile(member)
+        assert data is not None
+        return email.parser.Parser().parsestr(data.read().decode())
+
+
+def _entry_point_sections(text: str) -> dict[str, dict[str, str]]:
+    sections: dict[str, dict[str, str]] = {}
+    current: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1], {})
+        elif "=" in line:
+            name, _, value = line.partition("=")
+            current[name.strip()] = value.strip()
+    return sections
+
+
+@pytest.mark.parametrize("artifact", ["wheel", "sdist"])
+def test_metadata_is_the_pyproject_metadata(dist: Dist, artifact: str) -> None:
+    """Name, version, Python, classifiers, project URLs: the built artifacts say what pyproject says."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    metadata = _wheel_metadata(dist)[1] if artifact == "wheel" else _sdist_metadata(dist)
+    assert metadata["Name"] == project["name"] == "typed-pallas"
+    assert metadata["Version"] == project["version"]
+    assert metadata["Requires-Python"] == project["requires-python"]
+    assert metadata["Summary"] == project["description"]
+    assert (metadata.get_all("Classifier") or []) == project["classifiers"]
+    urls = {label: url for label, _, url in (e.partition(", ") for e in metadata.get_all("Project-URL") or [])}
+    assert urls == project.get("urls", {})
+    # the classifiers follow what CI tests (scripts/_venv.sh), and nothing else
+    tested = {f"Programming Language :: Python :: {v}" for v in ("3.11", "3.12", "3.13")}
+    declared = {c for c in project["classifiers"] if c.startswith("Programming Language :: Python :: 3.")}
+    assert declared == tested
+    extras = set(metadata.get_all("Provides-Extra") or [])
+    assert extras == set(project["optional-dependencies"]), extras
+
+
+def test_wheel_metadata_declares_range_license_and_entry_points(dist: Dist) -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    info, metadata, entry_points = _wheel_metadata(dist)
+    with zipfile.ZipFile(dist.wheel) as wheel:
         licenses = [n for n in wheel.namelist() if n.startswith(f"{info}/licenses/")]
-    assert metadata["Name"] == "typed-pallas" and metadata["Version"] == project["version"]
+    assert info == f"typed_pallas-{project['version']}.dist-info"
     assert metadata["License-Expression"] == "Apache-2.0"
     requires = metadata.get_all("Requires-Dist") or []
     assert any(r.replace(" ", "").startswith("jax") and "<0.13" in r and ">=0.10" in r for r in requires), requires
-    assert "typed-pallas = typed_pallas_mypy.cli:main" in entry_points
-    assert "typed_pallas = typed_pallas.pytest_plugin" in entry_points
+    from packaging.requirements import Requirement
+
+    mypy_extra = Requirement(next(r for r in requires if r.startswith("mypy") and "extra == 'mypy'" in r))
+    (declared,) = (Requirement(r) for r in project["optional-dependencies"]["mypy"])
+    assert (mypy_extra.name, mypy_extra.specifier) == (declared.name, declared.specifier)
+    sections = _entry_point_sections(entry_points)
+    assert sections["console_scripts"] == project["scripts"] == {"typed-pallas": "typed_pallas_mypy.cli:main"}
+    assert sections["pytest11"] == project["entry-points"]["pytest11"] == {"typed_pallas": "typed_pallas.pytest_plugin"}
+    assert set(sections) == {"console_scripts", *project["entry-points"]}
     assert licenses == [f"{info}/licenses/LICENSE"]
     with zipfile.ZipFile(dist.wheel) as wheel:
         assert b"Apache License" in wheel.read(licenses[0])
+
+
+def test_wheel_ships_the_documentation_the_cli_links(dist: Dist) -> None:
+    """The CLI's messages point to `typed-pallas explain TOPIC`: docs/ is in the wheel's metadata folder."""
+    from typed_pallas_mypy.cli.explain import TOPICS
+
+    info = _wheel_metadata(dist)[0]
+    with zipfile.ZipFile(dist.wheel) as wheel:
+        shipped = {n.removeprefix(f"{info}/extra_metadata/docs/") for n in wheel.namelist() if "/extra_metadata/docs/" in n}
+        assert shipped == {p.name for p in (REPO / "docs").iterdir() if p.suffix == ".md"}
+        for page in TOPICS.values():
+            assert wheel.read(f"{info}/extra_metadata/docs/{page}") == (REPO / "docs" / page).read_bytes(), page
+        assert not [n for n in wheel.namelist() if n.startswith("typed_pallas_mypy/docs/")]
 
 
 def test_sdist_has_sources_docs_and_license(dist: Dist) -> None:
@@ -212,3 +286,41 @@ def test_cli_check_and_explain_run_from_the_wheel(installed: Venv, probe_dir: Pa
     assert right.returncode == 0, right.stdout + right.stderr
     explain = _run([exe, "explain", "pallas-platform"], cwd=folder, env=clean_environ())
     assert explain.returncode == 0 and "pallas-platform" in explain.stdout, explain.stdout + explain.stderr
+    topic = _run([exe, "explain", "configuration"], cwd=folder, env=clean_environ())
+    assert topic.returncode == 0, topic.stdout + topic.stderr
+    assert topic.stdout == (REPO / "docs" / "configuration.md").read_text()
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    shown = _run([exe, "--version"], cwd=folder, env=clean_environ())
+    assert shown.stdout.startswith(f"typed-pallas {version} (mypy "), shown.stdout + shown.stderr
+    runtime = installed.python_run("import typed_pallas; print(typed_pallas.__version__)")
+    assert runtime.stdout.strip() == version, runtime.stderr
+
+
+def _readme_install_line() -> str:
+    """The README's first `pip install` line (in its "Install and use" block)."""
+    text = (REPO / "README.md").read_text()
+    return next(line.strip() for line in text.splitlines() if line.strip().startswith("pip install"))
+
+
+def test_readme_first_install_line_installs_from_a_clone(make_venv: Callable[[str], Venv]) -> None:
+    """`pip install "/path/to/typed-pallas[mypy]"`, with this checkout as the clone, installs a
+    working typed-pallas (what pip builds from the path: the same backend as the wheel above)."""
+    import shlex
+
+    from pkg_env import _run, clean_environ
+
+    words = shlex.split(_readme_install_line().split("#")[0])
+    assert words[:2] == ["pip", "install"] and len(words) == 3, words
+    requirement = words[2]
+    assert requirement.startswith("/path/to/typed-pallas[") and requirement.endswith("[mypy]"), requirement
+    venv = make_venv("readme")
+    local = requirement.replace("/path/to/typed-pallas", str(REPO))
+    # --no-deps: jax and mypy come from the test environment (the venv sees them already)
+    installed_from_path = _run([venv.python, "-m", "pip", "install", "--no-deps", local], env=clean_environ())
+    log = installed_from_path.stdout + installed_from_path.stderr
+    if installed_from_path.returncode != 0 and re.search(r"(No matching distribution|Network is unreachable|Temporary failure in name resolution)", log):
+        pytest.skip(f"cannot build: the index is unreachable to fetch the build backend (hatchling):\n{log[-800:]}")
+    assert installed_from_path.returncode == 0, log
+    assert_not_from_checkout(venv)
+    version = _run([venv.root / "bin" / "typed-pallas", "--version"], env=clean_environ())
+    assert version.returncode == 0 and version.stdout.startswith("typed-pallas "), version.stdout + version.stderr

@@ -98,7 +98,7 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
         return _nothing_to_check(paths, args)
 
     if importlib.util.find_spec("mypy") is None:
-        return fail(parser, "mypy is not installed here; install it with: pip install 'typed-pallas[mypy]'")
+        return fail(parser, f"mypy is not installed here; install it with: pip install '{_mypy_requirement()}' (typed-pallas[mypy])")
 
     layout = project.find_layout(paths)
     preset = preset_config(
@@ -170,3 +170,18 @@ def _warn_unresolved(unresolved: list[tuple[str, Finding]], layout: project.Layo
         "silence a deliberate one with `# type: ignore[import-not-found]`",
         file=sys.stderr,
     )
+
+
+def _mypy_requirement() -> str:
+    """The mypy requirement of the installed typed-pallas's ``mypy`` extra (``mypy>=2.4,<2.5``)."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        found = requires("typed-pallas") or []
+    except PackageNotFoundError:
+        found = []
+    for requirement in found:
+        spec, _, marker = requirement.partition(";")
+        if spec.strip().startswith("mypy") and "mypy" in marker.split("==")[-1]:
+            return spec.replace(" ", "")
+    return "mypy"
