@@ -348,3 +348,21 @@ def test_pre_commit_examples_work_without_a_tag() -> None:
     assert "commit" in section[: section.index(str(remote["rev"]))] or "tag" in str(remote["rev"])
     assert remote["hooks"][0]["id"] == hook["id"]
     assert remote["hooks"][0]["additional_dependencies"][0] == hook["additional_dependencies"][0]
+
+
+# --------------------------------------------------------------------------- version
+
+
+def test_version_is_declared_once() -> None:
+    """pyproject's version is the only one: the runtime, the plugin and the CLI read the metadata."""
+    import importlib.metadata
+    import tomllib
+
+    import typed_pallas
+    from typed_pallas_mypy import config as plugin_config
+
+    root = Path(__file__).resolve().parents[1]
+    declared = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    assert typed_pallas.__version__ == importlib.metadata.version("typed-pallas") == declared
+    assert plugin_config.package_version() == declared
+    assert f'"{declared}"' not in (root / "src" / "typed_pallas" / "__init__.py").read_text()
