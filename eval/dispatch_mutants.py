@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import os
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -385,6 +386,12 @@ def scan_files(root: Path, package: str) -> list[str]:
 
 def plan_dispatch(root: Path, package: str, files: list[str] | None = None) -> Plan:
     """Guard, guard-helper, table and platform_dependent mutants of one package."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # invalid escapes in some packages' tests
+        return _plan(root, package, files)
+
+
+def _plan(root: Path, package: str, files: list[str] | None) -> Plan:
     tracer = Tracer(root, {})
     reach = Reach(tracer)
     plan = Plan()

@@ -70,10 +70,41 @@ def render(data: dict[str, Any]) -> str:
         agree = sum(1 for p in clis if p["cli"].get("agrees_with_mypy"))
         out.append(f"`typed-pallas check --output json` reported exactly what mypy + plugin reported on "
                    f"{agree}/{len(clis)} packages (jax's ops are checked by module name, not by the CLI).")
+    d = s.get("dispatch")
+    if d is not None:
+        out += dispatch_section(data, d)
     fps = [(p["package"], f) for p in data["packages"] for f in p["false_positives"]]
     out += ["", f"Errors on unmodified code: {len(fps)}."]
     out += [f"- {pkg} `{f['where']}` [{f.get('source')}]: {f['message']}" for pkg, f in fps]
     return "\n".join(out) + "\n"
+
+
+KIND_TITLES = {
+    "guard": "guard's platform string swapped (`if`, `elif`, early exit, condition variable)",
+    "guard-helper": "guard helper's platform string swapped (counted at the ifs that call it)",
+    "table": "platform table: two keys swapped",
+    "platform_dependent": "`lax.platform_dependent` branch keyword renamed, or two branches swapped",
+    "wrapper": "package wrapper call: params class swapped (the params swaps above, at wrapper calls)",
+}
+
+
+def dispatch_section(data: dict[str, Any], d: dict[str, Any]) -> list[str]:
+    out = ["", "Dispatch-site mutants (caught: a new `pallas-platform` error in the guard statement and "
+           "the region it decides, the table and its use, or the `platform_dependent` call):", "",
+           "| kind | mutants | caught |", "|---|---|---|"]
+    for k, v in d["by_kind"].items():
+        out.append(f"| {KIND_TITLES.get(k, k)} | {v['mutants']} | {pct(v) if v['mutants'] else '-'} |")
+    out += ["", "By form: " + ", ".join(f"{k} {pct(v)}" for k, v in d["by_form"].items()) + ".",
+            f"Errors on the unmodified files of the dispatch runs (Pallas files plus the sites' files): "
+            f"{d['false_positives']}; crashes: {d['crashes']} ({d['runs']} mypy runs, {d['mypy_seconds']:.0f} s).",
+            "", "Dispatch sites found but not mutated: "
+            + "; ".join(f"{k} {n}" for k, n in d["sites_skipped"].items()) + ".", "",
+            "| mutant | where | caught |", "|---|---|---|"]
+    for p in data["packages"]:
+        for m in p.get("dispatch_mutants", []):
+            out.append(f"| {m['kind']}/{m['form']} ({m['scope']}): `{m['detail']}` | {p['package']} `{m['where']}` | "
+                       f"{'yes' if m['caught'] else 'no'} |")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
