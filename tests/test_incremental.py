@@ -1,6 +1,6 @@
 """The plugin gives the same answers cold, warm (incremental cache) and under ``dmypy``.
 
-One small project (a module whose kernel helper proves TPU, called with Mosaic GPU
+One small project (a module whose kernel helper proves TPU, called with Triton
 params, in a module configured for ``tpu``), then three edits: the helper loses its
 TPU primitive (same module: the call must be re-judged), the configuration changes
 (``report_config_data`` / the daemon's plugin snapshot must notice), and it comes back.
@@ -31,7 +31,7 @@ from typing import Any
 import jax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
-from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import triton as pltriton
 
 
 def _helper(x_ref: Any, o_ref: Any) -> None:
@@ -43,7 +43,7 @@ def body(x_ref: Any, o_ref: Any) -> None:
 
 
 def f(x: jax.Array) -> object:
-    return pl.pallas_call(body, out_shape=x, compiler_params=plgpu.CompilerParams())(x)
+    return pl.pallas_call(body, out_shape=x, compiler_params=pltriton.CompilerParams())(x)
 """
 
 OTHER = """\
