@@ -101,6 +101,10 @@ class GuardScope(Protocol):
     def is_platform_call(self, call: CallExpr) -> bool:
         """Whether ``call`` calls a helper that returns a platform string."""
 
+    def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
+        """The platform condition a variable was assigned once
+        (``use_pallas = jax.default_backend() == "tpu" and ...``), if any."""
+
 
 # --------------------------------------------------------------------------- exits
 
@@ -197,6 +201,11 @@ def conditions(expr: Expression, scope: GuardScope, func: FuncItem | None) -> Se
             t = None if lt is None or rt is None else lt | rt
             f = None if lf is None and rf is None else (lf or UNIVERSE) & (rf or UNIVERSE)
         return t, f
+    if isinstance(expr, NameExpr):
+        held = scope.variable_condition(expr, func)
+        if held is not None and held is not expr:
+            return conditions(held, scope, func)
+        return None, None
     if isinstance(expr, ComparisonExpr) and len(expr.operators) == 1:
         op = expr.operators[0]
         left, right = expr.operands

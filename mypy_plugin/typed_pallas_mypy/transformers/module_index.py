@@ -86,6 +86,8 @@ class ModuleIndex:
     platform_vars: set[tuple[int, str]] = field(default_factory=set)
     #: ... and of variables also assigned something else (then not a platform variable)
     other_vars: set[tuple[int, str]] = field(default_factory=set)
+    #: (id(enclosing function) or 0, name) of variables assigned a platform condition
+    condition_vars: set[tuple[int, str]] = field(default_factory=set)
     #: id(kernel function) -> its body evidence (filled by ``evidence.body``)
     body_cache: dict[int, object] = field(default_factory=dict)
     #: answers for guard helpers and platform helpers of any module (None: none known)
@@ -158,6 +160,13 @@ class ModuleIndex:
 
     def helper_sets(self, call: CallExpr) -> Sets | None:
         return self.cross.helper_sets(call) if self.cross is not None else None
+
+    def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
+        key = (id(func) if func is not None else 0, name.name)
+        if key not in self.condition_vars:
+            return None
+        assigned = self.assignments.get(key, [])
+        return assigned[0][1] if len(assigned) == 1 else None
 
     def is_platform_call(self, call: CallExpr) -> bool:
         return self.cross.is_platform_call(call) if self.cross is not None else False
@@ -295,6 +304,8 @@ class _Walker:
                     self.index.platform_vars.add(key)
                 else:
                     self.index.other_vars.add(key)
+                    if guards.conditions(stmt.rvalue, self.index, func) != (None, None):
+                        self.index.condition_vars.add(key)
 
 
 # --------------------------------------------------------------------------- expressions

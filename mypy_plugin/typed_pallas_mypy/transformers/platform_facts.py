@@ -404,6 +404,8 @@ class Facts:
         self._stamps: dict[str, object] = {}
         #: bumped whenever everything is forgotten (results derived from facts go stale)
         self.generation = 0
+        self._helpers: dict[str, tuple[Sets | None, bool]] = {}
+        self._helpers_in_progress: set[str] = set()
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -413,6 +415,7 @@ class Facts:
             tree = self.modules.get(module)
             if tree is None or stamp_of(tree) != stamp:
                 self._computed.clear()
+                self._helpers.clear()
                 self._stored.clear()
                 self._stamps.clear()
                 self._module_of.clear()
@@ -512,11 +515,51 @@ class Facts:
         name = self.callee_function(call.callee, None, None)
         if name is None:
             return None
-        return self.of(name).guard
+        return self.helper_of(name)[0]
 
     def is_platform_call(self, call: CallExpr) -> bool:
         name = self.callee_function(call.callee, None, None)
-        return name is not None and self.of(name).platform_source
+        return name is not None and self.helper_of(name)[1]
+
+    def helper_of(self, fullname: str) -> tuple[Sets | None, bool]:
+        """(guard sets, returns a platform) of a guard or platform helper.
+
+        Read without the helper module's index (a helper is one ``return`` of a
+        condition), so that building an index, which asks about the helpers its
+        conditions call, never needs that same index: no cycle, same answer whatever
+        order the hooks come in."""
+        module = self.module_of(fullname)
+        if module is None or not self.is_user_module(module):
+            return None, False
+        self._note_module(module)
+        tree = self.modules[module]
+        if tree.is_cache_skeleton:
+            stored = self._stored_facts(module, tree).get(fullname, _NO_FACTS)
+            return stored.guard, stored.platform_source
+        cached = self._helpers.get(fullname)
+        if cached is not None:
+            return cached
+        if fullname in self._helpers_in_progress:
+            return None, False
+        self._helpers_in_progress.add(fullname)
+        try:
+            node = self.node_of(fullname)
+            if isinstance(node, Decorator) and _keeps_function(node):
+                node = node.func
+            result: tuple[Sets | None, bool] = (None, False)
+            if isinstance(node, FuncDef) and node.body.body:
+                result = self._helper_kind(node, _HelperScope(self))
+            elif isinstance(node, Var):
+                index = index_of(tree, self)
+                assigned = index.assignments.get((0, fullname.rsplit(".", 1)[1]), [])
+                if len(assigned) == 1:
+                    target = self.callee_function(assigned[0][1], index, None, 1)
+                    if target is not None and target != fullname:
+                        result = self.helper_of(target)
+        finally:
+            self._helpers_in_progress.discard(fullname)
+        self._helpers[fullname] = result
+        return result
 
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]:
         """Body evidence of a kernel defined in another module (``tpu_ops.dma_kernel``):
@@ -551,7 +594,10 @@ class Facts:
                 and func.arguments[0].variable.name == expr.expr.name
                 and not func.is_static
             ):
-                method = info.get(expr.name)
+                try:
+                    method = info.get(expr.name)
+                except AttributeError:  # a class mypy has not finished (no MRO yet)
+                    return None
                 if method is not None and isinstance(method.node, (FuncDef, Decorator, OverloadedFuncDef)):
                     return method.node.fullname
                 return None
@@ -627,7 +673,7 @@ class Facts:
 
     def function_facts(self, func: FuncDef, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:
         where = location(tree, func.line)
-        guard, source = self._helper_kind(func, index)
+        guard, source = self.helper_of(func.fullname)
         wrapper = self._wrapper(func, index)
         requirement = None
         if guard is None and not source:
@@ -645,15 +691,15 @@ class Facts:
             where=where,
         )
 
-    def _helper_kind(self, func: FuncDef, index: ModuleIndex) -> tuple[Sets | None, bool]:
+    def _helper_kind(self, func: FuncDef, scope: guards.GuardScope) -> tuple[Sets | None, bool]:
         """(guard sets, returns a platform) of a one-``return`` helper."""
         stmts = [s for s in func.body.body if not _is_docstring(s)]
         if len(stmts) != 1 or not isinstance(stmts[0], ReturnStmt) or stmts[0].expr is None:
             return None, False
         expr = stmts[0].expr
-        if guards.is_platform_source(expr, index, func):
+        if guards.is_platform_source(expr, scope, func):
             return None, True
-        true_set, false_set = guards.conditions(expr, index, func)
+        true_set, false_set = guards.conditions(expr, scope, func)
         if true_set is None and false_set is None:
             return None, False
         return (true_set, false_set), False
@@ -827,6 +873,25 @@ class Facts:
             if not found.is_empty():
                 out[name] = found
         return out
+
+
+class _HelperScope:
+    """What a helper's ``return`` condition may use: other helpers, no variables."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+
+    def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
+        return False
+
+    def helper_sets(self, call: CallExpr) -> Sets | None:
+        return self.facts.helper_sets(call)
+
+    def is_platform_call(self, call: CallExpr) -> bool:
+        return self.facts.is_platform_call(call)
+
+    def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
+        return None
 
 
 def _definitions(tree: MypyFile) -> list[str]:
