@@ -721,3 +721,36 @@ def test_check_platform_option_and_project_config(tmp_path: Path, proj: Path, my
     ]
     assert doc.returncode == 1, doc.stderr
     assert [line for line in doc.stdout.splitlines() if ": error: " in line] == shown, "update errors/pallas-platform.md"
+
+
+def test_check_of_one_file_reads_the_projects_other_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``check dispatch.py`` alone: the kernel module it imports is analysed with its
+    function bodies (mypy drops them for silently followed modules), and only
+    dispatch.py's findings are shown."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "tpu_ops.py").write_text(
+        "import jax\n"
+        "from jax.experimental import pallas as pl\n"
+        "from jax.experimental.pallas import tpu as pltpu\n"
+        "\n"
+        "def kernel(x_ref, o_ref):\n"
+        "    o_ref[...] = x_ref[...]\n"
+        "\n"
+        "def add_one_tpu(x):\n"
+        "    return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)\n"
+        "\n"
+        "def unrelated(x: int) -> str:\n"
+        "    return x  # a type error outside the checked path: not shown\n"
+    )
+    (tmp_path / "dispatch.py").write_text(
+        "import jax\nimport tpu_ops\n\ndef run(x):\n"
+        "    if jax.default_backend() == 'gpu':\n"
+        "        return tpu_ops.add_one_tpu(x)\n"
+        "    return x\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["check", "--output", "json", "--cache-dir", str(tmp_path / "cache"), "dispatch.py"])
+    out = capsys.readouterr().out
+    found = json.loads(out)
+    assert code == 1, out
+    assert [(f["file"], f["line"], f["code"]) for f in found] == [("dispatch.py", 6, "pallas-platform")], out

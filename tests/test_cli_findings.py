@@ -103,6 +103,13 @@ def _finding(message: str, code: str, notes: list[str] | None = None) -> object:
             False,
             id="other-arg-type-hidden",
         ),
+        pytest.param(
+            'Argument 3 to "kernel" has incompatible type "**dict[str, Mesh]"; '
+            "expected \"CompilerParams[Literal['gpu']] | None\"",
+            "arg-type",
+            False,
+            id="splat-without-params-hidden",
+        ),
         pytest.param('Name "x" is not defined', "name-defined", False, id="other-error-hidden"),
     ],
 )

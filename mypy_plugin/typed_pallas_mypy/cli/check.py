@@ -26,6 +26,7 @@ import argparse
 import importlib.util
 import os
 import sys
+from collections.abc import Sequence
 from typing import Final
 
 from typed_pallas_mypy import config
@@ -120,6 +121,7 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     if unresolved and not blocked:
         _warn_unresolved(unresolved, layout)
     shown = run.findings if blocked else select(run.findings, plugin_error_codes(), args.all_errors)
+    shown = [f for f in shown if _in_paths(f.file, paths)]
     shown.sort(key=lambda f: (f.file, f.line, f.column))
     emit(shown, args.output, args.all_errors, sys.stdout, summary=not blocked)
     expect_ok = None
@@ -137,6 +139,19 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     if expect_ok is not None:
         return 0 if expect_ok else 1
     return 1 if any(f.severity == "error" for f in shown) else 0
+
+
+def _in_paths(file: str, paths: Sequence[str]) -> bool:
+    """Whether a finding's file is one of the checked paths or inside one (the
+    project's other modules are analysed too, for what the plugin reads there)."""
+    if not file:
+        return True
+    target = os.path.abspath(file)
+    for path in paths:
+        root = os.path.abspath(path)
+        if target == root or target.startswith(root.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
 def _nothing_to_check(paths: list[str], args: argparse.Namespace) -> int:
