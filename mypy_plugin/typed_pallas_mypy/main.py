@@ -226,6 +226,10 @@ class TypedPallasPlugin(Plugin):
         return self._signature_hooks.get(fullname)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        known = self._user_hooks.get(fullname, False)  # the common case: answered before
+        if known is not False:
+            method_hook: Callable[[MethodContext], Type] | None = known
+            return method_hook
         user: Callable[[MethodContext], Type] | None = self._user_hook(fullname)
         return user
 

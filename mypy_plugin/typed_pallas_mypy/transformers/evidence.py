@@ -46,10 +46,22 @@ class Evidence:
 
 
 def namespace_key(fullname: str) -> tuple[str, str] | None:
+    """(backend namespace, last name) of a backend's name; None for any other name."""
+    if fullname in _NAMESPACE_KEYS:
+        return _NAMESPACE_KEYS[fullname]
+    found: tuple[str, str] | None = None
     for prefix, namespace in fullnames.BACKEND_NAMESPACES:
         if fullname.startswith(prefix):
-            return (namespace, fullname.rsplit(".", 1)[1])
-    return None
+            found = (namespace, fullname.rsplit(".", 1)[1])
+            break
+    if len(_NAMESPACE_KEYS) < _NAMESPACE_CACHE_SIZE:
+        _NAMESPACE_KEYS[fullname] = found
+    return found
+
+
+#: fullname -> namespace_key(fullname): a module has thousands of references and few names
+_NAMESPACE_KEYS: dict[str, tuple[str, str] | None] = {}
+_NAMESPACE_CACHE_SIZE: Final = 200_000
 
 
 def _lookup(

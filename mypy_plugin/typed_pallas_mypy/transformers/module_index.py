@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Protocol
 
 from mypy.nodes import (
     AssignmentStmt,
@@ -92,6 +92,10 @@ class ModuleIndex:
     body_cache: dict[int, object] = field(default_factory=dict)
     #: answers for guard helpers and platform helpers of any module (None: none known)
     cross: CrossModule | None = None
+    #: whether the module references any name of jax.experimental.pallas, JAX's private
+    #: Pallas modules or typed_pallas: without one, no function of it has kernel
+    #: evidence or is a wrapper (both read only this module's names)
+    mentions_pallas: bool = False
 
     #: line -> regions / functions spanning it, in list order (built on first lookup,
     #: so that a lookup costs the few spans over its line, not a scan of the module)
@@ -173,6 +177,9 @@ class ModuleIndex:
 
 
 _CACHE: dict[str, tuple[object, ModuleIndex]] = {}
+
+#: Module prefixes of every Pallas name (entry points, backends, params classes).
+_PALLAS_PREFIXES: Final = ("jax.experimental.pallas", "jax._src.pallas")
 
 
 def stamp_of(tree: MypyFile) -> object:
@@ -331,6 +338,10 @@ def callable_target(expr: Expression, index: ModuleIndex) -> FuncItem | None:
 def _scan_expressions(index: ModuleIndex, tree: MypyFile) -> None:
     branch_targets: dict[int, tuple[FuncItem, frozenset[str], list[str]]] = {}
     for expr in get_subexpressions(tree):
+        if isinstance(expr, RefExpr) and not index.mentions_pallas:
+            name = expr.fullname
+            if name and (name.startswith(_PALLAS_PREFIXES) or name.startswith("typed_pallas.")):
+                index.mentions_pallas = True
         if not isinstance(expr, CallExpr):
             continue
         if isinstance(expr.callee, CallExpr):

@@ -405,6 +405,7 @@ class Facts:
         #: bumped whenever everything is forgotten (results derived from facts go stale)
         self.generation = 0
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
+        self._user_paths: dict[str, bool] = {}
         self._helpers_in_progress: set[str] = set()
 
     # ---------------------------------------------------------------- bookkeeping
@@ -442,7 +443,10 @@ class Facts:
         tree = self.modules.get(module)
         if tree is None:
             return False
-        return is_user_path(tree.path)
+        cached = self._user_paths.get(tree.path)
+        if cached is None:
+            cached = self._user_paths[tree.path] = is_user_path(tree.path)
+        return cached
 
     def _note_module(self, module: str) -> None:
         tree = self.modules.get(module)
@@ -674,13 +678,13 @@ class Facts:
     def function_facts(self, func: FuncDef, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:
         where = location(tree, func.line)
         guard, source = self.helper_of(func.fullname)
-        wrapper = self._wrapper(func, index)
+        wrapper = self._wrapper(func, index) if index.mentions_pallas else None
         requirement = None
         if guard is None and not source:
             requirement = self._requirement(func, tree, index, where)
         body_evidence = tuple(
             (e.backends, e.what, e.line) for e in evidence_mod.body(func, index)
-        )
+        ) if index.mentions_pallas else ()
         return FunctionFacts(
             func.fullname,
             requirement=requirement,
