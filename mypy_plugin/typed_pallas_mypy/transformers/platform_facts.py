@@ -709,10 +709,8 @@ class Facts:
         return (true_set, false_set), False
 
     def _branches_on_platform(self, func: FuncDef, index: ModuleIndex) -> bool:
-        start, end = start_of(func), _end(func)
-        for region in index.regions:
-            if not region.from_tag and start <= region.start and region.end <= end:
-                return True
+        if index.has_region_within(start_of(func), _end(func), tags=False):
+            return True
         for expr in get_subexpressions(func.body):
             if isinstance(expr, CallExpr) and guards.dispatch_title(expr) is not None:
                 return True
