@@ -154,17 +154,7 @@ class _Scan:
             return None
         before = sum(len(items) for items in self.out.by_target.values())
         pos = start_of(call)
-        decided = self.decided_at(pos)
-        if decided is not None:
-            self.check(fullname, call, decided[0], decided[1])
-        elif self.configured:
-            lowering = frozenset(p for n in self.configured for p in name_set(n)) & LOWERING
-            if lowering:
-                why = (
-                    f"module {self.tree.fullname} is configured for platforms "
-                    f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
-                )
-                self.check(fullname, call, lowering, why)
+        self._check_where_decided(fullname, call)
         if sum(len(items) for items in self.out.by_target.values()) == before:
             return None
         return self.out.by_target[self.target_of(pos)][-1]
@@ -196,7 +186,11 @@ class _Scan:
         pos = start_of(call)
         if (self.target_of(pos), name) in self.imported:
             return  # the import in this target is the finding
-        decided = self.decided_at(pos)
+        self._check_where_decided(name, call)
+
+    def _check_where_decided(self, name: str, call: CallExpr) -> None:
+        """The guard around ``call`` decides its platform, or else the configuration."""
+        decided = self.decided_at(start_of(call))
         if decided is not None:
             self.check(name, call, decided[0], decided[1])
             return
