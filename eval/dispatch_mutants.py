@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eval.mutants import ENTRY_NAMES, SourceFile, Tracer, is_annotated
+from eval.mutants import ENTRY_NAMES, SourceFile, Tracer, is_annotated, schedule
 
 #: platform strings a guard or a key may name, and what a mutant replaces each with
 SWAP: dict[str, str] = {"tpu": "gpu", "gpu": "tpu", "cuda": "tpu", "rocm": "tpu"}
@@ -682,15 +682,4 @@ def write_dispatch_mutant(root: Path, m: DispatchMutant, dest: Path) -> dict[str
 
 def schedule_dispatch(mutants: list[DispatchMutant]) -> Iterator[list[DispatchMutant]]:
     """Rounds whose mutants touch, and are judged in, disjoint files."""
-    pending = list(mutants)
-    while pending:
-        used: set[str] = set()
-        batch, rest = [], []
-        for m in pending:
-            if m.files & used:
-                rest.append(m)
-            else:
-                batch.append(m)
-                used |= m.files
-        yield batch
-        pending = rest
+    return schedule(mutants)

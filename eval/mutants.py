@@ -27,6 +27,7 @@ import csv
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 from pathlib import Path
 
 #: backend name -> public module that exports its CompilerParams (see typed_pallas._platforms)
@@ -482,13 +483,22 @@ def write_mutant(root: Path, mutant: Mutant, dest: Path) -> dict[str, Path]:
     return out
 
 
-def schedule(mutants: list[Mutant]) -> Iterator[list[Mutant]]:
-    """Rounds of mutants that touch disjoint files, so one checker run can take a round."""
+class _TouchesFiles(Protocol):
+    @property
+    def files(self) -> frozenset[str] | set[str]: ...
+
+
+_M = TypeVar("_M", bound=_TouchesFiles)
+
+
+def schedule(mutants: list[_M]) -> Iterator[list[_M]]:
+    """Rounds of mutants that touch disjoint files, so one checker run can take a round
+    (any mutant kind with a ``files`` set: params swaps, dispatch-site mutants)."""
     pending = list(mutants)
     while pending:
         used: set[str] = set()
-        batch: list[Mutant] = []
-        rest: list[Mutant] = []
+        batch: list[_M] = []
+        rest: list[_M] = []
         for m in pending:
             if m.files & used:
                 rest.append(m)
