@@ -14,85 +14,74 @@ For every function of the checked code this infers:
   entry point's;
 * the **kernel evidence** of its body (backend-only primitives), for wrappers' callers.
 
-Only what runs on every path counts: a call under ``if use_pallas:``, in a loop, a
-``try`` with handlers, a conditional expression or after an early ``return`` gives no
-requirement. A function that branches on the platform itself, or calls a parameter or
-an unknown callable, has none. Unknown means silent.
+Only what runs on every path counts (``unconditional``): a call under ``if use_pallas:``,
+in a loop, a ``try`` with handlers, a conditional expression or after an early
+``return`` gives no requirement. A function that branches on the platform itself, or
+calls a parameter or an unknown callable, has none. Unknown means silent.
 
-Where the facts live: a module checked in this run is read from its AST. A module
-loaded from mypy's cache has no function bodies; its facts were stored, as JSON in the
-type of a private module symbol ``__typed_pallas_facts__``, when mypy wrote that cache
-(``store``). Because that symbol is part of the module's serialized symbol table, a
-change of facts changes the module's interface hash, so mypy re-checks its dependents
-(incremental runs), and changes the symbol's snapshot, so the daemon fires a trigger
-for it (``dmypy``; callers register a dependency on it, ``depend``).
+A module checked in this run is read from its AST; one loaded from mypy's cache (or
+whose bodies mypy dropped) from the facts stored in its symbol table (``facts_store``).
 
 What it does not do: import jax, evaluate anything, or report errors (``decisions``).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
 from mypy.nodes import (
-    AssertStmt,
     AssignmentStmt,
-    Block,
     CallExpr,
     ClassDef,
-    ConditionalExpr,
     Decorator,
     DictExpr,
-    DictionaryComprehension,
     Expression,
     ExpressionStmt,
-    ForStmt,
     FuncDef,
     FuncItem,
-    GeneratorExpr,
     IfStmt,
-    LambdaExpr,
     MemberExpr,
     MypyFile,
     NameExpr,
     Node,
-    OperatorAssignmentStmt,
-    OpExpr,
     OverloadedFuncDef,
-    PassStmt,
-    RaiseStmt,
     RefExpr,
     ReturnStmt,
     Statement,
     StrExpr,
-    SymbolTableNode,
-    TryStmt,
     TypeInfo,
     Var,
-    WhileStmt,
-    WithStmt,
 )
 from mypy.server.subexpr import get_subexpressions
-from mypy.types import Instance, LiteralType, get_proper_type
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers import params as params_mod
-from typed_pallas_mypy.transformers.guards import LOWERING, UNIVERSE, Sets
+from typed_pallas_mypy.transformers.guards import LOWERING, Sets
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
+from typed_pallas_mypy.transformers.facts_store import (
+    FACTS_SYMBOL,
+    NO_FACTS,
+    FunctionFacts,
+    Requirement,
+    Wrapper,
+    facts_from_json,
+    in_daemon,
+    location,
+    store,
+    stored_json,
+    trigger_of,
+)
 from typed_pallas_mypy.transformers.nodes import start_of
+from typed_pallas_mypy.transformers.unconditional import (
+    unconditional_expressions,
+    unconditional_roots,
+)
 
-#: The private module symbol that holds a module's facts in mypy's cache.
-FACTS_SYMBOL: Final = "__typed_pallas_facts__"
-#: Bump when the stored format changes.
-FACTS_FORMAT: Final = 1
 #: How many calls deep a requirement chain is followed (and shown in notes).
 MAX_DEPTH: Final = 8
 #: How many alias hops (``impl = f``) are followed.
@@ -126,255 +115,8 @@ KEEPS_FUNCTION: Final = frozenset({
     "typed_pallas._tagged.platform",
 })
 
-_PLATFORM_TAG: Final = frozenset({"typed_pallas.platform", "typed_pallas._tagged.platform"})
 
 
-# --------------------------------------------------------------------------- facts
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """The lowering platforms a function can lower for, and what proves it."""
-
-    platforms: frozenset[str]
-    #: how the root cause is worded: ("params", registry platform of the params, backend)
-    #: or ("evidence", backend, backend)
-    cause: tuple[str, str, str]
-    #: one note per link, the function itself first
-    chain: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Wrapper:
-    """A function that forwards its parameters to a Pallas entry point."""
-
-    #: the entry point's fullname (a key of ``calls.ENTRIES``)
-    entry: str
-    #: entry-point parameter -> (wrapper parameter name, its position or -1)
-    forwards: tuple[tuple[str, str, int], ...]
-    #: entry-point parameters the wrapper passes itself with a value that keeps
-    #: interpret mode off (``interpret=False``) or that it does not pass at all
-    line: int
-
-
-@dataclass(frozen=True)
-class FunctionFacts:
-    name: str
-    requirement: Requirement | None = None
-    #: guard helper: (platforms when it returns true, when false)
-    guard: Sets | None = None
-    #: returns a platform string
-    platform_source: bool = False
-    wrapper: Wrapper | None = None
-    #: backend-only primitives its body uses: (backends, spelling, line)
-    evidence: tuple[tuple[frozenset[str], str, int], ...] = ()
-    #: where it is defined, for notes ("tpu_ops.py:13")
-    where: str = ""
-    #: a module-level table keyed by platform: (key, fullname of the entry's function)
-    table: tuple[tuple[str, str], ...] = ()
-
-    def is_empty(self) -> bool:
-        return (
-            self.requirement is None
-            and self.guard is None
-            and not self.platform_source
-            and self.wrapper is None
-            and not self.evidence
-            and not self.table
-        )
-
-
-_NO_FACTS: Final = FunctionFacts("")
-
-
-def location(tree: MypyFile, line: int) -> str:
-    """How notes name a place in another module: ``pkg/tpu_ops.py:13``."""
-    path = tree.path.replace("\\", "/")
-    if os.path.isabs(path):
-        try:
-            rel = os.path.relpath(path)
-            if not rel.startswith(".."):
-                path = rel.replace("\\", "/")
-        except ValueError:
-            pass
-    return f"{path}:{line}"
-
-
-def _sets_to_json(sets: Sets) -> list[list[str] | None]:
-    return [sorted(s) if s is not None else None for s in sets]
-
-
-def _sets_from_json(raw: object) -> Sets | None:
-    if not isinstance(raw, list) or len(raw) != 2:
-        return None
-    out: list[frozenset[str] | None] = []
-    for item in raw:
-        out.append(frozenset(str(x) for x in item) if isinstance(item, list) else None)
-    return (out[0], out[1])
-
-
-def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
-    data: dict[str, object] = {"where": facts.where}
-    if facts.requirement is not None:
-        req = facts.requirement
-        data["req"] = [sorted(req.platforms), list(req.cause), list(req.chain)]
-    if facts.guard is not None:
-        data["guard"] = _sets_to_json(facts.guard)
-    if facts.platform_source:
-        data["source"] = True
-    if facts.wrapper is not None:
-        data["wrapper"] = [facts.wrapper.entry, [list(f) for f in facts.wrapper.forwards], facts.wrapper.line]
-    if facts.evidence:
-        data["evidence"] = [[sorted(b), what, line] for b, what, line in facts.evidence]
-    if facts.table:
-        data["table"] = [list(entry) for entry in facts.table]
-    return data
-
-
-def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
-    requirement = None
-    raw = data.get("req")
-    if isinstance(raw, list) and len(raw) == 3:
-        plats, cause, chain = raw
-        if isinstance(plats, list) and isinstance(cause, list) and len(cause) == 3 and isinstance(chain, list):
-            requirement = Requirement(
-                frozenset(str(p) for p in plats),
-                (str(cause[0]), str(cause[1]), str(cause[2])),
-                tuple(str(c) for c in chain),
-            )
-    wrapper = None
-    raw = data.get("wrapper")
-    if isinstance(raw, list) and len(raw) == 3 and isinstance(raw[1], list):
-        forwards = tuple(
-            (str(f[0]), str(f[1]), int(f[2])) for f in raw[1] if isinstance(f, list) and len(f) == 3
-        )
-        wrapper = Wrapper(str(raw[0]), forwards, int(raw[2]) if isinstance(raw[2], int) else 0)
-    evidence: list[tuple[frozenset[str], str, int]] = []
-    raw = data.get("evidence")
-    if isinstance(raw, list):
-        for item in raw:
-            if isinstance(item, list) and len(item) == 3 and isinstance(item[0], list):
-                evidence.append((frozenset(str(b) for b in item[0]), str(item[1]), int(item[2])))
-    table: list[tuple[str, str]] = []
-    raw = data.get("table")
-    if isinstance(raw, list):
-        for item in raw:
-            if isinstance(item, list) and len(item) == 2:
-                table.append((str(item[0]), str(item[1])))
-    return FunctionFacts(
-        name,
-        requirement=requirement,
-        guard=_sets_from_json(data.get("guard")),
-        platform_source=data.get("source") is True,
-        wrapper=wrapper,
-        evidence=tuple(evidence),
-        where=str(data.get("where", "")),
-        table=tuple(table),
-    )
-
-
-# --------------------------------------------------------------------------- unconditional code
-
-
-def _contains_return(stmt: Statement) -> bool:
-    """Whether a compound statement may return early (``return`` nested in it)."""
-    if isinstance(stmt, ReturnStmt):
-        return True
-    if isinstance(stmt, IfStmt):
-        return any(_block_returns(b) for b in stmt.body) or (
-            stmt.else_body is not None and _block_returns(stmt.else_body)
-        )
-    if isinstance(stmt, (ForStmt, WhileStmt)):
-        return _block_returns(stmt.body) or (stmt.else_body is not None and _block_returns(stmt.else_body))
-    if isinstance(stmt, WithStmt):
-        return _block_returns(stmt.body)
-    if isinstance(stmt, TryStmt):
-        blocks = [stmt.body, *stmt.handlers]
-        if stmt.else_body is not None:
-            blocks.append(stmt.else_body)
-        if stmt.finally_body is not None:
-            blocks.append(stmt.finally_body)
-        return any(_block_returns(b) for b in blocks)
-    if isinstance(stmt, Block):
-        return _block_returns(stmt)
-    return False
-
-
-def _block_returns(block: Block) -> bool:
-    return any(_contains_return(s) for s in block.body)
-
-
-def _conditional_parts(expr: Expression) -> Iterator[Node]:
-    """Subexpressions of ``expr`` that may not be evaluated when ``expr`` is."""
-    if isinstance(expr, ConditionalExpr):
-        yield expr.if_expr
-        yield expr.else_expr
-    elif isinstance(expr, OpExpr) and expr.op in ("and", "or"):
-        yield expr.right
-    elif isinstance(expr, LambdaExpr):
-        yield expr.body
-    elif isinstance(expr, GeneratorExpr):
-        yield expr.left_expr
-        yield from expr.sequences[1:]
-        for conds in expr.condlists:
-            yield from conds
-    elif isinstance(expr, DictionaryComprehension):
-        if expr.key is not None:
-            yield expr.key
-        yield expr.value
-        yield from expr.sequences[1:]
-        for conds in expr.condlists:
-            yield from conds
-
-
-def unconditional_expressions(roots: Sequence[Node]) -> list[Expression]:
-    """Every subexpression of ``roots`` that is evaluated whenever they are."""
-    found = [e for root in roots for e in get_subexpressions(root)]
-    skipped: set[int] = set()
-    for expr in found:
-        if id(expr) in skipped:
-            continue
-        for part in _conditional_parts(expr):
-            for sub in get_subexpressions(part):
-                skipped.add(id(sub))
-    return [e for e in found if id(e) not in skipped]
-
-
-def unconditional_roots(body: Block) -> list[Node]:
-    """The parts of a function body that run on every path that does not raise."""
-    roots: list[Node] = []
-    for stmt in body.body:
-        if isinstance(stmt, (ExpressionStmt, AssignmentStmt, OperatorAssignmentStmt, AssertStmt)):
-            roots.append(stmt)
-        elif isinstance(stmt, ReturnStmt):
-            if stmt.expr is not None:
-                roots.append(stmt.expr)
-            break
-        elif isinstance(stmt, RaiseStmt):
-            break
-        elif isinstance(stmt, IfStmt):
-            roots.append(stmt.expr[0])
-            if _contains_return(stmt):
-                break
-        elif isinstance(stmt, (ForStmt, WhileStmt)):
-            roots.append(stmt.expr)
-            if _contains_return(stmt):
-                break
-        elif isinstance(stmt, WithStmt):
-            roots.extend(stmt.expr)
-            if _contains_return(stmt.body):
-                break
-            roots.extend(unconditional_roots(stmt.body))
-        elif isinstance(stmt, TryStmt):
-            if _contains_return(stmt):
-                break
-            if stmt.finally_body is not None:
-                roots.extend(unconditional_roots(stmt.finally_body))
-        elif isinstance(stmt, Block):
-            roots.extend(unconditional_roots(stmt))
-        elif isinstance(stmt, (PassStmt, FuncDef, Decorator, ClassDef, OverloadedFuncDef)):
-            continue
-    return roots
 
 
 # --------------------------------------------------------------------------- the resolver
@@ -460,16 +202,16 @@ class Facts:
         """Facts of the function (or alias) ``fullname``; empty when unknown."""
         module = self.module_of(fullname)
         if module is None or not self.is_user_module(module):
-            return _NO_FACTS
+            return NO_FACTS
         self._note_module(module)
         tree = self.modules[module]
         if tree.is_cache_skeleton:
-            return self._stored_facts(module, tree).get(fullname, _NO_FACTS)
+            return self._stored_facts(module, tree).get(fullname, NO_FACTS)
         cached = self._computed.get(fullname)
         if cached is not None:
             return cached
         if fullname in self._in_progress or len(self._in_progress) > MAX_DEPTH * 4:
-            return _NO_FACTS  # recursion: no requirement from the cycle
+            return NO_FACTS  # recursion: no requirement from the cycle
         self._in_progress.add(fullname)
         try:
             result = self._compute(fullname, module, tree)
@@ -485,7 +227,7 @@ class Facts:
             return cached.facts
         entry = _ModuleFacts(stamp)
         node = tree.names.get(FACTS_SYMBOL)
-        raw = _stored_json(node)
+        raw = stored_json(node)
         if raw is not None:
             for name, data in raw.items():
                 if isinstance(data, dict):
@@ -538,7 +280,7 @@ class Facts:
         self._note_module(module)
         tree = self.modules[module]
         if tree.is_cache_skeleton:
-            stored = self._stored_facts(module, tree).get(fullname, _NO_FACTS)
+            stored = self._stored_facts(module, tree).get(fullname, NO_FACTS)
             return stored.guard, stored.platform_source
         cached = self._helpers.get(fullname)
         if cached is not None:
@@ -624,30 +366,30 @@ class Facts:
         index = index_of(tree, self)
         if isinstance(node, Decorator):
             if not _keeps_function(node):
-                return _NO_FACTS
+                return NO_FACTS
             node = node.func
         if isinstance(node, OverloadedFuncDef):
-            return _NO_FACTS
+            return NO_FACTS
         if isinstance(node, Var):
             return self._alias(fullname, tree, index)
         if not isinstance(node, FuncDef) or not node.body.body:
-            return _NO_FACTS
+            return NO_FACTS
         return self.function_facts(node, tree, index)
 
     def _alias(self, fullname: str, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:
         name = fullname.rsplit(".", 1)[1]
         assigned = index.assignments.get((0, name), [])
         if len(assigned) != 1:
-            return _NO_FACTS
+            return NO_FACTS
         value = assigned[0][1]
         if isinstance(value, DictExpr):
             return self._table(fullname, tree, index, value)
         target = self.callee_function(value, index, None, 1)
         if target is None or target == fullname:
-            return _NO_FACTS
+            return NO_FACTS
         found = self.of(target)
         if found.is_empty():
-            return _NO_FACTS
+            return NO_FACTS
         return FunctionFacts(
             fullname,
             requirement=found.requirement,
@@ -665,14 +407,14 @@ class Facts:
         entries: list[tuple[str, str]] = []
         for key, item in value.items:
             if not isinstance(key, StrExpr):
-                return _NO_FACTS
+                return NO_FACTS
             if key.value not in _platforms.LOWERINGS_OF_GUARD_NAME and key.value != "default":
-                return _NO_FACTS
+                return NO_FACTS
             target = self.callee_function(item, index, None, 1)
             if target is not None:
                 entries.append((key.value, target))
         if not entries:
-            return _NO_FACTS
+            return NO_FACTS
         return FunctionFacts(fullname, where=location(tree, value.line), table=tuple(entries))
 
     def function_facts(self, func: FuncDef, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:
@@ -951,16 +693,6 @@ def _keeps_function(node: Decorator) -> bool:
     return True
 
 
-def platform_tag(node: Decorator) -> frozenset[str] | None:
-    """The lowering platforms of ``@typed_pallas.platform("tpu")``, if tagged."""
-    for dec in node.decorators:
-        if isinstance(dec, CallExpr) and ref_name(dec.callee) in _PLATFORM_TAG and dec.args:
-            arg = dec.args[0]
-            if isinstance(arg, StrExpr):
-                return guards.name_set(arg.value)
-    return None
-
-
 def _is_docstring(stmt: Statement) -> bool:
     return isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr)
 
@@ -981,56 +713,6 @@ def is_user_path(path: str) -> bool:
     return not any(f"/{marker}/" in normal for marker in _THIRD_PARTY_MARKERS) and not normal.endswith(".pyi")
 
 
-# --------------------------------------------------------------------------- the cache symbol
-
-
-def _stored_json(node: SymbolTableNode | None) -> dict[str, object] | None:
-    if node is None or not isinstance(node.node, Var) or node.node.type is None:
-        return None
-    typ = get_proper_type(node.node.type)
-    if not isinstance(typ, LiteralType) or not isinstance(typ.value, str):
-        return None
-    try:
-        data = json.loads(typ.value)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.get("format") != FACTS_FORMAT:
-        return None
-    functions = data.get("functions")
-    return functions if isinstance(functions, dict) else None
-
-
-def store(tree: MypyFile, facts: Mapping[str, FunctionFacts], str_type: Instance) -> None:
-    """Put ``facts`` into ``tree``'s symbol table (replacing what was there)."""
-    prefix = tree.fullname + "."
-    functions = {
-        name[len(prefix) :]: facts_to_json(found)
-        for name, found in sorted(facts.items())
-        if name.startswith(prefix)
-    }
-    if not functions:
-        tree.names.pop(FACTS_SYMBOL, None)
-        return
-    text = json.dumps({"format": FACTS_FORMAT, "functions": functions}, sort_keys=True)
-    var = Var(FACTS_SYMBOL, LiteralType(text, str_type))
-    var._fullname = f"{tree.fullname}.{FACTS_SYMBOL}"
-    var.is_ready = True
-    existing = tree.names.get(FACTS_SYMBOL)
-    if existing is not None and _stored_json(existing) == json.loads(text)["functions"]:
-        return
-    from mypy.nodes import GDEF
-
-    tree.names[FACTS_SYMBOL] = SymbolTableNode(GDEF, var, module_public=False, plugin_generated=True)
-
-
-def trigger_of(module: str) -> str:
-    """The daemon's trigger for a change of ``module``'s facts."""
-    return f"<{module}.{FACTS_SYMBOL}>"
-
-
-def in_daemon() -> bool:
-    return "mypy.dmypy_server" in sys.modules
-
 
 __all__ = [
     "FACTS_SYMBOL",
@@ -1038,6 +720,11 @@ __all__ = [
     "FunctionFacts",
     "Requirement",
     "Wrapper",
-    "platform_tag",
+    "in_daemon",
+    "is_user_path",
+    "location",
     "store",
+    "trigger_of",
+    "unconditional_expressions",
+    "unconditional_roots",
 ]

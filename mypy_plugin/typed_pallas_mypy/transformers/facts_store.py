@@ -1,0 +1,225 @@
+"""The platform facts of one function, and how they are kept in mypy's cache.
+
+``FunctionFacts`` is what ``platform_facts`` infers for a function (its requirement,
+guard-helper sets, wrapper shape, kernel evidence, a platform table). A module checked
+in this run is read from its AST; one loaded from mypy's cache has no function bodies, so
+its facts are stored, as JSON in the type of a private module symbol
+``__typed_pallas_facts__``, when mypy writes that cache (``store``). The symbol is part of
+the module's serialized symbol table, so a change of facts changes the module's interface
+hash (incremental runs re-check its dependents) and its snapshot (the daemon fires the
+trigger ``trigger_of(module)``, on which callers register a dependency).
+
+What it does not do: infer anything (``platform_facts``), or read other modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from mypy.nodes import GDEF, MypyFile, SymbolTableNode, Var
+from mypy.types import Instance, LiteralType, get_proper_type
+
+from typed_pallas_mypy.transformers.guards import Sets
+
+#: The private module symbol that holds a module's facts in mypy's cache.
+FACTS_SYMBOL: Final = "__typed_pallas_facts__"
+#: Bump when the stored format changes.
+FACTS_FORMAT: Final = 1
+
+# --------------------------------------------------------------------------- facts
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """The lowering platforms a function can lower for, and what proves it."""
+
+    platforms: frozenset[str]
+    #: how the root cause is worded: ("params", registry platform of the params, backend)
+    #: or ("evidence", backend, backend)
+    cause: tuple[str, str, str]
+    #: one note per link, the function itself first
+    chain: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A function that forwards its parameters to a Pallas entry point."""
+
+    #: the entry point's fullname (a key of ``calls.ENTRIES``)
+    entry: str
+    #: entry-point parameter -> (wrapper parameter name, its position or -1)
+    forwards: tuple[tuple[str, str, int], ...]
+    #: entry-point parameters the wrapper passes itself with a value that keeps
+    #: interpret mode off (``interpret=False``) or that it does not pass at all
+    line: int
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    name: str
+    requirement: Requirement | None = None
+    #: guard helper: (platforms when it returns true, when false)
+    guard: Sets | None = None
+    #: returns a platform string
+    platform_source: bool = False
+    wrapper: Wrapper | None = None
+    #: backend-only primitives its body uses: (backends, spelling, line)
+    evidence: tuple[tuple[frozenset[str], str, int], ...] = ()
+    #: where it is defined, for notes ("tpu_ops.py:13")
+    where: str = ""
+    #: a module-level table keyed by platform: (key, fullname of the entry's function)
+    table: tuple[tuple[str, str], ...] = ()
+
+    def is_empty(self) -> bool:
+        return (
+            self.requirement is None
+            and self.guard is None
+            and not self.platform_source
+            and self.wrapper is None
+            and not self.evidence
+            and not self.table
+        )
+
+
+#: The facts of a function nothing is known of.
+NO_FACTS: Final = FunctionFacts("")
+
+
+def location(tree: MypyFile, line: int) -> str:
+    """How notes name a place in another module: ``pkg/tpu_ops.py:13``."""
+    path = tree.path.replace("\\", "/")
+    if os.path.isabs(path):
+        try:
+            rel = os.path.relpath(path)
+            if not rel.startswith(".."):
+                path = rel.replace("\\", "/")
+        except ValueError:
+            pass
+    return f"{path}:{line}"
+
+
+def _sets_to_json(sets: Sets) -> list[list[str] | None]:
+    return [sorted(s) if s is not None else None for s in sets]
+
+
+def _sets_from_json(raw: object) -> Sets | None:
+    if not isinstance(raw, list) or len(raw) != 2:
+        return None
+    out: list[frozenset[str] | None] = []
+    for item in raw:
+        out.append(frozenset(str(x) for x in item) if isinstance(item, list) else None)
+    return (out[0], out[1])
+
+
+def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
+    data: dict[str, object] = {"where": facts.where}
+    if facts.requirement is not None:
+        req = facts.requirement
+        data["req"] = [sorted(req.platforms), list(req.cause), list(req.chain)]
+    if facts.guard is not None:
+        data["guard"] = _sets_to_json(facts.guard)
+    if facts.platform_source:
+        data["source"] = True
+    if facts.wrapper is not None:
+        data["wrapper"] = [facts.wrapper.entry, [list(f) for f in facts.wrapper.forwards], facts.wrapper.line]
+    if facts.evidence:
+        data["evidence"] = [[sorted(b), what, line] for b, what, line in facts.evidence]
+    if facts.table:
+        data["table"] = [list(entry) for entry in facts.table]
+    return data
+
+
+def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
+    requirement = None
+    raw = data.get("req")
+    if isinstance(raw, list) and len(raw) == 3:
+        plats, cause, chain = raw
+        if isinstance(plats, list) and isinstance(cause, list) and len(cause) == 3 and isinstance(chain, list):
+            requirement = Requirement(
+                frozenset(str(p) for p in plats),
+                (str(cause[0]), str(cause[1]), str(cause[2])),
+                tuple(str(c) for c in chain),
+            )
+    wrapper = None
+    raw = data.get("wrapper")
+    if isinstance(raw, list) and len(raw) == 3 and isinstance(raw[1], list):
+        forwards = tuple(
+            (str(f[0]), str(f[1]), int(f[2])) for f in raw[1] if isinstance(f, list) and len(f) == 3
+        )
+        wrapper = Wrapper(str(raw[0]), forwards, int(raw[2]) if isinstance(raw[2], int) else 0)
+    evidence: list[tuple[frozenset[str], str, int]] = []
+    raw = data.get("evidence")
+    if isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, list) and len(item) == 3 and isinstance(item[0], list):
+                evidence.append((frozenset(str(b) for b in item[0]), str(item[1]), int(item[2])))
+    table: list[tuple[str, str]] = []
+    raw = data.get("table")
+    if isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, list) and len(item) == 2:
+                table.append((str(item[0]), str(item[1])))
+    return FunctionFacts(
+        name,
+        requirement=requirement,
+        guard=_sets_from_json(data.get("guard")),
+        platform_source=data.get("source") is True,
+        wrapper=wrapper,
+        evidence=tuple(evidence),
+        where=str(data.get("where", "")),
+        table=tuple(table),
+    )
+
+
+# --------------------------------------------------------------------------- the cache symbol
+
+
+def stored_json(node: SymbolTableNode | None) -> dict[str, object] | None:
+    if node is None or not isinstance(node.node, Var) or node.node.type is None:
+        return None
+    typ = get_proper_type(node.node.type)
+    if not isinstance(typ, LiteralType) or not isinstance(typ.value, str):
+        return None
+    try:
+        data = json.loads(typ.value)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("format") != FACTS_FORMAT:
+        return None
+    functions = data.get("functions")
+    return functions if isinstance(functions, dict) else None
+
+
+def store(tree: MypyFile, facts: Mapping[str, FunctionFacts], str_type: Instance) -> None:
+    """Put ``facts`` into ``tree``'s symbol table (replacing what was there)."""
+    prefix = tree.fullname + "."
+    functions = {
+        name[len(prefix) :]: facts_to_json(found)
+        for name, found in sorted(facts.items())
+        if name.startswith(prefix)
+    }
+    if not functions:
+        tree.names.pop(FACTS_SYMBOL, None)
+        return
+    text = json.dumps({"format": FACTS_FORMAT, "functions": functions}, sort_keys=True)
+    var = Var(FACTS_SYMBOL, LiteralType(text, str_type))
+    var._fullname = f"{tree.fullname}.{FACTS_SYMBOL}"
+    var.is_ready = True
+    existing = tree.names.get(FACTS_SYMBOL)
+    if existing is not None and stored_json(existing) == json.loads(text)["functions"]:
+        return
+    tree.names[FACTS_SYMBOL] = SymbolTableNode(GDEF, var, module_public=False, plugin_generated=True)
+
+
+def trigger_of(module: str) -> str:
+    """The daemon's trigger for a change of ``module``'s facts."""
+    return f"<{module}.{FACTS_SYMBOL}>"
+
+
+def in_daemon() -> bool:
+    return "mypy.dmypy_server" in sys.modules

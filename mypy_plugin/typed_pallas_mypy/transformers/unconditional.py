@@ -1,0 +1,143 @@
+"""Which parts of a function run on every path: the code a requirement may come from.
+
+A call counts toward a function's platform requirement only when it runs whenever the
+function returns normally: not under ``if``/loops/``try`` with handlers, not in a branch
+of a conditional expression, a short-circuit operand, a lambda or a comprehension, and
+not after an early ``return``. (A ``raise`` ends no successful path, so code after an
+argument check still counts.)
+
+What it does not do: decide what the calls mean (``platform_facts``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from mypy.nodes import (
+    AssertStmt,
+    AssignmentStmt,
+    Block,
+    ClassDef,
+    ConditionalExpr,
+    Decorator,
+    DictionaryComprehension,
+    Expression,
+    ExpressionStmt,
+    ForStmt,
+    FuncDef,
+    GeneratorExpr,
+    IfStmt,
+    LambdaExpr,
+    Node,
+    OperatorAssignmentStmt,
+    OpExpr,
+    OverloadedFuncDef,
+    PassStmt,
+    RaiseStmt,
+    ReturnStmt,
+    Statement,
+    TryStmt,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.server.subexpr import get_subexpressions
+
+def _contains_return(stmt: Statement) -> bool:
+    """Whether a compound statement may return early (``return`` nested in it)."""
+    if isinstance(stmt, ReturnStmt):
+        return True
+    if isinstance(stmt, IfStmt):
+        return any(_block_returns(b) for b in stmt.body) or (
+            stmt.else_body is not None and _block_returns(stmt.else_body)
+        )
+    if isinstance(stmt, (ForStmt, WhileStmt)):
+        return _block_returns(stmt.body) or (stmt.else_body is not None and _block_returns(stmt.else_body))
+    if isinstance(stmt, WithStmt):
+        return _block_returns(stmt.body)
+    if isinstance(stmt, TryStmt):
+        blocks = [stmt.body, *stmt.handlers]
+        if stmt.else_body is not None:
+            blocks.append(stmt.else_body)
+        if stmt.finally_body is not None:
+            blocks.append(stmt.finally_body)
+        return any(_block_returns(b) for b in blocks)
+    if isinstance(stmt, Block):
+        return _block_returns(stmt)
+    return False
+
+
+def _block_returns(block: Block) -> bool:
+    return any(_contains_return(s) for s in block.body)
+
+
+def _conditional_parts(expr: Expression) -> Iterator[Node]:
+    """Subexpressions of ``expr`` that may not be evaluated when ``expr`` is."""
+    if isinstance(expr, ConditionalExpr):
+        yield expr.if_expr
+        yield expr.else_expr
+    elif isinstance(expr, OpExpr) and expr.op in ("and", "or"):
+        yield expr.right
+    elif isinstance(expr, LambdaExpr):
+        yield expr.body
+    elif isinstance(expr, GeneratorExpr):
+        yield expr.left_expr
+        yield from expr.sequences[1:]
+        for conds in expr.condlists:
+            yield from conds
+    elif isinstance(expr, DictionaryComprehension):
+        if expr.key is not None:
+            yield expr.key
+        yield expr.value
+        yield from expr.sequences[1:]
+        for conds in expr.condlists:
+            yield from conds
+
+
+def unconditional_expressions(roots: Sequence[Node]) -> list[Expression]:
+    """Every subexpression of ``roots`` that is evaluated whenever they are."""
+    found = [e for root in roots for e in get_subexpressions(root)]
+    skipped: set[int] = set()
+    for expr in found:
+        if id(expr) in skipped:
+            continue
+        for part in _conditional_parts(expr):
+            for sub in get_subexpressions(part):
+                skipped.add(id(sub))
+    return [e for e in found if id(e) not in skipped]
+
+
+def unconditional_roots(body: Block) -> list[Node]:
+    """The parts of a function body that run on every path that does not raise."""
+    roots: list[Node] = []
+    for stmt in body.body:
+        if isinstance(stmt, (ExpressionStmt, AssignmentStmt, OperatorAssignmentStmt, AssertStmt)):
+            roots.append(stmt)
+        elif isinstance(stmt, ReturnStmt):
+            if stmt.expr is not None:
+                roots.append(stmt.expr)
+            break
+        elif isinstance(stmt, RaiseStmt):
+            break
+        elif isinstance(stmt, IfStmt):
+            roots.append(stmt.expr[0])
+            if _contains_return(stmt):
+                break
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            roots.append(stmt.expr)
+            if _contains_return(stmt):
+                break
+        elif isinstance(stmt, WithStmt):
+            roots.extend(stmt.expr)
+            if _contains_return(stmt.body):
+                break
+            roots.extend(unconditional_roots(stmt.body))
+        elif isinstance(stmt, TryStmt):
+            if _contains_return(stmt):
+                break
+            if stmt.finally_body is not None:
+                roots.extend(unconditional_roots(stmt.finally_body))
+        elif isinstance(stmt, Block):
+            roots.extend(unconditional_roots(stmt))
+        elif isinstance(stmt, (PassStmt, FuncDef, Decorator, ClassDef, OverloadedFuncDef)):
+            continue
+    return roots
