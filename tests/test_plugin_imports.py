@@ -40,7 +40,11 @@ PLUGIN_CODE = """
 from mypy.options import Options
 import typed_pallas_mypy
 from typed_pallas_mypy import errorcodes, evidence_tables, fullnames, main
-from typed_pallas_mypy.transformers import calls, evidence, hooks, module_index, params
+from typed_pallas_mypy.transformers import (
+    calls, decisions, evidence, facts_store, guards, hooks, module_index, nodes, params,
+    platform_facts, signatures, unconditional,
+)
+from typed_pallas_mypy import platform_map
 plugin_class = typed_pallas_mypy.plugin("2.4.1")
 instance = plugin_class(Options())
 assert instance.get_function_hook("jax._src.pallas.pallas_call.pallas_call") is not None
