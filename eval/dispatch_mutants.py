@@ -495,13 +495,7 @@ def _condition_variable(src: SourceFile, node: ast.Assign, reach: Reach, plan: P
         if not (isinstance(test, ast.Name) and test.id == name):
             continue
         eff = GuardCompare(g.compare, g.constants, "condition-variable", g.positive == positive_use)
-        region = decided_region(src, n, eff, how)
-        if region is None:
-            continue
-        r = reach.region_reaches(src, region[0])
-        if r:
-            spans.append((src.relpath, n.lineno, region[1]))
-            reaches += [x for x in r if x not in reaches]
+        _add_reached(src, n, eff, how, reach, spans, reaches)
     if not spans:
         plan.skipped.append(Skipped("guard", where, f"condition variable {name}: no if on it reaches a Pallas call"))
         return True
@@ -519,6 +513,18 @@ def _condition_variable(src: SourceFile, node: ast.Assign, reach: Reach, plan: P
     return True
 
 
+def _add_reached(src: SourceFile, node: ast.If, eff: GuardCompare, how: str, reach: Reach,
+                 spans: list[tuple[str, int, int]], reaches: list[str]) -> None:
+    """Record the region an ``if`` decides, when it reaches a Pallas call."""
+    region = decided_region(src, node, eff, how)
+    if region is None:
+        return
+    r = reach.region_reaches(src, region[0])
+    if r:
+        spans.append((src.relpath, node.lineno, region[1]))
+        reaches += [x for x in r if x not in reaches]
+
+
 def _helper_mutants(helpers: dict[str, list[tuple[SourceFile, ast.FunctionDef, GuardCompare]]],
                     uses: dict[str, list[tuple[SourceFile, ast.If, bool]]], reach: Reach, plan: Plan) -> None:
     for name, defs in sorted(helpers.items()):
@@ -528,13 +534,7 @@ def _helper_mutants(helpers: dict[str, list[tuple[SourceFile, ast.FunctionDef, G
             reaches: list[str] = []
             for usrc, node, positive_use in uses.get(name, []):
                 eff = GuardCompare(g.compare, g.constants, g.form, g.positive == positive_use)
-                region = decided_region(usrc, node, eff, "plain")
-                if region is None:
-                    continue
-                r = reach.region_reaches(usrc, region[0])
-                if r:
-                    spans.append((usrc.relpath, node.lineno, region[1]))
-                    reaches += [x for x in r if x not in reaches]
+                _add_reached(usrc, node, eff, "plain", reach, spans, reaches)
             if not spans:
                 plan.skipped.append(Skipped("guard-helper", where,
                                             f"{name}: no caller's decided region reaches a Pallas call"))

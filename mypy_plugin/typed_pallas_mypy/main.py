@@ -201,7 +201,13 @@ class TypedPallasPlugin(Plugin):
             return hook
         facts = self._facts()
         hook = None
-        if facts is not None and facts.is_user_module(facts.module_of(fullname)):
+        try:
+            user = facts is not None and facts.is_user_module(facts.module_of(fullname))
+        except Exception:  # never let a lookup crash mypy: no hook, mypy's default type
+            if hooks.debug_enabled():
+                raise
+            user = False
+        if user:
             hook = functools.partial(
                 hooks.check_user_call,
                 fullname=fullname,
@@ -270,7 +276,7 @@ class TypedPallasPlugin(Plugin):
                 return
             platform_facts.store(tree, facts.module_facts(tree), Instance(str_node.node, []))
         except Exception:
-            if hooks._debug():
+            if hooks.debug_enabled():
                 raise
 
 

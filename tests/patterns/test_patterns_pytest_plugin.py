@@ -84,7 +84,7 @@ def test_a_marked_test_that_checks_nothing_fails(run) -> None:  # type: ignore[n
         '''
 @pytest.mark.lowers_on("tpu")
 def test_forgot():
-    assert True
+    total = sum(range(3))  # work that never asks for a lowering
 '''
     )
     result.assert_outcomes(passed=1, errors=1)

@@ -76,7 +76,7 @@ def _index(ctx: FunctionContext | MethodContext, session: Session) -> ModuleInde
     return index_of(tree, session.facts_for(ctx.api))
 
 
-def _debug() -> bool:
+def debug_enabled() -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
@@ -142,7 +142,7 @@ def _guarded(
             check()
         report_decisions(ctx, session, config)
     except Exception:
-        if _debug():
+        if debug_enabled():
             raise
 
 
@@ -182,7 +182,7 @@ def widen_proven_mismatch(
             session.widened.setdefault(id(ctx.context), view)
             return signatures.widen(signature)
     except Exception:
-        if _debug():
+        if debug_enabled():
             raise
     return signature
 
