@@ -19,7 +19,7 @@ notes say what the evidence is and where, and what to use instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Final, Literal, Protocol
@@ -308,7 +308,7 @@ def evidence_of(
 
 
 #: ``PARAMS_BY_BACKEND`` keyed by plain strings (evidence tables hold strings).
-_ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = {k: v for k, v in _platforms.PARAMS_BY_BACKEND.items()}
+_ROW_OF_BACKEND: Final = evidence_tables.ROW_OF_BACKEND
 
 
 def accepts(backends: frozenset[str], params: params_mod.Params) -> bool:

@@ -76,7 +76,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     stored_json,
     trigger_of,
 )
-from typed_pallas_mypy.transformers.nodes import start_of
+from typed_pallas_mypy.transformers.nodes import end_of, start_of
 from typed_pallas_mypy.transformers.unconditional import (
     unconditional_expressions,
     unconditional_roots,
@@ -451,7 +451,7 @@ class Facts:
         return (true_set, false_set), False
 
     def _branches_on_platform(self, func: FuncDef, index: ModuleIndex) -> bool:
-        if index.has_region_within(start_of(func), _end(func), tags=False):
+        if index.has_region_within(start_of(func), end_of(func), tags=False):
             return True
         for expr in get_subexpressions(func.body):
             if isinstance(expr, CallExpr) and guards.dispatch_title(expr) is not None:
@@ -563,7 +563,7 @@ class Facts:
                 detail = f"takes {label} params"
         for ev in calls.evidence_of(view, index, func):
             ev_platforms = frozenset(
-                p for b in ev.backends for p in _ROW_OF_BACKEND[b].lowers_on
+                p for b in ev.backends for p in evidence_tables.ROW_OF_BACKEND[b].lowers_on
             )
             if not (platforms & ev_platforms):
                 return None  # params against evidence: the local check reports it
@@ -673,7 +673,6 @@ def _defined(stmt: Statement) -> list[str]:
 
 
 #: backend name -> its row of the platform table
-_ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = {k: v for k, v in _platforms.PARAMS_BY_BACKEND.items()}
 
 
 def ref_name(expr: Expression) -> str | None:
@@ -697,20 +696,19 @@ def _is_docstring(stmt: Statement) -> bool:
     return isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr)
 
 
-def _end(node: Node) -> tuple[int, int]:
-    end_line = node.end_line if node.end_line is not None else node.line
-    return (end_line, node.end_column if node.end_column is not None else 10**9)
+#: Path parts of installed packages and of mypy's typeshed.
+THIRD_PARTY_MARKERS: Final = ("site-packages", "dist-packages", "typeshed")
 
 
-_THIRD_PARTY_MARKERS: Final = ("site-packages", "dist-packages", "typeshed")
+def is_installed_path(path: str) -> bool:
+    """Whether a module path is an installed package's or typeshed's."""
+    normal = path.replace("\\", "/")
+    return any(f"/{marker}/" in normal for marker in THIRD_PARTY_MARKERS)
 
 
 def is_user_path(path: str) -> bool:
-    """Whether a module path is the user's code (not an installed package or typeshed)."""
-    normal = path.replace("\\", "/")
-    if not normal:
-        return False
-    return not any(f"/{marker}/" in normal for marker in _THIRD_PARTY_MARKERS) and not normal.endswith(".pyi")
+    """Whether a module path is the user's code (not installed, not a stub)."""
+    return bool(path) and not is_installed_path(path) and not path.endswith(".pyi")
 
 
 
