@@ -42,7 +42,9 @@ def _load_driver():  # type: ignore[no-untyped-def]
 
 
 def run(python: str, mode: str, entry: str, params: str, target: str) -> dict[str, object]:
-    result: dict[str, object] = _load_driver().spawn(mode, entry, params, target, python=python, timeout=300)
+    result: dict[str, object] = _load_driver().spawn(
+        mode, entry, params, target, python=python, timeout=300
+    )
     return result
 
 
@@ -54,8 +56,13 @@ def main() -> int:
     args = parser.parse_args()
     modes = args.modes.split(",")
     version = subprocess.run(
-        [args.python, "-c", "import sys, jax; print(f'Python {sys.version.split()[0]}, jax {jax.__version__}')"],
-        capture_output=True, text=True,
+        [
+            args.python,
+            "-c",
+            "import sys, jax; print(f'Python {sys.version.split()[0]}, jax {jax.__version__}')",
+        ],
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     cells = [(m, e, p, t) for m in modes for e in ENTRIES for p in PARAMS for t in TARGETS]
     start = time.perf_counter()
@@ -72,11 +79,25 @@ def main() -> int:
                 row = [str(results[(mode, e, p, t)]["outcome"]) for t in TARGETS]
                 print(f"| {p} | {e} | " + " | ".join(row) + " |")
     print("\n## summary")
-    print("| mode | mismatched cells right (VE, exact text) | matched cells lowering | of which JAX lowers too, same text | Mosaic GPU on rocm | not available |")
+    print(
+        "| mode | mismatched cells right (VE, exact text) | matched cells lowering | of which JAX lowers too, same text | Mosaic GPU on rocm | not available |"
+    )
     print("|---|---|---|---|---|---|")
     for mode in modes:
-        mismatched = [(e, p, t) for e in ENTRIES for p in PARAMS for t in TARGETS if PLATFORM[p] != PLATFORM[t]]
-        matched = [(e, p, t) for e in ENTRIES for p in PARAMS for t in TARGETS if PLATFORM[p] == PLATFORM[t]]
+        mismatched = [
+            (e, p, t)
+            for e in ENTRIES
+            for p in PARAMS
+            for t in TARGETS
+            if PLATFORM[p] != PLATFORM[t]
+        ]
+        matched = [
+            (e, p, t)
+            for e in ENTRIES
+            for p in PARAMS
+            for t in TARGETS
+            if PLATFORM[p] == PLATFORM[t]
+        ]
         right = sum(results[(mode, *c)]["outcome"] == "VE" for c in mismatched)
         lowering = sum(results[(mode, *c)]["outcome"] == "OK" for c in matched)
         same = sum(
@@ -88,7 +109,9 @@ def main() -> int:
         raw_lowering = sum(results.get(("raw", *c), {}).get("outcome") == "OK" for c in matched)
         rocm = ",".join(str(results[(mode, e, "mosaic_gpu", "rocm")]["outcome"]) for e in ENTRIES)
         na = sum(results[(mode, *c)]["outcome"] == "NA" for c in mismatched + matched)
-        print(f"| {mode} | {right}/{len(mismatched)} | {lowering}/{len(matched)} | {same}/{raw_lowering} | {rocm} | {na} |")
+        print(
+            f"| {mode} | {right}/{len(mismatched)} | {lowering}/{len(matched)} | {same}/{raw_lowering} | {rocm} | {na} |"
+        )
     return 0
 
 

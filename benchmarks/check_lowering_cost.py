@@ -85,7 +85,7 @@ def plain_lower(fn: Callable[[Any], Any], platform: str | None) -> None:
             return
         with abstract_mesh_context(platform):
             jax.jit(fn).trace(X).lower(lowering_platforms=(platform,))
-    except Exception:  # noqa: BLE001 - the failing lowering is what check_lowering reports
+    except Exception:
         pass
 
 
@@ -95,7 +95,9 @@ def timed(step: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def measure(make: Callable[[], Callable[[Any], Any]], runs: int, cpu_lowers: bool) -> dict[str, float]:
+def measure(
+    make: Callable[[], Callable[[Any], Any]], runs: int, cpu_lowers: bool
+) -> dict[str, float]:
     single = "cpu" if cpu_lowers else "tpu"
     times: dict[str, list[float]] = {"plain": [], "plain x3": [], "check_lowering": []}
     # one warm-up of each, so imports and one-time registrations are not timed
@@ -120,10 +122,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
-    workloads = {"jnp": (make_jnp, True), "tpu-kernel": (make_tpu_kernel, False), "dispatch": (make_dispatch, False)}
+    workloads = {
+        "jnp": (make_jnp, True),
+        "tpu-kernel": (make_tpu_kernel, False),
+        "dispatch": (make_dispatch, False),
+    }
     results: dict[str, dict[str, float]] = {}
     print(f"jax {jax.__version__}, {args.runs} runs, median seconds")
-    print(f"{'workload':<11} {'plain':>9} {'plain x3':>9} {'check_lowering':>15} {'/plain':>7} {'/plain x3':>9}")
+    print(
+        f"{'workload':<11} {'plain':>9} {'plain x3':>9} {'check_lowering':>15} {'/plain':>7} {'/plain x3':>9}"
+    )
     for name, (make, cpu_lowers) in workloads.items():
         r = measure(make, args.runs, cpu_lowers)
         results[name] = r

@@ -47,7 +47,10 @@ def main() -> int:
     x = jnp.zeros((8, 128), jnp.float32)
     make_params = pltpu.CompilerParams if args.target == "tpu" else pltriton.CompilerParams
     params = make_params()
-    entries: dict[str, Callable[..., Any]] = {"jax": pl.pallas_call, "typed_pallas": typed_pallas.pallas_call}
+    entries: dict[str, Callable[..., Any]] = {
+        "jax": pl.pallas_call,
+        "typed_pallas": typed_pallas.pallas_call,
+    }
 
     def build(entry: Callable[..., Any]) -> Callable[[], object]:
         return lambda: entry(kernel, shape, compiler_params=params)
@@ -66,18 +69,29 @@ def main() -> int:
     for name, entry in entries.items():
         lower(entry)  # warm up imports and caches
         build_us[name] = statistics.median(
-            min(timeit.repeat(build(entry), number=number, repeat=30)) / number * 1e6 for _ in range(args.runs)
+            min(timeit.repeat(build(entry), number=number, repeat=30)) / number * 1e6
+            for _ in range(args.runs)
         )
         lower_ms[name] = statistics.median(lower(entry) * 1e3 for _ in range(args.runs))
     texts = []
     for entry in entries.values():  # one call site for both
-        texts.append(_jaxcompat.export_text(entry(kernel, shape, compiler_params=make_params()), args.target, x))
+        texts.append(
+            _jaxcompat.export_text(
+                entry(kernel, shape, compiler_params=make_params()), args.target, x
+            )
+        )
 
-    print(f"# entry overhead, Python {sys.version.split()[0]}, jax {jax.__version__}, target {args.target}; median of {args.runs} runs")
+    print(
+        f"# entry overhead, Python {sys.version.split()[0]}, jax {jax.__version__}, target {args.target}; median of {args.runs} runs"
+    )
     print("| step | jax | typed_pallas | ratio |")
     print("|---|---|---|---|")
-    print(f"| build (us) | {build_us['jax']:.1f} | {build_us['typed_pallas']:.1f} | {build_us['typed_pallas'] / build_us['jax']:.2f} |")
-    print(f"| trace+lower (ms) | {lower_ms['jax']:.2f} | {lower_ms['typed_pallas']:.2f} | {lower_ms['typed_pallas'] / lower_ms['jax']:.2f} |")
+    print(
+        f"| build (us) | {build_us['jax']:.1f} | {build_us['typed_pallas']:.1f} | {build_us['typed_pallas'] / build_us['jax']:.2f} |"
+    )
+    print(
+        f"| trace+lower (ms) | {lower_ms['jax']:.2f} | {lower_ms['typed_pallas']:.2f} | {lower_ms['typed_pallas'] / lower_ms['jax']:.2f} |"
+    )
     print(f"lowered module text byte-identical: {texts[0] == texts[1]} ({len(texts[0])} chars)")
     return 0
 

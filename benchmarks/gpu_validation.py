@@ -61,7 +61,9 @@ class Counter:
         self.n = 0
 
 
-def _proxy(real: types.ModuleType, name: str, replacement: Callable[..., Any], counter: Counter) -> types.ModuleType:
+def _proxy(
+    real: types.ModuleType, name: str, replacement: Callable[..., Any], counter: Counter
+) -> types.ModuleType:
     """A module object that is ``real`` except that ``name`` is ``replacement`` (counted)."""
     proxy = types.ModuleType(f"{real.__name__}__typed")
 
@@ -76,8 +78,13 @@ def _proxy(real: types.ModuleType, name: str, replacement: Callable[..., Any], c
 
 
 @contextlib.contextmanager
-def routed(module: types.ModuleType, alias: str, name: str, replacement: Callable[..., Any],
-           counter: Counter) -> Iterator[None]:
+def routed(
+    module: types.ModuleType,
+    alias: str,
+    name: str,
+    replacement: Callable[..., Any],
+    counter: Counter,
+) -> Iterator[None]:
     """While active, ``module.<alias>.<name>`` is ``replacement``."""
     real = getattr(module, alias)
     setattr(module, alias, _proxy(real, name, replacement, counter))
@@ -100,7 +107,9 @@ def op_cases(interpret: bool) -> list[dict[str, Any]]:
     rows, cols = (64, 256) if small else (8192, 4096)
     x = jax.random.normal(next(k), (rows, cols), jnp.float32)
     n, d = (64, 256) if small else (4096, 2048)
-    xn = jax.random.normal(next(k), (2, n // 2, d), jnp.float32)  # the norms vmap twice: (batch, seq, d)
+    xn = jax.random.normal(
+        next(k), (2, n // 2, d), jnp.float32
+    )  # the norms vmap twice: (batch, seq, d)
     w = jax.random.normal(next(k), (d,), jnp.float32)
     b = jax.random.normal(next(k), (d,), jnp.float32)
     bsz, seq, heads, hd = (1, 128, 2, 64) if small else (2, 2048, 8, 64)
@@ -118,17 +127,46 @@ def op_cases(interpret: bool) -> list[dict[str, Any]]:
         return attention.mha(q, k, v, None, interpret=interpret).astype(jnp.float32).sum()
 
     cases: list[dict[str, Any]] = [
-        dict(name="softmax", module=softmax, args=(x,),
-             fn=lambda x: softmax.softmax(x, interpret=interpret), ref=lambda x: jax.nn.softmax(x, -1), tol=1e-5),
-        dict(name="layer_norm", module=layer_norm, args=(xn, w, b),
-             fn=lambda x, w, b: layer_norm.layer_norm(x, w, b, interpret=interpret), ref=ln_ref, tol=1e-4),
-        dict(name="rms_norm", module=rms_norm, args=(xn, w, b),
-             fn=lambda x, w, b: rms_norm.rms_norm(x, w, b, interpret=interpret), ref=rms_ref, tol=1e-4),
-        dict(name="attention_fwd", module=attention, args=(q, kk, v),
-             fn=lambda q, k, v: attention.mha(q, k, v, None, interpret=interpret),
-             ref=lambda q, k, v: attention.mha_reference(q, k, v, None), tol=2e-2),
-        dict(name="attention_grad", module=attention, args=(q, kk, v),
-             fn=lambda q, k, v: jax.grad(mha_loss, argnums=(0, 1, 2))(q, k, v), ref=None, tol=0),
+        dict(
+            name="softmax",
+            module=softmax,
+            args=(x,),
+            fn=lambda x: softmax.softmax(x, interpret=interpret),
+            ref=lambda x: jax.nn.softmax(x, -1),
+            tol=1e-5,
+        ),
+        dict(
+            name="layer_norm",
+            module=layer_norm,
+            args=(xn, w, b),
+            fn=lambda x, w, b: layer_norm.layer_norm(x, w, b, interpret=interpret),
+            ref=ln_ref,
+            tol=1e-4,
+        ),
+        dict(
+            name="rms_norm",
+            module=rms_norm,
+            args=(xn, w, b),
+            fn=lambda x, w, b: rms_norm.rms_norm(x, w, b, interpret=interpret),
+            ref=rms_ref,
+            tol=1e-4,
+        ),
+        dict(
+            name="attention_fwd",
+            module=attention,
+            args=(q, kk, v),
+            fn=lambda q, k, v: attention.mha(q, k, v, None, interpret=interpret),
+            ref=lambda q, k, v: attention.mha_reference(q, k, v, None),
+            tol=2e-2,
+        ),
+        dict(
+            name="attention_grad",
+            module=attention,
+            args=(q, kk, v),
+            fn=lambda q, k, v: jax.grad(mha_loss, argnums=(0, 1, 2))(q, k, v),
+            ref=None,
+            tol=0,
+        ),
     ]
     for c in cases:
         c.update(alias="pl", entry="pallas_call", backend="triton")
@@ -139,10 +177,21 @@ def op_cases(interpret: bool) -> list[dict[str, Any]]:
         a = jax.random.normal(next(k), (m_, k_), jnp.float16)
         bb = jax.random.normal(next(k), (k_, n_), jnp.float16)
         cfg = hm.TuningConfig(tile_m=128, tile_n=128, tile_k=64, max_concurrent_steps=4)
-        cases.append(dict(name="hopper_matmul_mgpu", module=hm, args=(a, bb), alias="plgpu", entry="kernel",
-                          backend="mosaic_gpu", fn=lambda a, b: hm.matmul(a, b, None, cfg),
-                          ref=lambda a, b: jnp.dot(a.astype(jnp.float32), b.astype(jnp.float32)).astype(jnp.float16),
-                          tol=2e-2))
+        cases.append(
+            dict(
+                name="hopper_matmul_mgpu",
+                module=hm,
+                args=(a, bb),
+                alias="plgpu",
+                entry="kernel",
+                backend="mosaic_gpu",
+                fn=lambda a, b: hm.matmul(a, b, None, cfg),
+                ref=lambda a, b: jnp.dot(a.astype(jnp.float32), b.astype(jnp.float32)).astype(
+                    jnp.float16
+                ),
+                tol=2e-2,
+            )
+        )
     return cases
 
 
@@ -156,13 +205,17 @@ def _diff(a: str, b: str, limit: int = 12) -> list[str]:
     """The first differing lines of two module texts (long lines cut)."""
     import difflib
 
-    lines = [ln[:300] for ln in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
-             if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    lines = [
+        ln[:300]
+        for ln in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
+        if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+    ]
     return lines[:limit]
 
 
-def time_pair(f1: Callable[..., Any], f2: Callable[..., Any], args: tuple[Any, ...], samples: int,
-              inner: int) -> tuple[list[float], list[float]]:
+def time_pair(
+    f1: Callable[..., Any], f2: Callable[..., Any], args: tuple[Any, ...], samples: int, inner: int
+) -> tuple[list[float], list[float]]:
     """Interleaved samples of ``inner`` back-to-back calls each; ms per call."""
     import jax
 
@@ -190,7 +243,11 @@ def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
     import typed_pallas
 
     res: dict[str, Any] = {"op": case["name"], "backend": case["backend"]}
-    replacement = typed_pallas.pallas_call if case["entry"] == "pallas_call" else typed_pallas.mosaic_gpu_kernel
+    replacement = (
+        typed_pallas.pallas_call
+        if case["entry"] == "pallas_call"
+        else typed_pallas.mosaic_gpu_kernel
+    )
     args = case["args"]
     try:
         # The ops jit themselves: clear JAX's caches so each variant really traces the op.
@@ -219,11 +276,17 @@ def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
         out_raw, out_typed = raw(*args), typed(*args)
         la, lb = _leaves(out_raw), _leaves(out_typed)
         res["outputs_bitwise_equal"] = len(la) == len(lb) and all(
-            np.array_equal(np.asarray(p), np.asarray(q)) for p, q in zip(la, lb))
+            np.array_equal(np.asarray(p), np.asarray(q)) for p, q in zip(la, lb)
+        )
         if case["ref"] is not None:
             ref = _leaves(case["ref"](*args))
-            err = max(float(np.max(np.abs(np.asarray(p, np.float32) - np.asarray(r, np.float32))) /
-                            (float(np.max(np.abs(np.asarray(r, np.float32)))) or 1.0)) for p, r in zip(la, ref))
+            err = max(
+                float(
+                    np.max(np.abs(np.asarray(p, np.float32) - np.asarray(r, np.float32)))
+                    / (float(np.max(np.abs(np.asarray(r, np.float32)))) or 1.0)
+                )
+                for p, r in zip(la, ref)
+            )
             res["max_rel_error_vs_reference"] = err
             res["matches_reference"] = err <= case["tol"]
         t_raw, t_typed = time_pair(raw, typed, args, samples, inner)
@@ -232,7 +295,11 @@ def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
         res["ratio_typed_over_raw"] = res["typed_ms_median"] / res["raw_ms_median"]
         res["samples"] = samples
         res["calls_per_sample"] = inner
-        res["ok"] = bool(res["typed_calls"] and res["outputs_bitwise_equal"] and res.get("matches_reference", True))
+        res["ok"] = bool(
+            res["typed_calls"]
+            and res["outputs_bitwise_equal"]
+            and res.get("matches_reference", True)
+        )
     except Exception as e:  # recorded, not hidden
         res["ok"] = False
         res["error"] = f"{type(e).__name__}: {str(e)[:2000]}"
@@ -323,16 +390,25 @@ _EPILOGUE = textwrap.dedent("""
 
 
 def run_mismatch(name: str, body: str, env: dict[str, str]) -> dict[str, Any]:
-    code = _PRELUDE + _EPILOGUE + "try:\n" + textwrap.indent(textwrap.dedent(body), "    ") + \
-        "\nexcept Exception as exc:\n    _report(exc)\nelse:\n    _report(None)\n"
+    code = (
+        _PRELUDE
+        + _EPILOGUE
+        + "try:\n"
+        + textwrap.indent(textwrap.dedent(body), "    ")
+        + "\nexcept Exception as exc:\n    _report(exc)\nelse:\n    _report(None)\n"
+    )
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
     line = next((ln for ln in p.stdout.splitlines() if ln.startswith("@@RESULT@@")), None)
     res: dict[str, Any] = {"case": name, "seconds": round(time.perf_counter() - t0, 1)}
     if line is None:
-        res.update(raised="(process failed)", message=(p.stdout + p.stderr)[-1500:], is_value_error=False)
+        res.update(
+            raised="(process failed)", message=(p.stdout + p.stderr)[-1500:], is_value_error=False
+        )
     else:
-        res.update(json.loads(line[len("@@RESULT@@"):]))
+        res.update(json.loads(line[len("@@RESULT@@") :]))
     res["exact_expected_text"] = res.get("message") == EXPECTED
     return res
 
@@ -356,8 +432,10 @@ def main(argv: list[str] | None = None) -> int:
     if src not in sys.path:
         sys.path.insert(0, src)
 
-    report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                              "command": "python benchmarks/gpu_validation.py " + " ".join(argv or sys.argv[1:])}
+    report: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "command": "python benchmarks/gpu_validation.py " + " ".join(argv or sys.argv[1:]),
+    }
     # mismatch cases first, each in a fresh interpreter
     if not args.skip_mismatch and not args.interpret:
         report["mismatch"] = [run_mismatch(n, b, env) for n, b in MISMATCH_CASES.items()]
@@ -367,9 +445,14 @@ def main(argv: list[str] | None = None) -> int:
     import typed_pallas
 
     dev = jax.devices()[0]
-    report.update(jax=jax.__version__, jaxlib=getattr(jax.lib, "__version__", None) or jax.__version__,
-                  device=getattr(dev, "device_kind", str(dev)), platform=dev.platform,
-                  python=platform.python_version(), typed_pallas=getattr(typed_pallas, "__version__", None))
+    report.update(
+        jax=jax.__version__,
+        jaxlib=getattr(jax.lib, "__version__", None) or jax.__version__,
+        device=getattr(dev, "device_kind", str(dev)),
+        platform=dev.platform,
+        python=platform.python_version(),
+        typed_pallas=getattr(typed_pallas, "__version__", None),
+    )
     cases = op_cases(args.interpret)
     if args.only:
         cases = [c for c in cases if c["name"] in args.only]
@@ -377,20 +460,27 @@ def main(argv: list[str] | None = None) -> int:
     report["ops"] = [run_op(c, samples, inner) for c in cases]
 
     print(f"jax {report['jax']} on {report['device']}  ({report['date']})")
-    print(f"{'op':20s} {'typed calls':>11s} {'same HLO':>8s} {'raw=raw':>7s} {'bitwise':>7s} {'ref ok':>6s} "
-          f"{'raw ms':>8s} {'typed ms':>8s} {'ratio':>6s}")
+    print(
+        f"{'op':20s} {'typed calls':>11s} {'same HLO':>8s} {'raw=raw':>7s} {'bitwise':>7s} {'ref ok':>6s} "
+        f"{'raw ms':>8s} {'typed ms':>8s} {'ratio':>6s}"
+    )
     for r in report["ops"]:
         if "error" in r:
             print(f"{r['op']:20s} ERROR {r['error'][:200]}")
             continue
-        print(f"{r['op']:20s} {r['typed_calls']:>11d} {str(r['lowered_identical']):>8s} "
-              f"{str(r['raw_vs_raw_identical']):>7s} "
-              f"{str(r['outputs_bitwise_equal']):>7s} {str(r.get('matches_reference', '-')):>6s} "
-              f"{r['raw_ms_median']:8.3f} {r['typed_ms_median']:8.3f} {r['ratio_typed_over_raw']:6.3f}")
+        print(
+            f"{r['op']:20s} {r['typed_calls']:>11d} {r['lowered_identical']!s:>8s} "
+            f"{r['raw_vs_raw_identical']!s:>7s} "
+            f"{r['outputs_bitwise_equal']!s:>7s} {r.get('matches_reference', '-')!s:>6s} "
+            f"{r['raw_ms_median']:8.3f} {r['typed_ms_median']:8.3f} {r['ratio_typed_over_raw']:6.3f}"
+        )
     for m in report.get("mismatch", []):
-        msg = (m.get("message") or "")
-        print(f"- {m['case']}: {m['raised']}" + (f": {msg[:160]!r}" if m["raised"] else "") +
-              ("  [exact]" if m["exact_expected_text"] else ""))
+        msg = m.get("message") or ""
+        print(
+            f"- {m['case']}: {m['raised']}"
+            + (f": {msg[:160]!r}" if m["raised"] else "")
+            + ("  [exact]" if m["exact_expected_text"] else "")
+        )
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=1) + "\n")
     print(f"JSON: {args.json}")

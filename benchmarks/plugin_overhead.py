@@ -33,12 +33,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from eval.corpus import DEFAULT_CACHE, install, module_of, venv_jax  # noqa: E402
-from eval.mutants import load_sites, package_files  # noqa: E402
-from eval.mypyrun import PLUGIN, run_mypy, write_config  # noqa: E402
+from eval.corpus import DEFAULT_CACHE, install, module_of, venv_jax
+from eval.mutants import load_sites, package_files
+from eval.mypyrun import PLUGIN, run_mypy, write_config
 
 
-def targets_for(name: str, python: str, cache: Path, work: Path) -> tuple[list[str], Path, Path, int]:
+def targets_for(
+    name: str, python: str, cache: Path, work: Path
+) -> tuple[list[str], Path, Path, int]:
     """(mypy targets, cwd, root, number of files)."""
     if name == "jax-ops":
         _, sp = venv_jax(python)
@@ -54,7 +56,9 @@ def targets_for(name: str, python: str, cache: Path, work: Path) -> tuple[list[s
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--target", action="append", help="jax-ops (default) or a surveyed package; repeatable")
+    ap.add_argument(
+        "--target", action="append", help="jax-ops (default) or a surveyed package; repeatable"
+    )
     ap.add_argument("--cold-runs", type=int, default=3)
     ap.add_argument("--warm-runs", type=int, default=5)
     ap.add_argument("--python", default=sys.executable)
@@ -62,54 +66,100 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="tp-overhead-"))
-    configs = {"plugin": write_config(work / "plugin.ini", PLUGIN), "baseline": write_config(work / "plain.ini", None)}
-    out: dict[str, object] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                              "command": "python benchmarks/plugin_overhead.py " + " ".join(argv or sys.argv[1:]),
-                              "results": []}
+    configs = {
+        "plugin": write_config(work / "plugin.ini", PLUGIN),
+        "baseline": write_config(work / "plain.ini", None),
+    }
+    out: dict[str, object] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "command": "python benchmarks/plugin_overhead.py " + " ".join(argv or sys.argv[1:]),
+        "results": [],
+    }
     try:
         for target in args.target or ["jax-ops"]:
-            targets, cwd, root, nfiles = targets_for(target, args.python, args.cache_dir.expanduser(), work)
-            edit_rel = next(t for t in (
-                [str(p.relative_to(root)) for p in sorted((root / "jax/experimental/pallas/ops").rglob("*.py"))]
-                if target == "jax-ops" else [t for t in targets if t.endswith(".py")]) if not t.endswith("__init__.py"))
+            targets, cwd, root, nfiles = targets_for(
+                target, args.python, args.cache_dir.expanduser(), work
+            )
+            edit_rel = next(
+                t
+                for t in (
+                    [
+                        str(p.relative_to(root))
+                        for p in sorted((root / "jax/experimental/pallas/ops").rglob("*.py"))
+                    ]
+                    if target == "jax-ops"
+                    else [t for t in targets if t.endswith(".py")]
+                )
+                if not t.endswith("__init__.py")
+            )
             shadow = work / "shadow.py"
-            times: dict[str, dict[str, list[float]]] = {c: {"cold": [], "warm": [], "warm-edit": []} for c in configs}
+            times: dict[str, dict[str, list[float]]] = {
+                c: {"cold": [], "warm": [], "warm-edit": []} for c in configs
+            }
             errors: dict[str, int] = {}
             error_sets: dict[str, set[tuple[str, int, str]]] = {}
             for i in range(max(args.cold_runs, 1)):
-                for cfg in (list(configs) if i % 2 == 0 else list(configs)[::-1]):
+                for cfg in list(configs) if i % 2 == 0 else list(configs)[::-1]:
                     cache = work / f"cache-{cfg}"
                     shutil.rmtree(cache, ignore_errors=True)
-                    common = dict(cwd=cwd, root=root, cache_dir=cache, config=configs[cfg], python=args.python)
+                    common = dict(
+                        cwd=cwd, root=root, cache_dir=cache, config=configs[cfg], python=args.python
+                    )
                     r = run_mypy(targets, **common)
                     if r.crashed or r.blocked:
-                        raise SystemExit(f"mypy {'crashed' if r.crashed else 'stopped'} ({cfg}):\n{r.tail}")
+                        raise SystemExit(
+                            f"mypy {'crashed' if r.crashed else 'stopped'} ({cfg}):\n{r.tail}"
+                        )
                     times[cfg]["cold"].append(r.seconds)
                     errors[cfg] = len([d for d in r.diagnostics if d.severity == "error"])
-                    error_sets[cfg] = {(d.relpath, d.line, d.message) for d in r.diagnostics
-                                       if d.severity == "error" and d.code != "pallas-platform"}
+                    error_sets[cfg] = {
+                        (d.relpath, d.line, d.message)
+                        for d in r.diagnostics
+                        if d.severity == "error" and d.code != "pallas-platform"
+                    }
                     if i == 0:
                         for j in range(args.warm_runs):
                             times[cfg]["warm"].append(run_mypy(targets, **common).seconds)
-                            shadow.write_text((root / edit_rel).read_text() + f"\n# edit {cfg} {j}\n")
+                            shadow.write_text(
+                                (root / edit_rel).read_text() + f"\n# edit {cfg} {j}\n"
+                            )
                             times[cfg]["warm-edit"].append(
-                                run_mypy(targets, shadows={edit_rel: shadow}, **common).seconds)
+                                run_mypy(targets, shadows={edit_rel: shadow}, **common).seconds
+                            )
             # the plugin must not change mypy's other verdicts on real code
             changed = sorted(error_sets["plugin"] ^ error_sets["baseline"])
-            res = {"target": target, "files": nfiles, "edited_file": edit_rel, "errors_reported": errors,
-                   "other_errors_changed_by_plugin": [f"{f}:{ln}: {m}" for f, ln, m in changed]}
-            print(f"{target}: {nfiles} files; mypy errors reported: {errors}; "
-                  f"non-pallas errors that differ with the plugin: {len(changed)}")
+            res = {
+                "target": target,
+                "files": nfiles,
+                "edited_file": edit_rel,
+                "errors_reported": errors,
+                "other_errors_changed_by_plugin": [f"{f}:{ln}: {m}" for f, ln, m in changed],
+            }
+            print(
+                f"{target}: {nfiles} files; mypy errors reported: {errors}; "
+                f"non-pallas errors that differ with the plugin: {len(changed)}"
+            )
             for f, ln, m in changed[:5]:
-                print(f"    {'+' if (f, ln, m) in error_sets['plugin'] else '-'} {f}:{ln}: {m[:120]}")
+                print(
+                    f"    {'+' if (f, ln, m) in error_sets['plugin'] else '-'} {f}:{ln}: {m[:120]}"
+                )
             print(f"  {'':10s} {'baseline s':>10s} {'plugin s':>10s} {'ratio':>6s}  runs")
             for mode in ("cold", "warm", "warm-edit"):
-                b, p = statistics.median(times["baseline"][mode]), statistics.median(times["plugin"][mode])
-                res[mode] = {"baseline_median_s": round(b, 3), "plugin_median_s": round(p, 3),
-                             "ratio": round(p / b, 3), "runs": len(times["plugin"][mode]),
-                             "baseline_all": [round(x, 2) for x in times["baseline"][mode]],
-                             "plugin_all": [round(x, 2) for x in times["plugin"][mode]]}
-                print(f"  {mode:10s} {b:10.2f} {p:10.2f} {p / b:6.2f}  {len(times['plugin'][mode])}")
+                b, p = (
+                    statistics.median(times["baseline"][mode]),
+                    statistics.median(times["plugin"][mode]),
+                )
+                res[mode] = {
+                    "baseline_median_s": round(b, 3),
+                    "plugin_median_s": round(p, 3),
+                    "ratio": round(p / b, 3),
+                    "runs": len(times["plugin"][mode]),
+                    "baseline_all": [round(x, 2) for x in times["baseline"][mode]],
+                    "plugin_all": [round(x, 2) for x in times["plugin"][mode]],
+                }
+                print(
+                    f"  {mode:10s} {b:10.2f} {p:10.2f} {p / b:6.2f}  {len(times['plugin'][mode])}"
+                )
             out["results"].append(res)  # type: ignore[union-attr]
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from eval.mypyrun import PLUGIN, run_mypy, write_config  # noqa: E402
+from eval.mypyrun import PLUGIN, run_mypy, write_config
 
 HEADER = '''"""Synthetic Pallas module for the scaling benchmark."""
 import jax
@@ -45,28 +45,28 @@ from jax.experimental.pallas import triton as pltriton
 
 '''
 
-SITE = '''
+SITE = """
 def kernel_{i}(x_ref, o_ref):
     pltpu.sync_copy(x_ref, o_ref)
 
 
 def call_{i}(x: jax.Array) -> jax.Array:
 {body}
-'''
+"""
 
 BODIES = (
     # inline constructor
-    '''    return pl.pallas_call(kernel_{i}, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          compiler_params={cls}(vmem_limit_bytes={i}))(x)''',
+    """    return pl.pallas_call(kernel_{i}, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          compiler_params={cls}(vmem_limit_bytes={i}))(x)""",
     # local variable
-    '''    params = {cls}()
+    """    params = {cls}()
     f = pl.pallas_call(kernel_{i}, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), compiler_params=params)
-    return f(x)''',
+    return f(x)""",
     # guarded
-    '''    if jax.default_backend() == "tpu":
+    """    if jax.default_backend() == "tpu":
         return pl.pallas_call(kernel_{i}, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
                               compiler_params={cls}())(x)
-    return x''',
+    return x""",
 )
 
 
@@ -92,29 +92,48 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="tp-scaling-"))
-    configs = {"plugin": write_config(work / "plugin.ini", PLUGIN), "baseline": write_config(work / "plain.ini", None)}
-    out: dict[str, object] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                              "command": "python benchmarks/plugin_scaling.py " + " ".join(argv or sys.argv[1:]),
-                              "rows": []}
+    configs = {
+        "plugin": write_config(work / "plugin.ini", PLUGIN),
+        "baseline": write_config(work / "plain.ini", None),
+    }
+    out: dict[str, object] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "command": "python benchmarks/plugin_scaling.py " + " ".join(argv or sys.argv[1:]),
+        "rows": [],
+    }
     try:
         # warm both caches on the imports alone
         (work / "warm.py").write_text(HEADER)
         for cfg, ini in configs.items():
-            r = run_mypy(["warm.py"], cwd=work, root=work, cache_dir=work / f"cache-{cfg}", config=ini,
-                         python=args.python)
+            r = run_mypy(
+                ["warm.py"],
+                cwd=work,
+                root=work,
+                cache_dir=work / f"cache-{cfg}",
+                config=ini,
+                python=args.python,
+            )
             if r.crashed or r.blocked:
                 raise SystemExit(r.tail)
         print("median (min) of the runs; a spike in one run is usually a cache invalidation")
-        print(f"{'sites':>6s} {'baseline s':>14s} {'plugin s':>14s} {'diff s':>7s} {'ms/site':>8s} {'min ms/site':>11s} {'errors':>7s}")
+        print(
+            f"{'sites':>6s} {'baseline s':>14s} {'plugin s':>14s} {'diff s':>7s} {'ms/site':>8s} {'min ms/site':>11s} {'errors':>7s}"
+        )
         for scale in (int(s) for s in args.scales.split(",")):
             n = args.base * scale
             times: dict[str, list[float]] = {c: [] for c in configs}
             errors = 0
             for k in range(args.runs):
-                for cfg in (list(configs) if k % 2 == 0 else list(configs)[::-1]):
+                for cfg in list(configs) if k % 2 == 0 else list(configs)[::-1]:
                     (work / "synth.py").write_text(module_text(n, f"{cfg} {k} {time.time()}"))
-                    r = run_mypy(["synth.py"], cwd=work, root=work, cache_dir=work / f"cache-{cfg}",
-                                 config=configs[cfg], python=args.python)
+                    r = run_mypy(
+                        ["synth.py"],
+                        cwd=work,
+                        root=work,
+                        cache_dir=work / f"cache-{cfg}",
+                        config=configs[cfg],
+                        python=args.python,
+                    )
                     if r.crashed or r.blocked:
                         raise SystemExit(f"mypy {'crashed' if r.crashed else 'stopped'}:\n{r.tail}")
                     times[cfg].append(r.seconds)
@@ -122,16 +141,26 @@ def main(argv: list[str] | None = None) -> int:
                         errors = len(r.platform_errors)
             b, p = statistics.median(times["baseline"]), statistics.median(times["plugin"])
             bmin, pmin = min(times["baseline"]), min(times["plugin"])
-            row = {"sites": n, "baseline_median_s": round(b, 3), "plugin_median_s": round(p, 3),
-                   "baseline_min_s": round(bmin, 3), "plugin_min_s": round(pmin, 3),
-                   "ms_per_site_min": round(1e3 * (pmin - bmin) / n, 3),
-                   "diff_s": round(p - b, 3), "ms_per_site": round(1e3 * (p - b) / n, 3),
-                   "ratio": round(p / b, 3), "plugin_errors": errors, "expected_errors": n // 10,
-                   "baseline_all": [round(x, 2) for x in times["baseline"]],
-                   "plugin_all": [round(x, 2) for x in times["plugin"]]}
+            row = {
+                "sites": n,
+                "baseline_median_s": round(b, 3),
+                "plugin_median_s": round(p, 3),
+                "baseline_min_s": round(bmin, 3),
+                "plugin_min_s": round(pmin, 3),
+                "ms_per_site_min": round(1e3 * (pmin - bmin) / n, 3),
+                "diff_s": round(p - b, 3),
+                "ms_per_site": round(1e3 * (p - b) / n, 3),
+                "ratio": round(p / b, 3),
+                "plugin_errors": errors,
+                "expected_errors": n // 10,
+                "baseline_all": [round(x, 2) for x in times["baseline"]],
+                "plugin_all": [round(x, 2) for x in times["plugin"]],
+            }
             out["rows"].append(row)  # type: ignore[union-attr]
-            print(f"{n:6d} {b:7.2f} ({bmin:5.2f}) {p:7.2f} ({pmin:5.2f}) {p - b:7.2f} {row['ms_per_site']:8.2f} "
-                  f"{row['ms_per_site_min']:11.2f} {errors:4d}/{n // 10}")
+            print(
+                f"{n:6d} {b:7.2f} ({bmin:5.2f}) {p:7.2f} ({pmin:5.2f}) {p - b:7.2f} {row['ms_per_site']:8.2f} "
+                f"{row['ms_per_site_min']:11.2f} {errors:4d}/{n // 10}"
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:

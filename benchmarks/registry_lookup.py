@@ -16,6 +16,7 @@ Usage: python benchmarks/registry_lookup.py [--runs 7] [--number 500]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import timeit
@@ -51,16 +52,20 @@ def main() -> int:
 
     def catch(fn: Callable[[], Any]) -> Callable[[], None]:
         def run() -> None:
-            try:
+            with contextlib.suppress(ValueError):
                 fn()
-            except ValueError:
-                pass
 
         return run
 
     cases: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
-        "hit": (lambda: pallas_core.get_lowering_rule(tpu_cls, "tpu"), lambda: _registry.get_lowering_rule(tpu_cls, "tpu")),
-        "miss": (lambda: pallas_core.get_lowering_rule(Unknown, "tpu"), lambda: _registry.get_lowering_rule(Unknown, "tpu")),
+        "hit": (
+            lambda: pallas_core.get_lowering_rule(tpu_cls, "tpu"),
+            lambda: _registry.get_lowering_rule(tpu_cls, "tpu"),
+        ),
+        "miss": (
+            lambda: pallas_core.get_lowering_rule(Unknown, "tpu"),
+            lambda: _registry.get_lowering_rule(Unknown, "tpu"),
+        ),
         "mismatch": (
             catch(lambda: pallas_core.get_lowering_rule(tpu_cls, "gpu")),
             catch(lambda: _registry.get_lowering_rule(tpu_cls, "gpu")),
@@ -68,7 +73,9 @@ def main() -> int:
     }
     params = tpu_cls()
     baseline = statistics.median(best_ns(lambda: None, args.number) for _ in range(args.runs))
-    print(f"# get_lowering_rule, Python {sys.version.split()[0]}, jax {jax.__version__}; median of {args.runs} runs")
+    print(
+        f"# get_lowering_rule, Python {sys.version.split()[0]}, jax {jax.__version__}; median of {args.runs} runs"
+    )
     print(f"empty-lambda baseline: {baseline:.0f} ns")
     print("| case | JAX ns | typed_pallas ns | ratio |")
     print("|---|---|---|---|")
@@ -76,7 +83,9 @@ def main() -> int:
         jax_ns = statistics.median(best_ns(theirs, args.number) for _ in range(args.runs))
         our_ns = statistics.median(best_ns(ours, args.number) for _ in range(args.runs))
         print(f"| {name} | {jax_ns:.0f} | {our_ns:.0f} | {our_ns / jax_ns:.2f} |")
-    po = statistics.median(best_ns(lambda: _registry.platform_of(params), args.number) for _ in range(args.runs))
+    po = statistics.median(
+        best_ns(lambda: _registry.platform_of(params), args.number) for _ in range(args.runs)
+    )
     print(f"| platform_of(instance) | - | {po:.0f} | - |")
     return 0
 

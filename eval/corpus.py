@@ -41,6 +41,7 @@ accelerator, or judge whether an error on unmodified code is a real bug (it list
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform as _platform
@@ -54,6 +55,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval.dispatch_mutants import (
+    DispatchMutant,
+    plan_dispatch,
+    schedule_dispatch,
+    write_dispatch_mutant,
+)
 from eval.mutants import (
     PLATFORM_OF,
     Mutant,
@@ -66,8 +73,15 @@ from eval.mutants import (
     schedule,
     write_mutant,
 )
-from eval.dispatch_mutants import DispatchMutant, plan_dispatch, schedule_dispatch, write_dispatch_mutant
-from eval.mypyrun import PLUGIN, Diagnostic, RunResult, clean_env, preset_flags, run_mypy, source_of, write_config
+from eval.mypyrun import (
+    PLUGIN,
+    RunResult,
+    clean_env,
+    preset_flags,
+    run_mypy,
+    source_of,
+    write_config,
+)
 
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
 RESULTS = Path(__file__).with_name("results")
@@ -83,9 +97,22 @@ def install(package: str, version: str, cache: Path, python: str) -> tuple[Path,
         return root, 0.0
     tmp = Path(tempfile.mkdtemp(prefix=f"{package}-", dir=cache))
     t0 = time.perf_counter()
-    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-compile",
-                    "--disable-pip-version-check", "--target", str(tmp), f"{package}=={version}"],
-                   check=True)
+    subprocess.run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-compile",
+            "--disable-pip-version-check",
+            "--target",
+            str(tmp),
+            f"{package}=={version}",
+        ],
+        check=True,
+    )
     seconds = time.perf_counter() - t0
     if root.exists():
         shutil.rmtree(root)
@@ -96,9 +123,17 @@ def install(package: str, version: str, cache: Path, python: str) -> tuple[Path,
 
 
 def venv_jax(python: str) -> tuple[str, Path]:
-    out = subprocess.run([python, "-c", "import jax, os; print(jax.__version__); "
-                          "print(os.path.dirname(os.path.dirname(jax.__file__)))"],
-                         capture_output=True, text=True, check=True).stdout.split("\n")
+    out = subprocess.run(
+        [
+            python,
+            "-c",
+            "import jax, os; print(jax.__version__); "
+            "print(os.path.dirname(os.path.dirname(jax.__file__)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
     return out[0], Path(out[1])
 
 
@@ -126,7 +161,9 @@ def expected_messages(m: Mutant) -> set[str]:
     got, want = m.to_backend, m.from_backend
     backend = {"tpu": "mosaic_tpu"}.get(got, got)
     want_b = {"tpu": "mosaic_tpu"}.get(want, want)
-    out = {f"Compiler params for platform {PLATFORM_OF[got]} cannot be used for {PLATFORM_OF[want]} lowering."}
+    out = {
+        f"Compiler params for platform {PLATFORM_OF[got]} cannot be used for {PLATFORM_OF[want]} lowering."
+    }
     for w in (want_b, want, PLATFORM_OF[want], "cuda", "rocm", "tpu"):
         out.add(f"Compiler params for backend {backend} cannot be used for {w} lowering.")
     return out
@@ -176,8 +213,9 @@ class PackageEval:
         return sum(1 for r in runs if r.blocked)
 
 
-def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.Namespace,
-                     config: Path) -> PackageEval:
+def evaluate_package(
+    pkg: str, version: str, sites: list[Site], args: argparse.Namespace, config: Path
+) -> PackageEval:
     ev = PackageEval(pkg, version, sites=len(sites))
     cache: Path = args.cache_dir
     if pkg == "jax":
@@ -198,10 +236,16 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
         targets = ["--explicit-package-bases", *files]
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}"
     mcache = cache / "mypy" / tag  # shared by the packages of one run (jax is analysed once)
-    common = dict(cwd=cwd, root=root, cache_dir=mcache, config=config, python=args.python,
-                  extra_pythonpath=args.pythonpath)
+    common = dict(
+        cwd=cwd,
+        root=root,
+        cache_dir=mcache,
+        config=config,
+        python=args.python,
+        extra_pythonpath=args.pythonpath,
+    )
 
-    mutants, unmutable, typed_of = plan_mutants(root, sites)
+    mutants, unmutable, _typed_of = plan_mutants(root, sites)
     if args.site:
         mutants = [m for m in mutants if m.site.key in args.site]
     ev.unmutable = [{"site": u.site.key, "reason": u.reason} for u in unmutable]
@@ -212,22 +256,35 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
     site_at = {(s.relpath, s.line): s for s in sites}
     for d in base.typed_pallas_errors:
         if d.relpath not in srcs:
-            try:
+            with contextlib.suppress(OSError, SyntaxError):
                 srcs[d.relpath] = SourceFile(root, d.relpath)
-            except (OSError, SyntaxError):
-                pass
-        typed = is_annotated(srcs[d.relpath].enclosing_function(d.line)) if d.relpath in srcs else None
+        typed = (
+            is_annotated(srcs[d.relpath].enclosing_function(d.line)) if d.relpath in srcs else None
+        )
         s = site_at.get((d.relpath, d.line))
-        ev.false_positives.append({
-            "where": f"{d.relpath}:{d.line}", "message": d.message, "source": source_of(d),
-            "typed": typed, "site": None if s is None else
-            {"params_class": s.params_class, "platform": s.platform, "entry_point": s.entry_point,
-             "evidence": s.has_evidence, "interpret_kw": s.interpret_kw}})
+        ev.false_positives.append(
+            {
+                "where": f"{d.relpath}:{d.line}",
+                "message": d.message,
+                "source": source_of(d),
+                "typed": typed,
+                "site": None
+                if s is None
+                else {
+                    "params_class": s.params_class,
+                    "platform": s.platform,
+                    "entry_point": s.entry_point,
+                    "evidence": s.has_evidence,
+                    "interpret_kw": s.interpret_kw,
+                },
+            }
+        )
     known = {d.key for d in base.typed_pallas_errors}
     if args.cli and pkg != "jax":
         ev.cli = run_cli(files, root, cache / "cli" / tag, args)
         ev.cli["agrees_with_mypy"] = sorted(ev.cli.get("findings", [])) == sorted(
-            f"{d.relpath}:{d.line}: {d.message}" for d in base.platform_errors)
+            f"{d.relpath}:{d.line}: {d.message}" for d in base.platform_errors
+        )
 
     # 2. mutants, in rounds of disjoint files, warm cache
     if args.no_mutants:
@@ -256,18 +313,30 @@ def evaluate_package(pkg: str, version: str, sites: list[Site], args: argparse.N
                     claimed.add(d.key)
             r.message_ok = r.caught and any(t in expected_messages(m) for t in r.messages)
             ev.results.append(r)
-        ev.unattributed += [f"{d.relpath}:{d.line}: {d.message}" for d in new if d.key not in claimed]
+        ev.unattributed += [
+            f"{d.relpath}:{d.line}: {d.message}" for d in new if d.key not in claimed
+        ]
     shutil.rmtree(work, ignore_errors=True)
     if not args.no_dispatch:
         evaluate_dispatch(ev, pkg, version, root, cwd, files, args, config)
     return ev
 
 
-def evaluate_dispatch(ev: PackageEval, pkg: str, version: str, root: Path, cwd: Path, files: list[str],
-                      args: argparse.Namespace, config: Path) -> None:
+def evaluate_dispatch(
+    ev: PackageEval,
+    pkg: str,
+    version: str,
+    root: Path,
+    cwd: Path,
+    files: list[str],
+    args: argparse.Namespace,
+    config: Path,
+) -> None:
     """Step 4: mutants at dispatch sites, over the Pallas files plus the sites' files."""
     plan = plan_dispatch(root, pkg)
-    ev.dispatch_skipped = [{"kind": k.kind, "where": k.where, "reason": k.reason} for k in plan.skipped]
+    ev.dispatch_skipped = [
+        {"kind": k.kind, "where": k.where, "reason": k.reason} for k in plan.skipped
+    ]
     if not plan.mutants:
         return
     extra = sorted(plan.files - set(files))
@@ -276,15 +345,22 @@ def evaluate_dispatch(ev: PackageEval, pkg: str, version: str, root: Path, cwd: 
     else:
         targets = ["--explicit-package-bases", *files, *extra]
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}-dispatch"
-    common = dict(cwd=cwd, root=root, cache_dir=args.cache_dir / "mypy" / tag, config=config, python=args.python,
-                  extra_pythonpath=args.pythonpath)
+    common = dict(
+        cwd=cwd,
+        root=root,
+        cache_dir=args.cache_dir / "mypy" / tag,
+        config=config,
+        python=args.python,
+        extra_pythonpath=args.pythonpath,
+    )
     base = run_mypy(targets, **common)
     ev.dispatch_runs.append(base)
     main_known = {d.key for d in ev.baseline.typed_pallas_errors} if ev.baseline else set()
     for d in base.typed_pallas_errors:
         if d.key not in main_known:
-            ev.dispatch_false_positives.append({"where": f"{d.relpath}:{d.line}", "message": d.message,
-                                                "source": source_of(d)})
+            ev.dispatch_false_positives.append(
+                {"where": f"{d.relpath}:{d.line}", "message": d.message, "source": source_of(d)}
+            )
     known = {d.key for d in base.typed_pallas_errors}
     work = args.cache_dir / "work" / tag / f"{pkg}-{version}"
     for batch in schedule_dispatch(plan.mutants):
@@ -319,11 +395,15 @@ def summarize_dispatch(evals: list[PackageEval]) -> dict[str, Any]:
     def sc(sel: list[Any]) -> dict[str, int]:
         return {"caught": sum(1 for r in sel if r.caught), "mutants": len(sel)}
 
-    by_kind = {k: sc([r for r in allr if r.mutant.kind == k])
-               for k in ("guard", "guard-helper", "table", "platform_dependent")}
+    by_kind = {
+        k: sc([r for r in allr if r.mutant.kind == k])
+        for k in ("guard", "guard-helper", "table", "platform_dependent")
+    }
     by_kind["wrapper"] = sc(wr)
-    by_form = {f"{k}/{f}": sc([r for r in allr if (r.mutant.kind, r.mutant.form) == (k, f)])
-               for k, f in sorted({(r.mutant.kind, r.mutant.form) for r in allr})}
+    by_form = {
+        f"{k}/{f}": sc([r for r in allr if (r.mutant.kind, r.mutant.form) == (k, f)])
+        for k, f in sorted({(r.mutant.kind, r.mutant.form) for r in allr})
+    }
     skipped: Counter[str] = Counter()
     for e in evals:
         for k in e.dispatch_skipped:
@@ -347,14 +427,29 @@ def summarize_dispatch(evals: list[PackageEval]) -> dict[str, Any]:
 def run_cli(files: list[str], root: Path, cache: Path, args: argparse.Namespace) -> dict[str, Any]:
     """``typed-pallas check --output json`` on the same files (what a user would run)."""
     exe = Path(args.python).parent / "typed-pallas"
-    cmd = [str(exe), "check", "--output", "json", "--cache-dir", str(cache), *files, "--",
-           "--explicit-package-bases"]
+    cmd = [
+        str(exe),
+        "check",
+        "--output",
+        "json",
+        "--cache-dir",
+        str(cache),
+        *files,
+        "--",
+        "--explicit-package-bases",
+    ]
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=clean_env(args.pythonpath))
+    p = subprocess.run(
+        cmd, cwd=root, capture_output=True, text=True, env=clean_env(args.pythonpath)
+    )
     out: dict[str, Any] = {"rc": p.returncode, "seconds": round(time.perf_counter() - t0, 1)}
     try:
         found = json.loads(p.stdout)
-        out["findings"] = [f"{f['file']}:{f['line']}: {f['message']}" for f in found if f.get("code") == "pallas-platform"]
+        out["findings"] = [
+            f"{f['file']}:{f['line']}: {f['message']}"
+            for f in found
+            if f.get("code") == "pallas-platform"
+        ]
     except (ValueError, TypeError, KeyError):
         out["error"] = (p.stdout + p.stderr)[-2000:]
     return out
@@ -367,7 +462,9 @@ def ratio(n: int, d: int) -> str:
     return f"{n}/{d} ({100 * n / d:.0f}%)" if d else "-"
 
 
-def score(results: list[MutantResult], pred: Any = lambda r: True, default_flags: bool = False) -> tuple[int, int]:
+def score(
+    results: list[MutantResult], pred: Any = lambda r: True, default_flags: bool = False
+) -> tuple[int, int]:
     sel = [r for r in results if pred(r)]
     hit = [r for r in sel if r.caught and (r.mutant.typed or not default_flags)]
     return len(hit), len(sel)
@@ -384,7 +481,6 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
     for how in sorted({r.mutant.how for r in allr}):
         by_how[how] = sc(lambda r, h=how: r.mutant.how == h)
     sites = Counter()
-    caught_sites = Counter()
     for r in allr:
         sites[(r.mutant.site.package, r.mutant.site.key)] += 1
     return {
@@ -395,8 +491,12 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
         "crashes": sum(e.crashes for e in evals),
         "blocked_runs": sum(e.blocked for e in evals),
         "false_positives": sum(len(e.false_positives) for e in evals),
-        "false_positives_default_flags": sum(1 for e in evals for f in e.false_positives if f["typed"] is not False),
-        "false_positives_plugin": sum(1 for e in evals for f in e.false_positives if f["source"] == "plugin"),
+        "false_positives_default_flags": sum(
+            1 for e in evals for f in e.false_positives if f["typed"] is not False
+        ),
+        "false_positives_plugin": sum(
+            1 for e in evals for f in e.false_positives if f["source"] == "plugin"
+        ),
         "mutation": {
             "all": sc(),
             "with_evidence": sc(ev_),
@@ -407,15 +507,25 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
             "call_with_kwargs": sc(lambda r: "**kwargs" in r.mutant.call_flags),
             "call_with_interpret": sc(lambda r: "interpret" in r.mutant.call_flags),
             "plain_call_body_evidence": sc(
-                lambda r: not r.mutant.call_flags and r.mutant.how in ("ctor", "ctor+local-var")
-                and r.mutant.site.evidence_kind == "body"),
+                lambda r: (
+                    not r.mutant.call_flags
+                    and r.mutant.how in ("ctor", "ctor+local-var")
+                    and r.mutant.site.evidence_kind == "body"
+                )
+            ),
             "platform_swaps": sc(lambda r: r.mutant.kind == "platform"),
             "platform_swaps_with_evidence": sc(lambda r: r.mutant.kind == "platform" and ev_(r)),
-            "platform_swaps_without_evidence": sc(lambda r: r.mutant.kind == "platform" and not ev_(r)),
+            "platform_swaps_without_evidence": sc(
+                lambda r: r.mutant.kind == "platform" and not ev_(r)
+            ),
             "backend_swaps": sc(lambda r: r.mutant.kind == "backend"),
             "right_message": dict(caught=sum(r.message_ok for r in allr), mutants=len(allr)),
-            "caught_by_plugin": dict(caught=sum("plugin" in r.caught_by for r in allr), mutants=len(allr)),
-            "caught_by_stubs_only": dict(caught=sum(r.caught_by == {"stubs"} for r in allr), mutants=len(allr)),
+            "caught_by_plugin": dict(
+                caught=sum("plugin" in r.caught_by for r in allr), mutants=len(allr)
+            ),
+            "caught_by_stubs_only": dict(
+                caught=sum(r.caught_by == {"stubs"} for r in allr), mutants=len(allr)
+            ),
             "default_flags": {
                 "all": sc(default_flags=True),
                 "with_evidence": sc(ev_, default_flags=True),
@@ -452,8 +562,11 @@ def package_row(e: PackageEval) -> dict[str, Any]:
         "install_seconds": round(e.install_s, 1),
         "baseline_seconds": round(e.baseline.seconds, 1) if e.baseline else None,
         "round_seconds": [round(r["result"].seconds, 1) for r in e.rounds],
-        "crash_output": [r.tail for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]
-                         if r.crashed or r.blocked],
+        "crash_output": [
+            r.tail
+            for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]
+            if r.crashed or r.blocked
+        ],
         "unmutable": e.unmutable,
         "cli": e.cli,
         "unattributed_new_errors": e.unattributed,
@@ -462,109 +575,216 @@ def package_row(e: PackageEval) -> dict[str, Any]:
         "dispatch_seconds": [round(r.seconds, 1) for r in e.dispatch_runs],
         "dispatch_crash_output": [r.tail for r in e.dispatch_runs if r.crashed or r.blocked],
         "dispatch_mutants": [
-            {"id": r.mutant.id, "kind": r.mutant.kind, "form": r.mutant.form, "scope": r.mutant.scope,
-             "where": f"{r.mutant.relpath}:{r.mutant.line}", "detail": r.mutant.detail,
-             "spans": [f"{a}:{b}-{c}" for a, b, c in r.mutant.spans], "reaches": list(r.mutant.reaches),
-             "typed": r.mutant.typed, "caught": r.caught, "messages": r.messages, "elsewhere": r.elsewhere,
-             "crashed": r.crashed}
+            {
+                "id": r.mutant.id,
+                "kind": r.mutant.kind,
+                "form": r.mutant.form,
+                "scope": r.mutant.scope,
+                "where": f"{r.mutant.relpath}:{r.mutant.line}",
+                "detail": r.mutant.detail,
+                "spans": [f"{a}:{b}-{c}" for a, b, c in r.mutant.spans],
+                "reaches": list(r.mutant.reaches),
+                "typed": r.mutant.typed,
+                "caught": r.caught,
+                "messages": r.messages,
+                "elsewhere": r.elsewhere,
+                "crashed": r.crashed,
+            }
             for r in e.dispatch
         ],
         "mutants_detail": [
-            {"id": r.mutant.id, "kind": r.mutant.kind, "how": r.mutant.how,
-             "evidence": r.mutant.site.evidence_kind, "call_flags": list(r.mutant.call_flags),
-             "entry_point": r.mutant.site.entry_point, "typed": r.mutant.typed,
-             "caught": r.caught, "caught_by": sorted(r.caught_by), "message_ok": r.message_ok,
-             "messages": r.messages,
-             "elsewhere": r.elsewhere, "crashed": r.crashed}
+            {
+                "id": r.mutant.id,
+                "kind": r.mutant.kind,
+                "how": r.mutant.how,
+                "evidence": r.mutant.site.evidence_kind,
+                "call_flags": list(r.mutant.call_flags),
+                "entry_point": r.mutant.site.entry_point,
+                "typed": r.mutant.typed,
+                "caught": r.caught,
+                "caught_by": sorted(r.caught_by),
+                "message_ok": r.message_ok,
+                "messages": r.messages,
+                "elsewhere": r.elsewhere,
+                "crashed": r.crashed,
+            }
             for r in e.results
         ],
     }
 
 
 def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
-    hdr = ("package", "files", "sites", "crash", "FP", "mutants", "caught", "evidence", "no evidence", "time s")
+    hdr = (
+        "package",
+        "files",
+        "sites",
+        "crash",
+        "FP",
+        "mutants",
+        "caught",
+        "evidence",
+        "no evidence",
+        "time s",
+    )
     rows = []
     for e in evals:
         if e.skipped:
             rows.append((e.package, "-", str(e.sites), "-", "-", "-", "-", "-", "-", "skipped"))
             continue
-        rows.append((
-            e.package, str(e.files), str(e.sites), str(e.crashes + e.blocked), str(len(e.false_positives)),
-            str(len(e.results)), ratio(*score(e.results)),
-            ratio(*score(e.results, lambda r: r.mutant.site.has_evidence)),
-            ratio(*score(e.results, lambda r: not r.mutant.site.has_evidence)),
-            f"{e.baseline.seconds if e.baseline else 0:.0f}+{sum(r['result'].seconds for r in e.rounds):.0f}",
-        ))
+        rows.append(
+            (
+                e.package,
+                str(e.files),
+                str(e.sites),
+                str(e.crashes + e.blocked),
+                str(len(e.false_positives)),
+                str(len(e.results)),
+                ratio(*score(e.results)),
+                ratio(*score(e.results, lambda r: r.mutant.site.has_evidence)),
+                ratio(*score(e.results, lambda r: not r.mutant.site.has_evidence)),
+                f"{e.baseline.seconds if e.baseline else 0:.0f}+{sum(r['result'].seconds for r in e.rounds):.0f}",
+            )
+        )
     m = summary["mutation"]
-    rows.append(("TOTAL", str(summary["files"]), str(summary["call_sites"]),
-                 str(summary["crashes"] + summary["blocked_runs"]), str(summary["false_positives"]),
-                 str(m["all"]["mutants"]), ratio(m["all"]["caught"], m["all"]["mutants"]),
-                 ratio(m["with_evidence"]["caught"], m["with_evidence"]["mutants"]),
-                 ratio(m["without_evidence"]["caught"], m["without_evidence"]["mutants"]),
-                 f"{summary['mypy_seconds']['baseline_cold']:.0f}+{summary['mypy_seconds']['mutant_rounds']:.0f}"))
+    rows.append(
+        (
+            "TOTAL",
+            str(summary["files"]),
+            str(summary["call_sites"]),
+            str(summary["crashes"] + summary["blocked_runs"]),
+            str(summary["false_positives"]),
+            str(m["all"]["mutants"]),
+            ratio(m["all"]["caught"], m["all"]["mutants"]),
+            ratio(m["with_evidence"]["caught"], m["with_evidence"]["mutants"]),
+            ratio(m["without_evidence"]["caught"], m["without_evidence"]["mutants"]),
+            f"{summary['mypy_seconds']['baseline_cold']:.0f}+{summary['mypy_seconds']['mutant_rounds']:.0f}",
+        )
+    )
     widths = [max(len(r[i]) for r in [hdr, *rows]) for i in range(len(hdr))]
-    line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+
+    def line(r):
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+        )
+
     print(line(hdr))
     for r in rows:
         print(line(r))
     print()
-    for k in ("body_evidence", "args_only_evidence", "call_without_kwargs_or_interpret", "call_with_kwargs",
-              "call_with_interpret", "plain_call_body_evidence",
-              "platform_swaps", "platform_swaps_with_evidence", "platform_swaps_without_evidence",
-              "backend_swaps", "right_message", "caught_by_plugin", "caught_by_stubs_only"):
+    for k in (
+        "body_evidence",
+        "args_only_evidence",
+        "call_without_kwargs_or_interpret",
+        "call_with_kwargs",
+        "call_with_interpret",
+        "plain_call_body_evidence",
+        "platform_swaps",
+        "platform_swaps_with_evidence",
+        "platform_swaps_without_evidence",
+        "backend_swaps",
+        "right_message",
+        "caught_by_plugin",
+        "caught_by_stubs_only",
+    ):
         print(f"  {k:40s} {ratio(m[k]['caught'], m[k]['mutants'])}")
     for k, v in m["default_flags"].items():
         print(f"  {'default mypy flags, ' + k:40s} {ratio(v['caught'], v['mutants'])}")
-    print("  by swap:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_pair"].items()))
-    print("  by passing:", ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_how"].items()))
+    print(
+        "  by swap:",
+        ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_pair"].items()),
+    )
+    print(
+        "  by passing:",
+        ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_how"].items()),
+    )
     clis = [e for e in evals if e.cli is not None]
     if clis:
         bad = [e.package for e in clis if not e.cli.get("agrees_with_mypy")]
-        print(f"  typed-pallas check (CLI) agrees with mypy+plugin on {len(clis) - len(bad)}/{len(clis)} packages"
-              + (f"; differs: {', '.join(bad)}" if bad else ""))
+        print(
+            f"  typed-pallas check (CLI) agrees with mypy+plugin on {len(clis) - len(bad)}/{len(clis)} packages"
+            + (f"; differs: {', '.join(bad)}" if bad else "")
+        )
     d = summary.get("dispatch")
     if d is not None:
         print("\ndispatch-site mutants (a new pallas-platform error in the decided region counts):")
         for k, v in d["by_kind"].items():
-            print(f"  {k:40s} {ratio(v['caught'], v['mutants'])}" if v["mutants"] else f"  {k:40s} 0 mutants")
-        print("  by form:", ", ".join(f"{k} {ratio(v['caught'], v['mutants'])}" for k, v in d["by_form"].items()))
-        print(f"  errors on unmodified dispatch files: {d['false_positives']}; crashes: {d['crashes']} "
-              f"({d['runs']} runs, {d['mypy_seconds']:.0f} s)")
+            print(
+                f"  {k:40s} {ratio(v['caught'], v['mutants'])}"
+                if v["mutants"]
+                else f"  {k:40s} 0 mutants"
+            )
+        print(
+            "  by form:",
+            ", ".join(f"{k} {ratio(v['caught'], v['mutants'])}" for k, v in d["by_form"].items()),
+        )
+        print(
+            f"  errors on unmodified dispatch files: {d['false_positives']}; crashes: {d['crashes']} "
+            f"({d['runs']} runs, {d['mypy_seconds']:.0f} s)"
+        )
         print("  sites not mutated:", "; ".join(f"{k} {n}" for k, n in d["sites_skipped"].items()))
         for e in evals:
             for r in e.dispatch:
                 m = r.mutant
-                print(f"    {'CAUGHT' if r.caught else 'missed'} {m.kind}/{m.form} {m.relpath}:{m.line} {m.detail}")
+                print(
+                    f"    {'CAUGHT' if r.caught else 'missed'} {m.kind}/{m.form} {m.relpath}:{m.line} {m.detail}"
+                )
             for f in e.dispatch_false_positives:
                 print(f"    FP {e.package}: {f['where']}: [{f['source']}] {f['message']}")
     fps = [(e.package, f) for e in evals for f in e.false_positives]
     if fps:
         print(f"\npallas-platform errors on unmodified code ({len(fps)}):")
         for pkg, f in fps:
-            print(f"  {pkg}: {f['where']}: [{f['source']}] {f['message']}"
-                  + ("" if f["typed"] is not False else "  (untyped def)"))
+            print(
+                f"  {pkg}: {f['where']}: [{f['source']}] {f['message']}"
+                + ("" if f["typed"] is not False else "  (untyped def)")
+            )
     for e in evals:
         for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]:
             if r.crashed or r.blocked:
-                print(f"\n{e.package}: mypy {'crashed' if r.crashed else 'stopped'} (rc={r.rc}):\n{r.tail[-1500:]}")
+                print(
+                    f"\n{e.package}: mypy {'crashed' if r.crashed else 'stopped'} (rc={r.rc}):\n{r.tail[-1500:]}"
+                )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.corpus", description=__doc__.split("\n\n")[0])
     ap.add_argument("-p", "--package", action="append", help="only these packages (repeatable)")
-    ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE, help="installs and mypy caches (outside the repo)")
-    ap.add_argument("--python", default=sys.executable, help="interpreter whose mypy and jax are used")
+    ap.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help="installs and mypy caches (outside the repo)",
+    )
+    ap.add_argument(
+        "--python", default=sys.executable, help="interpreter whose mypy and jax are used"
+    )
     ap.add_argument("--plugin", default=PLUGIN, help="mypy plugin module (default: %(default)s)")
-    ap.add_argument("--pythonpath", action="append", default=[], help="extra PYTHONPATH entry for mypy")
+    ap.add_argument(
+        "--pythonpath", action="append", default=[], help="extra PYTHONPATH entry for mypy"
+    )
     ap.add_argument("--label", default="plugin", help="names the mypy cache (default: %(default)s)")
     ap.add_argument("--default-flags", action="store_true", help="no --check-untyped-defs")
     ap.add_argument("--no-mutants", action="store_true", help="unmodified code only")
-    ap.add_argument("--no-dispatch", action="store_true", help="no mutants at dispatch sites (step 4)")
-    ap.add_argument("--site", action="append", help="only mutate these sites (relpath:line, repeatable)")
-    ap.add_argument("--cli", action="store_true",
-                    help="also run `typed-pallas check --output json` on the unmodified code and compare")
-    ap.add_argument("--json", type=Path, default=None, help="where to write the JSON (default eval/results/corpus-pyXY.json)")
-    ap.add_argument("--sites", type=Path, default=None, help="survey table (default eval/corpus-sites.tsv)")
+    ap.add_argument(
+        "--no-dispatch", action="store_true", help="no mutants at dispatch sites (step 4)"
+    )
+    ap.add_argument(
+        "--site", action="append", help="only mutate these sites (relpath:line, repeatable)"
+    )
+    ap.add_argument(
+        "--cli",
+        action="store_true",
+        help="also run `typed-pallas check --output json` on the unmodified code and compare",
+    )
+    ap.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        help="where to write the JSON (default eval/results/corpus-pyXY.json)",
+    )
+    ap.add_argument(
+        "--sites", type=Path, default=None, help="survey table (default eval/corpus-sites.tsv)"
+    )
     args = ap.parse_args(argv)
     args.cache_dir = args.cache_dir.expanduser().resolve()
     repo = Path(__file__).resolve().parent.parent
@@ -577,8 +797,11 @@ def main(argv: list[str] | None = None) -> int:
     chosen = sorted(by_pkg)
     if args.package:
         chosen = [k for k in chosen if k[0] in args.package]
-    config = write_config(args.cache_dir / "work" / f"mypy-{args.label}.ini", args.plugin,
-                          check_untyped_defs=not args.default_flags)
+    config = write_config(
+        args.cache_dir / "work" / f"mypy-{args.label}.ini",
+        args.plugin,
+        check_untyped_defs=not args.default_flags,
+    )
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}"
     shutil.rmtree(args.cache_dir / "mypy" / tag, ignore_errors=True)  # every run starts cold
     shutil.rmtree(args.cache_dir / "mypy" / f"{tag}-dispatch", ignore_errors=True)
@@ -594,16 +817,27 @@ def main(argv: list[str] | None = None) -> int:
         summary["dispatch"] = summarize_dispatch(done)
     summary["wall_seconds"] = round(wall, 1)
     print_table(evals, summary)
-    print(f"\nwall time {wall:.0f} s for {len(done)} packages "
-          f"({summary['mypy_seconds']['rounds']} mutant rounds)")
-    py = subprocess.run([args.python, "-c", "import sys, jax, mypy.version; "
-                         "print(sys.version.split()[0], jax.__version__, mypy.version.__version__)"],
-                        capture_output=True, text=True).stdout.split()
+    print(
+        f"\nwall time {wall:.0f} s for {len(done)} packages "
+        f"({summary['mypy_seconds']['rounds']} mutant rounds)"
+    )
+    py = subprocess.run(
+        [
+            args.python,
+            "-c",
+            "import sys, jax, mypy.version; "
+            "print(sys.version.split()[0], jax.__version__, mypy.version.__version__)",
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     out = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "command": "python -m eval.corpus " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "python": py[0] if py else None, "jax": py[1] if len(py) > 1 else None,
-        "mypy": py[2] if len(py) > 2 else None, "plugin": args.plugin,
+        "python": py[0] if py else None,
+        "jax": py[1] if len(py) > 1 else None,
+        "mypy": py[2] if len(py) > 2 else None,
+        "plugin": args.plugin,
         "mypy_flags": preset_flags(check_untyped_defs=not args.default_flags),
         "host": f"{_platform.machine()} {os.cpu_count()} cpu",
         "summary": summary,

@@ -114,7 +114,9 @@ def _plat_strings(node: ast.AST) -> list[ast.Constant] | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node] if node.value in SWAP else None
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        if not node.elts or not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        if not node.elts or not all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+        ):
             return None
         found = [e for e in node.elts if isinstance(e, ast.Constant) and e.value in SWAP]
         return found or None
@@ -136,7 +138,10 @@ def source_form(node: ast.AST) -> str | None:
         base = node.value
         if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Call):
             f = base.value.func
-            if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)) in ("devices", "local_devices"):
+            if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)) in (
+                "devices",
+                "local_devices",
+            ):
                 return "devices_platform"
         return "attribute_platform"  # device.platform of a parameter, a mesh's device, ...
     if isinstance(node, ast.Attribute):
@@ -200,8 +205,14 @@ class Reach:
         self.memo: dict[tuple[str, int], bool] = {}
         self.resolved: dict[tuple[str, str, str], tuple[SourceFile, ast.FunctionDef] | None] = {}
 
-    def resolve(self, src: SourceFile, func: ast.AST, at: ast.AST) -> tuple[SourceFile, ast.FunctionDef] | None:
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+    def resolve(
+        self, src: SourceFile, func: ast.AST, at: ast.AST
+    ) -> tuple[SourceFile, ast.FunctionDef] | None:
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in ("self", "cls")
+        ):
             cls = src.parents.get(src.scope_of(at))
             while cls is not None and not isinstance(cls, ast.ClassDef):
                 cls = src.parents.get(cls)
@@ -223,7 +234,9 @@ class Reach:
                 self.resolved[key] = None
         return self.resolved[key]
 
-    def callees(self, src: SourceFile, nodes: list[ast.AST]) -> Iterator[tuple[SourceFile, ast.FunctionDef, str]]:
+    def callees(
+        self, src: SourceFile, nodes: list[ast.AST]
+    ) -> Iterator[tuple[SourceFile, ast.FunctionDef, str]]:
         for root in nodes:
             for n in ast.walk(root):
                 if not isinstance(n, ast.Call):
@@ -254,11 +267,15 @@ class Reach:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for d in n.decorator_list:
                     d0 = d.func if isinstance(d, ast.Call) else d
-                    if isinstance(d0, (ast.Attribute, ast.Name)) and \
-                            (d0.attr if isinstance(d0, ast.Attribute) else d0.id) in KERNEL_DECORATORS:
+                    if (
+                        isinstance(d0, (ast.Attribute, ast.Name))
+                        and (d0.attr if isinstance(d0, ast.Attribute) else d0.id)
+                        in KERNEL_DECORATORS
+                    ):
                         found = True
                     if isinstance(d, ast.Call) and any(
-                            isinstance(a, ast.Attribute) and a.attr in KERNEL_DECORATORS for a in d.args):
+                        isinstance(a, ast.Attribute) and a.attr in KERNEL_DECORATORS for a in d.args
+                    ):
                         found = True
                 if found:
                     break
@@ -314,10 +331,16 @@ def _swap_const(src: SourceFile, c: ast.Constant) -> TextEdit | None:
     if c.lineno != c.end_lineno:
         return None
     line = src.data.split(b"\n")[c.lineno - 1]
-    raw = line[c.col_offset: c.end_col_offset].decode()
+    raw = line[c.col_offset : c.end_col_offset].decode()
     if len(raw) < 2 or raw[0] not in "'\"" or raw[-1] != raw[0]:
         return None
-    return TextEdit(src.relpath, c.lineno, c.col_offset, c.end_col_offset or 0, f"{raw[0]}{SWAP[c.value]}{raw[0]}")
+    return TextEdit(
+        src.relpath,
+        c.lineno,
+        c.col_offset,
+        c.end_col_offset or 0,
+        f"{raw[0]}{SWAP[c.value]}{raw[0]}",
+    )
 
 
 def _scope_of_path(relpath: str) -> str:
@@ -325,7 +348,9 @@ def _scope_of_path(relpath: str) -> str:
     return "test" if ("test" in base or "/tests/" in f"/{relpath}") else "lib"
 
 
-def decided_region(src: SourceFile, node: ast.If, g: GuardCompare, how: str) -> tuple[list[ast.stmt], int] | None:
+def decided_region(
+    src: SourceFile, node: ast.If, g: GuardCompare, how: str
+) -> tuple[list[ast.stmt], int] | None:
     """The statements the swapped guard decides, and the last line of the span."""
     narrowing_true = g.positive and how in ("plain", "and")
     narrowing_false = (not g.positive) and how in ("plain", "or")
@@ -337,7 +362,7 @@ def decided_region(src: SourceFile, node: ast.If, g: GuardCompare, how: str) -> 
         if _exits(node.body):
             block = _block_of(src, node)
             if block is not None:
-                after = block[block.index(node) + 1:]
+                after = block[block.index(node) + 1 :]
                 if after:
                     return after, _end(after[-1])
     return None
@@ -350,7 +375,11 @@ def guard_helpers(src: SourceFile) -> Iterator[tuple[ast.FunctionDef, GuardCompa
     for fn in ast.walk(src.tree):
         if not isinstance(fn, ast.FunctionDef):
             continue
-        body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        body = [
+            s
+            for s in fn.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        ]
         if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
             found = list(guard_compares(body[0].value))
             if len(found) == 1 and found[0][1] == "plain":
@@ -361,8 +390,13 @@ def guard_helpers(src: SourceFile) -> Iterator[tuple[ast.FunctionDef, GuardCompa
             continue
         value: ast.AST = rets[0].value
         if isinstance(value, ast.Name):
-            assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and src.scope_of(n) is fn
-                       and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)]
+            assigns = [
+                n
+                for n in ast.walk(fn)
+                if isinstance(n, ast.Assign)
+                and src.scope_of(n) is fn
+                and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)
+            ]
             if len(assigns) != 1:
                 continue
             value = assigns[0].value
@@ -376,8 +410,13 @@ def scan_files(root: Path, package: str) -> list[str]:
     base = root / "jax/experimental/pallas/ops" if package == "jax" else root
     out = []
     for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.endswith((".dist-info", ".egg-info"))
-                             and not d.startswith("."))
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d != "__pycache__"
+            and not d.endswith((".dist-info", ".egg-info"))
+            and not d.startswith(".")
+        )
         for fn in filenames:
             if fn.endswith(".py"):
                 out.append((Path(dirpath) / fn).relative_to(root).as_posix())
@@ -429,16 +468,30 @@ def _plan(root: Path, package: str, files: list[str] | None) -> Plan:
             elif isinstance(node, ast.Call):
                 _pd_mutants(src, node, plan)
         for node in ast.walk(src.tree):
-            if isinstance(node, ast.Compare) and id(node) not in in_tests and list(guard_compares(node)):
-                plan.skipped.append(Skipped("guard", f"{src.relpath}:{node.lineno}",
-                                            "comparison outside an if test (returned or used in an expression)"))
+            if (
+                isinstance(node, ast.Compare)
+                and id(node) not in in_tests
+                and list(guard_compares(node))
+            ):
+                plan.skipped.append(
+                    Skipped(
+                        "guard",
+                        f"{src.relpath}:{node.lineno}",
+                        "comparison outside an if test (returned or used in an expression)",
+                    )
+                )
     _helper_mutants(helpers, helper_uses, reach, plan)
     return plan
 
 
-def _guard_mutants(src: SourceFile, node: ast.If, reach: Reach, plan: Plan,
-                   helpers: dict[str, list[tuple[SourceFile, ast.FunctionDef, GuardCompare]]],
-                   helper_uses: dict[str, list[tuple[SourceFile, ast.If, bool]]]) -> None:
+def _guard_mutants(
+    src: SourceFile,
+    node: ast.If,
+    reach: Reach,
+    plan: Plan,
+    helpers: dict[str, list[tuple[SourceFile, ast.FunctionDef, GuardCompare]]],
+    helper_uses: dict[str, list[tuple[SourceFile, ast.If, bool]]],
+) -> None:
     where = f"{src.relpath}:{node.lineno}"
     # a call of a guard helper in the test: remember it for the helper's mutant
     for n in ast.walk(node.test):
@@ -464,11 +517,23 @@ def _guard_mutants(src: SourceFile, node: ast.If, reach: Reach, plan: Plan,
         before = ast.get_source_segment(src.data.decode("utf-8", "replace"), g.compare) or "?"
         after = before
         for c in g.constants:
-            after = after.replace(repr(c.value), repr(SWAP[c.value])).replace(f'"{c.value}"', f'"{SWAP[c.value]}"')
-        plan.mutants.append(DispatchMutant(
-            "guard", g.form, src.relpath, g.compare.lineno, f"{before} -> {after}", [e for e in edits if e],
-            [(src.relpath, node.lineno, last)], typed=is_annotated(src.enclosing_function(node.lineno)),
-            reaches=tuple(reaches), scope=_scope_of_path(src.relpath)))
+            after = after.replace(repr(c.value), repr(SWAP[c.value])).replace(
+                f'"{c.value}"', f'"{SWAP[c.value]}"'
+            )
+        plan.mutants.append(
+            DispatchMutant(
+                "guard",
+                g.form,
+                src.relpath,
+                g.compare.lineno,
+                f"{before} -> {after}",
+                [e for e in edits if e],
+                [(src.relpath, node.lineno, last)],
+                typed=is_annotated(src.enclosing_function(node.lineno)),
+                reaches=tuple(reaches),
+                scope=_scope_of_path(src.relpath),
+            )
+        )
 
 
 def _condition_variable(src: SourceFile, node: ast.Assign, reach: Reach, plan: Plan) -> bool:
@@ -497,24 +562,42 @@ def _condition_variable(src: SourceFile, node: ast.Assign, reach: Reach, plan: P
         eff = GuardCompare(g.compare, g.constants, "condition-variable", g.positive == positive_use)
         _add_reached(src, n, eff, how, reach, spans, reaches)
     if not spans:
-        plan.skipped.append(Skipped("guard", where, f"condition variable {name}: no if on it reaches a Pallas call"))
+        plan.skipped.append(
+            Skipped("guard", where, f"condition variable {name}: no if on it reaches a Pallas call")
+        )
         return True
     edits = [_swap_const(src, c) for c in g.constants]
     if any(e is None for e in edits):
         plan.skipped.append(Skipped("guard", where, "string literal spans lines"))
         return True
     spans.insert(0, (src.relpath, node.lineno, _end(node)))
-    plan.mutants.append(DispatchMutant(
-        "guard", "condition-variable", src.relpath, g.compare.lineno,
-        f"{name} = ... {' '.join(repr(c.value) for c in g.constants)} -> "
-        f"{' '.join(repr(SWAP[c.value]) for c in g.constants)}",
-        [e for e in edits if e], spans, typed=is_annotated(src.enclosing_function(node.lineno)),
-        reaches=tuple(reaches), scope=_scope_of_path(src.relpath)))
+    plan.mutants.append(
+        DispatchMutant(
+            "guard",
+            "condition-variable",
+            src.relpath,
+            g.compare.lineno,
+            f"{name} = ... {' '.join(repr(c.value) for c in g.constants)} -> "
+            f"{' '.join(repr(SWAP[c.value]) for c in g.constants)}",
+            [e for e in edits if e],
+            spans,
+            typed=is_annotated(src.enclosing_function(node.lineno)),
+            reaches=tuple(reaches),
+            scope=_scope_of_path(src.relpath),
+        )
+    )
     return True
 
 
-def _add_reached(src: SourceFile, node: ast.If, eff: GuardCompare, how: str, reach: Reach,
-                 spans: list[tuple[str, int, int]], reaches: list[str]) -> None:
+def _add_reached(
+    src: SourceFile,
+    node: ast.If,
+    eff: GuardCompare,
+    how: str,
+    reach: Reach,
+    spans: list[tuple[str, int, int]],
+    reaches: list[str],
+) -> None:
     """Record the region an ``if`` decides, when it reaches a Pallas call."""
     region = decided_region(src, node, eff, how)
     if region is None:
@@ -525,8 +608,12 @@ def _add_reached(src: SourceFile, node: ast.If, eff: GuardCompare, how: str, rea
         reaches += [x for x in r if x not in reaches]
 
 
-def _helper_mutants(helpers: dict[str, list[tuple[SourceFile, ast.FunctionDef, GuardCompare]]],
-                    uses: dict[str, list[tuple[SourceFile, ast.If, bool]]], reach: Reach, plan: Plan) -> None:
+def _helper_mutants(
+    helpers: dict[str, list[tuple[SourceFile, ast.FunctionDef, GuardCompare]]],
+    uses: dict[str, list[tuple[SourceFile, ast.If, bool]]],
+    reach: Reach,
+    plan: Plan,
+) -> None:
     for name, defs in sorted(helpers.items()):
         for src, fn, g in defs:
             where = f"{src.relpath}:{fn.lineno}"
@@ -536,35 +623,61 @@ def _helper_mutants(helpers: dict[str, list[tuple[SourceFile, ast.FunctionDef, G
                 eff = GuardCompare(g.compare, g.constants, g.form, g.positive == positive_use)
                 _add_reached(usrc, node, eff, "plain", reach, spans, reaches)
             if not spans:
-                plan.skipped.append(Skipped("guard-helper", where,
-                                            f"{name}: no caller's decided region reaches a Pallas call"))
+                plan.skipped.append(
+                    Skipped(
+                        "guard-helper",
+                        where,
+                        f"{name}: no caller's decided region reaches a Pallas call",
+                    )
+                )
                 continue
             edits = [_swap_const(src, c) for c in g.constants]
             if any(e is None for e in edits):
                 plan.skipped.append(Skipped("guard-helper", where, "string literal spans lines"))
                 continue
-            plan.mutants.append(DispatchMutant(
-                "guard-helper", g.form, src.relpath, g.compare.lineno,
-                f"{name}: {' '.join(repr(c.value) for c in g.constants)} -> "
-                f"{' '.join(repr(SWAP[c.value]) for c in g.constants)}",
-                [e for e in edits if e], spans, typed=True, reaches=tuple(reaches),
-                scope=_scope_of_path(src.relpath)))
+            plan.mutants.append(
+                DispatchMutant(
+                    "guard-helper",
+                    g.form,
+                    src.relpath,
+                    g.compare.lineno,
+                    f"{name}: {' '.join(repr(c.value) for c in g.constants)} -> "
+                    f"{' '.join(repr(SWAP[c.value]) for c in g.constants)}",
+                    [e for e in edits if e],
+                    spans,
+                    typed=True,
+                    reaches=tuple(reaches),
+                    scope=_scope_of_path(src.relpath),
+                )
+            )
 
 
 def _callable_value(v: ast.AST) -> bool:
     if isinstance(v, (ast.Name, ast.Attribute, ast.Lambda)):
         return True
     return isinstance(v, ast.Call) and (
-        (v.func.attr if isinstance(v.func, ast.Attribute) else getattr(v.func, "id", None)) == "partial")
+        (v.func.attr if isinstance(v.func, ast.Attribute) else getattr(v.func, "id", None))
+        == "partial"
+    )
 
 
 def _table_mutants(src: SourceFile, node: ast.Dict, reach: Reach, plan: Plan) -> None:
-    keys = [k for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value in SWAP]
-    if len(keys) < 1 or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) and
-                                (k.value in SWAP or k.value in ("cpu", "default")) for k in node.keys):
+    keys = [
+        k
+        for k in node.keys
+        if isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value in SWAP
+    ]
+    if len(keys) < 1 or not all(
+        isinstance(k, ast.Constant)
+        and isinstance(k.value, str)
+        and (k.value in SWAP or k.value in ("cpu", "default"))
+        for k in node.keys
+    ):
         return
     where = f"{src.relpath}:{node.lineno}"
-    if len(keys) < 2 and not any(isinstance(k, ast.Constant) and k.value in ("cpu", "default") for k in node.keys):
+    if len(keys) < 2 and not any(
+        isinstance(k, ast.Constant) and k.value in ("cpu", "default") for k in node.keys
+    ):
         plan.skipped.append(Skipped("table", where, "one platform key"))
         return
     if not all(_callable_value(v) for v in node.values):
@@ -577,16 +690,24 @@ def _table_mutants(src: SourceFile, node: ast.Dict, reach: Reach, plan: Plan) ->
     edits = []
     for k, other in ((a, b), (b, a)):
         line = src.data.split(b"\n")[k.lineno - 1]
-        raw = line[k.col_offset: k.end_col_offset].decode()
+        raw = line[k.col_offset : k.end_col_offset].decode()
         q = raw[0] if raw and raw[0] in "'\"" else '"'
-        edits.append(TextEdit(src.relpath, k.lineno, k.col_offset, k.end_col_offset or 0, f"{q}{other.value}{q}"))
+        edits.append(
+            TextEdit(
+                src.relpath, k.lineno, k.col_offset, k.end_col_offset or 0, f"{q}{other.value}{q}"
+            )
+        )
     stmt: ast.AST = node
     while src.parents.get(stmt) is not None and not isinstance(stmt, ast.stmt):
         stmt = src.parents[stmt]
     lo, hi = stmt.lineno, _end(stmt)
     # uses of the table through the variable it is assigned to, in the same scope
     spans = [(src.relpath, lo, hi)]
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+    if (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+    ):
         name = stmt.targets[0].id
         scope = src.scope_of(stmt)
         for n in ast.walk(scope):
@@ -595,10 +716,20 @@ def _table_mutants(src: SourceFile, node: ast.Dict, reach: Reach, plan: Plan) ->
                 while src.parents.get(s) is not None and not isinstance(s, ast.stmt):
                     s = src.parents[s]
                 spans.append((src.relpath, s.lineno, _end(s)))
-    plan.mutants.append(DispatchMutant(
-        "table", "dict-literal", src.relpath, node.lineno, f"swap keys {a.value!r} <-> {b.value!r}", edits, spans,
-        typed=is_annotated(src.enclosing_function(node.lineno)),
-        reaches=tuple(reach.region_reaches(src, list(node.values))), scope=_scope_of_path(src.relpath)))
+    plan.mutants.append(
+        DispatchMutant(
+            "table",
+            "dict-literal",
+            src.relpath,
+            node.lineno,
+            f"swap keys {a.value!r} <-> {b.value!r}",
+            edits,
+            spans,
+            typed=is_annotated(src.enclosing_function(node.lineno)),
+            reaches=tuple(reach.region_reaches(src, list(node.values))),
+            scope=_scope_of_path(src.relpath),
+        )
+    )
 
 
 def _pd_mutants(src: SourceFile, call: ast.Call, plan: Plan) -> None:
@@ -606,7 +737,9 @@ def _pd_mutants(src: SourceFile, call: ast.Call, plan: Plan) -> None:
     name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
     if name not in ("platform_dependent", "dispatch"):
         return
-    if name == "dispatch" and not (isinstance(f, ast.Attribute) and getattr(f.value, "id", "") == "typed_pallas"):
+    if name == "dispatch" and not (
+        isinstance(f, ast.Attribute) and getattr(f.value, "id", "") == "typed_pallas"
+    ):
         return
     branches = [k for k in call.keywords if k.arg in BRANCH_SWAP or k.arg == "default"]
     plat = [k for k in branches if k.arg in BRANCH_SWAP]
@@ -616,31 +749,72 @@ def _pd_mutants(src: SourceFile, call: ast.Call, plan: Plan) -> None:
         return
     typed = is_annotated(src.enclosing_function(call.lineno))
     span = [(src.relpath, call.lineno, _end(call))]
-    form = "branch-" + ("parameter" if all(isinstance(k.value, ast.Name) and _is_param(src, k.value) for k in branches)
-                        else "callable")
+    form = "branch-" + (
+        "parameter"
+        if all(isinstance(k.value, ast.Name) and _is_param(src, k.value) for k in branches)
+        else "callable"
+    )
     named = {k.arg for k in call.keywords}
     edits = []
     for k in plat:
         new = BRANCH_SWAP[k.arg]
         if new in named:
             new = next((x for x in ("tpu", "cuda", "rocm") if x not in named), None) or new
-        edits.append(TextEdit(src.relpath, k.lineno, k.col_offset, k.col_offset + len(k.arg or ""), new))
-    plan.mutants.append(DispatchMutant(
-        "platform_dependent", form, src.relpath, call.lineno,
-        "rename " + ", ".join(f"{k.arg}= -> {e.text}=" for k, e in zip(plat, edits)), edits, span, typed=typed,
-        scope=_scope_of_path(src.relpath)))
+        edits.append(
+            TextEdit(src.relpath, k.lineno, k.col_offset, k.col_offset + len(k.arg or ""), new)
+        )
+    plan.mutants.append(
+        DispatchMutant(
+            "platform_dependent",
+            form,
+            src.relpath,
+            call.lineno,
+            "rename " + ", ".join(f"{k.arg}= -> {e.text}=" for k, e in zip(plat, edits)),
+            edits,
+            span,
+            typed=typed,
+            scope=_scope_of_path(src.relpath),
+        )
+    )
     if len(branches) >= 2:
         k1, k2 = branches[0], branches[1]
         segs = []
         for k in (k1, k2):
             if k.value.lineno != k.value.end_lineno:
                 return
-            segs.append(src.data.split(b"\n")[k.value.lineno - 1][k.value.col_offset: k.value.end_col_offset].decode())
-        plan.mutants.append(DispatchMutant(
-            "platform_dependent", form, src.relpath, call.lineno, f"swap values of {k1.arg}= and {k2.arg}=",
-            [TextEdit(src.relpath, k1.value.lineno, k1.value.col_offset, k1.value.end_col_offset or 0, segs[1]),
-             TextEdit(src.relpath, k2.value.lineno, k2.value.col_offset, k2.value.end_col_offset or 0, segs[0])],
-            span, typed=typed, scope=_scope_of_path(src.relpath)))
+            segs.append(
+                src.data.split(b"\n")[k.value.lineno - 1][
+                    k.value.col_offset : k.value.end_col_offset
+                ].decode()
+            )
+        plan.mutants.append(
+            DispatchMutant(
+                "platform_dependent",
+                form,
+                src.relpath,
+                call.lineno,
+                f"swap values of {k1.arg}= and {k2.arg}=",
+                [
+                    TextEdit(
+                        src.relpath,
+                        k1.value.lineno,
+                        k1.value.col_offset,
+                        k1.value.end_col_offset or 0,
+                        segs[1],
+                    ),
+                    TextEdit(
+                        src.relpath,
+                        k2.value.lineno,
+                        k2.value.col_offset,
+                        k2.value.end_col_offset or 0,
+                        segs[0],
+                    ),
+                ],
+                span,
+                typed=typed,
+                scope=_scope_of_path(src.relpath),
+            )
+        )
 
 
 def _is_param(src: SourceFile, name: ast.Name) -> bool:
@@ -658,7 +832,7 @@ def apply_text_edits(data: bytes, edits: list[TextEdit]) -> bytes:
     lines = data.split(b"\n")
     for e in sorted(edits, key=lambda e: (e.lineno, e.col), reverse=True):
         line = lines[e.lineno - 1]
-        lines[e.lineno - 1] = line[: e.col] + e.text.encode() + line[e.end_col:]
+        lines[e.lineno - 1] = line[: e.col] + e.text.encode() + line[e.end_col :]
     return b"\n".join(lines)
 
 

@@ -27,8 +27,8 @@ import csv
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 #: backend name -> public module that exports its CompilerParams (see typed_pallas._platforms)
 BACKEND_MODULES: dict[str, str] = {
@@ -40,8 +40,15 @@ BACKEND_MODULES: dict[str, str] = {
 PLATFORM_OF: dict[str, str] = {"tpu": "tpu", "triton": "gpu", "mosaic_gpu": "gpu"}
 
 MUT_ALIAS = "_tp_mut"
-CTOR_NAMES = frozenset({"CompilerParams", "TPUCompilerParams", "TritonCompilerParams",
-                        "GPUCompilerParams", "MosaicGPUCompilerParams"})
+CTOR_NAMES = frozenset(
+    {
+        "CompilerParams",
+        "TPUCompilerParams",
+        "TritonCompilerParams",
+        "GPUCompilerParams",
+        "MosaicGPUCompilerParams",
+    }
+)
 ENTRY_NAMES = frozenset({"pallas_call", "kernel", "core_map"})
 SITES_TSV = Path(__file__).with_name("corpus-sites.tsv")
 
@@ -87,7 +94,11 @@ class Site:
         pc = self.params_class
         if any(w in pc for w in ("param", "getattr", "replace", "dict", "absent", "attr:")):
             return None
-        found = {b for b in BACKEND_MODULES if b in pc.replace("(", " ").replace(")", " ").replace("|", " ").split()}
+        found = {
+            b
+            for b in BACKEND_MODULES
+            if b in pc.replace("(", " ").replace(")", " ").replace("|", " ").split()
+        }
         return found.pop() if len(found) == 1 else None
 
 
@@ -97,11 +108,19 @@ def load_sites(path: Path = SITES_TSV) -> list[Site]:
         rows = list(csv.DictReader(f, delimiter="\t"))
     return [
         Site(
-            package=r["package"], version=r["version"], relpath=r["relpath"], line=int(r["line"]),
-            entry_point=r["entry_point"], params_class=r["params_class"],
-            passing_pattern=r["passing_pattern"], platform=r["platform"],
-            body_prims=r["body_platform_prims"], arg_prims=r["arg_platform_prims"],
-            interpret_kw=r["interpret_kw"], enclosing_func=r["enclosing_func"], scope=r["scope"],
+            package=r["package"],
+            version=r["version"],
+            relpath=r["relpath"],
+            line=int(r["line"]),
+            entry_point=r["entry_point"],
+            params_class=r["params_class"],
+            passing_pattern=r["passing_pattern"],
+            platform=r["platform"],
+            body_prims=r["body_platform_prims"],
+            arg_prims=r["arg_platform_prims"],
+            interpret_kw=r["interpret_kw"],
+            enclosing_func=r["enclosing_func"],
+            scope=r["scope"],
         )
         for r in rows
         if r["site_kind"] == "call" and r["scope"] != "jax-internal"
@@ -156,8 +175,13 @@ def is_annotated(fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
     if fn is None:
         return True  # module level is always checked
     a = fn.args
-    args = [*a.posonlyargs, *a.args, *a.kwonlyargs, *([a.vararg] if a.vararg else []),
-            *([a.kwarg] if a.kwarg else [])]
+    args = [
+        *a.posonlyargs,
+        *a.args,
+        *a.kwonlyargs,
+        *([a.vararg] if a.vararg else []),
+        *([a.kwarg] if a.kwarg else []),
+    ]
     return fn.returns is not None or any(x.annotation is not None for x in args)
 
 
@@ -230,8 +254,15 @@ class Tracer:
         if _is_ctor(expr):
             assert isinstance(expr, ast.Call)
             out.how.add("ctor")
-            out.edits.append(Edit(src.relpath, expr.lineno, expr.col_offset,
-                                  expr.end_lineno or expr.lineno, expr.end_col_offset or 0))
+            out.edits.append(
+                Edit(
+                    src.relpath,
+                    expr.lineno,
+                    expr.col_offset,
+                    expr.end_lineno or expr.lineno,
+                    expr.end_col_offset or 0,
+                )
+            )
         elif isinstance(expr, ast.IfExp):
             out.how.add("conditional")
             for branch in (expr.body, expr.orelse):
@@ -250,9 +281,15 @@ class Tracer:
         for n in ast.walk(scope):
             if src.scope_of(n) is not scope and n is not scope:
                 continue
-            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.id for t in n.targets):
-                values.append(n.value)
-            elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == name.id and n.value:
+            if (
+                isinstance(n, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name.id for t in n.targets)
+            ) or (
+                isinstance(n, ast.AnnAssign)
+                and isinstance(n.target, ast.Name)
+                and n.target.id == name.id
+                and n.value
+            ):
                 values.append(n.value)
         if not values:
             out.problem = f"no assignment to {name.id}"
@@ -269,14 +306,18 @@ class Tracer:
             return
         fsrc, fdef = target
         out.how.add("factory")
-        rets = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Return) and n.value is not None]
+        rets = [
+            n.value for n in ast.walk(fdef) if isinstance(n, ast.Return) and n.value is not None
+        ]
         if not rets:
             out.problem = "factory has no return"
         for r in rets:
             if not (isinstance(r, ast.Constant) and r.value is None):
                 self.trace(fsrc, r, out, depth + 1)
 
-    def _resolve_function(self, src: SourceFile, func: ast.AST) -> tuple[SourceFile, ast.FunctionDef] | None:
+    def _resolve_function(
+        self, src: SourceFile, func: ast.AST
+    ) -> tuple[SourceFile, ast.FunctionDef] | None:
         if isinstance(func, ast.Name):
             for n in ast.walk(src.tree):
                 if isinstance(n, ast.FunctionDef) and n.name == func.id:
@@ -370,7 +411,9 @@ class Unmutable:
     reason: str
 
 
-def plan_mutants(root: Path, sites: Iterable[Site]) -> tuple[list[Mutant], list[Unmutable], dict[str, bool]]:
+def plan_mutants(
+    root: Path, sites: Iterable[Site]
+) -> tuple[list[Mutant], list[Unmutable], dict[str, bool]]:
     """Mutants for every site with a known params class; the rest, with the reason.
 
     Also returns, for every site, whether mypy's default flags check its body
@@ -405,14 +448,28 @@ def plan_mutants(root: Path, sites: Iterable[Site]) -> tuple[list[Mutant], list[
             skipped.append(Unmutable(site, tr.problem or "no construction found"))
             continue
         span = (call.lineno, call.end_lineno or call.lineno)
-        flags = tuple(f for f, present in (
-            ("**kwargs", any(k.arg is None for k in call.keywords)),
-            ("interpret", any(k.arg == "interpret" and not (isinstance(k.value, ast.Constant) and not k.value.value)
-                              for k in call.keywords)),
-        ) if present)
+        flags = tuple(
+            f
+            for f, present in (
+                ("**kwargs", any(k.arg is None for k in call.keywords)),
+                (
+                    "interpret",
+                    any(
+                        k.arg == "interpret"
+                        and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                        for k in call.keywords
+                    ),
+                ),
+            )
+            if present
+        )
         for to in BACKEND_MODULES:
             if to != frm:
-                mutants.append(Mutant(site, frm, to, list(tr.edits), span, typed, "+".join(sorted(tr.how)), flags))
+                mutants.append(
+                    Mutant(
+                        site, frm, to, list(tr.edits), span, typed, "+".join(sorted(tr.how)), flags
+                    )
+                )
     return mutants, skipped, typed_of
 
 
@@ -438,15 +495,46 @@ def discover_sites(root: Path, relpath: str, package: str = "-", version: str = 
         backends = set()
         for e in tr.edits:
             esrc = tracer.file(e.relpath)
-            ctor = next((n for n in esrc.calls_on_line(e.lineno) if _is_ctor(n) and n.col_offset == e.col), None) if esrc else None
+            ctor = (
+                next(
+                    (
+                        n
+                        for n in esrc.calls_on_line(e.lineno)
+                        if _is_ctor(n) and n.col_offset == e.col
+                    ),
+                    None,
+                )
+                if esrc
+                else None
+            )
             f = ctor.func if ctor is not None else None
-            mod = (tracer._module_alias(esrc, f.value.id)
-                   if esrc is not None and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else None)
+            mod = (
+                tracer._module_alias(esrc, f.value.id)
+                if esrc is not None
+                and isinstance(f, ast.Attribute)
+                and isinstance(f.value, ast.Name)
+                else None
+            )
             backends.add(backend_of_module.get(mod or ""))
         if len(backends) != 1 or None in backends:
             continue
-        out.append(Site(package, version, relpath, call.lineno, _callee_name(call) or "?", backends.pop(),
-                        "discovered", "-", "-", "-", "-", "-", "lib"))
+        out.append(
+            Site(
+                package,
+                version,
+                relpath,
+                call.lineno,
+                _callee_name(call) or "?",
+                backends.pop(),
+                "discovered",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                "lib",
+            )
+        )
     return out
 
 
@@ -456,7 +544,7 @@ def apply_edits(data: bytes, edits: Iterable[Edit], to_backend: str) -> bytes:
     repl = f"{MUT_ALIAS}.CompilerParams(".encode()
     for e in sorted(edits, key=lambda e: (e.lineno, e.col), reverse=True):
         first, last = lines[e.lineno - 1], lines[e.end_lineno - 1]
-        new = first[: e.col] + repl + b"\n" * (e.end_lineno - e.lineno) + b")" + last[e.end_col:]
+        new = first[: e.col] + repl + b"\n" * (e.end_lineno - e.lineno) + b")" + last[e.end_col :]
         lines[e.lineno - 1 : e.end_lineno] = new.split(b"\n")
     out = b"\n".join(lines)
     if not out.endswith(b"\n"):

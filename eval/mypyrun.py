@@ -26,7 +26,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from typed_pallas_mypy.cli.findings import PLUGIN_MODULE, PRESET_SETTINGS, mypy_command, parse_mypy_json, preset_config
+from typed_pallas_mypy.cli.findings import (
+    PLUGIN_MODULE,
+    PRESET_SETTINGS,
+    mypy_command,
+    parse_mypy_json,
+    preset_config,
+)
 
 PLUGIN = PLUGIN_MODULE
 CODE = "pallas-platform"
@@ -97,8 +103,11 @@ def preset_flags(*, check_untyped_defs: bool = True) -> list[str]:
 
 def clean_env(extra_pythonpath: Sequence[str] = ()) -> dict[str, str]:
     """The environment minus any typed-pallas or mypy settings the caller may have."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TYPED_PALLAS", "MYPY")) and k != "PYTHONPATH"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TYPED_PALLAS", "MYPY")) and k != "PYTHONPATH"
+    }
     if extra_pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(extra_pythonpath)
     return env
@@ -127,11 +136,19 @@ def run_mypy(
     cmd = mypy_command(str(config), str(cache_dir), arguments, python=python)
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=clean_env(extra_pythonpath), capture_output=True,
-                              text=True, timeout=timeout)
+        proc = subprocess.run(
+            cmd,
+            cwd=cwd,
+            env=clean_env(extra_pythonpath),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         stdout, out, rc = proc.stdout, proc.stdout + proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as e:
-        stdout = out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        stdout = out = (
+            (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        )
         rc = -9
     seconds = time.perf_counter() - t0
     res = RunResult(rc=rc, seconds=seconds)
@@ -139,8 +156,10 @@ def run_mypy(
     findings, _ = parse_mypy_json(stdout)
     for f in findings:
         ap = os.path.abspath(os.path.join(cwd, f.file))
-        rel = ap[len(root_s):] if ap.startswith(root_s) else f.file
-        res.diagnostics.append(Diagnostic(rel.replace(os.sep, "/"), f.line, f.severity, f.message, f.code))
+        rel = ap[len(root_s) :] if ap.startswith(root_s) else f.file
+        res.diagnostics.append(
+            Diagnostic(rel.replace(os.sep, "/"), f.line, f.severity, f.message, f.code)
+        )
     res.crashed = "INTERNAL ERROR" in out or "Traceback (most recent call last)" in out or rc < 0
     res.blocked = rc == 2 and not res.crashed
     if res.crashed or res.blocked or rc not in (0, 1):

@@ -34,17 +34,21 @@ def render(data: dict[str, Any]) -> str:
     ]
     for p in data["packages"]:
         if p.get("skipped"):
-            out.append(f"| {p['package']} | | {p['call_sites']} | | | skipped: {p['skipped']} | | | |")
+            out.append(
+                f"| {p['package']} | | {p['call_sites']} | | | skipped: {p['skipped']} | | | |"
+            )
             continue
         out.append(
             f"| {p['package']} | {p['files']} | {p['call_sites']} | {p['mutated_sites']} | "
             f"{p['crashes'] + p['blocked_runs']} | {len(p['false_positives'])} | "
             f"{pct([p['caught'], p['mutants']])} | {pct(p['caught_with_evidence'])} | "
-            f"{pct(p['caught_without_evidence'])} |")
+            f"{pct(p['caught_without_evidence'])} |"
+        )
     out.append(
         f"| **total** | {s['files']} | {s['call_sites']} | {s['mutated_sites']} | {s['crashes'] + s['blocked_runs']} | "
         f"{s['false_positives']} | **{pct(m['all'])}** | **{pct(m['with_evidence'])}** | "
-        f"**{pct(m['without_evidence'])}** |")
+        f"**{pct(m['without_evidence'])}** |"
+    )
     out += ["", "| mutants | caught |", "|---|---|"]
     rows = [
         ("platform swaps (tpu <-> gpu)", m["platform_swaps"]),
@@ -55,21 +59,34 @@ def render(data: dict[str, Any]) -> str:
         ("call-argument evidence only", m.get("args_only_evidence")),
         ("call has `**kwargs`", m.get("call_with_kwargs")),
         ("call passes `interpret=` (not literally False)", m.get("call_with_interpret")),
-        ("neither, params inline or in a local variable, body evidence", m.get("plain_call_body_evidence")),
+        (
+            "neither, params inline or in a local variable, body evidence",
+            m.get("plain_call_body_evidence"),
+        ),
         ("caught by the plugin (`pallas-platform`)", m.get("caught_by_plugin")),
-        ("caught by the stubs only (`arg-type` on `compiler_params`)", m.get("caught_by_stubs_only")),
+        (
+            "caught by the stubs only (`arg-type` on `compiler_params`)",
+            m.get("caught_by_stubs_only"),
+        ),
         ("with the right message (JAX's text or its backend twin)", m["right_message"]),
         ("mypy's default flags (no `--check-untyped-defs`), all", m["default_flags"]["all"]),
         ("mypy's default flags, with evidence", m["default_flags"]["with_evidence"]),
     ]
     out += [f"| {k} | {pct(v)} |" for k, v in rows if v]
-    out += ["", "By swap: " + ", ".join(f"{k} {pct(v)}" for k, v in m["by_pair"].items()) + ".",
-            "By how the params reach the call: " + ", ".join(f"{k} {pct(v)}" for k, v in m["by_how"].items()) + "."]
+    out += [
+        "",
+        "By swap: " + ", ".join(f"{k} {pct(v)}" for k, v in m["by_pair"].items()) + ".",
+        "By how the params reach the call: "
+        + ", ".join(f"{k} {pct(v)}" for k, v in m["by_how"].items())
+        + ".",
+    ]
     clis = [p for p in data["packages"] if p.get("cli")]
     if clis:
         agree = sum(1 for p in clis if p["cli"].get("agrees_with_mypy"))
-        out.append(f"`typed-pallas check --output json` reported exactly what mypy + plugin reported on "
-                   f"{agree}/{len(clis)} packages (jax's ops are checked by module name, not by the CLI).")
+        out.append(
+            f"`typed-pallas check --output json` reported exactly what mypy + plugin reported on "
+            f"{agree}/{len(clis)} packages (jax's ops are checked by module name, not by the CLI)."
+        )
     d = s.get("dispatch")
     if d is not None:
         out += dispatch_section(data, d)
@@ -89,21 +106,37 @@ KIND_TITLES = {
 
 
 def dispatch_section(data: dict[str, Any], d: dict[str, Any]) -> list[str]:
-    out = ["", "Dispatch-site mutants (caught: a new `pallas-platform` error in the guard statement and "
-           "the region it decides, the table and its use, or the `platform_dependent` call):", "",
-           "| kind | mutants | caught |", "|---|---|---|"]
+    out = [
+        "",
+        "Dispatch-site mutants (caught: a new `pallas-platform` error in the guard statement and "
+        "the region it decides, the table and its use, or the `platform_dependent` call):",
+        "",
+        "| kind | mutants | caught |",
+        "|---|---|---|",
+    ]
     for k, v in d["by_kind"].items():
-        out.append(f"| {KIND_TITLES.get(k, k)} | {v['mutants']} | {pct(v) if v['mutants'] else '-'} |")
-    out += ["", "By form: " + ", ".join(f"{k} {pct(v)}" for k, v in d["by_form"].items()) + ".",
-            f"Errors on the unmodified files of the dispatch runs (Pallas files plus the sites' files): "
-            f"{d['false_positives']}; crashes: {d['crashes']} ({d['runs']} mypy runs, {d['mypy_seconds']:.0f} s).",
-            "", "Dispatch sites found but not mutated: "
-            + "; ".join(f"{k} {n}" for k, n in d["sites_skipped"].items()) + ".", "",
-            "| mutant | where | caught |", "|---|---|---|"]
+        out.append(
+            f"| {KIND_TITLES.get(k, k)} | {v['mutants']} | {pct(v) if v['mutants'] else '-'} |"
+        )
+    out += [
+        "",
+        "By form: " + ", ".join(f"{k} {pct(v)}" for k, v in d["by_form"].items()) + ".",
+        f"Errors on the unmodified files of the dispatch runs (Pallas files plus the sites' files): "
+        f"{d['false_positives']}; crashes: {d['crashes']} ({d['runs']} mypy runs, {d['mypy_seconds']:.0f} s).",
+        "",
+        "Dispatch sites found but not mutated: "
+        + "; ".join(f"{k} {n}" for k, n in d["sites_skipped"].items())
+        + ".",
+        "",
+        "| mutant | where | caught |",
+        "|---|---|---|",
+    ]
     for p in data["packages"]:
         for m in p.get("dispatch_mutants", []):
-            out.append(f"| {m['kind']}/{m['form']} ({m['scope']}): `{m['detail']}` | {p['package']} `{m['where']}` | "
-                       f"{'yes' if m['caught'] else 'no'} |")
+            out.append(
+                f"| {m['kind']}/{m['form']} ({m['scope']}): `{m['detail']}` | {p['package']} `{m['where']}` | "
+                f"{'yes' if m['caught'] else 'no'} |"
+            )
     return out
 
 

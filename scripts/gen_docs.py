@@ -67,13 +67,18 @@ def render(folder: Path = SOURCE) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/errors.md is out of date")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if docs/errors.md is out of date"
+    )
     args = parser.parse_args(argv)
     text = render()
     if args.check:
         current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
         if current != text:
-            print(f"{TARGET.relative_to(ROOT)} is out of date: run scripts/gen_docs.py", file=sys.stderr)
+            print(
+                f"{TARGET.relative_to(ROOT)} is out of date: run scripts/gen_docs.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     TARGET.write_text(text, encoding="utf-8")

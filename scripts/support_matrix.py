@@ -128,13 +128,18 @@ def splice(doc: str, table: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/checkers.md is out of date")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if docs/checkers.md is out of date"
+    )
     args = parser.parse_args(argv)
     doc = DOC.read_text()
     new = splice(doc, render(all_cases()))
     if args.check:
         if new != doc:
-            print(f"{DOC.relative_to(ROOT)} is out of date: run python scripts/support_matrix.py", file=sys.stderr)
+            print(
+                f"{DOC.relative_to(ROOT)} is out of date: run python scripts/support_matrix.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     DOC.write_text(new)

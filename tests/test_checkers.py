@@ -75,20 +75,60 @@ def _command(checker: str, exe: str, files: list[Path], cache: Path) -> list[str
     py = sys.executable
     paths = [str(f) for f in files]
     if checker == "mypy":
-        return [exe, "--config-file", str(CONFIGS / "mypy.ini"), "--cache-dir", str(cache),
-                "--python-executable", py, "-O", "json", *paths]
+        return [
+            exe,
+            "--config-file",
+            str(CONFIGS / "mypy.ini"),
+            "--cache-dir",
+            str(cache),
+            "--python-executable",
+            py,
+            "-O",
+            "json",
+            *paths,
+        ]
     if checker in ("pyright", "basedpyright"):
-        return [exe, "-p", str(CONFIGS / "pyrightconfig.json"), "--pythonpath", py, "--outputjson", *paths]
+        return [
+            exe,
+            "-p",
+            str(CONFIGS / "pyrightconfig.json"),
+            "--pythonpath",
+            py,
+            "--outputjson",
+            *paths,
+        ]
     if checker == "pyrefly":
-        return [exe, "check", "-c", str(CONFIGS / "pyrefly.toml"), "--python-interpreter-path", py,
-                "--output-format", "json", *paths]
+        return [
+            exe,
+            "check",
+            "-c",
+            str(CONFIGS / "pyrefly.toml"),
+            "--python-interpreter-path",
+            py,
+            "--output-format",
+            "json",
+            *paths,
+        ]
     if checker == "ty":
-        return [exe, "check", "--config-file", str(CONFIGS / "ty.toml"), "--python", py,
-                "--output-format", "concise", "--color", "never", *paths]
+        return [
+            exe,
+            "check",
+            "--config-file",
+            str(CONFIGS / "ty.toml"),
+            "--python",
+            py,
+            "--output-format",
+            "concise",
+            "--color",
+            "never",
+            *paths,
+        ]
     raise AssertionError(checker)
 
 
-_TY_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>\w+)\[(?P<code>[^\]]+)\] (?P<msg>.*)$")
+_TY_LINE = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>\w+)\[(?P<code>[^\]]+)\] (?P<msg>.*)$"
+)
 
 
 def _parse(checker: str, out: str) -> list[Diagnostic]:
@@ -99,23 +139,43 @@ def _parse(checker: str, out: str) -> list[Diagnostic]:
                 continue
             item = json.loads(raw)
             if item["severity"] == "error":
-                found.append(Diagnostic(Path(item["file"]).resolve(), item["line"], item["code"] or "", item["message"]))
+                found.append(
+                    Diagnostic(
+                        Path(item["file"]).resolve(),
+                        item["line"],
+                        item["code"] or "",
+                        item["message"],
+                    )
+                )
     elif checker in ("pyright", "basedpyright"):
-        data = json.loads(out[out.index("{"):])
+        data = json.loads(out[out.index("{") :])
         for item in data["generalDiagnostics"]:
             if item["severity"] == "error":
                 line = item["range"]["start"]["line"] + 1
-                found.append(Diagnostic(Path(item["file"]).resolve(), line, item.get("rule", ""), item["message"]))
+                found.append(
+                    Diagnostic(
+                        Path(item["file"]).resolve(), line, item.get("rule", ""), item["message"]
+                    )
+                )
     elif checker == "pyrefly":
-        data = json.loads(out[out.index("{"):])
+        data = json.loads(out[out.index("{") :])
         for item in data["errors"]:
             if item.get("severity", "error") == "error":
-                found.append(Diagnostic((ROOT / item["path"]).resolve(), item["line"], item["name"], item["description"]))
+                found.append(
+                    Diagnostic(
+                        (ROOT / item["path"]).resolve(),
+                        item["line"],
+                        item["name"],
+                        item["description"],
+                    )
+                )
     elif checker == "ty":
         for raw in out.splitlines():
             m = _TY_LINE.match(raw.strip())
             if m and m["sev"] == "error":
-                found.append(Diagnostic((ROOT / m["path"]).resolve(), int(m["line"]), m["code"], m["msg"]))
+                found.append(
+                    Diagnostic((ROOT / m["path"]).resolve(), int(m["line"]), m["code"], m["msg"])
+                )
     return found
 
 
@@ -124,12 +184,17 @@ def _run_checker(checker: str, files: list[Path], cache: Path) -> Run:
     if exe is None:
         pytest.skip(f"{checker} is not installed (pip install -e .[test])")
     cmd = _command(checker, exe, files, cache)
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    proc = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S, check=False
+    )
     out = proc.stdout
     try:
         errors = _parse(checker, out)
     except (ValueError, KeyError) as exc:
-        return Run((), f"unreadable output ({exc!r}); rc={proc.returncode}\n{out[-3000:]}\n{proc.stderr[-3000:]}")
+        return Run(
+            (),
+            f"unreadable output ({exc!r}); rc={proc.returncode}\n{out[-3000:]}\n{proc.stderr[-3000:]}",
+        )
     # Exit codes: 0 clean, 1 errors found; anything else is a crash or a config error.
     if proc.returncode not in (0, 1) or (proc.returncode == 1 and not errors):
         return Run(tuple(errors), f"rc={proc.returncode}\n{out[-3000:]}\n{proc.stderr[-3000:]}")
@@ -170,7 +235,9 @@ def test_canary_reports_missing_and_unexpected_errors(checker: str, checker_runs
     run = checker_runs[checker]
     assert run.failure is None, run.failure
     lines = {d.line for d in run.errors if d.path == checker_runs.canary}
-    assert lines == CANARY_LINES, f"{checker} reported canary lines {sorted(lines)}, expected {sorted(CANARY_LINES)}"
+    assert lines == CANARY_LINES, (
+        f"{checker} reported canary lines {sorted(lines)}, expected {sorted(CANARY_LINES)}"
+    )
 
 
 @pytest.mark.parametrize("case_file", CASE_FILES, ids=[f.name for f in CASE_FILES])

@@ -68,22 +68,35 @@ def test_select_keeps_plugin_and_blocking_codes_unless_all_errors() -> None:
                 _mypy_line(code="syntax", message="bad syntax"),
                 _mypy_line(code="misc", severity="note", message="Revealed type", line=9),
                 _mypy_line(
-                    code="arg-type", line=11,
+                    code="arg-type",
+                    line=11,
                     message='Argument "compiler_params" to "kernel" has incompatible type "tpu.CompilerParams"; '
                     "expected \"typed_pallas._params.CompilerParams[Literal['gpu']] | None\"",
-                ),  # fmt: skip
+                ),
                 _mypy_line(
-                    code="call-overload", line=12, message='No overload variant of "pallas_call" matches',
+                    code="call-overload",
+                    line=12,
+                    message='No overload variant of "pallas_call" matches',
                     hint="Possible overload variants:\n    def pallas_call(...) -> PlatformFn[Literal['tpu'], ...]",
-                ),  # fmt: skip
-                _mypy_line(code="call-overload", line=13, message='No overload variant of "f" matches', hint="x"),
+                ),
+                _mypy_line(
+                    code="call-overload",
+                    line=13,
+                    message='No overload variant of "f" matches',
+                    hint="x",
+                ),
             ]
         )
     )
     codes = findings.plugin_error_codes()
     assert "pallas-platform" in codes
     kept = findings.select(parsed, codes, all_errors=False)
-    assert [(f.code, f.line) for f in kept] == [("pallas-platform", 3), ("syntax", 3), ("arg-type", 11), ("call-overload", 12)]
+    assert [(f.code, f.line) for f in kept] == [
+        ("pallas-platform", 3),
+        ("syntax", 3),
+        ("arg-type", 11),
+        ("call-overload", 12),
+    ]
     assert len(findings.select(parsed, codes, all_errors=True)) == 7
 
 
@@ -102,7 +115,9 @@ def test_output_formats() -> None:
         "::error file=pkg/k.py,line=12,col=5,endLine=12,endColumn=20,title=pallas-platform::"
         "Compiler params for platform tpu cannot be used for gpu lowering.%0Aevidence: a, b%0A100%25 sure"
     )
-    odd = findings.Finding(file="a,b:c.py", line=1, column=1, severity="note", code=None, message="x")
+    odd = findings.Finding(
+        file="a,b:c.py", line=1, column=1, severity="note", code=None, message="x"
+    )
     assert formats.github_line(odd) == "::notice file=a%2Cb%3Ac.py,line=1,col=1::x"
     stream = io.StringIO()
     formats.emit([finding], "json", False, stream)
@@ -146,10 +161,17 @@ def test_expectations_pair_findings_with_comments(tmp_path: Path) -> None:
     ]
 
     def finding(line: int, message: str, code: str = "pallas-platform") -> findings.Finding:
-        return findings.Finding(file=str(src), line=line, column=1, severity="error", message=message, code=code)
+        return findings.Finding(
+            file=str(src), line=line, column=1, severity="error", message=message, code=code
+        )
 
     matched, unexpected, missing = expect.compare_expectations(
-        [finding(1, "message one"), finding(4, "anything"), finding(4, "extra"), finding(5, "x", "pallas-platform")],
+        [
+            finding(1, "message one"),
+            finding(4, "anything"),
+            finding(4, "extra"),
+            finding(5, "x", "pallas-platform"),
+        ],
         exps,
     )
     assert sorted((f.line, e.line) for f, e in matched) == [(1, 2), (4, 4)]
@@ -185,7 +207,9 @@ def test_every_error_has_documentation() -> None:
 
     docs = set(error_docs())
     assert findings.plugin_error_codes() <= docs
-    runtime = {n for n, v in vars(_errors).items() if isinstance(v, type) and issubclass(v, Exception)}
+    runtime = {
+        n for n, v in vars(_errors).items() if isinstance(v, type) and issubclass(v, Exception)
+    }
     assert runtime and runtime <= docs
     assert set(explain.known_error_docs()) == docs
 
@@ -196,7 +220,12 @@ def test_explain_prints_each_doc(code: str, capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     assert out == (ERRORS_SRC / f"{code}.md").read_text(encoding="utf-8")
     assert out.startswith(f"# {code}\n")
-    for section in ("## What it means", "## Smallest code that triggers it", "## Before / after", "## How to silence it"):
+    for section in (
+        "## What it means",
+        "## Smallest code that triggers it",
+        "## Before / after",
+        "## How to silence it",
+    ):
         assert section in out
 
 
@@ -241,7 +270,10 @@ def test_runtime_error_docs_show_what_their_code_raises() -> None:
     names = [c for c in error_docs() if c != c.lower()]
     snippets = {name: smallest_code(name) for name in names}
     proc = subprocess.run(
-        [sys.executable, "-c", RUN_SNIPPETS, json.dumps(snippets)], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", RUN_SNIPPETS, json.dumps(snippets)],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     raised = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -279,20 +311,32 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         cli.main(["--version"])
     assert info.value.code == 0
-    assert re.match(r"typed-pallas \S+ \(mypy \S+, Python 3\.\d+\.\d+\)$", capsys.readouterr().out.strip())
+    assert re.match(
+        r"typed-pallas \S+ \(mypy \S+, Python 3\.\d+\.\d+\)$", capsys.readouterr().out.strip()
+    )
 
 
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        pytest.param(["check", "--platform", "xpu", "."], "unknown platform 'xpu'", id="bad-platform"),
+        pytest.param(
+            ["check", "--platform", "xpu", "."], "unknown platform 'xpu'", id="bad-platform"
+        ),
         pytest.param(["check", "--output", "xml", "."], "invalid choice: 'xml'", id="bad-output"),
-        pytest.param(["check", "no/such/dir"], "no such file or directory: no/such/dir", id="missing-path"),
-        pytest.param(["check", "--config", "no-such.toml", "."], "no-such.toml: no such file", id="missing-config"),
+        pytest.param(
+            ["check", "no/such/dir"], "no such file or directory: no/such/dir", id="missing-path"
+        ),
+        pytest.param(
+            ["check", "--config", "no-such.toml", "."],
+            "no-such.toml: no such file",
+            id="missing-config",
+        ),
         pytest.param(["--", "--strict"], "need a command", id="passthrough-without-command"),
     ],
 )
-def test_usage_errors_exit_2_before_mypy(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_2_before_mypy(
+    argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     try:
         rc = cli.main(argv)
     except SystemExit as e:  # argparse's own usage errors
@@ -388,13 +432,17 @@ def test_missing_mypy_is_a_usage_error(
     (tmp_path / "a.py").write_text("x = 1\n")
     monkeypatch.chdir(tmp_path)
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mypy" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "mypy" else real(name, *a)
+    )
     assert cli.main(["check", "."]) == 2
     err = capsys.readouterr().err
     assert "pip install 'mypy" in err and "(typed-pallas[mypy])" in err
 
 
-def test_check_finds_the_config_with_the_plugins_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_finds_the_config_with_the_plugins_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`check` passes on the file `config.find_config_file` finds (the plugin's own search)."""
     (tmp_path / ".git").mkdir()
     sub = tmp_path / "a" / "b"
@@ -431,7 +479,9 @@ def test_docs_errors_md_is_generated_from_the_source() -> None:
     gen_docs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen_docs)
     text = gen_docs.render()
-    assert (ROOT / "docs" / "errors.md").read_text(encoding="utf-8") == text, "run scripts/gen_docs.py"
+    assert (ROOT / "docs" / "errors.md").read_text(encoding="utf-8") == text, (
+        "run scripts/gen_docs.py"
+    )
     for code in error_docs():
         assert f"\n## {code}\n" in text
 
@@ -510,7 +560,10 @@ def test_examples_lower_for_tpu_as_labelled() -> None:
         (str(EXAMPLES / "mistakes" / "swapped_platform_dependent.py"), "square", 1),
     ]
     proc = subprocess.run(
-        [sys.executable, "-c", LOWER_SCRIPT, json.dumps(cases)], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", LOWER_SCRIPT, json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -521,7 +574,7 @@ def test_examples_lower_for_tpu_as_labelled() -> None:
 
 # --------------------------------------------------------------------------- end to end (mypy)
 
-BAD = '''\
+BAD = """\
 import jax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
@@ -539,9 +592,9 @@ def run(x):
             compiler_params=pltriton.CompilerParams(num_warps=4),
         )(x)
     return x
-'''
+"""
 
-GOOD = '''\
+GOOD = """\
 import jax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
@@ -557,7 +610,7 @@ def run(x):
         out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
         compiler_params=pltpu.CompilerParams(),
     )(x)
-'''
+"""
 
 TYPO = 'x: int = "not an int"\n'
 
@@ -579,7 +632,9 @@ def proj(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_cli(cwd: Path, cache: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in (config.PLATFORMS_ENV, config.CONFIG_ENV)}
+    env = {
+        k: v for k, v in os.environ.items() if k not in (config.PLATFORMS_ENV, config.CONFIG_ENV)
+    }
     return subprocess.run(
         [sys.executable, "-m", "typed_pallas_mypy.cli", "check", "--cache-dir", cache, *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
@@ -597,7 +652,9 @@ def test_check_text_output(proj: Path, mypy_cache: str) -> None:
     lines = proc.stdout.splitlines()
     assert lines[0].startswith(f"bad_call.py:{BAD_LINE}:")
     assert lines[0].endswith(f"error: {MESSAGE}  [pallas-platform]")
-    assert any(line.startswith(f"bad_call.py:{BAD_LINE}:") and ": note: " in line for line in lines[1:])
+    assert any(
+        line.startswith(f"bad_call.py:{BAD_LINE}:") and ": note: " in line for line in lines[1:]
+    )
     assert "typo.py" not in proc.stdout  # mypy's own errors are not shown by default
     assert lines[-1] == "Found 1 typed-pallas error in 1 file"
 
@@ -608,20 +665,29 @@ def test_check_json_and_github_outputs(proj: Path, mypy_cache: str) -> None:
     assert proc.returncode == 1, proc.stderr
     (item,) = json.loads(proc.stdout)
     assert item["file"] == "bad_call.py" and item["line"] == BAD_LINE and item["column"] >= 1
-    assert (item["severity"], item["code"], item["message"]) == ("error", "pallas-platform", MESSAGE)
+    assert (item["severity"], item["code"], item["message"]) == (
+        "error",
+        "pallas-platform",
+        MESSAGE,
+    )
     assert item["notes"] and all(isinstance(n, str) for n in item["notes"])
 
     proc = run_cli(proj, mypy_cache, "--output", "github", "bad_call.py", "good_call.py")
     assert proc.returncode == 1, proc.stderr
     first = proc.stdout.splitlines()[0]
-    assert re.match(rf"::error file=bad_call\.py,line={BAD_LINE},col=\d+,.*title=pallas-platform::", first)
+    assert re.match(
+        rf"::error file=bad_call\.py,line={BAD_LINE},col=\d+,.*title=pallas-platform::", first
+    )
     assert MESSAGE + "%0A" in first
 
 
 @pytest.mark.slow
 def test_check_clean_all_errors_passthrough_and_blocking(proj: Path, mypy_cache: str) -> None:
     clean = run_cli(proj, mypy_cache, "good_call.py")
-    assert (clean.returncode, clean.stdout.strip()) == (0, "Success: no typed-pallas issues found"), clean.stderr
+    assert (clean.returncode, clean.stdout.strip()) == (
+        0,
+        "Success: no typed-pallas issues found",
+    ), clean.stderr
 
     everything = run_cli(proj, mypy_cache, "--all-errors", "good_call.py", "typo.py")
     assert everything.returncode == 1
@@ -629,9 +695,10 @@ def test_check_clean_all_errors_passthrough_and_blocking(proj: Path, mypy_cache:
 
     # arguments after -- reach mypy (an option that leaves mypy's cache valid)
     excluded = run_cli(proj, mypy_cache, ".", "--", "--exclude", r"(bad_call|broken)\.py$")
-    assert (excluded.returncode, excluded.stdout.strip()) == (0, "Success: no typed-pallas issues found"), (
-        excluded.stdout + excluded.stderr
-    )
+    assert (excluded.returncode, excluded.stdout.strip()) == (
+        0,
+        "Success: no typed-pallas issues found",
+    ), excluded.stdout + excluded.stderr
 
     broken = run_cli(proj, mypy_cache, "broken.py", "good_call.py")
     assert broken.returncode == 2
@@ -700,12 +767,17 @@ def test_src_layout_and_unresolved_own_imports(tmp_path: Path, mypy_cache: str) 
 
 
 @pytest.mark.slow
-def test_check_platform_option_and_project_config(tmp_path: Path, proj: Path, mypy_cache: str) -> None:
+def test_check_platform_option_and_project_config(
+    tmp_path: Path, proj: Path, mypy_cache: str
+) -> None:
     # --platform sets the top-level platforms: unguarded TPU params now contradict them
     gpu = run_cli(proj, mypy_cache, "--platform", "gpu", "good_call.py")
     assert gpu.returncode == 1, gpu.stderr
     assert "good_call.py:11:" in gpu.stdout
-    assert "Compiler params for platform tpu cannot be used for gpu lowering.  [pallas-platform]" in gpu.stdout
+    assert (
+        "Compiler params for platform tpu cannot be used for gpu lowering.  [pallas-platform]"
+        in gpu.stdout
+    )
 
     # the project's own [tool.typed-pallas] is found from the current folder
     (tmp_path / ".git").mkdir()
@@ -725,10 +797,14 @@ def test_check_platform_option_and_project_config(tmp_path: Path, proj: Path, my
         if ": error: " in line
     ]
     assert doc.returncode == 1, doc.stderr
-    assert [line for line in doc.stdout.splitlines() if ": error: " in line] == shown, "update errors/pallas-platform.md"
+    assert [line for line in doc.stdout.splitlines() if ": error: " in line] == shown, (
+        "update errors/pallas-platform.md"
+    )
 
 
-def test_check_of_one_file_reads_the_projects_other_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_of_one_file_reads_the_projects_other_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``check dispatch.py`` alone: the kernel module it imports is analysed with its
     function bodies (mypy drops them for silently followed modules), and only
     dispatch.py's findings are shown."""
@@ -754,8 +830,12 @@ def test_check_of_one_file_reads_the_projects_other_modules(tmp_path: Path, monk
         "    return x\n"
     )
     monkeypatch.chdir(tmp_path)
-    code = cli.main(["check", "--output", "json", "--cache-dir", str(tmp_path / "cache"), "dispatch.py"])
+    code = cli.main(
+        ["check", "--output", "json", "--cache-dir", str(tmp_path / "cache"), "dispatch.py"]
+    )
     out = capsys.readouterr().out
     found = json.loads(out)
     assert code == 1, out
-    assert [(f["file"], f["line"], f["code"]) for f in found] == [("dispatch.py", 6, "pallas-platform")], out
+    assert [(f["file"], f["line"], f["code"]) for f in found] == [
+        ("dispatch.py", 6, "pallas-platform")
+    ], out

@@ -78,8 +78,9 @@ def test_cache_folder_names_python_jax_and_mypy_versions(monkeypatch: pytest.Mon
     assert first.endswith("-jax0.10.2-mypy2.4.1") and second.endswith("-jax0.12.0-mypy2.4.1")
 
 
-def test_slow_run_line_only_while_the_cache_is_cold(proj: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_slow_run_line_only_while_the_cache_is_cold(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (proj / "a.py").write_text("x = 1\n")
     fake = _fake(monkeypatch)
     assert cli.main(["check", "a.py"]) == 0
@@ -157,13 +158,16 @@ def test_preset_carries_the_layout(proj: Path, monkeypatch: pytest.MonkeyPatch) 
     own = next(line for line in preset.splitlines() if line.startswith("[mypy-"))
     assert {"pkg.*", "tests.*", "tool.*"} <= set(own[len("[mypy-") : -1].split(","))
     assert preset.endswith(f"{own}\nignore_missing_imports = False\nfollow_imports = normal\n")
-    assert findings.PRESET in preset.replace(f"mypy_path = {proj / 'src'}\nexplicit_package_bases = True\n", "")
+    assert findings.PRESET in preset.replace(
+        f"mypy_path = {proj / 'src'}\nexplicit_package_bases = True\n", ""
+    )
     # what eval/ and benchmarks/ run is unchanged
     assert findings.preset_config() == findings.PRESET and "[mypy-" not in findings.PRESET
 
 
-def test_unresolved_own_import_is_a_warning(proj: Path, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_unresolved_own_import_is_a_warning(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (proj / "pkg").mkdir()
     (proj / "pkg" / "a.py").write_text("from pkg.gone import f\n")
     missing = _mypy_line(
@@ -185,8 +189,9 @@ def test_unresolved_own_import_is_a_warning(proj: Path, monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize("output", formats.OUTPUTS)
-def test_empty_selection_exits_0_with_one_line(proj: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str], output: str) -> None:
+def test_empty_selection_exits_0_with_one_line(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
     (proj / "docs").mkdir()
     (proj / "docs" / "notes.md").write_text("# no Python here\n")
     (proj / "assets" / ".cache").mkdir(parents=True)
@@ -204,8 +209,9 @@ def test_empty_selection_exits_0_with_one_line(proj: Path, monkeypatch: pytest.M
         assert captured.out == ""
 
 
-def test_everything_excluded_is_the_empty_selection(proj: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_everything_excluded_is_the_empty_selection(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (proj / "a.py").write_text("")
     _fake(monkeypatch, returncode=2, stderr="There are no .py[i] files in directory '.'\n")
     assert cli.main(["check", ".", "--", "--exclude", "a"]) == 0
@@ -234,7 +240,9 @@ def _validate_sarif(log: dict[str, object]) -> None:
     ids = [rule["id"] for rule in rules]
     assert len(ids) == len(set(ids)), "one rule per error code"
     for rule in rules:
-        assert isinstance(rule["shortDescription"]["text"], str) and rule["shortDescription"]["text"]
+        assert (
+            isinstance(rule["shortDescription"]["text"], str) and rule["shortDescription"]["text"]
+        )
         if "help" in rule:
             assert isinstance(rule["help"]["text"], str)
     assert run["columnKind"] in ("utf16CodeUnits", "unicodeCodePoints")
@@ -260,34 +268,56 @@ def _validate_sarif(log: dict[str, object]) -> None:
 
 def test_sarif_log_structure() -> None:
     shown = [
-        findings.Finding("pkg/a.py", 12, 16, "error", "Compiler params for platform tpu ...", "pallas-platform",
-                         ["the if at line 11 ..."], 12, 40),
+        findings.Finding(
+            "pkg/a.py",
+            12,
+            16,
+            "error",
+            "Compiler params for platform tpu ...",
+            "pallas-platform",
+            ["the if at line 11 ..."],
+            12,
+            40,
+        ),
         findings.Finding("pkg/a.py", 20, 5, "error", "Argument 1 ...", "arg-type", [], 20, 9),
         findings.Finding("b.py", 0, 1, "error", "file-level", "pallas-platform"),
         findings.Finding("b.py", 3, 1, "note", "a standalone note", None),
-        findings.Finding(os.path.abspath("c.py"), 2, 3, "error", "absolute path", "syntax", [], 4, 1),
+        findings.Finding(
+            os.path.abspath("c.py"), 2, 3, "error", "absolute path", "syntax", [], 4, 1
+        ),
     ]
     log = formats.sarif_log(shown, cwd="/work/proj")
     _validate_sarif(log)
     run = log["runs"][0]  # type: ignore[index]
-    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == ["pallas-platform", "arg-type", "note", "syntax"]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
+        "pallas-platform",
+        "arg-type",
+        "note",
+        "syntax",
+    ]
     first = run["results"][0]
     assert first["message"]["text"] == "Compiler params for platform tpu ...\nthe if at line 11 ..."
     assert first["locations"][0]["physicalLocation"]["region"] == {
         "startLine": 12, "startColumn": 16, "endLine": 12, "endColumn": 40,
     }  # fmt: skip
-    assert first["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "pkg/a.py", "uriBaseId": "%SRCROOT%"}
+    assert first["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "pkg/a.py",
+        "uriBaseId": "%SRCROOT%",
+    }
     assert run["results"][2]["locations"][0]["physicalLocation"]["region"]["startLine"] == 1
     assert run["results"][3]["level"] == "note"
-    assert run["results"][4]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("file:///")
+    assert run["results"][4]["locations"][0]["physicalLocation"]["artifactLocation"][
+        "uri"
+    ].startswith("file:///")
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == "file:///work/proj/"
     rule = run["tool"]["driver"]["rules"][0]
     assert "typed-pallas explain pallas-platform" in rule["help"]["text"]
     assert rule["help"]["markdown"] == explain.error_doc("pallas-platform")
 
 
-def test_sarif_output_from_check(proj: Path, monkeypatch: pytest.MonkeyPatch,
-                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_sarif_output_from_check(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (proj / "a.py").write_text("x = 1\n")
     _fake(monkeypatch, stdout=_mypy_line(), returncode=1)
     assert cli.main(["check", "--output", "sarif", "a.py"]) == 1
@@ -300,7 +330,9 @@ def test_sarif_output_from_check(proj: Path, monkeypatch: pytest.MonkeyPatch,
 # --------------------------------------------------------------------------- links
 
 
-def test_messages_link_documentation_that_ships(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_messages_link_documentation_that_ships(
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (proj / "pyproject.toml").write_text('[tool.typed-pallas]\nplatforms = ["npu"]\n')
     assert cli.main(["check", "."]) == 2
     err = capsys.readouterr().err
@@ -314,11 +346,15 @@ def test_messages_link_documentation_that_ships(proj: Path, capsys: pytest.Captu
 def test_doc_link_uses_the_metadata_url(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(explain, "project_urls", lambda: {})
     assert explain.doc_link("configuration") == "`typed-pallas explain configuration`"
-    monkeypatch.setattr(explain, "project_urls", lambda: {"Documentation": "https://example.org/docs/"})
+    monkeypatch.setattr(
+        explain, "project_urls", lambda: {"Documentation": "https://example.org/docs/"}
+    )
     assert explain.doc_link("configuration") == (
         "`typed-pallas explain configuration` or https://example.org/docs/configuration.md"
     )
-    assert explain.doc_link("pallas-platform").endswith("https://example.org/docs/errors.md#pallas-platform")
+    assert explain.doc_link("pallas-platform").endswith(
+        "https://example.org/docs/errors.md#pallas-platform"
+    )
 
 
 def test_check_help_has_no_checkout_paths() -> None:
@@ -339,7 +375,9 @@ def test_pre_commit_examples_work_without_a_tag() -> None:
     (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
     doc = (root / "docs" / "configuration.md").read_text()
     section = doc[doc.index("## pre-commit") :]
-    blocks = [yaml.safe_load(b) for b in section.split("```yaml\n")[1:] for b in [b.split("```")[0]]]
+    blocks = [
+        yaml.safe_load(b) for b in section.split("```yaml\n")[1:] for b in [b.split("```")[0]]
+    ]
     local = next(b for b in blocks if b["repos"][0]["repo"] == "local")["repos"][0]["hooks"][0]
     for key in ("id", "entry", "types_or", "require_serial"):
         assert local[key] == hook[key], key

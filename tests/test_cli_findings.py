@@ -9,7 +9,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-
 from pathlib import Path
 
 import pytest
@@ -37,7 +36,11 @@ _BLOCK_MYPY = textwrap.dedent(
 
 def _run(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", _BLOCK_MYPY, *args], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-c", _BLOCK_MYPY, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
     )
 
 
@@ -58,7 +61,9 @@ def test_check_without_mypy_says_what_to_install(tmp_path: Path) -> None:
     source.write_text("x = 1\n")
     result = _run("check", str(source), cwd=str(tmp_path))
     assert result.returncode == 2, (result.stdout, result.stderr)
-    assert "mypy is not installed" in result.stderr and "typed-pallas[mypy]" in result.stderr, result.stderr
+    assert "mypy is not installed" in result.stderr and "typed-pallas[mypy]" in result.stderr, (
+        result.stderr
+    )
 
 
 def test_plugin_package_imports_without_mypy() -> None:

@@ -59,7 +59,7 @@ def test_defaults_without_any_config(project: Path) -> None:
 
 
 def test_pyproject_without_our_table_is_unconfigured(project: Path) -> None:
-    write(project, "pyproject.toml", '[tool.mypy]\nstrict = true\n')
+    write(project, "pyproject.toml", "[tool.mypy]\nstrict = true\n")
     assert resolve(project, str(project / "pyproject.toml")) == PluginConfig()
 
 
@@ -180,7 +180,11 @@ def test_same_concrete_module_twice_later_wins(project: Path) -> None:
 
 
 def test_star_alone_matches_every_module(project: Path) -> None:
-    write(project, "pyproject.toml", '[[tool.typed-pallas.overrides]]\nmodule = "*"\nplatforms = ["tpu"]\n')
+    write(
+        project,
+        "pyproject.toml",
+        '[[tool.typed-pallas.overrides]]\nmodule = "*"\nplatforms = ["tpu"]\n',
+    )
     assert resolve(project).platforms_for("any.module") == {"tpu"}
 
 
@@ -243,7 +247,9 @@ def test_search_stops_at_the_repository_root(tmp_path: Path) -> None:
     assert resolve_config(None, environ={}, cwd=str(repo)).platforms is None
 
 
-def test_pyproject_next_to_the_mypy_config(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_pyproject_next_to_the_mypy_config(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     elsewhere = tmp_path_factory.mktemp("cwd")
     (elsewhere / ".git").mkdir()
     ini = write(project, "mypy.ini", "[mypy]\n")
@@ -267,14 +273,22 @@ def test_candidate_files_are_mypys_names_in_mypys_order(project: Path) -> None:
         *(str(sub / name) for name in CONFIG_FILE_NAMES),
         *(str(project / name) for name in CONFIG_FILE_NAMES),
     ]
-    assert candidate_files(None, cwd=str(project)) == [str(project / name) for name in CONFIG_FILE_NAMES]
+    assert candidate_files(None, cwd=str(project)) == [
+        str(project / name) for name in CONFIG_FILE_NAMES
+    ]
 
 
 @pytest.mark.parametrize(
     ("present", "found"),
     [
-        pytest.param(["mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"], "mypy.ini", id="mypy.ini-first"),
-        pytest.param([".mypy.ini", "pyproject.toml", "setup.cfg"], ".mypy.ini", id="dot-mypy.ini-second"),
+        pytest.param(
+            ["mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"],
+            "mypy.ini",
+            id="mypy.ini-first",
+        ),
+        pytest.param(
+            [".mypy.ini", "pyproject.toml", "setup.cfg"], ".mypy.ini", id="dot-mypy.ini-second"
+        ),
         pytest.param(["pyproject.toml", "setup.cfg"], "pyproject.toml", id="pyproject-third"),
         pytest.param(["setup.cfg"], "setup.cfg", id="setup.cfg-last"),
     ],
@@ -322,7 +336,10 @@ def test_search_stops_at_a_broken_file(project: Path) -> None:
     sub.mkdir()
     write(project, "pyproject.toml", '[tool.typed-pallas]\nplatforms = ["tpu"]\n')
     write(sub, "setup.cfg", "[mypy.plugins.typed-pallas]\nplatforms = npu\n")
-    with pytest.raises(ConfigError, match="setup.cfg: \\[mypy.plugins.typed-pallas\\] platforms: unknown platform 'npu'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"setup\.cfg: \[mypy\.plugins\.typed-pallas\] platforms: unknown platform 'npu'",
+    ):
         find_config_file(None, cwd=str(sub))
     with pytest.raises(ConfigError, match="unknown platform 'npu'"):
         resolve_config(None, environ={}, cwd=str(sub))
@@ -368,7 +385,9 @@ def test_fingerprint_follows_the_config(project: Path) -> None:
     assert a["typed_pallas"] and a["platforms"] == ["tpu"]
     assert resolve(project).fingerprint() == a
     assert resolve(project, **{PLATFORMS_ENV: "gpu"}).fingerprint() != a
-    write(project, "pyproject.toml", PRECEDENCE.replace('module = ["pkg.*"]', 'module = ["pkg2.*"]'))
+    write(
+        project, "pyproject.toml", PRECEDENCE.replace('module = ["pkg.*"]', 'module = ["pkg2.*"]')
+    )
     assert resolve(project).fingerprint() != a
     assert PluginConfig().fingerprint()["platforms"] is None
 
@@ -376,25 +395,53 @@ def test_fingerprint_follows_the_config(project: Path) -> None:
 # --------------------------------------------------------------------------- bad config
 
 TOML_BAD = [
-    pytest.param('platforms = ["xpu"]', ["platforms", "unknown platform 'xpu'", "tpu, gpu, cuda, rocm"], id="unknown-platform"),
-    pytest.param('platforms = ["TPU"]', ["unknown platform 'TPU'", "lower case: 'tpu'"], id="upper-case-platform"),
-    pytest.param("platforms = []", ["platform list is empty", '["tpu", "gpu"]'], id="empty-platforms"),
-    pytest.param('platforms = "tpu"', ["must be a list of strings", 'platforms = ["tpu"]'], id="platforms-string"),
+    pytest.param(
+        'platforms = ["xpu"]',
+        ["platforms", "unknown platform 'xpu'", "tpu, gpu, cuda, rocm"],
+        id="unknown-platform",
+    ),
+    pytest.param(
+        'platforms = ["TPU"]',
+        ["unknown platform 'TPU'", "lower case: 'tpu'"],
+        id="upper-case-platform",
+    ),
+    pytest.param(
+        "platforms = []", ["platform list is empty", '["tpu", "gpu"]'], id="empty-platforms"
+    ),
+    pytest.param(
+        'platforms = "tpu"',
+        ["must be a list of strings", 'platforms = ["tpu"]'],
+        id="platforms-string",
+    ),
     pytest.param("platforms = 3", ["must be a list of strings", "int"], id="platforms-int"),
     pytest.param('platforms = ["tpu", 1]', ["is a int, not a string"], id="platform-not-a-string"),
-    pytest.param('platform = ["tpu"]', ["unknown key 'platform'", "known keys are platforms, overrides"], id="unknown-key"),
-    pytest.param('module = ["a.*"]', ["unknown key 'module'", "[[tool.typed-pallas.overrides]]"], id="module-at-top-level"),
-    pytest.param('overrides = "a.*"', ["'overrides' must be an array of tables"], id="overrides-not-tables"),
+    pytest.param(
+        'platform = ["tpu"]',
+        ["unknown key 'platform'", "known keys are platforms, overrides"],
+        id="unknown-key",
+    ),
+    pytest.param(
+        'module = ["a.*"]',
+        ["unknown key 'module'", "[[tool.typed-pallas.overrides]]"],
+        id="module-at-top-level",
+    ),
+    pytest.param(
+        'overrides = "a.*"', ["'overrides' must be an array of tables"], id="overrides-not-tables"
+    ),
     pytest.param(
         '[[tool.typed-pallas.overrides]]\nmodule = ["a.*"]\nplatforms = ["tpu"]\nstrict = true',
         ["overrides #1", "unknown key 'strict'", "only module, platforms"],
         id="override-unknown-key",
     ),
     pytest.param(
-        '[[tool.typed-pallas.overrides]]\nplatforms = ["tpu"]', ["overrides #1", "missing 'module'"], id="override-missing-module"
+        '[[tool.typed-pallas.overrides]]\nplatforms = ["tpu"]',
+        ["overrides #1", "missing 'module'"],
+        id="override-missing-module",
     ),
     pytest.param(
-        '[[tool.typed-pallas.overrides]]\nmodule = "a"', ["overrides #1", "missing 'platforms'"], id="override-missing-platforms"
+        '[[tool.typed-pallas.overrides]]\nmodule = "a"',
+        ["overrides #1", "missing 'platforms'"],
+        id="override-missing-platforms",
     ),
     pytest.param(
         '[[tool.typed-pallas.overrides]]\nmodule = ["a.*"]\nplatforms = ["tpu"]\n'
@@ -408,16 +455,23 @@ TOML_BAD = [
         id="override-path-not-module",
     ),
     pytest.param(
-        '[[tool.typed-pallas.overrides]]\nmodule = [3]\nplatforms = ["tpu"]', ["module pattern 3 is a int"], id="override-pattern-int"
+        '[[tool.typed-pallas.overrides]]\nmodule = [3]\nplatforms = ["tpu"]',
+        ["module pattern 3 is a int"],
+        id="override-pattern-int",
     ),
     pytest.param(
-        '[[tool.typed-pallas.overrides]]\nmodule = []\nplatforms = ["tpu"]', ["non-empty list"], id="override-module-empty"
+        '[[tool.typed-pallas.overrides]]\nmodule = []\nplatforms = ["tpu"]',
+        ["non-empty list"],
+        id="override-module-empty",
     ),
     pytest.param(
-        '[[tool.typed-pallas.overrides]]\nmodule = "a"\nplatforms = "gpu"', ["overrides #1", "must be a list"], id="override-platforms-string"
+        '[[tool.typed-pallas.overrides]]\nmodule = "a"\nplatforms = "gpu"',
+        ["overrides #1", "must be a list"],
+        id="override-platforms-string",
     ),
     pytest.param(
-        '[[tool.typed-pallas.overrides]]\nmodule = "a"\nplatforms = ["vulkan"]', ["overrides #1 platforms", "unknown platform 'vulkan'"],
+        '[[tool.typed-pallas.overrides]]\nmodule = "a"\nplatforms = ["vulkan"]',
+        ["overrides #1 platforms", "unknown platform 'vulkan'"],
         id="override-unknown-platform",
     ),
 ]
@@ -437,7 +491,11 @@ def test_bad_pyproject(project: Path, body: str, fragments: list[str]) -> None:
 @pytest.mark.parametrize(
     ("text", "fragments"),
     [
-        pytest.param("[tool.typed_pallas]\nplatforms = ['tpu']\n", ["found [tool.typed_pallas]", "[tool.typed-pallas]"], id="misspelled-table"),
+        pytest.param(
+            "[tool.typed_pallas]\nplatforms = ['tpu']\n",
+            ["found [tool.typed_pallas]", "[tool.typed-pallas]"],
+            id="misspelled-table",
+        ),
         pytest.param("[tool]\ntyped-pallas = 1\n", ["must be a table"], id="table-not-a-table"),
         pytest.param("[tool.typed-pallas\n", ["not valid TOML"], id="invalid-toml"),
     ],
@@ -451,16 +509,30 @@ def test_bad_pyproject_file(project: Path, text: str, fragments: list[str]) -> N
 
 
 INI_BAD = [
-    pytest.param("[mypy.plugins.typed-pallas]\nplatforms = tpu, xla\n", ["platforms", "unknown platform 'xla'"], id="unknown-platform"),
-    pytest.param("[mypy.plugins.typed-pallas]\nplatforms =\n", ["platform list is empty"], id="empty-platforms"),
-    pytest.param("[mypy.plugins.typed-pallas]\ntarget = tpu\n", ["unknown key 'target'"], id="unknown-key"),
     pytest.param(
-        "[mypy.plugins.typed-pallas]\noverrides = a.*\n", ["unknown key 'overrides' in an ini file", "one section per override"],
+        "[mypy.plugins.typed-pallas]\nplatforms = tpu, xla\n",
+        ["platforms", "unknown platform 'xla'"],
+        id="unknown-platform",
+    ),
+    pytest.param(
+        "[mypy.plugins.typed-pallas]\nplatforms =\n",
+        ["platform list is empty"],
+        id="empty-platforms",
+    ),
+    pytest.param(
+        "[mypy.plugins.typed-pallas]\ntarget = tpu\n", ["unknown key 'target'"], id="unknown-key"
+    ),
+    pytest.param(
+        "[mypy.plugins.typed-pallas]\noverrides = a.*\n",
+        ["unknown key 'overrides' in an ini file", "one section per override"],
         id="overrides-key-in-ini",
     ),
     pytest.param(
         "[mypy.plugins.typed-pallas.pkg.*]\nplatforms = tpu\n",
-        ["unknown section [mypy.plugins.typed-pallas.pkg.*]", "[mypy.plugins.typed-pallas.overrides.mypkg.gpu.*]"],
+        [
+            "unknown section [mypy.plugins.typed-pallas.pkg.*]",
+            "[mypy.plugins.typed-pallas.overrides.mypkg.gpu.*]",
+        ],
         id="override-section-misspelled",
     ),
     pytest.param(
@@ -469,12 +541,20 @@ INI_BAD = [
         id="override-unknown-key",
     ),
     pytest.param(
-        "[mypy.plugins.typed-pallas.overrides.a.*]\n", ["missing 'platforms'"], id="override-missing-platforms"
+        "[mypy.plugins.typed-pallas.overrides.a.*]\n",
+        ["missing 'platforms'"],
+        id="override-missing-platforms",
     ),
     pytest.param(
-        "[mypy.plugins.typed-pallas.overrides.a.b?]\nplatforms = tpu\n", ["bad module pattern 'a.b?'"], id="override-bad-pattern"
+        "[mypy.plugins.typed-pallas.overrides.a.b?]\nplatforms = tpu\n",
+        ["bad module pattern 'a.b?'"],
+        id="override-bad-pattern",
     ),
-    pytest.param("[mypy-plugins.typed-pallas]\nplatforms = tpu\n", ["found [mypy-plugins.typed-pallas]"], id="misspelled-section"),
+    pytest.param(
+        "[mypy-plugins.typed-pallas]\nplatforms = tpu\n",
+        ["found [mypy-plugins.typed-pallas]"],
+        id="misspelled-section",
+    ),
     pytest.param("[mypy\n", ["not a valid ini file"], id="invalid-ini"),
 ]
 
@@ -493,8 +573,16 @@ def test_bad_ini(project: Path, text: str, fragments: list[str]) -> None:
 @pytest.mark.parametrize(
     ("env", "fragments"),
     [
-        pytest.param({PLATFORMS_ENV: "tpu,metal"}, [PLATFORMS_ENV, "unknown platform 'metal'"], id="platforms-env"),
-        pytest.param({CONFIG_ENV: "/nonexistent/typed-pallas.toml"}, [CONFIG_ENV, "no such file"], id="config-env-missing"),
+        pytest.param(
+            {PLATFORMS_ENV: "tpu,metal"},
+            [PLATFORMS_ENV, "unknown platform 'metal'"],
+            id="platforms-env",
+        ),
+        pytest.param(
+            {CONFIG_ENV: "/nonexistent/typed-pallas.toml"},
+            [CONFIG_ENV, "no such file"],
+            id="config-env-missing",
+        ),
     ],
 )
 def test_bad_environment(project: Path, env: dict[str, str], fragments: list[str]) -> None:
@@ -504,7 +592,9 @@ def test_bad_environment(project: Path, env: dict[str, str], fragments: list[str
         assert fragment in str(info.value)
 
 
-def test_load_config_stops_like_mypy(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_load_config_stops_like_mypy(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(project)
     monkeypatch.delenv(PLATFORMS_ENV, raising=False)
     monkeypatch.delenv(CONFIG_ENV, raising=False)
@@ -534,7 +624,9 @@ def test_config_and_cli_import_no_jax() -> None:
         "bad = sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.')); "
         "assert not bad, bad"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    subprocess.run(
+        [sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}
+    )
 
 
 def test_origin_says_where_each_module_was_configured(project: Path) -> None:
@@ -548,7 +640,11 @@ def test_origin_says_where_each_module_was_configured(project: Path) -> None:
     assert cfg.override_for("other") is None
     env = resolve(project, **{PLATFORMS_ENV: "gpu"})
     assert env.origin_for("other") == f"{PLATFORMS_ENV}=gpu"
-    ini = write(project, "mypy.ini", "[mypy]\n[mypy.plugins.typed-pallas.overrides.a.*,b]\nplatforms = tpu\n")
+    ini = write(
+        project,
+        "mypy.ini",
+        "[mypy]\n[mypy.plugins.typed-pallas.overrides.a.*,b]\nplatforms = tpu\n",
+    )
     icfg = resolve(project, ini)
     assert icfg.origin_for("b") == "[mypy.plugins.typed-pallas.overrides.a.*,b] in mypy.ini"
     assert icfg.origin_for("c") is None
@@ -568,8 +664,10 @@ def test_fingerprint_is_the_same_in_every_process(project: Path) -> None:
         subprocess.run(
             [sys.executable, "-c", code, str(project)],
             env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         for seed in ("1", "2", "3", "4")
     }
     assert len(outs) == 1

@@ -45,7 +45,9 @@ class StubClass:
     name: str
     base_platforms: tuple[str, ...]  # from typed_pallas.CompilerParams[Literal["..."]] bases
     property_platform: str | None  # from the __pallas_platform__ return annotation
-    jax_bases: tuple[str, ...]  # fully qualified JAX bases, e.g. jax._src.pallas.mosaic.core.CompilerParams
+    jax_bases: tuple[
+        str, ...
+    ]  # fully qualified JAX bases, e.g. jax._src.pallas.mosaic.core.CompilerParams
 
 
 def _module_of(path: Path) -> str:
@@ -53,7 +55,7 @@ def _module_of(path: Path) -> str:
 
 
 def _literal(node: ast.expr) -> str | None:
-    """"tpu" from Literal["tpu"] (or typing.Literal["tpu"])."""
+    """ "tpu" from Literal["tpu"] (or typing.Literal["tpu"])."""
     if isinstance(node, ast.Subscript) and ast.unparse(node.value).split(".")[-1] == "Literal":
         if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
             return node.slice.value
@@ -69,7 +71,9 @@ def parse_stub(path: Path) -> list[StubClass]:
                 aliases[a.asname or a.name] = f"{node.module}.{a.name}"
         elif isinstance(node, ast.Import):
             for a in node.names:
-                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                aliases[a.asname or a.name.split(".")[0]] = (
+                    a.name if a.asname else a.name.split(".")[0]
+                )
     found = []
     for node in tree.body:
         if not (isinstance(node, ast.ClassDef) and node.name == "CompilerParams"):
@@ -82,12 +86,20 @@ def parse_stub(path: Path) -> list[StubClass]:
                 platforms.append(lit or "?")
             else:
                 head, _, rest = text.partition(".")
-                jax_bases.append(f"{aliases.get(head, head)}.{rest}" if rest else aliases.get(head, head))
+                jax_bases.append(
+                    f"{aliases.get(head, head)}.{rest}" if rest else aliases.get(head, head)
+                )
         prop = None
         for item in node.body:
-            if isinstance(item, ast.FunctionDef) and item.name == "__pallas_platform__" and item.returns is not None:
+            if (
+                isinstance(item, ast.FunctionDef)
+                and item.name == "__pallas_platform__"
+                and item.returns is not None
+            ):
                 prop = _literal(item.returns)
-        found.append(StubClass(_module_of(path), node.name, tuple(platforms), prop, tuple(jax_bases)))
+        found.append(
+            StubClass(_module_of(path), node.name, tuple(platforms), prop, tuple(jax_bases))
+        )
     return found
 
 
@@ -107,7 +119,9 @@ def test_every_stub_params_class_is_a_table_row() -> None:
         assert cls.base_platforms == (row.platform,), (cls, row.platform)
         assert cls.property_platform == row.platform, (cls, row.platform)
         expected_bases = {f"{m}.{row.name}" for m in row.defining_modules}
-        assert set(cls.jax_bases) & expected_bases, f"{cls.module}.{cls.name} does not derive from {expected_bases}"
+        assert set(cls.jax_bases) & expected_bases, (
+            f"{cls.module}.{cls.name} does not derive from {expected_bases}"
+        )
 
 
 def test_every_table_row_has_its_stub_class() -> None:
@@ -159,7 +173,9 @@ def _row_of_module(module: str) -> _platforms.ParamsClass | None:
 def test_every_backend_stub_module_belongs_to_one_row() -> None:
     """A stub module per public backend module of the table, and no stub module outside it."""
     in_stubs = {_module_of(path) for path in STUB_DIR.glob("*.pyi")} - {PACKAGE}
-    in_table = {m for row in _platforms.PARAMS_CLASSES for m in (row.module, *row.other_public_modules)}
+    in_table = {
+        m for row in _platforms.PARAMS_CLASSES for m in (row.module, *row.other_public_modules)
+    }
     assert in_stubs == in_table
 
 
@@ -169,7 +185,9 @@ def test_backend_stubs_import_no_other_backends_private_package(path: Path) -> N
     if row is None:
         return  # jax.experimental.pallas itself re-exports from every backend
     others = [r.private_package for r in _platforms.PARAMS_CLASSES if r.backend != row.backend]
-    crossing = sorted(m for m in _imports_of(path) for other in others if m == other or m.startswith(f"{other}."))
+    crossing = sorted(
+        m for m in _imports_of(path) for other in others if m == other or m.startswith(f"{other}.")
+    )
     assert not crossing, f"{path.name} ({row.backend}) imports from another backend: {crossing}"
 
 
@@ -199,15 +217,17 @@ def test_the_table_is_consistent() -> None:
     for row in rows:
         assert row.lowers_on and row.lowers_on <= _platforms.LOWERING_SET, row
         assert {_platforms.PLATFORM_OF_LOWERING[p] for p in row.lowers_on} == {row.platform}, row
-        assert row.custom_calls and row.registration_module.startswith(f"{row.private_package}."), row
+        assert row.custom_calls and row.registration_module.startswith(f"{row.private_package}."), (
+            row
+        )
         assert all(m.startswith(f"{row.private_package}.") for m in row.defining_modules), row
     # every lowering platform belongs to one registry platform, and names cover them all
     assert set(_platforms.LOWERINGS_OF_NAME) == set(_platforms.LOWERING_NAMES)
     assert _platforms.LOWERINGS_OF_NAME["gpu"] == {
         p for p in _platforms.LOWERING_PLATFORMS if _platforms.PLATFORM_OF_LOWERING[p] == "gpu"
     }
-    assert _platforms.GUARD_UNIVERSE == frozenset(_platforms.TARGET_PLATFORMS)
-    assert _platforms.LOWERING_SET == frozenset(_platforms.LOWERING_PLATFORMS)
+    assert frozenset(_platforms.TARGET_PLATFORMS) == _platforms.GUARD_UNIVERSE
+    assert frozenset(_platforms.LOWERING_PLATFORMS) == _platforms.LOWERING_SET
     assert set(_platforms.LOWERINGS_OF_GUARD_NAME) == set(_platforms.PLATFORM_NAMES)
     assert set(_platforms.ABSTRACT_DEVICE_KINDS) == set(_platforms.LOWERING_PLATFORMS)
     for lowering, (_kind, device_platform) in _platforms.ABSTRACT_DEVICE_KINDS.items():
@@ -289,7 +309,11 @@ def _public_meshes() -> list[tuple[_platforms.ParamsClass, type]]:
                 module = importlib.import_module(name)
             except ImportError:  # Mosaic GPU without absl: its meshes are not checked here
                 continue
-            found += [(row, c) for n, c in vars(module).items() if inspect.isclass(c) and n.endswith("Mesh")]
+            found += [
+                (row, c)
+                for n, c in vars(module).items()
+                if inspect.isclass(c) and n.endswith("Mesh")
+            ]
     return found
 
 
@@ -316,7 +340,9 @@ def test_dispatch_keywords_are_the_lowering_names() -> None:
 
 
 def _support_matrix():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("support_matrix", ROOT / "scripts" / "support_matrix.py")
+    spec = importlib.util.spec_from_file_location(
+        "support_matrix", ROOT / "scripts" / "support_matrix.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look themselves up there
@@ -328,7 +354,9 @@ def test_support_table_in_docs_is_current() -> None:
     """docs/checkers.md's table is what tests/assert_type says (python scripts/support_matrix.py)."""
     sm = _support_matrix()
     doc = sm.DOC.read_text()
-    assert sm.splice(doc, sm.render(sm.all_cases())) == doc, "docs/checkers.md drifted: run python scripts/support_matrix.py"
+    assert sm.splice(doc, sm.render(sm.all_cases())) == doc, (
+        "docs/checkers.md drifted: run python scripts/support_matrix.py"
+    )
 
 
 def test_support_table_reads_caught_missed_and_accepted(tmp_path: Path) -> None:

@@ -85,7 +85,11 @@ def _mgpu_kernel_call(body: Callable[..., None]) -> Callable[[Any], Any]:
 
     def run(x: Any) -> Any:
         out = jax.ShapeDtypeStruct(x.shape, x.dtype)
-        scratch = [plgpu.SMEM(x.shape, x.dtype), plgpu.SMEM(x.shape, x.dtype), plgpu.Barrier(num_arrivals=1)]
+        scratch = [
+            plgpu.SMEM(x.shape, x.dtype),
+            plgpu.SMEM(x.shape, x.dtype),
+            plgpu.Barrier(num_arrivals=1),
+        ]
         # out_type/scratch_types: both ends take them (0.12 refuses out_shape/scratch_shapes)
         return plgpu.kernel(
             kernel, out_type=out, scratch_types=scratch, compiler_params=plgpu.CompilerParams()
@@ -95,7 +99,9 @@ def _mgpu_kernel_call(body: Callable[..., None]) -> Callable[[Any], Any]:
 
 
 def _mgpu_kernel_lowers(body: Callable[..., None]) -> bool:
-    report = typed_pallas.check_lowering(_mgpu_kernel_call(body), jnp.zeros(SHAPE, jnp.float32), platforms=("cuda",))
+    report = typed_pallas.check_lowering(
+        _mgpu_kernel_call(body), jnp.zeros(SHAPE, jnp.float32), platforms=("cuda",)
+    )
     return report["cuda"].status == "lowered"
 
 
@@ -143,14 +149,20 @@ def _atomic_cas_tpu_control(x_ref: Any, o_ref: Any) -> None:
 
 def _inline_asm(x_ref: Any, o_ref: Any) -> None:
     [y] = pltriton.elementwise_inline_asm(
-        "tanh.approx.f32 $0, $1;", args=[x_ref[...]], constraints="=f,f", pack=1, result_shape_dtypes=[X]
+        "tanh.approx.f32 $0, $1;",
+        args=[x_ref[...]],
+        constraints="=f,f",
+        pack=1,
+        result_shape_dtypes=[X],
     )
     o_ref[...] = y
 
 
 def _stochastic_round(x_ref: Any, o_ref: Any) -> None:
     bits = jnp.zeros(SHAPE, jnp.uint32)
-    o_ref[...] = pltpu.stochastic_round(x_ref[...], bits, target_dtype=jnp.bfloat16).astype(jnp.float32)
+    o_ref[...] = pltpu.stochastic_round(x_ref[...], bits, target_dtype=jnp.bfloat16).astype(
+        jnp.float32
+    )
 
 
 def _pack_elementwise(x_ref: Any, o_ref: Any) -> None:
@@ -160,7 +172,9 @@ def _pack_elementwise(x_ref: Any, o_ref: Any) -> None:
 
 def _unpack_elementwise(x_ref: Any, o_ref: Any) -> None:
     bits = jax.lax.bitcast_convert_type(x_ref[...], jnp.uint32)
-    o_ref[...] = pltpu.unpack_elementwise(bits, index=0, packed_dtype=jnp.bfloat16, unpacked_dtype=jnp.float32)
+    o_ref[...] = pltpu.unpack_elementwise(
+        bits, index=0, packed_dtype=jnp.bfloat16, unpacked_dtype=jnp.float32
+    )
 
 
 @dataclass(frozen=True)
@@ -171,15 +185,21 @@ class Sample:
     kwargs: dict[str, Any] = field(default_factory=dict)
     #: backend -> (body, kwargs) where that backend needs another spelling of the same use
     #: (first the sample, then its control without the entry, which must lower)
-    other_use: dict[str, tuple[Callable[..., None], Callable[..., None]]] = field(default_factory=dict)
+    other_use: dict[str, tuple[Callable[..., None], Callable[..., None]]] = field(
+        default_factory=dict
+    )
     #: the first jax (major, minor) that has the name; older ones must not have it
     since: tuple[int, int] | None = None
 
 
 #: (table, key) -> a sample
 SAMPLES: dict[tuple[str, tuple[str, str]], Sample] = {
-    ("BODY", ("mosaic_tpu", "sync_copy")): Sample(lambda x_ref, o_ref: pltpu.sync_copy(x_ref, o_ref)),
-    ("BODY", ("mosaic_tpu", "roll")): Sample(lambda x_ref, o_ref: _set(o_ref, pltpu.roll(x_ref[...], 1, 1))),
+    ("BODY", ("mosaic_tpu", "sync_copy")): Sample(
+        lambda x_ref, o_ref: pltpu.sync_copy(x_ref, o_ref)
+    ),
+    ("BODY", ("mosaic_tpu", "roll")): Sample(
+        lambda x_ref, o_ref: _set(o_ref, pltpu.roll(x_ref[...], 1, 1))
+    ),
     ("BODY", ("mosaic_tpu", "bitcast")): Sample(
         lambda x_ref, o_ref: _set(o_ref, pltpu.bitcast(x_ref[...], jnp.float32))
     ),
@@ -196,24 +216,44 @@ SAMPLES: dict[tuple[str, tuple[str, str]], Sample] = {
     ("BODY", ("triton", "max_contiguous")): Sample(
         lambda x_ref, o_ref: _set(o_ref, pltriton.max_contiguous(x_ref[...], list(SHAPE)))
     ),
-    ("BODY", ("triton", "approx_tanh")): Sample(lambda x_ref, o_ref: _set(o_ref, pltriton.approx_tanh(x_ref[...]))),
+    ("BODY", ("triton", "approx_tanh")): Sample(
+        lambda x_ref, o_ref: _set(o_ref, pltriton.approx_tanh(x_ref[...]))
+    ),
     ("BODY", ("triton", "debug_barrier")): Sample(
         lambda x_ref, o_ref: (pltriton.debug_barrier(), _set(o_ref, x_ref[...]))[1]
     ),
     **{
         ("BODY", ("triton", op)): Sample(_atomic(op))
-        for op in ("atomic_xchg", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor")
+        for op in (
+            "atomic_xchg",
+            "atomic_add",
+            "atomic_max",
+            "atomic_min",
+            "atomic_and",
+            "atomic_or",
+            "atomic_xor",
+        )
     },
     ("BODY", ("triton", "atomic_cas")): Sample(
         _atomic_cas_gpu,
         {"out_shape": (X, jax.ShapeDtypeStruct((), jnp.int32))},
         other_use={"mosaic_tpu": (_atomic_cas_tpu, _atomic_cas_tpu_control)},
     ),
-    ("SCRATCH", ("mosaic_tpu", "VMEM")): Sample(_copy, {"scratch_shapes": [pltpu.VMEM(SHAPE, jnp.float32)]}),
-    ("SCRATCH", ("mosaic_tpu", "SMEM")): Sample(_copy, {"scratch_shapes": [pltpu.SMEM((8,), jnp.int32)]}),
-    ("SCRATCH", ("mosaic_tpu", "SemaphoreType")): Sample(_copy, {"scratch_shapes": [pltpu.SemaphoreType.DMA]}),
-    ("SCRATCH", ("mosaic_gpu", "SMEM")): Sample(_copy, {"scratch_shapes": [plgpu.SMEM(SHAPE, jnp.float32)]}),
-    ("SCRATCH", ("mosaic_gpu", "Barrier")): Sample(_copy, {"scratch_shapes": [plgpu.Barrier(num_arrivals=1)]}),
+    ("SCRATCH", ("mosaic_tpu", "VMEM")): Sample(
+        _copy, {"scratch_shapes": [pltpu.VMEM(SHAPE, jnp.float32)]}
+    ),
+    ("SCRATCH", ("mosaic_tpu", "SMEM")): Sample(
+        _copy, {"scratch_shapes": [pltpu.SMEM((8,), jnp.int32)]}
+    ),
+    ("SCRATCH", ("mosaic_tpu", "SemaphoreType")): Sample(
+        _copy, {"scratch_shapes": [pltpu.SemaphoreType.DMA]}
+    ),
+    ("SCRATCH", ("mosaic_gpu", "SMEM")): Sample(
+        _copy, {"scratch_shapes": [plgpu.SMEM(SHAPE, jnp.float32)]}
+    ),
+    ("SCRATCH", ("mosaic_gpu", "Barrier")): Sample(
+        _copy, {"scratch_shapes": [plgpu.Barrier(num_arrivals=1)]}
+    ),
 }
 
 _TABLES = {
@@ -228,21 +268,27 @@ def _entry_id(entry: tuple[str, tuple[str, str]]) -> str:
 
 
 @pytest.mark.parametrize("entry", list(SAMPLES), ids=_entry_id)
-def test_evidence_entry_fails_to_lower_with_other_params(entry: tuple[str, tuple[str, str]]) -> None:
+def test_evidence_entry_fails_to_lower_with_other_params(
+    entry: tuple[str, tuple[str, str]],
+) -> None:
     table, key = entry
     assert key in _TABLES[table], f"{key} is not in {table}_EVIDENCE"
     allowed = _TABLES[table][key]
     sample = SAMPLES[entry]
     namespace, name = key
-    if sample.since is not None and JAX_VERSION < sample.since:
+    if sample.since is not None and sample.since > JAX_VERSION:
         # the kernel cannot even trace here: the name is missing (say so, do not skip)
-        assert not hasattr(MODULES[namespace], name), f"{name} exists before jax {sample.since}: measure it"
+        assert not hasattr(MODULES[namespace], name), (
+            f"{name} exists before jax {sample.since}: measure it"
+        )
         return
     assert hasattr(MODULES[namespace], name)
     for backend in PARAMS:
         if backend in sample.other_use:
             body, control = sample.other_use[backend]
-            assert _lowered_on(control, backend), f"control for {key}'s {backend} use does not lower"
+            assert _lowered_on(control, backend), (
+                f"control for {key}'s {backend} use does not lower"
+            )
             lowered = _lowered_on(body, backend)
         else:
             lowered = _lowered_on(sample.body, backend, **sample.kwargs)
@@ -304,13 +350,17 @@ def _grid_spec_call(cls: Any, keyword: str, n: int, backend: str) -> Callable[[A
     def run(x: Any) -> Any:
         scalars = [jnp.zeros((1,), jnp.int32)] * n
         out = jax.ShapeDtypeStruct(x.shape, x.dtype)
-        return pl.pallas_call(body, out_shape=out, grid_spec=spec, compiler_params=PARAMS[backend]())(*scalars, x)
+        return pl.pallas_call(
+            body, out_shape=out, grid_spec=spec, compiler_params=PARAMS[backend]()
+        )(*scalars, x)
 
     return run
 
 
 def _grid_spec_lowered_on(cls: Any, keyword: str, n: int, backend: str) -> set[str]:
-    report = typed_pallas.check_lowering(_grid_spec_call(cls, keyword, n, backend), jnp.zeros(SHAPE, jnp.float32))
+    report = typed_pallas.check_lowering(
+        _grid_spec_call(cls, keyword, n, backend), jnp.zeros(SHAPE, jnp.float32)
+    )
     return {platform for platform, result in report.items() if result.status == "lowered"}
 
 
@@ -328,9 +378,13 @@ def test_grid_spec_entry_fails_to_lower_with_other_params(key: tuple[str, str]) 
             if backend in allowed:
                 if backend == "mosaic_gpu" and JAX_012:
                     continue  # pl.pallas_call + Mosaic GPU params never lowers on 0.12
-                assert lowered, f"control: {key[1]}({keyword}={n}) with {backend} params should lower"
+                assert lowered, (
+                    f"control: {key[1]}({keyword}={n}) with {backend} params should lower"
+                )
             else:
-                assert not lowered, f"{key[1]}({keyword}={n}) with {backend} params lowered on {sorted(lowered)}"
+                assert not lowered, (
+                    f"{key[1]}({keyword}={n}) with {backend} params lowered on {sorted(lowered)}"
+                )
     # below the threshold it proves nothing: it lowers with every backend's params
     for backend in PARAMS:
         if backend == "mosaic_gpu" and JAX_012:

@@ -65,7 +65,9 @@ platforms = {platforms}
 
 ERROR = "ops.py:17: error: Compiler params for platform gpu cannot be used for tpu lowering.  [pallas-platform]"
 BODY_NOTE = "ops.py:17: note: pltpu.sync_copy at line 9 makes this kernel TPU-only"
-CONFIG_NOTE = "ops.py:17: note: module ops is configured for platforms tpu ([tool.typed-pallas] platforms)"
+CONFIG_NOTE = (
+    "ops.py:17: note: module ops is configured for platforms tpu ([tool.typed-pallas] platforms)"
+)
 
 
 def _env() -> dict[str, str]:
@@ -91,8 +93,10 @@ class Project:
         self.cold_count = 0
 
     def write(self, helper_has_dma: bool, platforms: str) -> None:
-        ops = OPS if helper_has_dma else OPS.replace(
-            "    pltpu.sync_copy(x_ref, o_ref)", "    o_ref[...] = x_ref[...]"
+        ops = (
+            OPS
+            if helper_has_dma
+            else OPS.replace("    pltpu.sync_copy(x_ref, o_ref)", "    o_ref[...] = x_ref[...]")
         )
         for name, text in (
             ("ops.py", ops),
@@ -235,11 +239,13 @@ def test_body_only_edit_in_another_module(project: Project) -> None:
     ini = "[mypy]\nplugins = typed_pallas_mypy\n"
 
     def write(params: str) -> None:
-        project.write_files({
-            "kernels.py": KERNELS.replace("PARAMS", params),
-            "dispatch.py": DISPATCH,
-            "mypy.ini": ini,
-        })
+        project.write_files(
+            {
+                "kernels.py": KERNELS.replace("PARAMS", params),
+                "dispatch.py": DISPATCH,
+                "mypy.ini": ini,
+            }
+        )
 
     write("pltpu.CompilerParams()")
     cold = project.mypy("warm")

@@ -21,7 +21,7 @@ from typed_pallas_mypy.cli import init, main
 
 BIN = Path(sys.executable).parent
 
-OK = '''\
+OK = """\
 from typing import Literal
 
 import typed_pallas
@@ -33,9 +33,9 @@ def takes_tpu(p: typed_pallas.CompilerParams[Literal["tpu"]]) -> None: ...
 
 takes_tpu(pltpu.CompilerParams(vmem_limit_bytes=1 << 20))
 takes_tpu(typed_pallas.TPUCompilerParams())
-'''
+"""
 
-WRONG = '''\
+WRONG = """\
 from typing import Literal
 
 import typed_pallas
@@ -46,11 +46,11 @@ def takes_tpu(p: typed_pallas.CompilerParams[Literal["tpu"]]) -> None: ...
 
 
 takes_tpu(pltriton.CompilerParams())
-'''
+"""
 WRONG_LINE = 10
 
 #: only typed-pallas's own names: no checker may report it, before or after init
-OWN_NAMES = '''\
+OWN_NAMES = """\
 from typing import Literal
 
 import typed_pallas
@@ -66,7 +66,7 @@ takes_tpu(typed_pallas.TPUCompilerParams())
 takes_tpu(typed_pallas.TPUCompilerParams(vmem_limit_bytes=1 << 20))
 takes_gpu(typed_pallas.TritonCompilerParams(num_warps=4))
 takes_gpu(typed_pallas.MosaicGPUCompilerParams())
-'''
+"""
 
 
 def _project(tmp_path: Path, pyproject: str | None = None) -> Path:
@@ -85,7 +85,11 @@ def _init(root: Path, *extra: str, capsys: pytest.CaptureFixture[str]) -> tuple[
 
 
 def _snapshot(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): p.read_text()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
 
 
 # --------------------------------------------------------------------------- what it writes
@@ -107,13 +111,18 @@ def test_fresh_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         assert text.startswith("# Copied by `typed-pallas init`") and text.endswith(src.read_text())
     assert (copied / "py.typed").read_text() == (source / "py.typed").read_text()
     assert (root / ".typings" / ".ignore").read_text().splitlines()[-1] == "*"
-    for what in ("plugins += typed_pallas_mypy", "check_untyped_defs = true", 'stubPath = ".typings"',
-                 'preset = "default"', ".typings/jax-stubs/"):
+    for what in (
+        "plugins += typed_pallas_mypy",
+        "check_untyped_defs = true",
+        'stubPath = ".typings"',
+        'preset = "default"',
+        ".typings/jax-stubs/",
+    ):
         assert what in out, out
     assert "warning" not in err
 
 
-USER_PYPROJECT = '''\
+USER_PYPROJECT = """\
 [project]
 name = "mine"  # a comment that must stay
 
@@ -133,19 +142,23 @@ preset = "basic"
 
 [tool.other]
 key = 1
-'''
+"""
 
 
-def test_existing_pyproject_is_merged_not_clobbered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_existing_pyproject_is_merged_not_clobbered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _project(tmp_path, USER_PYPROJECT)
-    rc, out, err = _init(root, capsys=capsys)
+    rc, _out, err = _init(root, capsys=capsys)
     assert rc == 0, err
     text = (root / "pyproject.toml").read_text()
     data = tomllib.loads(text)
     # merged: our plugin added next to theirs; every other line kept as it was
     assert data["tool"]["mypy"]["plugins"] == ["typed_pallas_mypy", "pydantic.mypy"]
     # every line of the user's file is kept, in order; ours are added
-    assert [line for line in text.splitlines() if line in USER_PYPROJECT.splitlines()] == USER_PYPROJECT.splitlines()
+    assert [
+        line for line in text.splitlines() if line in USER_PYPROJECT.splitlines()
+    ] == USER_PYPROJECT.splitlines()
     # settings present with another value: left as they are, with a warning each
     assert data["tool"]["mypy"]["check_untyped_defs"] is False
     assert data["tool"]["pyright"] == {"typeCheckingMode": "strict", "stubPath": "stubs"}
@@ -159,9 +172,13 @@ def test_existing_pyproject_is_merged_not_clobbered(tmp_path: Path, capsys: pyte
     assert not (root / ".typings").exists()
 
 
-def test_mypy_ini_is_the_file_mypy_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_mypy_ini_is_the_file_mypy_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _project(tmp_path, '[project]\nname = "mine"\n')
-    (root / "mypy.ini").write_text("[mypy]\nplugins = numpy.typing.mypy_plugin\nwarn_unused_ignores = True\n")
+    (root / "mypy.ini").write_text(
+        "[mypy]\nplugins = numpy.typing.mypy_plugin\nwarn_unused_ignores = True\n"
+    )
     rc, _, err = _init(root, capsys=capsys)
     assert rc == 0, err
     ini = (root / "mypy.ini").read_text()
@@ -170,16 +187,23 @@ def test_mypy_ini_is_the_file_mypy_reads(tmp_path: Path, capsys: pytest.CaptureF
     assert "mypy" not in tomllib.loads((root / "pyproject.toml").read_text()).get("tool", {})
 
 
-def test_pyrightconfig_json_gets_stub_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_pyrightconfig_json_gets_stub_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _project(tmp_path)
     (root / "pyrightconfig.json").write_text('{"typeCheckingMode": "basic"}\n')
     rc, _, err = _init(root, capsys=capsys)
     assert rc == 0, err
-    assert json.loads((root / "pyrightconfig.json").read_text()) == {"typeCheckingMode": "basic", "stubPath": ".typings"}
+    assert json.loads((root / "pyrightconfig.json").read_text()) == {
+        "typeCheckingMode": "basic",
+        "stubPath": ".typings",
+    }
     assert "pyright" not in tomllib.loads((root / "pyproject.toml").read_text())["tool"]
 
 
-def test_second_run_changes_nothing_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_second_run_changes_nothing_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _project(tmp_path, USER_PYPROJECT)
     assert _init(root, capsys=capsys)[0] == 0
     before = _snapshot(root)
@@ -189,7 +213,9 @@ def test_second_run_changes_nothing_and_says_so(tmp_path: Path, capsys: pytest.C
     assert "already set up; nothing changed" in out
 
 
-def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_prints_the_diff_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _project(tmp_path, USER_PYPROJECT)
     before = _snapshot(root)
     rc, out, _ = _init(root, "--dry-run", capsys=capsys)
@@ -215,7 +241,9 @@ def test_stale_copy_is_refreshed(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "updated file" not in out and ".typings/jax-stubs/" in out
 
 
-def test_unreadable_pyproject_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unreadable_pyproject_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _project(tmp_path, "[tool.mypy\n")
     rc, _, err = _init(root, capsys=capsys)
     assert rc == 2 and "not valid TOML" in err and "nothing was written" in err
@@ -228,8 +256,17 @@ def test_jax_pyrefly_stubs_detected(tmp_path: Path, capsys: pytest.CaptureFixtur
     plan = init.make_plan(root, coinstalled=True)
     after = plan.files[root / "pyproject.toml"][1]
     override = tomllib.loads(after)["tool"]["mypy"]["overrides"]
-    assert override == [{"module": ["jax.numpy", "jax.numpy.*"], "follow_imports": "skip", "follow_imports_for_stubs": True}]
-    assert any("jax-pyrefly-stubs is installed: pyrefly and ty see only its jax-stubs" in w for w in plan.warnings)
+    assert override == [
+        {
+            "module": ["jax.numpy", "jax.numpy.*"],
+            "follow_imports": "skip",
+            "follow_imports_for_stubs": True,
+        }
+    ]
+    assert any(
+        "jax-pyrefly-stubs is installed: pyrefly and ty see only its jax-stubs" in w
+        for w in plan.warnings
+    )
     # idempotent there too
     (root / "pyproject.toml").write_text(after)
     again = init.make_plan(root, coinstalled=True)
@@ -250,16 +287,45 @@ def _errors(checker: str, root: Path, files: list[str]) -> dict[str, set[int]]:
     """file name -> lines with an error, for ``checker`` run from ``root`` with its defaults."""
     py = sys.executable
     if checker == "mypy":
-        cmd = [py, "-m", "mypy", "--cache-dir", str(root.parent / "mypy-cache"), "-O", "json", *files]
+        cmd = [
+            py,
+            "-m",
+            "mypy",
+            "--cache-dir",
+            str(root.parent / "mypy-cache"),
+            "-O",
+            "json",
+            *files,
+        ]
     elif checker in ("pyright", "basedpyright"):
         cmd = [_exe(checker), "--pythonpath", py, "--outputjson", *files]
     elif checker == "pyrefly":
-        cmd = [_exe(checker), "check", "--python-interpreter-path", py, "--output-format", "json", *files]
+        cmd = [
+            _exe(checker),
+            "check",
+            "--python-interpreter-path",
+            py,
+            "--output-format",
+            "json",
+            *files,
+        ]
     else:
-        cmd = [_exe(checker), "check", "--python", py, "--output-format", "concise", "--color", "never", *files]
+        cmd = [
+            _exe(checker),
+            "check",
+            "--python",
+            py,
+            "--output-format",
+            "concise",
+            "--color",
+            "never",
+            *files,
+        ]
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=900, check=False)
     out = proc.stdout
-    assert proc.returncode in (0, 1), f"{checker} rc={proc.returncode}\n{out[-3000:]}\n{proc.stderr[-3000:]}"
+    assert proc.returncode in (0, 1), (
+        f"{checker} rc={proc.returncode}\n{out[-3000:]}\n{proc.stderr[-3000:]}"
+    )
     found: dict[str, set[int]] = {f: set() for f in files}
 
     def add(path: str, line: int) -> None:
@@ -272,11 +338,11 @@ def _errors(checker: str, root: Path, files: list[str]) -> dict[str, set[int]]:
                 if item["severity"] == "error":
                     add(item["file"], item["line"])
     elif checker in ("pyright", "basedpyright"):
-        for item in json.loads(out[out.index("{"):])["generalDiagnostics"]:
+        for item in json.loads(out[out.index("{") :])["generalDiagnostics"]:
             if item["severity"] == "error":
                 add(item["file"], item["range"]["start"]["line"] + 1)
     elif checker == "pyrefly":
-        for item in json.loads(out[out.index("{"):])["errors"]:
+        for item in json.loads(out[out.index("{") :])["errors"]:
             if item.get("severity", "error") == "error":
                 add(item["path"], item["line"])
     else:
@@ -314,7 +380,9 @@ def test_after_init_each_checker_sees_the_platform(checker: str, initialised: Pa
         whole = _errors(checker, initialised, ["."])
     else:
         whole = _errors(checker, initialised, [])
-    assert {name: lines for name, lines in whole.items() if lines} == {"wrong.py": {WRONG_LINE}}, whole
+    assert {name: lines for name, lines in whole.items() if lines} == {"wrong.py": {WRONG_LINE}}, (
+        whole
+    )
 
 
 @pytest.mark.slow
@@ -328,9 +396,13 @@ def test_before_init_typed_pallas_names_give_no_false_error(checker: str, tmp_pa
 
 def test_check_says_what_to_do_next_to_jax_pyrefly_stubs(monkeypatch: pytest.MonkeyPatch) -> None:
     real = init._version
-    monkeypatch.setattr(init, "_version", lambda dist: "1.4.0" if dist == init.JAX_PYREFLY_STUBS else real(dist))
+    monkeypatch.setattr(
+        init, "_version", lambda dist: "1.4.0" if dist == init.JAX_PYREFLY_STUBS else real(dist)
+    )
     line = init.coinstall_warning()
-    assert line is not None and line.startswith("typed-pallas: jax-pyrefly-stubs 1.4.0 is installed")
+    assert line is not None and line.startswith(
+        "typed-pallas: jax-pyrefly-stubs 1.4.0 is installed"
+    )
     assert "typed-pallas init" in line and "\n" not in line
 
 

@@ -116,24 +116,35 @@ class Env:
 def _make_env(where: Path, name: str, extra: list[Path]) -> Env:
     """A venv whose sys.path is this venv's site-packages plus ``extra`` (never the editable .pth)."""
     target = where / name
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(target)], check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(target)], check=True, timeout=120
+    )
     python = target / "bin" / "python"
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     ours = sysconfig.get_paths()["purelib"]
-    Path(site, "typed_pallas_no_regression.pth").write_text("\n".join(str(p) for p in [*extra, Path(ours)]) + "\n")
+    Path(site, "typed_pallas_no_regression.pth").write_text(
+        "\n".join(str(p) for p in [*extra, Path(ours)]) + "\n"
+    )
     return Env(name, python)
 
 
 @pytest.fixture(scope="module")
 def envs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Env]:
     where = tmp_path_factory.mktemp("envs")
-    made = {"base": _make_env(where, "base", [SRC]), "stubs": _make_env(where, "stubs", [SRC, STUBS])}
+    made = {
+        "base": _make_env(where, "base", [SRC]),
+        "stubs": _make_env(where, "stubs", [SRC, STUBS]),
+    }
     check = "import jax, typed_pallas, sys; print(any(p.endswith('stubs') for p in sys.path))"
     for env, expect in (("base", "False"), ("stubs", "True")):
-        out = subprocess.run([str(made[env].python), "-c", check], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [str(made[env].python), "-c", check], capture_output=True, text=True, check=True
+        )
         assert out.stdout.strip() == expect, (env, out.stdout, out.stderr)
     return made
 
@@ -157,24 +168,60 @@ def _pyright_config(where: Path, stub_path: bool) -> Path:
     return config
 
 
-def run_checker(checker: str, env: Env, files: list[Path], work: Path, stub_path: bool = False) -> str:
+def run_checker(
+    checker: str, env: Env, files: list[Path], work: Path, stub_path: bool = False
+) -> str:
     """The checker's text output on ``files`` with ``env``'s interpreter, run from ``work``."""
     exe = _exe(checker)
     py = str(env.python)
     paths = [str(f) for f in files]
     if checker == "mypy":
         cache = work / "mypy-cache"  # shared: the jax modules are the same files on both sides
-        cmd = [exe, "--cache-dir", str(cache), "--python-executable", py, "--no-error-summary",
-               "--show-error-codes", "--config-file", "/dev/null" if sys.platform != "win32" else "nul", *paths]
+        cmd = [
+            exe,
+            "--cache-dir",
+            str(cache),
+            "--python-executable",
+            py,
+            "--no-error-summary",
+            "--show-error-codes",
+            "--config-file",
+            "/dev/null" if sys.platform != "win32" else "nul",
+            *paths,
+        ]
     elif checker in ("pyright", "basedpyright"):
         cmd = [exe, "-p", str(_pyright_config(work, stub_path)), "--pythonpath", py, *paths]
     elif checker == "pyrefly":
-        cmd = [exe, "check", "--preset", "default", "--python-interpreter-path", py, "--output-format", "min-text", *paths]
+        cmd = [
+            exe,
+            "check",
+            "--preset",
+            "default",
+            "--python-interpreter-path",
+            py,
+            "--output-format",
+            "min-text",
+            *paths,
+        ]
     else:
-        cmd = [exe, "check", "--python", py, "--output-format", "concise", "--color", "never", *paths]
-    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+        cmd = [
+            exe,
+            "check",
+            "--python",
+            py,
+            "--output-format",
+            "concise",
+            "--color",
+            "never",
+            *paths,
+        ]
+    proc = subprocess.run(
+        cmd, cwd=work, capture_output=True, text=True, timeout=TIMEOUT_S, check=False
+    )
     if proc.returncode not in (0, 1):
-        raise AssertionError(f"{checker} failed (rc={proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise AssertionError(
+            f"{checker} failed (rc={proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     return proc.stdout
 
 
@@ -183,7 +230,9 @@ def run_checker(checker: str, env: Env, files: list[Path], work: Path, stub_path
 _REVEAL = {
     "mypy": re.compile(r":(?P<line>\d+): note: Revealed type is \"(?P<type>.*)\"$"),
     "pyright": re.compile(r":(?P<line>\d+):\d+ - information: Type of \".*\" is \"(?P<type>.*)\"$"),
-    "basedpyright": re.compile(r":(?P<line>\d+):\d+ - information: Type of \".*\" is \"(?P<type>.*)\"$"),
+    "basedpyright": re.compile(
+        r":(?P<line>\d+):\d+ - information: Type of \".*\" is \"(?P<type>.*)\"$"
+    ),
     "pyrefly": re.compile(r":(?P<line>\d+):\d+-\d+: revealed type: (?P<type>.*) \[reveal-type\]$"),
     "ty": re.compile(r":(?P<line>\d+):\d+: info\[revealed-type\] Revealed type: `(?P<type>.*)`$"),
 }
@@ -277,21 +326,26 @@ def test_reveal_types_unchanged(
         if before[i] != after[i] and PROBES[i] not in known
     }
     for expr in known:  # keep the exception honest: drop it once pyright stops needing it
-        assert after[PROBES.index(expr)] == "Unknown", f"{checker}: {expr} is no longer lost with stubPath"
+        assert after[PROBES.index(expr)] == "Unknown", (
+            f"{checker}: {expr} is no longer lost with stubPath"
+        )
     assert not changed, f"{checker}: types changed by the stubs:\n" + "\n".join(
         f"  {expr}: {b!r} -> {a!r}" for expr, (b, a) in changed.items()
     )
-    assert sum(t != "<none>" for t in before.values()) >= len(PROBES) - 2, before  # the probe itself works
+    assert sum(t != "<none>" for t in before.values()) >= len(PROBES) - 2, (
+        before
+    )  # the probe itself works
 
 
 def test_revealed_parser_catches_a_change() -> None:
     """The comparison above can fail: a changed type is seen as a change."""
-    out_a = "x.py:3: note: Revealed type is \"jax.Array\"\n"
-    out_b = "x.py:3: note: Revealed type is \"Any\"\n"
+    out_a = 'x.py:3: note: Revealed type is "jax.Array"\n'
+    out_b = 'x.py:3: note: Revealed type is "Any"\n'
     assert revealed("mypy", out_a, 3)[0] != revealed("mypy", out_b, 3)[0]
 
 
 # ----------------------------------------------------------------------------- jax's own ops
+
 
 def _errors(checker: str, output: str, root: Path) -> list[str]:
     """Normalised ``relpath:line: code`` of each error in the output."""
@@ -319,16 +373,30 @@ def _ops_dir() -> Path:
     return Path(ops.__file__).parent
 
 
-OPS_SIDES = [("mypy", False), ("pyright", True), ("basedpyright", True), ("pyrefly", False), ("ty", False)]
+OPS_SIDES = [
+    ("mypy", False),
+    ("pyright", True),
+    ("basedpyright", True),
+    ("pyrefly", False),
+    ("ty", False),
+]
 
 
 @pytest.mark.parametrize(("checker", "stub_path"), OPS_SIDES, ids=[c for c, _ in OPS_SIDES])
 def test_jax_ops_no_new_errors(checker: str, stub_path: bool, outputs: Outputs) -> None:
     """jax's own Pallas ops, checked with and without the stubs: no error is added."""
     ops = outputs.ops.name
-    before = [e for e in _errors(checker, outputs.get(checker, "base"), outputs.work) if e.startswith(ops)]
-    after = [e for e in _errors(checker, outputs.get(checker, "stubs", stub_path), outputs.work) if e.startswith(ops)]
+    before = [
+        e for e in _errors(checker, outputs.get(checker, "base"), outputs.work) if e.startswith(ops)
+    ]
+    after = [
+        e
+        for e in _errors(checker, outputs.get(checker, "stubs", stub_path), outputs.work)
+        if e.startswith(ops)
+    ]
     new = sorted(set(after) - set(before))
     gone = sorted(set(before) - set(after))
-    print(f"{checker}: {len(before)} errors without the stubs, {len(after)} with; new {len(new)}, gone {len(gone)}")
+    print(
+        f"{checker}: {len(before)} errors without the stubs, {len(after)} with; new {len(new)}, gone {len(gone)}"
+    )
     assert not new, f"{checker}: errors the stubs add to jax's own ops:\n" + "\n".join(new)

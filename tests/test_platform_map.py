@@ -12,7 +12,7 @@ import pytest
 from typed_pallas_mypy import platform_map
 from typed_pallas_mypy.cli import main
 
-TPU_OPS = '''\
+TPU_OPS = """\
 import jax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
@@ -24,9 +24,9 @@ def kernel(x_ref, o_ref):
 
 def add_one_tpu(x):
     return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
-'''
+"""
 
-MODEL = '''\
+MODEL = """\
 import jax
 import tpu_ops
 
@@ -35,7 +35,7 @@ def run(x):
     if jax.default_backend() == "gpu":
         return tpu_ops.add_one_tpu(x)
     return x
-'''
+"""
 
 
 @pytest.fixture(scope="module")

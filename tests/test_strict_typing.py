@@ -22,9 +22,13 @@ def test_strict_mypy_is_clean(tmp_path: Path) -> None:
     )
     completed = subprocess.run(
         [
-            sys.executable, "-m", "mypy",
-            "--config-file", str(config),
-            "--cache-dir", str(tmp_path / "cache"),
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(config),
+            "--cache-dir",
+            str(tmp_path / "cache"),
             "src/typed_pallas",
             "mypy_plugin/typed_pallas_mypy",
         ],

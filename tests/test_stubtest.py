@@ -46,8 +46,12 @@ def test_stubtest_clean(tmp_path: Path) -> None:
     ]  # fmt: skip
     # Not from the repository root: there "stubs/..." and the .pth path would be two
     # names for one stub file.
-    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=1200, check=False)
-    assert proc.returncode == 0, f"stubtest (jax {jax.__version__}):\n{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}"
+    proc = subprocess.run(
+        cmd, cwd=tmp_path, capture_output=True, text=True, timeout=1200, check=False
+    )
+    assert proc.returncode == 0, (
+        f"stubtest (jax {jax.__version__}):\n{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}"
+    )
 
 
 def _entries(path: Path) -> list[tuple[str, list[str]]]:
@@ -70,7 +74,9 @@ def test_allowlist_entries_are_exact_and_explained(path: Path) -> None:
     entries = _entries(path)
     assert entries, f"{path.name} is empty: delete it instead"
     for entry, comments in entries:
-        assert re.fullmatch(r"jax\.experimental\.pallas(\.\w+)+", entry), f"{path.name}: not an exact name: {entry!r}"
+        assert re.fullmatch(r"jax\.experimental\.pallas(\.\w+)+", entry), (
+            f"{path.name}: not an exact name: {entry!r}"
+        )
         assert comments, f"{path.name}: {entry} has no reason (a comment line right above it)"
 
 
@@ -96,8 +102,14 @@ def test_version_specific_names_are_marked_in_the_stubs() -> None:
             marked = False
             for i, ln in enumerate(lines):
                 if ln.startswith(f"def {top}("):  # a function: the mark is on one of its parameters
-                    block = lines[i : next((j for j in range(i + 1, len(lines)) if lines[j].startswith(")")), i)]
+                    block = lines[
+                        i : next(
+                            (j for j in range(i + 1, len(lines)) if lines[j].startswith(")")), i
+                        )
+                    ]
                     marked = marked or any(mark in b for b in block)
                 elif re.search(rf"\b{re.escape(top)}\b", ln) and mark in ln:
                     marked = True
-            assert marked, f"{entry} is allowlisted in {name} but {stub.name} does not mark it '{mark}'"
+            assert marked, (
+                f"{entry} is allowlisted in {name} but {stub.name} does not mark it '{mark}'"
+            )

@@ -42,7 +42,9 @@ def layer_norm(x: jax.Array) -> jax.Array:
     return x
 
 
-def layer_norm_with(x: jax.Array, params: pltpu.CompilerParams | pltriton.CompilerParams) -> jax.Array:
+def layer_norm_with(
+    x: jax.Array, params: pltpu.CompilerParams | pltriton.CompilerParams
+) -> jax.Array:
     # The platform depends on the caller: nothing to prove here.
     return pl.pallas_call(
         layer_norm_kernel,

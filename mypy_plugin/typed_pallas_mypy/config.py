@@ -60,33 +60,29 @@ import configparser
 import os
 import re
 import sys
+import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from typed_pallas._platforms import LOWERINGS_OF_NAME
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the project requires 3.11
-    import tomli as tomllib
-
 if TYPE_CHECKING:
     from mypy.options import Options
 
 __all__ = [
     "CONFIG_ENV",
+    "CONFIG_FILE_NAMES",
     "PLATFORMS_ENV",
     "ConfigError",
     "Override",
     "PluginConfig",
+    "candidate_files",
+    "find_config_file",
     "load_config",
+    "package_version",
     "read_config",
     "resolve_config",
-    "find_config_file",
-    "candidate_files",
-    "CONFIG_FILE_NAMES",
-    "package_version",
 ]
 
 #: Environment variable: a comma list of platforms replacing the top-level ``platforms``.
@@ -159,7 +155,7 @@ class Override:
     @property
     def is_structured(self) -> bool:
         """``a.b.*``: a star only as the last component."""
-        return self.pattern.endswith(".*") and "*" not in self.pattern[:-2] or self.pattern == "*"
+        return (self.pattern.endswith(".*") and "*" not in self.pattern[:-2]) or self.pattern == "*"
 
     def matches(self, module: str) -> bool:
         return _compile_glob(self.pattern).match(module) is not None
@@ -210,7 +206,7 @@ class PluginConfig:
             return max(unstructured, key=lambda o: o.order)
         parts = module.split(".")
         for i in range(len(parts), 0, -1):
-            key = ".".join(parts[:i] + ["*"])
+            key = ".".join([*parts[:i], "*"])
             hits = [o for o in self.overrides if o.pattern == key]
             if hits:
                 return hits[-1]
@@ -277,7 +273,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
         raise ConfigError(
             f"{where}: the platform list is empty; "
             f"name at least one of {_plural_list(PLATFORM_NAMES)} "
-            "(to allow every platform write [\"tpu\", \"gpu\"])"
+            '(to allow every platform write ["tpu", "gpu"])'
         )
     out: set[str] = set()
     for value in values:
@@ -337,7 +333,11 @@ def _from_mapping(
         if key not in TOP_LEVEL_KEYS:
             raise ConfigError(
                 f"{where}: unknown key {key!r}; known keys are {_plural_list(TOP_LEVEL_KEYS)}"
-                + (f" (per-module settings go under [[{TOML_TABLE}.overrides]])" if key == "module" else "")
+                + (
+                    f" (per-module settings go under [[{TOML_TABLE}.overrides]])"
+                    if key == "module"
+                    else ""
+                )
             )
     platforms: frozenset[str] | None = None
     if "platforms" in table:
@@ -362,7 +362,9 @@ def _from_mapping(
     order = 0
     if "overrides" in table:
         raw_overrides = table["overrides"]
-        if not isinstance(raw_overrides, list) or not all(isinstance(o, dict) for o in raw_overrides):
+        if not isinstance(raw_overrides, list) or not all(
+            isinstance(o, dict) for o in raw_overrides
+        ):
             raise ConfigError(
                 f"{where}: 'overrides' must be an array of tables; write each one as "
                 f"[[{TOML_TABLE}.overrides]] with module = [...] and platforms = [...]"
@@ -411,9 +413,11 @@ def _from_mapping(
                     "(the module patterns are in the section name)"
                 )
         if "platforms" not in body:
-            raise ConfigError(f"{swhere}: missing 'platforms'; write platforms = gpu (or tpu, cuda, rocm)")
+            raise ConfigError(
+                f"{swhere}: missing 'platforms'; write platforms = gpu (or tpu, cuda, rocm)"
+            )
         plats = parse_platforms(_split_commas(body["platforms"]), f"{swhere} platforms")
-        patterns = section[len(INI_OVERRIDE_PREFIX):]
+        patterns = section[len(INI_OVERRIDE_PREFIX) :]
         for pattern in patterns.split(","):
             origin = f"[{section}] in {os.path.basename(source)}"
             overrides.append(Override(parse_pattern(pattern, swhere), plats, order, origin))
@@ -464,7 +468,9 @@ def _read_ini(path: str) -> PluginConfig | None:
     if not ours:
         for wrong in ("mypy-plugins.typed-pallas", "mypy.plugins.typed_pallas", "typed-pallas"):
             if parser.has_section(wrong):
-                raise ConfigError(f"{path}: found [{wrong}]; the section is spelled [{INI_SECTION}]")
+                raise ConfigError(
+                    f"{path}: found [{wrong}]; the section is spelled [{INI_SECTION}]"
+                )
         return None
     overrides: list[tuple[str, Mapping[str, Any]]] = []
     for section in ours:
@@ -560,7 +566,9 @@ def resolve_config(
     explicit = env.get(CONFIG_ENV, "").strip()
     if explicit:
         if not os.path.isfile(explicit):
-            raise ConfigError(f"{CONFIG_ENV}={explicit!r}: no such file; point it at a pyproject.toml or mypy.ini")
+            raise ConfigError(
+                f"{CONFIG_ENV}={explicit!r}: no such file; point it at a pyproject.toml or mypy.ini"
+            )
         config = read_config(explicit) or PluginConfig(source=explicit)
     else:
         found = _search(config_file, cwd)
@@ -570,7 +578,9 @@ def resolve_config(
         config = PluginConfig()
     raw = env.get(PLATFORMS_ENV, "").strip()
     if raw:
-        platforms = parse_platforms(_split_commas(raw) or [raw], f"environment variable {PLATFORMS_ENV}={raw!r}")
+        platforms = parse_platforms(
+            _split_commas(raw) or [raw], f"environment variable {PLATFORMS_ENV}={raw!r}"
+        )
         config = PluginConfig(
             platforms=platforms,
             overrides=config.overrides,

@@ -53,11 +53,11 @@ MOSAIC_GPU_ONLY: Final = frozenset({"mosaic_gpu"})
 TRITON_ONLY: Final = frozenset({"triton"})
 
 #: Human name of what a backend-only piece of evidence makes the kernel.
-BACKEND_LABEL: Final[Mapping[str, str]] = {k: v for k, v in _platforms.BACKEND_LABELS.items()}
+BACKEND_LABEL: Final[Mapping[str, str]] = dict(_platforms.BACKEND_LABELS.items())
 #: ``_platforms.PARAMS_BY_BACKEND`` keyed by plain strings (evidence tables hold strings).
-ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = {
-    k: v for k, v in _platforms.PARAMS_BY_BACKEND.items()
-}
+ROW_OF_BACKEND: Final[Mapping[str, _platforms.ParamsClass]] = dict(
+    _platforms.PARAMS_BY_BACKEND.items()
+)
 
 #: Names used inside a kernel body (called or referenced), by (namespace, name).
 BODY_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {

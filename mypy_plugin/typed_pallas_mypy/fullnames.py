@@ -40,45 +40,57 @@ FUNCTOOLS_PARTIAL: Final = "functools.partial"
 # --------------------------------------------------------------------------- guards
 
 #: ``jax.default_backend()``: "tpu", "gpu" (cuda and rocm) or "cpu"
-DEFAULT_BACKEND: Final = frozenset({
-    "jax._src.xla_bridge.default_backend",
-    "jax.default_backend",
-    "jax.extend.backend.default_backend",
-})
+DEFAULT_BACKEND: Final = frozenset(
+    {
+        "jax._src.xla_bridge.default_backend",
+        "jax.default_backend",
+        "jax.extend.backend.default_backend",
+    }
+)
 #: ``jax.devices()`` / ``jax.local_devices()``: ``[i].platform`` is a platform name
-DEVICES: Final = frozenset({
-    "jax._src.xla_bridge.devices",
-    "jax._src.xla_bridge.local_devices",
-    "jax.devices",
-    "jax.local_devices",
-})
+DEVICES: Final = frozenset(
+    {
+        "jax._src.xla_bridge.devices",
+        "jax._src.xla_bridge.local_devices",
+        "jax.devices",
+        "jax.local_devices",
+    }
+)
 #: ``pltpu.is_tpu_device()``: True only on TPU
-IS_TPU_DEVICE: Final = frozenset({
-    "jax._src.pallas.mosaic.tpu_info.is_tpu_device",
-    "jax.experimental.pallas.tpu.is_tpu_device",
-    "jax._src.tpu_info.is_tpu_device",  # jax >= 0.12
-})
+IS_TPU_DEVICE: Final = frozenset(
+    {
+        "jax._src.pallas.mosaic.tpu_info.is_tpu_device",
+        "jax.experimental.pallas.tpu.is_tpu_device",
+        "jax._src.tpu_info.is_tpu_device",  # jax >= 0.12
+    }
+)
 #: ``jax.lax.platform_dependent(*args, tpu=f, cuda=g, rocm=h, default=d)``
-PLATFORM_DEPENDENT: Final = frozenset({
-    "jax._src.lax.control_flow.conditionals.platform_dependent",
-    "jax.lax.platform_dependent",
-})
+PLATFORM_DEPENDENT: Final = frozenset(
+    {
+        "jax._src.lax.control_flow.conditionals.platform_dependent",
+        "jax.lax.platform_dependent",
+    }
+)
 #: ``typed_pallas.dispatch(*, tpu=..., gpu=..., cuda=..., rocm=..., default=...)``
-TP_DISPATCH: Final = frozenset({
-    "typed_pallas._dispatch.dispatch",
-    "typed_pallas.dispatch",
-})
+TP_DISPATCH: Final = frozenset(
+    {
+        "typed_pallas._dispatch.dispatch",
+        "typed_pallas.dispatch",
+    }
+)
 #: calls where a platform is decided (hooked to report decision-site findings)
 DECISION_CALLS: Final = DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
 
 #: calls that end a block like ``raise`` does (test skips)
-SKIP_CALLS: Final = frozenset({
-    "pytest.skip",
-    "_pytest.outcomes.skip",
-    "_pytest.outcomes.fail",
-    "pytest.fail",
-    "sys.exit",
-})
+SKIP_CALLS: Final = frozenset(
+    {
+        "pytest.skip",
+        "_pytest.outcomes.skip",
+        "_pytest.outcomes.fail",
+        "pytest.fail",
+        "sys.exit",
+    }
+)
 #: method names that end a block (``self.skipTest(...)``)
 SKIP_METHODS: Final = frozenset({"skipTest"})
 

@@ -28,8 +28,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Final, final
 
-from mypy.options import Options
 from mypy.nodes import TypeInfo
+from mypy.options import Options
 from mypy.plugin import (
     FunctionContext,
     FunctionSigContext,
@@ -42,8 +42,8 @@ from mypy.types import FunctionLike, Instance, Type
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.transformers import hooks, platform_facts
-from typed_pallas_mypy.transformers.platform_facts import Facts
 from typed_pallas_mypy.transformers.calls import ENTRIES, PlatformConfig
+from typed_pallas_mypy.transformers.platform_facts import Facts
 
 #: Bump when the plugin's behaviour changes, so caches made by an older one go stale.
 PLUGIN_BEHAVIOUR_VERSION: Final = 2
@@ -109,7 +109,6 @@ def _tables_digest() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-
 #: Hash of the configuration the last plugin instance loaded. mypy's daemon compares
 #: ``typed_pallas_mypy.__version__`` (with the module's hash) between runs to decide
 #: whether plugins changed; putting the config in it (daemon only, see
@@ -126,7 +125,7 @@ def _code_digest() -> str:
     """
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
-    files = sorted(package.rglob("*.py")) + [Path(_platforms.__file__).resolve()]
+    files = [*sorted(package.rglob("*.py")), Path(_platforms.__file__).resolve()]
     for path in files:
         try:
             digest.update(path.read_bytes())
@@ -258,7 +257,6 @@ class TypedPallasPlugin(Plugin):
                 "config": _canonical(self._config.fingerprint()),
             }
         return self._config_data
-
 
     def _store_facts(self, module: str) -> None:
         """Put ``module``'s platform facts in its symbol table just before mypy

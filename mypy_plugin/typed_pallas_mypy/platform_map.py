@@ -32,7 +32,15 @@ if TYPE_CHECKING:
 
     from mypy.nodes import MypyFile, NameExpr
 
-__all__ = ["DecisionSite", "FunctionEntry", "ModuleMap", "OUTPUTS", "build_map", "render", "to_json"]
+__all__ = [
+    "OUTPUTS",
+    "DecisionSite",
+    "FunctionEntry",
+    "ModuleMap",
+    "build_map",
+    "render",
+    "to_json",
+]
 
 OUTPUTS: Final = ("text", "json", "mermaid")
 DEFAULT_MAP_CACHE: Final = os.path.join(".mypy_cache", "typed-pallas-map")
@@ -77,7 +85,9 @@ def _python_files(paths: Sequence[str]) -> set[str]:
     for path in paths:
         if os.path.isdir(path):
             for root, _dirs, files in os.walk(path):
-                out.update(os.path.abspath(os.path.join(root, f)) for f in files if f.endswith(".py"))
+                out.update(
+                    os.path.abspath(os.path.join(root, f)) for f in files if f.endswith(".py")
+                )
         else:
             out.add(os.path.abspath(path))
     return out
@@ -107,7 +117,9 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
                 ["--config-file", ini, "--cache-dir", cache_dir or DEFAULT_MAP_CACHE, *paths],
                 require_targets=True,
             )
-            options.fine_grained_incremental = True  # keeps the checked trees (mypy frees them otherwise)
+            options.fine_grained_incremental = (
+                True  # keeps the checked trees (mypy frees them otherwise)
+            )
             marker = f"TYPED_PALLAS_MAP_{uuid.uuid4().hex}"
             for source in sources:
                 if source.module:
@@ -127,7 +139,9 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
     return maps
 
 
-def _module_map(modules: Mapping[str, MypyFile], name: str, configured: frozenset[str] | None) -> ModuleMap:
+def _module_map(
+    modules: Mapping[str, MypyFile], name: str, configured: frozenset[str] | None
+) -> ModuleMap:
     from mypy.nodes import CallExpr, Decorator, FuncDef
     from mypy.server.subexpr import get_subexpressions
 
@@ -226,7 +240,9 @@ def to_json(maps: Sequence[ModuleMap]) -> dict[str, object]:
                 "guard": [list(s) if s is not None else None for s in f.guard] if f.guard else None,
                 "platform_source": f.platform_source,
                 "wrapper": f.wrapper,
-                "evidence": [{"backends": list(b), "spelling": s, "line": n} for b, s, n in f.evidence],
+                "evidence": [
+                    {"backends": list(b), "spelling": s, "line": n} for b, s, n in f.evidence
+                ],
                 "calls": list(f.calls),
             }
             for f in m.functions
@@ -242,7 +258,9 @@ def to_json(maps: Sequence[ModuleMap]) -> dict[str, object]:
             }
             for d in m.decisions
         ]
-        modules.append({"module": m.module, "path": m.path, "functions": functions, "decisions": decisions})
+        modules.append(
+            {"module": m.module, "path": m.path, "functions": functions, "decisions": decisions}
+        )
     return {"modules": modules}
 
 
@@ -266,7 +284,9 @@ def _text(maps: Sequence[ModuleMap]) -> Iterator[str]:
             if f.wrapper is not None:
                 what.append(f"wraps {f.wrapper}")
             if f.evidence and f.platforms is None:
-                what.append("body uses " + ", ".join(f"{s} ({'/'.join(b)})" for b, s, _ in f.evidence))
+                what.append(
+                    "body uses " + ", ".join(f"{s} ({'/'.join(b)})" for b, s, _ in f.evidence)
+                )
             yield f"  {short} ({f.where}): {'; '.join(what)}"
             for note in f.chain:
                 yield f"      {note}"
@@ -294,12 +314,16 @@ def _mermaid(maps: Sequence[ModuleMap]) -> Iterator[str]:
     for m in sorted(maps, key=lambda m: m.module):
         for f in m.functions:
             if f.platforms is not None:
-                nodes[f.name] = f'  {_node_id(f.name)}["{_label(f.name)}<br/>{", ".join(f.platforms)}"]'
+                nodes[f.name] = (
+                    f'  {_node_id(f.name)}["{_label(f.name)}<br/>{", ".join(f.platforms)}"]'
+                )
                 edges.extend(f"  {_node_id(f.name)} --> {_node_id(c)}" for c in f.calls)
         for i, d in enumerate(m.decisions):
             site = f"d_{_node_id(m.module)[2:]}_{d.line}_{d.column}_{i}"
             where = f" in {d.function}" if d.function else ""
-            nodes[site] = f'  {site}{{{{"{_label(m.path)}:{d.line}{where}<br/>{_label(d.message)}"}}}}'
+            nodes[site] = (
+                f'  {site}{{{{"{_label(m.path)}:{d.line}{where}<br/>{_label(d.message)}"}}}}'
+            )
             edges.extend(f"  {site} -.->|fails| {_node_id(r)}" for r in d.requires)
             if d.function is not None and d.function in required:
                 edges.append(f"  {_node_id(d.function)} --- {site}")

@@ -12,18 +12,31 @@ from typing import TYPE_CHECKING, Any
 
 from typed_pallas._errors import (
     LegacyParamsError as LegacyParamsError,
+)
+from typed_pallas._errors import (
     PlatformMismatchError as PlatformMismatchError,
+)
+from typed_pallas._errors import (
     UnknownPlatformError as UnknownPlatformError,
 )
 from typed_pallas._params import CompilerParams as CompilerParams
 from typed_pallas._platforms import (
     GPU as GPU,
+)
+from typed_pallas._platforms import (
     TPU as TPU,
+)
+from typed_pallas._platforms import (
     Backend as Backend,
+)
+from typed_pallas._platforms import (
     LoweringPlatform as LoweringPlatform,
+)
+from typed_pallas._platforms import (
     Platform as Platform,
 )
-from typed_pallas._tagged import PlatformFn as PlatformFn, platform as platform
+from typed_pallas._tagged import PlatformFn as PlatformFn
+from typed_pallas._tagged import platform as platform
 
 if TYPE_CHECKING:
     #: pyproject's [project] version, read from the installed metadata on first access
@@ -31,30 +44,55 @@ if TYPE_CHECKING:
     from typed_pallas._backstop import install_backstop as install_backstop
     from typed_pallas._check_lowering import (
         LoweringReport as LoweringReport,
+    )
+    from typed_pallas._check_lowering import (
         PlatformResult as PlatformResult,
+    )
+    from typed_pallas._check_lowering import (
         check_lowering as check_lowering,
     )
-    from typed_pallas._dispatch import Dispatch as Dispatch, dispatch as dispatch
+    from typed_pallas._dispatch import Dispatch as Dispatch
+    from typed_pallas._dispatch import dispatch as dispatch
     from typed_pallas._entry import (
         kernel as kernel,
+    )
+    from typed_pallas._entry import (
         mosaic_gpu_kernel as mosaic_gpu_kernel,
+    )
+    from typed_pallas._entry import (
         pallas_call as pallas_call,
     )
     from typed_pallas._params import (
         MosaicGPUCompilerParams as MosaicGPUCompilerParams,
+    )
+    from typed_pallas._params import (
         TPUCompilerParams as TPUCompilerParams,
+    )
+    from typed_pallas._params import (
         TritonCompilerParams as TritonCompilerParams,
     )
     from typed_pallas._registry import (
         backend_of as backend_of,
+    )
+    from typed_pallas._registry import (
         get_lowering_rule as get_lowering_rule,
+    )
+    from typed_pallas._registry import (
         platform_of as platform_of,
+    )
+    from typed_pallas._registry import (
         register_lowering_rule as register_lowering_rule,
     )
     from typed_pallas._select import (
         Redispatch as Redispatch,
+    )
+    from typed_pallas._select import (
         import_backend as import_backend,
+    )
+    from typed_pallas._select import (
         pick_lowering as pick_lowering,
+    )
+    from typed_pallas._select import (
         redispatch as redispatch,
     )
 

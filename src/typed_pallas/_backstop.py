@@ -71,7 +71,9 @@ def is_marked(params: object) -> bool:
     return _marked_strong.get(id(params)) is params
 
 
-def check(params: Mapping[str, Any], platforms: tuple[str, ...], primitive: str = "pallas_call") -> None:
+def check(
+    params: Mapping[str, Any], platforms: tuple[str, ...], primitive: str = "pallas_call"
+) -> None:
     """Raise the mismatch error for these primitive params and lowering platforms, if any."""
     if params.get("interpret"):
         return

@@ -57,7 +57,9 @@ DEFAULT_PLATFORMS: Final[tuple[str, ...]] = _platforms.LOWERING_PLATFORMS
 
 #: platforms check_lowering accepts ("cpu" is a valid lowering platform too)
 VALID_PLATFORMS: Final[tuple[str, ...]] = _platforms.TARGET_PLATFORMS
-_CALL_TARGET: Final = re.compile(r"""(?:call_target_name\s*=\s*|stablehlo\.custom_call\s+@)"?([\w$.]+)"?""")
+_CALL_TARGET: Final = re.compile(
+    r"""(?:call_target_name\s*=\s*|stablehlo\.custom_call\s+@)"?([\w$.]+)"?"""
+)
 
 _EMPTY_ASSERT_HINT: Final = (
     "JAX raised an empty AssertionError while lowering a Pallas kernel; the usual cause is "
@@ -315,26 +317,50 @@ def classify(
             link, source = found
             notes = getattr(link, "__notes__", None) or []
             return PlatformResult(
-                platform, "mismatch", str(link), type(link).__name__, source,
-                hint=notes[0] if notes else None, seconds=seconds, error=error,
+                platform,
+                "mismatch",
+                str(link),
+                type(link).__name__,
+                source,
+                hint=notes[0] if notes else None,
+                seconds=seconds,
+                error=error,
             )
         if proof is not None:
             notes = getattr(proof, "__notes__", None) or []
             return PlatformResult(
-                platform, "mismatch", str(proof), type(error).__name__, "inferred",
-                hint=(notes[0] if notes else None), seconds=seconds, error=error,
+                platform,
+                "mismatch",
+                str(proof),
+                type(error).__name__,
+                "inferred",
+                hint=(notes[0] if notes else None),
+                seconds=seconds,
+                error=error,
             )
         return PlatformResult(
-            platform, "error", str(error), type(error).__name__, None,
-            hint=_hint_for(error, platform), seconds=seconds, error=error,
+            platform,
+            "error",
+            str(error),
+            type(error).__name__,
+            None,
+            hint=_hint_for(error, platform),
+            seconds=seconds,
+            error=error,
         )
     kernels = _kernels(module_text)
     if proof is not None:
         # JAX lowered it anyway (jax 0.10: Mosaic GPU params for rocm once registered).
         return PlatformResult(
-            platform, "mismatch", str(proof), None, "inferred",
+            platform,
+            "mismatch",
+            str(proof),
+            None,
+            "inferred",
             hint=f"JAX lowered it silently ({', '.join(kernels) or 'no kernel'}); it cannot run there.",
-            kernels=kernels, seconds=seconds, error=proof,
+            kernels=kernels,
+            seconds=seconds,
+            error=proof,
         )
     return PlatformResult(platform, "lowered", kernels=kernels, seconds=seconds)
 
@@ -347,11 +373,18 @@ def _check_platforms(platforms: Sequence[str]) -> tuple[str, ...]:
         if p in VALID_PLATFORMS:
             out.append(p)
         elif p in _platforms.LOWERINGS_OF_NAME:  # "gpu": cuda and rocm, in table order
-            out.extend(q for q in _platforms.LOWERING_PLATFORMS if q in _platforms.LOWERINGS_OF_NAME[p])
+            out.extend(
+                q for q in _platforms.LOWERING_PLATFORMS if q in _platforms.LOWERINGS_OF_NAME[p]
+            )
         else:
-            names = (*VALID_PLATFORMS, *(n for n in _platforms.LOWERINGS_OF_NAME if n not in VALID_PLATFORMS))
+            names = (
+                *VALID_PLATFORMS,
+                *(n for n in _platforms.LOWERINGS_OF_NAME if n not in VALID_PLATFORMS),
+            )
             valid = ", ".join(repr(v) for v in names)
-            raise UnknownPlatformError(f"check_lowering: unknown platform {p!r}: expected one of {valid}")
+            raise UnknownPlatformError(
+                f"check_lowering: unknown platform {p!r}: expected one of {valid}"
+            )
     return tuple(dict.fromkeys(out))
 
 
@@ -405,7 +438,7 @@ def check_lowering(
                 jaxpr = traced.jaxpr
                 lowered = traced.lower(lowering_platforms=(platform,))
                 text = lowered.as_text()
-            except Exception as exc:  # noqa: BLE001 - every failure is a report cell
+            except Exception as exc:
                 error = exc
         proof = _proven_mismatch(jaxpr, platform) if jaxpr is not None else None
         results[platform] = classify(

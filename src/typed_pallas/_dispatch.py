@@ -39,6 +39,7 @@ import contextlib
 import contextvars
 import functools
 from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, Final, Generic, ParamSpec, TypeVar
 
 import jax
@@ -64,8 +65,9 @@ _BACKEND_ATTRIBUTE: Final = "__pallas_backend__"
 #: (jax >= 0.12 reads the device kind from the abstract mesh at trace time). Empty
 #: unless ``cross_lowering_targets`` is active: on a real machine nothing is touched.
 _CROSS_TARGETS: contextvars.ContextVar[Mapping[str, tuple[str, str]]] = contextvars.ContextVar(
-    "typed_pallas_cross_targets", default={}
+    "typed_pallas_cross_targets", default=MappingProxyType({})
 )
+
 
 @contextlib.contextmanager
 def cross_lowering_targets(
@@ -131,7 +133,11 @@ def _on_platforms_p() -> Any:
         inner = ctx.module_context.replace(platforms=(platform,))
         body = _jaxpr_of(jaxpr)
         consts = mlir.ir_consts(jaxpr.consts, [v.aval for v in body.constvars])
-        context = abstract_mesh_context(platform, {platform: device}) if device else contextlib.nullcontext()
+        context = (
+            abstract_mesh_context(platform, {platform: device})
+            if device
+            else contextlib.nullcontext()
+        )
         with context:
             outs, tokens = mlir.jaxpr_subcomp(
                 inner,
@@ -155,7 +161,14 @@ def _on_platforms_p() -> Any:
         here = _jaxcompat.lowering_platforms(ctx)
         rules = {p: functools.partial(lower_for, platform=p) for p in here if p in platforms}
         return mlir.lower_per_platform(
-            ctx, "typed_pallas.dispatch", rules, unreachable, jaxpr.effects, *args, jaxpr=jaxpr, device=device
+            ctx,
+            "typed_pallas.dispatch",
+            rules,
+            unreachable,
+            jaxpr.effects,
+            *args,
+            jaxpr=jaxpr,
+            device=device,
         )
 
     def batch(args: Any, dims: Any, *, jaxpr: Any, platforms: tuple[str, ...], device: Any) -> Any:
@@ -163,12 +176,18 @@ def _on_platforms_p() -> Any:
         in_axes = [None if (d is None or d is not_mapped) else d for d in dims]
         fn = jax.vmap(core.jaxpr_as_fun(jaxpr), in_axes=in_axes)
         specs = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in args]  # type: ignore[no-untyped-call]
-        with abstract_mesh_context(platforms[0], {platforms[0]: device}) if device else contextlib.nullcontext():
+        with (
+            abstract_mesh_context(platforms[0], {platforms[0]: device})
+            if device
+            else contextlib.nullcontext()
+        ):
             batched = jax.make_jaxpr(fn)(*specs)
         outs = prim.bind(*args, jaxpr=batched, platforms=platforms, device=device)
         return outs, [0] * len(outs)
 
-    def jvp(primals: Any, tangents: Any, *, jaxpr: Any, platforms: tuple[str, ...], device: Any) -> Any:
+    def jvp(
+        primals: Any, tangents: Any, *, jaxpr: Any, platforms: tuple[str, ...], device: Any
+    ) -> Any:
         tangents = [ad.instantiate_zeros(t) for t in tangents]
         return jax.jvp(core.jaxpr_as_fun(jaxpr), tuple(primals), tuple(tangents))
 
@@ -193,7 +212,11 @@ def _narrowed(fn: Callable[..., Any], platform: str) -> Callable[..., Any]:
 
         specs = [jax.ShapeDtypeStruct(np.shape(x), jax.numpy.result_type(x)) for x in operands]  # type: ignore[no-untyped-call]
         device = _CROSS_TARGETS.get().get(platform)
-        context = abstract_mesh_context(platform, {platform: device}) if device else contextlib.nullcontext()
+        context = (
+            abstract_mesh_context(platform, {platform: device})
+            if device
+            else contextlib.nullcontext()
+        )
         with context:
             closed = jax.make_jaxpr(flat_fn)(*specs)
         outs = _on_platforms_p().bind(*operands, jaxpr=closed, platforms=(platform,), device=device)
@@ -206,7 +229,7 @@ def _narrowed(fn: Callable[..., Any], platform: str) -> Callable[..., Any]:
 
 
 def _is_operand(leaf: object) -> bool:
-    return isinstance(leaf, (jax.Array, np.ndarray, np.generic)) or isinstance(leaf, jax.core.Tracer)
+    return isinstance(leaf, (jax.Array, np.ndarray, np.generic, jax.core.Tracer))
 
 
 def _name(fn: object) -> str:
@@ -215,7 +238,9 @@ def _name(fn: object) -> str:
 
 def _check_branch(keyword: str, fn: object) -> None:
     if not callable(fn):
-        raise TypeError(f"typed_pallas.dispatch: {keyword}= must be callable, got {type(fn).__name__}")
+        raise TypeError(
+            f"typed_pallas.dispatch: {keyword}= must be callable, got {type(fn).__name__}"
+        )
     expected = _platforms.PLATFORM_OF_LOWERING[keyword]
     tagged = platform_of_callable(fn)
     if tagged is not None and tagged != expected:
@@ -243,7 +268,9 @@ class Dispatch(Generic[_Args, _R]):
             unlisted platform fails, as in ``jax.lax.platform_dependent``).
     """
 
-    def __init__(self, branches: Mapping[str, Callable[..., Any]], default: Callable[..., Any] | None) -> None:
+    def __init__(
+        self, branches: Mapping[str, Callable[..., Any]], default: Callable[..., Any] | None
+    ) -> None:
         self.branches: Mapping[str, Callable[..., Any]] = dict(branches)
         self.default = default
         first = next(iter(self.branches.values()), default)
@@ -331,12 +358,18 @@ def dispatch(
         UnknownPlatformError: no branch at all.
         TypeError: a branch that is not callable.
     """
-    given = {k: v for k, v in (("tpu", tpu), ("gpu", gpu), ("cuda", cuda), ("rocm", rocm)) if v is not None}
+    given = {
+        k: v
+        for k, v in (("tpu", tpu), ("gpu", gpu), ("cuda", cuda), ("rocm", rocm))
+        if v is not None
+    }
     if not given and default is None:
         valid = ", ".join(f"{k}=" for k in (*_platforms.LOWERING_NAMES, "default"))
         raise UnknownPlatformError(f"typed_pallas.dispatch needs at least one branch: {valid}")
     for keyword, fn in given.items():
         _check_branch(keyword, fn)
     if default is not None and not callable(default):
-        raise TypeError(f"typed_pallas.dispatch: default= must be callable, got {type(default).__name__}")
+        raise TypeError(
+            f"typed_pallas.dispatch: default= must be callable, got {type(default).__name__}"
+        )
     return Dispatch(given, default)

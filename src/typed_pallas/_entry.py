@@ -83,7 +83,9 @@ def _params_entry(compiler_params: object, interpret: bool) -> _registry.Entry |
     return entry
 
 
-def _check_platform(entry: _registry.Entry | None, platform: object, interpret: bool) -> Platform | None:
+def _check_platform(
+    entry: _registry.Entry | None, platform: object, interpret: bool
+) -> Platform | None:
     """The platform to tag with: ``platform=`` if given (checked against the params), else the params'."""
     if platform is None:
         return entry.platform if entry is not None else None
@@ -101,7 +103,9 @@ def _finish(fn: Callable[..., Any], compiler_params: object, platform: Platform 
     return tag(fn, platform) if platform is not None else fn
 
 
-def _with_signature(func: Any, jax_func: Callable[..., Any], extra: Sequence[inspect.Parameter]) -> None:
+def _with_signature(
+    func: Any, jax_func: Callable[..., Any], extra: Sequence[inspect.Parameter]
+) -> None:
     """Give ``func`` the installed JAX function's signature plus our keyword(s)."""
     try:
         sig = inspect.signature(jax_func)
@@ -114,7 +118,9 @@ def _with_signature(func: Any, jax_func: Callable[..., Any], extra: Sequence[ins
     func.__signature__ = sig.replace(parameters=params)
 
 
-_PLATFORM_PARAM = inspect.Parameter("platform", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Platform | None")
+_PLATFORM_PARAM = inspect.Parameter(
+    "platform", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Platform | None"
+)
 
 # ----------------------------------------------------------------------------- pallas_call
 
@@ -271,7 +277,9 @@ def _mesh_platform(mesh: object) -> tuple[Platform, Backend] | None:
     return _platforms.PARAMS_BY_BACKEND[backend].platform, backend
 
 
-def _check_mesh(entry: _registry.Entry | None, mesh: object, platform: Platform | None, interpret: bool) -> Platform | None:
+def _check_mesh(
+    entry: _registry.Entry | None, mesh: object, platform: Platform | None, interpret: bool
+) -> Platform | None:
     known = _mesh_platform(mesh)
     if known is None:
         return platform
@@ -289,7 +297,9 @@ def _check_mesh(entry: _registry.Entry | None, mesh: object, platform: Platform 
         # Same platform, other backend (Triton params on a Mosaic GPU mesh): the lowering
         # guard refuses it for cuda/rocm, and still gives JAX's text for a tpu lowering.
     if platform is not None and platform != mesh_platform:
-        raise ValueError(f"platform={platform!r}, but the {mesh_name} lowers for {mesh_platform} only")
+        raise ValueError(
+            f"platform={platform!r}, but the {mesh_name} lowers for {mesh_platform} only"
+        )
     return platform or mesh_platform
 
 

@@ -26,7 +26,9 @@ class PlatformMismatchError(ValueError):
     params_platform: Final[str]
     expected_platform: Final[str]
 
-    def __init__(self, params_platform: str, expected_platform: str, *, backend_level: bool = False) -> None:
+    def __init__(
+        self, params_platform: str, expected_platform: str, *, backend_level: bool = False
+    ) -> None:
         if backend_level:
             message = _platforms.backend_mismatch_message(params_platform, expected_platform)
         else:
@@ -35,13 +37,20 @@ class PlatformMismatchError(ValueError):
         self.params_platform = params_platform
         self.expected_platform = expected_platform
 
-    def __reduce__(self) -> tuple[Callable[..., PlatformMismatchError], tuple[str, str, bool, list[str] | None]]:
+    def __reduce__(
+        self,
+    ) -> tuple[Callable[..., PlatformMismatchError], tuple[str, str, bool, list[str] | None]]:
         # keep pickling (multiprocessing, pytest-xdist) working, notes included
         level = _platforms.BACKEND_MISMATCH_PATTERN.search(str(self)) is not None
-        return (_rebuild, (self.params_platform, self.expected_platform, level, getattr(self, "__notes__", None)))
+        return (
+            _rebuild,
+            (self.params_platform, self.expected_platform, level, getattr(self, "__notes__", None)),
+        )
 
 
-def _rebuild(params_platform: str, expected: str, backend_level: bool, notes: list[str] | None) -> PlatformMismatchError:
+def _rebuild(
+    params_platform: str, expected: str, backend_level: bool, notes: list[str] | None
+) -> PlatformMismatchError:
     err = PlatformMismatchError(params_platform, expected, backend_level=backend_level)
     for note in notes or ():
         err.add_note(note)

@@ -17,6 +17,7 @@ the range check must never be the thing that breaks.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import warnings
@@ -183,13 +184,11 @@ def warn_if_unsupported_jax(
             _warned.add(who)
         warnings.warn(message, UnsupportedJaxWarning, stacklevel=stacklevel + 1)
         return message
-    except Exception as error:  # noqa: BLE001 - a version check must never break an import
+    except Exception as error:
         if not isinstance(error, Warning):
             return None
         if not never_raise:  # warnings turned into errors (-W error) propagate
             raise
-        try:
+        with contextlib.suppress(Exception):
             print(f"warning: {error}", file=sys.stderr)
-        except Exception:  # noqa: BLE001
-            pass
         return str(error)

@@ -70,6 +70,7 @@ _PRIMITIVES: Final[Mapping[str, tuple[str, str]]] = {
     "mpmd_map": ("jax._src.pallas.mpmd", "mpmd_map_p"),
 }
 
+
 def primitive(name: str) -> Any:
     """``pallas_call_p`` or ``mpmd_map_p`` (imports the defining module)."""
     module, attr = _PRIMITIVES[name]
@@ -142,7 +143,9 @@ def _pallas_core() -> Any:
 
 
 #: JAX's own ``params class -> (rule, platform)`` dict (the live object: JAX never rebinds it)
-_JAX_RULES: Final[dict[Any, tuple[Callable[..., Any], str]]] = _pallas_core()._backend_lowering_rules
+_JAX_RULES: Final[dict[Any, tuple[Callable[..., Any], str]]] = (
+    _pallas_core()._backend_lowering_rules
+)
 
 
 def jax_registry() -> dict[Any, tuple[Callable[..., Any], str]]:
@@ -155,7 +158,9 @@ def jax_register_lowering_rule(params_cls: type, rule: Callable[..., Any], platf
 
 
 def jax_get_lowering_rule(params_cls: type, expected_platform: str) -> Callable[..., Any] | None:
-    rule: Callable[..., Any] | None = _pallas_core().get_lowering_rule(params_cls, expected_platform)
+    rule: Callable[..., Any] | None = _pallas_core().get_lowering_rule(
+        params_cls, expected_platform
+    )
     return rule
 
 
@@ -208,7 +213,9 @@ def export_text(fn: Callable[..., Any], target: str, *args: Any) -> str:
 
     checks = []
     if _platforms.PLATFORM_OF_LOWERING.get(target) == "gpu":
-        checks = [export.DisabledSafetyCheck.custom_call(name) for name in _platforms.GPU_CUSTOM_CALLS]
+        checks = [
+            export.DisabledSafetyCheck.custom_call(name) for name in _platforms.GPU_CUSTOM_CALLS
+        ]
     with cross_lowering(target):
         exported = export.export(jax.jit(fn), platforms=[target], disabled_checks=checks)(*args)
     text: str = exported.mlir_module()

@@ -39,7 +39,9 @@ class CompilerParams(Protocol[_P_co]):
 if TYPE_CHECKING:
     from typing import Literal
 
-    from jax.experimental.pallas import mosaic_gpu as _plgpu, tpu as _pltpu, triton as _pltriton
+    from jax.experimental.pallas import mosaic_gpu as _plgpu
+    from jax.experimental.pallas import tpu as _pltpu
+    from jax.experimental.pallas import triton as _pltriton
 
     # For checkers each alias is a subclass of JAX's public class that carries its
     # platform itself, so ``typed_pallas.TPUCompilerParams(...)`` is a

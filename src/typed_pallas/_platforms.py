@@ -129,7 +129,8 @@ LOWERINGS_OF_GUARD_NAME: Final[Mapping[str, frozenset[str]]] = {
 
 #: ``typed_pallas.dispatch`` keywords that serve a lowering platform, most specific first.
 BRANCH_KEYWORDS_OF_LOWERING: Final[Mapping[str, tuple[LoweringName, ...]]] = {
-    lowering: tuple(dict.fromkeys((lowering, PLATFORM_OF_LOWERING[lowering]))) for lowering in LOWERING_PLATFORMS
+    lowering: tuple(dict.fromkeys((lowering, PLATFORM_OF_LOWERING[lowering])))
+    for lowering in LOWERING_PLATFORMS
 }
 
 #: Device kind used to lower for a platform on a host without that device (jax >= 0.12
@@ -141,7 +142,8 @@ _DEVICE_KIND_OF_LOWERING: Final[Mapping[LoweringPlatform, str]] = {
 }
 #: lowering platform -> (device kind, device platform) of that abstract device
 ABSTRACT_DEVICE_KINDS: Final[Mapping[str, tuple[str, str]]] = {
-    lowering: (kind, PLATFORM_OF_LOWERING[lowering]) for lowering, kind in _DEVICE_KIND_OF_LOWERING.items()
+    lowering: (kind, PLATFORM_OF_LOWERING[lowering])
+    for lowering, kind in _DEVICE_KIND_OF_LOWERING.items()
 }
 
 #: Backend names that are not platforms but that users and tables write.
@@ -191,12 +193,14 @@ class ParamsClass:
     @property
     def fullnames(self) -> tuple[str, ...]:
         """Every fully qualified name the class is known by (public first)."""
-        return (self.public_fullname,) + tuple(f"{m}.{self.name}" for m in self.defining_modules)
+        return (self.public_fullname, *tuple(f"{m}.{self.name}" for m in self.defining_modules))
 
     @property
     def namespaces(self) -> tuple[str, ...]:
         """Module prefixes (with their trailing dot) whose names belong to this backend."""
-        return tuple(f"{m}." for m in (self.private_package, self.module, *self.other_public_modules))
+        return tuple(
+            f"{m}." for m in (self.private_package, self.module, *self.other_public_modules)
+        )
 
 
 PARAMS_CLASSES: Final[tuple[ParamsClass, ...]] = (
@@ -304,9 +308,7 @@ LEGACY_DICT_MESSAGE: Final = (
 )
 
 #: The public params classes in one phrase ("jax.experimental.pallas.tpu/triton/mosaic_gpu.CompilerParams").
-PUBLIC_PARAMS_CLASSES: Final = (
-    f"jax.experimental.pallas.{'/'.join(p.module.rsplit('.', 1)[-1] for p in PARAMS_CLASSES)}.CompilerParams"
-)
+PUBLIC_PARAMS_CLASSES: Final = f"jax.experimental.pallas.{'/'.join(p.module.rsplit('.', 1)[-1] for p in PARAMS_CLASSES)}.CompilerParams"
 
 #: Matches JAX's message and ours; groups: platform, expected.
 MISMATCH_PATTERN: Final = re.compile(

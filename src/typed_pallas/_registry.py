@@ -61,7 +61,11 @@ ExpectedPlatform: TypeAlias = _platforms.LoweringName
 #: backend -> every name of ``LOWERINGS_OF_NAME`` it can lower for ("gpu" when it serves
 #: cuda or rocm); lowering a backend's params for any other name is a mismatch.
 _NAMES_SERVED: Final[Mapping[str, frozenset[str]]] = {
-    row.backend: frozenset(name for name, lowerings in _platforms.LOWERINGS_OF_NAME.items() if lowerings & row.lowers_on)
+    row.backend: frozenset(
+        name
+        for name, lowerings in _platforms.LOWERINGS_OF_NAME.items()
+        if lowerings & row.lowers_on
+    )
     for row in _platforms.PARAMS_CLASSES
 }
 
@@ -150,7 +154,9 @@ def _expected(expected_platform: object) -> str:
     if expected_platform in _platforms.LOWERINGS_OF_NAME:
         return expected_platform  # type: ignore[return-value]
     valid = ", ".join(repr(p) for p in _platforms.LOWERINGS_OF_NAME)
-    raise UnknownPlatformError(f"unknown lowering platform {expected_platform!r}: expected one of {valid}")
+    raise UnknownPlatformError(
+        f"unknown lowering platform {expected_platform!r}: expected one of {valid}"
+    )
 
 
 _hint = functools.lru_cache(maxsize=None)(_platforms.fix_hint)
@@ -168,7 +174,9 @@ def mismatch_error(entry: Entry, target: str) -> PlatformMismatchError | None:
         if entry.backend is not None:
             err.add_note(_hint(entry.backend, target))
         else:
-            err.add_note(f"{_name(entry.params_cls)} is registered for platform {entry.platform!r}.")
+            err.add_note(
+                f"{_name(entry.params_cls)} is registered for platform {entry.platform!r}."
+            )
         return err
     if entry.backend is not None and target not in _NAMES_SERVED[entry.backend]:
         err = PlatformMismatchError(entry.backend, target, backend_level=True)
@@ -222,7 +230,7 @@ def get_lowering_rule(params_cls: type, expected_platform: ExpectedPlatform) -> 
 
 
 _JAX_RULES: Final = _jaxcompat.jax_registry()
-_REGISTRY_PLATFORM: Final[dict[object, str]] = {k: v for k, v in _platforms.PLATFORM_OF_LOWERING.items()}
+_REGISTRY_PLATFORM: Final[dict[object, str]] = dict(_platforms.PLATFORM_OF_LOWERING.items())
 
 
 # ----------------------------------------------------------------------------- platform_of
@@ -236,7 +244,9 @@ def _entry_of(params_or_class: object) -> Entry:
     if isinstance(params_or_class, Mapping) or params_or_class is dict:
         raise LegacyParamsError()
     if params_or_class is None:
-        raise TypeError("compiler_params is None: None carries no platform (it lowers with each platform's default)")
+        raise TypeError(
+            "compiler_params is None: None carries no platform (it lowers with each platform's default)"
+        )
     cls = params_or_class if isinstance(params_or_class, type) else type(params_or_class)
     entry = resolve(cls)
     if entry is None:
@@ -357,7 +367,9 @@ def register_lowering_rule(
     if backend is not None:
         row = _platforms.PARAMS_BY_BACKEND.get(backend)
         if row is None:
-            raise UnknownPlatformError(f"unknown backend {backend!r}: expected one of {', '.join(_platforms.BACKENDS)}")
+            raise UnknownPlatformError(
+                f"unknown backend {backend!r}: expected one of {', '.join(_platforms.BACKENDS)}"
+            )
         if row.platform != platform:
             raise PlatformMismatchError(backend, platform, backend_level=True)
     global _state
@@ -381,13 +393,21 @@ def register_lowering_rule(
             # JAX fills its registry lazily and would later overwrite us: load it first.
             _jaxcompat.registration_module(builtin.backend)
         elif backend is None:
-            if inherited is not None and inherited.platform == platform and inherited.backend is not None:
+            if (
+                inherited is not None
+                and inherited.platform == platform
+                and inherited.backend is not None
+            ):
                 backend = inherited.backend
             else:
                 backend = _platforms.SOLE_BACKEND_OF_PLATFORM.get(platform)
         current = state.entries.get(params_cls)
         if current is not None and current.rule is not None:
-            old: tuple[Any, str, Backend | None] | None = (current.rule, current.platform, current.backend)
+            old: tuple[Any, str, Backend | None] | None = (
+                current.rule,
+                current.platform,
+                current.backend,
+            )
         else:
             info = _jaxcompat.jax_registry().get(params_cls)
             old = (info[0], info[1], backend) if info is not None else None
@@ -399,7 +419,11 @@ def register_lowering_rule(
                     f"{_name(params_cls)} is already registered for platform {old[1]!r} "
                     f"with rule {getattr(old[0], '__qualname__', old[0])!r}; pass replace=True to replace it"
                 )
-            if builtin is not None and params_cls not in _jax_originals and (current is None or current.rule is None):
+            if (
+                builtin is not None
+                and params_cls not in _jax_originals
+                and (current is None or current.rule is None)
+            ):
                 _jax_originals[params_cls] = _jaxcompat.jax_registry().get(params_cls)
         entry = Entry(params_cls, platform, backend, rule=rule, builtin=builtin)
         _jaxcompat.jax_register_lowering_rule(params_cls, rule, platform)
@@ -420,7 +444,9 @@ def _forget(params_cls: type) -> None:
         entry = entries.pop(params_cls, None)
         rules = _jaxcompat.jax_registry()
         if entry is not None and entry.builtin is not None:
-            entries[params_cls] = Entry(params_cls, entry.platform, entry.backend, builtin=entry.builtin)
+            entries[params_cls] = Entry(
+                params_cls, entry.platform, entry.backend, builtin=entry.builtin
+            )
             original = _jax_originals.pop(params_cls, None)
             if original is not None:
                 rules[params_cls] = original

@@ -38,7 +38,14 @@ from typing import Any, Final, Generic, Literal, ParamSpec, TypeAlias, TypeVar, 
 from typed_pallas import _platforms
 from typed_pallas._errors import PlatformMismatchError, UnknownPlatformError
 
-__all__ = ["Lowering", "Redispatch", "import_backend", "is_platform_mismatch", "pick_lowering", "redispatch"]
+__all__ = [
+    "Lowering",
+    "Redispatch",
+    "import_backend",
+    "is_platform_mismatch",
+    "pick_lowering",
+    "redispatch",
+]
 
 #: What ``pick_lowering`` answers: the platforms a computation lowers for on a machine.
 Lowering: TypeAlias = _platforms.TargetPlatform
@@ -55,7 +62,9 @@ IMPORT_KEYS: Final[tuple[str, ...]] = (*BACKEND_NAMES, "default")
 
 def _unknown(name: object, what: str = "backend") -> UnknownPlatformError:
     valid = ", ".join(repr(n) for n in BACKEND_NAMES)
-    return UnknownPlatformError(f"unknown {what} {name!r}: expected one of {valid} (or None for jax.default_backend())")
+    return UnknownPlatformError(
+        f"unknown {what} {name!r}: expected one of {valid} (or None for jax.default_backend())"
+    )
 
 
 def _resolve_gpu() -> Lowering:
@@ -71,7 +80,9 @@ def _resolve_gpu() -> Lowering:
         ) from exc
     if name in _platforms.LOWERINGS_OF_NAME["gpu"]:
         return name
-    raise UnknownPlatformError(f"pick_lowering('gpu'): JAX's GPU platform is {name!r}, not cuda or rocm")
+    raise UnknownPlatformError(
+        f"pick_lowering('gpu'): JAX's GPU platform is {name!r}, not cuda or rocm"
+    )
 
 
 @overload
@@ -143,7 +154,9 @@ class _LazyBackend(ModuleType):
     def _typed_pallas_target(self) -> Any:
         with self.__dict__["_typed_pallas_lock"]:
             if "_typed_pallas_value" not in self.__dict__:
-                value = import_backend(self.__dict__["_typed_pallas_table"], self.__dict__["_typed_pallas_backend"])
+                value = import_backend(
+                    self.__dict__["_typed_pallas_table"], self.__dict__["_typed_pallas_backend"]
+                )
                 self.__dict__["_typed_pallas_value"] = value
             return self.__dict__["_typed_pallas_value"]
 
@@ -191,12 +204,16 @@ def import_backend(
     unknown = [k for k in table if k not in IMPORT_KEYS]
     if unknown:
         valid = ", ".join(repr(k) for k in IMPORT_KEYS)
-        raise UnknownPlatformError(f"import_backend: unknown key(s) {', '.join(map(repr, unknown))}: expected {valid}")
+        raise UnknownPlatformError(
+            f"import_backend: unknown key(s) {', '.join(map(repr, unknown))}: expected {valid}"
+        )
     if backend is not None and backend not in BACKEND_NAMES:
         raise _unknown(backend)
     if lazy:
         return _LazyBackend(dict(table), backend)
-    gpu_lowerings = [p for p in _platforms.LOWERING_PLATFORMS if p in _platforms.LOWERINGS_OF_NAME["gpu"]]
+    gpu_lowerings = [
+        p for p in _platforms.LOWERING_PLATFORMS if p in _platforms.LOWERINGS_OF_NAME["gpu"]
+    ]
     if backend in _platforms.TARGET_PLATFORMS:
         lowering: str = backend
     elif backend == "gpu" and not any(k in table for k in gpu_lowerings):
@@ -207,7 +224,9 @@ def import_backend(
         if key in table:
             return _load(table[key])
     have = ", ".join(repr(k) for k in table) or "nothing"
-    raise UnknownPlatformError(f"import_backend: no entry for {lowering!r} and no 'default' (table has {have})")
+    raise UnknownPlatformError(
+        f"import_backend: no entry for {lowering!r} and no 'default' (table has {have})"
+    )
 
 
 # --------------------------------------------------------------------------- redispatch
@@ -278,8 +297,13 @@ class Redispatch(Generic[_P, _R]):
             self.chosen = index
             return result
         last = mismatches[-1][1]
-        tried = "; ".join(f"{name}: {str(err).splitlines()[0] if str(err) else type(err).__name__}" for name, err in mismatches)
-        last.add_note(f"typed_pallas.redispatch: every candidate failed with a platform mismatch ({tried})")
+        tried = "; ".join(
+            f"{name}: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
+            for name, err in mismatches
+        )
+        last.add_note(
+            f"typed_pallas.redispatch: every candidate failed with a platform mismatch ({tried})"
+        )
         raise last
 
     def __repr__(self) -> str:

@@ -69,10 +69,14 @@ def _platforms_of(node: pytest.Item) -> tuple[str, ...]:
     platforms: list[str] = []
     for mark in marks:
         if not mark.args:
-            raise pytest.UsageError(f"{node.nodeid}: @pytest.mark.{MARKER} needs platforms, e.g. {MARKER}('tpu')")
+            raise pytest.UsageError(
+                f"{node.nodeid}: @pytest.mark.{MARKER} needs platforms, e.g. {MARKER}('tpu')"
+            )
         for arg in mark.args:
             if not isinstance(arg, str):
-                raise pytest.UsageError(f"{node.nodeid}: @pytest.mark.{MARKER} takes platform names, got {arg!r}")
+                raise pytest.UsageError(
+                    f"{node.nodeid}: @pytest.mark.{MARKER} takes platform names, got {arg!r}"
+                )
             platforms.append(arg)
     return tuple(dict.fromkeys(platforms))
 

@@ -60,7 +60,9 @@ assert_type(attention(x, block=64), Block)
 assert isinstance(attention, Dispatch)
 
 # case: dispatch-cuda-rocm: cuda= and rocm= take gpu kernels
-assert_type(tp.dispatch(cuda=gpu_attention, rocm=gpu_attention, default=attention_reference)(x), Block)
+assert_type(
+    tp.dispatch(cuda=gpu_attention, rocm=gpu_attention, default=attention_reference)(x), Block
+)
 
 # case: dispatch-typed-pallas-call: kernels built by typed_pallas.pallas_call fit their slots
 assert_type(tp.dispatch(tpu=tpu_pallas_call(), gpu=triton_pallas_call())(x), Any)
@@ -107,4 +109,4 @@ assert isinstance(fallback, Redispatch)
 fallback(3)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]  # pyrefly: ignore[bad-argument-type]  # ty: ignore[invalid-argument-type]
 
 # case: import-backend-any: import_backend returns the module, untyped
-tp.import_backend({"tpu": "json", "default": "json"}).dumps
+tp.import_backend({"tpu": "json", "default": "json"}).dumps  # noqa: B018

@@ -41,7 +41,9 @@ plgpu.kernel(body, out_type=(), compiler_params=pltpu.CompilerParams())  # type:
 
 # case: pl-kernel-tpu-mesh-ok: a TPU mesh with TPU params, none, or Any
 pl.kernel(body, out_type=(), mesh=tc_mesh, compiler_params=pltpu.CompilerParams())
-pl.kernel(body, out_type=(), mesh=sc_mesh, compiler_params=pltpu.CompilerParams(use_tc_tiling_on_sc=True))
+pl.kernel(
+    body, out_type=(), mesh=sc_mesh, compiler_params=pltpu.CompilerParams(use_tc_tiling_on_sc=True)
+)
 pl.kernel(body, out_type=(), mesh=scalar_mesh)
 pl.kernel(body, out_type=(), mesh=[sc_mesh, tc_mesh], compiler_params=pltpu.CompilerParams())
 pl.kernel(body, out_type=(), mesh=tc_mesh, compiler_params=any_value())

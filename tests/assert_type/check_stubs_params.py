@@ -16,7 +16,9 @@ from jax.experimental.pallas import triton as pltriton
 
 import typed_pallas
 
-tpu_params = pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary"), vmem_limit_bytes=1 << 20)
+tpu_params = pltpu.CompilerParams(
+    dimension_semantics=("parallel", "arbitrary"), vmem_limit_bytes=1 << 20
+)
 triton_params = pltriton.CompilerParams(num_warps=4, num_stages=2)
 mgpu_params = plgpu.CompilerParams(approx_math=True, max_concurrent_steps=2)
 

@@ -40,11 +40,19 @@ assert_type(tp.pallas_call(add_one, out, compiler_params=tpu_params), PlatformFn
 
 # case: pc-infer-gpu: Triton and Mosaic GPU params give a gpu kernel
 assert_type(tp.pallas_call(add_one, out, compiler_params=triton_params), PlatformFn[GPU, ..., Any])
-assert_type(tp.pallas_call(add_one, out, compiler_params=mgpu_params, grid=(1,)), PlatformFn[GPU, ..., Any])
+assert_type(
+    tp.pallas_call(add_one, out, compiler_params=mgpu_params, grid=(1,)), PlatformFn[GPU, ..., Any]
+)
 
 # case: pc-platform-agrees: platform= matching the params
-assert_type(tp.pallas_call(add_one, out, platform="gpu", compiler_params=triton_params), PlatformFn[GPU, ..., Any])
-assert_type(tp.pallas_call(add_one, out, platform="tpu", compiler_params=tpu_params, interpret=True), PlatformFn[TPU, ..., Any])
+assert_type(
+    tp.pallas_call(add_one, out, platform="gpu", compiler_params=triton_params),
+    PlatformFn[GPU, ..., Any],
+)
+assert_type(
+    tp.pallas_call(add_one, out, platform="tpu", compiler_params=tpu_params, interpret=True),
+    PlatformFn[TPU, ..., Any],
+)
 
 # case: pc-platform-only: platform= without params tags the call
 assert_type(tp.pallas_call(add_one, out, platform="tpu"), PlatformFn[TPU, ..., Any])
@@ -76,14 +84,22 @@ needs_tpu(tp.pallas_call(add_one, out, compiler_params=tpu_params))
 needs_tpu(tp.pallas_call(add_one, out, compiler_params=triton_params))  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]  # pyrefly: ignore[bad-argument-type]  # ty: ignore[invalid-argument-type]
 
 # case: kernel-tpu-mesh: pl.kernel on a TPU mesh with TPU params
-assert_type(tp.kernel(add_one, out, mesh=tpu_mesh, compiler_params=tpu_params), PlatformFn[TPU, ..., Any])
+assert_type(
+    tp.kernel(add_one, out, mesh=tpu_mesh, compiler_params=tpu_params), PlatformFn[TPU, ..., Any]
+)
 assert_type(tp.kernel(add_one, out, mesh=tpu_mesh), PlatformFn[TPU, ..., Any])
 
 # case: kernel-gpu-mesh: pl.kernel on a Mosaic GPU mesh with Mosaic GPU params
-assert_type(tp.kernel(add_one, out_type=out, mesh=gpu_mesh, compiler_params=mgpu_params), PlatformFn[GPU, ..., Any])
+assert_type(
+    tp.kernel(add_one, out_type=out, mesh=gpu_mesh, compiler_params=mgpu_params),
+    PlatformFn[GPU, ..., Any],
+)
 
 # case: kernel-decorator: without a body, a decorator that gives a tagged kernel
-assert_type(tp.kernel(out_type=out, mesh=tpu_mesh), Callable[[Callable[..., None]], PlatformFn[TPU, ..., Any]])
+assert_type(
+    tp.kernel(out_type=out, mesh=tpu_mesh),
+    Callable[[Callable[..., None]], PlatformFn[TPU, ..., Any]],
+)
 
 # case: kernel-tpu-mesh-gpu-params: a TPU mesh with Triton params
 tp.kernel(add_one, out, mesh=tpu_mesh, compiler_params=triton_params)  # type: ignore[arg-type]  # pyright: ignore[reportCallIssue, reportArgumentType]  # pyrefly: ignore[no-matching-overload]  # ty: ignore[no-matching-overload]
@@ -95,7 +111,10 @@ tp.kernel(add_one, out, mesh=gpu_mesh, compiler_params=tpu_params)  # type: igno
 tp.kernel(add_one, out, mesh=gpu_mesh, compiler_params=triton_params)  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue, reportArgumentType]  # pyrefly: ignore[no-matching-overload]  # ty: ignore[no-matching-overload]
 
 # case: mgpu-kernel: plgpu.kernel with Mosaic GPU params
-assert_type(tp.mosaic_gpu_kernel(add_one, out_type=out, compiler_params=mgpu_params), PlatformFn[GPU, ..., Any])
+assert_type(
+    tp.mosaic_gpu_kernel(add_one, out_type=out, compiler_params=mgpu_params),
+    PlatformFn[GPU, ..., Any],
+)
 
 # case: mgpu-kernel-tpu-params: plgpu.kernel takes only Mosaic GPU params
 tp.mosaic_gpu_kernel(add_one, out_type=out, compiler_params=tpu_params)  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType]  # pyrefly: ignore[bad-argument-type]  # ty: ignore[invalid-argument-type]
@@ -113,8 +132,13 @@ alias_tpu: tp.CompilerParams[TPU] = tp.TPUCompilerParams(vmem_limit_bytes=1 << 2
 alias_triton: tp.CompilerParams[GPU] = tp.TritonCompilerParams(num_warps=4)
 alias_mgpu: tp.CompilerParams[GPU] = tp.MosaicGPUCompilerParams(approx_math=True)
 alias_jax: pltpu.CompilerParams = tp.TPUCompilerParams()
-assert_type(tp.pallas_call(add_one, out, compiler_params=tp.TPUCompilerParams()), PlatformFn[TPU, ..., Any])
-assert_type(tp.pallas_call(add_one, out, compiler_params=tp.TritonCompilerParams()), PlatformFn[GPU, ..., Any])
+assert_type(
+    tp.pallas_call(add_one, out, compiler_params=tp.TPUCompilerParams()), PlatformFn[TPU, ..., Any]
+)
+assert_type(
+    tp.pallas_call(add_one, out, compiler_params=tp.TritonCompilerParams()),
+    PlatformFn[GPU, ..., Any],
+)
 
 # case: alias-wrong-platform: an alias of the other platform is rejected
 alias_bad: tp.CompilerParams[GPU] = tp.TPUCompilerParams()  # type: ignore[assignment]  # pyright: ignore[reportAssignmentType]  # pyrefly: ignore[bad-assignment]  # ty: ignore[invalid-assignment]

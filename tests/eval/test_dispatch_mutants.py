@@ -8,7 +8,7 @@ from pathlib import Path
 
 from eval.dispatch_mutants import plan_dispatch, schedule_dispatch, write_dispatch_mutant
 
-TPU_OPS = '''\
+TPU_OPS = """\
 import jax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
@@ -21,7 +21,7 @@ def add_one_tpu(x):
 
 def reference(x):
     return x + 1
-'''
+"""
 
 MODEL = '''\
 import functools
@@ -97,7 +97,7 @@ def _package(tmp_path: Path) -> Path:
 
 
 def _line(text: str, needle: str) -> int:
-    return next(i for i, l in enumerate(text.splitlines(), 1) if needle in l)
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
 def test_plans_every_kind(tmp_path: Path) -> None:
@@ -116,11 +116,18 @@ def test_plans_every_kind(tmp_path: Path) -> None:
     # comparison that is returned (supported_on-style)
     assert not any(m.line == L('if jax.default_backend() == "gpu":') for m in plan.mutants)
     reasons = {(s.kind, s.where.rsplit(":", 1)[1], s.reason) for s in plan.skipped}
-    assert ("guard", str(L('if jax.default_backend() == "gpu":')), "decided region reaches no Pallas call") in reasons
+    assert (
+        "guard",
+        str(L('if jax.default_backend() == "gpu":')),
+        "decided region reaches no Pallas call",
+    ) in reasons
     assert ("table", str(L('"xprof"')), "values are data, not callables") in reasons
     # a helper that only returns a comparison (supported_on-style) with no if on it
-    assert ("guard-helper", str(L("def supported")),
-            "supported: no caller's decided region reaches a Pallas call") in reasons
+    assert (
+        "guard-helper",
+        str(L("def supported")),
+        "supported: no caller's decided region reaches a Pallas call",
+    ) in reasons
 
 
 def test_spans_and_reach(tmp_path: Path) -> None:
@@ -130,7 +137,9 @@ def test_spans_and_reach(tmp_path: Path) -> None:
     by_line = {(m.kind, m.line): m for m in plan.mutants}
     guard = by_line[("guard", L('if jax.default_backend() == "tpu":'))]
     assert guard.reaches == ("pkg.tpu_ops.add_one_tpu",)
-    assert guard.spans == [("pkg/model.py", L('if jax.default_backend() == "tpu":'), L("return tpu_ops.add_one_tpu"))]
+    assert guard.spans == [
+        ("pkg/model.py", L('if jax.default_backend() == "tpu":'), L("return tpu_ops.add_one_tpu"))
+    ]
     exit_ = by_line[("guard", L("jax.devices()[0].platform"))]
     # != with an early exit: the rest of the function is decided
     assert exit_.spans == [("pkg/model.py", L("jax.devices()[0].platform"), L("return y"))]
@@ -155,14 +164,30 @@ def test_mutants_keep_lines_and_parse(tmp_path: Path) -> None:
                 assert old != new
     texts = {}
     for m in plan.mutants:
-        shadows = write_dispatch_mutant(root, m, tmp_path / "one" / m.kind / str(m.line) / str(len(texts)))
+        shadows = write_dispatch_mutant(
+            root, m, tmp_path / "one" / m.kind / str(m.line) / str(len(texts))
+        )
         texts[(m.kind, m.detail)] = shadows["pkg/model.py"].read_text()
     L = lambda s: _line(MODEL, s)  # noqa: E731
-    guard = next(t for (k, d), t in texts.items() if k == "guard" and "default_backend() ==" in d and "use_pallas" not in d)
-    assert guard.splitlines()[L('if jax.default_backend() == "tpu":') - 1] == '    if jax.default_backend() == "gpu":'
+    guard = next(
+        t
+        for (k, d), t in texts.items()
+        if k == "guard" and "default_backend() ==" in d and "use_pallas" not in d
+    )
+    assert (
+        guard.splitlines()[L('if jax.default_backend() == "tpu":') - 1]
+        == '    if jax.default_backend() == "gpu":'
+    )
     table = next(t for (k, _), t in texts.items() if k == "table")
-    assert table.splitlines()[L("impls = {") - 1] == '    impls = {"gpu": add_one_tpu, "tpu": reference}'
-    renamed = next(t for (k, d), t in texts.items() if k == "platform_dependent" and d.startswith("rename"))
+    assert (
+        table.splitlines()[L("impls = {") - 1]
+        == '    impls = {"gpu": add_one_tpu, "tpu": reference}'
+    )
+    renamed = next(
+        t for (k, d), t in texts.items() if k == "platform_dependent" and d.startswith("rename")
+    )
     assert "lax.platform_dependent(x, cuda=add_one_tpu, default=reference)" in renamed
-    swapped = next(t for (k, d), t in texts.items() if k == "platform_dependent" and d.startswith("swap"))
+    swapped = next(
+        t for (k, d), t in texts.items() if k == "platform_dependent" and d.startswith("swap")
+    )
     assert "lax.platform_dependent(x, tpu=reference, default=add_one_tpu)" in swapped

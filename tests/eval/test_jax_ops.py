@@ -32,12 +32,12 @@ OPS = "jax/experimental/pallas/ops"
 #: Each has platform evidence the plugin is meant to use: a Mosaic GPU entry point
 #: (plgpu.kernel), or TPU-only primitives in the kernel body or arguments.
 MUTANTS: tuple[tuple[str, str], ...] = (
-    ("gpu/hopper_matmul_mgpu.py", "tpu"),         # plgpu.kernel, params in a local variable
+    ("gpu/hopper_matmul_mgpu.py", "tpu"),  # plgpu.kernel, params in a local variable
     ("gpu/reduce_scatter_mgpu.py", "tpu"),
-    ("gpu/attention_mgpu.py", "triton"),          # backend swap: Triton params on Mosaic GPU
+    ("gpu/attention_mgpu.py", "triton"),  # backend swap: Triton params on Mosaic GPU
     ("tpu/matmul.py", "triton"),
     ("tpu/ragged_paged_attention/kernel.py", "mosaic_gpu"),
-    ("tpu/all_gather.py", "triton"),              # unannotated function: needs check_untyped_defs
+    ("tpu/all_gather.py", "triton"),  # unannotated function: needs check_untyped_defs
 )
 
 
@@ -67,8 +67,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunResult, RunResult
     tmp = tmp_path_factory.mktemp("eval-jax-ops")
     config = write_config(tmp / "mypy.ini", PLUGIN)
     targets = [a for m in _modules() for a in ("-m", m)]
-    common = dict(cwd=tmp, root=SITE_PACKAGES, cache_dir=tmp / "cache", config=config,
-                  python=sys.executable, flags=["--check-untyped-defs"])
+    common = dict(
+        cwd=tmp,
+        root=SITE_PACKAGES,
+        cache_dir=tmp / "cache",
+        config=config,
+        python=sys.executable,
+        flags=["--check-untyped-defs"],
+    )
     base = run_mypy(targets, **common)
     mutants = _mutants()
     shadows: dict[str, Path] = {}
@@ -87,21 +93,31 @@ def test_mypy_does_not_crash(runs: tuple[RunResult, RunResult, list[Mutant]]) ->
 
 def test_no_reports_on_jax_own_ops(runs: tuple[RunResult, RunResult, list[Mutant]]) -> None:
     base, _, _ = runs
-    assert any(d.relpath.startswith(OPS) for d in base.diagnostics), "mypy said nothing: did it check the ops?"
+    assert any(d.relpath.startswith(OPS) for d in base.diagnostics), (
+        "mypy said nothing: did it check the ops?"
+    )
     assert [f"{d.relpath}:{d.line}: {d.message}" for d in base.typed_pallas_errors] == []
 
 
 @pytest.mark.parametrize("index", range(len(MUTANTS)), ids=[f"{f}->{b}" for f, b in MUTANTS])
-def test_mutant_reported_at_its_call(runs: tuple[RunResult, RunResult, list[Mutant]], index: int) -> None:
+def test_mutant_reported_at_its_call(
+    runs: tuple[RunResult, RunResult, list[Mutant]], index: int
+) -> None:
     _, mutated, mutants = runs
     m = mutants[index]
     lo, hi = m.call_span
     # the plugin's pallas-platform error, or (where the stubs narrow the entry point, as
     # for plgpu.kernel) the stubs' arg-type error on compiler_params
-    here = [d for d in mutated.typed_pallas_errors if d.relpath == m.site.relpath and lo <= d.line <= hi]
-    assert here, (f"{m.id} not reported; typed-pallas errors in that file: "
-                  f"{[(d.line, d.message) for d in mutated.typed_pallas_errors if d.relpath == m.site.relpath]}")
-    assert all("cannot be used for" in d.message or 'Argument "compiler_params"' in d.message for d in here)
+    here = [
+        d for d in mutated.typed_pallas_errors if d.relpath == m.site.relpath and lo <= d.line <= hi
+    ]
+    assert here, (
+        f"{m.id} not reported; typed-pallas errors in that file: "
+        f"{[(d.line, d.message) for d in mutated.typed_pallas_errors if d.relpath == m.site.relpath]}"
+    )
+    assert all(
+        "cannot be used for" in d.message or 'Argument "compiler_params"' in d.message for d in here
+    )
 
 
 def test_mutant_module_really_changes_the_params() -> None:

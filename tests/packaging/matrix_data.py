@@ -55,14 +55,21 @@ Seen = tuple[bool | None, bool | None]
 _BOTH: Final[dict[str, Seen]] = {
     "mypy": (True, True),
     "pyright": (True, True),
-    "pyrefly": (False, True),  # takes the first jax-stubs on the path (theirs, in site-packages) only
+    "pyrefly": (
+        False,
+        True,
+    ),  # takes the first jax-stubs on the path (theirs, in site-packages) only
     "ty": (False, True),  # same
 }
 EXPECTED: Final[dict[tuple[str, str], dict[str, Seen]]] = {
     ("typed-pallas first", "+theirs"): _BOTH,
-    ("typed-pallas first", "-theirs"): {checker: (True, None) for checker in ("mypy", "pyright", "pyrefly", "ty")},
+    ("typed-pallas first", "-theirs"): dict.fromkeys(
+        ("mypy", "pyright", "pyrefly", "ty"), (True, None)
+    ),
     ("jax-pyrefly-stubs first", "+ours"): _BOTH,
-    ("jax-pyrefly-stubs first", "-ours"): {checker: (None, True) for checker in ("mypy", "pyright", "pyrefly", "ty")},
+    ("jax-pyrefly-stubs first", "-ours"): dict.fromkeys(
+        ("mypy", "pyright", "pyrefly", "ty"), (None, True)
+    ),
 }
 
 _STEP_TEXT: Final = {
@@ -105,7 +112,7 @@ def render_environments() -> str:
 
 #: checker -> how the test suite runs it (the versions come from pyproject's "test" extra)
 CHECKER_USE: Final = {
-    "mypy": "stubs + plugin (`plugins = [\"typed_pallas_mypy\"]`, or `typed-pallas check`)",
+    "mypy": 'stubs + plugin (`plugins = ["typed_pallas_mypy"]`, or `typed-pallas check`)',
     "pyright": "stubs (also Pylance, which bundles pyright)",
     "basedpyright": "stubs",
     "pyrefly": "stubs (`--preset default` or a config; the unconfigured `basic` preset misses argument errors)",
@@ -117,7 +124,9 @@ def pinned_checkers() -> dict[str, str]:
     """checker -> version pinned in pyproject's [project.optional-dependencies].test."""
     import tomllib
 
-    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]["test"]
     pins = {}
     for requirement in extra:
         name, _, version = requirement.partition("==")
@@ -147,7 +156,9 @@ SECTIONS: Final = {
 def generated_sections(text: str) -> dict[str, str]:
     """name -> content between ``<!-- BEGIN generated:name -->`` and its END marker."""
     found = {}
-    for match in re.finditer(r"<!-- BEGIN generated:(\w+) -->\n(.*?)<!-- END generated:\1 -->", text, re.S):
+    for match in re.finditer(
+        r"<!-- BEGIN generated:(\w+) -->\n(.*?)<!-- END generated:\1 -->", text, re.S
+    ):
         found[match.group(1)] = match.group(2)
     return found
 

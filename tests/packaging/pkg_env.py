@@ -40,7 +40,9 @@ def wheel_layout() -> dict[str, str]:
     """Source path -> path in the wheel, from pyproject's hatch wheel target (packages + force-include)."""
     import tomllib
 
-    wheel = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    wheel = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["hatch"]["build"][
+        "targets"
+    ]["wheel"]
     layout = {source: source.rsplit("/", 1)[-1] for source in wheel.get("packages", [])}
     layout.update(wheel.get("force-include", {}))
     return layout
@@ -49,6 +51,7 @@ def wheel_layout() -> dict[str, str]:
 def stubs_in_wheel() -> str:
     """Where the wheel puts stubs/jax-stubs ("jax-stubs" or e.g. "typed_pallas_stubs/jax-stubs")."""
     return wheel_layout()["stubs/jax-stubs"]
+
 
 #: names left out of the mirror of the test environment's site-packages (lowercase prefixes)
 MIRROR_EXCLUDED_PREFIXES = (
@@ -63,16 +66,31 @@ MIRROR_EXCLUDED_PREFIXES = (
 )
 
 
-def _run(cmd: Sequence[str | os.PathLike[str]], *, cwd: Path | None = None, env: dict[str, str] | None = None,
-         timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def _run(
+    cmd: Sequence[str | os.PathLike[str]],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(part) for part in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        [str(part) for part in cmd],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 
 def clean_environ() -> dict[str, str]:
     """os.environ without variables that would leak the checkout into a child process."""
-    environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "MYPYPATH", "VIRTUAL_ENV", "PYTHONHOME")
+    }
     environ["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     environ["PYTHONDONTWRITEBYTECODE"] = "1"
     return environ
@@ -98,10 +116,15 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     result = _run([*cmd, str(REPO)], env=clean_environ())
     if result.returncode != 0:
         log = result.stdout + result.stderr
-        if re.search(r"(No matching distribution found|Could not find a version).*hatchling", log, re.S) or re.search(
-            r"(Network is unreachable|Temporary failure in name resolution|Max retries exceeded)", log
+        if re.search(
+            r"(No matching distribution found|Could not find a version).*hatchling", log, re.S
+        ) or re.search(
+            r"(Network is unreachable|Temporary failure in name resolution|Max retries exceeded)",
+            log,
         ):
-            pytest.skip(f"cannot build: the index is unreachable to fetch the build backend (hatchling):\n{log[-800:]}")
+            pytest.skip(
+                f"cannot build: the index is unreachable to fetch the build backend (hatchling):\n{log[-800:]}"
+            )
         pytest.fail(f"python -m build failed:\n{log[-4000:]}")
     wheels = sorted(out.glob("typed_pallas-*.whl"))
     sdists = sorted(out.glob("typed_pallas-*.tar.gz"))
@@ -153,13 +176,16 @@ class Venv:
     def site(self) -> Path:
         return Path(
             subprocess.check_output(
-                [str(self.python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], text=True
+                [str(self.python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                text=True,
             ).strip()
         )
 
     def pip(self, *args: str | os.PathLike[str]) -> subprocess.CompletedProcess[str]:
         result = _run([self.python, "-m", "pip", *args], env=clean_environ())
-        assert result.returncode == 0, f"pip {' '.join(map(str, args))} failed:\n{result.stdout}{result.stderr}"
+        assert result.returncode == 0, (
+            f"pip {' '.join(map(str, args))} failed:\n{result.stdout}{result.stderr}"
+        )
         return result
 
     def install(self, *wheels: Path) -> None:
@@ -176,9 +202,20 @@ class Venv:
     def mypy(self, cwd: Path, files: Sequence[str], config: str = "[mypy]\n") -> Checked:
         (cwd / "mypy.ini").write_text(config)
         result = _run(
-            [self.python, "-m", "mypy", "--config-file", "mypy.ini", "--cache-dir", self.mypy_cache,
-             "--no-error-summary", "--show-traceback", *files],
-            cwd=cwd, env=clean_environ(),
+            [
+                self.python,
+                "-m",
+                "mypy",
+                "--config-file",
+                "mypy.ini",
+                "--cache-dir",
+                self.mypy_cache,
+                "--no-error-summary",
+                "--show-traceback",
+                *files,
+            ],
+            cwd=cwd,
+            env=clean_environ(),
         )
         pattern = re.compile(r"^(?P<file>[^:\s]+\.pyi?):(?P<line>\d+): error:", re.M)
         return _checked(result, pattern)
@@ -194,11 +231,15 @@ class Venv:
         root = self.stubs_root()
         config = {"stubPath": str(root)} if root is not None else {}
         (cwd / "pyrightconfig.json").write_text(json.dumps(config))
-        result = _run([exe, "--pythonpath", self.python, "--outputjson", *files], cwd=cwd, env=clean_environ())
+        result = _run(
+            [exe, "--pythonpath", self.python, "--outputjson", *files], cwd=cwd, env=clean_environ()
+        )
         try:
             report = json.loads(result.stdout)
         except json.JSONDecodeError:
-            return Checked(result.returncode, result.stdout + result.stderr, frozenset({("<crash>", 0)}))
+            return Checked(
+                result.returncode, result.stdout + result.stderr, frozenset({("<crash>", 0)})
+            )
         errors = frozenset(
             (Path(d["file"]).name, d["range"]["start"]["line"] + 1)
             for d in report.get("generalDiagnostics", [])
@@ -208,18 +249,31 @@ class Venv:
 
     def pyrefly(self, cwd: Path, files: Sequence[str]) -> Checked:
         result = _run(
-            [_tool("pyrefly"), "check", "--python-interpreter-path", self.python, "--preset", "default",
-             "--output-format", "min-text", *files],
-            cwd=cwd, env=clean_environ(),
+            [
+                _tool("pyrefly"),
+                "check",
+                "--python-interpreter-path",
+                self.python,
+                "--preset",
+                "default",
+                "--output-format",
+                "min-text",
+                *files,
+            ],
+            cwd=cwd,
+            env=clean_environ(),
         )
         return _checked(result, re.compile(r"^ERROR (?P<file>[^:\s]+\.pyi?):(?P<line>\d+):", re.M))
 
     def ty(self, cwd: Path, files: Sequence[str]) -> Checked:
         result = _run(
             [_tool("ty"), "check", "--python", self.python, "--output-format", "concise", *files],
-            cwd=cwd, env=clean_environ(),
+            cwd=cwd,
+            env=clean_environ(),
         )
-        return _checked(result, re.compile(r"^(?P<file>[^:\s]+\.pyi?):(?P<line>\d+):\d+: error\[", re.M))
+        return _checked(
+            result, re.compile(r"^(?P<file>[^:\s]+\.pyi?):(?P<line>\d+):\d+: error\[", re.M)
+        )
 
 
 def _checked(result: subprocess.CompletedProcess[str], pattern: re.Pattern[str]) -> Checked:
@@ -277,7 +331,9 @@ show_error_codes = True
 
 
 @pytest.fixture(scope="session")
-def installed(dist: Dist, site_mirror: Path, mypy_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Venv:
+def installed(
+    dist: Dist, site_mirror: Path, mypy_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Venv:
     """A clean venv with the built wheel installed (not editable), shared by the session's tests."""
     venv = new_venv(tmp_path_factory.mktemp("wheel-venv") / "venv", site_mirror, mypy_cache)
     venv.install(dist.wheel)

@@ -47,7 +47,8 @@ from pkg_env import Checked, Dist, Venv, clean_environ, stubs_in_wheel
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        sys.version_info < (3, 12), reason="jax-pyrefly-stubs 1.4.0 requires Python >= 3.12 (Requires-Python)"
+        sys.version_info < (3, 12),
+        reason="jax-pyrefly-stubs 1.4.0 requires Python >= 3.12 (Requires-Python)",
     ),
 ]
 
@@ -76,7 +77,7 @@ jax.jit(double)("not an int")
 RIGHT_LINE, WRONG_LINE, JIT_LINE = 18, 19, 20
 
 #: the probe once typed-pallas is uninstalled: only jax-pyrefly-stubs' part
-THEIRS_ONLY_PROBE = '''\
+THEIRS_ONLY_PROBE = """\
 import jax
 
 
@@ -85,7 +86,7 @@ def double(x: int) -> int:
 
 
 jax.jit(double)("not an int")
-'''
+"""
 THEIRS_ONLY_JIT_LINE = 8
 
 #: jax-pyrefly-stubs' numpy stub uses pyrefly's shape DSL in type arguments, which mypy
@@ -100,7 +101,9 @@ follow_imports_for_stubs = True
 
 
 def _cache_dir() -> Path:
-    return Path(os.environ.get("TYPED_PALLAS_TEST_CACHE") or Path.home() / ".cache" / "typed-pallas-tests")
+    return Path(
+        os.environ.get("TYPED_PALLAS_TEST_CACHE") or Path.home() / ".cache" / "typed-pallas-tests"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -117,13 +120,29 @@ def their_wheels() -> tuple[Path, Path]:
     found = find()
     if found is None:
         result = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", str(cache),
-             JAX_PYREFLY_STUBS, SHAPE_EXTENSIONS],
-            capture_output=True, text=True, env=clean_environ(), timeout=300, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-d",
+                str(cache),
+                JAX_PYREFLY_STUBS,
+                SHAPE_EXTENSIONS,
+            ],
+            capture_output=True,
+            text=True,
+            env=clean_environ(),
+            timeout=300,
+            check=False,
         )
         found = find()
         if found is None:
-            pytest.skip(f"cannot download {JAX_PYREFLY_STUBS} (is PyPI reachable?):\n{result.stderr[-800:]}")
+            pytest.skip(
+                f"cannot download {JAX_PYREFLY_STUBS} (is PyPI reachable?):\n{result.stderr[-800:]}"
+            )
     return found
 
 
@@ -154,12 +173,22 @@ def _check(venv: Venv, folder: Path, checker: str, probe: str) -> tuple[bool, bo
 def _stub_files(venv: Venv) -> set[str]:
     """Every file (relative to site-packages) of the shared jax-stubs folder and of ours."""
     folders = {venv.site / "jax-stubs", venv.site / stubs_in_wheel()}
-    return {p.relative_to(venv.site).as_posix() for folder in folders if folder.exists() for p in folder.rglob("*") if p.is_file()}
+    return {
+        p.relative_to(venv.site).as_posix()
+        for folder in folders
+        if folder.exists()
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("order", list(SEQUENCES))
 def test_both_orders_install_uninstall_repair(
-    order: str, dist: Dist, their_wheels: tuple[Path, Path], make_venv: Callable[[str], Venv], tmp_path: Path
+    order: str,
+    dist: Dist,
+    their_wheels: tuple[Path, Path],
+    make_venv: Callable[[str], Venv],
+    tmp_path: Path,
 ) -> None:
     stubs_wheel, shapes_wheel = their_wheels
     venv = make_venv("venv")
@@ -168,7 +197,10 @@ def test_both_orders_install_uninstall_repair(
     (folder / "probe.py").write_text(PROBE)
     (folder / "probe_theirs.py").write_text(THEIRS_ONLY_PROBE)
     wheel_of = {"ours": [dist.wheel], "theirs": [shapes_wheel, stubs_wheel]}
-    dist_names = {"ours": ["typed-pallas"], "theirs": ["jax-pyrefly-stubs", "pyrefly-shape-extensions"]}
+    dist_names = {
+        "ours": ["typed-pallas"],
+        "theirs": ["jax-pyrefly-stubs", "pyrefly-shape-extensions"],
+    }
     observed: dict[str, dict[str, Seen]] = {}
     files: dict[str, set[str]] = {}
     installed: set[str] = set()
@@ -185,21 +217,30 @@ def test_both_orders_install_uninstall_repair(
             continue
         row: dict[str, Seen] = {}
         for checker in CHECKERS:
-            ours, theirs = _check(venv, folder, checker, "probe.py" if "ours" in installed else "probe_theirs.py")
-            row[checker] = (ours if "ours" in installed else None, theirs if "theirs" in installed else None)
+            ours, theirs = _check(
+                venv, folder, checker, "probe.py" if "ours" in installed else "probe_theirs.py"
+            )
+            row[checker] = (
+                ours if "ours" in installed else None,
+                theirs if "theirs" in installed else None,
+            )
             if "ours" not in installed:
                 assert not ours, f"{checker} sees typed-pallas's stubs after uninstalling them"
             if "theirs" not in installed:
                 assert not theirs, f"{checker} sees jax-pyrefly-stubs after uninstalling them"
         observed[step] = row
     expected = {step: EXPECTED[(order, step)] for step in observed}
-    assert observed == expected, f"co-installation ({order}) changed; update matrix_data.py and the docs:\n{observed}"
+    assert observed == expected, (
+        f"co-installation ({order}) changed; update matrix_data.py and the docs:\n{observed}"
+    )
 
     # the file-level facts behind the table: what pip removes from the package that stays
     first, second, removed = SEQUENCES[order]
     shared = {"jax-stubs/py.typed"} if stubs_in_wheel() == "jax-stubs" else set()
     assert files[first] - files[second] <= shared, "the second install removed files of the first"
-    assert files[first] - files[removed] == shared, "uninstalling one package removed files of the other"
+    assert files[first] - files[removed] == shared, (
+        "uninstalling one package removed files of the other"
+    )
 
 
 def test_jax_pyrefly_stubs_alone_stops_mypy(
@@ -215,7 +256,9 @@ def test_jax_pyrefly_stubs_alone_stops_mypy(
     (tmp_path / "uses_jnp.py").write_text("import jax.numpy as jnp\n\nx = jnp.zeros((2, 3))\n")
     plain = venv.mypy(tmp_path, ["uses_jnp.py"])
     assert plain.returncode == 2, plain.output  # 2: a blocking error, nothing was checked
-    assert re.search(r"jax-stubs/numpy/__init__\.pyi:\d+: error: Too many arguments", plain.output), plain.output
+    assert re.search(
+        r"jax-stubs/numpy/__init__\.pyi:\d+: error: Too many arguments", plain.output
+    ), plain.output
 
 
 def test_symlink_workaround_lets_pyrefly_and_ty_see_both(
@@ -230,7 +273,10 @@ def test_symlink_workaround_lets_pyrefly_and_ty_see_both(
     venv.install(dist.wheel)
     venv.install(shapes_wheel, stubs_wheel)
     (tmp_path / "probe.py").write_text(PROBE)
-    assert _seen(venv.pyrefly(tmp_path, ["probe.py"]), "probe.py") == (False, True)  # the problem...
+    assert _seen(venv.pyrefly(tmp_path, ["probe.py"]), "probe.py") == (
+        False,
+        True,
+    )  # the problem...
     link = venv.site / "jax-stubs" / "experimental"
     link.symlink_to(venv.site / ours_dir / "experimental")
     for checker in ("pyrefly", "ty"):  # ...and the fix

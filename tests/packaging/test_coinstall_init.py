@@ -26,16 +26,16 @@ from pathlib import Path
 import pytest
 from matrix_data import SEQUENCES
 from pkg_env import Dist, Venv, clean_environ
-from test_coinstall import their_wheels  # noqa: F401  # the fixture
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        sys.version_info < (3, 12), reason="jax-pyrefly-stubs 1.4.0 requires Python >= 3.12 (Requires-Python)"
+        sys.version_info < (3, 12),
+        reason="jax-pyrefly-stubs 1.4.0 requires Python >= 3.12 (Requires-Python)",
     ),
 ]
 
-PROBE = '''\
+PROBE = """\
 from typing import Literal
 
 import jax
@@ -55,7 +55,7 @@ takes_tpu(pltpu.CompilerParams())
 takes_tpu(typed_pallas.TPUCompilerParams())
 takes_tpu(pltriton.CompilerParams())
 jax.jit(double)("not an int")
-'''
+"""
 JAX_CLASS_LINE, WRONG_LINE, JIT_LINE = 16, 18, 19
 BIN = Path(sys.executable).parent
 
@@ -63,32 +63,69 @@ BIN = Path(sys.executable).parent
 def _pyright(tool: str, venv: Venv, root: Path) -> set[int]:
     proc = subprocess.run(
         [str(BIN / tool), "--pythonpath", str(venv.python), "--outputjson", "probe.py"],
-        cwd=root, capture_output=True, text=True, env=clean_environ(), timeout=600, check=False,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=clean_environ(),
+        timeout=600,
+        check=False,
     )
     report = json.loads(proc.stdout)
-    return {d["range"]["start"]["line"] + 1 for d in report["generalDiagnostics"] if d["severity"] == "error"}
+    return {
+        d["range"]["start"]["line"] + 1
+        for d in report["generalDiagnostics"]
+        if d["severity"] == "error"
+    }
 
 
 def _mypy(venv: Venv, root: Path) -> tuple[int, set[int], str]:
     proc = subprocess.run(
-        [str(venv.python), "-m", "mypy", "--cache-dir", str(root.parent / "mypy-cache"), "-O", "json", "probe.py"],
-        cwd=root, capture_output=True, text=True, env=clean_environ(), timeout=900, check=False,
+        [
+            str(venv.python),
+            "-m",
+            "mypy",
+            "--cache-dir",
+            str(root.parent / "mypy-cache"),
+            "-O",
+            "json",
+            "probe.py",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=clean_environ(),
+        timeout=900,
+        check=False,
     )
-    lines = {json.loads(raw)["line"] for raw in proc.stdout.splitlines() if raw.startswith("{")
-             and json.loads(raw)["severity"] == "error" and json.loads(raw)["file"] == "probe.py"}
+    lines = {
+        json.loads(raw)["line"]
+        for raw in proc.stdout.splitlines()
+        if raw.startswith("{")
+        and json.loads(raw)["severity"] == "error"
+        and json.loads(raw)["file"] == "probe.py"
+    }
     return proc.returncode, lines, proc.stdout[-3000:] + proc.stderr[-2000:]
 
 
 def _cli(venv: Venv, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(venv.python), "-m", "typed_pallas_mypy.cli", *args],
-        cwd=root, capture_output=True, text=True, env=clean_environ(), timeout=900, check=False,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=clean_environ(),
+        timeout=900,
+        check=False,
     )
 
 
 @pytest.mark.parametrize("order", list(SEQUENCES))
 def test_init_next_to_jax_pyrefly_stubs(
-    order: str, dist: Dist, their_wheels: tuple[Path, Path], make_venv: Callable[[str], Venv], tmp_path: Path  # noqa: F811
+    order: str,
+    dist: Dist,
+    their_wheels: tuple[Path, Path],
+    make_venv: Callable[[str], Venv],
+    tmp_path: Path,
 ) -> None:
     stubs_wheel, shapes_wheel = their_wheels
     venv = make_venv("venv")
@@ -114,7 +151,9 @@ def test_init_next_to_jax_pyrefly_stubs(
     assert "pyrefly and ty see only its jax-stubs" in done.stderr, done.stderr
 
     for tool in ("pyright", "basedpyright"):
-        assert _pyright(tool, venv, root) == {WRONG_LINE, JIT_LINE}, tool  # ours and theirs both seen
+        assert _pyright(tool, venv, root) == {WRONG_LINE, JIT_LINE}, (
+            tool
+        )  # ours and theirs both seen
     rc, lines, output = _mypy(venv, root)
     assert rc == 1 and lines == {WRONG_LINE, JIT_LINE}, output  # ours and theirs both seen
     again = _cli(venv, root, "init")

@@ -51,7 +51,11 @@ def _snippets() -> dict[str, str]:
 
 
 def _marked_error_lines(text: str) -> set[int]:
-    return {number for number, line in enumerate(text.splitlines(), 1) if line.rstrip().endswith("# error")}
+    return {
+        number
+        for number, line in enumerate(text.splitlines(), 1)
+        if line.rstrip().endswith("# error")
+    }
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +71,9 @@ def snippets(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_quickstart_names_its_blocks() -> None:
     named = _snippets()
     assert _marked_error_lines(named["mistakes.py"]), "mistakes.py marks no '# error' line"
-    assert all(not _marked_error_lines(text) for name, text in named.items() if name != "mistakes.py")
+    assert all(
+        not _marked_error_lines(text) for name, text in named.items() if name != "mistakes.py"
+    )
 
 
 @pytest.mark.slow
@@ -81,14 +87,19 @@ def test_quickstart_module_runs_on_cpu(snippets: Path, installed: Venv) -> None:
 def test_quickstart_tests_pass(snippets: Path, installed: Venv) -> None:
     result = _run(
         [installed.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_tpu_add.py"],
-        cwd=snippets, env=clean_environ(),
+        cwd=snippets,
+        env=clean_environ(),
     )
-    assert result.returncode == 0 and "3 passed" in result.stdout, result.stdout[-3000:] + result.stderr[-2000:]
+    assert result.returncode == 0 and "3 passed" in result.stdout, (
+        result.stdout[-3000:] + result.stderr[-2000:]
+    )
 
 
 def _check(venv: Venv, checker: str, folder: Path, files: list[str]) -> Checked:
     if checker == "mypy":
-        return venv.mypy(folder, files, config=MYPY_CONFIG)  # the config (and cache) of the wheel test
+        return venv.mypy(
+            folder, files, config=MYPY_CONFIG
+        )  # the config (and cache) of the wheel test
     if checker == "pyright":
         return venv.pyright(folder, files)  # with stubPath, as docs/checkers.md says
     if checker == "pyrefly":
@@ -101,7 +112,10 @@ def _check(venv: Venv, checker: str, folder: Path, files: list[str]) -> Checked:
 def test_quickstart_type_checks(snippets: Path, installed: Venv, checker: str) -> None:
     files = ["tpu_add.py", "mistakes.py"]
     checked = _check(installed, checker, snippets, files)
-    expected = {("mistakes.py", line) for line in _marked_error_lines((snippets / "mistakes.py").read_text())}
+    expected = {
+        ("mistakes.py", line)
+        for line in _marked_error_lines((snippets / "mistakes.py").read_text())
+    }
     assert set(checked.errors) == expected, f"{checker}:\n{checked.output[-4000:]}"
 
 
@@ -119,7 +133,9 @@ def test_support_matrix_is_generated_from_the_tested_data() -> None:
 
 def test_tested_environments_are_the_ends_of_the_declared_range() -> None:
     venv_script = (REPO / "scripts" / "_venv.sh").read_text()
-    lines = [line for line in venv_script.splitlines() if line.strip().startswith("ensure_venv .venv")]
+    lines = [
+        line for line in venv_script.splitlines() if line.strip().startswith("ensure_venv .venv")
+    ]
     pythons = [line.split()[2] for line in lines]
     assert pythons == [python for python, _ in TESTED_ENVIRONMENTS], lines
     oldest, newest = TESTED_ENVIRONMENTS[0][1], TESTED_ENVIRONMENTS[1][1]
@@ -130,9 +146,13 @@ def test_tested_environments_are_the_ends_of_the_declared_range() -> None:
     lower = re.search(r">=\s*([\d.]+)", jax_requirement)
     upper = re.search(r"<\s*([\d.]+)", jax_requirement)
     assert lower and upper, jax_requirement
-    assert oldest.split(".")[:2] == lower.group(1).split(".")[:2], "the oldest tested JAX is not the range's lower end"
+    assert oldest.split(".")[:2] == lower.group(1).split(".")[:2], (
+        "the oldest tested JAX is not the range's lower end"
+    )
     newest_minor = int(newest.split(".")[1])
-    assert int(upper.group(1).split(".")[1]) == newest_minor + 1, "the newest tested JAX is not the range's upper end"
+    assert int(upper.group(1).split(".")[1]) == newest_minor + 1, (
+        "the newest tested JAX is not the range's upper end"
+    )
     # and this run is one of them
     here = (f"{sys.version_info.major}.{sys.version_info.minor}", metadata.version("jax"))
     assert here in TESTED_ENVIRONMENTS, f"running on {here}, not in the support matrix"
@@ -157,14 +177,19 @@ def test_oldest_mypy_is_the_lower_end_of_the_declared_range() -> None:
     hooks = (REPO / ".pre-commit-hooks.yaml").read_text()
     assert f'additional_dependencies: ["{declared}"]' in hooks
     test_script = (REPO / "scripts" / "test").read_text()
-    assert ".venv312-mypy-oldest/bin/python -m pytest" in test_script and ".venv313/bin/python -m pytest" in test_script
+    assert (
+        ".venv312-mypy-oldest/bin/python -m pytest" in test_script
+        and ".venv313/bin/python -m pytest" in test_script
+    )
 
 
 def test_checker_versions_are_the_installed_ones() -> None:
     pins = pinned_checkers()
     assert set(pins) == set(CHECKER_USE), pins
     for checker, version in pins.items():
-        assert metadata.version(checker) == version, f"{checker}: tested {metadata.version(checker)}, matrix says {version}"
+        assert metadata.version(checker) == version, (
+            f"{checker}: tested {metadata.version(checker)}, matrix says {version}"
+        )
 
 
 # --- links ----------------------------------------------------------------------------------
@@ -188,4 +213,3 @@ def test_relative_links_resolve(doc: str) -> None:
             if anchor not in slugs:
                 broken.append(target)
     assert broken == [], f"{doc}: broken links {broken}"
-

@@ -62,7 +62,17 @@ def test_version_in_range(version: str, expected: bool | None) -> None:
 def test_the_constant_agrees_with_packaging_on_release_versions() -> None:
     """For plain release numbers the release comparison is PEP 440's."""
     specifier = SpecifierSet(SUPPORTED_SPECIFIER)
-    for version in ("0.9.2", "0.10", "0.10.0", "0.11.2", "0.12.0.1", "0.12.99", "0.13", "0.13.0", "1.0"):
+    for version in (
+        "0.9.2",
+        "0.10",
+        "0.10.0",
+        "0.11.2",
+        "0.12.0.1",
+        "0.12.99",
+        "0.13",
+        "0.13.0",
+        "1.0",
+    ):
         assert version_in_range(version) is specifier.contains(version), version
 
 
@@ -144,9 +154,13 @@ def test_never_raises_and_warns_once() -> None:
     assert caught == []
 
 
-def test_plugin_warns_names_itself_and_survives_warnings_as_errors(capsys: pytest.CaptureFixture[str]) -> None:
+def test_plugin_warns_names_itself_and_survives_warnings_as_errors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     bad = {"jax": "0.13.1", "jaxlib": "0.13.1"}
-    with pytest.warns(UnsupportedJaxWarning, match="typed-pallas mypy plugin: jax 0.13.1 is installed"):
+    with pytest.warns(
+        UnsupportedJaxWarning, match="typed-pallas mypy plugin: jax 0.13.1 is installed"
+    ):
         assert plugin_jax_range.warn_if_unsupported_jax(installed=bad) is not None
     _jax_range._warned.clear()
     with warnings.catch_warnings():
@@ -184,7 +198,10 @@ _FAKE_JAX_0_13 = (
 #: where the checks are meant to be called from: (file, code that triggers it)
 ENTRY_POINTS = {
     "runtime": ("src/typed_pallas/_jaxcompat.py", "import typed_pallas._jaxcompat"),
-    "plugin": ("mypy_plugin/typed_pallas_mypy/main.py", "from typed_pallas_mypy import plugin; plugin('2.4.1')"),
+    "plugin": (
+        "mypy_plugin/typed_pallas_mypy/main.py",
+        "from typed_pallas_mypy import plugin; plugin('2.4.1')",
+    ),
 }
 
 
@@ -192,12 +209,29 @@ ENTRY_POINTS = {
 def test_entry_point_warns_for_an_unsupported_jax(part: str) -> None:
     """With jax 0.13.1 faked in the metadata, the first jax-backed import / the plugin entry warns once."""
     source, trigger = ENTRY_POINTS[part]
-    assert "warn_if_unsupported_jax" in (REPO / source).read_text(), f"{source} no longer calls the check"
+    assert "warn_if_unsupported_jax" in (REPO / source).read_text(), (
+        f"{source} no longer calls the check"
+    )
     for jax_version, expected in ((None, 0), ("0.13.1", 1)):
-        prelude = _FAKE_JAX_0_13 if jax_version else "import warnings\nwarnings.simplefilter('always')\n"
-        code = prelude + trigger + "\n" + trigger.replace("import typed_pallas._jaxcompat", "import typed_pallas._registry") + "\n"
-        result = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, check=False)
+        prelude = (
+            _FAKE_JAX_0_13 if jax_version else "import warnings\nwarnings.simplefilter('always')\n"
+        )
+        code = (
+            prelude
+            + trigger
+            + "\n"
+            + trigger.replace("import typed_pallas._jaxcompat", "import typed_pallas._registry")
+            + "\n"
+        )
+        result = subprocess.run(
+            [sys.executable, "-W", "always", "-c", code],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr
         assert result.stderr.count(": UnsupportedJaxWarning:") == expected, result.stderr
         if expected:
-            assert "jax 0.13.1 is installed" in result.stderr and ">=0.10,<0.13" in result.stderr, result.stderr
+            assert "jax 0.13.1 is installed" in result.stderr and ">=0.10,<0.13" in result.stderr, (
+                result.stderr
+            )

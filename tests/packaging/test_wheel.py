@@ -25,8 +25,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-from pkg_env import MYPY_CONFIG, REPO, Checked, Dist, Venv, assert_not_from_checkout, stubs_in_wheel, wheel_layout
+from pkg_env import (
+    MYPY_CONFIG,
+    REPO,
+    Checked,
+    Dist,
+    Venv,
+    assert_not_from_checkout,
+    stubs_in_wheel,
+    wheel_layout,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +84,6 @@ needs_tpu(pltriton.CompilerParams())  # wrong platform
 WRONG_LINE = 14
 
 
-
 def _source_files(folder: str) -> set[str]:
     """Files under ``folder`` that a build would pick up (no caches, no compiled files)."""
     root = REPO / folder
@@ -100,7 +107,11 @@ def test_wheel_has_every_source_file_stub_and_marker(dist: Dist) -> None:
     for folder, top in PACKAGES.items():
         source = _source_files(folder)
         in_wheel = {name.removeprefix(f"{top}/") for name in names if name.startswith(f"{top}/")}
-        forced = {target.removeprefix(f"{top}/") for target in FILES.values() if target.startswith(f"{top}/")}
+        forced = {
+            target.removeprefix(f"{top}/")
+            for target in FILES.values()
+            if target.startswith(f"{top}/")
+        }
         assert source - in_wheel == set(), f"{folder}: missing from the wheel"
         assert in_wheel - source - forced == set(), f"{top}: in the wheel but not in {folder}"
         assert "py.typed" in in_wheel, f"{top}/py.typed (PEP 561 marker) missing"
@@ -119,9 +130,15 @@ def test_no_stub_file_shared_with_jax_pyrefly_stubs(dist: Dist) -> None:
     """Rule 1 of docs/stub-layout-notes.md, whatever folder our jax-stubs is installed in: no
     module stub at a path jax-pyrefly-stubs uses (in a shared folder it would overwrite
     theirs and vanish when either package is uninstalled)."""
-    ours = {name.removeprefix(f"{STUBS}/") for name in _wheel_names(dist) if name.startswith(f"{STUBS}/")}
+    ours = {
+        name.removeprefix(f"{STUBS}/")
+        for name in _wheel_names(dist)
+        if name.startswith(f"{STUBS}/")
+    }
     theirs = {name.removeprefix("jax-stubs/") for name in JAX_PYREFLY_STUBS_FILES}
-    assert ours & theirs == {"py.typed"}, f"{sorted(ours & theirs - {'py.typed'})} collide with jax-pyrefly-stubs"
+    assert ours & theirs == {"py.typed"}, (
+        f"{sorted(ours & theirs - {'py.typed'})} collide with jax-pyrefly-stubs"
+    )
 
 
 def _wheel_metadata(dist: Dist) -> tuple[str, email.message.Message, str]:
@@ -134,7 +151,9 @@ def _wheel_metadata(dist: Dist) -> tuple[str, email.message.Message, str]:
 
 def _sdist_metadata(dist: Dist) -> email.message.Message:
     with tarfile.open(dist.sdist) as sdist:
-        member = next(m for m in sdist.getmembers() if m.name.count("/") == 1 and m.name.endswith("/PKG-INFO"))
+        member = next(
+            m for m in sdist.getmembers() if m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")
+        )
         data = sdist.extractfile(member)
         assert data is not None
         return email.parser.Parser().parsestr(data.read().decode())
@@ -162,11 +181,16 @@ def test_metadata_is_the_pyproject_metadata(dist: Dist, artifact: str) -> None:
     assert metadata["Requires-Python"] == project["requires-python"]
     assert metadata["Summary"] == project["description"]
     assert (metadata.get_all("Classifier") or []) == project["classifiers"]
-    urls = {label: url for label, _, url in (e.partition(", ") for e in metadata.get_all("Project-URL") or [])}
+    urls = {
+        label: url
+        for label, _, url in (e.partition(", ") for e in metadata.get_all("Project-URL") or [])
+    }
     assert urls == project.get("urls", {})
     # the classifiers follow what CI tests (scripts/_venv.sh), and nothing else
     tested = {f"Programming Language :: Python :: {v}" for v in ("3.11", "3.12", "3.13")}
-    declared = {c for c in project["classifiers"] if c.startswith("Programming Language :: Python :: 3.")}
+    declared = {
+        c for c in project["classifiers"] if c.startswith("Programming Language :: Python :: 3.")
+    }
     assert declared == tested
     extras = set(metadata.get_all("Provides-Extra") or [])
     assert extras == set(project["optional-dependencies"]), extras
@@ -180,15 +204,27 @@ def test_wheel_metadata_declares_range_license_and_entry_points(dist: Dist) -> N
     assert info == f"typed_pallas-{project['version']}.dist-info"
     assert metadata["License-Expression"] == "Apache-2.0"
     requires = metadata.get_all("Requires-Dist") or []
-    assert any(r.replace(" ", "").startswith("jax") and "<0.13" in r and ">=0.10" in r for r in requires), requires
+    assert any(
+        r.replace(" ", "").startswith("jax") and "<0.13" in r and ">=0.10" in r for r in requires
+    ), requires
     from packaging.requirements import Requirement
 
-    mypy_extra = Requirement(next(r for r in requires if r.startswith("mypy") and "extra == 'mypy'" in r))
+    mypy_extra = Requirement(
+        next(r for r in requires if r.startswith("mypy") and "extra == 'mypy'" in r)
+    )
     (declared,) = (Requirement(r) for r in project["optional-dependencies"]["mypy"])
     assert (mypy_extra.name, mypy_extra.specifier) == (declared.name, declared.specifier)
     sections = _entry_point_sections(entry_points)
-    assert sections["console_scripts"] == project["scripts"] == {"typed-pallas": "typed_pallas_mypy.cli:main"}
-    assert sections["pytest11"] == project["entry-points"]["pytest11"] == {"typed_pallas": "typed_pallas.pytest_plugin"}
+    assert (
+        sections["console_scripts"]
+        == project["scripts"]
+        == {"typed-pallas": "typed_pallas_mypy.cli:main"}
+    )
+    assert (
+        sections["pytest11"]
+        == project["entry-points"]["pytest11"]
+        == {"typed_pallas": "typed_pallas.pytest_plugin"}
+    )
     assert set(sections) == {"console_scripts", *project["entry-points"]}
     assert licenses == [f"{info}/licenses/LICENSE"]
     with zipfile.ZipFile(dist.wheel) as wheel:
@@ -201,17 +237,30 @@ def test_wheel_ships_the_documentation_the_cli_links(dist: Dist) -> None:
 
     info = _wheel_metadata(dist)[0]
     with zipfile.ZipFile(dist.wheel) as wheel:
-        shipped = {n.removeprefix(f"{info}/extra_metadata/docs/") for n in wheel.namelist() if "/extra_metadata/docs/" in n}
+        shipped = {
+            n.removeprefix(f"{info}/extra_metadata/docs/")
+            for n in wheel.namelist()
+            if "/extra_metadata/docs/" in n
+        }
         assert shipped == {p.name for p in (REPO / "docs").iterdir() if p.suffix == ".md"}
         for page in TOPICS.values():
-            assert wheel.read(f"{info}/extra_metadata/docs/{page}") == (REPO / "docs" / page).read_bytes(), page
+            assert (
+                wheel.read(f"{info}/extra_metadata/docs/{page}")
+                == (REPO / "docs" / page).read_bytes()
+            ), page
         assert not [n for n in wheel.namelist() if n.startswith("typed_pallas_mypy/docs/")]
 
 
 def test_sdist_has_sources_docs_and_license(dist: Dist) -> None:
     with tarfile.open(dist.sdist) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    for required in ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "stubs/jax-stubs/py.typed"):
+    for required in (
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "CHANGELOG.md",
+        "stubs/jax-stubs/py.typed",
+    ):
         assert required in names, required
     for folder in PACKAGES:
         missing = {f"{folder}/{f}" for f in _source_files(folder)} - names
@@ -239,18 +288,26 @@ def test_everything_comes_from_the_wheel(installed: Venv) -> None:
     assert sorted(p.relative_to(stubs).as_posix() for p in stubs.rglob("*.pyi")) == sorted(
         f for f in _source_files("stubs/jax-stubs") if f.endswith(".pyi")
     )
-    result = installed.python_run("import sys, typed_pallas; assert 'jax' not in sys.modules; print('ok')")
+    result = installed.python_run(
+        "import sys, typed_pallas; assert 'jax' not in sys.modules; print('ok')"
+    )
     assert result.stdout.strip() == "ok", result.stderr
 
 
 def _assert_only_wrong_line(checked: Checked, checker: str) -> None:
-    assert checked.error_lines("platform_probe.py") == {WRONG_LINE}, f"{checker}:\n{checked.output[-3000:]}"
-    assert {f for f, _ in checked.errors} == {"platform_probe.py"}, f"{checker}:\n{checked.output[-3000:]}"
+    assert checked.error_lines("platform_probe.py") == {WRONG_LINE}, (
+        f"{checker}:\n{checked.output[-3000:]}"
+    )
+    assert {f for f, _ in checked.errors} == {"platform_probe.py"}, (
+        f"{checker}:\n{checked.output[-3000:]}"
+    )
 
 
 def test_mypy_with_plugin_sees_platform_types(installed: Venv, probe_dir: Path) -> None:
     checked = installed.mypy(probe_dir, ["platform_probe.py"], config=MYPY_CONFIG)
-    assert "Error importing plugin" not in checked.output and "Traceback" not in checked.output, checked.output
+    assert "Error importing plugin" not in checked.output and "Traceback" not in checked.output, (
+        checked.output
+    )
     assert checked.returncode == 1, checked.output
     _assert_only_wrong_line(checked, "mypy")
     assert "[arg-type]" in checked.output
@@ -277,15 +334,23 @@ def test_cli_check_and_explain_run_from_the_wheel(installed: Venv, probe_dir: Pa
     folder = probe_dir / "cli"  # no config file here: zero configuration, as the README promises
     folder.mkdir(exist_ok=True)
     (folder / "platform_probe.py").write_text(PLATFORM_PROBE)
-    (folder / "right_only.py").write_text(PLATFORM_PROBE.replace("needs_tpu(pltriton.CompilerParams())", "pass"))
+    (folder / "right_only.py").write_text(
+        PLATFORM_PROBE.replace("needs_tpu(pltriton.CompilerParams())", "pass")
+    )
     cache = ["--cache-dir", str(installed.mypy_cache)]
-    wrong = _run([exe, "check", "--all-errors", *cache, "platform_probe.py"], cwd=folder, env=clean_environ())
+    wrong = _run(
+        [exe, "check", "--all-errors", *cache, "platform_probe.py"], cwd=folder, env=clean_environ()
+    )
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
     assert f"platform_probe.py:{WRONG_LINE}:" in wrong.stdout, wrong.stdout + wrong.stderr
-    right = _run([exe, "check", "--all-errors", *cache, "right_only.py"], cwd=folder, env=clean_environ())
+    right = _run(
+        [exe, "check", "--all-errors", *cache, "right_only.py"], cwd=folder, env=clean_environ()
+    )
     assert right.returncode == 0, right.stdout + right.stderr
     explain = _run([exe, "explain", "pallas-platform"], cwd=folder, env=clean_environ())
-    assert explain.returncode == 0 and "pallas-platform" in explain.stdout, explain.stdout + explain.stderr
+    assert explain.returncode == 0 and "pallas-platform" in explain.stdout, (
+        explain.stdout + explain.stderr
+    )
     topic = _run([exe, "explain", "configuration"], cwd=folder, env=clean_environ())
     assert topic.returncode == 0, topic.stdout + topic.stderr
     assert topic.stdout == (REPO / "docs" / "configuration.md").read_text()
@@ -299,7 +364,9 @@ def test_cli_check_and_explain_run_from_the_wheel(installed: Venv, probe_dir: Pa
 def _readme_install_line() -> str:
     """The README's first `pip install` line (in its "Install and use" block)."""
     text = (REPO / "README.md").read_text()
-    return next(line.strip() for line in text.splitlines() if line.strip().startswith("pip install"))
+    return next(
+        line.strip() for line in text.splitlines() if line.strip().startswith("pip install")
+    )
 
 
 def test_readme_first_install_line_installs_from_a_clone(make_venv: Callable[[str], Venv]) -> None:
@@ -312,15 +379,26 @@ def test_readme_first_install_line_installs_from_a_clone(make_venv: Callable[[st
     words = shlex.split(_readme_install_line().split("#")[0])
     assert words[:2] == ["pip", "install"] and len(words) == 3, words
     requirement = words[2]
-    assert requirement.startswith("/path/to/typed-pallas[") and requirement.endswith("[mypy]"), requirement
+    assert requirement.startswith("/path/to/typed-pallas[") and requirement.endswith("[mypy]"), (
+        requirement
+    )
     venv = make_venv("readme")
     local = requirement.replace("/path/to/typed-pallas", str(REPO))
     # --no-deps: jax and mypy come from the test environment (the venv sees them already)
-    installed_from_path = _run([venv.python, "-m", "pip", "install", "--no-deps", local], env=clean_environ())
+    installed_from_path = _run(
+        [venv.python, "-m", "pip", "install", "--no-deps", local], env=clean_environ()
+    )
     log = installed_from_path.stdout + installed_from_path.stderr
-    if installed_from_path.returncode != 0 and re.search(r"(No matching distribution|Network is unreachable|Temporary failure in name resolution)", log):
-        pytest.skip(f"cannot build: the index is unreachable to fetch the build backend (hatchling):\n{log[-800:]}")
+    if installed_from_path.returncode != 0 and re.search(
+        r"(No matching distribution|Network is unreachable|Temporary failure in name resolution)",
+        log,
+    ):
+        pytest.skip(
+            f"cannot build: the index is unreachable to fetch the build backend (hatchling):\n{log[-800:]}"
+        )
     assert installed_from_path.returncode == 0, log
     assert_not_from_checkout(venv)
     version = _run([venv.root / "bin" / "typed-pallas", "--version"], env=clean_environ())
-    assert version.returncode == 0 and version.stdout.startswith("typed-pallas "), version.stdout + version.stderr
+    assert version.returncode == 0 and version.stdout.startswith("typed-pallas "), (
+        version.stdout + version.stderr
+    )

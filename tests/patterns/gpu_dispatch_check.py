@@ -52,16 +52,30 @@ def build(typed: bool = True) -> dict[str, Any]:
 
     if typed:
         tpu = typed_pallas.pallas_call(plus(1.0), out, compiler_params=pltpu.CompilerParams())
-        gpu = typed_pallas.pallas_call(plus(2.0), out, compiler_params=pltriton.CompilerParams(num_warps=4))
+        gpu = typed_pallas.pallas_call(
+            plus(2.0), out, compiler_params=pltriton.CompilerParams(num_warps=4)
+        )
     else:
-        tpu = typed_pallas.platform("tpu")(pl.pallas_call(plus(1.0), out_shape=out, compiler_params=pltpu.CompilerParams()))
-        gpu = typed_pallas.platform("gpu")(pl.pallas_call(plus(2.0), out_shape=out, compiler_params=pltriton.CompilerParams(num_warps=4)))
+        tpu = typed_pallas.platform("tpu")(
+            pl.pallas_call(plus(1.0), out_shape=out, compiler_params=pltpu.CompilerParams())
+        )
+        gpu = typed_pallas.platform("gpu")(
+            pl.pallas_call(
+                plus(2.0), out_shape=out, compiler_params=pltriton.CompilerParams(num_warps=4)
+            )
+        )
 
     def reference(x):  # type: ignore[no-untyped-def]
         return x + 3.0
 
     d = typed_pallas.dispatch(tpu=tpu, gpu=gpu, default=reference)
-    return {"tpu": tpu, "gpu": gpu, "reference": reference, "dispatch": d, "x": jnp.ones((256, 128), jnp.float32)}
+    return {
+        "tpu": tpu,
+        "gpu": gpu,
+        "reference": reference,
+        "dispatch": d,
+        "x": jnp.ones((256, 128), jnp.float32),
+    }
 
 
 def export_all(d: Any, x: Any) -> Any:
@@ -70,19 +84,30 @@ def export_all(d: Any, x: Any) -> Any:
 
     from typed_pallas._dispatch import cross_lowering_targets
 
-    checks = [export.DisabledSafetyCheck.custom_call(n) for n in ("__gpu$xla.gpu.triton", "mosaic_gpu_v2")]
+    checks = [
+        export.DisabledSafetyCheck.custom_call(n) for n in ("__gpu$xla.gpu.triton", "mosaic_gpu_v2")
+    ]
     here = jax.default_backend()
-    targets = ("tpu", "cuda") if here == "cpu" else ("tpu",)  # cross-lower only what this host lacks
+    targets = (
+        ("tpu", "cuda") if here == "cpu" else ("tpu",)
+    )  # cross-lower only what this host lacks
     with cross_lowering_targets(targets):
-        return export.export(jax.jit(lambda v: d(v)), platforms=["tpu", "cuda", "cpu"], disabled_checks=checks)(x)
+        return export.export(
+            jax.jit(lambda v: d(v)), platforms=["tpu", "cuda", "cpu"], disabled_checks=checks
+        )(x)
 
 
 def step(results: dict[str, Any], name: str, fn: Any) -> None:
     try:
         results[name] = fn()
-    except Exception as exc:  # noqa: BLE001
-        results[name] = {"error": f"{type(exc).__name__}: {exc}"[:500], "trace": traceback.format_exc()[-1500:]}
-    print(f"{name}: {results[name] if not isinstance(results[name], dict) or 'trace' not in results[name] else results[name]['error']}")
+    except Exception as exc:
+        results[name] = {
+            "error": f"{type(exc).__name__}: {exc}"[:500],
+            "trace": traceback.format_exc()[-1500:],
+        }
+    print(
+        f"{name}: {results[name] if not isinstance(results[name], dict) or 'trace' not in results[name] else results[name]['error']}"
+    )
 
 
 def added(y: Any, x: Any) -> float:
@@ -97,7 +122,11 @@ def main() -> None:
     parser.add_argument("artifacts", nargs="*")
     parser.add_argument("--json")
     parser.add_argument("--make-artifact")
-    parser.add_argument("--raw-redispatch-only", action="store_true", help="step 4b alone (run it in a fresh process)")
+    parser.add_argument(
+        "--raw-redispatch-only",
+        action="store_true",
+        help="step 4b alone (run it in a fresh process)",
+    )
     args = parser.parse_args()
 
     import jax
@@ -110,26 +139,42 @@ def main() -> None:
         print(f"wrote {args.make_artifact} (jax {jax.__version__}, platforms {exported.platforms})")
         return
 
-    import typed_pallas
     from jax import export
 
+    import typed_pallas
+
     x = k["x"]
-    r: dict[str, Any] = {"jax": jax.__version__, "backend": jax.default_backend(), "devices": [str(d) for d in jax.devices()]}
+    r: dict[str, Any] = {
+        "jax": jax.__version__,
+        "backend": jax.default_backend(),
+        "devices": [str(d) for d in jax.devices()],
+    }
     print(r)
     if args.raw_redispatch_only:
         raw_only = build(typed=False)
-        rd = typed_pallas.redispatch(jax.jit(raw_only["tpu"]), jax.jit(raw_only["gpu"]), raw_only["reference"])
-        step(r, "4b (fresh process) redispatch raw JAX kernels", lambda: {"adds": added(rd(x), x), "chosen": rd.chosen})
+        rd = typed_pallas.redispatch(
+            jax.jit(raw_only["tpu"]), jax.jit(raw_only["gpu"]), raw_only["reference"]
+        )
+        step(
+            r,
+            "4b (fresh process) redispatch raw JAX kernels",
+            lambda: {"adds": added(rd(x), x), "chosen": rd.chosen},
+        )
         return
     step(r, "1 jit(dispatch) adds", lambda: added(jax.jit(k["dispatch"])(x), x))
 
     def local_export() -> dict[str, Any]:
         exported = export_all(k["dispatch"], x)
         again = export.deserialize(exported.serialize())
-        return {"adds": added(exported.call(x), x), "adds_after_roundtrip": added(again.call(x), x), "platforms": list(exported.platforms)}
+        return {
+            "adds": added(exported.call(x), x),
+            "adds_after_roundtrip": added(again.call(x), x),
+            "platforms": list(exported.platforms),
+        }
 
     step(r, "2 export here [tpu,cuda,cpu]", local_export)
     for path in args.artifacts:
+
         def run_artifact(path: str = path) -> dict[str, Any]:
             with open(path, "rb") as fh:
                 exported = export.deserialize(bytearray(fh.read()))
@@ -149,8 +194,16 @@ def main() -> None:
         return {"adds": added(rd(x), x), "chosen": rd.chosen}
 
     step(r, "4b redispatch raw JAX kernels", redispatch_raw)
-    step(r, "5a check_lowering(dispatch)", lambda: typed_pallas.check_lowering(k["dispatch"], x).to_dict())
-    step(r, "5b check_lowering(raw tpu kernel)", lambda: typed_pallas.check_lowering(raw["tpu"], x).to_dict())
+    step(
+        r,
+        "5a check_lowering(dispatch)",
+        lambda: typed_pallas.check_lowering(k["dispatch"], x).to_dict(),
+    )
+    step(
+        r,
+        "5b check_lowering(raw tpu kernel)",
+        lambda: typed_pallas.check_lowering(raw["tpu"], x).to_dict(),
+    )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(r, fh, indent=2, default=str)

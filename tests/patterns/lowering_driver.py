@@ -40,6 +40,7 @@ def build(entry: str, backend: str):  # type: ignore[no-untyped-def]
         if backend == "mosaic_gpu":
             maker = typed_pallas.mosaic_gpu_kernel
         else:
+
             def maker(b, **kw):  # type: ignore[no-untyped-def]
                 return typed_pallas.pallas_call(b, kw.pop("out_shape"), **kw)
     elif backend == "mosaic_gpu":
@@ -47,12 +48,16 @@ def build(entry: str, backend: str):  # type: ignore[no-untyped-def]
     else:
         maker = pl.pallas_call
     if backend == "mosaic_gpu":
-        keyword = "out_type" if "out_type" in inspect.signature(m.kernel).parameters else "out_shape"
+        keyword = (
+            "out_type" if "out_type" in inspect.signature(m.kernel).parameters else "out_shape"
+        )
     else:
         keyword = "out_shape"
 
     def kernel(x):  # type: ignore[no-untyped-def]
-        return maker(body, compiler_params=cp, **{keyword: jax.ShapeDtypeStruct(x.shape, x.dtype)})(x)
+        return maker(body, compiler_params=cp, **{keyword: jax.ShapeDtypeStruct(x.shape, x.dtype)})(
+            x
+        )
 
     kernel.__qualname__ = f"{entry}_{backend}"
     return kernel

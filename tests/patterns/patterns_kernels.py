@@ -44,18 +44,24 @@ def raw_kernel(backend: str, *, interpret: bool = False) -> Callable[[jax.Array]
     cp = params(backend)
     if backend == "mosaic_gpu":
         plgpu = importlib.import_module("jax.experimental.pallas.mosaic_gpu")
-        keyword = "out_type" if "out_type" in inspect.signature(plgpu.kernel).parameters else "out_shape"
+        keyword = (
+            "out_type" if "out_type" in inspect.signature(plgpu.kernel).parameters else "out_shape"
+        )
 
         def mgpu(x: jax.Array) -> jax.Array:
             out = jax.ShapeDtypeStruct(x.shape, x.dtype)
-            result: jax.Array = plgpu.kernel(add_one_body, compiler_params=cp, interpret=interpret, **{keyword: out})(x)
+            result: jax.Array = plgpu.kernel(
+                add_one_body, compiler_params=cp, interpret=interpret, **{keyword: out}
+            )(x)
             return result
 
         return mgpu
 
     def kernel(x: jax.Array) -> jax.Array:
         out = jax.ShapeDtypeStruct(x.shape, x.dtype)
-        result: jax.Array = pl.pallas_call(add_one_body, out_shape=out, compiler_params=cp, interpret=interpret)(x)
+        result: jax.Array = pl.pallas_call(
+            add_one_body, out_shape=out, compiler_params=cp, interpret=interpret
+        )(x)
         return result
 
     kernel.__name__ = kernel.__qualname__ = f"{backend}_kernel"

@@ -23,7 +23,11 @@ X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
 
 def run_driver(*argv: str) -> dict:
     proc = subprocess.run(
-        [sys.executable, str(DRIVER), *argv], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, str(DRIVER), *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -62,7 +66,9 @@ def test_each_params_class_in_a_fresh_process(entry: str, backend: str) -> None:
     row = result["rows"][backend]
     check_row(backend, row)
     if entry == "typed":
-        assert all(c["source"] == "typed_pallas" for c in row.values() if c["status"] == "mismatch"), row
+        assert all(
+            c["source"] == "typed_pallas" for c in row.values() if c["status"] == "mismatch"
+        ), row
 
 
 @pytest.mark.slow
@@ -93,7 +99,10 @@ def test_a_tpu_kernel_in_the_gpu_slot_is_a_mismatch_on_cuda_and_rocm() -> None:
     report = typed_pallas.check_lowering(wrong, X)
     assert report.lowered == ("tpu",)
     assert report.mismatched == ("cuda", "rocm")
-    assert report["cuda"].message == "Compiler params for platform tpu cannot be used for gpu lowering."
+    assert (
+        report["cuda"].message
+        == "Compiler params for platform tpu cannot be used for gpu lowering."
+    )
     with pytest.raises(LoweringError, match="does not lower for cuda:"):
         report.assert_lowers("tpu", "cuda")
     report.assert_lowers("tpu")
@@ -102,7 +111,9 @@ def test_a_tpu_kernel_in_the_gpu_slot_is_a_mismatch_on_cuda_and_rocm() -> None:
 def test_gpu_expands_and_unknown_platforms_are_refused() -> None:
     report = typed_pallas.check_lowering(reference, X, platforms=("gpu",))
     assert tuple(report) == ("cuda", "rocm") and report.ok
-    with pytest.raises(UnknownPlatformError, match="'metal'.*expected one of 'tpu', 'cuda', 'rocm', 'cpu', 'gpu'"):
+    with pytest.raises(
+        UnknownPlatformError, match=r"'metal'.*expected one of 'tpu', 'cuda', 'rocm', 'cpu', 'gpu'"
+    ):
         typed_pallas.check_lowering(reference, X, platforms=("metal",))
 
 
@@ -161,6 +172,10 @@ def test_an_empty_assertion_becomes_a_mismatch_only_with_a_proof() -> None:
     cell = classify("tpu", AssertionError(), proof=proof)
     assert (cell.status, cell.source, cell.error_type) == ("mismatch", "inferred", "AssertionError")
     assert cell.message == "Compiler params for platform gpu cannot be used for tpu lowering."
-    silent = classify("rocm", None, module_text='stablehlo.custom_call @mosaic_gpu_v2(', proof=proof)
+    silent = classify(
+        "rocm", None, module_text="stablehlo.custom_call @mosaic_gpu_v2(", proof=proof
+    )
     assert silent.status == "mismatch" and silent.kernels == ("mosaic_gpu",)
-    assert classify("cuda", None, module_text='call_target_name = "__gpu$xla.gpu.triton"').kernels == ("triton",)
+    assert classify(
+        "cuda", None, module_text='call_target_name = "__gpu$xla.gpu.triton"'
+    ).kernels == ("triton",)

@@ -19,8 +19,8 @@ from patterns_kernels import (
 )
 
 import typed_pallas
-from typed_pallas._check_lowering import _kernels as kernels
 from typed_pallas import PlatformMismatchError, UnknownPlatformError
+from typed_pallas._check_lowering import _kernels as kernels
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,10 @@ def test_keywords_and_static_arguments_reach_the_branch() -> None:
 
 
 def test_pytree_arguments_and_results() -> None:
-    d = typed_pallas.dispatch(tpu=typed_pallas.platform("tpu")(lambda t: {"y": t["a"]}), default=lambda t: {"y": t["a"] + t["b"]})
+    d = typed_pallas.dispatch(
+        tpu=typed_pallas.platform("tpu")(lambda t: {"y": t["a"]}),
+        default=lambda t: {"y": t["a"] + t["b"]},
+    )
     out = jax.jit(d)({"a": jnp.ones(3), "b": jnp.ones(3)})
     np.testing.assert_array_equal(out["y"], 2 * np.ones(3))
 
@@ -114,11 +117,17 @@ def test_wrong_platform_tag_is_a_platform_mismatch(keyword, make, tagged, expect
     with pytest.raises(PlatformMismatchError) as info:
         typed_pallas.dispatch(**{keyword: make()}, default=reference)
     assert isinstance(info.value, ValueError)
-    assert str(info.value) == f"Compiler params for platform {tagged} cannot be used for {expected} lowering."
+    assert (
+        str(info.value)
+        == f"Compiler params for platform {tagged} cannot be used for {expected} lowering."
+    )
     assert any("dispatch" in note for note in info.value.__notes__)
 
 
-@pytest.mark.parametrize(("keyword", "make"), [("tpu", tpu_kernel), ("gpu", triton_kernel), ("cuda", triton_kernel), ("rocm", triton_kernel)])
+@pytest.mark.parametrize(
+    ("keyword", "make"),
+    [("tpu", tpu_kernel), ("gpu", triton_kernel), ("cuda", triton_kernel), ("rocm", triton_kernel)],
+)
 def test_right_tags_and_untagged_callables_are_accepted(keyword, make) -> None:
     assert typed_pallas.dispatch(**{keyword: make()}).branches[keyword] is not None
     assert typed_pallas.dispatch(**{keyword: reference}).branches[keyword] is reference
@@ -131,7 +140,9 @@ def test_mosaic_gpu_backend_tag_is_refused_for_rocm() -> None:
     kernel.__pallas_platform__ = "gpu"  # type: ignore[attr-defined]
     kernel.__pallas_backend__ = "mosaic_gpu"  # type: ignore[attr-defined]
     assert typed_pallas.dispatch(cuda=kernel).branches["cuda"] is kernel
-    with pytest.raises(PlatformMismatchError, match=r"backend mosaic_gpu cannot be used for rocm lowering"):
+    with pytest.raises(
+        PlatformMismatchError, match=r"backend mosaic_gpu cannot be used for rocm lowering"
+    ):
         typed_pallas.dispatch(rocm=kernel)
 
 
@@ -162,7 +173,9 @@ def test_each_platform_module_holds_only_its_kernel(attention, platform, present
         assert present in text
     for name in absent if isinstance(absent, tuple) else (absent,):
         assert name not in text
-    expected = {"tpu": ("mosaic_tpu",), "cuda": ("triton",), "rocm": ("triton",), "cpu": ()}[platform]
+    expected = {"tpu": ("mosaic_tpu",), "cuda": ("triton",), "rocm": ("triton",), "cpu": ()}[
+        platform
+    ]
     assert kernels(text) == expected
 
 
@@ -183,13 +196,18 @@ def test_plain_platform_dependent_cannot_export_pallas_for_several_platforms() -
         return jax.lax.platform_dependent(x, tpu=tpu, cuda=triton, default=reference)
 
     # JAX's cpu error, or the platform mismatch when typed_pallas's backstop is installed
-    with pytest.raises(ValueError, match="Only interpret mode is supported on CPU backend|Compiler params for platform"):
+    with pytest.raises(
+        ValueError,
+        match=r"Only interpret mode is supported on CPU backend|Compiler params for platform",
+    ):
         export_text(plain, ["tpu", "cuda", "cpu"], x_input())
     text, _ = export_text(plain, ["tpu"], x_input())  # single platform is fine
     assert TPU_CALL in text and TRITON_CALL not in text
 
 
-@pytest.mark.skipif(not mosaic_gpu_available(), reason="jax.experimental.pallas.mosaic_gpu does not import here")
+@pytest.mark.skipif(
+    not mosaic_gpu_available(), reason="jax.experimental.pallas.mosaic_gpu does not import here"
+)
 def test_mosaic_gpu_kernel_in_the_cuda_slot() -> None:
     mgpu = typed_pallas.platform("gpu")(raw_kernel("mosaic_gpu"))
     d = typed_pallas.dispatch(tpu=tpu_kernel(), cuda=mgpu, rocm=triton_kernel(), default=reference)
@@ -209,4 +227,7 @@ def test_typed_pallas_call_kernels_fill_the_slots_and_lower_alone() -> None:
     d = typed_pallas.dispatch(tpu=tpu, gpu=gpu, default=reference)
     assert kernels(export_text(d, ["tpu"], x_input())[0]) == ("mosaic_tpu",)
     assert kernels(export_text(d, ["rocm"], x_input())[0]) == ("triton",)
-    assert set(kernels(export_text(d, ["tpu", "cuda", "rocm", "cpu"], x_input())[0])) == {"mosaic_tpu", "triton"}
+    assert set(kernels(export_text(d, ["tpu", "cuda", "rocm", "cpu"], x_input())[0])) == {
+        "mosaic_tpu",
+        "triton",
+    }

@@ -33,7 +33,9 @@ def test_gpu_without_a_gpu_backend_asks_for_cuda_or_rocm() -> None:
 
 @pytest.mark.parametrize("bad", ["metal", "TPU", "", 3])
 def test_unknown_backends_list_the_valid_ones(bad: object) -> None:
-    with pytest.raises(UnknownPlatformError, match="expected one of 'tpu', 'gpu', 'cuda', 'rocm', 'cpu'"):
+    with pytest.raises(
+        UnknownPlatformError, match="expected one of 'tpu', 'gpu', 'cuda', 'rocm', 'cpu'"
+    ):
         typed_pallas.pick_lowering(bad)  # type: ignore[call-overload]
 
 
@@ -96,7 +98,10 @@ def test_gpu_entries_serve_cuda_and_rocm_and_specific_ones_win() -> None:
 
 
 def test_unknown_keys_backends_and_missing_entries_are_clear_errors() -> None:
-    with pytest.raises(UnknownPlatformError, match="unknown key.*'metal'.*expected 'tpu', 'gpu', 'cuda', 'rocm', 'cpu', 'default'"):
+    with pytest.raises(
+        UnknownPlatformError,
+        match=r"unknown key.*'metal'.*expected 'tpu', 'gpu', 'cuda', 'rocm', 'cpu', 'default'",
+    ):
         typed_pallas.import_backend({"metal": "json"})
     with pytest.raises(UnknownPlatformError, match="unknown backend 'mps'"):
         typed_pallas.import_backend({"tpu": "json"}, "mps")
@@ -143,7 +148,9 @@ def test_a_mismatch_in_the_cause_chain_counts() -> None:
         typed_pallas.redispatch(wrapped, reference)(x_input())
 
 
-@pytest.mark.parametrize("error", [ValueError("shapes do not match"), AssertionError(), TypeError("bad")])
+@pytest.mark.parametrize(
+    "error", [ValueError("shapes do not match"), AssertionError(), TypeError("bad")]
+)
 def test_every_other_error_propagates(error: BaseException) -> None:
     r = typed_pallas.redispatch(raiser(error), reference)
     with pytest.raises(type(error)):
@@ -159,7 +166,9 @@ def test_a_real_jax_value_error_that_is_not_a_mismatch_propagates() -> None:
 
 
 def test_all_candidates_mismatching_raises_the_last_with_every_attempt_noted() -> None:
-    r = typed_pallas.redispatch(raiser(PlatformMismatchError("tpu", "gpu")), raiser(PlatformMismatchError("gpu", "cpu")))
+    r = typed_pallas.redispatch(
+        raiser(PlatformMismatchError("tpu", "gpu")), raiser(PlatformMismatchError("gpu", "cpu"))
+    )
     with pytest.raises(PlatformMismatchError) as info:
         r(1)
     assert str(info.value) == "Compiler params for platform gpu cannot be used for cpu lowering."
@@ -185,7 +194,7 @@ def test_the_winner_is_remembered_unless_told_otherwise() -> None:
 
 def test_inside_jit_it_refuses_and_points_to_dispatch() -> None:
     r = typed_pallas.redispatch(raw_kernel("mosaic_tpu"), reference)
-    with pytest.raises(TypeError, match="typed_pallas.dispatch"):
+    with pytest.raises(TypeError, match=r"typed_pallas\.dispatch"):
         jax.jit(r)(x_input())
     single = typed_pallas.redispatch(reference)
     np.testing.assert_array_equal(jax.jit(single)(x_input()), x_input() + 1)

@@ -35,13 +35,19 @@ def main(mode: str, entry: str, params: str, target: str) -> dict[str, object]:
     if mode != "identical":
         return run_cell(mode, entry, params, target)[0]
     # one call site for both, so that source locations in the text agree too
-    (raw, raw_text), (typed, typed_text) = [run_cell(m, entry, params, target) for m in ("raw", "typed")]
-    result = dict(typed, mode="identical", raw_outcome=raw["outcome"], raw_detail=raw.get("detail", ""))
+    (raw, raw_text), (typed, typed_text) = [
+        run_cell(m, entry, params, target) for m in ("raw", "typed")
+    ]
+    result = dict(
+        typed, mode="identical", raw_outcome=raw["outcome"], raw_detail=raw.get("detail", "")
+    )
     result["same_text"] = raw_text is not None and raw_text == typed_text
     return result
 
 
-def run_cell(mode: str, entry: str, params: str, target: str) -> tuple[dict[str, object], str | None]:
+def run_cell(
+    mode: str, entry: str, params: str, target: str
+) -> tuple[dict[str, object], str | None]:
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -59,7 +65,9 @@ def run_cell(mode: str, entry: str, params: str, target: str) -> tuple[dict[str,
             from jax.experimental.pallas import mosaic_gpu as plgpu
         except Exception as exc:  # jax 0.10 without absl
             plgpu_error = exc
-        if plgpu is None and (params == "mosaic_gpu" or entry in ("kernel_gpu_mesh", "plgpu_kernel")):
+        if plgpu is None and (
+            params == "mosaic_gpu" or entry in ("kernel_gpu_mesh", "plgpu_kernel")
+        ):
             result.update(outcome="NA", detail=f"mosaic_gpu unavailable: {plgpu_error}")
             return result, None
 
@@ -83,7 +91,11 @@ def run_cell(mode: str, entry: str, params: str, target: str) -> tuple[dict[str,
         if mode == "typed":
             import typed_pallas
 
-            pallas_call, kernel, gpu_kernel = typed_pallas.pallas_call, typed_pallas.kernel, typed_pallas.mosaic_gpu_kernel
+            pallas_call, kernel, gpu_kernel = (
+                typed_pallas.pallas_call,
+                typed_pallas.kernel,
+                typed_pallas.mosaic_gpu_kernel,
+            )
         else:
             pallas_call, kernel = pl.pallas_call, pl.kernel
             gpu_kernel = plgpu.kernel if plgpu is not None else None
@@ -131,7 +143,11 @@ def run_cell(mode: str, entry: str, params: str, target: str) -> tuple[dict[str,
         if isinstance(exc, ValueError):
             want_platform = {"tpu": "tpu", "triton": "gpu", "mosaic_gpu": "gpu"}.get(params)
             want_target = _platforms.PLATFORM_OF_LOWERING.get(target)
-            if want_platform and want_target and message == _platforms.mismatch_message(want_platform, want_target):
+            if (
+                want_platform
+                and want_target
+                and message == _platforms.mismatch_message(want_platform, want_target)
+            ):
                 outcome = "VE"
             elif _platforms.MISMATCH_PATTERN.fullmatch(message):
                 outcome = "VEother"
@@ -148,7 +164,13 @@ def run_cell(mode: str, entry: str, params: str, target: str) -> tuple[dict[str,
 
 
 def spawn(
-    mode: str, entry: str, params: str, target: str, *, python: str = sys.executable, timeout: float = 600
+    mode: str,
+    entry: str,
+    params: str,
+    target: str,
+    *,
+    python: str = sys.executable,
+    timeout: float = 600,
 ) -> dict[str, object]:
     """Run one cell of the matrix in a fresh ``python`` and return its JSON result.
 
@@ -164,7 +186,10 @@ def spawn(
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH", "")]))
     proc = subprocess.run(
         [python, str(Path(__file__).resolve()), mode, entry, params, target],
-        capture_output=True, text=True, env=env, timeout=timeout,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
     )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     if not lines:

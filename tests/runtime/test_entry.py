@@ -66,7 +66,9 @@ def test_pallas_call_interpret_is_correct(params: str, x: Any) -> None:
 
 
 def test_kernel_interpret_is_correct(x: Any) -> None:
-    fn = tp.kernel(copy, SHAPE, mesh=tpu_mesh(), compiler_params=pltpu.CompilerParams(), interpret=True)
+    fn = tp.kernel(
+        copy, SHAPE, mesh=tpu_mesh(), compiler_params=pltpu.CompilerParams(), interpret=True
+    )
     np.testing.assert_allclose(np.asarray(jax.jit(fn)(x)), np.asarray(x))
     assert fn.__pallas_platform__ == "tpu"
 
@@ -82,16 +84,22 @@ def test_kernel_decorator_interpret(x: Any) -> None:
 
 def test_mosaic_gpu_kernel_interpret(x: Any) -> None:
     plgpu = mosaic_gpu()
-    fn = tp.mosaic_gpu_kernel(add_one, out_type=SHAPE, compiler_params=plgpu.CompilerParams(), interpret=True)
+    fn = tp.mosaic_gpu_kernel(
+        add_one, out_type=SHAPE, compiler_params=plgpu.CompilerParams(), interpret=True
+    )
     assert fn.__pallas_platform__ == "gpu"
     np.testing.assert_allclose(np.asarray(jax.jit(fn)(x)), np.asarray(x) + 1)
 
 
 def test_interpret_ignores_params_like_jax(x: Any) -> None:
     """A truthy interpret= keeps JAX's behaviour: no error for params of another platform."""
-    fn = tp.pallas_call(add_one, SHAPE, platform="gpu", compiler_params=pltpu.CompilerParams(), interpret=True)  # type: ignore[call-overload]
+    fn = tp.pallas_call(
+        add_one, SHAPE, platform="gpu", compiler_params=pltpu.CompilerParams(), interpret=True
+    )  # type: ignore[call-overload]
     np.testing.assert_allclose(np.asarray(jax.jit(fn)(x)), np.asarray(x) + 1)
-    fn = tp.kernel(copy, SHAPE, mesh=tpu_mesh(), compiler_params=pltriton.CompilerParams(), interpret=True)  # type: ignore[arg-type]
+    fn = tp.kernel(
+        copy, SHAPE, mesh=tpu_mesh(), compiler_params=pltriton.CompilerParams(), interpret=True
+    )  # type: ignore[arg-type]
     assert fn is not None
 
 
@@ -117,7 +125,9 @@ def test_legacy_dict_params_fail_at_build() -> None:
         ("tpu", "triton", "Compiler params for platform gpu cannot be used for tpu lowering."),
     ],
 )
-def test_platform_contradicting_params_fails_at_build(platform: str, params: str, text: str) -> None:
+def test_platform_contradicting_params_fails_at_build(
+    platform: str, params: str, text: str
+) -> None:
     cp = {"tpu": pltpu.CompilerParams(), "triton": pltriton.CompilerParams()}[params]
     with pytest.raises(ValueError) as info:
         tp.pallas_call(add_one, SHAPE, platform=platform, compiler_params=cp)  # type: ignore[call-overload]
@@ -265,7 +275,9 @@ def test_guard_wraps_and_restores_jax_rules() -> None:
 
 def test_backstop_covers_raw_jax_calls_only_while_installed(x: Any) -> None:
     def lower_raw() -> BaseException | None:
-        fn = pl.pallas_call(add_one, SHAPE, compiler_params=pltriton.CompilerParams())  # a fresh, unmarked object
+        fn = pl.pallas_call(
+            add_one, SHAPE, compiler_params=pltriton.CompilerParams()
+        )  # a fresh, unmarked object
         try:
             _jaxcompat.export_text(fn, "tpu", x)
         except BaseException as exc:  # JAX's own outcome varies by version and history
@@ -291,7 +303,7 @@ def test_mosaic_gpu_params_through_pallas_call(x: Any) -> None:
 
     fn = tp.pallas_call(add_one, SHAPE, compiler_params=plgpu.CompilerParams())
     if _registry.get_lowering_rule(plgpu.CompilerParams, "cuda") is None:
-        with pytest.raises(NotImplementedError, match="plgpu.kernel"):
+        with pytest.raises(NotImplementedError, match=r"plgpu\.kernel"):
             _jaxcompat.export_text(fn, "cuda", x)
     else:
         assert "mosaic_gpu" in _jaxcompat.export_text(fn, "cuda", x)

@@ -26,10 +26,16 @@ from typed_pallas import _platforms
 
 DRIVER = Path(__file__).with_name("matrix_driver.py")
 ENTRIES = ("pallas_call", "kernel_tpu_mesh", "kernel_gpu_mesh", "plgpu_kernel")
-MISMATCHED = [(p, t) for p in ("tpu",) for t in ("cuda", "rocm")] + [(p, "tpu") for p in ("triton", "mosaic_gpu")]
+MISMATCHED = [(p, t) for p in ("tpu",) for t in ("cuda", "rocm")] + [
+    (p, "tpu") for p in ("triton", "mosaic_gpu")
+]
 
 #: the cells' params names -> backend (their custom calls come from the platform table)
-BACKEND_OF_PARAMS: dict[str, _platforms.Backend] = {"tpu": "mosaic_tpu", "triton": "triton", "mosaic_gpu": "mosaic_gpu"}
+BACKEND_OF_PARAMS: dict[str, _platforms.Backend] = {
+    "tpu": "mosaic_tpu",
+    "triton": "triton",
+    "mosaic_gpu": "mosaic_gpu",
+}
 
 pytestmark = pytest.mark.slow
 
@@ -89,7 +95,9 @@ def run_cell(matrix: dict[tuple[str, ...], dict[str, object]]) -> Callable[..., 
 
 @pytest.mark.parametrize("entry", ENTRIES)
 @pytest.mark.parametrize(("params", "target"), MISMATCHED)
-def test_typed_mismatched_cell_raises_jax_text(run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str) -> None:
+def test_typed_mismatched_cell_raises_jax_text(
+    run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str
+) -> None:
     result = run_cell("typed", entry, params, target)
     assert result["outcome"] == "VE", result
     assert str(result["detail"]).startswith("PlatformMismatchError: ")
@@ -97,20 +105,28 @@ def test_typed_mismatched_cell_raises_jax_text(run_cell: Callable[..., dict[str,
 
 
 @pytest.mark.parametrize("entry", [e for e, _, _ in ROCM])
-def test_typed_mosaic_gpu_on_rocm_is_refused(run_cell: Callable[..., dict[str, object]], entry: str) -> None:
+def test_typed_mosaic_gpu_on_rocm_is_refused(
+    run_cell: Callable[..., dict[str, object]], entry: str
+) -> None:
     result = run_cell("typed", entry, "mosaic_gpu", "rocm")
     assert result["outcome"] == "VEb", result
-    assert "Compiler params for backend mosaic_gpu cannot be used for rocm lowering." in str(result["detail"])
+    assert "Compiler params for backend mosaic_gpu cannot be used for rocm lowering." in str(
+        result["detail"]
+    )
 
 
 @pytest.mark.parametrize(("entry", "params", "target"), BACKSTOP)
-def test_backstop_mismatched_cell_raises_jax_text(run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str) -> None:
+def test_backstop_mismatched_cell_raises_jax_text(
+    run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str
+) -> None:
     result = run_cell("backstop", entry, params, target)
     assert result["outcome"] == "VE", result
 
 
 @pytest.mark.parametrize(("entry", "params", "target"), IDENTICAL)
-def test_matched_cell_lowers_like_jax(run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str) -> None:
+def test_matched_cell_lowers_like_jax(
+    run_cell: Callable[..., dict[str, object]], entry: str, params: str, target: str
+) -> None:
     result = run_cell("identical", entry, params, target)
     if result["raw_outcome"] != "OK":
         # JAX itself does not lower this cell (jax 0.12: Mosaic GPU params through

@@ -10,7 +10,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 
@@ -73,7 +73,10 @@ def test_mosaic_gpu_class() -> None:
     assert tp.backend_of(plgpu.CompilerParams) == "mosaic_gpu"
     with pytest.raises(PlatformMismatchError) as info:
         tp.get_lowering_rule(plgpu.CompilerParams, "rocm")
-    assert str(info.value) == "Compiler params for backend mosaic_gpu cannot be used for rocm lowering."
+    assert (
+        str(info.value)
+        == "Compiler params for backend mosaic_gpu cannot be used for rocm lowering."
+    )
     assert info.value.__notes__ == [
         "Mosaic GPU does not support AMD ROCm devices; use jax.experimental.pallas.triton.CompilerParams for rocm."
     ]
@@ -89,18 +92,25 @@ def test_mosaic_gpu_class() -> None:
         ("triton", "tpu", "gpu", "tpu"),
     ],
 )
-def test_mismatch_has_jax_exact_text(params_cls: str, expected: str, platform: str, shown: str) -> None:
+def test_mismatch_has_jax_exact_text(
+    params_cls: str, expected: str, platform: str, shown: str
+) -> None:
     cls = {"tpu": pltpu, "triton": pltriton}[params_cls].CompilerParams
     with pytest.raises(ValueError) as info:  # `except ValueError` keeps working
         tp.get_lowering_rule(cls, expected)  # type: ignore[arg-type]
     err = info.value
     assert isinstance(err, PlatformMismatchError)
-    assert str(err) == f"Compiler params for platform {platform} cannot be used for {shown} lowering."
+    assert (
+        str(err) == f"Compiler params for platform {platform} cannot be used for {shown} lowering."
+    )
     assert err.__notes__, "the hint goes into a note"
     assert all("cannot be used" not in note for note in err.__notes__)
 
 
-@pytest.mark.parametrize(("cls_name", "expected"), [("tpu", "tpu"), ("triton", "gpu"), ("triton", "cuda"), ("triton", "rocm")])
+@pytest.mark.parametrize(
+    ("cls_name", "expected"),
+    [("tpu", "tpu"), ("triton", "gpu"), ("triton", "cuda"), ("triton", "rocm")],
+)
 def test_matched_lookup_returns_jax_rule(cls_name: str, expected: str) -> None:
     from jax._src.pallas import core as pallas_core
 
@@ -195,7 +205,9 @@ _JAX_RAISES = textwrap.dedent(
 
 def test_our_template_is_the_text_jax_itself_raises() -> None:
     """JAX's own registry raises its platform-mismatch ValueError; the text is our template."""
-    out = subprocess.run([sys.executable, "-c", _JAX_RAISES], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", _JAX_RAISES], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     cells = json.loads(out.stdout.strip().splitlines()[-1])
     if not cells:  # pragma: no cover - no JAX of the supported range is like this
@@ -207,8 +219,13 @@ def test_our_template_is_the_text_jax_itself_raises() -> None:
     }, cells
     for _kind, platform, expected, error_type, text in cells:
         assert error_type == "ValueError"  # JAX's plain ValueError, not ours
-        assert text == f"Compiler params for platform {platform} cannot be used for {expected} lowering."
-        assert text == _platforms.MISMATCH_TEMPLATE.format(platform=platform, expected_platform=expected)
+        assert (
+            text
+            == f"Compiler params for platform {platform} cannot be used for {expected} lowering."
+        )
+        assert text == _platforms.MISMATCH_TEMPLATE.format(
+            platform=platform, expected_platform=expected
+        )
         assert _platforms.MISMATCH_PATTERN.fullmatch(text), text
 
 
@@ -227,7 +244,10 @@ def test_platform_of_errors() -> None:
         tp.platform_of(None)
     with pytest.raises(UnknownPlatformError, match="register_lowering_rule") as unknown:
         tp.platform_of(make_params())
-    assert "use jax.experimental.pallas.tpu/triton/mosaic_gpu.CompilerParams, or register it" in str(unknown.value)
+    assert (
+        "use jax.experimental.pallas.tpu/triton/mosaic_gpu.CompilerParams, or register it"
+        in str(unknown.value)
+    )
     with pytest.raises(UnknownPlatformError):
         tp.backend_of(int)
 
@@ -333,7 +353,9 @@ def test_subclasses_resolve_through_the_mro(forget: list[type]) -> None:
         pass
 
     assert tp.platform_of(TritonChild()) == "gpu"
-    assert tp.get_lowering_rule(TritonChild, "rocm") is tp.get_lowering_rule(pltriton.CompilerParams, "rocm")
+    assert tp.get_lowering_rule(TritonChild, "rocm") is tp.get_lowering_rule(
+        pltriton.CompilerParams, "rocm"
+    )
     with pytest.raises(PlatformMismatchError, match="platform gpu cannot be used for tpu"):
         tp.get_lowering_rule(TritonChild, "tpu")
 

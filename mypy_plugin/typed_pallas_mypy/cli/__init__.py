@@ -91,26 +91,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="a platform the code may lower for: tpu, gpu, cuda or rocm (repeat, or a comma list); "
         f"replaces the configured top-level platforms (sets {config.PLATFORMS_ENV})",
     )
-    check.add_argument("--output", "-o", choices=OUTPUTS, default=OUTPUTS[0], help="output format (default: text)")
-    check.add_argument("--all-errors", action="store_true", help="show every mypy error, not only typed-pallas findings")
-    check.add_argument("--config", metavar="FILE", help="read [tool.typed-pallas] / [mypy.plugins.typed-pallas] from FILE")
-    check.add_argument("--cache-dir", metavar="DIR", help=f"mypy cache folder (default: one per environment under {DEFAULT_CACHE})")
+    check.add_argument(
+        "--output", "-o", choices=OUTPUTS, default=OUTPUTS[0], help="output format (default: text)"
+    )
+    check.add_argument(
+        "--all-errors",
+        action="store_true",
+        help="show every mypy error, not only typed-pallas findings",
+    )
+    check.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read [tool.typed-pallas] / [mypy.plugins.typed-pallas] from FILE",
+    )
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help=f"mypy cache folder (default: one per environment under {DEFAULT_CACHE})",
+    )
     check.add_argument(
         "--expect",
         action="store_true",
         help="compare findings with the '# expect[CODE]: MESSAGE' comments in PATHS; "
         "exit 0 only when they are exactly the expected ones",
     )
-    check.add_argument("--verbose", "-v", action="store_true", help="print the mypy command and its other output")
+    check.add_argument(
+        "--verbose", "-v", action="store_true", help="print the mypy command and its other output"
+    )
 
     init.add_parser(sub)
 
-    platforms = sub.add_parser("platforms", help="show the inferred platform map of PATHS (`typed-pallas explain platforms`)")
+    platforms = sub.add_parser(
+        "platforms",
+        help="show the inferred platform map of PATHS (`typed-pallas explain platforms`)",
+    )
     platforms.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to map")
     platforms.add_argument("--output", "-o", choices=("text", "json", "mermaid"), default="text")
 
-    explain_parser = sub.add_parser("explain", help="print the documentation of an error code or exception")
-    explain_parser.add_argument("code", metavar="CODE", help="e.g. pallas-platform or PlatformMismatchError")
+    explain_parser = sub.add_parser(
+        "explain", help="print the documentation of an error code or exception"
+    )
+    explain_parser.add_argument(
+        "code", metavar="CODE", help="e.g. pallas-platform or PlatformMismatchError"
+    )
     return parser
 
 
@@ -126,7 +149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "check":
         for value in args.platform or ():
             try:
-                config.parse_platforms([n for n in value.split(",") if n.strip()] or [value], f"--platform {value!r}")
+                config.parse_platforms(
+                    [n for n in value.split(",") if n.strip()] or [value], f"--platform {value!r}"
+                )
             except config.ConfigError as e:
                 return fail(parser, str(e))
         if (coinstalled := init.coinstall_warning()) is not None:
@@ -142,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "explain":
         return run_explain(args.code, sys.stdout, sys.stderr)
     if passthrough:
-        return fail(parser, "arguments after -- need a command (typed-pallas check ... -- MYPY ARGS)")
+        return fail(
+            parser, "arguments after -- need a command (typed-pallas check ... -- MYPY ARGS)"
+        )
     parser.print_help()
     return 2

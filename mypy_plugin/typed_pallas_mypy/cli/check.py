@@ -81,7 +81,9 @@ def _environment(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse.ArgumentParser) -> int:
+def run_check(
+    args: argparse.Namespace, passthrough: list[str], parser: argparse.ArgumentParser
+) -> int:
     """Run ``typed-pallas check`` with parsed ``args``; ``passthrough`` goes to mypy."""
     paths = args.paths or ["."]
     missing = [p for p in paths if not os.path.exists(p)]
@@ -93,13 +95,18 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
         env = _environment(args)
         config.resolve_config(None, environ=env)
     except config.ConfigError as e:
-        return fail(parser, f"{e}\n(see {doc_link('configuration')}, or `typed-pallas check --help`)")
+        return fail(
+            parser, f"{e}\n(see {doc_link('configuration')}, or `typed-pallas check --help`)"
+        )
 
     if not project.python_files_in(paths):
         return _nothing_to_check(paths, args)
 
     if importlib.util.find_spec("mypy") is None:
-        return fail(parser, f"mypy is not installed here; install it with: pip install '{_mypy_requirement()}' (typed-pallas[mypy])")
+        return fail(
+            parser,
+            f"mypy is not installed here; install it with: pip install '{_mypy_requirement()}' (typed-pallas[mypy])",
+        )
 
     layout = project.find_layout(paths)
     preset = preset_config(
@@ -113,8 +120,14 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
     cache_dir = args.cache_dir or environment_cache()
     if not cache_is_warm(cache_dir):
         print(SLOW_NOTICE.format(prog=PROG, cache=cache_dir), file=sys.stderr, flush=True)
-    run = run_mypy(paths, passthrough, cache_dir=cache_dir, env=env, verbose=args.verbose, preset=preset)
-    if run.returncode == 2 and not run.findings and NO_FILES_MESSAGE in (run.stderr + "\n".join(run.other_output)):
+    run = run_mypy(
+        paths, passthrough, cache_dir=cache_dir, env=env, verbose=args.verbose, preset=preset
+    )
+    if (
+        run.returncode == 2
+        and not run.findings
+        and NO_FILES_MESSAGE in (run.stderr + "\n".join(run.other_output))
+    ):
         return _nothing_to_check(paths, args)  # everything was excluded (mypy's --exclude)
     blocked = run.blocked
     unresolved = _unresolved_own_imports(run.findings)
@@ -134,7 +147,10 @@ def run_check(args: argparse.Namespace, passthrough: list[str], parser: argparse
         if run.stderr:
             sys.stderr.write(run.stderr)
     if blocked:
-        print(f"{PROG}: mypy stopped with exit status {run.returncode}; nothing was checked fully", file=sys.stderr)
+        print(
+            f"{PROG}: mypy stopped with exit status {run.returncode}; nothing was checked fully",
+            file=sys.stderr,
+        )
         return 2
     if expect_ok is not None:
         return 0 if expect_ok else 1
@@ -174,7 +190,9 @@ def _unresolved_own_imports(found: list[Finding]) -> list[tuple[str, Finding]]:
 
 def _warn_unresolved(unresolved: list[tuple[str, Finding]], layout: project.Layout) -> None:
     modules = sorted({module for module, _ in unresolved})
-    where = ", ".join(f"{f.file}:{f.line}" for _, f in unresolved[:3]) + (", ..." if len(unresolved) > 3 else "")
+    where = ", ".join(f"{f.file}:{f.line}" for _, f in unresolved[:3]) + (
+        ", ..." if len(unresolved) > 3 else ""
+    )
     searched = ", ".join(layout.mypy_path) if layout.mypy_path else "the checked files' own folders"
     print(
         f"{PROG}: warning: cannot resolve the project's own import{'s' if len(modules) > 1 else ''} "

@@ -22,7 +22,14 @@ from typing import Final, TextIO
 
 from typed_pallas_mypy.cli.findings import Finding
 
-__all__ = ["EXPECT_RE", "Expectation", "compare_expectations", "python_files", "read_expectations", "report_expectations"]
+__all__ = [
+    "EXPECT_RE",
+    "Expectation",
+    "compare_expectations",
+    "python_files",
+    "read_expectations",
+    "report_expectations",
+]
 
 EXPECT_RE: Final = re.compile(r"#\s*expect\[(?P<code>[\w-]+)\](?::\s*(?P<message>.*?))?\s*$")
 #: Folders never searched for files (besides hidden ones), as mypy skips them.
@@ -42,7 +49,9 @@ class Expectation:
 
     def distance(self, finding: Finding) -> int | None:
         """Size of the smallest span holding ``finding`` (None: no match)."""
-        if finding.code != self.code or os.path.normpath(finding.file) != os.path.normpath(self.file):
+        if finding.code != self.code or os.path.normpath(finding.file) != os.path.normpath(
+            self.file
+        ):
             return None
         if self.message is not None and finding.message.strip() != self.message:
             return None
@@ -88,7 +97,11 @@ def read_expectations(path: str) -> list[Expectation]:
         holding = [n for n in nodes if n.lineno <= exp.line <= (n.end_lineno or n.lineno)]
         stmts = [n for n in holding if isinstance(n, ast.stmt)]
         inner = min(stmts, key=lambda n: (n.end_lineno or n.lineno) - n.lineno) if stmts else None
-        exp.spans = [(n.lineno, n.end_lineno or n.lineno) for n in holding if isinstance(n, ast.Call) or n is inner]
+        exp.spans = [
+            (n.lineno, n.end_lineno or n.lineno)
+            for n in holding
+            if isinstance(n, ast.Call) or n is inner
+        ]
     return found
 
 
@@ -129,7 +142,11 @@ def report_expectations(findings: Sequence[Finding], paths: Sequence[str], strea
     files = sorted({os.path.normpath(e.file) for e in expectations})
     ok = not unexpected and not missing
     if ok:
-        where = f" (in {', '.join(sorted({os.path.dirname(f) or '.' for f in files}))})" if files else ""
+        where = (
+            f" (in {', '.join(sorted({os.path.dirname(f) or '.' for f in files}))})"
+            if files
+            else ""
+        )
         write(
             f"Expectations met: {len(matched)} finding{'s' if len(matched) != 1 else ''}, "
             f"exactly the {len(expectations)} expected{where}; no other finding.\n"

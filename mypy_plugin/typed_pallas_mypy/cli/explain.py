@@ -21,7 +21,15 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Final, TextIO
 
-__all__ = ["TOPICS", "doc_link", "error_doc", "known_error_docs", "project_urls", "run_explain", "topic_doc"]
+__all__ = [
+    "TOPICS",
+    "doc_link",
+    "error_doc",
+    "known_error_docs",
+    "project_urls",
+    "run_explain",
+    "topic_doc",
+]
 
 PROG: Final = "typed-pallas"
 #: Prefixes a spelling may carry (``typed_pallas.PlatformMismatchError``).
@@ -105,7 +113,9 @@ def project_urls() -> dict[str, str]:
 def doc_link(topic: str) -> str:
     """Where a message sends the reader: ``typed-pallas explain TOPIC`` (and the URL, if known)."""
     where = f"`{PROG} explain {topic}`"
-    base = next((url for label, url in project_urls().items() if label.lower() == "documentation"), None)
+    base = next(
+        (url for label, url in project_urls().items() if label.lower() == "documentation"), None
+    )
     page = TOPICS.get(topic) or f"errors.md#{topic.lower()}"
     return f"{where} or {base.rstrip('/')}/{page}" if base else where
 

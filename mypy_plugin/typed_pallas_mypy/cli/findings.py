@@ -123,7 +123,12 @@ def preset_config(
         lines.append("explicit_package_bases = True")
     if own_modules:
         patterns = ",".join(f"{name}.*" for name in own_modules)
-        lines += ["", f"[mypy-{patterns}]", "ignore_missing_imports = False", "follow_imports = normal"]
+        lines += [
+            "",
+            f"[mypy-{patterns}]",
+            "ignore_missing_imports = False",
+            "follow_imports = normal",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -158,7 +163,7 @@ def _installed_version(name: str) -> str:
 
 def environment_tag() -> str:
     """``py3.12-jax0.12.0-mypy2.4.1``: what makes mypy's cache of jax differ between environments."""
-    py = "%d.%d" % sys.version_info[:2]
+    py = f"{sys.version_info[0]}.{sys.version_info[1]}"
     tag = f"py{py}-jax{_installed_version('jax')}-mypy{_installed_version('mypy')}"
     return re.sub(r"[^A-Za-z0-9._+-]", "_", tag)
 
@@ -342,7 +347,11 @@ def run_mypy(
         cmd = mypy_command(ini, cache_dir, [*mypy_arguments, *paths])
         if verbose:
             print("+ " + " ".join(cmd), file=sys.stderr)
-            print(f"  ({ini}:)\n" + "".join(f"  {line}\n" for line in preset.splitlines()), end="", file=sys.stderr)
+            print(
+                f"  ({ini}:)\n" + "".join(f"  {line}\n" for line in preset.splitlines()),
+                end="",
+                file=sys.stderr,
+            )
         proc = subprocess.run(cmd, env=dict(env), capture_output=True, text=True)
     findings, other = parse_mypy_json(proc.stdout)
     return MypyRun(cmd, proc.returncode, findings, other, proc.stderr)

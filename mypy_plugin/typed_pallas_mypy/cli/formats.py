@@ -24,7 +24,17 @@ from typing import Final, TextIO
 
 from typed_pallas_mypy.cli.findings import Finding
 
-__all__ = ["FORMATS", "OUTPUTS", "SARIF_SCHEMA", "emit", "github_line", "sarif_log", "summary_line", "text_lines", "to_json"]
+__all__ = [
+    "FORMATS",
+    "OUTPUTS",
+    "SARIF_SCHEMA",
+    "emit",
+    "github_line",
+    "sarif_log",
+    "summary_line",
+    "text_lines",
+    "to_json",
+]
 
 SARIF_VERSION: Final = "2.1.0"
 SARIF_SCHEMA: Final = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -72,7 +82,11 @@ def _github_property(text: str) -> str:
 def github_line(finding: Finding) -> str:
     """One GitHub Actions workflow command (``::error`` or ``::notice``) for a finding."""
     kind = "error" if finding.severity == "error" else "notice"
-    props = [f"file={_github_property(finding.file)}", f"line={finding.line}", f"col={finding.column}"]
+    props = [
+        f"file={_github_property(finding.file)}",
+        f"line={finding.line}",
+        f"col={finding.column}",
+    ]
     if finding.end_line is not None:
         props.append(f"endLine={finding.end_line}")
     if finding.end_column is not None and finding.end_line == finding.line:
@@ -107,7 +121,9 @@ def _write_json(shown: Sequence[Finding], all_errors: bool, stream: TextIO, summ
     stream.write(json.dumps([to_json(f) for f in shown], indent=2) + "\n")
 
 
-def _write_github(shown: Sequence[Finding], all_errors: bool, stream: TextIO, summary: bool) -> None:
+def _write_github(
+    shown: Sequence[Finding], all_errors: bool, stream: TextIO, summary: bool
+) -> None:
     for finding in shown:
         stream.write(github_line(finding) + "\n")
     if summary:
@@ -140,7 +156,9 @@ def _sarif_rule(code: str) -> dict[str, object]:
         rule["help"] = {"text": f"Run `typed-pallas explain {code}`.", "markdown": doc}
         rule["fullDescription"] = {"text": f"{_rule_description(code)} (see {doc_link(code)})"}
     else:
-        rule["help"] = {"text": f"mypy error code {code}: https://mypy.readthedocs.io/en/stable/error_codes.html"}
+        rule["help"] = {
+            "text": f"mypy error code {code}: https://mypy.readthedocs.io/en/stable/error_codes.html"
+        }
     return rule
 
 
@@ -168,11 +186,15 @@ def sarif_log(shown: Sequence[Finding], cwd: str | None = None) -> dict[str, obj
     results: list[dict[str, object]] = []
     for finding in shown:
         code = finding.code or NOTE_RULE
-        region: dict[str, int] = {"startLine": max(finding.line, 1), "startColumn": max(finding.column, 1)}
+        region: dict[str, int] = {
+            "startLine": max(finding.line, 1),
+            "startColumn": max(finding.column, 1),
+        }
         if finding.end_line is not None and finding.end_line >= region["startLine"]:
             region["endLine"] = finding.end_line
             if finding.end_column is not None and (
-                finding.end_line > region["startLine"] or finding.end_column >= region["startColumn"]
+                finding.end_line > region["startLine"]
+                or finding.end_column >= region["startColumn"]
             ):
                 region["endColumn"] = finding.end_column
         results.append(
@@ -181,7 +203,14 @@ def sarif_log(shown: Sequence[Finding], cwd: str | None = None) -> dict[str, obj
                 "ruleIndex": index[code],
                 "level": SARIF_LEVELS.get(finding.severity, "note"),
                 "message": {"text": "\n".join([finding.message, *finding.notes])},
-                "locations": [{"physicalLocation": {"artifactLocation": _artifact_uri(finding.file), "region": region}}],
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": _artifact_uri(finding.file),
+                            "region": region,
+                        }
+                    }
+                ],
             }
         )
     driver: dict[str, object] = {
@@ -217,6 +246,8 @@ FORMATS: Final[Mapping[str, Writer]] = {
 OUTPUTS: Final = tuple(FORMATS)
 
 
-def emit(shown: Sequence[Finding], output: str, all_errors: bool, stream: TextIO, *, summary: bool = True) -> None:
+def emit(
+    shown: Sequence[Finding], output: str, all_errors: bool, stream: TextIO, *, summary: bool = True
+) -> None:
     """Write ``shown`` to ``stream`` in the format named ``output`` (a key of :data:`FORMATS`)."""
     FORMATS[output](shown, all_errors, stream, summary)

@@ -83,12 +83,18 @@ class Plan:
             rel = path.relative_to(self.root).as_posix()
             if path in self.copies:
                 verb = "new" if before is None else "updated"
-                out.append(f"{verb} file {rel}: typed-pallas's stub ({len(after.splitlines())} lines)\n")
+                out.append(
+                    f"{verb} file {rel}: typed-pallas's stub ({len(after.splitlines())} lines)\n"
+                )
                 continue
-            out.extend(difflib.unified_diff(
-                (before or "").splitlines(keepends=True), after.splitlines(keepends=True),
-                fromfile="/dev/null" if before is None else f"a/{rel}", tofile=f"b/{rel}",
-            ))
+            out.extend(
+                difflib.unified_diff(
+                    (before or "").splitlines(keepends=True),
+                    after.splitlines(keepends=True),
+                    fromfile="/dev/null" if before is None else f"a/{rel}",
+                    tofile=f"b/{rel}",
+                )
+            )
         return "".join(line if line.endswith("\n") else line + "\n" for line in out)
 
 
@@ -151,7 +157,11 @@ def _table(data: dict[str, Any], dotted: str) -> dict[str, Any] | None:
 def _header_line(lines: list[str], dotted: str) -> int | None:
     for i, line in enumerate(lines):
         m = _HEADER_RE.match(line)
-        if m and not line.lstrip().startswith("[[") and m.group(1).replace('"', "").replace(" ", "") == dotted:
+        if (
+            m
+            and not line.lstrip().startswith("[[")
+            and m.group(1).replace('"', "").replace(" ", "") == dotted
+        ):
             return i
     return None
 
@@ -205,7 +215,13 @@ def _toml_prepend_to_array(text: str, dotted: str, key: str, item: str) -> str |
             indent = below[: len(below) - len(below.lstrip())] if below.strip() != "]" else "    "
             lines.insert(j + 1, f"{indent}{json.dumps(item)},\n")
         elif value.startswith("["):
-            lines[j] = m.group(1) + "[" + json.dumps(item) + ("" if value[1:].lstrip().startswith("]") else ", ") + value[1:]
+            lines[j] = (
+                m.group(1)
+                + "["
+                + json.dumps(item)
+                + ("" if value[1:].lstrip().startswith("]") else ", ")
+                + value[1:]
+            )
         elif value[:1] in "\"'":
             q = value[0]
             end = value.index(q, 1)
@@ -312,27 +328,41 @@ def _plan_mypy(root: Path, plan: Plan, coinstalled: bool) -> None:
         parser = configparser.RawConfigParser()
         parser.read_string(text)
         has = parser.has_section("mypy")
-        plugins = parser.get("mypy", "plugins") if has and parser.has_option("mypy", "plugins") else None
-        untyped = (parser.get("mypy", "check_untyped_defs")
-                   if has and parser.has_option("mypy", "check_untyped_defs") else None)
+        plugins = (
+            parser.get("mypy", "plugins") if has and parser.has_option("mypy", "plugins") else None
+        )
+        untyped = (
+            parser.get("mypy", "check_untyped_defs")
+            if has and parser.has_option("mypy", "check_untyped_defs")
+            else None
+        )
     new = text
     if PLUGIN in _plugins_of(plugins):
         plan.unchanged.append(f"mypy: {rel} already loads the plugin")
     else:
         if plugins is None:
-            edited = (_toml_add_key(new, "tool.mypy", f'plugins = ["{PLUGIN}"]') if kind == "toml"
-                      else _ini_add_key(new, "mypy", f"plugins = {PLUGIN}"))
+            edited = (
+                _toml_add_key(new, "tool.mypy", f'plugins = ["{PLUGIN}"]')
+                if kind == "toml"
+                else _ini_add_key(new, "mypy", f"plugins = {PLUGIN}")
+            )
         else:
-            edited = (_toml_prepend_to_array(new, "tool.mypy", "plugins", PLUGIN) if kind == "toml"
-                      else _ini_prepend_plugin(new, "mypy", PLUGIN))
+            edited = (
+                _toml_prepend_to_array(new, "tool.mypy", "plugins", PLUGIN)
+                if kind == "toml"
+                else _ini_prepend_plugin(new, "mypy", PLUGIN)
+            )
         if edited is None:
             plan.warnings.append(f"mypy: could not edit `plugins` in {rel}; add {PLUGIN!r} to it")
         else:
             new = edited
             plan.changed.append(f"mypy: {rel}: plugins += {PLUGIN}")
     if untyped is None:
-        edited = (_toml_add_key(new, "tool.mypy", "check_untyped_defs = true") if kind == "toml"
-                  else _ini_add_key(new, "mypy", "check_untyped_defs = True"))
+        edited = (
+            _toml_add_key(new, "tool.mypy", "check_untyped_defs = true")
+            if kind == "toml"
+            else _ini_add_key(new, "mypy", "check_untyped_defs = True")
+        )
         if edited is None:
             plan.warnings.append(f"mypy: could not edit {rel}; set check_untyped_defs = true")
         else:
@@ -352,8 +382,10 @@ def _plan_mypy(root: Path, plan: Plan, coinstalled: bool) -> None:
 
 def _write_quiet(plan: Plan, path: Path, after: str) -> None:
     """Record ``after`` for ``path`` (the messages were added by the caller)."""
-    before = plan.files[path][0] if path in plan.files else (
-        path.read_text(encoding="utf-8") if path.is_file() else None
+    before = (
+        plan.files[path][0]
+        if path in plan.files
+        else (path.read_text(encoding="utf-8") if path.is_file() else None)
     )
     if before == after or (before is None and not after):
         plan.files.pop(path, None)
@@ -366,8 +398,10 @@ def _plan_mypy_coinstall(text: str, kind: str, rel: str, plan: Plan) -> str:
         data = _toml_load(text, Path(rel)) or {}
         overrides = (_table(data, "tool") or {}).get("mypy", {}).get("overrides", [])
         covered = any(
-            set(MYPY_SKIP_MODULES) <= set([o.get("module")] if isinstance(o.get("module"), str) else o.get("module", []))
-            for o in overrides if isinstance(o, dict)
+            set(MYPY_SKIP_MODULES)
+            <= set([o.get("module")] if isinstance(o.get("module"), str) else o.get("module", []))
+            for o in overrides
+            if isinstance(o, dict)
         )
         block = (
             "\n# jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; docs/support-matrix.md)\n"
@@ -425,7 +459,11 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
         else:
             body = config_json.read_text(encoding="utf-8")
             data["stubPath"] = STUB_DIR
-            new = json.dumps(data, indent=2) + "\n" if body.strip() else json.dumps({"stubPath": STUB_DIR}) + "\n"
+            new = (
+                json.dumps(data, indent=2) + "\n"
+                if body.strip()
+                else json.dumps({"stubPath": STUB_DIR}) + "\n"
+            )
             _write_quiet(plan, config_json, new)
             plan.changed.append(f'pyright: pyrightconfig.json: stubPath = "{STUB_DIR}"')
             folders.append(root / STUB_DIR)
@@ -449,7 +487,9 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
                 continue
             edited = _toml_add_key(text, dotted, f'stubPath = "{STUB_DIR}"')
             if edited is None:
-                plan.warnings.append(f'{who}: could not edit [{dotted}] in pyproject.toml; set stubPath = "{STUB_DIR}"')
+                plan.warnings.append(
+                    f'{who}: could not edit [{dotted}] in pyproject.toml; set stubPath = "{STUB_DIR}"'
+                )
                 continue
             text = edited
             _write_quiet(plan, pyproject, text)
@@ -480,15 +520,27 @@ def _plan_stub_copy(root: Path, folder: Path, source: Path, plan: Plan) -> None:
     ignore = folder / ".ignore"
     if folder.name.startswith(".") and not ignore.exists():
         # ty checks hidden folders too, but honours .ignore files (git does not read them)
-        _write_quiet(plan, ignore, "# typed-pallas init: keep ty from checking these stubs as project files\n*\n")
+        _write_quiet(
+            plan,
+            ignore,
+            "# typed-pallas init: keep ty from checking these stubs as project files\n*\n",
+        )
     shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else str(target)
     if len(plan.files) != before:
-        plan.changed.append(f"pyright, basedpyright, Pylance: {shown}/: typed-pallas {version}'s stubs")
+        plan.changed.append(
+            f"pyright, basedpyright, Pylance: {shown}/: typed-pallas {version}'s stubs"
+        )
     else:
         plan.unchanged.append(f"pyright, basedpyright, Pylance: {shown}/ is up to date")
-    stale = [p for p in target.rglob("*.pyi") if not (source / p.relative_to(target)).exists()] if target.is_dir() else []
+    stale = (
+        [p for p in target.rglob("*.pyi") if not (source / p.relative_to(target)).exists()]
+        if target.is_dir()
+        else []
+    )
     for p in stale:
-        plan.warnings.append(f"pyright: {p.relative_to(root).as_posix()} is not one of typed-pallas's stubs: left as it is")
+        plan.warnings.append(
+            f"pyright: {p.relative_to(root).as_posix()} is not one of typed-pallas's stubs: left as it is"
+        )
 
 
 def _plan_pyrefly(root: Path, plan: Plan) -> None:
@@ -499,7 +551,9 @@ def _plan_pyrefly(root: Path, plan: Plan) -> None:
         where = "pyrefly.toml"
         if value is None:
             lines = text.splitlines(keepends=True)
-            first_header = next((i for i, line in enumerate(lines) if _HEADER_RE.match(line)), len(lines))
+            first_header = next(
+                (i for i, line in enumerate(lines) if _HEADER_RE.match(line)), len(lines)
+            )
             lines.insert(first_header, f'preset = "{PYREFLY_PRESET}"\n')
             _write_quiet(plan, pyrefly_toml, "".join(lines))
     else:
@@ -510,7 +564,9 @@ def _plan_pyrefly(root: Path, plan: Plan) -> None:
         if value is None:
             edited = _toml_add_key(text, "tool.pyrefly", f'preset = "{PYREFLY_PRESET}"')
             if edited is None:
-                plan.warnings.append(f'pyrefly: could not edit [tool.pyrefly]; set preset = "{PYREFLY_PRESET}"')
+                plan.warnings.append(
+                    f'pyrefly: could not edit [tool.pyrefly]; set preset = "{PYREFLY_PRESET}"'
+                )
                 return
             _write_quiet(plan, pyproject, edited)
     if value is None:
@@ -567,7 +623,9 @@ def run_init(args: argparse.Namespace) -> int:
         return 0
     if args.dry_run:
         out.write(plan.diff())
-        out.write(f"typed-pallas init --dry-run: would change {len(plan.files)} file(s); nothing written\n")
+        out.write(
+            f"typed-pallas init --dry-run: would change {len(plan.files)} file(s); nothing written\n"
+        )
         for line in _dedupe(plan.changed):
             out.write(f"  + {line}\n")
         return 0

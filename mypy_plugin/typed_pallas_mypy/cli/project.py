@@ -35,10 +35,19 @@ from typing import Final
 
 from typed_pallas_mypy import config
 
-__all__ = ["Layout", "find_layout", "mypy_config_file", "own_module_names", "python_files_in", "unresolved_module"]
+__all__ = [
+    "Layout",
+    "find_layout",
+    "mypy_config_file",
+    "own_module_names",
+    "python_files_in",
+    "unresolved_module",
+]
 
 #: folders never taken for modules of the project (mypy skips the first three too)
-SKIPPED_FOLDERS: Final = frozenset({"__pycache__", "site-packages", "node_modules", "build", "dist"})
+SKIPPED_FOLDERS: Final = frozenset(
+    {"__pycache__", "site-packages", "node_modules", "build", "dist"}
+)
 PY_SUFFIXES: Final = (".py", ".pyi")
 #: mypy's error codes for an import it cannot resolve (``import`` before mypy 0.990)
 IMPORT_NOT_FOUND_CODES: Final = frozenset({"import-not-found", "import"})
@@ -114,7 +123,9 @@ def _src_folder(path: str, stop: str) -> str | None:
     while True:
         if os.path.basename(current) == "src" and _holds_packages(current):
             return current
-        if current == stop or any(os.path.exists(os.path.join(current, m)) for m in config.REPOSITORY_MARKERS):
+        if current == stop or any(
+            os.path.exists(os.path.join(current, m)) for m in config.REPOSITORY_MARKERS
+        ):
             return None
         parent = os.path.dirname(current)
         if parent == current:
@@ -175,7 +186,11 @@ def _configured_mypy_path(cwd: str) -> tuple[list[str], str | None]:
     here = os.path.dirname(os.path.abspath(path))
     folders = []
     for item in items:
-        item = item.strip().replace("$MYPY_CONFIG_FILE_DIR", here).replace("${MYPY_CONFIG_FILE_DIR}", here)
+        item = (
+            item.strip()
+            .replace("$MYPY_CONFIG_FILE_DIR", here)
+            .replace("${MYPY_CONFIG_FILE_DIR}", here)
+        )
         folders.append(os.path.normpath(os.path.join(cwd, os.path.expanduser(item))))
     return folders, f"{os.path.relpath(path, cwd)}: mypy_path"
 
@@ -214,7 +229,12 @@ def python_files_in(paths: Iterable[str]) -> bool:
         if os.path.isfile(path):
             return True  # a file named on the command line is checked whatever its name
         for _root, dirs, files in os.walk(path):
-            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "site-packages", "node_modules")]
+            dirs[:] = [
+                d
+                for d in dirs
+                if not d.startswith(".")
+                and d not in ("__pycache__", "site-packages", "node_modules")
+            ]
             if any(_is_python_file(f) for f in files):
                 return True
     return False

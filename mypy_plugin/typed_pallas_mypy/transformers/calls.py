@@ -92,8 +92,12 @@ ENTRIES: Final[dict[str, EntrySpec]] = {
     fullnames.PLGPU_KERNEL_PUBLIC: _PLGPU_KERNEL,
     fullnames.CORE_MAP: _CORE_MAP,
     fullnames.CORE_MAP_PUBLIC: _CORE_MAP,
-    fullnames.TP_PALLAS_CALL: EntrySpec("typed_pallas.pallas_call", ("kernel", "out_shape"), "kernel"),
-    fullnames.TP_KERNEL: EntrySpec("typed_pallas.kernel", ("body", "out_type"), "body", mesh="mesh"),
+    fullnames.TP_PALLAS_CALL: EntrySpec(
+        "typed_pallas.pallas_call", ("kernel", "out_shape"), "kernel"
+    ),
+    fullnames.TP_KERNEL: EntrySpec(
+        "typed_pallas.kernel", ("body", "out_type"), "body", mesh="mesh"
+    ),
     fullnames.TP_MOSAIC_GPU_KERNEL: EntrySpec(
         "typed_pallas.mosaic_gpu_kernel",
         ("body", "out_shape"),
@@ -193,7 +197,7 @@ Interpret = Literal["off", "on", "unknown"]
 
 
 def interpret_mode(view: CallView) -> Interpret:
-    """"off" (absent, ``False``, ``None``, ``0``), "on" (a truthy literal), or
+    """ "off" (absent, ``False``, ``None``, ``0``), "on" (a truthy literal), or
     "unknown" (anything else, or a ``**kwargs`` splat that may hold it)."""
     expr = view.args.get("interpret")
     if expr is None:
@@ -284,9 +288,7 @@ def evidence_of(
                 )
             )
     if entry.backends is not None:
-        found.append(
-            evidence_mod.Evidence(entry.backends, entry.title, view.context.line)
-        )
+        found.append(evidence_mod.Evidence(entry.backends, entry.title, view.context.line))
     if entry.mesh is not None and entry.mesh in view.args:
         found.extend(
             evidence_mod.mesh(view.args[entry.mesh], view.types.get(entry.mesh), index, func)
@@ -453,7 +455,10 @@ def validate_compiler_params(
         problems.append(problem)
     message, notes = problems[0]
     if len(options) > 1:
-        notes = [*notes, f"every branch of the conditional expression at line {expr.line} fails; the first is shown"]
+        notes = [
+            *notes,
+            f"every branch of the conditional expression at line {expr.line} fails; the first is shown",
+        ]
     report(api, view.context, message, [*notes, *_wrapper_note(view)])
 
 

@@ -54,7 +54,6 @@ from typed_pallas_mypy.transformers.nodes import Pos, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts, Requirement
 
 
-
 @dataclass(frozen=True)
 class Finding:
     line: int
@@ -101,7 +100,9 @@ def _short(fullname: str) -> str:
 
 
 class _Scan:
-    def __init__(self, tree: MypyFile, index: ModuleIndex, facts: Facts, configured: frozenset[str] | None) -> None:
+    def __init__(
+        self, tree: MypyFile, index: ModuleIndex, facts: Facts, configured: frozenset[str] | None
+    ) -> None:
         self.tree = tree
         self.index = index
         self.facts = facts
@@ -122,7 +123,10 @@ class _Scan:
         lowering = guard.platforms & LOWERING
         if not lowering:
             return None
-        return lowering, f"{guard.regions[-1].why} lets this lower only for {', '.join(sorted(lowering))}"
+        return (
+            lowering,
+            f"{guard.regions[-1].why} lets this lower only for {', '.join(sorted(lowering))}",
+        )
 
     def check(
         self,
@@ -211,7 +215,9 @@ class _Scan:
             if callable_target(arg, self.index) is not None:
                 continue  # a function or lambda of this module: its body is a region
             why = f"the {keyword}= branch of {what} at line {call.line} lowers for {', '.join(sorted(lowering))}"
-            self.check(self.facts.callee_function(arg, self.index, self._func_at(call)), arg, lowering, why)
+            self.check(
+                self.facts.callee_function(arg, self.index, self._func_at(call)), arg, lowering, why
+            )
 
     def _table_index(self, expr: IndexExpr) -> None:
         if guards.is_platform_source(expr.index, self.index, self._func_at(expr)):
@@ -291,14 +297,17 @@ class _Scan:
                 for item in _bound_items(value):
                     if isinstance(item, CallExpr):
                         continue  # calls are checked as calls
-                    bound = self.facts.callee_function(item, self.index, self.index.function_at(pos))
+                    bound = self.facts.callee_function(
+                        item, self.index, self.index.function_at(pos)
+                    )
                     self.check(bound, item, decided[0], decided[1])
 
 
 def _platform_keyed(table: DictExpr) -> bool:
     keys = [k for k, _ in table.items]
     return bool(keys) and all(
-        isinstance(k, StrExpr) and (k.value in _platforms.LOWERINGS_OF_NAME or k.value in ("cpu", "default"))
+        isinstance(k, StrExpr)
+        and (k.value in _platforms.LOWERINGS_OF_NAME or k.value in ("cpu", "default"))
         for k in keys
     )
 

@@ -142,7 +142,9 @@ def scratch(
             for sub in subexpressions([value]):
                 if isinstance(sub, CallExpr):
                     found.extend(
-                        arg for name, arg in zip(sub.arg_names, sub.args) if name == "scratch_shapes"
+                        arg
+                        for name, arg in zip(sub.arg_names, sub.args)
+                        if name == "scratch_shapes"
                     )
                     literal.extend(_grid_spec_literal(sub))
     nodes: list[Node] = []
@@ -162,7 +164,9 @@ def _grid_spec_literal(call: CallExpr) -> list[Evidence]:
     keyword, threshold, backends = entry
     for arg_name, arg in zip(call.arg_names, call.args):
         if arg_name == keyword and isinstance(arg, IntExpr) and arg.value >= threshold:
-            return [Evidence(backends, f"{spelling(call.callee)}({keyword}={arg.value})", call.line)]
+            return [
+                Evidence(backends, f"{spelling(call.callee)}({keyword}={arg.value})", call.line)
+            ]
     return []
 
 

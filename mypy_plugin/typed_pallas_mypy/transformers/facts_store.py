@@ -126,7 +126,11 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
     if facts.platform_source:
         data["source"] = True
     if facts.wrapper is not None:
-        data["wrapper"] = [facts.wrapper.entry, [list(f) for f in facts.wrapper.forwards], facts.wrapper.line]
+        data["wrapper"] = [
+            facts.wrapper.entry,
+            [list(f) for f in facts.wrapper.forwards],
+            facts.wrapper.line,
+        ]
     if facts.evidence:
         data["evidence"] = [[sorted(b), what, line] for b, what, line in facts.evidence]
     if facts.table:
@@ -139,7 +143,12 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
     raw = data.get("req")
     if isinstance(raw, list) and len(raw) == 3:
         plats, cause, chain = raw
-        if isinstance(plats, list) and isinstance(cause, list) and len(cause) == 3 and isinstance(chain, list):
+        if (
+            isinstance(plats, list)
+            and isinstance(cause, list)
+            and len(cause) == 3
+            and isinstance(chain, list)
+        ):
             requirement = Requirement(
                 frozenset(str(p) for p in plats),
                 (str(cause[0]), str(cause[1]), str(cause[2])),
@@ -213,7 +222,9 @@ def store(tree: MypyFile, facts: Mapping[str, FunctionFacts], str_type: Instance
     existing = tree.names.get(FACTS_SYMBOL)
     if existing is not None and stored_json(existing) == json.loads(text)["functions"]:
         return
-    tree.names[FACTS_SYMBOL] = SymbolTableNode(GDEF, var, module_public=False, plugin_generated=True)
+    tree.names[FACTS_SYMBOL] = SymbolTableNode(
+        GDEF, var, module_public=False, plugin_generated=True
+    )
 
 
 def trigger_of(module: str) -> str:

@@ -118,7 +118,9 @@ def report_decisions(
         consulted = facts.consulted - {tree.fullname}
         if daemon:
             for module in consulted:
-                tree.plugin_deps.setdefault(platform_facts.trigger_of(module), set()).update(found.targets)
+                tree.plugin_deps.setdefault(platform_facts.trigger_of(module), set()).update(
+                    found.targets
+                )
             str_type = _str_type(ctx.api)
             if str_type is not None:
                 platform_facts.store(tree, facts.module_facts(tree), str_type)
@@ -244,9 +246,7 @@ def _check_typed_receiver(
         report(ctx.api, finding.context(), finding.message, list(finding.notes))
 
 
-def check_decision_call(
-    ctx: FunctionContext, *, config: PlatformConfig, session: Session
-) -> Type:
+def check_decision_call(ctx: FunctionContext, *, config: PlatformConfig, session: Session) -> Type:
     """Hook for platform sources and dispatch calls: only the decision findings."""
     _guarded(ctx, session, config, None)
     return ctx.default_return_type
@@ -292,4 +292,3 @@ def _check_partial(ctx: FunctionContext, config: PlatformConfig, session: Sessio
     callee_type = get_proper_type(ctx.arg_types[0][0]) if ctx.arg_types[0] else None
     view.callee = None if isinstance(callee_type, Overloaded) else ctx.args[0][0]
     validate_compiler_params(view, ctx.api, index, config)
-

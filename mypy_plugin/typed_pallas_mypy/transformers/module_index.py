@@ -79,9 +79,7 @@ class ModuleIndex:
     #: (start, end, function), outermost first
     functions: list[tuple[Pos, Pos, FuncItem]] = field(default_factory=list)
     #: (id(enclosing function) or 0, name) -> [(position, value), ...]
-    assignments: dict[tuple[int, str], list[tuple[Pos, Expression]]] = field(
-        default_factory=dict
-    )
+    assignments: dict[tuple[int, str], list[tuple[Pos, Expression]]] = field(default_factory=dict)
     #: (id(enclosing function) or 0, name) of variables holding a platform string
     platform_vars: set[tuple[int, str]] = field(default_factory=set)
     #: ... and of variables also assigned something else (then not a platform variable)
@@ -245,9 +243,7 @@ class _Walker:
 
     def _region(self, stmts: Sequence[Statement], platforms: frozenset[str], why: str) -> None:
         if stmts:
-            self.index.regions.append(
-                Region(start_of(stmts[0]), end_of(stmts[-1]), platforms, why)
-            )
+            self.index.regions.append(Region(start_of(stmts[0]), end_of(stmts[-1]), platforms, why))
 
     def stmt(self, stmt: Statement, func: FuncItem | None) -> None:
         if isinstance(stmt, IfStmt):
@@ -366,7 +362,11 @@ def _scan_expressions(index: ModuleIndex, tree: MypyFile) -> None:
             why = f"the {name}= branch of {what} at line {expr.line}"
             if id(target) in branch_targets:
                 old_target, old_platforms, old_why = branch_targets[id(target)]
-                branch_targets[id(target)] = (old_target, old_platforms | platforms, old_why + [why])
+                branch_targets[id(target)] = (
+                    old_target,
+                    old_platforms | platforms,
+                    [*old_why, why],
+                )
             else:
                 branch_targets[id(target)] = (target, platforms, [why])
     for target, platforms, whys in branch_targets.values():

@@ -61,8 +61,6 @@ from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers import params as params_mod
-from typed_pallas_mypy.transformers.guards import LOWERING, Sets
-from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
     NO_FACTS,
@@ -76,6 +74,8 @@ from typed_pallas_mypy.transformers.facts_store import (
     stored_json,
     trigger_of,
 )
+from typed_pallas_mypy.transformers.guards import LOWERING, Sets
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.nodes import end_of, start_of
 from typed_pallas_mypy.transformers.unconditional import (
     unconditional_expressions,
@@ -89,34 +89,33 @@ _ALIAS_DEPTH: Final = 4
 
 #: Callables that return their function argument's behaviour unchanged (as decorators
 #: or as ``jax.jit(f)(x)``): the platform of ``jax.jit(f)`` is the platform of ``f``.
-KEEPS_FUNCTION: Final = frozenset({
-    "jax.jit",
-    "jax._src.api.jit",
-    "jax._src.pjit.jit",
-    "jax.vmap",
-    "jax._src.api.vmap",
-    "jax.pmap",
-    "jax._src.api.pmap",
-    "jax.grad",
-    "jax._src.api.grad",
-    "jax.value_and_grad",
-    "jax._src.api.value_and_grad",
-    "jax.checkpoint",
-    "jax.remat",
-    "jax._src.ad_checkpoint.checkpoint",
-    "jax.named_call",
-    "jax._src.api.named_call",
-    "jax.named_scope",
-    "functools.wraps",
-    "functools.cache",
-    "functools.lru_cache",
-    "functools._lru_cache_wrapper",
-    "typed_pallas.platform",
-    "typed_pallas._tagged.platform",
-})
-
-
-
+KEEPS_FUNCTION: Final = frozenset(
+    {
+        "jax.jit",
+        "jax._src.api.jit",
+        "jax._src.pjit.jit",
+        "jax.vmap",
+        "jax._src.api.vmap",
+        "jax.pmap",
+        "jax._src.api.pmap",
+        "jax.grad",
+        "jax._src.api.grad",
+        "jax.value_and_grad",
+        "jax._src.api.value_and_grad",
+        "jax.checkpoint",
+        "jax.remat",
+        "jax._src.ad_checkpoint.checkpoint",
+        "jax.named_call",
+        "jax._src.api.named_call",
+        "jax.named_scope",
+        "functools.wraps",
+        "functools.cache",
+        "functools.lru_cache",
+        "functools._lru_cache_wrapper",
+        "typed_pallas.platform",
+        "typed_pallas._tagged.platform",
+    }
+)
 
 
 # --------------------------------------------------------------------------- the resolver
@@ -344,7 +343,9 @@ class Facts:
                     method = info.get(expr.name)
                 except AttributeError:  # a class mypy has not finished (no MRO yet)
                     return None
-                if method is not None and isinstance(method.node, (FuncDef, Decorator, OverloadedFuncDef)):
+                if method is not None and isinstance(
+                    method.node, (FuncDef, Decorator, OverloadedFuncDef)
+                ):
                     return method.node.fullname
                 return None
         if isinstance(expr, RefExpr):
@@ -424,9 +425,11 @@ class Facts:
         requirement = None
         if guard is None and not source:
             requirement = self._requirement(func, tree, index, where)
-        body_evidence = tuple(
-            (e.backends, e.what, e.line) for e in evidence_mod.body(func, index)
-        ) if index.mentions_pallas else ()
+        body_evidence = (
+            tuple((e.backends, e.what, e.line) for e in evidence_mod.body(func, index))
+            if index.mentions_pallas
+            else ()
+        )
         return FunctionFacts(
             func.fullname,
             requirement=requirement,
@@ -473,8 +476,13 @@ class Facts:
                 continue
             entry_name = ref_name(expr.callee)
             if entry_name in calls_mod.ENTRIES:
-                found = self._entry_requirement(expr, entry_name, func, tree, index, where, calls_mod)
-            elif isinstance(expr.callee, CallExpr) and ref_name(expr.callee.callee) in calls_mod.ENTRIES:
+                found = self._entry_requirement(
+                    expr, entry_name, func, tree, index, where, calls_mod
+                )
+            elif (
+                isinstance(expr.callee, CallExpr)
+                and ref_name(expr.callee.callee) in calls_mod.ENTRIES
+            ):
                 continue  # pl.pallas_call(...)(x): the inner call is the entry call
             else:
                 kind = self._call_kind(expr, func, index, params_names)
@@ -517,12 +525,20 @@ class Facts:
             if isinstance(node, Var):
                 if callee.name in params_names:
                     return "unknown"
-                if node.fullname == callee.name or not self.is_user_module(self.module_of(node.fullname)):
+                if node.fullname == callee.name or not self.is_user_module(
+                    self.module_of(node.fullname)
+                ):
                     return "unknown" if node.fullname == callee.name else None
                 return "unknown"
             return None
         if isinstance(callee, MemberExpr):
-            if isinstance(callee.expr, NameExpr) and func.arguments and callee.expr.name == func.arguments[0].variable.name and isinstance(getattr(func, "info", None), TypeInfo) and not func.is_static:
+            if (
+                isinstance(callee.expr, NameExpr)
+                and func.arguments
+                and callee.expr.name == func.arguments[0].variable.name
+                and isinstance(getattr(func, "info", None), TypeInfo)
+                and not func.is_static
+            ):
                 return "unknown"  # self.attr(...) that is not a method
             if ref_name(callee) is not None:
                 return None
@@ -555,7 +571,9 @@ class Facts:
         detail = ""
         params = None
         if "compiler_params" in view.args:
-            params = params_mod.from_syntax(view.args["compiler_params"], index, func, start_of(call), 0)
+            params = params_mod.from_syntax(
+                view.args["compiler_params"], index, func, start_of(call), 0
+            )
             if isinstance(params, params_mod.Params):
                 platforms = platforms & params.lowers_on
                 label = params.row.title if params.row is not None else params.platform.upper()
@@ -599,10 +617,18 @@ class Facts:
                 if isinstance(actual, NameExpr) and actual.name in positions:
                     forwards.append((formal, actual.name, positions[actual.name]))
             forwarded = {f[0] for f in forwards}
-            if "compiler_params" not in forwarded or entry.body is None or entry.body not in forwarded:
+            if (
+                "compiler_params" not in forwarded
+                or entry.body is None
+                or entry.body not in forwarded
+            ):
                 continue
             interpret = view.args.get("interpret")
-            if interpret is not None and "interpret" not in forwarded and not calls.is_false(interpret):
+            if (
+                interpret is not None
+                and "interpret" not in forwarded
+                and not calls.is_false(interpret)
+            ):
                 return None
             return Wrapper(name, tuple(sorted(forwards)), expr.line)
         return None
@@ -709,7 +735,6 @@ def is_installed_path(path: str) -> bool:
 def is_user_path(path: str) -> bool:
     """Whether a module path is the user's code (not installed, not a stub)."""
     return bool(path) and not is_installed_path(path) and not path.endswith(".pyi")
-
 
 
 __all__ = [

@@ -42,6 +42,7 @@ from mypy.nodes import (
 )
 from mypy.server.subexpr import get_subexpressions
 
+
 def _contains_return(stmt: Statement) -> bool:
     """Whether a compound statement may return early (``return`` nested in it)."""
     if isinstance(stmt, ReturnStmt):
@@ -51,7 +52,9 @@ def _contains_return(stmt: Statement) -> bool:
             stmt.else_body is not None and _block_returns(stmt.else_body)
         )
     if isinstance(stmt, (ForStmt, WhileStmt)):
-        return _block_returns(stmt.body) or (stmt.else_body is not None and _block_returns(stmt.else_body))
+        return _block_returns(stmt.body) or (
+            stmt.else_body is not None and _block_returns(stmt.else_body)
+        )
     if isinstance(stmt, WithStmt):
         return _block_returns(stmt.body)
     if isinstance(stmt, TryStmt):
