@@ -39,10 +39,10 @@ def loaded(code: str, root: str) -> list[str]:
 PLUGIN_CODE = """
 from mypy.options import Options
 import typed_pallas_mypy
-from typed_pallas_mypy import errorcodes, evidence_tables, fullnames, main
+from typed_pallas_mypy import cache_keys, entries, errorcodes, evidence_tables, fullnames, main
 from typed_pallas_mypy.transformers import (
     calls, decisions, evidence, facts_store, guards, hooks, module_index, nodes, params,
-    platform_facts, signatures, unconditional,
+    platform_facts, reporting, requirements, resolution, signatures, unconditional,
 )
 from typed_pallas_mypy import platform_map
 plugin_class = typed_pallas_mypy.plugin("2.4.1")
@@ -104,3 +104,29 @@ def test_report_config_data_is_stable_and_skips_site_packages() -> None:
     assert first == second
     assert first[0] is not None
     assert first[1] is None
+
+
+WARM_RUN_CODE = """
+from mypy.options import Options
+from mypy.plugin import ReportConfigContext
+import typed_pallas_mypy
+plugin_class = typed_pallas_mypy.plugin("2.4.1")
+instance = plugin_class(Options())
+str(typed_pallas_mypy.__version__)
+instance.report_config_data(ReportConfigContext("pkg.mod", "pkg/mod.py", is_check=True))
+"""
+
+
+def test_a_warm_run_loads_no_transformer() -> None:
+    # A warm run (nothing to re-check) only loads the plugin, asks its version and its
+    # config data for each module: none of the checks need importing for that.
+    transformers = loaded(WARM_RUN_CODE, "typed_pallas_mypy.transformers")
+    assert transformers == [
+        "typed_pallas_mypy.transformers",
+        "typed_pallas_mypy.transformers.resolution",
+    ]
+
+
+def test_meta_the_warm_run_check_can_fail() -> None:
+    code = WARM_RUN_CODE + "\ninstance.get_function_hook('functools.partial')\n"
+    assert "typed_pallas_mypy.transformers.hooks" in loaded(code, "typed_pallas_mypy.transformers")

@@ -31,7 +31,7 @@ def __getattr__(name: str) -> Any:
     # Computed on each access: mypy's daemon reads it to see whether the plugin (and,
     # through it, the typed-pallas configuration) changed between runs.
     if name == "__version__":
-        from typed_pallas_mypy import main
+        from typed_pallas_mypy import cache_keys
 
-        return main.versioned_name()
+        return cache_keys.versioned_name()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,6 +37,45 @@ TP_MOSAIC_GPU_KERNEL: Final = "typed_pallas._entry.mosaic_gpu_kernel"
 #: ``functools.partial``: hooked to see ``partial(pl.pallas_call, compiler_params=...)``
 FUNCTOOLS_PARTIAL: Final = "functools.partial"
 
+#: Module prefixes of every Pallas name (entry points, backends, params classes): a
+#: module referencing none of them has no kernel evidence and no wrapper.
+PALLAS_PREFIXES: Final = ("jax.experimental.pallas", "jax._src.pallas", "typed_pallas.")
+
+#: typed-pallas' static protocol ``CompilerParams[P]``
+TYPED_PROTOCOL: Final = "typed_pallas._params.CompilerParams"
+
+#: ``@typed_pallas.platform("tpu")``: the tagged function lowers only for that platform
+PLATFORM_TAG: Final = frozenset({"typed_pallas.platform", "typed_pallas._tagged.platform"})
+
+#: Callables that return their function argument's behaviour unchanged (as decorators
+#: or as ``jax.jit(f)(x)``): the platform of ``jax.jit(f)`` is the platform of ``f``.
+KEEPS_FUNCTION: Final = frozenset(
+    {
+        "jax.jit",
+        "jax._src.api.jit",
+        "jax._src.pjit.jit",
+        "jax.vmap",
+        "jax._src.api.vmap",
+        "jax.pmap",
+        "jax._src.api.pmap",
+        "jax.grad",
+        "jax._src.api.grad",
+        "jax.value_and_grad",
+        "jax._src.api.value_and_grad",
+        "jax.checkpoint",
+        "jax.remat",
+        "jax._src.ad_checkpoint.checkpoint",
+        "jax.named_call",
+        "jax._src.api.named_call",
+        "jax.named_scope",
+        "functools.wraps",
+        "functools.cache",
+        "functools.lru_cache",
+        "functools._lru_cache_wrapper",
+        *PLATFORM_TAG,
+    }
+)
+
 # --------------------------------------------------------------------------- guards
 
 #: ``jax.default_backend()``: "tpu", "gpu" (cuda and rocm) or "cpu"

@@ -146,9 +146,10 @@ def _module_map(
     from mypy.server.subexpr import get_subexpressions
 
     from typed_pallas_mypy.transformers.decisions import findings
+    from typed_pallas_mypy.transformers.facts_store import location
     from typed_pallas_mypy.transformers.module_index import index_of
     from typed_pallas_mypy.transformers.nodes import start_of
-    from typed_pallas_mypy.transformers.platform_facts import Facts, location
+    from typed_pallas_mypy.transformers.platform_facts import Facts
 
     facts = Facts(modules)
     tree = modules[name]
@@ -160,12 +161,12 @@ def _module_map(
         ff = module_facts[fullname]
         req = ff.requirement
         calls: set[str] = set()
-        node = facts.node_of(fullname)
+        node = facts.names.node_of(fullname)
         func = node.func if isinstance(node, Decorator) else node
         if req is not None and isinstance(func, FuncDef):
             for expr in get_subexpressions(func):
                 if isinstance(expr, CallExpr):
-                    callee = facts.callee_function(expr.callee, index, func)
+                    callee = facts.names.callee_function(expr.callee, func)
                     if callee and callee != fullname and facts.of(callee).requirement is not None:
                         calls.add(callee)
         if req is not None and req.chain:
@@ -188,7 +189,11 @@ def _module_map(
     # requirements of other modules' functions the notes may cite
     cited = dict(first_notes)
     for other in modules:
-        if other != name and facts.is_user_module(other) and not modules[other].is_cache_skeleton:
+        if (
+            other != name
+            and facts.names.is_user_module(other)
+            and not modules[other].is_cache_skeleton
+        ):
             for fullname, ff in facts.module_facts(modules[other]).items():
                 if ff.requirement is not None and ff.requirement.chain:
                     cited[fullname] = ff.requirement.chain[0]

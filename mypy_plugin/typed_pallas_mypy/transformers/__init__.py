@@ -1,15 +1,31 @@
-"""The plugin's checks, one module per concern; ``main.py`` only dispatches to them.
+"""The plugin's checks, one module per concern; ``main.py`` only dispatches to ``hooks``.
+
+Reading the source:
 
 * ``nodes``: AST helpers (positions, names, spellings, subexpressions);
-* ``guards``: what a condition, an early exit, a tag or a dispatch branch decides;
+* ``guards``: what a condition, an early exit, a tag, a dispatch branch or a module's
+  configuration decides about the platform;
 * ``module_index``: the one walk per module (guard regions, decorators, assignments);
 * ``params``: which compiler-params class an argument is;
 * ``evidence``: what the entry point, mesh, memory spaces and kernel body prove;
-* ``calls``: ``validate_compiler_params``, the check of one Pallas call;
 * ``unconditional``: the code of a function that runs on every path;
-* ``platform_facts``: what each function, in any module, lowers for (requirements,
-  guard helpers, wrappers, tables); ``facts_store``: those facts and mypy's cache;
-* ``decisions``: requirements checked where a platform is decided;
-* ``signatures``: one error per mistake (widening what the stubs reject and the plugin proves);
-* ``hooks``: the mypy hook callbacks.
+* ``resolution``: which function an expression or a call names, and whose code it is.
+
+Checking one Pallas call:
+
+* ``calls``: ``validate_compiler_params``, the check of one entry-point call;
+* ``signatures``: one error per mistake (widening what the stubs reject and the plugin
+  proves).
+
+Following the platform across functions and modules:
+
+* ``requirements``: what one function of the project lowers for, and why;
+* ``platform_facts``: those facts for any function, from this run or from mypy's cache;
+* ``facts_store``: the facts' JSON form, kept in mypy's cache;
+* ``decisions``: requirements checked where a platform is decided.
+
+Talking to mypy:
+
+* ``hooks``: the hook callbacks (never let an exception escape);
+* ``reporting``: reporting, and every access to mypy beyond its plugin interface.
 """

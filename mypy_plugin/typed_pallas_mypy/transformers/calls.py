@@ -3,8 +3,9 @@
 For one call of ``pl.pallas_call``, ``pl.kernel``, ``plgpu.kernel``, ``pl.core_map`` or
 a ``typed_pallas`` entry point (direct, or bound by ``functools.partial``):
 
-1. a truthy or unknown ``interpret=`` (or a ``**kwargs`` splat that may hold one):
-   nothing to check, JAX ignores params in interpret mode;
+1. a truthy literal ``interpret=``: nothing to check, JAX ignores params in interpret
+   mode; an unknown one (or a ``**kwargs`` splat that may hold one): only
+   contradictions with the kernel's own evidence are checked;
 2. the params class (``params.resolve``); unknown or absent: nothing to check;
 3. evidence (entry point, mesh, memory spaces, kernel body) that the kernel can only
    lower with another backend: error;
@@ -14,7 +15,12 @@ a ``typed_pallas`` entry point (direct, or bound by ``functools.partial``):
    params that lower on none of them: error.
 
 One error per call, code ``pallas-platform``, with JAX's runtime text as the message;
-notes say what the evidence is and where, and what to use instead.
+notes say what the evidence is and where, and what to use instead. ``CallView`` is one
+call's arguments by parameter name, read from mypy's hook context or from the source
+alone (``view_of_syntax``, for calls the requirement inference reads).
+
+What it does not do: follow the platform across functions (``requirements``,
+``decisions``), or touch mypy's internals (``reporting``).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Final, Literal, Protocol
+from typing import Literal, Protocol
 
 from mypy.nodes import (
     ARG_NAMED,
@@ -30,7 +36,6 @@ from mypy.nodes import (
     ArgKind,
     CallExpr,
     ConditionalExpr,
-    Context,
     Expression,
     FuncItem,
     IntExpr,
@@ -42,69 +47,20 @@ from mypy.subtypes import is_subtype
 from mypy.types import CallableType, Overloaded, ProperType, Type, get_proper_type
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import evidence_tables, fullnames
-from typed_pallas_mypy.errorcodes import PALLAS_PLATFORM
+from typed_pallas_mypy import evidence_tables
+from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import params as params_mod
-from typed_pallas_mypy.transformers.guards import LOWERING, name_set
+from typed_pallas_mypy.transformers.guards import LOWERING, configured_decision
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
 from typed_pallas_mypy.transformers.nodes import ref_fullname, spelling, start_of
+from typed_pallas_mypy.transformers.reporting import declared_type, report
 
 
 class PlatformConfig(Protocol):
     """What the plugin needs of ``typed_pallas_mypy.config.PluginConfig``."""
 
     def platforms_for(self, module: str) -> frozenset[str] | None: ...
-
-
-@dataclass(frozen=True)
-class EntrySpec:
-    """How one entry point takes its kernel, mesh and params."""
-
-    #: how notes spell it
-    title: str
-    #: positional parameters, in order (for ``functools.partial`` positional binding)
-    positional: tuple[str, ...]
-    #: the parameter holding the kernel body, if any
-    body: str | None
-    #: the parameter holding the mesh, if any
-    mesh: str | None = None
-    #: the only backends this entry point lowers with (None: any)
-    backends: frozenset[str] | None = None
-
-
-_PALLAS_CALL: Final = EntrySpec("pl.pallas_call", ("kernel", "out_shape"), "kernel")
-_PL_KERNEL: Final = EntrySpec("pl.kernel", ("body", "out_type"), "body", mesh="mesh")
-_PLGPU_KERNEL: Final = EntrySpec(
-    "plgpu.kernel",
-    ("body", "out_shape"),
-    "body",
-    backends=evidence_tables.MOSAIC_GPU_ONLY,
-)
-_CORE_MAP: Final = EntrySpec("pl.core_map", ("mesh",), None, mesh="mesh")
-
-ENTRIES: Final[dict[str, EntrySpec]] = {
-    fullnames.PALLAS_CALL: _PALLAS_CALL,
-    fullnames.PALLAS_CALL_PUBLIC: _PALLAS_CALL,
-    fullnames.PL_KERNEL: _PL_KERNEL,
-    fullnames.PL_KERNEL_PUBLIC: _PL_KERNEL,
-    fullnames.PLGPU_KERNEL: _PLGPU_KERNEL,
-    fullnames.PLGPU_KERNEL_PUBLIC: _PLGPU_KERNEL,
-    fullnames.CORE_MAP: _CORE_MAP,
-    fullnames.CORE_MAP_PUBLIC: _CORE_MAP,
-    fullnames.TP_PALLAS_CALL: EntrySpec(
-        "typed_pallas.pallas_call", ("kernel", "out_shape"), "kernel"
-    ),
-    fullnames.TP_KERNEL: EntrySpec(
-        "typed_pallas.kernel", ("body", "out_type"), "body", mesh="mesh"
-    ),
-    fullnames.TP_MOSAIC_GPU_KERNEL: EntrySpec(
-        "typed_pallas.mosaic_gpu_kernel",
-        ("body", "out_shape"),
-        "body",
-        backends=evidence_tables.MOSAIC_GPU_ONLY,
-    ),
-}
 
 
 @dataclass
@@ -242,8 +198,7 @@ def stubs_reject(api: CheckerPluginInterface, view: CallView) -> bool:
     whose types say only "gpu": that one is the plugin's.)"""
     if view.callee is None or view.widened:
         return False
-    lookup = getattr(api, "lookup_type_or_none", None)
-    typ: Type | None = lookup(view.callee) if lookup is not None else None
+    typ = declared_type(api, view.callee)
     if typ is None:
         return False
     proper: ProperType = get_proper_type(typ)
@@ -264,20 +219,14 @@ def stubs_reject(api: CheckerPluginInterface, view: CallView) -> bool:
     return True
 
 
-def _evidence(
-    view: CallView, index: ModuleIndex, func: FuncItem | None, api: CheckerPluginInterface
-) -> list[evidence_mod.Evidence]:
-    return evidence_of(view, index, func)
-
-
 def evidence_of(
     view: CallView, index: ModuleIndex, func: FuncItem | None
 ) -> list[evidence_mod.Evidence]:
     """What the entry point, mesh, scratch and kernel body prove about the backend."""
     entry = view.entry
     found: list[evidence_mod.Evidence] = []
-    declared = view.args.get("platform")
-    if entry.title.startswith("typed_pallas.") and isinstance(declared, StrExpr):
+    declared = view.args.get(entry.platform_keyword) if entry.platform_keyword else None
+    if isinstance(declared, StrExpr):
         declared_backends = frozenset(
             str(row.backend) for row in _platforms.PARAMS_CLASSES if row.platform == declared.value
         )
@@ -309,19 +258,15 @@ def evidence_of(
     return found
 
 
-#: ``PARAMS_BY_BACKEND`` keyed by plain strings (evidence tables hold strings).
-_ROW_OF_BACKEND: Final = evidence_tables.ROW_OF_BACKEND
-
-
 def accepts(backends: frozenset[str], params: params_mod.Params) -> bool:
     if params.backend is not None:
         return params.backend in backends
-    return any(_ROW_OF_BACKEND[b].platform == params.platform for b in backends)
+    return any(evidence_tables.ROW_OF_BACKEND[b].platform == params.platform for b in backends)
 
 
 def _message_for_backend(params: params_mod.Params, backend: str) -> tuple[str, str]:
     """(message, fix note) when the kernel needs ``backend``."""
-    needed = _ROW_OF_BACKEND[backend]
+    needed = evidence_tables.ROW_OF_BACKEND[backend]
     if needed.platform != params.platform:
         message = _platforms.mismatch_message(params.platform, needed.platform)
     else:
@@ -347,32 +292,6 @@ def _message_for_platforms(
     return _platforms.mismatch_message(params.platform, expected), fix
 
 
-def report(
-    api: CheckerPluginInterface,
-    context: Context,
-    message: str,
-    notes: list[str],
-) -> None:
-    """Report, even while mypy tries overload candidates.
-
-    mypy checks each candidate of an overloaded callee (``typed_pallas.pallas_call``)
-    under error watchers and keeps none of those errors; an error there would also make
-    the candidate fail. So the report goes around the watchers, once per call (the
-    error depends on the call's arguments, not on which overload wins). mypy drops the
-    duplicates when a call is checked twice (same line, same message).
-    """
-    found = getattr(api.msg.errors, "_watchers", None)
-    watchers: list[object] = found if isinstance(found, list) else []
-    saved = list(watchers)
-    watchers.clear()
-    try:
-        api.fail(message, context, code=PALLAS_PLATFORM)
-        for note in notes:
-            api.msg.note(note, context, code=PALLAS_PLATFORM)
-    finally:
-        watchers.extend(saved)
-
-
 def _installed_jax() -> tuple[int, ...]:
     """The installed jax's version, read from its metadata (jax is never imported)."""
     global _JAX_VERSION
@@ -396,7 +315,7 @@ _JAX_VERSION: tuple[int, ...] | None = None
 
 def _mosaic_gpu_through_pallas_call(view: CallView, params: params_mod.Params) -> bool:
     """``pl.pallas_call`` with Mosaic GPU params on a JAX that cannot lower it."""
-    if view.entry.title not in ("pl.pallas_call", "typed_pallas.pallas_call"):
+    if not view.entry.is_pallas_call:
         return False
     if params.backend != "mosaic_gpu":
         return False
@@ -446,7 +365,7 @@ def validate_compiler_params(
         options.append(params)
     if stubs_reject(api, view):
         return
-    evidence = _evidence(view, index, func, api)
+    evidence = evidence_of(view, index, func)
     problems: list[Problem] = []
     for params in options:
         problem = _problem(view, params, evidence, interpret, index, config)
@@ -499,14 +418,10 @@ def _problem(
             return message, notes + ([maybe_fix] if maybe_fix else [])
         return None
 
-    configured = config.platforms_for(index.tree.fullname)
-    if configured:
-        lowering = frozenset(p for name in configured for p in name_set(name)) & LOWERING
-        if lowering and not (params.lowers_on & lowering):
+    configured = configured_decision(config.platforms_for(index.tree.fullname), index.tree.fullname)
+    if configured is not None:
+        lowering, why = configured
+        if not (params.lowers_on & lowering):
             message, maybe_fix = _message_for_platforms(params, lowering)
-            notes = [
-                f"module {index.tree.fullname} is configured for platforms "
-                f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
-            ]
-            return message, notes + ([maybe_fix] if maybe_fix else [])
+            return message, [why] + ([maybe_fix] if maybe_fix else [])
     return None

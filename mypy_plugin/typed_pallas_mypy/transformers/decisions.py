@@ -45,13 +45,15 @@ from mypy.nodes import (
     TupleExpr,
 )
 from mypy.server.subexpr import get_subexpressions
+from mypy.util import correct_relative_import
 
 from typed_pallas import _platforms
 from typed_pallas_mypy.transformers import guards
+from typed_pallas_mypy.transformers.facts_store import Requirement
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
 from typed_pallas_mypy.transformers.nodes import Pos, start_of
-from typed_pallas_mypy.transformers.platform_facts import Facts, Requirement
+from typed_pallas_mypy.transformers.platform_facts import Facts
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,7 @@ class _Scan:
         """The finding for a call whose callee only mypy's types name (``ops.run(x)`` on
         a typed receiver), or None; calls the syntax resolves are the scan's."""
         func = self._func_at(call)
-        if self.facts.callee_function(call.callee, self.index, func) is not None:
+        if self.facts.names.callee_function(call.callee, func) is not None:
             return None
         before = sum(len(items) for items in self.out.by_target.values())
         pos = start_of(call)
@@ -184,7 +186,7 @@ class _Scan:
             if guards.is_platform_source(call.args[0], self.index, self._func_at(call)):
                 self._table(call.callee.expr, call)
         func = self._func_at(call)
-        name = self.facts.callee_function(call.callee, self.index, func)
+        name = self.facts.names.callee_function(call.callee, func)
         if name is None:
             return
         pos = start_of(call)
@@ -195,17 +197,10 @@ class _Scan:
     def _check_where_decided(self, name: str, call: CallExpr) -> None:
         """The guard around ``call`` decides its platform, or else the configuration."""
         decided = self.decided_at(start_of(call))
+        if decided is None:
+            decided = guards.configured_decision(self.configured, self.tree.fullname)
         if decided is not None:
             self.check(name, call, decided[0], decided[1])
-            return
-        if self.configured:
-            lowering = frozenset(p for n in self.configured for p in name_set(n)) & LOWERING
-            if lowering:
-                why = (
-                    f"module {self.tree.fullname} is configured for platforms "
-                    f"{', '.join(sorted(lowering))} ([tool.typed-pallas] platforms)"
-                )
-                self.check(name, call, lowering, why)
 
     def _dispatch(self, call: CallExpr, what: str) -> None:
         for arg, keyword, platforms in guards.branches(call):
@@ -216,7 +211,7 @@ class _Scan:
                 continue  # a function or lambda of this module: its body is a region
             why = f"the {keyword}= branch of {what} at line {call.line} lowers for {', '.join(sorted(lowering))}"
             self.check(
-                self.facts.callee_function(arg, self.index, self._func_at(call)), arg, lowering, why
+                self.facts.names.callee_function(arg, self._func_at(call)), arg, lowering, why
             )
 
     def _table_index(self, expr: IndexExpr) -> None:
@@ -238,14 +233,14 @@ class _Scan:
                 f"the {key_expr.value!r} entry of the table indexed by the platform at line {use.line}"
                 f" lowers for {', '.join(sorted(lowering))}"
             )
-            name = self.facts.callee_function(value_expr, self.index, self._func_at(value_expr))
+            name = self.facts.names.callee_function(value_expr, self._func_at(value_expr))
             self.check(name, value_expr, lowering, why, anchor=use)
 
     def _imported_table(self, base: Expression, use: Expression) -> None:
         """A platform table defined in another module (its facts hold the entries)."""
         if not isinstance(base, RefExpr) or not base.fullname:
             return
-        module = self.facts.module_of(base.fullname)
+        module = self.facts.names.module_of(base.fullname)
         if module is None or module == self.tree.fullname:
             return
         for key, target in self.facts.of(base.fullname).table:
@@ -297,9 +292,7 @@ class _Scan:
                 for item in _bound_items(value):
                     if isinstance(item, CallExpr):
                         continue  # calls are checked as calls
-                    bound = self.facts.callee_function(
-                        item, self.index, self.index.function_at(pos)
-                    )
+                    bound = self.facts.names.callee_function(item, self.index.function_at(pos))
                     self.check(bound, item, decided[0], decided[1])
 
 
@@ -364,12 +357,10 @@ def _statements(tree: MypyFile) -> Iterator[tuple[object, Pos]]:
 
 
 def _import_target(tree: MypyFile, stmt: ImportFrom) -> str:
-    if stmt.relative == 0:
-        return stmt.id
-    parts = tree.fullname.split(".")
-    base = parts if tree.is_package_init_file() else parts[:-1]
-    base = base[: len(base) - (stmt.relative - 1)] if stmt.relative > 1 else base
-    return ".".join([*base, stmt.id] if stmt.id else base)
+    target, _ok = correct_relative_import(
+        tree.fullname, stmt.relative, stmt.id, tree.is_package_init_file()
+    )
+    return target
 
 
 def _as_expr(stmt: ImportFrom) -> Expression:

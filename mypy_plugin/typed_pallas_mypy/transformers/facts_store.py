@@ -9,7 +9,7 @@ the module's serialized symbol table, so a change of facts changes the module's 
 hash (incremental runs re-check its dependents) and its snapshot (the daemon fires the
 trigger ``trigger_of(module)``, on which callers register a dependency).
 
-What it does not do: infer anything (``platform_facts``), or read other modules.
+What it does not do: infer anything (``requirements``), or read other modules.
 """
 
 from __future__ import annotations
@@ -50,12 +50,11 @@ class Requirement:
 class Wrapper:
     """A function that forwards its parameters to a Pallas entry point."""
 
-    #: the entry point's fullname (a key of ``calls.ENTRIES``)
+    #: the entry point's fullname (a key of ``entries.ENTRIES``)
     entry: str
-    #: entry-point parameter -> (wrapper parameter name, its position or -1)
+    #: (entry-point parameter, wrapper parameter name, its position or -1)
     forwards: tuple[tuple[str, str, int], ...]
-    #: entry-point parameters the wrapper passes itself with a value that keeps
-    #: interpret mode off (``interpret=False``) or that it does not pass at all
+    #: the line of the entry-point call inside the wrapper
     line: int
 
 

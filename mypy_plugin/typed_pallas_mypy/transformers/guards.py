@@ -10,7 +10,9 @@ A guard narrows the lowering platform to a subset of ``UNIVERSE`` (``{"tpu", "cu
 * early exits: ``if <condition>: raise/return/continue/break/pytest.skip(...)``, and
   ``assert <condition>``, narrow the statements after them;
 * the ``tpu=`` / ``cuda=`` / ``rocm=`` / ``gpu=`` / ``default=`` branches of
-  ``jax.lax.platform_dependent`` and ``typed_pallas.dispatch``.
+  ``jax.lax.platform_dependent`` and ``typed_pallas.dispatch``;
+* ``@typed_pallas.platform(...)`` tags, and a module's configured platforms
+  (``configured_decision``), which hold where no guard decides.
 
 ``GuardScope`` is what a condition needs to know beyond the expression itself (which
 names hold a platform, which calls are guard helpers); ``module_index`` implements it.
@@ -104,6 +106,22 @@ class GuardScope(Protocol):
     def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
         """The platform condition a variable was assigned once
         (``use_pallas = jax.default_backend() == "tpu" and ...``), if any."""
+
+
+def configured_decision(
+    configured: frozenset[str] | None, module: str
+) -> tuple[frozenset[str], str] | None:
+    """(lowering platforms, note) of a module configured with ``[tool.typed-pallas]
+    platforms``, or None when it is not configured (or names no lowering platform)."""
+    if not configured:
+        return None
+    lowering = frozenset(p for name in configured for p in name_set(name)) & LOWERING
+    if not lowering:
+        return None
+    return lowering, (
+        f"module {module} is configured for platforms {', '.join(sorted(lowering))} "
+        "([tool.typed-pallas] platforms)"
+    )
 
 
 # --------------------------------------------------------------------------- exits
@@ -230,13 +248,15 @@ def conditions(expr: Expression, scope: GuardScope, func: FuncItem | None) -> Se
 
 # --------------------------------------------------------------------------- tags
 
-_PLATFORM_TAG: Final = frozenset({"typed_pallas.platform", "typed_pallas._tagged.platform"})
-
 
 def platform_tag(decorators: list[Expression]) -> tuple[frozenset[str], int] | None:
     """(platforms, line) of a ``@typed_pallas.platform("tpu")`` decorator, if any."""
     for dec in decorators:
-        if isinstance(dec, CallExpr) and ref_fullname(dec.callee) in _PLATFORM_TAG and dec.args:
+        if (
+            isinstance(dec, CallExpr)
+            and ref_fullname(dec.callee) in fullnames.PLATFORM_TAG
+            and dec.args
+        ):
             arg = dec.args[0]
             if isinstance(arg, StrExpr) and arg.value in _platforms.LOWERINGS_OF_NAME:
                 return name_set(arg.value), dec.line

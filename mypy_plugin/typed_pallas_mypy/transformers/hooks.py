@@ -16,27 +16,29 @@ type. Set ``TYPED_PALLAS_MYPY_DEBUG=1`` to let the exception through instead.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from mypy.nodes import CallExpr, MypyFile
+from mypy.nodes import CallExpr, MypyFile, TypeInfo
 from mypy.plugin import CheckerPluginInterface, FunctionContext, FunctionSigContext, MethodContext
 from mypy.plugins.functools import partial_new_callback
 from mypy.types import FunctionLike, Instance, Overloaded, Type, get_proper_type
 
-from typed_pallas_mypy.transformers import decisions, platform_facts, signatures
+from typed_pallas_mypy.entries import ENTRIES, EntrySpec
+from typed_pallas_mypy.transformers import decisions, reporting, requirements, signatures
 from typed_pallas_mypy.transformers.calls import (
-    ENTRIES,
     CallView,
-    EntrySpec,
     PlatformConfig,
-    report,
     validate_compiler_params,
     view_of_call,
 )
+from typed_pallas_mypy.transformers.facts_store import in_daemon, trigger_of
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.nodes import ref_fullname, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts
+from typed_pallas_mypy.transformers.reporting import checked_tree, report
+from typed_pallas_mypy.transformers.resolution import is_user_path
 
 DEBUG_ENV: Final = "TYPED_PALLAS_MYPY_DEBUG"
 
@@ -45,6 +47,8 @@ DEBUG_ENV: Final = "TYPED_PALLAS_MYPY_DEBUG"
 class Session:
     """What one plugin instance keeps across hooks: facts and findings per module."""
 
+    #: the plugin's view of mypy's modules (``Plugin.set_modules``), read when needed
+    modules: Callable[[], Mapping[str, MypyFile] | None] = lambda: None
     facts: Facts | None = None
     findings: dict[str, tuple[object, decisions.ModuleFindings]] = field(default_factory=dict)
     #: modules whose facts were put in their symbol table, by stamp
@@ -53,24 +57,48 @@ class Session:
     #: hook widened (read against the declared signature, with the argument types)
     widened: dict[int, CallView] = field(default_factory=dict)
 
-    def facts_for(self, api: CheckerPluginInterface) -> Facts | None:
+    def facts_for(self, api: CheckerPluginInterface | None) -> Facts | None:
         if self.facts is None:
-            modules = getattr(api, "modules", None)
-            if not isinstance(modules, dict):
+            modules = reporting.build_modules(api) if api is not None else None
+            if modules is None:
+                modules = self.modules()
+            if modules is None:
                 return None
             self.facts = Facts(modules)
         return self.facts
 
 
-def _tree(ctx: FunctionContext | MethodContext) -> MypyFile | None:
-    tree = getattr(ctx.api, "tree", None)  # TypeChecker.tree; not in the plugin interface
-    if not isinstance(tree, MypyFile) or not isinstance(ctx.context, CallExpr):
-        return None
-    return tree
+def is_user_function(fullname: str, session: Session) -> bool:
+    """Whether ``fullname`` is defined in the project's own code (its calls get a hook)."""
+    try:
+        facts = session.facts_for(None)
+        return facts is not None and facts.names.is_user_module(facts.names.module_of(fullname))
+    except Exception:  # never let a lookup crash mypy: no hook, mypy's default type
+        if debug_enabled():
+            raise
+        return False
+
+
+def store_facts(module: str, session: Session) -> None:
+    """Put ``module``'s platform facts in its symbol table just before mypy serializes
+    it, so that they are cached and part of its interface hash."""
+    try:
+        facts = session.facts_for(None)
+        tree = facts.modules.get(module) if facts is not None else None
+        builtins = facts.modules.get("builtins") if facts is not None else None
+        str_node = builtins.names.get("str") if builtins is not None else None
+        if facts is None or tree is None or str_node is None:
+            return
+        if not isinstance(str_node.node, TypeInfo):
+            return
+        facts.store_module(tree, Instance(str_node.node, []))
+    except Exception:
+        if debug_enabled():
+            raise
 
 
 def _index(ctx: FunctionContext | MethodContext, session: Session) -> ModuleIndex | None:
-    tree = _tree(ctx)
+    tree = checked_tree(ctx)
     if tree is None:
         return None
     return index_of(tree, session.facts_for(ctx.api))
@@ -80,30 +108,17 @@ def debug_enabled() -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
-def _reported(api: CheckerPluginInterface, path: str) -> set[tuple[int, int, str]]:
-    errors = getattr(api.msg, "errors", None)
-    info_map = getattr(errors, "error_info_map", None)
-    if not isinstance(info_map, dict):
-        return set()
-    return {(info.line, info.column, info.message) for info in info_map.get(path, [])}
-
-
-def _str_type(api: CheckerPluginInterface) -> Instance | None:
-    typ = api.named_generic_type("builtins.str", [])
-    return typ if isinstance(typ, Instance) else None
-
-
 def report_decisions(
     ctx: FunctionContext | MethodContext, session: Session, config: PlatformConfig
 ) -> None:
     """Report the decision-site findings of the target that holds ``ctx.context``."""
-    tree = _tree(ctx)
-    if tree is None or not platform_facts.is_user_path(tree.path):
+    tree = checked_tree(ctx)
+    if tree is None or not is_user_path(tree.path):
         return
     facts = session.facts_for(ctx.api)
     if facts is None:
         return
-    daemon = platform_facts.in_daemon()
+    daemon = in_daemon()
     if daemon:
         facts.refresh()
     index = index_of(tree, facts)
@@ -114,23 +129,21 @@ def report_decisions(
     else:
         facts.consulted = set()
         found = decisions.findings(tree, index, facts, config.platforms_for(tree.fullname))
-        found.targets = {tree.fullname, *platform_facts._definitions(tree)}
+        found.targets = {tree.fullname, *requirements.definitions(tree)}
         consulted = facts.consulted - {tree.fullname}
         if daemon:
             for module in consulted:
-                tree.plugin_deps.setdefault(platform_facts.trigger_of(module), set()).update(
-                    found.targets
-                )
-            str_type = _str_type(ctx.api)
+                tree.plugin_deps.setdefault(trigger_of(module), set()).update(found.targets)
+            str_type = reporting.str_instance(ctx.api)
             if str_type is not None:
-                platform_facts.store(tree, facts.module_facts(tree), str_type)
+                facts.store_module(tree, str_type)
         session.findings[tree.fullname] = (stamp, found)
     assert isinstance(ctx.context, CallExpr)
     func = index.outermost_function_at(start_of(ctx.context))
     pending = found.by_target.get(id(func) if func is not None else 0)
     if not pending:
         return
-    present = _reported(ctx.api, tree.path)
+    present = reporting.reported(ctx.api, tree.path)
     for finding in pending:
         if (finding.line, finding.column, finding.message) not in present:
             report(ctx.api, finding.context(), finding.message, list(finding.notes))
@@ -175,8 +188,8 @@ def widen_proven_mismatch(
     mesh the declared signature rejects and the plugin proves wrong itself."""
     signature = ctx.default_signature
     try:
-        tree = getattr(ctx.api, "tree", None)
-        if not isinstance(tree, MypyFile) or not isinstance(ctx.context, CallExpr):
+        tree = checked_tree(ctx)
+        if tree is None:
             return signature
         index = index_of(tree, session.facts_for(ctx.api))
         view = signatures.rejected_but_proven(ctx, entry, index, signature)
@@ -234,7 +247,7 @@ def _check_typed_receiver(
     ctx: MethodContext, fullname: str, config: PlatformConfig, session: Session, facts: Facts
 ) -> None:
     """A method called on a value mypy knows the class of (``ops.run(x)``)."""
-    tree = _tree(ctx)
+    tree = checked_tree(ctx)
     if tree is None or facts.of(fullname).requirement is None:
         return
     assert isinstance(ctx.context, CallExpr)

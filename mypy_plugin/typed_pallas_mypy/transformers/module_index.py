@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Protocol
 
 from mypy.nodes import (
     AssignmentStmt,
@@ -186,9 +186,6 @@ class ModuleIndex:
 
 _CACHE: dict[str, tuple[object, ModuleIndex]] = {}
 
-#: Module prefixes of every Pallas name (entry points, backends, params classes).
-_PALLAS_PREFIXES: Final = ("jax.experimental.pallas", "jax._src.pallas")
-
 
 def stamp_of(tree: MypyFile) -> object:
     """What must not change for a cached index to stay valid.
@@ -346,7 +343,7 @@ def _scan_expressions(index: ModuleIndex, tree: MypyFile) -> None:
     for expr in get_subexpressions(tree):
         if isinstance(expr, RefExpr) and not index.mentions_pallas:
             name = expr.fullname
-            if name and (name.startswith(_PALLAS_PREFIXES) or name.startswith("typed_pallas.")):
+            if name and name.startswith(fullnames.PALLAS_PREFIXES):
                 index.mentions_pallas = True
         if not isinstance(expr, CallExpr):
             continue

@@ -40,11 +40,9 @@ from mypy.types import (
 )
 
 from typed_pallas import _platforms
+from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.transformers.module_index import ModuleIndex
 from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname
-
-#: typed-pallas' static protocol ``CompilerParams[P]``
-TYPED_PROTOCOL: Final = "typed_pallas._params.CompilerParams"
 
 _MAX_DEPTH: Final = 3
 
@@ -103,7 +101,10 @@ def from_type(typ: Type) -> Resolved:
             row = _platforms.PARAMS_BY_FULLNAME.get(base.fullname)
             if row is not None:
                 return Params(row.platform, row)
-            if base.fullname == TYPED_PROTOCOL and proper.type.fullname == TYPED_PROTOCOL:
+            if (
+                base.fullname == fullnames.TYPED_PROTOCOL
+                and proper.type.fullname == fullnames.TYPED_PROTOCOL
+            ):
                 if len(proper.args) == 1:
                     arg = get_proper_type(proper.args[0])
                     if isinstance(arg, LiteralType) and isinstance(arg.value, str):

@@ -21,10 +21,10 @@ from mypy.plugin import FunctionSigContext
 from mypy.subtypes import is_subtype
 from mypy.types import AnyType, CallableType, FunctionLike, Type, TypeOfAny
 
+from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import params as params_mod
 from typed_pallas_mypy.transformers.calls import (
     CallView,
-    EntrySpec,
     accepts,
     evidence_of,
     interpret_mode,

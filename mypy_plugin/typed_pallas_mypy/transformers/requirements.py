@@ -1,0 +1,319 @@
+"""Requirement inference: what one function of the project lowers for, and why.
+
+For a function (or alias, or platform table) of the checked code, ``function_facts``,
+``alias_facts`` and ``table_facts`` infer its ``FunctionFacts``:
+
+* a **requirement**: the lowering platforms it can lower for, from the Pallas calls it
+  makes unconditionally (params, body and argument evidence, as ``calls`` reads them)
+  and from the functions it calls unconditionally (their own facts, asked of
+  ``platform_facts.Facts``, which may read them from another module, from mypy's cache
+  or from an installed library);
+* whether it is a **guard helper** (``def on_gpu(): return jax.default_backend() == "gpu"``)
+  or a **platform helper** (``def backend(): return jax.default_backend()``);
+* whether it is a **wrapper**: it forwards its own parameters to the kernel and
+  ``compiler_params=`` of a Pallas entry point, so that its calls can be checked as that
+  entry point's;
+* the **kernel evidence** of its body (backend-only primitives), for wrappers' callers.
+
+Only what runs on every path counts (``unconditional``): a call under ``if use_pallas:``,
+in a loop, a ``try`` with handlers, a conditional expression or after an early
+``return`` gives no requirement. A function that branches on the platform itself, or
+calls a parameter or an unknown callable, has none. Unknown means silent.
+
+What it does not do: resolve names (``resolution``), keep or store facts
+(``platform_facts``, ``facts_store``), or report anything (``decisions``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from mypy.nodes import (
+    AssignmentStmt,
+    CallExpr,
+    ClassDef,
+    Decorator,
+    DictExpr,
+    ExpressionStmt,
+    FuncDef,
+    IfStmt,
+    MypyFile,
+    NameExpr,
+    RefExpr,
+    ReturnStmt,
+    Statement,
+    StrExpr,
+    Var,
+)
+from mypy.server.subexpr import get_subexpressions
+
+from typed_pallas import _platforms
+from typed_pallas_mypy import evidence_tables
+from typed_pallas_mypy.entries import ENTRIES
+from typed_pallas_mypy.transformers import calls, guards
+from typed_pallas_mypy.transformers import evidence as evidence_mod
+from typed_pallas_mypy.transformers import params as params_mod
+from typed_pallas_mypy.transformers.facts_store import (
+    NO_FACTS,
+    FunctionFacts,
+    Requirement,
+    Wrapper,
+    location,
+)
+from typed_pallas_mypy.transformers.guards import LOWERING, Sets
+from typed_pallas_mypy.transformers.module_index import ModuleIndex
+from typed_pallas_mypy.transformers.nodes import end_of, start_of
+from typed_pallas_mypy.transformers.resolution import ref_name
+from typed_pallas_mypy.transformers.unconditional import (
+    unconditional_expressions,
+    unconditional_roots,
+)
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.transformers.platform_facts import Facts
+
+#: How many calls deep a requirement chain is followed (and shown in notes).
+MAX_DEPTH: Final = 8
+
+
+def function_facts(
+    facts: Facts, func: FuncDef, tree: MypyFile, index: ModuleIndex
+) -> FunctionFacts:
+    """The facts of one function of a module checked in this run."""
+    where = location(tree, func.line)
+    guard, source = facts.helper_of(func.fullname)
+    wrapper = wrapper_of(func) if index.mentions_pallas else None
+    requirement = None
+    if guard is None and not source:
+        requirement = _requirement(facts, func, tree, index, where)
+    body_evidence = (
+        tuple((e.backends, e.what, e.line) for e in evidence_mod.body(func, index))
+        if index.mentions_pallas
+        else ()
+    )
+    return FunctionFacts(
+        func.fullname,
+        requirement=requirement,
+        guard=guard,
+        platform_source=source,
+        wrapper=wrapper,
+        evidence=body_evidence,
+        where=where,
+    )
+
+
+def alias_facts(facts: Facts, fullname: str, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:
+    """``impl = f`` (the facts of ``f``) or a platform table ``{"tpu": f, ...}``."""
+    name = fullname.rsplit(".", 1)[1]
+    assigned = index.assignments.get((0, name), [])
+    if len(assigned) != 1:
+        return NO_FACTS
+    value = assigned[0][1]
+    if isinstance(value, DictExpr):
+        return table_facts(facts, fullname, tree, value)
+    target = facts.names.callee_function(value, None, 1)
+    if target is None or target == fullname:
+        return NO_FACTS
+    found = facts.of(target)
+    if found.is_empty():
+        return NO_FACTS
+    return FunctionFacts(
+        fullname,
+        requirement=found.requirement,
+        guard=found.guard,
+        platform_source=found.platform_source,
+        wrapper=found.wrapper,
+        evidence=found.evidence,
+        where=found.where,
+    )
+
+
+def table_facts(facts: Facts, fullname: str, tree: MypyFile, value: DictExpr) -> FunctionFacts:
+    """A module-level dict keyed by platform names: its entries' functions."""
+    entries: list[tuple[str, str]] = []
+    for key, item in value.items:
+        if not isinstance(key, StrExpr):
+            return NO_FACTS
+        if key.value not in _platforms.LOWERINGS_OF_GUARD_NAME and key.value != "default":
+            return NO_FACTS
+        target = facts.names.callee_function(item, None, 1)
+        if target is not None:
+            entries.append((key.value, target))
+    if not entries:
+        return NO_FACTS
+    return FunctionFacts(fullname, where=location(tree, value.line), table=tuple(entries))
+
+
+def helper_kind(func: FuncDef, scope: guards.GuardScope) -> tuple[Sets | None, bool]:
+    """(guard sets, returns a platform) of a one-``return`` helper."""
+    stmts = [s for s in func.body.body if not _is_docstring(s)]
+    if len(stmts) != 1 or not isinstance(stmts[0], ReturnStmt) or stmts[0].expr is None:
+        return None, False
+    expr = stmts[0].expr
+    if guards.is_platform_source(expr, scope, func):
+        return None, True
+    true_set, false_set = guards.conditions(expr, scope, func)
+    if true_set is None and false_set is None:
+        return None, False
+    return (true_set, false_set), False
+
+
+def _branches_on_platform(func: FuncDef, index: ModuleIndex) -> bool:
+    if index.has_region_within(start_of(func), end_of(func), tags=False):
+        return True
+    for expr in get_subexpressions(func.body):
+        if isinstance(expr, CallExpr) and guards.dispatch_title(expr) is not None:
+            return True
+    return False
+
+
+def _requirement(
+    facts: Facts, func: FuncDef, tree: MypyFile, index: ModuleIndex, where: str
+) -> Requirement | None:
+    if _branches_on_platform(func, index):
+        return None
+    platforms: frozenset[str] = LOWERING
+    first: Requirement | None = None
+    for expr in unconditional_expressions(unconditional_roots(func.body)):
+        if not isinstance(expr, CallExpr):
+            continue
+        entry_name = ref_name(expr.callee)
+        if entry_name in ENTRIES:
+            found = _entry_requirement(expr, entry_name, func, tree, index, where)
+        elif isinstance(expr.callee, CallExpr) and ref_name(expr.callee.callee) in ENTRIES:
+            continue  # pl.pallas_call(...)(x): the inner call is the entry call
+        else:
+            target = facts.names.call_target(expr, func)
+            if target.kind == "unknown":
+                return None
+            if target.fullname is None:
+                continue
+            callee_req = facts.of(target.fullname).requirement
+            if callee_req is None:
+                continue
+            link = (
+                f"{func.name} ({where}) lowers only for {', '.join(sorted(callee_req.platforms))}: "
+                f"it calls {target.fullname.rsplit('.', 1)[1]} at {location(tree, expr.line)}"
+            )
+            found = Requirement(
+                callee_req.platforms, callee_req.cause, (link, *callee_req.chain)[:MAX_DEPTH]
+            )
+        if found is None:
+            continue
+        platforms = platforms & found.platforms
+        if first is None:
+            first = found
+    if first is None or not platforms:
+        return None  # no evidence, or a contradiction the local check reports
+    return Requirement(platforms, first.cause, first.chain)
+
+
+def _entry_requirement(
+    call: CallExpr,
+    entry_name: str,
+    func: FuncDef,
+    tree: MypyFile,
+    index: ModuleIndex,
+    where: str,
+) -> Requirement | None:
+    entry = ENTRIES[entry_name]
+    view = calls.view_of_syntax(entry, call)
+    if calls.interpret_may_be_on(view):
+        return None
+    platforms: frozenset[str] = LOWERING
+    cause: tuple[str, str, str] | None = None
+    detail = ""
+    if "compiler_params" in view.args:
+        params = params_mod.from_syntax(
+            view.args["compiler_params"], index, func, start_of(call), 0
+        )
+        if isinstance(params, params_mod.Params):
+            platforms = platforms & params.lowers_on
+            label = params.row.title if params.row is not None else params.platform.upper()
+            cause = ("params", params.platform, params.backend or "")
+            detail = f"takes {label} params"
+    for ev in calls.evidence_of(view, index, func):
+        ev_platforms = frozenset(
+            p for b in ev.backends for p in evidence_tables.ROW_OF_BACKEND[b].lowers_on
+        )
+        if not (platforms & ev_platforms):
+            return None  # params against evidence: the local check reports it
+        platforms = platforms & ev_platforms
+        if cause is None:
+            backend = sorted(ev.backends)[0]
+            cause = ("evidence", backend, backend)
+            detail = (
+                f"uses {ev.what} (line {ev.line}), {evidence_tables.BACKEND_LABEL[backend]}-only"
+            )
+    if cause is None or platforms == LOWERING:
+        return None
+    note = (
+        f"{func.name} ({where}) lowers only for {', '.join(sorted(platforms))}: "
+        f"its {entry.title} at {location(tree, call.line)} {detail}"
+    )
+    return Requirement(platforms, cause, (note,))
+
+
+def wrapper_of(func: FuncDef) -> Wrapper | None:
+    """The entry point ``func`` forwards its kernel and ``compiler_params`` to, if any."""
+    positions = {arg.variable.name: i for i, arg in enumerate(func.arguments)}
+    for expr in unconditional_expressions(unconditional_roots(func.body)):
+        if not isinstance(expr, CallExpr):
+            continue
+        name = ref_name(expr.callee)
+        if name is None or name not in ENTRIES:
+            continue
+        entry = ENTRIES[name]
+        view = calls.view_of_syntax(entry, expr)
+        if view.has_splat:
+            return None
+        forwards: list[tuple[str, str, int]] = []
+        for formal, actual in view.args.items():
+            if isinstance(actual, NameExpr) and actual.name in positions:
+                forwards.append((formal, actual.name, positions[actual.name]))
+        forwarded = {f[0] for f in forwards}
+        if "compiler_params" not in forwarded or entry.body is None or entry.body not in forwarded:
+            continue
+        interpret = view.args.get("interpret")
+        if interpret is not None and "interpret" not in forwarded and not calls.is_false(interpret):
+            return None
+        return Wrapper(name, tuple(sorted(forwards)), expr.line)
+    return None
+
+
+def definitions(tree: MypyFile) -> list[str]:
+    """Fullnames of the top-level functions, methods and aliases of a module."""
+    names: list[str] = []
+    for stmt in tree.defs:
+        names.extend(_defined(stmt))
+    return names
+
+
+def _defined(stmt: Statement) -> list[str]:
+    if isinstance(stmt, (FuncDef, Decorator)):
+        return [stmt.fullname]
+    if isinstance(stmt, ClassDef):
+        out: list[str] = []
+        for inner in stmt.defs.body:
+            if isinstance(inner, (FuncDef, Decorator)):
+                out.append(inner.fullname)
+        return out
+    if isinstance(stmt, AssignmentStmt) and len(stmt.lvalues) == 1:
+        lvalue = stmt.lvalues[0]
+        if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var) and lvalue.fullname:
+            if isinstance(stmt.rvalue, (RefExpr, CallExpr, DictExpr)):
+                return [lvalue.fullname]
+    if isinstance(stmt, IfStmt):
+        out = []
+        for body in stmt.body:
+            for inner in body.body:
+                out.extend(_defined(inner))
+        if stmt.else_body is not None:
+            for inner in stmt.else_body.body:
+                out.extend(_defined(inner))
+        return out
+    return []
+
+
+def _is_docstring(stmt: Statement) -> bool:
+    return isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr)
