@@ -7,7 +7,15 @@
   ``[tool.typed-pallas]`` edit; a changed plugin snapshot restarts it);
 * ``config_data(config)`` is what ``report_config_data`` answers for the project's
   modules: code hash, JAX version and configuration, so that a change of any of them
-  re-checks the project (and not all of jax).
+  re-checks the project (and not all of jax);
+* ``library_uses(cache_dir, module, writing)``: the installed library files a project
+  module's findings may depend on. mypy does not track them for the module (a library
+  upgrade changes no interface the module imports), so when mypy writes the module's
+  cache, the library files read so far are kept with the module's name next to mypy's
+  cache (``<cache_dir>/typed-pallas/library-uses``), and their size and mtime stamp goes
+  into its config data: a changed library file makes the module stale in the next run.
+  Inside mypy's daemon, the stamp of every library file read goes into the plugin's
+  version, which restarts the daemon when a library changes.
 
 Imports nothing of mypy and nothing of the plugin's transformers: mypy reads these on
 every run, warm ones included, before any hook fires.
@@ -18,8 +26,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -85,7 +94,7 @@ def versioned_name() -> str:
     """
     name = f"code.{CODE_DIGEST}"
     if "mypy.dmypy_server" in sys.modules:
-        name += f".config.{_config_stamp}"
+        name += f".config.{_config_stamp}.libraries.{_stamp(_LIBRARY_FILES)}"
     return name
 
 
@@ -97,3 +106,70 @@ def config_data(config: Fingerprinted) -> dict[str, Any]:
         "jax": _versions.installed_version("jax"),
         "config": canonical(config.fingerprint()),
     }
+
+
+# --------------------------------------------------------------------------- libraries
+
+#: Folder of the plugin's own files inside mypy's cache folder.
+PLUGIN_FOLDER: Final = "typed-pallas"
+
+#: Every installed library file the library reader read in this process.
+_LIBRARY_FILES: set[str] = set()
+
+
+def plugin_folder(cache_dir: str | None, name: str) -> str | None:
+    """``<cache_dir>/typed-pallas/<name>``, or None when mypy writes no cache."""
+    if not cache_dir or cache_dir == os.devnull:
+        return None
+    return os.path.join(cache_dir, PLUGIN_FOLDER, name)
+
+
+def note_library_files(paths: Iterable[str]) -> None:
+    _LIBRARY_FILES.update(paths)
+
+
+def _file_stamp(path: str) -> list[int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return [found.st_size, found.st_mtime_ns]
+
+
+def _stamp(paths: Iterable[str]) -> str:
+    stamps = [[path, _file_stamp(path)] for path in sorted(set(paths))]
+    return hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16] if stamps else "none"
+
+
+def library_uses(cache_dir: str | None, module: str, writing: bool) -> str | None:
+    """The stamp of the library files ``module``'s findings may depend on (None: none).
+
+    ``writing``: mypy is about to write the module's cache: record the files read so far.
+    Otherwise (mypy checks whether the cache is fresh): the recorded files as they are now.
+    """
+    folder = plugin_folder(cache_dir, "library-uses")
+    if folder is None:
+        return None
+    target = os.path.join(folder, f"{module}.json")
+    if writing:
+        files = sorted(_LIBRARY_FILES)
+        if not files:
+            if os.path.exists(target):
+                os.remove(target)
+            return None
+        os.makedirs(folder, exist_ok=True)
+        temporary = f"{target}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as out:
+            json.dump(files, out)
+        os.replace(temporary, target)
+        return _stamp(files)
+    try:
+        with open(target, encoding="utf-8") as found:
+            recorded = json.load(found)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return "unreadable"
+    if not isinstance(recorded, list) or not all(isinstance(f, str) for f in recorded):
+        return "unreadable"
+    return _stamp(recorded)

@@ -70,7 +70,9 @@ class TypedPallasPlugin(Plugin):
 
     def _tables(self) -> _HookTables:
         if self._hook_tables is None:
-            self._hook_tables = _HookTables(self._config, lambda: self._modules)
+            self._hook_tables = _HookTables(
+                self._config, lambda: self._modules, self.options.cache_dir
+            )
         return self._hook_tables
 
     @override
@@ -102,16 +104,20 @@ class TypedPallasPlugin(Plugin):
 
     @override
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
-        """Code hash, JAX version and configuration for the project's modules; None for
-        installed packages. When mypy is about to write a module's cache
-        (``is_check=False``), its platform facts go into its symbol table first."""
+        """Code hash, JAX version, configuration and the library files used, for the
+        project's modules; None for installed packages. When mypy is about to write a
+        module's cache (``is_check=False``), its platform facts go into its symbol table
+        first."""
         if is_installed_path(ctx.path):
             return None
         if not ctx.is_check:
             self._tables().store_facts(ctx.id)
         if self._config_data is None:
             self._config_data = cache_keys.config_data(self._config)
-        return self._config_data
+        uses = cache_keys.library_uses(self.options.cache_dir, ctx.id, writing=not ctx.is_check)
+        if uses is None:
+            return self._config_data
+        return {**self._config_data, "libraries": uses}
 
 
 class _HookTables:
@@ -121,12 +127,13 @@ class _HookTables:
         self,
         platform_config: config.PluginConfig,
         modules: Callable[[], dict[str, MypyFile] | None],
+        cache_dir: str | None,
     ) -> None:
         from typed_pallas_mypy.entries import ENTRIES
         from typed_pallas_mypy.transformers import hooks
 
         self.hooks = hooks
-        self.session = hooks.Session(modules=modules)
+        self.session = hooks.Session(modules=modules, cache_dir=cache_dir)
         self.platform_config = platform_config
         session = self.session
         self.function_hooks: dict[str, FunctionHook] = {

@@ -47,7 +47,7 @@ from mypy.subtypes import is_subtype
 from mypy.types import CallableType, Overloaded, ProperType, Type, get_proper_type
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import evidence_tables
+from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import params as params_mod
@@ -165,6 +165,36 @@ def interpret_mode(view: CallView) -> Interpret:
 
 def interpret_may_be_on(view: CallView) -> bool:
     return interpret_mode(view) != "off"
+
+
+def _literal_mode(expr: Expression) -> Interpret:
+    if is_false(expr):
+        return "off"
+    return "on" if is_true(expr) else "unknown"
+
+
+def interpret_argument(node: Expression, parameter: tuple[str, int]) -> Interpret:
+    """How ``node`` passes a callee's ``interpret`` parameter (``(name, position)``):
+    in a call ``f(x, interpret=True)`` or a partial ``functools.partial(f, interpret=True)``;
+    a bare reference ``f`` passes nothing ("off", the parameter's default)."""
+    if not isinstance(node, CallExpr):
+        return "off"
+    name, position = parameter
+    args = list(zip(node.arg_kinds, node.arg_names, node.args))
+    if ref_fullname(node.callee) == fullnames.FUNCTOOLS_PARTIAL:
+        args = args[1:]  # partial(f, *bound, **bound_keywords)
+    splat = False
+    positional = 0
+    for kind, arg_name, arg in args:
+        if kind == ARG_NAMED and arg_name == name:
+            return _literal_mode(arg)
+        if kind == ARG_POS:
+            if positional == position:
+                return _literal_mode(arg)
+            positional += 1
+        elif kind != ARG_NAMED:
+            splat = True
+    return "unknown" if splat else "off"
 
 
 def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:

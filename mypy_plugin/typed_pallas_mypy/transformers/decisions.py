@@ -48,7 +48,7 @@ from mypy.server.subexpr import get_subexpressions
 from mypy.util import correct_relative_import
 
 from typed_pallas import _platforms
-from typed_pallas_mypy.transformers import guards
+from typed_pallas_mypy.transformers import calls, guards
 from typed_pallas_mypy.transformers.facts_store import Requirement
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
@@ -145,6 +145,9 @@ class _Scan:
         requirement = self.facts.of(fullname).requirement
         if requirement is None or (requirement.platforms & decided):
             return
+        if requirement.interpret is not None:
+            if calls.interpret_argument(node, requirement.interpret) != "off":
+                return  # interpreted (or maybe): lowers anywhere
         message = message_for(requirement, _short(fullname), decided)
         notes = (*requirement.chain, why)
         pos = start_of(anchor if anchor is not None else node)

@@ -29,7 +29,7 @@ from typed_pallas_mypy.transformers.guards import Sets
 #: The private module symbol that holds a module's facts in mypy's cache.
 FACTS_SYMBOL: Final = "__typed_pallas_facts__"
 #: Bump when the stored format changes.
-FACTS_FORMAT: Final = 1
+FACTS_FORMAT: Final = 2
 
 # --------------------------------------------------------------------------- facts
 
@@ -44,6 +44,9 @@ class Requirement:
     cause: tuple[str, str, str]
     #: one note per link, the function itself first
     chain: tuple[str, ...]
+    #: (parameter, position or -1) through which a caller turns interpret mode on for
+    #: every kernel on the chain (a library function's ``interpret=``); None if none
+    interpret: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,8 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
     if facts.requirement is not None:
         req = facts.requirement
         data["req"] = [sorted(req.platforms), list(req.cause), list(req.chain)]
+        if req.interpret is not None:
+            data["interpret"] = list(req.interpret)
     if facts.guard is not None:
         data["guard"] = _sets_to_json(facts.guard)
     if facts.platform_source:
@@ -148,10 +153,14 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
             and len(cause) == 3
             and isinstance(chain, list)
         ):
+            interpret = data.get("interpret")
             requirement = Requirement(
                 frozenset(str(p) for p in plats),
                 (str(cause[0]), str(cause[1]), str(cause[2])),
                 tuple(str(c) for c in chain),
+                interpret=(str(interpret[0]), int(interpret[1]))
+                if isinstance(interpret, list) and len(interpret) == 2
+                else None,
             )
     wrapper = None
     raw = data.get("wrapper")

@@ -49,6 +49,8 @@ class Session:
 
     #: the plugin's view of mypy's modules (``Plugin.set_modules``), read when needed
     modules: Callable[[], Mapping[str, MypyFile] | None] = lambda: None
+    #: mypy's cache folder (the library reader keeps its cache inside), or None
+    cache_dir: str | None = None
     facts: Facts | None = None
     findings: dict[str, tuple[object, decisions.ModuleFindings]] = field(default_factory=dict)
     #: modules whose facts were put in their symbol table, by stamp
@@ -64,7 +66,7 @@ class Session:
                 modules = self.modules()
             if modules is None:
                 return None
-            self.facts = Facts(modules)
+            self.facts = Facts(modules, self.cache_dir)
         return self.facts
 
 

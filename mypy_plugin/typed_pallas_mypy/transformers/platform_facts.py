@@ -7,6 +7,9 @@ for, whatever module defines it:
   (``requirements``), once per build;
 * a module of the project loaded from mypy's cache (no function bodies): read from the
   facts stored in its symbol table when that cache was written (``facts_store``);
+* a function of an installed package (whose bodies mypy drops), or a name imported from
+  a package mypy could not follow: read from the library's source outside mypy
+  (``library_use``, once per installed version);
 * anything else: no facts (silence).
 
 ``helper_of`` answers whether a function is a guard helper or a platform helper (read
@@ -46,6 +49,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     stored_json,
 )
 from typed_pallas_mypy.transformers.guards import Sets
+from typed_pallas_mypy.transformers.library_use import LibraryUse
 from typed_pallas_mypy.transformers.module_index import index_of, stamp_of
 from typed_pallas_mypy.transformers.requirements import MAX_DEPTH
 from typed_pallas_mypy.transformers.resolution import Names, keeps_function
@@ -64,9 +68,10 @@ class Facts:
     ``Plugin.set_modules``), so modules added later in the build are seen.
     """
 
-    def __init__(self, modules: Mapping[str, MypyFile]) -> None:
+    def __init__(self, modules: Mapping[str, MypyFile], cache_dir: str | None = None) -> None:
         self.modules = modules
         self.names = Names(modules)
+        self.library = LibraryUse(modules, cache_dir)
         self._computed: dict[str, FunctionFacts] = {}
         self._in_progress: set[str] = set()
         self._stored: dict[str, _ModuleFacts] = {}
@@ -105,6 +110,8 @@ class Facts:
         """Facts of the function (or alias, or table) ``fullname``; empty when unknown."""
         module = self.names.module_of(fullname)
         if module is None or not self.names.is_user_module(module):
+            if self.names.is_library_name(fullname):
+                return self.library.facts_of(fullname)
             return NO_FACTS
         self._note_module(module)
         tree = self.modules[module]

@@ -191,6 +191,9 @@ def _requirement(
             callee_req = facts.of(target.fullname).requirement
             if callee_req is None:
                 continue
+            if callee_req.interpret is not None:
+                if calls.interpret_argument(expr, callee_req.interpret) != "off":
+                    continue  # interpreted (or maybe): lowers anywhere
             link = (
                 f"{func.name} ({where}) lowers only for {', '.join(sorted(callee_req.platforms))}: "
                 f"it calls {target.fullname.rsplit('.', 1)[1]} at {location(tree, expr.line)}"

@@ -29,6 +29,8 @@ from mypy.nodes import (
     Expression,
     FuncDef,
     FuncItem,
+    Import,
+    ImportFrom,
     MemberExpr,
     MypyFile,
     NameExpr,
@@ -38,6 +40,7 @@ from mypy.nodes import (
     TypeInfo,
     Var,
 )
+from mypy.util import correct_relative_import
 
 from typed_pallas_mypy import fullnames
 
@@ -106,9 +109,11 @@ class Names:
         self.modules = modules
         self._module_of: dict[str, str | None] = {}
         self._user_paths: dict[str, bool] = {}
+        self._imports: dict[str, dict[str, str]] = {}
 
     def forget(self) -> None:
         self._module_of.clear()
+        self._imports.clear()
 
     def module_of(self, fullname: str) -> str | None:
         """The module defining ``fullname`` (longest module prefix)."""
@@ -178,7 +183,7 @@ class Names:
             if method is not None:
                 return method or None
         if isinstance(expr, RefExpr):
-            return self._reference(expr)
+            return self._reference(expr, func)
         return None
 
     def _self_method(self, expr: MemberExpr, func: FuncItem) -> str | None:
@@ -202,9 +207,11 @@ class Names:
             return method.node.fullname
         return ""
 
-    def _reference(self, expr: RefExpr) -> str | None:
+    def _reference(self, expr: RefExpr, func: FuncItem | None) -> str | None:
         node = expr.node
-        module = self.module_of(expr.fullname) if expr.fullname else None
+        if not expr.fullname or (isinstance(node, Var) and node.is_suppressed_import):
+            return self.untyped_target(expr, func)
+        module = self.module_of(expr.fullname)
         if self.is_installed_module(module):
             # an installed package: mypy dropped its bodies; the library reader knows
             # what its functions, aliases and objects lower for
@@ -213,12 +220,66 @@ class Names:
             return node.fullname
         if isinstance(node, Decorator):
             return node.fullname if keeps_function(node) else None
-        if isinstance(node, Var) and expr.fullname:
-            if node.is_inferred and self.is_user_module(module):
-                return expr.fullname  # an alias: its facts follow the assignment
-            if module is None and node.type is None:
-                return expr.fullname  # a name of a package mypy could not follow
+        if isinstance(node, Var) and node.is_inferred and self.is_user_module(module):
+            return expr.fullname  # an alias: its facts follow the assignment
         return None
+
+    def is_library_name(self, fullname: str) -> bool:
+        """Whether ``fullname`` belongs to an installed package: one mypy follows (its
+        module is in the build, from site-packages) or one it could not (no ``py.typed``:
+        the name came from the project's import statements)."""
+        module = self.module_of(fullname)
+        if module is None:
+            return True
+        tree = self.modules[module]
+        return is_installed_path(tree.path) and not tree.path.endswith(".pyi")
+
+    def untyped_target(self, expr: Expression, func: FuncItem | None) -> str | None:
+        """The dotted name an import of a package mypy could not follow binds
+        (``from tokamax import ragged_dot`` -> ``tokamax.ragged_dot``): mypy types such
+        names ``Any`` and records no target, so the module's import statements say it."""
+        if isinstance(expr, MemberExpr):
+            base = self.untyped_target(expr.expr, func)
+            return f"{base}.{expr.name}" if base is not None else None
+        if not isinstance(expr, NameExpr):
+            return None
+        node = expr.node
+        if not isinstance(node, Var) or not node.is_suppressed_import:
+            return None
+        owner = node.fullname if "." in node.fullname else (func.fullname if func else "")
+        module = self.module_of(owner) if owner else None
+        if module is None:
+            return None
+        return self._import_map(module).get(expr.name)
+
+    def _import_map(self, module: str) -> dict[str, str]:
+        """Local name -> dotted target of every import in ``module`` (names bound to two
+        different targets are left out: which one runs is not known)."""
+        cached = self._imports.get(module)
+        if cached is not None:
+            return cached
+        tree = self.modules[module]
+        bound: dict[str, str | None] = {}
+
+        def bind(name: str, target: str) -> None:
+            bound[name] = target if bound.get(name, target) == target else None
+
+        for node in tree.imports:
+            if isinstance(node, Import):
+                for target, alias in node.ids:
+                    if alias is not None:
+                        bind(alias, target)
+                    else:
+                        bind(target.split(".", 1)[0], target.split(".", 1)[0])
+            elif isinstance(node, ImportFrom):
+                base, _ok = correct_relative_import(
+                    module, node.relative, node.id, tree.is_package_init_file()
+                )
+                for name, alias in node.names:
+                    bind(alias or name, f"{base}.{name}")
+        found = {name: target for name, target in bound.items() if target is not None}
+        self._imports[module] = found
+        return found
 
     def call_target(self, call: CallExpr, func: FuncDef) -> CallTarget:
         """What ``call`` (inside ``func``) runs."""
@@ -226,8 +287,7 @@ class Names:
         callee = call.callee
         target = self.callee_function(callee, func)
         if target is not None:
-            module = self.module_of(target)
-            if self.is_user_module(module) or self.is_installed_module(module) or module is None:
+            if self.is_user_module(self.module_of(target)) or self.is_library_name(target):
                 return CallTarget("function", target)
             return KNOWN
         if isinstance(callee, NameExpr):

@@ -1,0 +1,106 @@
+"""Installed kernel libraries the checked code calls: their facts, and what depends on them.
+
+mypy keeps no function bodies of installed packages, so what a library function lowers
+for is read from its source outside mypy (``typed_pallas_mypy.library_facts``).
+``LibraryUse`` is that reader as the plugin sees it:
+
+* ``facts_of(fullname)``: a library function's requirement as ``FunctionFacts`` (the
+  chain into the library, paths relative to site-packages), or no facts;
+* the reader's search roots are the site-packages folders of the installed modules in
+  the build, and its on-disk cache lives in mypy's cache folder
+  (``<cache_dir>/typed-pallas/libraries``), so it is computed once per installed version.
+
+Every library file read is noted in ``cache_keys`` (``note_library_files``), which makes
+the project modules' cached results depend on them.
+
+What it does not do: read library source itself (``library_facts``), or decide where a
+requirement is violated (``decisions``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from mypy.nodes import MypyFile
+
+from typed_pallas_mypy import cache_keys
+from typed_pallas_mypy.transformers.facts_store import NO_FACTS, FunctionFacts, Requirement
+from typed_pallas_mypy.transformers.resolution import is_installed_path
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.library_facts import LibraryFacts, LibraryWrapper
+
+
+def search_roots(modules: Mapping[str, MypyFile]) -> list[str]:
+    """The site-packages folders of the installed top-level packages in the build."""
+    roots: list[str] = []
+    for name, tree in modules.items():
+        if "." in name or not tree.path or not is_installed_path(tree.path):
+            continue
+        path = tree.path.replace("\\", "/")
+        if path.endswith(".pyi"):
+            continue
+        if path.endswith("/__init__.py"):
+            path = path[: -len("/__init__.py")]
+        elif path.endswith(".py"):
+            path = path[: -len(".py")]
+        if not path.endswith("/" + name):
+            continue
+        root = path[: -len(name) - 1]
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
+class LibraryUse:
+    """The library reader for one build, created on first use."""
+
+    def __init__(self, modules: Mapping[str, MypyFile], cache_dir: str | None) -> None:
+        self.modules = modules
+        self.cache_dir = cache_dir
+        self._reader: LibraryFacts | None = None
+        self._facts: dict[str, FunctionFacts] = {}
+
+    def reader(self) -> LibraryFacts:
+        if self._reader is None:
+            from typed_pallas_mypy.library_facts import LibraryFacts
+
+            self._reader = LibraryFacts(
+                search_roots(self.modules), cache_keys.plugin_folder(self.cache_dir, "libraries")
+            )
+        return self._reader
+
+    def facts_of(self, fullname: str) -> FunctionFacts:
+        """A library function's (or alias', or object's) requirement; empty when unknown."""
+        cached = self._facts.get(fullname)
+        if cached is not None:
+            return cached
+        found = NO_FACTS
+        requirement = self.reader().requirement(fullname)
+        if requirement is not None:
+            found = FunctionFacts(
+                fullname,
+                requirement=Requirement(
+                    requirement.platforms,
+                    requirement.cause,
+                    requirement.chain,
+                    interpret=requirement.interpret,
+                ),
+                where=_where(requirement.chain),
+            )
+        cache_keys.note_library_files(self.reader().modules_read().values())
+        self._facts[fullname] = found
+        return found
+
+    def wrapper_of(self, fullname: str) -> LibraryWrapper | None:
+        return self.reader().wrapper(fullname)
+
+
+def _where(chain: tuple[str, ...]) -> str:
+    """``jax/.../flash_attention.py:140`` from the first note of a chain, if it has one."""
+    if not chain:
+        return ""
+    head = chain[0]
+    start, end = head.find(" ("), head.find(")")
+    return head[start + 2 : end] if 0 <= start < end else ""
