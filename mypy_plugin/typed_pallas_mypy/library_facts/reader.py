@@ -1,0 +1,1782 @@
+"""One library module's source -> its local facts (``model.ModuleFacts``), with ``ast``.
+
+It applies the plugin's rules for the project's own functions (``platform_facts``,
+``unconditional``, ``evidence``, ``params``) to a module parsed with the standard
+library's ``ast``, using the same tables (``_vocabulary.ENTRIES``,
+``typed_pallas._platforms.PARAMS_BY_FULLNAME``, ``evidence_tables``):
+
+* every name is resolved to a fully qualified name through the module's imports
+  (relative ones too), the imports inside functions, nested functions, and the
+  module's own definitions;
+* per function: the Pallas entry calls and the named calls that run on every path
+  (only code that runs whenever the function returns: the same rules as
+  ``unconditional.py``), in source order; an entry call counts only when its kernel is
+  run on every path too (applied, assigned and then called, or returned); whether the
+  function reads the platform itself or calls a parameter or an unknown callable
+  (then it has no requirement); what it returns (an instance of a class, a closure);
+  whether it is a guard or platform helper; its body evidence (for callers in other
+  modules that pass it as a kernel); whether it is a wrapper;
+* per class: bases, methods, and the constructor parameters instance attributes hold;
+* per module-level alias: ``f = g``, ``functools.partial(g, ...)``, ``jax.jit(g)``,
+  ``jax.custom_vjp(g)``, ``g(...)`` (an instance), ``a if c else b``.
+
+What it does not do: look at other modules (``requirements`` combines modules), import
+anything it reads, or raise on bad source (a syntax error gives ``None``).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from typed_pallas import _platforms
+from typed_pallas_mypy import evidence_tables, fullnames
+from typed_pallas_mypy.library_facts import model
+from typed_pallas_mypy.library_facts._vocabulary import (
+    CLASS_KEEPERS,
+    DATACLASS_DECORATORS,
+    ENTRIES,
+    JAX_READ_PREFIX,
+    KEEPERS,
+    METHOD_KEEPERS,
+    PARTIAL,
+    PLATFORM_ATTRIBUTES,
+    PLATFORM_SOURCES,
+    EntrySpec,
+)
+from typed_pallas_mypy.library_facts.model import (
+    FALSE,
+    TRUE,
+    UNKNOWN,
+    Alias,
+    ArgSum,
+    Binding,
+    CallArgs,
+    CallEvent,
+    ClassSummary,
+    EntryEvent,
+    Event,
+    Evidence,
+    FunctionSummary,
+    ModuleFacts,
+    Param,
+    WrapperFact,
+)
+
+#: Bump when what the reader records, or how, changes (the disk cache keys on it).
+READER_VERSION: Final = "1"
+
+#: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
+BODY_DEPTH: Final = 2
+#: How many variable assignments deep an argument is followed (as ``evidence._NAME_DEPTH``).
+NAME_DEPTH: Final = 3
+#: How many factory ``return`` levels deep params are resolved (as ``params._MAX_DEPTH``).
+PARAMS_DEPTH: Final = 3
+#: How many wrappers (partial, jit, variables) deep a callee is followed.
+_CALLABLE_DEPTH: Final = 8
+
+_OVERLOAD: Final = frozenset({"typing.overload", "typing_extensions.overload"})
+_FIELD: Final = frozenset({"dataclasses.field"})
+_CLASSVAR: Final = ("ClassVar", "InitVar", "KW_ONLY")
+#: Top-level packages whose names are never worth recording as references.
+_UNRECORDED_TOPS: Final = frozenset({"builtins", "numpy", "jaxlib", *sys.stdlib_module_names})
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+Pos = tuple[int, int]
+
+
+#: Byte strings whose absence from a module's source means it neither runs Pallas nor
+#: reads the platform (such a module is only read for the names it re-exports).
+PALLAS_MARKER: Final = b"pallas"
+PLATFORM_MARKERS: Final = (
+    b"default_backend",
+    b"platform",
+    b"device_kind",
+    b"is_tpu_device",
+)
+
+
+def worth_reading(source: bytes) -> bool:
+    """Whether a module may hold facts beyond its imports (a byte test, no parse)."""
+    return PALLAS_MARKER in source or any(m in source for m in PLATFORM_MARKERS)
+
+
+def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts | None:
+    """The local facts of ``module`` (``is_package``: read from an ``__init__.py``);
+    None when the source does not parse. A module that ``worth_reading`` rejects gets
+    only its bindings (what it imports and defines)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
+    try:
+        return reader.facts(full=worth_reading(source))
+    except RecursionError:
+        return None
+
+
+def namespace_key(fullname: str) -> tuple[str, str] | None:
+    """(backend namespace, last name) of a backend's name (as ``evidence.namespace_key``)."""
+    for prefix, namespace in fullnames.BACKEND_NAMESPACES:
+        if fullname.startswith(prefix):
+            return (namespace, fullname.rsplit(".", 1)[1])
+    return None
+
+
+def is_opaque_name(fullname: str) -> bool:
+    """Names of code never read: builtins, the standard library, numpy, and jax's own
+    framework (everything in jax but ``jax.experimental.pallas.ops``)."""
+    top = fullname.split(".", 1)[0]
+    if top in _UNRECORDED_TOPS:
+        return True
+    return top == "jax" and not fullname.startswith(JAX_READ_PREFIX)
+
+
+def end_of(node: ast.AST) -> Pos:
+    """Where a statement's effect starts: its end (a binding exists after it)."""
+    line = getattr(node, "end_lineno", None)
+    col = getattr(node, "end_col_offset", None)
+    if line is None or col is None:
+        return position_of(node)
+    return (line, col)
+
+
+def position_of(node: ast.AST) -> Pos:
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def spelling(expr: ast.AST) -> str:
+    """How the source spells a dotted reference (``pltpu.make_async_copy``)."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return f"{spelling(expr.value)}.{expr.attr}"
+    if isinstance(expr, ast.Call):
+        return f"{spelling(expr.func)}(...)"
+    if isinstance(expr, ast.Subscript):
+        return f"{spelling(expr.value)}[...]"
+    return "<expression>"
+
+
+# --------------------------------------------------------------------------- scopes
+
+
+@dataclass
+class _Scope:
+    """A function or lambda: its parameters and the names it binds."""
+
+    node: ScopeNode | None
+    qualname: str
+    parent: _Scope | None
+    params: dict[str, Param] = field(default_factory=dict)
+    param_list: list[Param] = field(default_factory=list)
+    #: name -> [(position, value)] of simple assignments ``name = value``
+    assigns: dict[str, list[tuple[Pos, ast.expr]]] = field(default_factory=dict)
+    #: names bound in other ways (tuple targets, loops, ``with ... as``, walrus...)
+    complex: set[str] = field(default_factory=set)
+    #: name -> nested function definitions
+    defs: dict[str, list[FunctionNode]] = field(default_factory=dict)
+    imports: dict[str, list[str]] = field(default_factory=dict)
+    declared_global: set[str] = field(default_factory=set)
+    #: the class a method is defined in (qualname), if any
+    class_qualname: str | None = None
+    is_method: bool = False
+
+    @property
+    def self_name(self) -> str | None:
+        if self.is_method and self.param_list and self.param_list[0].kind in ("posonly", "pos"):
+            return self.param_list[0].name
+        return None
+
+    def bound(self, name: str) -> bool:
+        return (
+            name in self.assigns
+            or name in self.complex
+            or name in self.defs
+            or name in self.imports
+        )
+
+
+#: Name lookup results.
+@dataclass(frozen=True)
+class _Global:
+    fullname: str
+
+
+@dataclass(frozen=True)
+class _ParamRef:
+    scope: _Scope
+    name: str
+
+
+@dataclass(frozen=True)
+class _Local:
+    scope: _Scope
+    name: str
+    #: bound only by simple assignments
+    simple: bool
+
+
+_Lookup = _Global | _ParamRef | _Local
+
+
+# --------------------------------------------------------------------------- callables
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """An entry point (or ``functools.partial`` of one), with the call that names it."""
+
+    fullname: str
+    call: ast.Call
+    #: ``functools.partial(entry, ...)``: the partial's call
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class _Func:
+    targets: tuple[str, ...]
+    bound: CallArgs | None = None
+    #: ``self.method``
+    self_bound: bool = False
+
+
+@dataclass(frozen=True)
+class _Result:
+    target: str
+    args: CallArgs
+
+
+@dataclass(frozen=True)
+class _Known:
+    """A call that runs nothing with a requirement (builtins, a value's method...)."""
+
+
+@dataclass(frozen=True)
+class _Unknown:
+    reason: str
+
+
+@dataclass(frozen=True)
+class _EntryVariable:
+    """A local variable holding an entry call's result (``call = pl.pallas_call(...)``)."""
+
+    name: str
+    value: ast.Call
+
+
+_Callable = _Entry | _Func | _Result | _Known | _Unknown | _EntryVariable
+
+KNOWN: Final = _Known()
+
+
+# --------------------------------------------------------------------------- statements
+
+
+def _contains_return(stmt: ast.stmt) -> bool:
+    """Whether a statement may return early (a ``return`` nested in it, not in a
+    nested function)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.expr):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+@dataclass
+class _Roots:
+    """The parts of a body that run on every path that does not raise."""
+
+    nodes: list[ast.AST] = field(default_factory=list)
+    #: nested function definitions reached on every path (their decorators run)
+    defs: list[FunctionNode] = field(default_factory=list)
+    #: the value of the ``return`` that ends every path, if any
+    returned: ast.expr | None = None
+
+
+def unconditional_roots(body: Sequence[ast.stmt], out: _Roots | None = None) -> _Roots:
+    """As ``unconditional.unconditional_roots``, over ``ast`` statements."""
+    roots = out if out is not None else _Roots()
+    for stmt in body:
+        if isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Assert)):
+            roots.nodes.append(stmt)
+        elif isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                roots.nodes.append(stmt.value)
+                roots.returned = stmt.value
+            break
+        elif isinstance(stmt, ast.Raise):
+            break
+        elif isinstance(stmt, ast.If):
+            roots.nodes.append(stmt.test)
+            if _contains_return(stmt):
+                break
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            roots.nodes.append(stmt.iter)
+            if _contains_return(stmt):
+                break
+        elif isinstance(stmt, ast.While):
+            roots.nodes.append(stmt.test)
+            if _contains_return(stmt):
+                break
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            # The body runs whenever the ``with`` does: what runs on every path of the
+            # body counts, up to its first statement that may return (where the
+            # function may end). (``unconditional.py`` stops before such a body.)
+            roots.nodes.extend(item.context_expr for item in stmt.items)
+            unconditional_roots(stmt.body, roots)
+            if any(_contains_return(s) for s in stmt.body):
+                break
+        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            if _contains_return(stmt):
+                break
+            final: list[ast.stmt] = getattr(stmt, "finalbody", [])
+            unconditional_roots(final, roots)
+        elif isinstance(stmt, ast.Match):
+            roots.nodes.append(stmt.subject)
+            if _contains_return(stmt):
+                break
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            roots.defs.append(stmt)
+    return roots
+
+
+def unconditional_nodes(roots: Sequence[ast.AST]) -> list[ast.AST]:
+    """Every node under ``roots`` that is evaluated whenever they are (branches of
+    conditional expressions, right operands of ``and``/``or``, lambda bodies and
+    comprehension bodies are left out), as ``unconditional.unconditional_expressions``."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        children: list[ast.AST]
+        if isinstance(node, ast.IfExp):
+            children = [node.test]
+        elif isinstance(node, ast.BoolOp):
+            children = list(node.values[:1])
+        elif isinstance(node, ast.Lambda):
+            children = []
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            children = [node.generators[0].iter]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            children = []
+        else:
+            children = list(ast.iter_child_nodes(node))
+        stack.extend(reversed(children))
+    return out
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+# --------------------------------------------------------------------------- the reader
+
+
+class _ModuleReader:
+    def __init__(self, tree: ast.Module, module: str, is_package: bool, pallas: bool) -> None:
+        self.tree = tree
+        self.module = module
+        self.package = module if is_package else module.rpartition(".")[0]
+        self.pallas = pallas
+        self.module_scope = _Scope(None, "", None)
+        #: name -> raw module-level bindings: ("def", node) / ("class", node) /
+        #: ("import", fullname) / ("assign", value) / ("other", None)
+        self.raw: dict[str, list[tuple[str, object]]] = {}
+        self.scopes: dict[int, _Scope] = {}
+        #: qualname -> (function node, its scope)
+        self.function_nodes: dict[str, tuple[FunctionNode, _Scope]] = {}
+        self.class_nodes: dict[str, ast.ClassDef] = {}
+        self.bindings: dict[str, Binding] = {}
+        self._direct: dict[int, tuple[list[Evidence], list[ScopeNode]]] = {}
+        self._body: dict[int, tuple[Evidence, ...]] = {}
+        self._entry_decorated: set[str] = set()
+        self._straight_cache: dict[int, set[int]] = {}
+
+    # ------------------------------------------------------------------ building
+
+    def facts(self, *, full: bool) -> ModuleFacts:
+        self._collect_module(self.tree.body)
+        self._resolve_bindings()
+        functions: dict[str, FunctionSummary] = {}
+        classes: dict[str, ClassSummary] = {}
+        aliases: dict[str, Alias] = {}
+        if full:
+            self._build_scopes()
+            for qualname, (node, scope) in self.function_nodes.items():
+                functions[qualname] = self._summarize(node, scope)
+            for qualname, cls in self.class_nodes.items():
+                classes[qualname] = self._class_summary(qualname, cls, functions)
+            for name, binding in self.bindings.items():
+                if binding.kind == model.ALIAS:
+                    alias = self._alias(name)
+                    if alias is not None:
+                        aliases[name] = alias
+        return ModuleFacts(self.module, self.pallas, self.bindings, functions, classes, aliases)
+
+    def _import_target(self, node: ast.ImportFrom) -> str | None:
+        if node.level == 0:
+            return node.module or ""
+        base = self.package.split(".") if self.package else []
+        if node.level - 1 > len(base):
+            return None
+        if node.level > 1:
+            base = base[: len(base) - (node.level - 1)]
+        if node.module:
+            base = [*base, node.module]
+        return ".".join(base)
+
+    def _import_names(self, stmt: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname is not None:
+                    out.append((alias.asname, alias.name))
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    out.append((top, top))
+            return out
+        target = self._import_target(stmt)
+        if target is None:
+            return out
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            full = f"{target}.{alias.name}" if target else alias.name
+            out.append((alias.asname or alias.name, full))
+        return out
+
+    def _collect_module(self, stmts: Sequence[ast.stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if self._is_overload(stmt.decorator_list, None):
+                    continue
+                self.raw.setdefault(stmt.name, []).append(("def", stmt))
+            elif isinstance(stmt, ast.ClassDef):
+                self.raw.setdefault(stmt.name, []).append(("class", stmt))
+            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for name, full in self._import_names(stmt):
+                    self.raw.setdefault(name, []).append(("import", full))
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        self.raw.setdefault(target.id, []).append(("assign", stmt.value))
+                    else:
+                        for name in _target_names(target):
+                            self.raw.setdefault(name, []).append(("other", None))
+            elif isinstance(stmt, ast.AnnAssign):
+                if isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                    self.raw.setdefault(stmt.target.id, []).append(("assign", stmt.value))
+            elif isinstance(stmt, ast.AugAssign):
+                for name in _target_names(stmt.target):
+                    self.raw.setdefault(name, []).append(("other", None))
+            elif isinstance(stmt, ast.If):
+                self._collect_module(stmt.body)
+                self._collect_module(stmt.orelse)
+            elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+                self._collect_module(getattr(stmt, "body", []))
+                for handler in getattr(stmt, "handlers", []):
+                    self._collect_module(handler.body)
+                self._collect_module(getattr(stmt, "orelse", []))
+                self._collect_module(getattr(stmt, "finalbody", []))
+            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+                if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                    for name in _target_names(stmt.target):
+                        self.raw.setdefault(name, []).append(("other", None))
+                self._collect_module(stmt.body)
+                if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                    self._collect_module(stmt.orelse)
+
+    def _resolve_bindings(self) -> None:
+        for name, raw in self.raw.items():
+            kinds = {kind for kind, _ in raw}
+            if len(raw) == 1 or (kinds == {"import"} and len({str(v) for _, v in raw}) == 1):
+                kind, value = raw[0]
+                if kind == "def" and isinstance(value, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.bindings[name] = Binding(model.DEF, name)
+                elif kind == "class" and isinstance(value, ast.ClassDef):
+                    self.bindings[name] = Binding(model.CLASS, name)
+                    self.class_nodes[name] = value
+                elif kind == "import":
+                    self.bindings[name] = Binding(model.IMPORT, str(value))
+                elif kind == "assign":
+                    self.bindings[name] = Binding(model.ALIAS)
+                else:
+                    self.bindings[name] = Binding(model.VALUE)
+            else:
+                self.bindings[name] = Binding(model.AMBIGUOUS)
+
+    def _build_scopes(self) -> None:
+        for name, binding in list(self.bindings.items()):
+            if binding.kind == model.DEF:
+                node = self.raw[name][0][1]
+                assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                self._function_scope(node, name, self.module_scope, None)
+            elif binding.kind == model.CLASS:
+                cls = self.class_nodes[name]
+                for stmt in _class_functions(cls, self):
+                    self._function_scope(stmt, f"{name}.{stmt.name}", self.module_scope, name)
+            elif binding.kind == model.ALIAS:
+                value = self.raw[name][0][1]
+                if isinstance(value, ast.expr):
+                    self._lambdas(value, self.module_scope, name)
+                    if self._platform_read(value, self.module_scope) is not None:
+                        self.bindings[name] = Binding(model.PLATFORM_VALUE)
+
+    def _function_scope(
+        self, node: FunctionNode, qualname: str, parent: _Scope, class_qualname: str | None
+    ) -> _Scope:
+        is_method = class_qualname is not None and not self._decorated_with(
+            node.decorator_list, frozenset({"builtins.staticmethod"}), parent
+        )
+        scope = _Scope(node, qualname, parent, class_qualname=class_qualname, is_method=is_method)
+        self.scopes[id(node)] = scope
+        self._params(node.args, scope)
+        self._collect_locals(node.body, scope)
+        for stmt_node in ast.walk(node):
+            if isinstance(stmt_node, ast.NamedExpr) and isinstance(stmt_node.target, ast.Name):
+                if self._owner(stmt_node, node):
+                    scope.complex.add(stmt_node.target.id)
+        for name in list(scope.params):
+            if scope.bound(name):
+                param = scope.params[name]
+                updated = Param(param.name, param.kind, param.default, rebound=True)
+                scope.params[name] = updated
+                scope.param_list = [updated if p.name == name else p for p in scope.param_list]
+        self.function_nodes[qualname] = (node, scope)
+        # nested functions and lambdas
+        for decorator in node.decorator_list:
+            self._lambdas(decorator, parent, qualname)
+        for default in [*node.args.defaults, *[d for d in node.args.kw_defaults if d]]:
+            self._lambdas(default, parent, qualname)
+        self._nested(node.body, scope)
+        return scope
+
+    def _owner(self, target: ast.AST, func: ScopeNode) -> bool:
+        """Whether ``target`` (inside ``func``) belongs to ``func``'s own scope."""
+        stack: list[ast.AST] = list(ast.iter_child_nodes(func))
+        while stack:
+            node = stack.pop()
+            if node is target:
+                return True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+        return False
+
+    def _nested(self, body: Sequence[ast.stmt], scope: _Scope) -> None:
+        """Scopes of the functions, lambdas and (skipped) classes nested in a body."""
+        stack: list[ast.AST] = list(body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._function_scope(node, f"{scope.qualname}.<locals>.{node.name}", scope, None)
+                continue
+            if isinstance(node, ast.Lambda):
+                self._lambda_scope(node, scope)
+                continue
+            if isinstance(node, ast.ClassDef):
+                continue  # local classes: their methods are not followed
+            stack.extend(ast.iter_child_nodes(node))
+
+    def _lambdas(self, expr: ast.AST, scope: _Scope, qualname: str) -> None:
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Lambda) and id(node) not in self.scopes:
+                self._lambda_scope(node, scope)
+
+    def _lambda_scope(self, node: ast.Lambda, parent: _Scope) -> None:
+        scope = _Scope(node, f"{parent.qualname}.<lambda>", parent)
+        self.scopes[id(node)] = scope
+        self._params(node.args, scope)
+        self._nested([ast.Expr(node.body)], scope)
+
+    def _params(self, args: ast.arguments, scope: _Scope) -> None:
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+        defaults.extend(args.defaults)
+        for i, arg in enumerate(positional):
+            kind = model.POSONLY if i < len(args.posonlyargs) else model.POS
+            scope.param_list.append(Param(arg.arg, kind, self._default(defaults[i])))
+        if args.vararg is not None:
+            scope.param_list.append(Param(args.vararg.arg, model.STAR, model.REQUIRED))
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=False):
+            scope.param_list.append(Param(arg.arg, model.KWONLY, self._default(default)))
+        if args.kwarg is not None:
+            scope.param_list.append(Param(args.kwarg.arg, model.DSTAR, model.REQUIRED))
+        scope.params = {p.name: p for p in scope.param_list}
+
+    def _default(self, expr: ast.expr | None) -> str:
+        if expr is None:
+            return model.REQUIRED
+        literal = _literal(expr)
+        return literal if literal is not None else UNKNOWN
+
+    def _collect_locals(self, stmts: Sequence[ast.stmt], scope: _Scope) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                scope.defs.setdefault(stmt.name, []).append(stmt)
+            elif isinstance(stmt, ast.ClassDef):
+                scope.complex.add(stmt.name)
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        scope.assigns.setdefault(target.id, []).append((end_of(stmt), stmt.value))
+                    else:
+                        scope.complex.update(_target_names(target))
+            elif isinstance(stmt, ast.AnnAssign):
+                if isinstance(stmt.target, ast.Name):
+                    if stmt.value is not None:
+                        scope.assigns.setdefault(stmt.target.id, []).append(
+                            (end_of(stmt), stmt.value)
+                        )
+            elif isinstance(stmt, ast.AugAssign):
+                scope.complex.update(_target_names(stmt.target))
+            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for name, full in self._import_names(stmt):
+                    scope.imports.setdefault(name, []).append(full)
+            elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
+                scope.declared_global.update(stmt.names)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+                scope.complex.update(_target_names(stmt.target))
+                self._collect_locals(stmt.body, scope)
+                self._collect_locals(stmt.orelse, scope)
+            elif isinstance(stmt, (ast.While, ast.If)):
+                self._collect_locals(stmt.body, scope)
+                self._collect_locals(stmt.orelse, scope)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                for item in stmt.items:
+                    if item.optional_vars is not None:
+                        scope.complex.update(_target_names(item.optional_vars))
+                self._collect_locals(stmt.body, scope)
+            elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+                self._collect_locals(getattr(stmt, "body", []), scope)
+                for handler in getattr(stmt, "handlers", []):
+                    if handler.name:
+                        scope.complex.add(handler.name)
+                    self._collect_locals(handler.body, scope)
+                self._collect_locals(getattr(stmt, "orelse", []), scope)
+                self._collect_locals(getattr(stmt, "finalbody", []), scope)
+            elif isinstance(stmt, ast.Match):
+                for case in stmt.cases:
+                    for node in ast.walk(case.pattern):
+                        captured = getattr(node, "name", None)
+                        if isinstance(captured, str):
+                            scope.complex.add(captured)
+                    self._collect_locals(case.body, scope)
+
+    # ------------------------------------------------------------------ lookups
+
+    def lookup(self, name: str, scope: _Scope) -> _Lookup:
+        current: _Scope | None = scope
+        while current is not None and current.node is not None:
+            if name in current.declared_global:
+                break
+            if name in current.params:
+                return _ParamRef(current, name)
+            if current.bound(name):
+                defs = current.defs.get(name, [])
+                imports = current.imports.get(name, [])
+                others = name in current.assigns or name in current.complex
+                if len(defs) == 1 and not imports and not others:
+                    return _Global(f"{self.module}.{current.qualname}.<locals>.{name}")
+                if imports and not defs and not others and len(set(imports)) == 1:
+                    return _Global(imports[0])
+                simple = not defs and not imports and name not in current.complex
+                return _Local(current, name, simple)
+            current = current.parent
+        return _Global(self._module_name(name, 0))
+
+    def _module_name(self, name: str, depth: int) -> str:
+        """The fullname a module-level name stands for: an import's target, the name
+        a plain alias (``partial = functools.partial``) rebinds, or this module's own."""
+        binding = self.bindings.get(name)
+        if binding is None:
+            return f"builtins.{name}"
+        if binding.kind == model.IMPORT:
+            return binding.target
+        if binding.kind == model.ALIAS and depth < 4:
+            value = self.raw[name][0][1]
+            if isinstance(value, ast.Name) and value.id != name:
+                return self._module_name(value.id, depth + 1)
+            if isinstance(value, ast.Attribute):
+                base = self._dotted(value, depth + 1)
+                if base is not None:
+                    return base
+        return f"{self.module}.{name}"
+
+    def _dotted(self, expr: ast.expr, depth: int) -> str | None:
+        if isinstance(expr, ast.Name):
+            return self._module_name(expr.id, depth)
+        if isinstance(expr, ast.Attribute):
+            base = self._dotted(expr.value, depth)
+            return f"{base}.{expr.attr}" if base is not None else None
+        return None
+
+    def ref(self, expr: ast.AST, scope: _Scope) -> str | None:
+        """The fully qualified name ``expr`` refers to, when it names a global."""
+        if isinstance(expr, ast.Name):
+            found = self.lookup(expr.id, scope)
+            return found.fullname if isinstance(found, _Global) else None
+        if isinstance(expr, ast.Attribute):
+            base = self.ref(expr.value, scope)
+            return f"{base}.{expr.attr}" if base is not None else None
+        return None
+
+    def self_attribute(self, expr: ast.AST, scope: _Scope) -> str | None:
+        """``ATTR`` of ``self.ATTR`` inside a method (or a function nested in one)."""
+        if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name):
+            return None
+        found = self.lookup(expr.value.id, scope)
+        if isinstance(found, _ParamRef) and found.scope.self_name == expr.value.id:
+            if not found.scope.params[expr.value.id].rebound:
+                return expr.attr
+        return None
+
+    def function_of(self, fullname: str) -> tuple[FunctionNode, _Scope] | None:
+        """The node of a function of this module, by fullname."""
+        prefix = self.module + "."
+        if not fullname.startswith(prefix):
+            return None
+        return self.function_nodes.get(fullname[len(prefix) :])
+
+    def _decorated_with(
+        self, decorators: Sequence[ast.expr], names: frozenset[str], scope: _Scope
+    ) -> bool:
+        return any(self.ref(d, scope) in names for d in decorators)
+
+    def _is_overload(self, decorators: Sequence[ast.expr], scope: _Scope | None) -> bool:
+        for dec in decorators:
+            if isinstance(dec, ast.Name) and dec.id == "overload":
+                return True
+            if isinstance(dec, ast.Attribute) and dec.attr == "overload":
+                return True
+        return False
+
+    # ------------------------------------------------------------------ arguments
+
+    def argsum(self, expr: ast.expr, scope: _Scope) -> ArgSum:
+        literal = _literal(expr)
+        if literal is not None:
+            return literal
+        if isinstance(expr, ast.Call):
+            name = self.ref(expr.func, scope)
+            if name is not None and name.rsplit(".", 1)[-1] == "InterpretParams":
+                return TRUE
+            return UNKNOWN
+        if isinstance(expr, ast.Name):
+            found = self.lookup(expr.id, scope)
+            if isinstance(found, _ParamRef):
+                param = found.scope.params[expr.id]
+                if param.rebound or param.kind in (model.STAR, model.DSTAR):
+                    return UNKNOWN
+                prefix = "p" if found.scope is scope else "o"
+                return f"{prefix}:{expr.id}"
+            return UNKNOWN
+        attr = self.self_attribute(expr, scope)
+        if attr is not None:
+            return f"a:{attr}"
+        return UNKNOWN
+
+    def _splat(self, expr: ast.expr, scope: _Scope) -> ArgSum:
+        attr = self.self_attribute(expr, scope)
+        if attr is not None:
+            return f"a:{attr}"
+        if isinstance(expr, ast.Name):
+            found = self.lookup(expr.id, scope)
+            if isinstance(found, _ParamRef) and found.scope is scope:
+                return f"p:{expr.id}"
+        return UNKNOWN
+
+    def call_args(self, call: ast.Call, scope: _Scope, skip: int = 0) -> CallArgs:
+        positional: list[ArgSum] = []
+        star = False
+        for arg in call.args[skip:]:
+            if isinstance(arg, ast.Starred):
+                star = True
+                continue
+            if not star:
+                positional.append(self.argsum(arg, scope))
+        keywords: list[tuple[str, ArgSum]] = []
+        star_kwargs: list[ArgSum] = []
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                star_kwargs.append(self._splat(keyword.value, scope))
+            else:
+                keywords.append((keyword.arg, self.argsum(keyword.value, scope)))
+        return CallArgs(tuple(positional), tuple(keywords), star, tuple(star_kwargs))
+
+    # ------------------------------------------------------------------ callables
+
+    def callable_of(self, expr: ast.expr, scope: _Scope, depth: int = 0) -> _Callable:
+        """What calling ``expr`` runs."""
+        if depth > _CALLABLE_DEPTH:
+            return _Unknown(f"{spelling(expr)} (too many wrappers)")
+        if isinstance(expr, ast.Call):
+            return self._callable_call(expr, scope, depth)
+        if isinstance(expr, ast.IfExp):
+            left = self.callable_of(expr.body, scope, depth + 1)
+            right = self.callable_of(expr.orelse, scope, depth + 1)
+            if isinstance(left, _Func) and isinstance(right, _Func):
+                if left.bound is None and right.bound is None and not left.self_bound:
+                    if not right.self_bound:
+                        return _Func(left.targets + right.targets)
+            if isinstance(left, _Known) and isinstance(right, _Known):
+                return KNOWN
+            return _Unknown(f"{spelling(expr)} (a choice between callables)")
+        attr = self.self_attribute(expr, scope)
+        if attr is not None:
+            return _Func((f"self:{attr}",), None, self_bound=True)
+        if isinstance(expr, ast.Name):
+            found = self.lookup(expr.id, scope)
+            if isinstance(found, _ParamRef):
+                return _Unknown(f"the parameter {expr.id}")
+            if isinstance(found, _Local):
+                return self._local_callable(expr, found, scope, depth)
+            return self._global_callable(found.fullname)
+        if isinstance(expr, ast.Attribute):
+            name = self.ref(expr, scope)
+            if name is not None:
+                return self._global_callable(name)
+            return KNOWN  # a method of a value: library code
+        return _Unknown(spelling(expr))
+
+    def _global_callable(self, name: str) -> _Callable:
+        if name in ENTRIES or name in KEEPERS or name == PARTIAL or is_opaque_name(name):
+            return KNOWN  # an entry point named but not called here, or framework code
+        return _Func((name,))
+
+    def _local_callable(
+        self, expr: ast.Name, found: _Local, scope: _Scope, depth: int
+    ) -> _Callable:
+        value = self.value_at(found, position_of(expr))
+        if value is None:
+            return _Unknown(f"the local variable {found.name}")
+        if isinstance(value, ast.Call) and self.entry_of(value, found.scope) is not None:
+            return _EntryVariable(found.name, value)
+        result = self.callable_of(value, found.scope, depth + 1)
+        if isinstance(result, _Result | _Func | _Known | _EntryVariable):
+            return result
+        if isinstance(result, _Entry):
+            return _EntryVariable(found.name, result.call)
+        return _Unknown(f"the local variable {found.name}")
+
+    def value_at(self, found: _Local, pos: Pos) -> ast.expr | None:
+        """The value a local variable holds at ``pos``: its one assignment, or the last
+        one before ``pos`` when every assignment runs on every path (straight-line code)."""
+        if not found.simple:
+            return None
+        assigned = [
+            (at, value)
+            for at, value in found.scope.assigns.get(found.name, [])
+            if not self._rewraps(value, found.name, found.scope)
+        ]
+        if len(assigned) == 1:
+            return assigned[0][1]
+        straight = self._straight(found.scope)
+        if not assigned or any(id(value) not in straight for _, value in assigned):
+            return None
+        before = [value for at, value in assigned if at <= pos]
+        return before[-1] if before else None
+
+    def _rewraps(self, value: ast.expr, name: str, scope: _Scope) -> bool:
+        """``name = jax.vmap(name, ...)``: the variable still runs what it ran."""
+        if not isinstance(value, ast.Call):
+            return False
+        kept = self._keeper(value, scope)
+        return isinstance(kept, ast.Name) and kept.id == name
+
+    def _straight(self, scope: _Scope) -> set[int]:
+        """Ids of the values of the assignments of ``scope`` that run on every path."""
+        cached = self._straight_cache.get(id(scope))
+        if cached is not None:
+            return cached
+        found: set[int] = set()
+        if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for root in unconditional_roots(scope.node.body).nodes:
+                if isinstance(root, (ast.Assign, ast.AnnAssign)) and root.value is not None:
+                    found.add(id(root.value))
+        self._straight_cache[id(scope)] = found
+        return found
+
+    def _callable_call(self, call: ast.Call, scope: _Scope, depth: int) -> _Callable:
+        """What calling the result of ``call`` runs."""
+        entry = self.entry_of(call, scope)
+        if entry is not None:
+            return entry
+        callee = self.ref(call.func, scope)
+        if callee == PARTIAL and call.args and not isinstance(call.args[0], ast.Starred):
+            inner = self.callable_of(call.args[0], scope, depth + 1)
+            bound = self.call_args(call, scope, skip=1)
+            if isinstance(inner, _Func) and not inner.self_bound:
+                merged = bound if inner.bound is None else _merge(inner.bound, bound)
+                return _Func(inner.targets, merged)
+            if isinstance(inner, _Func):
+                return _Unknown(f"{spelling(call)} (a partial of a method)")
+            return inner if isinstance(inner, _Known | _Unknown) else _Unknown(spelling(call))
+        keeper = self._keeper(call, scope)
+        if keeper is not None:
+            return self.callable_of(keeper, scope, depth + 1)
+        if self._is_keeper_factory(call, scope):
+            return KNOWN  # ``jax.jit(static_argnames=...)``: a decorator, not a function
+        if callee is not None:
+            if callee in KEEPERS or is_opaque_name(callee):
+                return KNOWN
+            return _Result(callee, self.call_args(call, scope))
+        if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
+            if call.args and not isinstance(call.args[0], ast.Starred):
+                return self.callable_of(call.args[0], scope, depth + 1)
+        return _Unknown(f"{spelling(call)}(...)")
+
+    def _keeper(self, call: ast.Call, scope: _Scope) -> ast.expr | None:
+        """The function ``jax.jit(f, ...)`` / ``jax.custom_vjp(f)`` keeps, if ``call`` is one."""
+        callee = self.ref(call.func, scope)
+        if callee in KEEPERS and call.args and not isinstance(call.args[0], ast.Starred):
+            return call.args[0]
+        if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
+            if call.args and not isinstance(call.args[0], ast.Starred):
+                return call.args[0]
+        return None
+
+    def _is_keeper_factory(self, call: ast.Call, scope: _Scope) -> bool:
+        """``jax.jit(static_argnames=...)`` or ``functools.partial(jax.jit, ...)``."""
+        callee = self.ref(call.func, scope)
+        if callee in KEEPERS and not call.args:
+            return True
+        return bool(callee == PARTIAL and call.args and self.ref(call.args[0], scope) in KEEPERS)
+
+    def entry_of(self, call: ast.Call, scope: _Scope) -> _Entry | None:
+        callee = self.ref(call.func, scope)
+        if callee in ENTRIES:
+            return _Entry(callee, call)
+        if callee == PARTIAL and call.args:
+            inner = self.ref(call.args[0], scope)
+            if inner in ENTRIES:
+                return _Entry(inner, call, partial=True)
+        return None
+
+    # ------------------------------------------------------------------ platform reads
+
+    def _platform_read(self, node: ast.AST, scope: _Scope) -> str | None:
+        """How ``node`` (or anything in it) reads the platform, if it does."""
+        for sub, sub_scope in self._walk(node, scope):
+            if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_ATTRIBUTES:
+                return f"{spelling(sub)} at line {sub.lineno}"
+            if isinstance(sub, (ast.Name, ast.Attribute)):
+                name = self.ref(sub, sub_scope)
+                if name in PLATFORM_SOURCES:
+                    return f"{spelling(sub)} at line {sub.lineno}"
+                if name is not None and name.startswith(self.module + "."):
+                    local = self.bindings.get(name[len(self.module) + 1 :])
+                    if local is not None and local.kind == model.PLATFORM_VALUE:
+                        return f"{spelling(sub)} at line {sub.lineno}"
+        return None
+
+    def _walk(self, node: ast.AST, scope: _Scope) -> Iterator[tuple[ast.AST, _Scope]]:
+        """Every node under ``node`` with the scope its names resolve in."""
+        stack: list[tuple[ast.AST, _Scope]] = [(node, scope)]
+        while stack:
+            current, current_scope = stack.pop()
+            yield current, current_scope
+            own = self.scopes.get(id(current))
+            child_scope = own if own is not None else current_scope
+            for child in ast.iter_child_nodes(current):
+                stack.append((child, child_scope))
+
+    # ------------------------------------------------------------------ evidence
+
+    def _direct_evidence(self, func: ScopeNode) -> tuple[list[Evidence], list[ScopeNode]]:
+        """Backend-only names in ``func``'s body (not under a platform guard), and the
+        functions of this module it calls."""
+        cached = self._direct.get(id(func))
+        if cached is not None:
+            return cached
+        scope = self.scopes.get(id(func))
+        evidence: list[Evidence] = []
+        callees: list[ScopeNode] = []
+        if scope is None:
+            self._direct[id(func)] = (evidence, callees)
+            return evidence, callees
+        tables = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
+        body: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
+        stack: list[tuple[ast.AST, _Scope]] = [(b, scope) for b in body]
+        while stack:
+            node, node_scope = stack.pop()
+            if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+                if self._platform_read(node.test, node_scope) is not None:
+                    continue  # platform-guarded code inside the kernel
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                name = self.ref(node, node_scope)
+                key = namespace_key(name) if name is not None else None
+                backends = tables.get(key) if key is not None else None
+                if backends is not None:
+                    evidence.append(Evidence(tuple(sorted(backends)), spelling(node), node.lineno))
+            if isinstance(node, ast.Call):
+                target = self.kernel_function(node.func, node_scope)
+                if target is not None:
+                    callees.append(target)
+            own = self.scopes.get(id(node))
+            child_scope = own if own is not None else node_scope
+            for child in ast.iter_child_nodes(node):
+                stack.append((child, child_scope))
+        evidence.sort(key=lambda e: e.line)
+        self._direct[id(func)] = (evidence, callees)
+        return evidence, callees
+
+    def body_evidence(self, kernel: ScopeNode) -> tuple[Evidence, ...]:
+        """As ``evidence.body``: the kernel and the functions it calls, two levels deep."""
+        cached = self._body.get(id(kernel))
+        if cached is not None:
+            return cached
+        found: list[Evidence] = []
+        seen: set[int] = {id(kernel)}
+        frontier: list[ScopeNode] = [kernel]
+        for _ in range(BODY_DEPTH + 1):
+            following: list[ScopeNode] = []
+            for func in frontier:
+                evidence, callees = self._direct_evidence(func)
+                found.extend(evidence)
+                for callee in callees:
+                    if id(callee) not in seen:
+                        seen.add(id(callee))
+                        following.append(callee)
+            frontier = following
+        unique: dict[str, Evidence] = {}
+        for item in found:
+            unique.setdefault(item.what, item)
+        result = tuple(unique.values())
+        self._body[id(kernel)] = result
+        return result
+
+    def kernel_function(self, expr: ast.expr, scope: _Scope, depth: int = 0) -> ScopeNode | None:
+        """The function or lambda of this module ``expr`` names (through ``partial``)."""
+        if depth > 3:
+            return None
+        if isinstance(expr, ast.Lambda):
+            return expr
+        if isinstance(expr, ast.Call):
+            if self.ref(expr.func, scope) == PARTIAL and expr.args:
+                return self.kernel_function(expr.args[0], scope, depth + 1)
+            return None
+        name = self.ref(expr, scope)
+        if name is None:
+            return None
+        found = self.function_of(name)
+        return found[0] if found is not None else None
+
+    def _values(self, expr: ast.expr, scope: _Scope) -> list[tuple[ast.expr, _Scope]]:
+        """``expr`` and the values the variables inside it were assigned (as
+        ``evidence._values``)."""
+        out: list[tuple[ast.expr, _Scope]] = [(expr, scope)]
+        seen: set[int] = {id(expr)}
+        frontier = [(expr, scope)]
+        for _ in range(NAME_DEPTH):
+            following: list[tuple[ast.expr, _Scope]] = []
+            for value, value_scope in frontier:
+                for sub in ast.walk(value):
+                    if not isinstance(sub, ast.Name):
+                        continue
+                    for assigned, assigned_scope in self._assigned(sub.id, value_scope):
+                        if id(assigned) not in seen:
+                            seen.add(id(assigned))
+                            following.append((assigned, assigned_scope))
+            out.extend(following)
+            frontier = following
+            if not frontier:
+                break
+        return out
+
+    def _assigned(self, name: str, scope: _Scope) -> list[tuple[ast.expr, _Scope]]:
+        found = self.lookup(name, scope)
+        if isinstance(found, _Local):
+            return [(value, found.scope) for _, value in found.scope.assigns.get(name, [])]
+        if isinstance(found, _Global) and found.fullname == f"{self.module}.{name}":
+            raw = self.raw.get(name, [])
+            return [
+                (value, self.module_scope)
+                for kind, value in raw
+                if kind == "assign" and isinstance(value, ast.expr)
+            ]
+        return []
+
+    def _evidence_in(
+        self, values: list[tuple[ast.expr, _Scope]], table: dict[tuple[str, str], frozenset[str]]
+    ) -> list[Evidence]:
+        out: list[Evidence] = []
+        seen: set[str] = set()
+        for value, scope in values:
+            for sub in ast.walk(value):
+                if not isinstance(sub, (ast.Name, ast.Attribute)):
+                    continue
+                name = self.ref(sub, scope)
+                key = namespace_key(name) if name is not None else None
+                backends = table.get(key) if key is not None else None
+                if backends is None:
+                    continue
+                what = spelling(sub)
+                if what not in seen:
+                    seen.add(what)
+                    out.append(Evidence(tuple(sorted(backends)), what, sub.lineno))
+        return out
+
+    def _scratch(
+        self, exprs: list[ast.expr], grid_specs: list[ast.expr], scope: _Scope
+    ) -> list[Evidence]:
+        found: list[tuple[ast.expr, _Scope]] = [(e, scope) for e in exprs]
+        literal: list[Evidence] = []
+        for spec in grid_specs:
+            for value, value_scope in self._values(spec, scope):
+                for sub in ast.walk(value):
+                    if isinstance(sub, ast.Call):
+                        found.extend(
+                            (k.value, value_scope)
+                            for k in sub.keywords
+                            if k.arg == "scratch_shapes"
+                        )
+                        literal.extend(self._grid_spec_literal(sub, value_scope))
+        values: list[tuple[ast.expr, _Scope]] = []
+        for expr, expr_scope in found:
+            values.extend(self._values(expr, expr_scope))
+        return literal + self._evidence_in(values, dict(evidence_tables.SCRATCH_EVIDENCE))
+
+    def _grid_spec_literal(self, call: ast.Call, scope: _Scope) -> list[Evidence]:
+        name = self.ref(call.func, scope)
+        key = namespace_key(name) if name is not None else None
+        entry = evidence_tables.GRID_SPEC_EVIDENCE.get(key) if key is not None else None
+        if entry is None:
+            return []
+        keyword, threshold, backends = entry
+        for kw in call.keywords:
+            value = kw.value
+            if (
+                kw.arg == keyword
+                and isinstance(value, ast.Constant)
+                and type(value.value) is int
+                and value.value >= threshold
+            ):
+                what = f"{spelling(call.func)}({keyword}={value.value})"
+                return [Evidence(tuple(sorted(backends)), what, call.lineno)]
+        return []
+
+    def _mesh(self, expr: ast.expr, scope: _Scope) -> list[Evidence]:
+        for value, value_scope in self._values(expr, scope):
+            for sub in ast.walk(value):
+                if isinstance(sub, ast.Call):
+                    name = self.ref(sub.func, value_scope)
+                    key = namespace_key(name) if name is not None else None
+                    backends = evidence_tables.MESH_EVIDENCE.get(key) if key is not None else None
+                    if backends is not None:
+                        what = f"the mesh {spelling(sub)}"
+                        return [Evidence(tuple(sorted(backends)), what, sub.lineno)]
+        return []
+
+    # ------------------------------------------------------------------ params
+
+    def params_of(self, expr: ast.expr, scope: _Scope, pos: Pos, depth: int = 0) -> str:
+        """The backend of the params ``expr`` holds: a backend, "" (absent), "?" (unknown)."""
+        if depth > PARAMS_DEPTH:
+            return UNKNOWN
+        if isinstance(expr, ast.Constant) and expr.value is None:
+            return ""
+        if isinstance(expr, ast.Name):
+            found = self.lookup(expr.id, scope)
+            if isinstance(found, _Local) and found.simple:
+                values = [v for at, v in found.scope.assigns.get(expr.id, []) if at < pos]
+                if values:
+                    return _same([self.params_of(v, found.scope, pos, depth + 1) for v in values])
+                return UNKNOWN
+            if isinstance(found, _Global) and found.fullname == f"{self.module}.{expr.id}":
+                values = [v for v, _ in self._assigned(expr.id, self.module_scope)]
+                if values:
+                    end = (10**9, 0)
+                    return _same(
+                        [self.params_of(v, self.module_scope, end, depth + 1) for v in values]
+                    )
+            return UNKNOWN
+        if isinstance(expr, ast.Call):
+            name = self.ref(expr.func, scope)
+            if name is not None:
+                row = _platforms.PARAMS_BY_FULLNAME.get(name)
+                if row is not None:
+                    return row.backend
+                found_fn = self.function_of(name)
+                if found_fn is not None and not found_fn[0].decorator_list:
+                    factory, factory_scope = found_fn
+                    returned = [
+                        self.params_of(v, factory_scope, (10**9, 0), depth + 1)
+                        for v in _returns(factory.body)
+                    ]
+                    return _same(returned) if returned else UNKNOWN
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ entry calls
+
+    def _view(
+        self, entry: EntrySpec, call: ast.Call, partial: bool
+    ) -> tuple[dict[str, ast.expr], bool, list[ast.expr]]:
+        """(arguments by parameter name, has a splat, the ``**`` splats)."""
+        args: dict[str, ast.expr] = {}
+        has_splat = False
+        splats: list[ast.expr] = []
+        positional = call.args[1:] if partial else call.args
+        for i, arg in enumerate(positional):
+            if isinstance(arg, ast.Starred):
+                has_splat = True
+                continue
+            if i < len(entry.positional):
+                args[entry.positional[i]] = arg
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                has_splat = True
+                splats.append(keyword.value)
+            else:
+                args[keyword.arg] = keyword.value
+        return args, has_splat, splats
+
+    def _entry_event(
+        self, found: _Entry, scope: _Scope, line: int, decorated: FunctionNode | None
+    ) -> EntryEvent:
+        entry = ENTRIES[found.fullname]
+        args, has_splat, _ = self._view(entry, found.call, found.partial)
+        if "interpret" in args:
+            interpret = self.argsum(args["interpret"], scope)
+        else:
+            interpret = UNKNOWN if has_splat else FALSE
+        params = ""
+        if "compiler_params" in args:
+            params = self.params_of(args["compiler_params"], scope, position_of(found.call))
+        elif has_splat:
+            params = UNKNOWN
+        evidence: list[Evidence] = []
+        declared = args.get("platform")
+        if (
+            entry.title.startswith("typed_pallas.")
+            and isinstance(declared, ast.Constant)
+            and isinstance(declared.value, str)
+        ):
+            backends = sorted(
+                str(row.backend)
+                for row in _platforms.PARAMS_CLASSES
+                if row.platform == declared.value
+            )
+            if backends:
+                evidence.append(Evidence(tuple(backends), f"platform={declared.value!r}", line))
+        if entry.backends is not None:
+            evidence.append(Evidence(tuple(sorted(entry.backends)), entry.title, line))
+        if entry.mesh is not None and entry.mesh in args:
+            evidence.extend(self._mesh(args[entry.mesh], scope))
+        scratch = [args[n] for n in ("scratch_shapes", "scratch_types") if n in args]
+        grid_specs = [args["grid_spec"]] if "grid_spec" in args else []
+        if scratch or grid_specs:
+            evidence.extend(self._scratch(scratch, grid_specs, scope))
+        kernel_node: ScopeNode | None = None
+        kernel_ref: str | None = None
+        if entry.body is not None and entry.body in args:
+            body_expr = args[entry.body]
+            kernel_node = self.kernel_function(body_expr, scope)
+            if kernel_node is None and isinstance(body_expr, ast.Name):
+                found_var = self.lookup(body_expr.id, scope)
+                if isinstance(found_var, _Local):
+                    value = self.value_at(found_var, position_of(body_expr))
+                    if value is not None:
+                        kernel_node = self.kernel_function(value, found_var.scope)
+            if kernel_node is None:
+                target = body_expr
+                while (
+                    isinstance(target, ast.Call)
+                    and self.ref(target.func, scope) == PARTIAL
+                    and target.args
+                ):
+                    target = target.args[0]
+                name = self.ref(target, scope)
+                if name is not None and not name.startswith(self.module + "."):
+                    kernel_ref = name
+        elif decorated is not None:
+            kernel_node = decorated
+        if kernel_node is not None:
+            evidence.extend(self.body_evidence(kernel_node))
+        return EntryEvent(line, found.fullname, params, tuple(evidence), kernel_ref, interpret)
+
+    # ------------------------------------------------------------------ functions
+
+    def _summarize(self, node: FunctionNode, scope: _Scope) -> FunctionSummary:
+        blocked = self._platform_read(node, scope)
+        blocked_reason = f"reads the platform ({blocked})" if blocked is not None else None
+        roots = unconditional_roots(node.body)
+        nodes = unconditional_nodes(roots.nodes)
+        calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda c: position_of(c))
+        applied: set[int] = {id(c.func) for c in calls if isinstance(c.func, ast.Call)}
+        called_names: set[str] = set()
+        called_defs: set[str] = set()
+        events: list[tuple[Pos, Event]] = []
+        entries: list[tuple[ast.Call, _Entry, str | None]] = []  # (call, entry, assigned name)
+        assigned_to: dict[int, str] = {}
+        for root in roots.nodes:
+            if isinstance(root, (ast.Assign, ast.AnnAssign)) and isinstance(root.value, ast.Call):
+                targets = root.targets if isinstance(root, ast.Assign) else [root.target]
+                if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                    assigned_to[id(root.value)] = targets[0].id
+        unknown: str | None = None
+        for call in calls:
+            entry = self.entry_of(call, scope)
+            if entry is not None:
+                if not entry.partial:
+                    entries.append((call, entry, assigned_to.get(id(call))))
+                continue
+            if id(call) in applied:
+                continue  # f(...)(x): the outer call says what runs
+            if isinstance(call.func, ast.Call):
+                what = self._callable_call(call.func, scope, 0)
+                then: CallArgs | None = self.call_args(call, scope)
+            else:
+                what = self.callable_of(call.func, scope)
+                then = None
+            if isinstance(what, _Unknown):
+                if unknown is None:
+                    unknown = f"calls {what.reason} at line {call.lineno}"
+                continue
+            if isinstance(what, _EntryVariable):
+                called_names.add(what.name)
+                continue
+            if isinstance(what, _Entry):
+                if isinstance(call.func, ast.Call):
+                    applied.add(id(call.func))
+                continue
+            if isinstance(what, _Known):
+                continue
+            if isinstance(what, _Result):
+                follow = then if then is not None else self.call_args(call, scope)
+                event: Event = CallEvent(
+                    call.lineno, (what.target,), what.args, model.RESULT, follow
+                )
+                events.append((position_of(call), event))
+                continue
+            args = self.call_args(call, scope) if then is None else then
+            if what.bound is not None:
+                args = _merge(what.bound, args)
+            callees = what.targets
+            if len(callees) == 1:
+                local = self.function_of(callees[0])
+                if local is not None and callees[0] in self._entry_decorated_names(local):
+                    called_defs.add(callees[0])
+                    continue
+                if local is not None:
+                    called_defs.add(callees[0])
+            events.append(
+                (position_of(call), CallEvent(call.lineno, callees, args, bound=what.self_bound))
+            )
+        # entry calls whose kernel runs on every path
+        for call, entry, name in entries:
+            runs = (
+                id(call) in applied
+                or call is roots.returned
+                or (name is not None and name in called_names)
+                or entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC)
+            )
+            if runs:
+                events.append(
+                    (position_of(call), self._entry_event(entry, scope, call.lineno, None))
+                )
+        for definition in roots.defs:
+            qualname = f"{self.module}.{scope.qualname}.<locals>.{definition.name}"
+            for decorator in definition.decorator_list:
+                if not isinstance(decorator, ast.Call):
+                    continue
+                entry = self.entry_of(decorator, scope)
+                if entry is None:
+                    continue
+                immediate = entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC)
+                if immediate or qualname in called_defs:
+                    events.append(
+                        (
+                            position_of(decorator),
+                            self._entry_event(entry, scope, decorator.lineno, definition),
+                        )
+                    )
+        events.sort(key=lambda item: item[0])
+        if blocked_reason is None and unknown is not None:
+            blocked_reason = unknown
+        returns, closure = self._returned(roots.returned, scope)
+        return FunctionSummary(
+            qualname=scope.qualname,
+            line=node.lineno,
+            params=tuple(scope.param_list),
+            is_method=scope.is_method,
+            opaque=self._opaque(node, scope),
+            blocked=blocked_reason,
+            events=tuple(e for _, e in events),
+            returns=returns,
+            returns_closure=closure,
+            refs=self._refs(node, scope),
+            platform_helper=self._is_platform_helper(node, scope),
+            body_evidence=self.body_evidence(node),
+            wrapper=self._wrapper(node, scope),
+            self_attrs=(),
+        )
+
+    def _entry_decorated_names(self, found: tuple[FunctionNode, _Scope]) -> set[str]:
+        node, scope = found
+        parent = scope.parent if scope.parent is not None else self.module_scope
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and self.entry_of(decorator, parent) is not None:
+                return {f"{self.module}.{scope.qualname}"}
+        return set()
+
+    def _returned(
+        self, value: ast.expr | None, scope: _Scope
+    ) -> tuple[tuple[str, CallArgs, int] | None, tuple[str, int] | None]:
+        if value is None:
+            return None, None
+        if isinstance(value, ast.Call) and self.entry_of(value, scope) is None:
+            name = self.ref(value.func, scope)
+            if name is not None and not is_opaque_name(name) and name not in KEEPERS:
+                if name != PARTIAL:
+                    return (name, self.call_args(value, scope), value.lineno), None
+        target = value
+        while isinstance(target, ast.Call) and self.ref(target.func, scope) == PARTIAL:
+            if not target.args:
+                return None, None
+            target = target.args[0]
+        name = self.ref(target, scope)
+        if name is not None and name.startswith(f"{self.module}.{scope.qualname}.<locals>."):
+            return None, (name, value.lineno)
+        return None, None
+
+    def _opaque(self, node: FunctionNode, scope: _Scope) -> bool:
+        parent = scope.parent if scope.parent is not None else self.module_scope
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = self.ref(target, parent)
+            if name == PARTIAL and isinstance(decorator, ast.Call) and decorator.args:
+                name = self.ref(decorator.args[0], parent)
+            if name in KEEPERS:
+                continue
+            if scope.class_qualname is not None and name in METHOD_KEEPERS:
+                continue
+            return True
+        return False
+
+    def _refs(self, node: FunctionNode, scope: _Scope) -> tuple[str, ...]:
+        out: set[str] = set()
+        inner_values: set[int] = set()
+        for sub, sub_scope in self._walk(node, scope):
+            if isinstance(sub, ast.Attribute):
+                inner_values.add(id(sub.value))
+            if not isinstance(sub, (ast.Name, ast.Attribute)) or id(sub) in inner_values:
+                continue
+            name = self.ref(sub, sub_scope)
+            if name is not None and not is_opaque_name(name):
+                out.add(name)
+        return tuple(sorted(out))
+
+    def _is_platform_helper(self, node: FunctionNode, scope: _Scope) -> bool:
+        stmts = [s for s in node.body if not _is_docstring(s)]
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
+            return False
+        return self._platform_read(stmts[0].value, scope) is not None
+
+    # ------------------------------------------------------------------ wrappers
+
+    def _wrapper(self, node: FunctionNode, scope: _Scope) -> WrapperFact | None:
+        """As ``platform_facts._wrapper``, also through a returned closure (qwix's
+        ``pallas_call`` builds the call in ``wrapper`` and returns it) and with the
+        wrapper's own ``**kwargs`` splatted into the entry call."""
+        candidates: list[tuple[FunctionNode, _Scope]] = [(node, scope)]
+        roots = unconditional_roots(node.body)
+        if roots.returned is not None and isinstance(roots.returned, ast.Name):
+            name = self.ref(roots.returned, scope)
+            found = self.function_of(name) if name is not None else None
+            if found is not None and found[1].parent is scope:
+                candidates.append(found)
+        positions = _positions(scope)
+        for candidate, candidate_scope in candidates:
+            candidate_roots = unconditional_roots(candidate.body)
+            for sub in unconditional_nodes(candidate_roots.nodes):
+                if not isinstance(sub, ast.Call):
+                    continue
+                entry = self.entry_of(sub, candidate_scope)
+                if entry is None or entry.partial:
+                    continue
+                spec = ENTRIES[entry.fullname]
+                args, _, splats = self._view(spec, sub, False)
+                kwargs: str | None = None
+                for splat in splats:
+                    found_param = (
+                        self.lookup(splat.id, candidate_scope)
+                        if isinstance(splat, ast.Name)
+                        else None
+                    )
+                    if (
+                        isinstance(found_param, _ParamRef)
+                        and found_param.scope is scope
+                        and scope.params[found_param.name].kind == model.DSTAR
+                    ):
+                        kwargs = found_param.name
+                    else:
+                        kwargs = None
+                        break
+                if any(isinstance(a, ast.Starred) for a in sub.args[len(spec.positional) :]):
+                    continue
+                if len(splats) != (1 if kwargs is not None else 0):
+                    continue
+                forwards: list[tuple[str, str, int]] = []
+                for formal, actual in args.items():
+                    param = self._forwarded_param(actual, candidate_scope, scope, formal, spec)
+                    if param is not None:
+                        forwards.append((formal, param, positions.get(param, -1)))
+                forwarded = {f[0] for f in forwards}
+                if spec.body is None or spec.body not in forwarded:
+                    continue
+                if "compiler_params" not in forwarded and kwargs is None:
+                    continue
+                interpret = args.get("interpret")
+                if (
+                    interpret is not None
+                    and "interpret" not in forwarded
+                    and self.argsum(interpret, candidate_scope) != FALSE
+                ):
+                    return None
+                return WrapperFact(entry.fullname, tuple(sorted(forwards)), kwargs)
+        return None
+
+    def _forwarded_param(
+        self, actual: ast.expr, where: _Scope, wrapper: _Scope, formal: str, spec: EntrySpec
+    ) -> str | None:
+        """The wrapper parameter ``actual`` passes on: a parameter by name, or (for the
+        kernel) a lambda that calls that parameter."""
+        if isinstance(actual, ast.Name):
+            found = self.lookup(actual.id, where)
+            if isinstance(found, _ParamRef) and found.scope is wrapper:
+                param = wrapper.params[actual.id]
+                if not param.rebound and param.kind not in (model.STAR, model.DSTAR):
+                    return actual.id
+            return None
+        if formal == spec.body and isinstance(actual, ast.Lambda):
+            body = actual.body
+            lambda_scope = self.scopes.get(id(actual), where)
+            if isinstance(body, ast.Call) and isinstance(body.func, ast.Name):
+                return self._forwarded_param(body.func, lambda_scope, wrapper, formal, spec)
+        return None
+
+    # ------------------------------------------------------------------ classes
+
+    def _class_summary(
+        self, qualname: str, cls: ast.ClassDef, functions: dict[str, FunctionSummary]
+    ) -> ClassSummary:
+        bases: list[str] = []
+        for base in cls.bases:
+            name = self.ref(base, self.module_scope)
+            bases.append(name if name is not None else UNKNOWN)
+        if cls.keywords:
+            bases.append(UNKNOWN)  # a metaclass may change what calls do
+        opaque = False
+        dataclass_kw_only = False
+        is_dataclass = False
+        for decorator in cls.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = self.ref(target, self.module_scope)
+            if name not in CLASS_KEEPERS:
+                opaque = True
+            if name in DATACLASS_DECORATORS:
+                is_dataclass = True
+                if isinstance(decorator, ast.Call) and any(
+                    k.arg == "kw_only" for k in decorator.keywords
+                ):
+                    dataclass_kw_only = True
+        methods: list[tuple[str, str]] = []
+        for stmt in _class_functions(cls, self):
+            methods.append((stmt.name, f"{qualname}.{stmt.name}"))
+        fields = (
+            self._fields(cls) if is_dataclass and not cls.bases and not dataclass_kw_only else None
+        )
+        init = functions.get(f"{qualname}.__init__")
+        if init is not None:
+            attrs = self._init_attrs(cls, qualname)
+            functions[init.qualname] = dataclasses.replace(init, self_attrs=attrs)
+        return ClassSummary(qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields)
+
+    def _fields(self, cls: ast.ClassDef) -> tuple[Param, ...] | None:
+        out: list[Param] = []
+        for stmt in cls.body:
+            if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+                continue
+            annotation = ast.unparse(stmt.annotation) if stmt.annotation is not None else ""
+            if any(marker in annotation for marker in _CLASSVAR):
+                if "KW_ONLY" in annotation:
+                    return None
+                continue
+            default = model.REQUIRED
+            if stmt.value is not None:
+                if isinstance(stmt.value, ast.Call) and (
+                    self.ref(stmt.value.func, self.module_scope) in _FIELD
+                ):
+                    if any(k.arg == "kw_only" for k in stmt.value.keywords):
+                        return None
+                    default = UNKNOWN
+                else:
+                    default = self._default(stmt.value)
+            out.append(Param(stmt.target.id, model.POS, default))
+        return tuple(out)
+
+    def _init_attrs(self, cls: ast.ClassDef, qualname: str) -> tuple[tuple[str, str], ...]:
+        """Instance attributes ``__init__`` sets once from a parameter (``self.x = x``)
+        and no method sets again."""
+        found = self.function_nodes.get(f"{qualname}.__init__")
+        if found is None:
+            return ()
+        node, scope = found
+        self_name = scope.self_name
+        if self_name is None:
+            return ()
+        counts: dict[str, int] = {}
+        for stmt in _class_functions(cls, self):
+            for sub in ast.walk(stmt):
+                targets: list[ast.expr] = []
+                if isinstance(sub, ast.Assign):
+                    targets = list(sub.targets)
+                elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [sub.target]
+                for target in targets:
+                    for t in ast.walk(target):
+                        if (
+                            isinstance(t, ast.Attribute)
+                            and isinstance(t.value, ast.Name)
+                            and t.value.id == self_name
+                        ):
+                            counts[t.attr] = counts.get(t.attr, 0) + 1
+        out: list[tuple[str, str]] = []
+        for root in unconditional_roots(node.body).nodes:
+            if not isinstance(root, ast.Assign) or len(root.targets) != 1:
+                continue
+            target = root.targets[0]
+            if not (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == self_name
+                and counts.get(target.attr) == 1
+                and isinstance(root.value, ast.Name)
+            ):
+                continue
+            param = scope.params.get(root.value.id)
+            if param is None or param.rebound:
+                continue
+            if param.kind == model.DSTAR:
+                out.append((target.attr, "kwargs"))
+            elif param.kind != model.STAR:
+                out.append((target.attr, f"p:{param.name}"))
+        return tuple(sorted(out))
+
+    # ------------------------------------------------------------------ aliases
+
+    def _alias(self, name: str) -> Alias | None:
+        value = self.raw[name][0][1]
+        if not isinstance(value, ast.expr):
+            return None
+        what = self.callable_of(value, self.module_scope)
+        if isinstance(what, _Func) and not what.self_bound:
+            if len(what.targets) > 1:
+                return Alias(value.lineno, model.CHOICE, what.targets)
+            if what.bound is not None:
+                return Alias(value.lineno, model.PARTIAL, what.targets, what.bound)
+            keeps = isinstance(value, ast.Call)
+            return Alias(value.lineno, model.KEEP if keeps else model.REF, what.targets)
+        if isinstance(what, _Result) and isinstance(value, ast.Call):
+            return Alias(value.lineno, model.INSTANCE, (what.target,), what.args)
+        return None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _class_functions(cls: ast.ClassDef, reader: _ModuleReader) -> list[FunctionNode]:
+    """The methods of a class body (the implementation of an overload)."""
+    out: dict[str, FunctionNode] = {}
+    for stmt in cls.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if reader._is_overload(stmt.decorator_list, None):
+                continue
+            out[stmt.name] = stmt
+    return list(out.values())
+
+
+def _target_names(target: ast.AST) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _literal(expr: ast.expr) -> str | None:
+    """``"F"`` for ``False``/``None``/``0``, ``"T"`` for ``True``/non-zero ints."""
+    if not isinstance(expr, ast.Constant):
+        return None
+    value = expr.value
+    if value is None or value is False or (type(value) is int and value == 0):
+        return FALSE
+    if value is True or type(value) is int:
+        return TRUE
+    return None
+
+
+def _same(results: list[str]) -> str:
+    known = [r for r in results if r != ""]
+    if not known:
+        return "" if results else UNKNOWN
+    first = known[0]
+    if first == UNKNOWN or any(r != first for r in known):
+        return UNKNOWN
+    return first
+
+
+def _returns(body: Sequence[ast.stmt]) -> list[ast.expr]:
+    out: list[ast.expr] = []
+    for stmt in body:
+        if isinstance(stmt, ast.Return) and stmt.value is not None:
+            out.append(stmt.value)
+        elif isinstance(stmt, ast.If):
+            out.extend(_returns(stmt.body))
+            out.extend(_returns(stmt.orelse))
+    return out
+
+
+def _merge(bound: CallArgs, later: CallArgs) -> CallArgs:
+    """The arguments a ``functools.partial`` passes: its own, then the call's."""
+    if bound.star:
+        positional = bound.positional
+    else:
+        positional = bound.positional + later.positional
+    keywords = dict(bound.keywords)
+    keywords.update(dict(later.keywords))
+    return CallArgs(
+        positional,
+        tuple(keywords.items()),
+        bound.star or later.star,
+        bound.star_kwargs + later.star_kwargs,
+    )
+
+
+def _positions(scope: _Scope) -> dict[str, int]:
+    """Parameter name -> the position a caller passes it at (-1: keyword only)."""
+    out: dict[str, int] = {}
+    index = 0
+    params = scope.param_list[1:] if scope.is_method else scope.param_list
+    for param in params:
+        if param.kind in (model.POSONLY, model.POS):
+            out[param.name] = index
+            index += 1
+        else:
+            out[param.name] = -1
+    return out
