@@ -120,6 +120,18 @@ TP_DISPATCH: Final = frozenset(
 #: calls where a platform is decided (hooked to report decision-site findings)
 DECISION_CALLS: Final = DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
 
+#: ``__call__`` of the objects library kernels are (``jax.jit``, ``jax.custom_vjp`` /
+#: ``custom_jvp``, ``functools.partial``): calling one may run a library kernel, whose
+#: findings are reported there (``functools.partial.__call__`` keeps mypy's own hook)
+CALLABLE_OBJECT_CALLS: Final = frozenset(
+    {
+        "jax._src.pjit.JitWrapped.__call__",
+        "jax._src.custom_derivatives.custom_vjp.__call__",
+        "jax._src.custom_derivatives.custom_jvp.__call__",
+    }
+)
+PARTIAL_CALL: Final = "functools.partial.__call__"
+
 #: calls that end a block like ``raise`` does (test skips)
 SKIP_CALLS: Final = frozenset(
     {

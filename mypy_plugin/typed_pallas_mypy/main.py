@@ -90,11 +90,15 @@ class TypedPallasPlugin(Plugin):
 
     @override
     def get_method_hook(self, fullname: str) -> MethodHook | None:
+        hook = self._tables().method_hooks.get(fullname)
+        if hook is not None:
+            return hook
         user: MethodHook | None = self._user_hook(fullname)
         return user
 
     def _user_hook(self, fullname: str) -> Any:
-        """The hook for a call of a function of the project (memoized), or None."""
+        """The hook for a call of a function of the project or of a library kernel
+        (memoized), or None."""
         known = self._user_hooks.get(fullname, _UNSEEN)
         if known is not _UNSEEN:
             return known
@@ -150,20 +154,34 @@ class _HookTables:
         self.function_hooks[fullnames.FUNCTOOLS_PARTIAL] = functools.partial(
             hooks.check_partial, config=platform_config, session=session
         )
+        library_call = functools.partial(
+            hooks.check_library_call, config=platform_config, session=session
+        )
+        self.method_hooks: dict[str, MethodHook] = dict.fromkeys(
+            fullnames.CALLABLE_OBJECT_CALLS, library_call
+        )
+        self.method_hooks[fullnames.PARTIAL_CALL] = functools.partial(
+            hooks.check_partial_call, config=platform_config, session=session
+        )
         self.signature_hooks: dict[str, SignatureHook] = {
             name: functools.partial(hooks.widen_proven_mismatch, entry=entry, session=session)
             for name, entry in ENTRIES.items()
         }
 
     def user_hook(self, fullname: str) -> Any:
-        if not self.hooks.is_user_function(fullname, self.session):
-            return None
-        return functools.partial(
-            self.hooks.check_user_call,
-            fullname=fullname,
-            config=self.platform_config,
-            session=self.session,
-        )
+        kind = self.hooks.function_kind(fullname, self.session)
+        if kind == "project":
+            return functools.partial(
+                self.hooks.check_user_call,
+                fullname=fullname,
+                config=self.platform_config,
+                session=self.session,
+            )
+        if kind == "library kernel":
+            return functools.partial(
+                self.hooks.check_library_call, config=self.platform_config, session=self.session
+            )
+        return None
 
     def store_facts(self, module: str) -> None:
         self.hooks.store_facts(module, self.session)

@@ -18,11 +18,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Literal
 
 from mypy.nodes import CallExpr, MypyFile, TypeInfo
 from mypy.plugin import CheckerPluginInterface, FunctionContext, FunctionSigContext, MethodContext
-from mypy.plugins.functools import partial_new_callback
+from mypy.plugins.functools import partial_call_callback, partial_new_callback
 from mypy.types import FunctionLike, Instance, Overloaded, Type, get_proper_type
 
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
@@ -70,15 +70,23 @@ class Session:
         return self.facts
 
 
-def is_user_function(fullname: str, session: Session) -> bool:
-    """Whether ``fullname`` is defined in the project's own code (its calls get a hook)."""
+def function_kind(fullname: str, session: Session) -> Literal["project", "library kernel"] | None:
+    """Whether ``fullname`` is a function of the project's own code, or a library
+    function that lowers only for some platforms (calls of either get a hook); None for
+    anything else (no hook, so no other plugin's hook is shadowed)."""
     try:
         facts = session.facts_for(None)
-        return facts is not None and facts.names.is_user_module(facts.names.module_of(fullname))
+        if facts is None:
+            return None
+        names = facts.names
+        if names.is_user_module(names.module_of(fullname)):
+            return "project"
+        if names.is_library_name(fullname) and facts.of(fullname).requirement is not None:
+            return "library kernel"
     except Exception:  # never let a lookup crash mypy: no hook, mypy's default type
         if debug_enabled():
             raise
-        return False
+    return None
 
 
 def store_facts(module: str, session: Session) -> None:
@@ -259,6 +267,22 @@ def _check_typed_receiver(
     )
     if finding is not None:
         report(ctx.api, finding.context(), finding.message, list(finding.notes))
+
+
+def check_library_call(
+    ctx: FunctionContext | MethodContext, *, config: PlatformConfig, session: Session
+) -> Type:
+    """Hook for a call of a library kernel (a function, or a ``jax.jit`` /
+    ``custom_vjp`` object): the decision findings of the function it is in."""
+    _guarded(ctx, session, config, None)
+    return ctx.default_return_type
+
+
+def check_partial_call(ctx: MethodContext, *, config: PlatformConfig, session: Session) -> Type:
+    """Hook for calling a ``functools.partial`` object (``make_splash_mha(...)``): the
+    decision findings, then mypy's own inference of the call."""
+    _guarded(ctx, session, config, None)
+    return partial_call_callback(ctx)
 
 
 def check_decision_call(ctx: FunctionContext, *, config: PlatformConfig, session: Session) -> Type:
