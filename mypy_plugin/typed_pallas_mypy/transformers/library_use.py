@@ -60,24 +60,35 @@ class LibraryUse:
         self.modules = modules
         self.cache_dir = cache_dir
         self._reader: LibraryFacts | None = None
+        self._roots: list[str] = []
+        self._modules_seen = -1
         self._facts: dict[str, FunctionFacts] = {}
 
     def reader(self) -> LibraryFacts:
-        if self._reader is None:
-            from typed_pallas_mypy.library_facts import LibraryFacts
+        """The reader over the site-packages folders seen so far (mypy adds modules as
+        the build goes on: a new folder gives a new reader, and forgets what was not
+        found)."""
+        if self._reader is None or len(self.modules) != self._modules_seen:
+            self._modules_seen = len(self.modules)
+            roots = search_roots(self.modules)
+            if self._reader is None or roots != self._roots:
+                from typed_pallas_mypy.library_facts import LibraryFacts
 
-            self._reader = LibraryFacts(
-                search_roots(self.modules), cache_keys.plugin_folder(self.cache_dir, "libraries")
-            )
+                self._roots = roots
+                self._reader = LibraryFacts(
+                    roots, cache_keys.plugin_folder(self.cache_dir, "libraries")
+                )
+                self._facts.clear()
         return self._reader
 
     def facts_of(self, fullname: str) -> FunctionFacts:
         """A library function's (or alias', or object's) requirement; empty when unknown."""
+        reader = self.reader()
         cached = self._facts.get(fullname)
         if cached is not None:
             return cached
         found = NO_FACTS
-        requirement = self.reader().requirement(fullname)
+        requirement = reader.requirement(fullname)
         if requirement is not None:
             found = FunctionFacts(
                 fullname,
@@ -89,7 +100,7 @@ class LibraryUse:
                 ),
                 where=_where(requirement.chain),
             )
-        cache_keys.note_library_files(self.reader().modules_read().values())
+        cache_keys.note_library_files(reader.modules_read().values())
         self._facts[fullname] = found
         return found
 

@@ -230,7 +230,7 @@ class Names:
         the name came from the project's import statements)."""
         module = self.module_of(fullname)
         if module is None:
-            return True
+            return "." in fullname and fullname.replace(".", "").isidentifier()
         tree = self.modules[module]
         return is_installed_path(tree.path) and not tree.path.endswith(".pyi")
 
