@@ -175,17 +175,22 @@ def _literal_mode(expr: Expression) -> Interpret:
 
 def interpret_argument(node: Expression, parameter: tuple[str, int]) -> Interpret:
     """How ``node`` passes a callee's ``interpret`` parameter (``(name, position)``):
-    in a call ``f(x, interpret=True)`` or a partial ``functools.partial(f, interpret=True)``;
-    a bare reference ``f`` passes nothing ("off", the parameter's default)."""
+    in a call ``f(x, interpret=True)``, a partial ``functools.partial(f, interpret=True)``
+    or a call of one; a bare reference ``f`` passes nothing ("off", the default)."""
     if not isinstance(node, CallExpr):
         return "off"
-    name, position = parameter
-    args = list(zip(node.arg_kinds, node.arg_names, node.args))
+    arguments = list(zip(node.arg_kinds, node.arg_names, node.args))
     if ref_fullname(node.callee) == fullnames.FUNCTOOLS_PARTIAL:
-        args = args[1:]  # partial(f, *bound, **bound_keywords)
+        arguments = arguments[1:]  # partial(f, *bound, **bound_keywords)
+    elif isinstance(node.callee, CallExpr) and (
+        ref_fullname(node.callee.callee) == fullnames.FUNCTOOLS_PARTIAL
+    ):
+        bound = node.callee
+        arguments = [*zip(bound.arg_kinds, bound.arg_names, bound.args)][1:] + arguments
+    name, position = parameter
     splat = False
     positional = 0
-    for kind, arg_name, arg in args:
+    for kind, arg_name, arg in arguments:
         if kind == ARG_NAMED and arg_name == name:
             return _literal_mode(arg)
         if kind == ARG_POS:
