@@ -76,12 +76,11 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _lines(completed: subprocess.CompletedProcess[str]) -> list[str]:
-    return [
-        line
-        for line in completed.stdout.splitlines()
-        if line.startswith(("ops.py", "other.py", "kernels.py", "dispatch.py", "Success", "Found"))
-    ]
+LINES_OF = ("ops.py", "other.py", "kernels.py", "dispatch.py", "Success", "Found")
+
+
+def _lines(completed: subprocess.CompletedProcess[str], lines_of: tuple[str, ...]) -> list[str]:
+    return [line for line in completed.stdout.splitlines() if line.startswith(lines_of)]
 
 
 class Project:
@@ -91,6 +90,10 @@ class Project:
         self.src.mkdir()
         self.status = root / "dmypy.json"
         self.cold_count = 0
+        #: what the runs' environment adds (PYTHONPATH of an installed library)
+        self.extra_env: dict[str, str] = {}
+        #: the output lines compared (by their start)
+        self.lines_of = LINES_OF
 
     def write(self, helper_has_dma: bool, platforms: str) -> None:
         ops = (
@@ -124,13 +127,13 @@ class Project:
         completed = subprocess.run(
             [str(BIN / "mypy"), "--cache-dir", str(self.root / cache), *extra, *self.files],
             cwd=self.src,
-            env=_env(),
+            env={**_env(), **self.extra_env},
             capture_output=True,
             text=True,
             timeout=300,
         )
         assert "Traceback" not in completed.stderr + completed.stdout, completed.stderr
-        return _lines(completed)
+        return _lines(completed, self.lines_of)
 
     def cold(self) -> list[str]:
         """Project modules checked from scratch (see the module docstring)."""
@@ -149,7 +152,7 @@ class Project:
         return subprocess.run(
             [str(BIN / "dmypy"), "--status-file", str(self.status), *args],
             cwd=self.src,
-            env=_env(),
+            env={**_env(), **self.extra_env},
             capture_output=True,
             text=True,
             timeout=300,
@@ -160,7 +163,7 @@ class Project:
             "run", "--timeout", "300", "--", "--cache-dir", str(self.root / "daemon"), *self.files
         )
         assert "Traceback" not in completed.stderr + completed.stdout, completed.stderr
-        return _lines(completed)
+        return _lines(completed, self.lines_of)
 
 
 @pytest.fixture
@@ -262,5 +265,91 @@ def test_body_only_edit_in_another_module(project: Project) -> None:
     write("pltpu.CompilerParams()")
     cold = project.cold()
     assert cold[:1] == [CROSS_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+
+LIBRARY_OPS = """\
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+
+def _body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1
+
+
+def add_one(x):
+    return pl.pallas_call(_body, out_shape=x, compiler_params=PARAMS)(x)
+"""
+
+LIBRARY_USER = """\
+import jax
+import typedlib
+from untypedlib import add_one as untyped_add_one
+
+
+def run(x: jax.Array) -> object:
+    if jax.default_backend() == "gpu":
+        typedlib.add_one(x)
+        return untyped_add_one(x)
+    return x
+"""
+
+
+def _library_errors(line: int) -> list[str]:
+    return [
+        f"user.py:{line}: error: Compiler params for platform tpu cannot be used for gpu lowering."
+        "  [pallas-platform]"
+    ]
+
+
+def _errors(lines: list[str]) -> list[str]:
+    return [line for line in lines if ": error: " in line]
+
+
+def test_installed_library_upgrade(project: Project) -> None:
+    """Two installed libraries (one with py.typed, one without) change their kernel's
+    params between runs, as an upgrade would: the caller's findings follow, warm and
+    under the daemon, although no interface the caller imports changes."""
+    site = project.root / "site-packages"
+    project.files = ("user.py",)
+    project.extra_env = {"PYTHONPATH": str(site)}
+    ini = "[mypy]\nplugins = typed_pallas_mypy\nignore_missing_imports = True\n"
+
+    def install(params: str) -> None:
+        for name, typed in (("typedlib", True), ("untypedlib", False)):
+            package = site / name
+            package.mkdir(parents=True, exist_ok=True)
+            init = package / "__init__.py"
+            init.write_text(LIBRARY_OPS.replace("PARAMS", params))
+            stat = init.stat()
+            os.utime(init, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
+            if typed:
+                (package / "py.typed").write_text("")
+        project.write_files({"user.py": LIBRARY_USER, "mypy.ini": ini})
+
+    project.lines_of = ("user.py", "Success", "Found")
+    install("pltpu.CompilerParams()")
+    cold = project.mypy("warm")
+    assert _errors(cold) == [
+        *_library_errors(8),
+        *_library_errors(9),
+    ], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    install("pltriton.CompilerParams()")  # the upgrade: Triton params now
+    cold = project.cold()
+    assert cold == ["Success: no issues found in 1 source file"], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    install("pltpu.CompilerParams()")  # and back
+    cold = project.cold()
+    assert _errors(cold) == [
+        *_library_errors(8),
+        *_library_errors(9),
+    ], cold
     assert project.mypy("warm") == cold
     assert project.daemon() == cold

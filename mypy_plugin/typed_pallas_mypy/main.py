@@ -184,7 +184,7 @@ class _HookTables:
         return None
 
     def store_facts(self, module: str) -> None:
-        self.hooks.store_facts(module, self.session)
+        self.hooks.store_facts(module, self.session, self.platform_config)
 
 
 def plugin(version: str) -> type[Plugin]:

@@ -89,19 +89,24 @@ def function_kind(fullname: str, session: Session) -> Literal["project", "librar
     return None
 
 
-def store_facts(module: str, session: Session) -> None:
-    """Put ``module``'s platform facts in its symbol table just before mypy serializes
-    it, so that they are cached and part of its interface hash."""
+def store_facts(module: str, session: Session, config: PlatformConfig) -> None:
+    """Just before mypy serializes a project module: put its platform facts in its
+    symbol table (cached, and part of its interface hash), and work out its findings,
+    so that every library it uses has been read (mypy may write a module's cache
+    before it checks the function bodies, whose hooks would read them later)."""
     try:
         facts = session.facts_for(None)
         tree = facts.modules.get(module) if facts is not None else None
         builtins = facts.modules.get("builtins") if facts is not None else None
         str_node = builtins.names.get("str") if builtins is not None else None
-        if facts is None or tree is None or str_node is None:
+        if facts is None or tree is None or str_node is None or tree.is_cache_skeleton:
             return
         if not isinstance(str_node.node, TypeInfo):
             return
-        facts.store_module(tree, Instance(str_node.node, []))
+        str_type = Instance(str_node.node, [])
+        facts.store_module(tree, str_type)
+        if is_user_path(tree.path):
+            module_findings(tree, session, config, str_type)
     except Exception:
         if debug_enabled():
             raise
@@ -118,38 +123,49 @@ def debug_enabled() -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
+def module_findings(
+    tree: MypyFile, session: Session, config: PlatformConfig, str_type: Instance | None
+) -> decisions.ModuleFindings | None:
+    """Every decision-site finding of a project module, once per version of it.
+
+    Under the daemon, the modules whose facts they consulted become dependencies of
+    the module's targets, and the module's own facts are stored (``str_type``)."""
+    facts = session.facts
+    if facts is None:
+        return None
+    daemon = in_daemon()
+    if daemon:
+        facts.refresh()
+    stamp = (stamp_of(tree), facts.generation)
+    cached = session.findings.get(tree.fullname)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    index = index_of(tree, facts)
+    facts.consulted = set()
+    found = decisions.findings(tree, index, facts, config.platforms_for(tree.fullname))
+    found.targets = {tree.fullname, *requirements.definitions(tree)}
+    consulted = facts.consulted - {tree.fullname}
+    if daemon:
+        for module in consulted:
+            tree.plugin_deps.setdefault(trigger_of(module), set()).update(found.targets)
+        if str_type is not None:
+            facts.store_module(tree, str_type)
+    session.findings[tree.fullname] = (stamp, found)
+    return found
+
+
 def report_decisions(
     ctx: FunctionContext | MethodContext, session: Session, config: PlatformConfig
 ) -> None:
     """Report the decision-site findings of the target that holds ``ctx.context``."""
     tree = checked_tree(ctx)
-    if tree is None or not is_user_path(tree.path):
+    if tree is None or not is_user_path(tree.path) or session.facts_for(ctx.api) is None:
         return
-    facts = session.facts_for(ctx.api)
-    if facts is None:
+    found = module_findings(tree, session, config, reporting.str_instance(ctx.api))
+    if found is None:
         return
-    daemon = in_daemon()
-    if daemon:
-        facts.refresh()
-    index = index_of(tree, facts)
-    stamp = (stamp_of(tree), facts.generation)
-    cached = session.findings.get(tree.fullname)
-    if cached is not None and cached[0] == stamp:
-        found = cached[1]
-    else:
-        facts.consulted = set()
-        found = decisions.findings(tree, index, facts, config.platforms_for(tree.fullname))
-        found.targets = {tree.fullname, *requirements.definitions(tree)}
-        consulted = facts.consulted - {tree.fullname}
-        if daemon:
-            for module in consulted:
-                tree.plugin_deps.setdefault(trigger_of(module), set()).update(found.targets)
-            str_type = reporting.str_instance(ctx.api)
-            if str_type is not None:
-                facts.store_module(tree, str_type)
-        session.findings[tree.fullname] = (stamp, found)
     assert isinstance(ctx.context, CallExpr)
-    func = index.outermost_function_at(start_of(ctx.context))
+    func = index_of(tree, session.facts).outermost_function_at(start_of(ctx.context))
     pending = found.by_target.get(id(func) if func is not None else 0)
     if not pending:
         return
