@@ -50,7 +50,7 @@ SWAP: dict[str, str] = {"tpu": "gpu", "gpu": "tpu", "cuda": "tpu", "rocm": "tpu"
 BRANCH_SWAP: dict[str, str] = {"tpu": "cuda", "cuda": "tpu", "rocm": "tpu", "gpu": "tpu"}
 #: decorators that make a function a Pallas kernel entry point (``@pl.kernel``, ``@plgpu.kernel``)
 KERNEL_DECORATORS = frozenset({"kernel", "core_map"})
-#: how deep ``reaches_pallas`` follows calls
+#: how deep ``Reach.reaches`` follows calls
 REACH_DEPTH = 6
 
 
