@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = ROOT / "tests" / "runtime" / "matrix_driver.py"
@@ -33,7 +34,7 @@ TARGETS = ("tpu", "cuda", "rocm")
 PLATFORM = {"tpu": "tpu", "triton": "gpu", "mosaic_gpu": "gpu", "cuda": "gpu", "rocm": "gpu"}
 
 
-def _load_driver():  # type: ignore[no-untyped-def]
+def _load_driver() -> ModuleType:
     spec = importlib.util.spec_from_file_location("matrix_driver", DRIVER)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

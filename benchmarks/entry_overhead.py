@@ -43,7 +43,7 @@ def main() -> int:
     def kernel(x_ref: Any, o_ref: Any) -> None:
         o_ref[...] = x_ref[...] + 1
 
-    shape = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+    shape = jax.ShapeDtypeStruct((8, 128), jnp.float32)  # type: ignore[no-untyped-call]
     x = jnp.zeros((8, 128), jnp.float32)
     make_params = pltpu.CompilerParams if args.target == "tpu" else pltriton.CompilerParams
     params = make_params()

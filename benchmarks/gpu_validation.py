@@ -213,25 +213,38 @@ def _diff(a: str, b: str, limit: int = 12) -> list[str]:
     return lines[:limit]
 
 
+def _ready(value: Any) -> Any:
+    """``jax.block_until_ready`` (untyped in jax)."""
+    import jax
+
+    return jax.block_until_ready(value)  # type: ignore[no-untyped-call]
+
+
+def _clear_caches() -> None:
+    """``jax.clear_caches`` (untyped in jax)."""
+    import jax
+
+    jax.clear_caches()  # type: ignore[no-untyped-call]
+
+
 def time_pair(
     f1: Callable[..., Any], f2: Callable[..., Any], args: tuple[Any, ...], samples: int, inner: int
 ) -> tuple[list[float], list[float]]:
     """Interleaved samples of ``inner`` back-to-back calls each; ms per call."""
-    import jax
 
     for f in (f1, f2):
         for _ in range(3):
-            jax.block_until_ready(f(*args))
+            _ready(f(*args))
     t1: list[float] = []
     t2: list[float] = []
     for i in range(samples):
         order = ((f1, t1), (f2, t2)) if i % 2 == 0 else ((f2, t2), (f1, t1))
         for f, acc in order:
-            jax.block_until_ready(f(*args))
+            _ready(f(*args))
             t0 = time.perf_counter()
             for _ in range(inner):
                 out = f(*args)
-            jax.block_until_ready(out)
+            _ready(out)
             acc.append((time.perf_counter() - t0) * 1e3 / inner)
     return t1, t2
 
@@ -251,12 +264,12 @@ def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
     args = case["args"]
     try:
         # The ops jit themselves: clear JAX's caches so each variant really traces the op.
-        jax.clear_caches()
+        _clear_caches()
         raw_fn = jax.jit(lambda *a: case["fn"](*a))
         raw_low = raw_fn.lower(*args)
         raw = raw_low.compile()
         counter = Counter()
-        jax.clear_caches()
+        _clear_caches()
         typed_fn = jax.jit(lambda *a: case["fn"](*a))
         with routed(case["module"], case["alias"], case["entry"], replacement, counter):
             typed_low = typed_fn.lower(*args)
@@ -264,7 +277,7 @@ def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
         res["typed_calls"] = counter.n
         # control: the same op lowered raw a second time (some lowerings embed ids or
         # counters, so text can differ between two raw lowerings too)
-        jax.clear_caches()
+        _clear_caches()
         raw2_low = jax.jit(lambda *a: case["fn"](*a)).lower(*args)
         a_txt, b_txt, c_txt = raw_low.as_text(), typed_low.as_text(), raw2_low.as_text()
         res["lowered_identical"] = a_txt == b_txt
@@ -330,25 +343,25 @@ _PRELUDE = textwrap.dedent("""
 MISMATCH_CASES: dict[str, str] = {
     "raw pl.pallas_call + TPU params": """
         f = pl.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
-        jax.block_until_ready(jax.jit(f)(x))
+        _ready(jax.jit(f)(x))
     """,
     "typed_pallas.pallas_call + TPU params": """
         import typed_pallas
         f = typed_pallas.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
-        jax.block_until_ready(jax.jit(f)(x))
+        _ready(jax.jit(f)(x))
     """,
     "raw pl.pallas_call + TPU params, after install_backstop()": """
         import typed_pallas
         typed_pallas.install_backstop()
         f = pl.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
-        jax.block_until_ready(jax.jit(f)(x))
+        _ready(jax.jit(f)(x))
     """,
     "raw plgpu.kernel + TPU params": """
         plgpu = mgpu()
         def body(x_ref, o_ref):
             o_ref[...] = x_ref[...] + 1.0
         f = plgpu.kernel(body, compiler_params=pltpu.CompilerParams(), **mgpu_kw())
-        jax.block_until_ready(jax.jit(f)(x))
+        _ready(jax.jit(f)(x))
     """,
     "typed_pallas.mosaic_gpu_kernel + TPU params": """
         import typed_pallas
@@ -356,14 +369,14 @@ MISMATCH_CASES: dict[str, str] = {
         def body(x_ref, o_ref):
             o_ref[...] = x_ref[...] + 1.0
         f = typed_pallas.mosaic_gpu_kernel(body, compiler_params=pltpu.CompilerParams(), **mgpu_kw())
-        jax.block_until_ready(jax.jit(f)(x))
+        _ready(jax.jit(f)(x))
     """,
     "raw plgpu.kernel + Triton params": """
         plgpu = mgpu()
         def body(x_ref, o_ref):
             o_ref[...] = x_ref[...] + 1.0
         f = plgpu.kernel(body, compiler_params=pltriton.CompilerParams(), **mgpu_kw())
-        jax.block_until_ready(jax.jit(f)(x))
+        _ready(jax.jit(f)(x))
     """,
     "typed_pallas.mosaic_gpu_kernel + Triton params": """
         import typed_pallas
@@ -371,12 +384,12 @@ MISMATCH_CASES: dict[str, str] = {
         def body(x_ref, o_ref):
             o_ref[...] = x_ref[...] + 1.0
         f = typed_pallas.mosaic_gpu_kernel(body, compiler_params=pltriton.CompilerParams(), **mgpu_kw())
-        jax.block_until_ready(jax.jit(f)(x))
+        _ready(jax.jit(f)(x))
     """,
     "control: typed_pallas.pallas_call + Triton params (must run)": """
         import typed_pallas
         f = typed_pallas.pallas_call(add_one, out_shape=out, compiler_params=pltriton.CompilerParams())
-        y = jax.block_until_ready(jax.jit(f)(x))
+        y = _ready(jax.jit(f)(x))
         assert bool((y == x + 1).all())
     """,
 }

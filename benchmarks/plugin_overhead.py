@@ -70,10 +70,11 @@ def main(argv: list[str] | None = None) -> int:
         "plugin": write_config(work / "plugin.ini", PLUGIN),
         "baseline": write_config(work / "plain.ini", None),
     }
+    results: list[dict[str, object]] = []
     out: dict[str, object] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "command": "python benchmarks/plugin_overhead.py " + " ".join(argv or sys.argv[1:]),
-        "results": [],
+        "results": results,
     }
     try:
         for target in args.target or ["jax-ops"]:
@@ -160,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"  {mode:10s} {b:10.2f} {p:10.2f} {p / b:6.2f}  {len(times['plugin'][mode])}"
                 )
-            out["results"].append(res)  # type: ignore[union-attr]
+            results.append(res)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:

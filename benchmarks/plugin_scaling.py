@@ -96,10 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         "plugin": write_config(work / "plugin.ini", PLUGIN),
         "baseline": write_config(work / "plain.ini", None),
     }
+    rows: list[dict[str, object]] = []
     out: dict[str, object] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "command": "python benchmarks/plugin_scaling.py " + " ".join(argv or sys.argv[1:]),
-        "rows": [],
+        "rows": rows,
     }
     try:
         # warm both caches on the imports alone
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                 "baseline_all": [round(x, 2) for x in times["baseline"]],
                 "plugin_all": [round(x, 2) for x in times["plugin"]],
             }
-            out["rows"].append(row)  # type: ignore[union-attr]
+            rows.append(row)
             print(
                 f"{n:6d} {b:7.2f} ({bmin:5.2f}) {p:7.2f} ({pmin:5.2f}) {p - b:7.2f} {row['ms_per_site']:8.2f} "
                 f"{row['ms_per_site_min']:11.2f} {errors:4d}/{n // 10}"

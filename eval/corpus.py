@@ -51,6 +51,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -462,25 +463,45 @@ def ratio(n: int, d: int) -> str:
     return f"{n}/{d} ({100 * n / d:.0f}%)" if d else "-"
 
 
+#: which mutant results a score counts
+Selection = Callable[[MutantResult], bool]
+
+
+def _every(result: MutantResult) -> bool:
+    return True
+
+
 def score(
-    results: list[MutantResult], pred: Any = lambda r: True, default_flags: bool = False
+    results: list[MutantResult], pred: Selection = _every, default_flags: bool = False
 ) -> tuple[int, int]:
     sel = [r for r in results if pred(r)]
     hit = [r for r in sel if r.caught and (r.mutant.typed or not default_flags)]
     return len(hit), len(sel)
 
 
+def _pair(result: MutantResult) -> str:
+    return f"{result.mutant.from_backend}->{result.mutant.to_backend}"
+
+
 def summarize(evals: list[PackageEval]) -> dict[str, Any]:
     allr = [r for e in evals for r in e.results]
-    ev_ = lambda r: r.mutant.site.has_evidence  # noqa: E731
-    sc = lambda *a, **k: dict(zip(("caught", "mutants"), score(allr, *a, **k)))  # noqa: E731
-    by_pair: dict[str, dict[str, int]] = {}
-    for pair in sorted({f"{r.mutant.from_backend}->{r.mutant.to_backend}" for r in allr}):
-        by_pair[pair] = sc(lambda r, p=pair: f"{r.mutant.from_backend}->{r.mutant.to_backend}" == p)
-    by_how: dict[str, dict[str, int]] = {}
-    for how in sorted({r.mutant.how for r in allr}):
-        by_how[how] = sc(lambda r, h=how: r.mutant.how == h)
-    sites = Counter()
+
+    def ev_(r: MutantResult) -> bool:
+        return r.mutant.site.has_evidence
+
+    def sc(pred: Selection = _every, *, default_flags: bool = False) -> dict[str, int]:
+        caught, mutants = score(allr, pred, default_flags)
+        return {"caught": caught, "mutants": mutants}
+
+    def of_pair(pair: str) -> Selection:
+        return lambda r: _pair(r) == pair
+
+    def passed_as(how: str) -> Selection:
+        return lambda r: r.mutant.how == how
+
+    by_pair = {pair: sc(of_pair(pair)) for pair in sorted({_pair(r) for r in allr})}
+    by_how = {how: sc(passed_as(how)) for how in sorted({r.mutant.how for r in allr})}
+    sites: Counter[tuple[str, str]] = Counter()
     for r in allr:
         sites[(r.mutant.site.package, r.mutant.site.key)] += 1
     return {
@@ -662,7 +683,7 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
     )
     widths = [max(len(r[i]) for r in [hdr, *rows]) for i in range(len(hdr))]
 
-    def line(r):
+    def line(r: Sequence[str]) -> str:
         return "  ".join(
             c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
         )
@@ -697,9 +718,9 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
         "  by passing:",
         ", ".join(f"{p} {ratio(v['caught'], v['mutants'])}" for p, v in m["by_how"].items()),
     )
-    clis = [e for e in evals if e.cli is not None]
+    clis = [(e.package, e.cli) for e in evals if e.cli is not None]
     if clis:
-        bad = [e.package for e in clis if not e.cli.get("agrees_with_mypy")]
+        bad = [package for package, cli in clis if not cli.get("agrees_with_mypy")]
         print(
             f"  typed-pallas check (CLI) agrees with mypy+plugin on {len(clis) - len(bad)}/{len(clis)} packages"
             + (f"; differs: {', '.join(bad)}" if bad else "")
@@ -723,10 +744,10 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
         )
         print("  sites not mutated:", "; ".join(f"{k} {n}" for k, n in d["sites_skipped"].items()))
         for e in evals:
-            for r in e.dispatch:
-                m = r.mutant
+            for d_result in e.dispatch:
+                dm = d_result.mutant
                 print(
-                    f"    {'CAUGHT' if r.caught else 'missed'} {m.kind}/{m.form} {m.relpath}:{m.line} {m.detail}"
+                    f"    {'CAUGHT' if d_result.caught else 'missed'} {dm.kind}/{dm.form} {dm.relpath}:{dm.line} {dm.detail}"
                 )
             for f in e.dispatch_false_positives:
                 print(f"    FP {e.package}: {f['where']}: [{f['source']}] {f['message']}")

@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,7 +50,7 @@ SWAP: dict[str, str] = {"tpu": "gpu", "gpu": "tpu", "cuda": "tpu", "rocm": "tpu"
 BRANCH_SWAP: dict[str, str] = {"tpu": "cuda", "cuda": "tpu", "rocm": "tpu", "gpu": "tpu"}
 #: decorators that make a function a Pallas kernel entry point (``@pl.kernel``, ``@plgpu.kernel``)
 KERNEL_DECORATORS = frozenset({"kernel", "core_map"})
-#: how deep ``reaches_pallas`` follows calls
+#: how deep ``Reach.reaches`` follows calls
 REACH_DEPTH = 6
 
 
@@ -123,6 +123,11 @@ def _plat_strings(node: ast.AST) -> list[ast.Constant] | None:
     return None
 
 
+def _swap(constant: ast.Constant) -> str:
+    """The swapped platform of a constant ``_plat_strings`` found ("tpu" -> "gpu")."""
+    return SWAP[str(constant.value)]
+
+
 def source_form(node: ast.AST) -> str | None:
     """How a guard reads the platform, or None if ``node`` does not look like a platform source."""
     if isinstance(node, ast.Call):
@@ -174,21 +179,25 @@ def guard_compares(test: ast.AST, negated: bool = False) -> Iterator[tuple[Guard
                 yield g, op
         return
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        op = test.ops[0]
+        compare_op = test.ops[0]
         left, right = test.left, test.comparators[0]
-        if isinstance(op, (ast.Eq, ast.NotEq)) and _plat_strings(left) and not _plat_strings(right):
+        if (
+            isinstance(compare_op, (ast.Eq, ast.NotEq))
+            and _plat_strings(left)
+            and not _plat_strings(right)
+        ):
             left, right = right, left
         consts = _plat_strings(right)
         if not consts:
             return
-        if isinstance(op, (ast.Eq, ast.NotEq)) and not isinstance(right, ast.Constant):
+        if isinstance(compare_op, (ast.Eq, ast.NotEq)) and not isinstance(right, ast.Constant):
             return
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Constant):
+        if isinstance(compare_op, (ast.In, ast.NotIn)) and isinstance(right, ast.Constant):
             return  # "tpu" in kind: a substring test
         form = source_form(left)
         if form is None:
             return
-        positive = isinstance(op, (ast.Eq, ast.In))
+        positive = isinstance(compare_op, (ast.Eq, ast.In))
         yield GuardCompare(test, consts, form, positive != negated), "plain"
 
 
@@ -235,7 +244,7 @@ class Reach:
         return self.resolved[key]
 
     def callees(
-        self, src: SourceFile, nodes: list[ast.AST]
+        self, src: SourceFile, nodes: Sequence[ast.AST]
     ) -> Iterator[tuple[SourceFile, ast.FunctionDef, str]]:
         for root in nodes:
             for n in ast.walk(root):
@@ -287,7 +296,7 @@ class Reach:
         self.memo[key] = found
         return found
 
-    def region_reaches(self, src: SourceFile, nodes: list[ast.AST]) -> list[str]:
+    def region_reaches(self, src: SourceFile, nodes: Sequence[ast.AST]) -> list[str]:
         out: list[str] = []
         for csrc, cfn, name in self.callees(src, nodes):
             if name not in out and self.reaches(csrc, cfn):
@@ -322,8 +331,14 @@ def _block_of(src: SourceFile, stmt: ast.stmt) -> list[ast.stmt] | None:
     return None
 
 
+def _start(node: ast.AST) -> int:
+    line: int = getattr(node, "lineno", 0)
+    return line
+
+
 def _end(node: ast.AST) -> int:
-    return getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
+    line: int = getattr(node, "end_lineno", None) or _start(node)
+    return line
 
 
 def _swap_const(src: SourceFile, c: ast.Constant) -> TextEdit | None:
@@ -339,7 +354,7 @@ def _swap_const(src: SourceFile, c: ast.Constant) -> TextEdit | None:
         c.lineno,
         c.col_offset,
         c.end_col_offset or 0,
-        f"{raw[0]}{SWAP[c.value]}{raw[0]}",
+        f"{raw[0]}{_swap(c)}{raw[0]}",
     )
 
 
@@ -517,8 +532,8 @@ def _guard_mutants(
         before = ast.get_source_segment(src.data.decode("utf-8", "replace"), g.compare) or "?"
         after = before
         for c in g.constants:
-            after = after.replace(repr(c.value), repr(SWAP[c.value])).replace(
-                f'"{c.value}"', f'"{SWAP[c.value]}"'
+            after = after.replace(repr(c.value), repr(_swap(c))).replace(
+                f'"{c.value!s}"', f'"{_swap(c)}"'
             )
         plan.mutants.append(
             DispatchMutant(
@@ -578,7 +593,7 @@ def _condition_variable(src: SourceFile, node: ast.Assign, reach: Reach, plan: P
             src.relpath,
             g.compare.lineno,
             f"{name} = ... {' '.join(repr(c.value) for c in g.constants)} -> "
-            f"{' '.join(repr(SWAP[c.value]) for c in g.constants)}",
+            f"{' '.join(repr(_swap(c)) for c in g.constants)}",
             [e for e in edits if e],
             spans,
             typed=is_annotated(src.enclosing_function(node.lineno)),
@@ -642,7 +657,7 @@ def _helper_mutants(
                     src.relpath,
                     g.compare.lineno,
                     f"{name}: {' '.join(repr(c.value) for c in g.constants)} -> "
-                    f"{' '.join(repr(SWAP[c.value]) for c in g.constants)}",
+                    f"{' '.join(repr(_swap(c)) for c in g.constants)}",
                     [e for e in edits if e],
                     spans,
                     typed=True,
@@ -694,13 +709,13 @@ def _table_mutants(src: SourceFile, node: ast.Dict, reach: Reach, plan: Plan) ->
         q = raw[0] if raw and raw[0] in "'\"" else '"'
         edits.append(
             TextEdit(
-                src.relpath, k.lineno, k.col_offset, k.end_col_offset or 0, f"{q}{other.value}{q}"
+                src.relpath, k.lineno, k.col_offset, k.end_col_offset or 0, f"{q}{other.value!s}{q}"
             )
         )
     stmt: ast.AST = node
     while src.parents.get(stmt) is not None and not isinstance(stmt, ast.stmt):
         stmt = src.parents[stmt]
-    lo, hi = stmt.lineno, _end(stmt)
+    lo, hi = _start(stmt), _end(stmt)
     # uses of the table through the variable it is assigned to, in the same scope
     spans = [(src.relpath, lo, hi)]
     if (
@@ -715,7 +730,7 @@ def _table_mutants(src: SourceFile, node: ast.Dict, reach: Reach, plan: Plan) ->
                 s: ast.AST = n
                 while src.parents.get(s) is not None and not isinstance(s, ast.stmt):
                     s = src.parents[s]
-                spans.append((src.relpath, s.lineno, _end(s)))
+                spans.append((src.relpath, _start(s), _end(s)))
     plan.mutants.append(
         DispatchMutant(
             "table",
@@ -757,12 +772,12 @@ def _pd_mutants(src: SourceFile, call: ast.Call, plan: Plan) -> None:
     named = {k.arg for k in call.keywords}
     edits = []
     for k in plat:
+        if k.arg is None:  # a ** splat: never a platform keyword
+            continue
         new = BRANCH_SWAP[k.arg]
         if new in named:
             new = next((x for x in ("tpu", "cuda", "rocm") if x not in named), None) or new
-        edits.append(
-            TextEdit(src.relpath, k.lineno, k.col_offset, k.col_offset + len(k.arg or ""), new)
-        )
+        edits.append(TextEdit(src.relpath, k.lineno, k.col_offset, k.col_offset + len(k.arg), new))
     plan.mutants.append(
         DispatchMutant(
             "platform_dependent",

@@ -281,6 +281,7 @@ class Tracer:
         for n in ast.walk(scope):
             if src.scope_of(n) is not scope and n is not scope:
                 continue
+            value: ast.expr | None = None
             if (
                 isinstance(n, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == name.id for t in n.targets)
@@ -288,9 +289,10 @@ class Tracer:
                 isinstance(n, ast.AnnAssign)
                 and isinstance(n.target, ast.Name)
                 and n.target.id == name.id
-                and n.value
             ):
-                values.append(n.value)
+                value = n.value
+            if value is not None:
+                values.append(value)
         if not values:
             out.problem = f"no assignment to {name.id}"
             return
@@ -322,15 +324,15 @@ class Tracer:
             for n in ast.walk(src.tree):
                 if isinstance(n, ast.FunctionDef) and n.name == func.id:
                     return src, n
-            mod = self._imported_from(src, func.id)
-            if mod is not None:
-                other = self._module_file(mod[0])
+            imported = self._imported_from(src, func.id)
+            if imported is not None:
+                other = self._module_file(imported[0])
                 if other is not None:
-                    return self._resolve_function(other, ast.Name(id=mod[1]))
+                    return self._resolve_function(other, ast.Name(id=imported[1]))
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            mod = self._module_alias(src, func.value.id)
-            if mod is not None:
-                other = self._module_file(mod)
+            module = self._module_alias(src, func.value.id)
+            if module is not None:
+                other = self._module_file(module)
                 if other is not None:
                     return self._resolve_function(other, ast.Name(id=func.attr))
         return None
@@ -516,7 +518,10 @@ def discover_sites(root: Path, relpath: str, package: str = "-", version: str = 
                 else None
             )
             backends.add(backend_of_module.get(mod or ""))
-        if len(backends) != 1 or None in backends:
+        if len(backends) != 1:
+            continue
+        (backend,) = backends
+        if backend is None:
             continue
         out.append(
             Site(
@@ -525,7 +530,7 @@ def discover_sites(root: Path, relpath: str, package: str = "-", version: str = 
                 relpath,
                 call.lineno,
                 _callee_name(call) or "?",
-                backends.pop(),
+                backend,
                 "discovered",
                 "-",
                 "-",

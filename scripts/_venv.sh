@@ -1,5 +1,5 @@
-# Shared by scripts/test, scripts/check and .ci/run: make (or refresh) the project
-# environments.
+# Shared by scripts/test, scripts/test-one, scripts/lint, scripts/check and .ci/run: make
+# (or refresh) the project environments, and run ruff.
 #   .venv311: Python 3.11, jax 0.10.x (the oldest supported): the whole suite
 #   .venv312: Python 3.12, jax 0.12.x (the newest supported): the whole suite
 #   .venv313: Python 3.13, jax 0.12.x: a smoke subset (SMOKE_TESTS in scripts/test);
@@ -68,9 +68,25 @@ ensure_layered_venv() {  # ensure_layered_venv DIR BASE "REQUIREMENTS": BASE's p
     echo "$stamp" > "$dir/.typed-pallas-stamp"
 }
 
-ensure_all_venvs() {
+ensure_old_venv() {  # .venv311: the oldest end of the JAX range (scripts/check, test-one --jax old)
     ensure_venv .venv311 3.11 "jax==0.10.2 jaxlib==0.10.2"
+}
+
+ensure_new_venv() {  # .venv312: the newest end of the JAX range (lint, test-one's default)
     ensure_venv .venv312 3.12 "jax>=0.12,<0.13 jaxlib>=0.12,<0.13"
+}
+
+ensure_all_venvs() {
+    ensure_old_venv
+    ensure_new_venv
     ensure_venv .venv313 3.13 "jax>=0.12,<0.13 jaxlib>=0.12,<0.13" "-e .[mypy] pytest>=8 pytest-mypy-plugins>=3.1 absl-py>=2"
     ensure_layered_venv .venv312-mypy-oldest .venv312 "mypy==$MYPY_OLDEST"
+}
+
+run_ruff() {  # ruff check and ruff format --check over the repository (the test extra's pinned ruff)
+    local status=0
+    echo "=== ruff $(.venv312/bin/ruff --version | cut -d' ' -f2): check and format --check"
+    .venv312/bin/ruff check . || status=1
+    .venv312/bin/ruff format --check . || status=1
+    return $status
 }

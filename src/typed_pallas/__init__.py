@@ -123,13 +123,10 @@ _LAZY: dict[str, str] = {
 
 def _installed_version() -> str:
     # One source: pyproject's [project] version, as the installed metadata carries it
-    # (importlib.metadata costs ~70 ms to import, hence on first access only).
-    from importlib.metadata import PackageNotFoundError, version
+    # (read on first access only); "0+unknown" for a bare source tree on sys.path.
+    from typed_pallas._versions import installed_version
 
-    try:
-        return version("typed-pallas")
-    except PackageNotFoundError:  # a bare source tree on sys.path, not installed
-        return "0+unknown"
+    return installed_version("typed-pallas") or "0+unknown"
 
 
 def __getattr__(name: str) -> Any:

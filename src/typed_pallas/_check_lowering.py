@@ -42,9 +42,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import jax
+from typing_extensions import override
 
-from typed_pallas import _platforms
-from typed_pallas._dispatch import abstract_mesh_context, cross_lowering_targets
+from typed_pallas import _jaxcompat, _platforms
+from typed_pallas._dispatch import cross_lowering_targets
 from typed_pallas._errors import PlatformMismatchError, UnknownPlatformError
 
 __all__ = ["LoweringError", "LoweringReport", "PlatformResult", "Status", "check_lowering"]
@@ -126,12 +127,15 @@ class LoweringReport(Mapping[str, PlatformResult]):
     name: str
     results: Mapping[str, PlatformResult]
 
+    @override
     def __getitem__(self, platform: str) -> PlatformResult:
         return self.results[platform]
 
+    @override
     def __iter__(self) -> Iterator[str]:
         return iter(self.results)
 
+    @override
     def __len__(self) -> int:
         return len(self.results)
 
@@ -194,9 +198,11 @@ class LoweringReport(Mapping[str, PlatformResult]):
             for p, r in self.results.items()
         }
 
+    @override
     def __str__(self) -> str:
         return f"check_lowering({self.name}):\n{self.table()}"
 
+    @override
     def __repr__(self) -> str:
         cells = ", ".join(f"{p}={r.cell()!r}" for p, r in self.results.items())
         return f"LoweringReport({self.name}: {cells})"
@@ -432,7 +438,10 @@ def check_lowering(
         error: BaseException | None = None
         text = ""
         jaxpr = None
-        with cross_lowering_targets((platform,), kinds), abstract_mesh_context(platform, kinds):
+        with (
+            cross_lowering_targets((platform,), kinds),
+            _jaxcompat.cross_lowering(platform, kinds.get(platform)),
+        ):
             try:
                 traced = jax.jit(fresh).trace(*args)
                 jaxpr = traced.jaxpr

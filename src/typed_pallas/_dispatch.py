@@ -44,6 +44,7 @@ from typing import Any, Final, Generic, ParamSpec, TypeVar
 
 import jax
 import numpy as np
+from typing_extensions import override
 
 from typed_pallas import _jaxcompat, _platforms
 from typed_pallas._errors import PlatformMismatchError, UnknownPlatformError
@@ -84,26 +85,11 @@ def cross_lowering_targets(
         _CROSS_TARGETS.reset(token)
 
 
-def abstract_mesh_context(platform: str, kinds: Mapping[str, tuple[str, str]] | None = None) -> Any:
-    """``use_abstract_mesh`` naming a device of ``platform`` (jax >= 0.12), else a null context.
-
-    A null context too when an abstract mesh is already active: the caller chose the target.
-    """
-    spec = (kinds if kinds is not None else _platforms.ABSTRACT_DEVICE_KINDS).get(platform)
-    device_cls = getattr(jax.sharding, "AbstractDevice", None)
-    use = getattr(jax.sharding, "use_abstract_mesh", None)
-    if spec is None or device_cls is None or use is None:
-        return contextlib.nullcontext()
-    current = getattr(jax.sharding, "get_abstract_mesh", lambda: None)()
-    if current is not None and not getattr(current, "empty", True):
-        return contextlib.nullcontext()  # the caller's own mesh (and device) wins
-    kind, device_platform = spec
-    try:
-        device = device_cls(device_kind=kind, num_cores=1, platform=device_platform)
-    except TypeError:  # pragma: no cover - older signature
-        return contextlib.nullcontext()
-    mesh = jax.sharding.AbstractMesh((1,), ("_typed_pallas",), abstract_device=device)
-    return use(mesh)
+def _traced_for(
+    platform: str, device: tuple[str, str] | None
+) -> contextlib.AbstractContextManager[object]:
+    """The cross-lowering context for a branch of ``platform``: none unless a device is given."""
+    return _jaxcompat.cross_lowering(platform, device) if device else contextlib.nullcontext()
 
 
 # --------------------------------------------------------------------------- the narrowing primitive
@@ -133,12 +119,7 @@ def _on_platforms_p() -> Any:
         inner = ctx.module_context.replace(platforms=(platform,))
         body = _jaxpr_of(jaxpr)
         consts = mlir.ir_consts(jaxpr.consts, [v.aval for v in body.constvars])
-        context = (
-            abstract_mesh_context(platform, {platform: device})
-            if device
-            else contextlib.nullcontext()
-        )
-        with context:
+        with _traced_for(platform, device):
             outs, tokens = mlir.jaxpr_subcomp(
                 inner,
                 body,
@@ -176,11 +157,7 @@ def _on_platforms_p() -> Any:
         in_axes = [None if (d is None or d is not_mapped) else d for d in dims]
         fn = jax.vmap(core.jaxpr_as_fun(jaxpr), in_axes=in_axes)
         specs = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in args]  # type: ignore[no-untyped-call]
-        with (
-            abstract_mesh_context(platforms[0], {platforms[0]: device})
-            if device
-            else contextlib.nullcontext()
-        ):
+        with _traced_for(platforms[0], device):
             batched = jax.make_jaxpr(fn)(*specs)
         outs = prim.bind(*args, jaxpr=batched, platforms=platforms, device=device)
         return outs, [0] * len(outs)
@@ -212,12 +189,7 @@ def _narrowed(fn: Callable[..., Any], platform: str) -> Callable[..., Any]:
 
         specs = [jax.ShapeDtypeStruct(np.shape(x), jax.numpy.result_type(x)) for x in operands]  # type: ignore[no-untyped-call]
         device = _CROSS_TARGETS.get().get(platform)
-        context = (
-            abstract_mesh_context(platform, {platform: device})
-            if device
-            else contextlib.nullcontext()
-        )
-        with context:
+        with _traced_for(platform, device):
             closed = jax.make_jaxpr(flat_fn)(*specs)
         outs = _on_platforms_p().bind(*operands, jaxpr=closed, platforms=(platform,), device=device)
         return jax.tree_util.tree_unflatten(out_trees[0], outs)
@@ -314,6 +286,7 @@ class Dispatch(Generic[_Args, _R]):
         result: _R = jax.lax.platform_dependent(*operands, default=default, **per_platform)
         return result
 
+    @override
     def __repr__(self) -> str:
         parts = [f"{k}={_name(v)}" for k, v in self.branches.items()]
         if self.default is not None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from typing_extensions import override
+
 from typed_pallas import _platforms
 
 
@@ -37,6 +39,7 @@ class PlatformMismatchError(ValueError):
         self.params_platform = params_platform
         self.expected_platform = expected_platform
 
+    @override
     def __reduce__(
         self,
     ) -> tuple[Callable[..., PlatformMismatchError], tuple[str, str, bool, list[str] | None]]:

@@ -5,7 +5,8 @@ range is a constant here (``LOWEST_SUPPORTED`` up to, not including,
 ``FIRST_UNSUPPORTED``: ``jax>=0.10,<0.13``), and ``tests/packaging/test_jax_range.py``
 checks that pyproject's ``[project].dependencies`` declare exactly that range for
 ``jax`` and ``jaxlib``, so the metadata and this module cannot drift. The installed
-versions come from ``importlib.metadata``; a version outside the range gets one
+versions come from :func:`typed_pallas._versions.installed_version` (the installed
+metadata, without importing jax); a version outside the range gets one
 ``UnsupportedJaxWarning`` naming both versions and what to do.
 
 What it does not do: import jax or mypy (the plugin and a bare ``import typed_pallas``
@@ -18,13 +19,13 @@ the range check must never be the thing that breaks.
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Final
+
+from typed_pallas import _versions
 
 __all__ = [
     "CHECKED_DISTRIBUTIONS",
@@ -74,33 +75,15 @@ class OutOfRange:
     specifier: str  #: the supported range, e.g. ">=0.10,<0.13"
 
 
-_RELEASE = re.compile(r"^\s*v?(?P<release>\d+(?:\.\d+)*)")
-
-
-def _release(version: str) -> tuple[int, ...] | None:
-    """``"0.12.0.1"`` -> ``(0, 12, 0, 1)``; suffixes (rc, dev, post, +local) are dropped."""
-    match = _RELEASE.match(version)
-    if match is None:
-        return None
-    return tuple(int(part) for part in match.group("release").split("."))
-
-
 def version_in_range(version: str) -> bool | None:
     """Whether ``version`` is in the supported range; ``None`` when it cannot be read.
 
     Release numbers only: ``0.13.0.dev1`` is 0.13.0, so it is out of range.
     """
-    release = _release(version)
-    if release is None:
+    parts = _versions.release(version)
+    if parts is None:
         return None
-    return LOWEST_SUPPORTED <= release < FIRST_UNSUPPORTED
-
-
-def _installed_version(name: str) -> str | None:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
+    return LOWEST_SUPPORTED <= parts < FIRST_UNSUPPORTED
 
 
 def check_jax_range(
@@ -113,7 +96,7 @@ def check_jax_range(
     read, is never reported.
     """
     if installed is None:
-        lookup: Callable[[str], str | None] = _installed_version
+        lookup: Callable[[str], str | None] = _versions.installed_version
     elif isinstance(installed, Mapping):
         lookup = installed.get
     else:
@@ -127,10 +110,7 @@ def check_jax_range(
 
 
 def _own_version() -> str:
-    try:
-        return metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        return "(unknown version)"
+    return _versions.installed_version(DISTRIBUTION) or "(unknown version)"
 
 
 def unsupported_jax_message(problems: Iterable[OutOfRange], *, who: str = "typed-pallas") -> str:

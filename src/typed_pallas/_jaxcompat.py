@@ -12,7 +12,9 @@ supported range, so the rest of the runtime never does:
   :mod:`typed_pallas._dispatch`, and the staging tracer and GPU platform name that
   :mod:`typed_pallas._select` asks about;
 * :func:`cross_lowering`, the context needed to lower Triton / Mosaic TPU kernels for
-  another platform on a CPU host (jax 0.12 asks for an abstract mesh with a device kind).
+  another platform on a CPU host (jax 0.12 asks for an abstract mesh with a device kind);
+  the one place that builds that mesh (``check_lowering``, ``dispatch`` and
+  :func:`export_text` all use it).
 
 It does not decide anything: no platform table (which module registers which backend,
 which package a mesh comes from, which device kind stands for a platform: all of that
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import jax
@@ -37,7 +39,6 @@ from typed_pallas._platforms import Backend
 warn_if_unsupported_jax(stacklevel=2)
 
 __all__ = [
-    "JAX_VERSION",
     "cross_lowering",
     "export_text",
     "generic_lowering_rule",
@@ -53,16 +54,6 @@ __all__ = [
     "set_generic_lowering_rule",
 ]
 
-
-def _version(text: str) -> tuple[int, ...]:
-    parts: list[int] = []
-    for piece in text.split(".")[:3]:
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append(int(digits or 0))
-    return tuple(parts)
-
-
-JAX_VERSION: Final[tuple[int, ...]] = _version(jax.__version__)
 
 #: primitive name -> (module, attribute) of the primitives our guard wraps
 _PRIMITIVES: Final[Mapping[str, tuple[str, str]]] = {
@@ -188,23 +179,34 @@ def mesh_backend(mesh: object) -> Backend | None:
     return None
 
 
-@contextlib.contextmanager
-def cross_lowering(target: str) -> Iterator[None]:
+def cross_lowering(
+    target: str, device_kind: tuple[str, str] | None = None
+) -> contextlib.AbstractContextManager[object]:
     """Context in which kernels lower for ``target`` ("tpu", "cuda", "rocm") on a CPU host.
 
     jax 0.12 looks up the device kind for Triton and Mosaic TPU lowering; without an
-    abstract mesh that names one it fails on CPU. Older JAX needs nothing.
+    abstract mesh that names one it fails on CPU. This is ``use_abstract_mesh`` with a
+    one-device mesh of ``device_kind`` (a ``(device kind, device platform)`` pair; by
+    default ``_platforms.ABSTRACT_DEVICE_KINDS[target]``). A null context when there is
+    no device kind for ``target`` ("cpu"), when this JAX has no abstract devices, or when
+    an abstract mesh is already active (the caller's own mesh, and device, win).
     """
-    spec = _platforms.ABSTRACT_DEVICE_KINDS.get(target)
-    abstract_device = getattr(jax.sharding, "AbstractDevice", None)
-    if JAX_VERSION < (0, 12) or spec is None or abstract_device is None:
-        yield
-        return
-    kind, platform = spec
-    device = abstract_device(device_kind=kind, num_cores=1, platform=platform)
+    spec = device_kind if device_kind is not None else _platforms.ABSTRACT_DEVICE_KINDS.get(target)
+    device_cls = getattr(jax.sharding, "AbstractDevice", None)
+    use = getattr(jax.sharding, "use_abstract_mesh", None)
+    if spec is None or device_cls is None or use is None:
+        return contextlib.nullcontext()
+    current = getattr(jax.sharding, "get_abstract_mesh", lambda: None)()
+    if current is not None and not getattr(current, "empty", True):
+        return contextlib.nullcontext()
+    kind, device_platform = spec
+    try:
+        device = device_cls(device_kind=kind, num_cores=1, platform=device_platform)
+    except TypeError:  # pragma: no cover - another signature
+        return contextlib.nullcontext()
     mesh = jax.sharding.AbstractMesh((1,), ("_typed_pallas",), abstract_device=device)
-    with jax.sharding.use_abstract_mesh(mesh):
-        yield
+    manager: contextlib.AbstractContextManager[object] = use(mesh)
+    return manager
 
 
 def export_text(fn: Callable[..., Any], target: str, *args: Any) -> str:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from jax.experimental.pallas import mosaic_gpu as _plgpu
     from jax.experimental.pallas import tpu as _pltpu
     from jax.experimental.pallas import triton as _pltriton
+    from typing_extensions import override
 
     # For checkers each alias is a subclass of JAX's public class that carries its
     # platform itself, so ``typed_pallas.TPUCompilerParams(...)`` is a
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
         __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]] = {}
 
         @property
+        @override
         def __pallas_platform__(self) -> Literal["tpu"]:
             return "tpu"
 
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
         __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]] = {}
 
         @property
+        @override
         def __pallas_platform__(self) -> Literal["gpu"]:
             return "gpu"
 
@@ -74,6 +77,7 @@ if TYPE_CHECKING:
         __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]] = {}
 
         @property
+        @override
         def __pallas_platform__(self) -> Literal["gpu"]:
             return "gpu"
 

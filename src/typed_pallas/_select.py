@@ -3,15 +3,15 @@
 ``typed_pallas.dispatch`` chooses at lowering time and is the right tool inside
 ``jax.jit``. The helpers here are for code that chooses earlier or later:
 
-* ``pick_lowering(backend=None)``: the lowering platform, typed as a literal
+* ``pick_lowering(jax_backend=None)``: the lowering platform, typed as a literal
   (``"tpu"``, ``"cuda"``, ``"rocm"``, ``"cpu"``), for code that branches at import or
   call time. It accepts what ``jax.default_backend()`` says ("cpu", "gpu", "tpu") and
   lowering names ("cuda", "rocm"); "gpu" is resolved to cuda or rocm from the installed
   GPU backend. Unknown names raise ``UnknownPlatformError`` listing the valid ones.
 * ``import_backend({"tpu": "pkg.kernels_tpu", "gpu": "pkg.kernels_triton", "default":
-  "pkg.reference"})``: import only the module (or ``"module:attribute"``) for the current
-  backend; the others are never imported (a Mosaic GPU module may not even import on a
-  TPU host). ``lazy=True`` defers even that, and the backend query, to first attribute use.
+  "pkg.reference"})``: import only the module (or ``"module:attribute"``) for
+  ``jax.default_backend()``; the others are never imported (a Mosaic GPU module may not even
+  import on a TPU host). ``lazy=True`` defers even that, and the query, to first attribute use.
 * ``redispatch(tpu_impl, gpu_impl, reference)``: call the candidates in order and fall
   back to the next one on a platform-mismatch error only: ``PlatformMismatchError`` or a
   ``ValueError`` whose text is JAX's ``Compiler params for platform ... lowering.``
@@ -23,7 +23,12 @@
   mismatch it can prove: use ``typed_pallas.pallas_call`` or ``install_backstop()`` so
   mismatches raise the ``ValueError``.
 
-Importing this module imports no jax; the helpers import it when they need the backend.
+Words: a *JAX backend* (``jax_backend`` here) is what ``jax.default_backend()`` answers
+("cpu", "gpu", "tpu"); a *backend* elsewhere in typed-pallas (``_platforms.Backend``) is a
+Pallas params backend ("mosaic_tpu", "triton", "mosaic_gpu").
+
+Importing this module imports no jax; the helpers import it when they need
+``jax.default_backend()``.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ import threading
 from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any, Final, Generic, Literal, ParamSpec, TypeAlias, TypeVar, overload
+
+from typing_extensions import override
 
 from typed_pallas import _platforms
 from typed_pallas._errors import PlatformMismatchError, UnknownPlatformError
@@ -54,16 +61,16 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 #: Names ``pick_lowering`` accepts: ``jax.default_backend()`` values and lowering platforms.
-BACKEND_NAMES: Final[tuple[str, ...]] = _platforms.PLATFORM_NAMES
+JAX_BACKEND_NAMES: Final[tuple[str, ...]] = _platforms.PLATFORM_NAMES
 
 #: Keys ``import_backend`` accepts.
-IMPORT_KEYS: Final[tuple[str, ...]] = (*BACKEND_NAMES, "default")
+IMPORT_KEYS: Final[tuple[str, ...]] = (*JAX_BACKEND_NAMES, "default")
 
 
-def _unknown(name: object, what: str = "backend") -> UnknownPlatformError:
-    valid = ", ".join(repr(n) for n in BACKEND_NAMES)
+def _unknown(name: object) -> UnknownPlatformError:
+    valid = ", ".join(repr(n) for n in JAX_BACKEND_NAMES)
     return UnknownPlatformError(
-        f"unknown {what} {name!r}: expected one of {valid} (or None for jax.default_backend())"
+        f"unknown JAX backend {name!r}: expected one of {valid} (or None for jax.default_backend())"
     )
 
 
@@ -86,19 +93,19 @@ def _resolve_gpu() -> Lowering:
 
 
 @overload
-def pick_lowering(backend: Literal["tpu"], /) -> Literal["tpu"]: ...
+def pick_lowering(jax_backend: Literal["tpu"], /) -> Literal["tpu"]: ...
 @overload
-def pick_lowering(backend: Literal["cuda"], /) -> Literal["cuda"]: ...
+def pick_lowering(jax_backend: Literal["cuda"], /) -> Literal["cuda"]: ...
 @overload
-def pick_lowering(backend: Literal["rocm"], /) -> Literal["rocm"]: ...
+def pick_lowering(jax_backend: Literal["rocm"], /) -> Literal["rocm"]: ...
 @overload
-def pick_lowering(backend: Literal["cpu"], /) -> Literal["cpu"]: ...
+def pick_lowering(jax_backend: Literal["cpu"], /) -> Literal["cpu"]: ...
 @overload
-def pick_lowering(backend: Literal["gpu"], /) -> Literal["cuda", "rocm"]: ...
+def pick_lowering(jax_backend: Literal["gpu"], /) -> Literal["cuda", "rocm"]: ...
 @overload
-def pick_lowering(backend: str | None = None, /) -> Lowering: ...
-def pick_lowering(backend: str | None = None, /) -> Lowering:
-    """The lowering platform for ``backend`` (default: ``jax.default_backend()``), as a literal.
+def pick_lowering(jax_backend: str | None = None, /) -> Lowering: ...
+def pick_lowering(jax_backend: str | None = None, /) -> Lowering:
+    """The lowering platform for ``jax_backend`` (default: ``jax.default_backend()``), as a literal.
 
     !!! Example
 
@@ -113,15 +120,15 @@ def pick_lowering(backend: str | None = None, /) -> Lowering:
         UnknownPlatformError: an unknown name (the message lists the valid ones), or
             "gpu" in a process without a GPU backend.
     """
-    if backend is None:
+    if jax_backend is None:
         import jax
 
-        backend = jax.default_backend()
-    if not isinstance(backend, str) or backend not in BACKEND_NAMES:
-        raise _unknown(backend)
-    if backend == "gpu":
+        jax_backend = jax.default_backend()
+    if not isinstance(jax_backend, str) or jax_backend not in JAX_BACKEND_NAMES:
+        raise _unknown(jax_backend)
+    if jax_backend == "gpu":
         return _resolve_gpu()
-    return backend  # type: ignore[return-value]
+    return jax_backend  # type: ignore[return-value]
 
 
 def _candidates(lowering: str) -> tuple[str, ...]:
@@ -142,30 +149,32 @@ def _load(target: object) -> Any:
     return value
 
 
-class _LazyBackend(ModuleType):
-    """A stand-in that imports the chosen backend's module on first attribute access."""
+class _LazyImport(ModuleType):
+    """A stand-in that imports the module chosen for the JAX backend on first attribute access."""
 
-    def __init__(self, table: Mapping[str, object], backend: str | None) -> None:
+    def __init__(self, table: Mapping[str, object], jax_backend: str | None) -> None:
         super().__init__("typed_pallas.import_backend(lazy)")
         self.__dict__["_typed_pallas_table"] = table
-        self.__dict__["_typed_pallas_backend"] = backend
+        self.__dict__["_typed_pallas_jax_backend"] = jax_backend
         self.__dict__["_typed_pallas_lock"] = threading.Lock()
 
     def _typed_pallas_target(self) -> Any:
         with self.__dict__["_typed_pallas_lock"]:
             if "_typed_pallas_value" not in self.__dict__:
                 value = import_backend(
-                    self.__dict__["_typed_pallas_table"], self.__dict__["_typed_pallas_backend"]
+                    self.__dict__["_typed_pallas_table"], self.__dict__["_typed_pallas_jax_backend"]
                 )
                 self.__dict__["_typed_pallas_value"] = value
             return self.__dict__["_typed_pallas_value"]
 
+    @override
     def __getattr__(self, name: str) -> Any:
         return getattr(self._typed_pallas_target(), name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._typed_pallas_target()(*args, **kwargs)
 
+    @override
     def __repr__(self) -> str:
         state = "loaded" if "_typed_pallas_value" in self.__dict__ else "not loaded yet"
         return f"<typed_pallas.import_backend({dict(self.__dict__['_typed_pallas_table'])!r}), {state}>"
@@ -173,11 +182,11 @@ class _LazyBackend(ModuleType):
 
 def import_backend(
     table: Mapping[str, object],
-    backend: str | None = None,
+    jax_backend: str | None = None,
     *,
     lazy: bool = False,
 ) -> Any:
-    """Import the module (or ``"module:attribute"``) that ``table`` names for the current backend.
+    """Import the module (or ``"module:attribute"``) that ``table`` names for the JAX backend.
 
     !!! Example
 
@@ -194,12 +203,12 @@ def import_backend(
     Arguments:
         table: keys among "tpu", "gpu", "cuda", "rocm", "cpu", "default"; values are module
             names, ``"module:attribute"`` strings, or objects (returned as they are).
-        backend: as for ``pick_lowering``; ``None`` means ``jax.default_backend()``.
+        jax_backend: as for ``pick_lowering``; ``None`` means ``jax.default_backend()``.
         lazy: return a stand-in that picks and imports on first attribute access or call.
 
     Raises:
-        UnknownPlatformError: an unknown key or backend (listing the valid ones), or no
-            entry for the current backend and no "default".
+        UnknownPlatformError: an unknown key or JAX backend (listing the valid ones), or no
+            entry for the JAX backend and no "default".
     """
     unknown = [k for k in table if k not in IMPORT_KEYS]
     if unknown:
@@ -207,19 +216,19 @@ def import_backend(
         raise UnknownPlatformError(
             f"import_backend: unknown key(s) {', '.join(map(repr, unknown))}: expected {valid}"
         )
-    if backend is not None and backend not in BACKEND_NAMES:
-        raise _unknown(backend)
+    if jax_backend is not None and jax_backend not in JAX_BACKEND_NAMES:
+        raise _unknown(jax_backend)
     if lazy:
-        return _LazyBackend(dict(table), backend)
+        return _LazyImport(dict(table), jax_backend)
     gpu_lowerings = [
         p for p in _platforms.LOWERING_PLATFORMS if p in _platforms.LOWERINGS_OF_NAME["gpu"]
     ]
-    if backend in _platforms.TARGET_PLATFORMS:
-        lowering: str = backend
-    elif backend == "gpu" and not any(k in table for k in gpu_lowerings):
+    if jax_backend in _platforms.TARGET_PLATFORMS:
+        lowering: str = jax_backend
+    elif jax_backend == "gpu" and not any(k in table for k in gpu_lowerings):
         lowering = gpu_lowerings[0]  # "gpu" and "default" serve cuda and rocm alike
     else:
-        lowering = pick_lowering(backend)
+        lowering = pick_lowering(jax_backend)
     for key in _candidates(lowering):
         if key in table:
             return _load(table[key])
@@ -306,6 +315,7 @@ class Redispatch(Generic[_P, _R]):
         )
         raise last
 
+    @override
     def __repr__(self) -> str:
         return f"typed_pallas.redispatch({', '.join(_name(c) for c in self.candidates)})"
 

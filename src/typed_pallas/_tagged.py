@@ -14,6 +14,8 @@ import functools
 from collections.abc import Callable
 from typing import Any, Generic, Literal, ParamSpec, Protocol, TypeVar, overload
 
+from typing_extensions import override
+
 from typed_pallas import _platforms
 from typed_pallas._errors import UnknownPlatformError
 from typed_pallas._platforms import GPU, TPU, Platform
@@ -49,6 +51,7 @@ class _Tagged:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__wrapped__(*args, **kwargs)
 
+    @override
     def __repr__(self) -> str:
         return f"<{self.__pallas_platform__} kernel {self.__wrapped__!r}>"
 
@@ -93,6 +96,7 @@ class _Tagger(Generic[_P]):
     def __call__(self, fn: Callable[_Args, _R], /) -> PlatformFn[_P, _Args, _R]:
         return tag(fn, self._name)
 
+    @override
     def __repr__(self) -> str:
         return f"typed_pallas.platform({self._name!r})"
 

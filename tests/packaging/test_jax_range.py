@@ -189,9 +189,10 @@ def test_neither_check_imports_jax() -> None:
 
 
 _FAKE_JAX_0_13 = (
-    "import importlib.metadata as md, warnings\n"
-    "real = md.version\n"
-    "md.version = lambda name: '0.13.1' if name in ('jax', 'jaxlib') else real(name)\n"
+    "import warnings\n"
+    "from typed_pallas import _versions\n"
+    "real = _versions.installed_version\n"
+    "_versions.installed_version = lambda name: '0.13.1' if name in ('jax', 'jaxlib') else real(name)\n"
     "warnings.simplefilter('always')\n"
 )
 

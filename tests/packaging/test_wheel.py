@@ -3,7 +3,8 @@
 An editable install hides a missing ``.pyi``, a missing ``py.typed`` or a plugin
 module left out of the wheel; these tests build the sdist, build the wheel from it,
 install the wheel into a venv that cannot see the checkout (see pkg_env.py) and
-check from there: the file lists against the source tree, the metadata of both
+check from there: the wheel's files against an allowlist of what each of its folders may
+hold (and its size against a bound), the file lists against the source tree, the metadata of both
 artifacts against pyproject (name, version, requires-python, classifiers, project
 URLs, extras, entry points), the documentation pages the CLI links, the mypy plugin
 loading, the platform types in mypy, pyright, pyrefly and ty (a wrong-platform call
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import email.message
 import email.parser
+import fnmatch
 import os
 import re
 import tarfile
@@ -84,6 +86,90 @@ needs_tpu(pltriton.CompilerParams())  # wrong platform
 WRONG_LINE = 14
 
 
+#: What the wheel may hold, folder by folder (shell-style patterns; ``*`` crosses folders):
+#: sources, stubs, PEP 561 markers, the stubs root's .pth, the error pages the CLI reads, the
+#: documentation pages in the metadata folder, and what a wheel's metadata always has.
+#: Anything else (a built wheel, a compiled extension, a cache) is a stray file.
+WHEEL_ALLOWLIST: dict[str, tuple[str, ...]] = {
+    "typed_pallas/": ("*.py", "py.typed"),
+    "typed_pallas_mypy/": ("*.py", "py.typed", "errors/*.md"),
+    "typed_pallas_stubs/": ("jax-stubs/*.pyi", "jax-stubs/py.typed"),
+    "typed_pallas-*.dist-info/": (
+        "METADATA",
+        "WHEEL",
+        "RECORD",
+        "entry_points.txt",
+        "licenses/LICENSE",
+        "extra_metadata/docs/*.md",
+    ),
+    "": ("typed_pallas_stubs.pth",),  # files at the wheel's root
+}
+#: the bound on the wheel's size (it is about 225 kB; a stray binary is megabytes)
+WHEEL_SIZE_LIMIT = 500_000
+
+
+def not_allowed_in_wheel(names: list[str]) -> list[str]:
+    """The names of a wheel's files that ``WHEEL_ALLOWLIST`` does not allow, in order."""
+    refused = []
+    for name in names:
+        if name.endswith("/"):
+            continue  # a folder entry
+        folder, _, rest = name.partition("/")
+        if not rest:
+            folder, rest = "", name
+        allowed = next(
+            (
+                patterns
+                for prefix, patterns in WHEEL_ALLOWLIST.items()
+                if prefix and fnmatch.fnmatchcase(f"{folder}/", prefix)
+            ),
+            WHEEL_ALLOWLIST[""] if folder == "" else (),
+        )
+        if not any(fnmatch.fnmatchcase(rest, pattern) for pattern in allowed):
+            refused.append(name)
+    return refused
+
+
+def test_the_allowlist_refuses_stray_files() -> None:
+    """The allowlist itself: what the wheel holds today passes, stray files are refused."""
+    allowed = [
+        "typed_pallas/__init__.py",
+        "typed_pallas/py.typed",
+        "typed_pallas_mypy/transformers/calls.py",
+        "typed_pallas_mypy/errors/pallas-platform.md",
+        "typed_pallas_stubs/jax-stubs/experimental/pallas/tpu.pyi",
+        "typed_pallas_stubs/jax-stubs/py.typed",
+        "typed_pallas_stubs.pth",
+        "typed_pallas-0.1.0.dist-info/METADATA",
+        "typed_pallas-0.1.0.dist-info/extra_metadata/docs/errors.md",
+        "typed_pallas-0.1.0.dist-info/licenses/LICENSE",
+        "typed_pallas_mypy/cli/",
+    ]
+    stray = [
+        "typed_pallas_mypy/transformers/ruff-0.17.6-py3-none-manylinux_2_17_x86_64.whl",
+        "typed_pallas/_speedups.cpython-312-x86_64-linux-gnu.so",
+        "typed_pallas/__pycache__/_select.cpython-312.pyc",
+        "typed_pallas_mypy/notes.md",
+        "typed_pallas_stubs/jax-stubs/experimental/pallas/tpu.py",
+        "typed_pallas_stubs/other-stubs/x.pyi",
+        "typed_pallas-0.1.0.dist-info/extra_metadata/docs/image.png",
+        "conftest.py",
+        "tests/test_wheel.py",
+    ]
+    assert not_allowed_in_wheel(allowed) == []
+    assert not_allowed_in_wheel(allowed + stray) == stray
+
+
+def test_wheel_holds_only_allowed_files_and_stays_small(dist: Dist) -> None:
+    size = dist.wheel.stat().st_size
+    print(f"{dist.wheel.name}: {size:,} bytes (limit {WHEEL_SIZE_LIMIT:,})")
+    with zipfile.ZipFile(dist.wheel) as wheel:
+        names = wheel.namelist()
+        biggest = max(wheel.infolist(), key=lambda info: info.compress_size)
+    assert not_allowed_in_wheel(names) == [], "stray files in the wheel"
+    assert size < WHEEL_SIZE_LIMIT, f"{size:,} bytes; the biggest file is {biggest.filename}"
+
+
 def _source_files(folder: str) -> set[str]:
     """Files under ``folder`` that a build would pick up (no caches, no compiled files)."""
     root = REPO / folder
@@ -97,23 +183,25 @@ def _source_files(folder: str) -> set[str]:
     return found
 
 
+def _allowed_source_files(folder: str) -> set[str]:
+    """``_source_files(folder)`` that the allowlist lets into the wheel (where it puts them)."""
+    top = PACKAGES[folder]
+    return {f for f in _source_files(folder) if not not_allowed_in_wheel([f"{top}/{f}"])}
+
+
 def _wheel_names(dist: Dist) -> set[str]:
     with zipfile.ZipFile(dist.wheel) as wheel:
         return set(wheel.namelist())
 
 
-def test_wheel_has_every_source_file_stub_and_marker(dist: Dist) -> None:
+def test_wheel_has_every_allowed_source_file_stub_and_marker(dist: Dist) -> None:
+    """Every source file the allowlist accepts ships (a file left out of the build fails);
+    what the source folders hold beyond it is for the allowlist test above to refuse."""
     names = _wheel_names(dist)
     for folder, top in PACKAGES.items():
-        source = _source_files(folder)
+        source = _allowed_source_files(folder)
         in_wheel = {name.removeprefix(f"{top}/") for name in names if name.startswith(f"{top}/")}
-        forced = {
-            target.removeprefix(f"{top}/")
-            for target in FILES.values()
-            if target.startswith(f"{top}/")
-        }
         assert source - in_wheel == set(), f"{folder}: missing from the wheel"
-        assert in_wheel - source - forced == set(), f"{top}: in the wheel but not in {folder}"
         assert "py.typed" in in_wheel, f"{top}/py.typed (PEP 561 marker) missing"
     assert "stubs/jax-stubs" in PACKAGES, "the wheel does not ship stubs/jax-stubs"
     stubs = {name for name in names if name.startswith(f"{STUBS}/")}
@@ -263,7 +351,7 @@ def test_sdist_has_sources_docs_and_license(dist: Dist) -> None:
     ):
         assert required in names, required
     for folder in PACKAGES:
-        missing = {f"{folder}/{f}" for f in _source_files(folder)} - names
+        missing = {f"{folder}/{f}" for f in _allowed_source_files(folder)} - names
         assert missing == set(), f"missing from the sdist: {sorted(missing)}"
 
 

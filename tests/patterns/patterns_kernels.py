@@ -18,7 +18,8 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 import typed_pallas
-from typed_pallas._dispatch import abstract_mesh_context, cross_lowering_targets
+from typed_pallas._dispatch import cross_lowering_targets
+from typed_pallas._jaxcompat import cross_lowering
 
 SHAPE = (8, 128)
 TPU_CALL = "tpu_custom_call"
@@ -94,7 +95,7 @@ def lowering_for(platforms: list[str]) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         stack.enter_context(cross_lowering_targets(tuple(p for p in platforms if p != "cpu")))
         if len(platforms) == 1:
-            stack.enter_context(abstract_mesh_context(platforms[0]))
+            stack.enter_context(cross_lowering(platforms[0]))
         yield
 
 

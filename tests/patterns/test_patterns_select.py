@@ -103,7 +103,7 @@ def test_unknown_keys_backends_and_missing_entries_are_clear_errors() -> None:
         match=r"unknown key.*'metal'.*expected 'tpu', 'gpu', 'cuda', 'rocm', 'cpu', 'default'",
     ):
         typed_pallas.import_backend({"metal": "json"})
-    with pytest.raises(UnknownPlatformError, match="unknown backend 'mps'"):
+    with pytest.raises(UnknownPlatformError, match="unknown JAX backend 'mps'"):
         typed_pallas.import_backend({"tpu": "json"}, "mps")
     with pytest.raises(UnknownPlatformError, match="no entry for 'cpu' and no 'default'"):
         typed_pallas.import_backend({"tpu": "json"})
