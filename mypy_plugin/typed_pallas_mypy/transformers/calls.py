@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Literal, Protocol
 
 from mypy.nodes import (
@@ -46,7 +45,7 @@ from mypy.plugin import CheckerPluginInterface
 from mypy.subtypes import is_subtype
 from mypy.types import CallableType, Overloaded, ProperType, Type, get_proper_type
 
-from typed_pallas import _platforms
+from typed_pallas import _platforms, _versions
 from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import evidence as evidence_mod
@@ -328,24 +327,9 @@ def _message_for_platforms(
 
 
 def _installed_jax() -> tuple[int, ...]:
-    """The installed jax's version, read from its metadata (jax is never imported)."""
-    global _JAX_VERSION
-    if _JAX_VERSION is None:
-        try:
-            text = metadata.version("jax")
-        except metadata.PackageNotFoundError:
-            text = ""
-        parts: list[int] = []
-        for piece in text.split(".")[:3]:
-            digits = "".join(ch for ch in piece if ch.isdigit())
-            if not digits:
-                break
-            parts.append(int(digits))
-        _JAX_VERSION = tuple(parts)
-    return _JAX_VERSION
-
-
-_JAX_VERSION: tuple[int, ...] | None = None
+    """The installed jax's release, read from its metadata (jax is never imported)."""
+    text = _versions.installed_version("jax")
+    return (_versions.release(text) or ()) if text is not None else ()
 
 
 def _mosaic_gpu_through_pallas_call(view: CallView, params: params_mod.Params) -> bool:
