@@ -72,6 +72,8 @@ KEEPS_FUNCTION: Final = frozenset(
         "functools.cache",
         "functools.lru_cache",
         "functools._lru_cache_wrapper",
+        "typing.override",
+        "typing_extensions.override",
         *PLATFORM_TAG,
     }
 )
@@ -94,6 +96,33 @@ DEVICES: Final = frozenset(
         "jax.devices",
         "jax.local_devices",
     }
+)
+#: ``jax.extend.backend.get_default_device()``: the device computations run on by default
+GET_DEFAULT_DEVICE: Final = frozenset(
+    {
+        "jax._src.interpreters.pxla.get_default_device",
+        "jax.extend.backend.get_default_device",
+    }
+)
+#: What an annotation ``jax.Device`` resolves to (mypy types it ``Any``: jaxlib ships no
+#: stub, so a parameter's annotation is read as written and resolved by name)
+DEVICE_TYPES: Final = frozenset(
+    {
+        "jax.Device",
+        "jaxlib.xla_client.Device",
+        "jaxlib._jax.Device",
+        "jaxlib.xla_extension.Device",
+        "jax._src.lib.xla_client.Device",
+    }
+)
+#: ``any(...)`` / ``all(...)`` over devices, ``next(iter(x.devices()))``, ``list(...)``
+BUILTIN_ANY: Final = "builtins.any"
+BUILTIN_ALL: Final = "builtins.all"
+BUILTIN_NEXT: Final = "builtins.next"
+BUILTIN_ITER: Final = "builtins.iter"
+#: calls that keep a collection of devices a collection of the same devices
+DEVICE_COLLECTION_COPIES: Final = frozenset(
+    {"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.iter", "builtins.set"}
 )
 #: ``pltpu.is_tpu_device()``: True only on TPU
 IS_TPU_DEVICE: Final = frozenset(
@@ -118,7 +147,14 @@ TP_DISPATCH: Final = frozenset(
     }
 )
 #: calls where a platform is decided (hooked to report decision-site findings)
-DECISION_CALLS: Final = DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
+DECISION_CALLS: Final = (
+    DEFAULT_BACKEND
+    | DEVICES
+    | GET_DEFAULT_DEVICE
+    | IS_TPU_DEVICE
+    | PLATFORM_DEPENDENT
+    | TP_DISPATCH
+)
 
 #: ``__call__`` of the objects library kernels are (``jax.jit``, ``jax.custom_vjp`` /
 #: ``custom_jvp``, ``functools.partial``): calling one may run a library kernel, whose
