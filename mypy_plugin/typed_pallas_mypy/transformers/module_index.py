@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from mypy.nodes import (
+    GDEF,
     AssignmentStmt,
     Block,
     CallExpr,
@@ -179,8 +180,16 @@ class ModuleIndex:
 
     # GuardScope
 
+    def _keys(self, name: NameExpr, func: FuncItem | None) -> tuple[tuple[int, str], ...]:
+        """Where a variable read inside ``func`` may be bound: in ``func``, or, for a
+        global (not a parameter or local that shadows it), at module level."""
+        own = (id(func) if func is not None else 0, name.name)
+        if func is not None and name.kind != GDEF:
+            return (own,)
+        return (own, (0, name.name))
+
     def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
-        for key in ((id(func) if func is not None else 0, name.name), (0, name.name)):
+        for key in self._keys(name, func):
             if key in self.platform_vars:
                 return key not in self.other_vars
             if key in self.other_vars:
@@ -193,7 +202,7 @@ class ModuleIndex:
     def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
         """A condition held by a variable of ``func``, or by a module-level variable
         ``func`` does not assign (``_tpu_available = any(...)`` at the top of a module)."""
-        for key in ((id(func) if func is not None else 0, name.name), (0, name.name)):
+        for key in self._keys(name, func):
             if key in self.assignments:
                 if key not in self.condition_vars:
                     return None
@@ -207,7 +216,7 @@ class ModuleIndex:
     def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
         if isinstance(name.node, Var) and id(name.node) in self.device_params:
             return guards.DEVICE
-        for key in ((id(func) if func is not None else 0, name.name), (0, name.name)):
+        for key in self._keys(name, func):
             values = self.held.get(key)
             if values is not None:
                 if len(values) == 1:
@@ -219,7 +228,7 @@ class ModuleIndex:
     def value_of(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
         """The value a variable of ``func`` (or of the module) was assigned, if it was
         assigned once."""
-        for key in ((id(func) if func is not None else 0, name.name), (0, name.name)):
+        for key in self._keys(name, func):
             assigned = self.assignments.get(key)
             if assigned:
                 return assigned[0][1] if len(assigned) == 1 else None

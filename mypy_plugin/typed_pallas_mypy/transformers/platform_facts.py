@@ -48,6 +48,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     FunctionFacts,
     Predicate,
     facts_from_json,
+    location,
     store,
     stored_json,
 )
@@ -143,6 +144,12 @@ class Facts:
                 return NO_FACTS
             node = node.func
         if isinstance(node, OverloadedFuncDef):
+            # an overloaded method (tokamax's ``Op.__call__``) may still gate on a predicate
+            impl = node.impl.func if isinstance(node.impl, Decorator) else node.impl
+            if isinstance(impl, FuncDef) and impl.body.body:
+                gates = predicates.gates_of(impl, index.guard_at)
+                if gates:
+                    return FunctionFacts(fullname, gates=gates, where=location(tree, impl.line))
             return NO_FACTS
         if isinstance(node, Var):
             return requirements.alias_facts(self, fullname, tree, index)

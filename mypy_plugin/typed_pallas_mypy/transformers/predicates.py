@@ -451,6 +451,8 @@ def class_claims(tree: MypyFile, facts: ClaimFacts) -> list[Claim]:
                 continue  # gates are read from the project's own code
             for sym in list(owner.names.values()):
                 node = sym.node
+                if isinstance(node, OverloadedFuncDef):
+                    node = node.impl
                 if isinstance(node, Decorator):
                     node = node.func
                 if not isinstance(node, FuncDef):
