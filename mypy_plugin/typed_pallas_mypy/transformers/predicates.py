@@ -36,6 +36,8 @@ from typing import Protocol
 
 from mypy.nodes import (
     ARG_POS,
+    ARG_STAR,
+    ARG_STAR2,
     Block,
     CallExpr,
     ClassDef,
@@ -63,7 +65,15 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.server.subexpr import get_subexpressions
-from mypy.types import Instance, ProperType, Type, UnboundType, UnionType, get_proper_type
+from mypy.types import (
+    CallableType,
+    Instance,
+    ProperType,
+    Type,
+    UnboundType,
+    UnionType,
+    get_proper_type,
+)
 
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.transformers import guards
@@ -114,7 +124,7 @@ def device_parameters(func: FuncItem, tree: MypyFile | None) -> list[tuple[int, 
     """(position, variable) of each parameter of ``func`` annotated ``jax.Device``
     (read from the annotation as written: mypy types ``jax.Device`` as ``Any``)."""
     written = func.unanalyzed_type
-    if written is None or not hasattr(written, "arg_types"):
+    if not isinstance(written, CallableType):
         return []
     annotations: Sequence[Type] = written.arg_types
     out: list[tuple[int, Var]] = []
@@ -219,7 +229,7 @@ def receiver_class(
     if not isinstance(expr, NameExpr) or not isinstance(expr.node, Var):
         return None
     var = expr.node
-    if isinstance(func, FuncDef) and func.type is not None and hasattr(func.type, "arg_types"):
+    if isinstance(func, FuncDef) and isinstance(func.type, CallableType):
         for arg, typ in zip(func.arguments, func.type.arg_types):
             if arg.variable is var:
                 return _class_of_type(typ)
@@ -255,6 +265,8 @@ def device_argument(call: CallExpr, predicate: Predicate, bound: bool) -> Expres
     for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
         if name == predicate.parameter:
             return arg
+        if kind in (ARG_STAR, ARG_STAR2):
+            return None  # ``*args`` / ``**kwargs``: which argument is the device is not known
         if kind == ARG_POS:
             if positional == position:
                 return arg
