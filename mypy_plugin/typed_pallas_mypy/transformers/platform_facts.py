@@ -248,7 +248,7 @@ class Facts:
             node = node.func
         found = None
         if isinstance(node, FuncDef) and node.body.body:
-            found = predicates.predicate_kind(node, _HelperScope(self), tree)
+            found = predicates.predicate_kind(node, _HelperScope(self), tree, self)
         self._predicates[fullname] = found
         return found
 

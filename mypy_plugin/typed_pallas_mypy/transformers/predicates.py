@@ -2,7 +2,9 @@
 
 A **platform predicate** is a function or instance method with one parameter annotated
 ``jax.Device`` whose body is one ``return`` of a platform condition on that parameter
-(``guards.conditions``, with the parameter as a device):
+(``guards.conditions``, with the parameter as a device; also ``try: return <condition>``
+with handlers returning ``False``, and early ``if <condition>: return False`` exits
+before a last ``return``, of which only the true side is known):
 
     def supported_on(self, device: jax.Device) -> bool:
         return device.platform == "gpu" and device.compute_capability >= "9.0"
@@ -38,6 +40,7 @@ from mypy.nodes import (
     ARG_POS,
     ARG_STAR,
     ARG_STAR2,
+    AssignmentStmt,
     Block,
     CallExpr,
     ClassDef,
@@ -136,11 +139,13 @@ def device_parameters(func: FuncItem, tree: MypyFile | None) -> list[tuple[int, 
 
 class _DeviceParameter:
     """A ``GuardScope`` in which one parameter is a device, and no variable holds a
-    platform (a predicate's ``return`` reads its parameter only)."""
+    platform (a predicate's ``return`` reads its parameter only). A predicate may pass
+    its device on to another (``return _supported_on(device)``)."""
 
-    def __init__(self, scope: GuardScope, parameter: Var) -> None:
+    def __init__(self, scope: GuardScope, parameter: Var, lookup: PredicateLookup) -> None:
         self.scope = scope
         self.parameter = parameter
+        self.lookup = lookup
 
     def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
         return False
@@ -158,22 +163,101 @@ class _DeviceParameter:
         return guards.DEVICE if name.node is self.parameter else None
 
     def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
-        return self.scope.predicate_sets(call, func)
+        return sets_at_call(call, func, self, self.lookup, None)
 
 
-def predicate_kind(func: FuncDef, scope: GuardScope, tree: MypyFile | None) -> Predicate | None:
-    """The predicate ``func`` is, if it is one: one ``jax.Device`` parameter, and one
-    ``return`` of a condition on it (a docstring aside)."""
-    if func.is_static or func.is_class:
-        return None
+def _returned(func: FuncDef) -> tuple[Expression, bool] | None:
+    """(the condition, whether its false side holds) of a one-``return`` body, or of
+    ``try: return <condition>`` whose handlers all ``return False`` (tokamax): then only
+    its true side holds."""
     body = [s for s in func.body.body if not _is_docstring(s)]
-    if len(body) != 1 or not isinstance(body[0], ReturnStmt) or body[0].expr is None:
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ReturnStmt) and stmt.expr is not None:
+        return stmt.expr, True
+    if (
+        isinstance(stmt, TryStmt)
+        and stmt.handlers
+        and stmt.else_body is None
+        and stmt.finally_body is None
+        and len(stmt.body.body) == 1
+        and isinstance(stmt.body.body[0], ReturnStmt)
+        and stmt.body.body[0].expr is not None
+        and all(_returns_false(handler) for handler in stmt.handlers)
+    ):
+        return stmt.body.body[0].expr, False
+    return None
+
+
+def _returns_false(block: Block) -> bool:
+    return (
+        len(block.body) == 1
+        and isinstance(block.body[0], ReturnStmt)
+        and isinstance(block.body[0].expr, NameExpr)
+        and block.body[0].expr.fullname == "builtins.False"
+    )
+
+
+def _exits_false(stmt: Statement) -> Expression | None:
+    """The condition of ``if <condition>: return False`` (or ``raise``), else None."""
+    if not isinstance(stmt, IfStmt) or len(stmt.expr) != 1 or stmt.else_body is not None:
+        return None
+    block = stmt.body[0]
+    if _returns_false(block) or (len(block.body) == 1 and isinstance(block.body[0], RaiseStmt)):
+        return stmt.expr[0]
+    return None
+
+
+def _early_false_sets(func: FuncDef, scope: _DeviceParameter) -> Sets | None:
+    """``if device.platform != "tpu": return False`` ... ``return <anything>`` (tokamax's
+    ``fp8_matmul_supported_on``): true only where no early ``return False`` left; the
+    statements between may not return nor rebind the device."""
+    body = [s for s in func.body.body if not _is_docstring(s)]
+    if len(body) < 2 or not isinstance(body[-1], ReturnStmt) or body[-1].expr is None:
+        return None
+    allowed: frozenset[str] = guards.UNIVERSE
+    for stmt in body[:-1]:
+        condition = _exits_false(stmt)
+        if condition is not None:
+            _, false_set = guards.conditions(condition, scope, func)
+            if false_set is not None:
+                allowed = allowed & false_set
+        elif isinstance(stmt, AssignmentStmt):
+            for lvalue in stmt.lvalues:
+                if isinstance(lvalue, NameExpr) and lvalue.node is scope.parameter:
+                    return None  # the device is rebound
+        elif not isinstance(stmt, ExpressionStmt):
+            return None
+    last_true, _ = guards.conditions(body[-1].expr, scope, func)
+    if last_true is not None:
+        allowed = allowed & last_true
+    return (allowed, None) if allowed != guards.UNIVERSE else None
+
+
+def predicate_kind(
+    func: FuncDef, scope: GuardScope, tree: MypyFile | None, lookup: PredicateLookup
+) -> Predicate | None:
+    """The predicate ``func`` is, if it is one: one ``jax.Device`` parameter, and a
+    body that returns a condition on it (a docstring aside; see the module docstring)."""
+    if func.is_static or func.is_class:
         return None
     params = device_parameters(func, tree)
     if len(params) != 1:
         return None
     position, variable = params[0]
-    true_set, false_set = guards.conditions(body[0].expr, _DeviceParameter(scope, variable), func)
+    device_scope = _DeviceParameter(scope, variable, lookup)
+    returned = _returned(func)
+    if returned is not None:
+        expr, false_holds = returned
+        true_set, false_set = guards.conditions(expr, device_scope, func)
+        if not false_holds:
+            false_set = None
+    else:
+        early = _early_false_sets(func, device_scope)
+        if early is None:
+            return None
+        true_set, false_set = early
     if true_set is None and false_set is None:
         return None
     method = _is_method(func)
