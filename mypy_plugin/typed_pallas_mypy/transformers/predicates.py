@@ -538,6 +538,7 @@ def _short(fullname: str) -> str:
 def class_claims(tree: MypyFile, facts: ClaimFacts) -> list[Claim]:
     """Every failing claim of the classes defined in ``tree``."""
     out: list[Claim] = []
+    seen: set[tuple[int, str]] = set()
     for classdef in _classes(tree.defs):
         info = classdef.info
         if not info or not getattr(info, "mro", None):
@@ -554,7 +555,11 @@ def class_claims(tree: MypyFile, facts: ClaimFacts) -> list[Claim]:
                 if not isinstance(node, FuncDef):
                     continue
                 for gate in facts.of(node.fullname).gates:
-                    out.extend(_gate_claims(tree, info, node, gate, facts))
+                    for claim in _gate_claims(tree, info, node, gate, facts):
+                        key = (id(claim.at), claim.kernel)
+                        if key not in seen:  # one claim per predicate and kernel method
+                            seen.add(key)
+                            out.append(claim)
     return out
 
 
