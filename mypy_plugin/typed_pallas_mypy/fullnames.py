@@ -68,6 +68,9 @@ KEEPS_FUNCTION: Final = frozenset(
         "jax.named_call",
         "jax._src.api.named_call",
         "jax.named_scope",
+        "jax.shard_map",
+        "jax._src.shard_map.shard_map",
+        "jax.experimental.shard_map.shard_map",
         "functools.wraps",
         "functools.cache",
         "functools.lru_cache",
@@ -119,6 +122,19 @@ TP_DISPATCH: Final = frozenset(
 )
 #: calls where a platform is decided (hooked to report decision-site findings)
 DECISION_CALLS: Final = DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
+
+#: ``jax.custom_vjp`` / ``jax.custom_jvp``: the decorated function runs (its primal), and
+#: under differentiation its ``defvjp``/``defjvp`` rules do
+CUSTOM_DERIVATIVES: Final = frozenset(
+    {
+        "jax.custom_vjp",
+        "jax.custom_jvp",
+        "jax._src.custom_derivatives.custom_vjp",
+        "jax._src.custom_derivatives.custom_jvp",
+    }
+)
+#: methods registering a custom derivative's rules (``f.defvjp(fwd, bwd)``)
+DERIVATIVE_RULES: Final = frozenset({"defvjp", "defjvp"})
 
 #: ``__call__`` of the objects library kernels are (``jax.jit``, ``jax.custom_vjp`` /
 #: ``custom_jvp``, ``functools.partial``): calling one may run a library kernel, whose

@@ -52,7 +52,7 @@ from typed_pallas_mypy.transformers.guards import Sets
 from typed_pallas_mypy.transformers.library_use import LibraryUse
 from typed_pallas_mypy.transformers.module_index import index_of, stamp_of
 from typed_pallas_mypy.transformers.requirements import MAX_DEPTH
-from typed_pallas_mypy.transformers.resolution import Names, keeps_function
+from typed_pallas_mypy.transformers.resolution import Names, custom_derivative, keeps_function
 
 
 @dataclass
@@ -133,17 +133,21 @@ class Facts:
     def _compute(self, fullname: str, tree: MypyFile) -> FunctionFacts:
         node = self.names.node_of(fullname)
         index = index_of(tree, self)
+        rules = False
         if isinstance(node, Decorator):
             if not keeps_function(node):
                 return NO_FACTS
+            rules = custom_derivative(node)
             node = node.func
         if isinstance(node, OverloadedFuncDef):
             return NO_FACTS
         if isinstance(node, Var):
-            return requirements.alias_facts(self, fullname, tree, index)
+            found = requirements.alias_facts(self, fullname, tree, index)
+            return requirements.with_derivative_rules(self, found, fullname, tree)
         if not isinstance(node, FuncDef) or not node.body.body:
             return NO_FACTS
-        return requirements.function_facts(self, node, tree, index)
+        found = requirements.function_facts(self, node, tree, index)
+        return requirements.with_derivative_rules(self, found, fullname, tree) if rules else found
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)

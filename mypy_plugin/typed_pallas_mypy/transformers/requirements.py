@@ -34,9 +34,11 @@ from mypy.nodes import (
     ClassDef,
     Decorator,
     DictExpr,
+    Expression,
     ExpressionStmt,
     FuncDef,
     IfStmt,
+    MemberExpr,
     MypyFile,
     NameExpr,
     RefExpr,
@@ -48,7 +50,7 @@ from mypy.nodes import (
 from mypy.server.subexpr import get_subexpressions
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import evidence_tables
+from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.transformers import calls, guards
 from typed_pallas_mypy.transformers import evidence as evidence_mod
@@ -61,7 +63,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     location,
 )
 from typed_pallas_mypy.transformers.guards import LOWERING, Sets
-from typed_pallas_mypy.transformers.module_index import ModuleIndex
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
 from typed_pallas_mypy.transformers.nodes import end_of, start_of
 from typed_pallas_mypy.transformers.resolution import ref_name
 from typed_pallas_mypy.transformers.unconditional import (
@@ -128,6 +130,68 @@ def alias_facts(facts: Facts, fullname: str, tree: MypyFile, index: ModuleIndex)
     )
 
 
+def with_derivative_rules(
+    facts: Facts, found: FunctionFacts, fullname: str, tree: MypyFile
+) -> FunctionFacts:
+    """A ``jax.custom_vjp`` / ``custom_jvp`` function also runs the rules its module
+    registers (``f.defvjp(f_fwd, f_bwd)``) when differentiated: their requirements join
+    the primal's (platforms in common; a contradiction gives none)."""
+    rules = _derivative_rules(facts, fullname, tree)
+    if not rules:
+        return found
+    requirement = found.requirement
+    name = fullname.rsplit(".", 1)[1]
+    where = found.where or location(tree, 1)
+    for rule, line in rules:
+        rule_req = facts.of(rule).requirement
+        if rule_req is None:
+            continue
+        if requirement is None:
+            link = (
+                f"{name} ({where}) lowers only for {', '.join(sorted(rule_req.platforms))}: "
+                f"its derivative rule {rule.rsplit('.', 1)[1]} at {location(tree, line)} does"
+            )
+            requirement = Requirement(
+                rule_req.platforms, rule_req.cause, (link, *rule_req.chain)[:MAX_DEPTH]
+            )
+        elif requirement.platforms & rule_req.platforms:
+            requirement = Requirement(
+                requirement.platforms & rule_req.platforms, requirement.cause, requirement.chain
+            )
+        else:
+            return FunctionFacts(found.name, where=found.where)  # a contradiction: none
+    if requirement is found.requirement:
+        return found
+    return FunctionFacts(
+        found.name or fullname,
+        requirement=requirement,
+        guard=found.guard,
+        platform_source=found.platform_source,
+        wrapper=found.wrapper,
+        evidence=found.evidence,
+        where=where,
+    )
+
+
+def _derivative_rules(facts: Facts, fullname: str, tree: MypyFile) -> list[tuple[str, int]]:
+    """(rule fullname, line) of every ``f.defvjp(...)`` / ``f.defjvp(...)`` argument at
+    the top level of ``f``'s module."""
+    rules: list[tuple[str, int]] = []
+    for stmt in tree.defs:
+        if not isinstance(stmt, ExpressionStmt) or not isinstance(stmt.expr, CallExpr):
+            continue
+        callee = stmt.expr.callee
+        if not isinstance(callee, MemberExpr) or callee.name not in fullnames.DERIVATIVE_RULES:
+            continue
+        if ref_name(callee.expr) != fullname:
+            continue
+        for arg in stmt.expr.args:
+            rule = facts.names.callee_function(arg, None)
+            if rule is not None and rule != fullname:
+                rules.append((rule, stmt.line))
+    return rules
+
+
 def table_facts(facts: Facts, fullname: str, tree: MypyFile, value: DictExpr) -> FunctionFacts:
     """A module-level dict keyed by platform names: its entries' functions."""
     entries: list[tuple[str, str]] = []
@@ -167,8 +231,23 @@ def _branches_on_platform(func: FuncDef, index: ModuleIndex) -> bool:
     return False
 
 
+def _nested_function(callee: Expression, func: FuncDef, index: ModuleIndex) -> FuncDef | None:
+    """The function defined inside ``func`` that ``callee`` names, if any."""
+    target = callable_target(callee, index)
+    if not isinstance(target, FuncDef) or target is func:
+        return None
+    if not (start_of(func) < start_of(target) and end_of(target) <= end_of(func)):
+        return None
+    return target
+
+
 def _requirement(
-    facts: Facts, func: FuncDef, tree: MypyFile, index: ModuleIndex, where: str
+    facts: Facts,
+    func: FuncDef,
+    tree: MypyFile,
+    index: ModuleIndex,
+    where: str,
+    depth: int = 0,
 ) -> Requirement | None:
     if _branches_on_platform(func, index):
         return None
@@ -178,10 +257,22 @@ def _requirement(
         if not isinstance(expr, CallExpr):
             continue
         entry_name = ref_name(expr.callee)
+        nested = _nested_function(expr.callee, func, index)
         if entry_name in ENTRIES:
             found = _entry_requirement(expr, entry_name, func, tree, index, where)
         elif isinstance(expr.callee, CallExpr) and ref_name(expr.callee.callee) in ENTRIES:
             continue  # pl.pallas_call(...)(x): the inner call is the entry call
+        elif nested is not None:
+            if depth >= MAX_DEPTH:
+                return None
+            inner = _requirement(facts, nested, tree, index, location(tree, nested.line), depth + 1)
+            if inner is None:
+                continue
+            link = (
+                f"{func.name} ({where}) lowers only for {', '.join(sorted(inner.platforms))}: "
+                f"it calls its nested {nested.name} at {location(tree, expr.line)}"
+            )
+            found = Requirement(inner.platforms, inner.cause, (link, *inner.chain)[:MAX_DEPTH])
         else:
             target = facts.names.call_target(expr, func)
             if target.kind == "unknown":
