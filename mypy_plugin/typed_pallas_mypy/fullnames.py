@@ -120,8 +120,14 @@ TP_DISPATCH: Final = frozenset(
         "typed_pallas.dispatch",
     }
 )
-#: calls where a platform is decided (hooked to report decision-site findings)
-DECISION_CALLS: Final = DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
+#: every name of a compiler-params class (``pltpu.CompilerParams(...)``): constructing
+#: params is where a wrapper mypy cannot see into is usually called
+PARAMS_CLASSES: Final = frozenset(_platforms.PARAMS_BY_FULLNAME)
+#: calls where a platform is decided, or params are made (hooked to report the
+#: decision-site findings of the function they are in)
+DECISION_CALLS: Final = (
+    DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH | PARAMS_CLASSES
+)
 
 #: ``jax.custom_vjp`` / ``jax.custom_jvp``: the decorated function runs (its primal), and
 #: under differentiation its ``defvjp``/``defjvp`` rules do

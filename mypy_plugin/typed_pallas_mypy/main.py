@@ -71,7 +71,10 @@ class TypedPallasPlugin(Plugin):
     def _tables(self) -> _HookTables:
         if self._hook_tables is None:
             self._hook_tables = _HookTables(
-                self._config, lambda: self._modules, self.options.cache_dir
+                self._config,
+                lambda: self._modules,
+                self.options.cache_dir,
+                self.options.python_executable,
             )
         return self._hook_tables
 
@@ -132,12 +135,15 @@ class _HookTables:
         platform_config: config.PluginConfig,
         modules: Callable[[], dict[str, MypyFile] | None],
         cache_dir: str | None,
+        python_executable: str | None,
     ) -> None:
         from typed_pallas_mypy.entries import ENTRIES
         from typed_pallas_mypy.transformers import hooks
 
         self.hooks = hooks
-        self.session = hooks.Session(modules=modules, cache_dir=cache_dir)
+        self.session = hooks.Session(
+            modules=modules, cache_dir=cache_dir, python_executable=python_executable
+        )
         self.platform_config = platform_config
         session = self.session
         self.function_hooks: dict[str, FunctionHook] = {

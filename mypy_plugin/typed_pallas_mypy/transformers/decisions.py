@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from mypy.nodes import (
     AssignmentStmt,
     CallExpr,
+    ConditionalExpr,
     Context,
     DictExpr,
     Expression,
@@ -43,16 +44,18 @@ from mypy.nodes import (
     ReturnStmt,
     StrExpr,
     TupleExpr,
+    Var,
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.util import correct_relative_import
 
 from typed_pallas import _platforms
+from typed_pallas_mypy.entries import ENTRIES, EntrySpec
 from typed_pallas_mypy.transformers import calls, guards
-from typed_pallas_mypy.transformers.facts_store import Requirement
+from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
-from typed_pallas_mypy.transformers.nodes import Pos, start_of
+from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts
 
 
@@ -185,6 +188,7 @@ class _Scan:
         if what is not None:
             self._dispatch(call, what)
             return
+        self._wrapped_entry_call(call)
         if isinstance(call.callee, MemberExpr) and call.callee.name == "get" and call.args:
             if guards.is_platform_source(call.args[0], self.index, self._func_at(call)):
                 self._table(call.callee.expr, call)
@@ -196,6 +200,82 @@ class _Scan:
         if (self.target_of(pos), name) in self.imported:
             return  # the import in this target is the finding
         self._check_where_decided(name, call)
+
+    def _wrapped_entry_call(self, call: CallExpr) -> None:
+        """A call that runs an entry point through a library's wrapper (qwix's
+        ``pallas_call``, which mypy sees as ``Any``), or through a wrapper or entry point
+        chosen by a conditional (``call = my_pallas_call if flag else pl.pallas_call``):
+        checked as each candidate's entry point; an error when every candidate fails."""
+        candidates = self._candidates(call)
+        if candidates is None:
+            return
+        if len(candidates) == 1 and candidates[0][2] is None:
+            return  # a direct entry call or a project wrapper: the hooks check those
+        problems: list[tuple[str, list[str]]] = []
+        for title, entry, wrapper in candidates:
+            if wrapper is not None and wrapper[1] is not None:
+                view = calls.view_through_wrapper(entry, call, wrapper[1])
+                view.wrapper = f"{title} ({wrapper[0]}) forwards its kernel and compiler_params to {entry.title}"
+            else:
+                view = calls.view_of_syntax(entry, call)
+            problem = calls.problem_of(view, self.index, _Configured(self.configured))
+            if problem is None:
+                return
+            problems.append(problem)
+        message, notes = problems[0]
+        if len(candidates) > 1:
+            names = ", ".join(title for title, _, _ in candidates)
+            notes = [*notes, f"the call runs one of {names}; each fails, the first is shown"]
+        self.out.add(
+            self.target_of(start_of(call)),
+            Finding(call.line, max(call.column, 0), message, tuple(notes)),
+        )
+
+    def _candidates(
+        self, call: CallExpr
+    ) -> list[tuple[str, EntrySpec, tuple[str, Wrapper | None] | None]] | None:
+        """What ``call``'s callee may be, when every option is an entry point or a
+        wrapper: (title, entry point, (where, wrapper) or None for the entry itself)."""
+        func = self._func_at(call)
+        values: list[Expression] = [call.callee]
+        callee = call.callee
+        if isinstance(callee, NameExpr) and isinstance(callee.node, Var):
+            owner = id(func) if func is not None else 0
+            assigned = self.index.assignments.get((owner, callee.name), [])
+            before = [value for at, value in assigned if at < start_of(call)]
+            if before:
+                values = before
+        options: list[Expression] = []
+        for value in values:
+            if isinstance(value, ConditionalExpr):
+                options += [value.if_expr, value.else_expr]
+            else:
+                options.append(value)
+        out: list[tuple[str, EntrySpec, tuple[str, Wrapper | None] | None]] = []
+        for option in options:
+            name = ref_fullname(option)
+            if name is not None and name in ENTRIES:
+                out.append((ENTRIES[name].title, ENTRIES[name], None))
+                continue
+            target = self.facts.names.callee_function(option, func)
+            if target is None:
+                return None
+            short = target.rsplit(".", 1)[-1]
+            if self.facts.names.is_library_name(target):
+                found = self.facts.library.wrapper_of(target)
+                if found is None or found.entry not in ENTRIES:
+                    return None
+                wrapper = Wrapper(found.entry, found.forwards, 0, kwargs=found.kwargs)
+                out.append((short, ENTRIES[found.entry], (found.where, wrapper)))
+                continue
+            own = self.facts.of(target)
+            if own.wrapper is None or own.wrapper.entry not in ENTRIES:
+                return None
+            single = len(options) == 1
+            out.append(
+                (short, ENTRIES[own.wrapper.entry], None if single else (own.where, own.wrapper))
+            )
+        return out or None
 
     def _check_where_decided(self, name: str, call: CallExpr) -> None:
         """The guard around ``call`` decides its platform, or else the configuration."""
@@ -297,6 +377,16 @@ class _Scan:
                         continue  # calls are checked as calls
                     bound = self.facts.names.callee_function(item, self.index.function_at(pos))
                     self.check(bound, item, decided[0], decided[1])
+
+
+class _Configured:
+    """The configured platforms of the module being scanned, as ``calls`` asks for them."""
+
+    def __init__(self, configured: frozenset[str] | None) -> None:
+        self.configured = configured
+
+    def platforms_for(self, module: str) -> frozenset[str] | None:
+        return self.configured
 
 
 def _platform_keyed(table: DictExpr) -> bool:

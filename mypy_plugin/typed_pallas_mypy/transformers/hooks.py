@@ -32,6 +32,7 @@ from typed_pallas_mypy.transformers.calls import (
     PlatformConfig,
     validate_compiler_params,
     view_of_call,
+    view_through_wrapper,
 )
 from typed_pallas_mypy.transformers.facts_store import in_daemon, trigger_of
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
@@ -51,6 +52,8 @@ class Session:
     modules: Callable[[], Mapping[str, MypyFile] | None] = lambda: None
     #: mypy's cache folder (the library reader keeps its cache inside), or None
     cache_dir: str | None = None
+    #: the Python whose installed packages mypy reads (the library reader's too)
+    python_executable: str | None = None
     facts: Facts | None = None
     findings: dict[str, tuple[object, decisions.ModuleFindings]] = field(default_factory=dict)
     #: modules whose facts were put in their symbol table, by stamp
@@ -66,7 +69,7 @@ class Session:
                 modules = self.modules()
             if modules is None:
                 return None
-            self.facts = Facts(modules, self.cache_dir)
+            self.facts = Facts(modules, self.cache_dir, self.python_executable)
         return self.facts
 
 
@@ -247,17 +250,15 @@ def check_user_call(
             return
         assert isinstance(ctx.context, CallExpr)
         entry = ENTRIES[wrapper.entry]
-        forwarded = {own: formal for formal, own, _ in wrapper.forwards}
-        kept = [i for i, name in enumerate(ctx.callee_arg_names) if name in forwarded]
-        view = view_of_call(
-            entry,
-            ctx.context,
-            [forwarded[ctx.callee_arg_names[i] or ""] for i in kept],
-            [ctx.args[i] for i in kept],
-            [ctx.arg_kinds[i] for i in kept],
-            [ctx.arg_types[i] for i in kept],
-        )
-        view.callee = None  # the wrapper's own signature says nothing about params
+        view = view_through_wrapper(entry, ctx.context, wrapper)
+        types = {
+            id(expr): typ
+            for exprs, typs in zip(ctx.args, ctx.arg_types)
+            for expr, typ in zip(exprs, typs)
+        }
+        for name, expr in view.args.items():
+            if id(expr) in types:
+                view.types[name] = types[id(expr)]
         where = facts.of(fullname).where
         view.wrapper = (
             f"{fullname.rsplit('.', 1)[-1]} ({where}) forwards its kernel and compiler_params "

@@ -68,10 +68,15 @@ class Facts:
     ``Plugin.set_modules``), so modules added later in the build are seen.
     """
 
-    def __init__(self, modules: Mapping[str, MypyFile], cache_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        modules: Mapping[str, MypyFile],
+        cache_dir: str | None = None,
+        python_executable: str | None = None,
+    ) -> None:
         self.modules = modules
         self.names = Names(modules)
-        self.library = LibraryUse(modules, cache_dir)
+        self.library = LibraryUse(modules, cache_dir, python_executable)
         self._computed: dict[str, FunctionFacts] = {}
         self._in_progress: set[str] = set()
         self._stored: dict[str, _ModuleFacts] = {}

@@ -29,6 +29,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from mypy.nodes import (
+    ARG_STAR,
+    ARG_STAR2,
     AssignmentStmt,
     CallExpr,
     ClassDef,
@@ -349,8 +351,11 @@ def _entry_requirement(
 
 
 def wrapper_of(func: FuncDef) -> Wrapper | None:
-    """The entry point ``func`` forwards its kernel and ``compiler_params`` to, if any."""
+    """The entry point ``func`` forwards its kernel and ``compiler_params`` to, if any:
+    by name (``compiler_params=compiler_params``), or through its own ``**kwargs`` /
+    ``*args`` passed on as they are (``pl.pallas_call(kernel, **kwargs)``)."""
     positions = {arg.variable.name: i for i, arg in enumerate(func.arguments)}
+    star = {arg.variable.name: (arg.kind, i) for i, arg in enumerate(func.arguments)}
     for expr in unconditional_expressions(unconditional_roots(func.body)):
         if not isinstance(expr, CallExpr):
             continue
@@ -358,20 +363,31 @@ def wrapper_of(func: FuncDef) -> Wrapper | None:
         if name is None or name not in ENTRIES:
             continue
         entry = ENTRIES[name]
+        kwargs: str | None = None
+        args: tuple[str, int] | None = None
+        for kind, actual in zip(expr.arg_kinds, expr.args):
+            own = actual.name if isinstance(actual, NameExpr) else None
+            if kind == ARG_STAR2 and own is not None and star.get(own, (None, 0))[0] == ARG_STAR2:
+                kwargs = own
+            elif kind == ARG_STAR and own is not None and star.get(own, (None, 0))[0] == ARG_STAR:
+                args = (own, star[own][1])
+            elif kind in (ARG_STAR, ARG_STAR2):
+                return None  # a splat of something else: what reaches the entry is unknown
         view = calls.view_of_syntax(entry, expr)
-        if view.has_splat:
-            return None
         forwards: list[tuple[str, str, int]] = []
         for formal, actual in view.args.items():
             if isinstance(actual, NameExpr) and actual.name in positions:
                 forwards.append((formal, actual.name, positions[actual.name]))
         forwarded = {f[0] for f in forwards}
-        if "compiler_params" not in forwarded or entry.body is None or entry.body not in forwarded:
+        reaches = forwarded | ({"compiler_params"} if kwargs else set())
+        if args is not None and entry.body is not None and entry.body not in view.args:
+            reaches = reaches | {entry.body}  # the kernel comes in through *args
+        if "compiler_params" not in reaches or entry.body is None or entry.body not in reaches:
             continue
         interpret = view.args.get("interpret")
         if interpret is not None and "interpret" not in forwarded and not calls.is_false(interpret):
             return None
-        return Wrapper(name, tuple(sorted(forwards)), expr.line)
+        return Wrapper(name, tuple(sorted(forwards)), expr.line, kwargs=kwargs, args=args)
     return None
 
 
