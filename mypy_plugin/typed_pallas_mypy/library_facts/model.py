@@ -123,6 +123,9 @@ class CallEvent:
     then: CallArgs | None = None
     #: ``self.method(...)``: the callee's first parameter is the instance
     bound: bool = False
+    #: the call read as a ``pl.pallas_call`` (it passes ``compiler_params=``), in case
+    #: the callee is a wrapper of one
+    as_entry: EntryEvent | None = None
 
 
 Event = EntryEvent | CallEvent
@@ -137,6 +140,9 @@ class WrapperFact:
     forwards: tuple[tuple[str, str, int], ...]
     #: the wrapper's ``**kwargs`` name when it splats it into the entry call
     kwargs: str | None
+    #: the kernel runs when the wrapper's result is called (the entry call is in a
+    #: returned closure, or returned unapplied), not in the wrapper's own call
+    deferred: bool = False
 
 
 @dataclass(frozen=True)
@@ -316,6 +322,7 @@ def _event_json(event: Event) -> dict[str, object]:
         "mode": event.mode,
         "then": _args_json(event.then) if event.then is not None else None,
         "bound": event.bound,
+        "as_entry": _event_json(event.as_entry) if event.as_entry is not None else None,
     }
 
 
@@ -333,7 +340,11 @@ def _event_from(raw: object) -> Event:
         )
     then = data.get("then")
     bound = data.get("bound")
+    as_entry_raw = data.get("as_entry")
     if not isinstance(bound, bool):
+        raise FactsFormatError(f"bad call event {raw!r}")
+    as_entry = _event_from(as_entry_raw) if as_entry_raw is not None else None
+    if as_entry is not None and not isinstance(as_entry, EntryEvent):
         raise FactsFormatError(f"bad call event {raw!r}")
     return CallEvent(
         _int(data.get("line")),
@@ -342,6 +353,7 @@ def _event_from(raw: object) -> Event:
         _str(data.get("mode")),
         _args_from(then) if then is not None else None,
         bound,
+        as_entry,
     )
 
 
@@ -372,7 +384,12 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
         "refs": list(fn.refs),
         "helper": fn.platform_helper,
         "body": [_evidence_json(e) for e in fn.body_evidence],
-        "wrapper": [wrapper.entry, [list(f) for f in wrapper.forwards], wrapper.kwargs]
+        "wrapper": [
+            wrapper.entry,
+            [list(f) for f in wrapper.forwards],
+            wrapper.kwargs,
+            wrapper.deferred,
+        ]
         if wrapper is not None
         else None,
         "attrs": [list(a) for a in fn.self_attrs],
@@ -413,12 +430,13 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
     wrapper: WrapperFact | None = None
     if wrapper_raw is not None:
         items = _list(wrapper_raw)
-        if len(items) != 3:
+        if len(items) != 4:
             raise FactsFormatError(f"bad wrapper {wrapper_raw!r}")
         wrapper = WrapperFact(
             _str(items[0]),
             tuple(_forward_from(f) for f in _list(items[1])),
             _str(items[2]) if items[2] is not None else None,
+            _bool(items[3]),
         )
     return FunctionSummary(
         qualname=qualname,

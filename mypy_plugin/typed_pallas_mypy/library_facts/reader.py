@@ -38,6 +38,7 @@ from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.library_facts import model
 from typed_pallas_mypy.library_facts._vocabulary import (
     CLASS_KEEPERS,
+    CONFIGURED_KEEPERS,
     DATACLASS_DECORATORS,
     ENTRIES,
     JAX_READ_PREFIX,
@@ -68,7 +69,7 @@ from typed_pallas_mypy.library_facts.model import (
 )
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "1"
+READER_VERSION: Final = "2"
 
 #: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
 BODY_DEPTH: Final = 2
@@ -251,6 +252,8 @@ class _Func:
 class _Result:
     target: str
     args: CallArgs
+    #: the call whose result is called (for a wrapper's call: its own arguments)
+    call: ast.Call | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -938,7 +941,7 @@ class _ModuleReader:
         if callee is not None:
             if callee in KEEPERS or is_opaque_name(callee):
                 return KNOWN
-            return _Result(callee, self.call_args(call, scope))
+            return _Result(callee, self.call_args(call, scope), call)
         if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
             if call.args and not isinstance(call.args[0], ast.Starred):
                 return self.callable_of(call.args[0], scope, depth + 1)
@@ -947,7 +950,12 @@ class _ModuleReader:
     def _keeper(self, call: ast.Call, scope: _Scope) -> ast.expr | None:
         """The function ``jax.jit(f, ...)`` / ``jax.custom_vjp(f)`` keeps, if ``call`` is one."""
         callee = self.ref(call.func, scope)
-        if callee in KEEPERS and call.args and not isinstance(call.args[0], ast.Starred):
+        if (
+            callee in KEEPERS
+            and callee not in CONFIGURED_KEEPERS
+            and call.args
+            and not isinstance(call.args[0], ast.Starred)
+        ):
             return call.args[0]
         if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
             if call.args and not isinstance(call.args[0], ast.Starred):
@@ -957,7 +965,7 @@ class _ModuleReader:
     def _is_keeper_factory(self, call: ast.Call, scope: _Scope) -> bool:
         """``jax.jit(static_argnames=...)`` or ``functools.partial(jax.jit, ...)``."""
         callee = self.ref(call.func, scope)
-        if callee in KEEPERS and not call.args:
+        if callee in CONFIGURED_KEEPERS or (callee in KEEPERS and not call.args):
             return True
         return bool(callee == PARTIAL and call.args and self.ref(call.args[0], scope) in KEEPERS)
 
@@ -1322,7 +1330,7 @@ class _ModuleReader:
         nodes = unconditional_nodes(roots.nodes)
         calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda c: position_of(c))
         applied: set[int] = {id(c.func) for c in calls if isinstance(c.func, ast.Call)}
-        called_names: set[str] = set()
+        called_entries: set[int] = set()
         called_defs: set[str] = set()
         events: list[tuple[Pos, Event]] = []
         entries: list[tuple[ast.Call, _Entry, str | None]] = []  # (call, entry, assigned name)
@@ -1352,7 +1360,7 @@ class _ModuleReader:
                     unknown = f"calls {what.reason} at line {call.lineno}"
                 continue
             if isinstance(what, _EntryVariable):
-                called_names.add(what.name)
+                called_entries.add(id(what.value))
                 continue
             if isinstance(what, _Entry):
                 if isinstance(call.func, ast.Call):
@@ -1363,7 +1371,12 @@ class _ModuleReader:
             if isinstance(what, _Result):
                 follow = then if then is not None else self.call_args(call, scope)
                 event: Event = CallEvent(
-                    call.lineno, (what.target,), what.args, model.RESULT, follow
+                    call.lineno,
+                    (what.target,),
+                    what.args,
+                    model.RESULT,
+                    follow,
+                    as_entry=self._as_entry(what.call, scope),
                 )
                 events.append((position_of(call), event))
                 continue
@@ -1378,15 +1391,19 @@ class _ModuleReader:
                     continue
                 if local is not None:
                     called_defs.add(callees[0])
+            as_entry = self._as_entry(call, scope) if then is None and len(callees) == 1 else None
             events.append(
-                (position_of(call), CallEvent(call.lineno, callees, args, bound=what.self_bound))
+                (
+                    position_of(call),
+                    CallEvent(call.lineno, callees, args, bound=what.self_bound, as_entry=as_entry),
+                )
             )
         # entry calls whose kernel runs on every path
         for call, entry, name in entries:
             runs = (
                 id(call) in applied
                 or call is roots.returned
-                or (name is not None and name in called_names)
+                or id(call) in called_entries
                 or entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC)
             )
             if runs:
@@ -1429,6 +1446,14 @@ class _ModuleReader:
             wrapper=self._wrapper(node, scope),
             self_attrs=(),
         )
+
+    def _as_entry(self, call: ast.Call | None, scope: _Scope) -> EntryEvent | None:
+        """A call that passes ``compiler_params=``, read as a ``pl.pallas_call``: what it
+        means if the callee turns out to be a wrapper of one (``qpl.pallas_call``)."""
+        if call is None or not any(k.arg == "compiler_params" for k in call.keywords):
+            return None
+        entry = _Entry(fullnames.PALLAS_CALL_PUBLIC, call)
+        return self._entry_event(entry, scope, call.lineno, None)
 
     def _entry_decorated_names(self, found: tuple[FunctionNode, _Scope]) -> set[str]:
         node, scope = found
@@ -1552,7 +1577,8 @@ class _ModuleReader:
                     and self.argsum(interpret, candidate_scope) != FALSE
                 ):
                     return None
-                return WrapperFact(entry.fullname, tuple(sorted(forwards)), kwargs)
+                deferred = candidate is not node or sub is candidate_roots.returned
+                return WrapperFact(entry.fullname, tuple(sorted(forwards)), kwargs, deferred)
         return None
 
     def _forwarded_param(
