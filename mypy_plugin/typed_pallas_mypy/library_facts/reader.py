@@ -227,6 +227,40 @@ class _Local:
 _Lookup = _Global | _ParamRef | _Local
 
 
+@dataclass
+class _Scan:
+    """What one walk of a function finds (``_ModuleReader._scan``)."""
+
+    platform: str | None = None
+    refs: set[str] = field(default_factory=set)
+    evidence: list[Evidence] = field(default_factory=list)
+    callees: list[ScopeNode] = field(default_factory=list)
+
+    def merge(self, inner: _Scan, guarded: bool) -> None:
+        if self.platform is None:
+            self.platform = inner.platform
+        self.refs |= inner.refs
+        if not guarded:
+            self.evidence.extend(inner.evidence)
+            self.callees.extend(inner.callees)
+
+
+#: Names that prove a kernel's backend when its body uses them.
+_BODY_TABLES: Final = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
+
+
+def _own_nodes(body: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """The nodes of a body that belong to its own scope (not to nested functions,
+    lambdas or classes)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
 # --------------------------------------------------------------------------- callables
 
 
@@ -408,7 +442,7 @@ class _ModuleReader:
         self.function_nodes: dict[str, tuple[FunctionNode, _Scope]] = {}
         self.class_nodes: dict[str, ast.ClassDef] = {}
         self.bindings: dict[str, Binding] = {}
-        self._direct: dict[int, tuple[list[Evidence], list[ScopeNode]]] = {}
+        self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
         self._entry_decorated: set[str] = set()
         self._straight_cache: dict[int, set[int]] = {}
@@ -540,7 +574,7 @@ class _ModuleReader:
                 value = self.raw[name][0][1]
                 if isinstance(value, ast.expr):
                     self._lambdas(value, self.module_scope, name)
-                    if self._platform_read(value, self.module_scope) is not None:
+                    if self._expr_platform(value, self.module_scope) is not None:
                         self.bindings[name] = Binding(model.PLATFORM_VALUE)
 
     def _function_scope(
@@ -553,10 +587,9 @@ class _ModuleReader:
         self.scopes[id(node)] = scope
         self._params(node.args, scope)
         self._collect_locals(node.body, scope)
-        for stmt_node in ast.walk(node):
-            if isinstance(stmt_node, ast.NamedExpr) and isinstance(stmt_node.target, ast.Name):
-                if self._owner(stmt_node, node):
-                    scope.complex.add(stmt_node.target.id)
+        for own in _own_nodes(node.body):
+            if isinstance(own, ast.NamedExpr) and isinstance(own.target, ast.Name):
+                scope.complex.add(own.target.id)
         for name in list(scope.params):
             if scope.bound(name):
                 param = scope.params[name]
@@ -571,18 +604,6 @@ class _ModuleReader:
             self._lambdas(default, parent, qualname)
         self._nested(node.body, scope)
         return scope
-
-    def _owner(self, target: ast.AST, func: ScopeNode) -> bool:
-        """Whether ``target`` (inside ``func``) belongs to ``func``'s own scope."""
-        stack: list[ast.AST] = list(ast.iter_child_nodes(func))
-        while stack:
-            node = stack.pop()
-            if node is target:
-                return True
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                continue
-            stack.extend(ast.iter_child_nodes(node))
-        return False
 
     def _nested(self, body: Sequence[ast.stmt], scope: _Scope) -> None:
         """Scopes of the functions, lambdas and (skipped) classes nested in a body."""
@@ -981,71 +1002,111 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ platform reads
 
-    def _platform_read(self, node: ast.AST, scope: _Scope) -> str | None:
-        """How ``node`` (or anything in it) reads the platform, if it does."""
-        for sub, sub_scope in self._walk(node, scope):
+    def _chain(
+        self, node: ast.Attribute | ast.Name, scope: _Scope
+    ) -> tuple[list[tuple[ast.expr, str]], ast.expr | None]:
+        """The references a dotted chain makes, outermost last (``pltpu``,
+        ``pltpu.SemaphoreType``, ``pltpu.SemaphoreType.DMA`` with their fullnames), and
+        the expression at its base when that is not a name (``jax.devices()[0]``)."""
+        links: list[ast.expr] = []
+        current: ast.expr = node
+        while isinstance(current, ast.Attribute):
+            links.append(current)
+            current = current.value
+        if not isinstance(current, ast.Name):
+            return [], current
+        base = self.lookup(current.id, scope)
+        if not isinstance(base, _Global):
+            return [], None
+        out: list[tuple[ast.expr, str]] = [(current, base.fullname)]
+        name = base.fullname
+        for link in reversed(links):
+            assert isinstance(link, ast.Attribute)
+            name = f"{name}.{link.attr}"
+            out.append((link, name))
+        return out, None
+
+    def _reads_platform_name(self, name: str) -> bool:
+        if name in PLATFORM_SOURCES:
+            return True
+        if name.startswith(self.module + "."):
+            local = self.bindings.get(name[len(self.module) + 1 :])
+            return local is not None and local.kind == model.PLATFORM_VALUE
+        return False
+
+    def _expr_platform(self, expr: ast.AST, scope: _Scope) -> str | None:
+        """How an expression reads the platform, if it does (lambdas inside included)."""
+        for sub in ast.walk(expr):
             if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_ATTRIBUTES:
                 return f"{spelling(sub)} at line {sub.lineno}"
             if isinstance(sub, (ast.Name, ast.Attribute)):
-                name = self.ref(sub, sub_scope)
-                if name in PLATFORM_SOURCES:
-                    return f"{spelling(sub)} at line {sub.lineno}"
-                if name is not None and name.startswith(self.module + "."):
-                    local = self.bindings.get(name[len(self.module) + 1 :])
-                    if local is not None and local.kind == model.PLATFORM_VALUE:
-                        return f"{spelling(sub)} at line {sub.lineno}"
+                links, _ = self._chain(sub, scope)
+                if links and self._reads_platform_name(links[-1][1]):
+                    return f"{spelling(sub)} at line {getattr(sub, 'lineno', 0)}"
         return None
 
-    def _walk(self, node: ast.AST, scope: _Scope) -> Iterator[tuple[ast.AST, _Scope]]:
-        """Every node under ``node`` with the scope its names resolve in."""
-        stack: list[tuple[ast.AST, _Scope]] = [(node, scope)]
-        while stack:
-            current, current_scope = stack.pop()
-            yield current, current_scope
-            own = self.scopes.get(id(current))
-            child_scope = own if own is not None else current_scope
-            for child in ast.iter_child_nodes(current):
-                stack.append((child, child_scope))
-
-    # ------------------------------------------------------------------ evidence
-
-    def _direct_evidence(self, func: ScopeNode) -> tuple[list[Evidence], list[ScopeNode]]:
-        """Backend-only names in ``func``'s body (not under a platform guard), and the
-        functions of this module it calls."""
-        cached = self._direct.get(id(func))
+    def _scan(self, func: ScopeNode) -> _Scan:
+        """One walk of a function (nested functions and lambdas included, each read
+        once): how it reads the platform, the globals it references, and its kernel
+        evidence with the functions of this module it calls (as ``evidence.body``
+        reads a kernel: not under a platform guard)."""
+        cached = self._scans.get(id(func))
         if cached is not None:
             return cached
+        result = _Scan()
+        self._scans[id(func)] = result  # a cycle sees what is known so far
         scope = self.scopes.get(id(func))
-        evidence: list[Evidence] = []
-        callees: list[ScopeNode] = []
         if scope is None:
-            self._direct[id(func)] = (evidence, callees)
-            return evidence, callees
-        tables = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
-        body: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
-        stack: list[tuple[ast.AST, _Scope]] = [(b, scope) for b in body]
+            return result
+        tables = _BODY_TABLES
+        roots: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
+        stack: list[tuple[ast.AST, bool]] = [(root, False) for root in roots]
         while stack:
-            node, node_scope = stack.pop()
+            node, guarded = stack.pop()
+            if id(node) in self.scopes and node is not func:
+                assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                args = node.args
+                outer: list[ast.AST] = [*args.defaults, *[d for d in args.kw_defaults if d]]
+                if not isinstance(node, ast.Lambda):
+                    outer.extend(node.decorator_list)
+                stack.extend((item, guarded) for item in outer)
+                result.merge(self._scan(node), guarded)
+                continue
             if isinstance(node, (ast.If, ast.IfExp, ast.While)):
-                if self._platform_read(node.test, node_scope) is not None:
-                    continue  # platform-guarded code inside the kernel
-            if isinstance(node, (ast.Name, ast.Attribute)):
-                name = self.ref(node, node_scope)
-                key = namespace_key(name) if name is not None else None
-                backends = tables.get(key) if key is not None else None
-                if backends is not None:
-                    evidence.append(Evidence(tuple(sorted(backends)), spelling(node), node.lineno))
-            if isinstance(node, ast.Call):
-                target = self.kernel_function(node.func, node_scope)
+                read = self._expr_platform(node.test, scope)
+                if read is not None:
+                    if result.platform is None:
+                        result.platform = read
+                    guarded = True
+            if isinstance(node, (ast.Attribute, ast.Name)):
+                links, base = self._chain(node, scope)
+                attr_node: ast.expr = node
+                while isinstance(attr_node, ast.Attribute):
+                    if attr_node.attr in PLATFORM_ATTRIBUTES and result.platform is None:
+                        result.platform = f"{spelling(attr_node)} at line {attr_node.lineno}"
+                    attr_node = attr_node.value
+                for link, name in links:
+                    if result.platform is None and self._reads_platform_name(name):
+                        result.platform = f"{spelling(link)} at line {link.lineno}"
+                    if not guarded:
+                        key = namespace_key(name)
+                        backends = tables.get(key) if key is not None else None
+                        if backends is not None:
+                            result.evidence.append(
+                                Evidence(tuple(sorted(backends)), spelling(link), link.lineno)
+                            )
+                if links and not is_opaque_name(links[-1][1]):
+                    result.refs.add(links[-1][1])
+                if base is not None:
+                    stack.append((base, guarded))
+                continue
+            if isinstance(node, ast.Call) and not guarded:
+                target = self.kernel_function(node.func, scope)
                 if target is not None:
-                    callees.append(target)
-            own = self.scopes.get(id(node))
-            child_scope = own if own is not None else node_scope
-            for child in ast.iter_child_nodes(node):
-                stack.append((child, child_scope))
-        evidence.sort(key=lambda e: e.line)
-        self._direct[id(func)] = (evidence, callees)
-        return evidence, callees
+                    result.callees.append(target)
+            stack.extend((child, guarded) for child in ast.iter_child_nodes(node))
+        result.evidence.sort(key=lambda e: e.line)
+        return result
 
     def body_evidence(self, kernel: ScopeNode) -> tuple[Evidence, ...]:
         """As ``evidence.body``: the kernel and the functions it calls, two levels deep."""
@@ -1058,9 +1119,9 @@ class _ModuleReader:
         for _ in range(BODY_DEPTH + 1):
             following: list[ScopeNode] = []
             for func in frontier:
-                evidence, callees = self._direct_evidence(func)
-                found.extend(evidence)
-                for callee in callees:
+                scan = self._scan(func)
+                found.extend(scan.evidence)
+                for callee in scan.callees:
                     if id(callee) not in seen:
                         seen.add(id(callee))
                         following.append(callee)
@@ -1324,7 +1385,8 @@ class _ModuleReader:
     # ------------------------------------------------------------------ functions
 
     def _summarize(self, node: FunctionNode, scope: _Scope) -> FunctionSummary:
-        blocked = self._platform_read(node, scope)
+        scan = self._scan(node)
+        blocked = scan.platform
         blocked_reason = f"reads the platform ({blocked})" if blocked is not None else None
         roots = unconditional_roots(node.body)
         nodes = unconditional_nodes(roots.nodes)
@@ -1333,19 +1395,13 @@ class _ModuleReader:
         called_entries: set[int] = set()
         called_defs: set[str] = set()
         events: list[tuple[Pos, Event]] = []
-        entries: list[tuple[ast.Call, _Entry, str | None]] = []  # (call, entry, assigned name)
-        assigned_to: dict[int, str] = {}
-        for root in roots.nodes:
-            if isinstance(root, (ast.Assign, ast.AnnAssign)) and isinstance(root.value, ast.Call):
-                targets = root.targets if isinstance(root, ast.Assign) else [root.target]
-                if len(targets) == 1 and isinstance(targets[0], ast.Name):
-                    assigned_to[id(root.value)] = targets[0].id
+        entries: list[tuple[ast.Call, _Entry]] = []
         unknown: str | None = None
         for call in calls:
             entry = self.entry_of(call, scope)
             if entry is not None:
                 if not entry.partial:
-                    entries.append((call, entry, assigned_to.get(id(call))))
+                    entries.append((call, entry))
                 continue
             if id(call) in applied:
                 continue  # f(...)(x): the outer call says what runs
@@ -1399,7 +1455,7 @@ class _ModuleReader:
                 )
             )
         # entry calls whose kernel runs on every path
-        for call, entry, name in entries:
+        for call, entry in entries:
             runs = (
                 id(call) in applied
                 or call is roots.returned
@@ -1440,10 +1496,10 @@ class _ModuleReader:
             events=tuple(e for _, e in events),
             returns=returns,
             returns_closure=closure,
-            refs=self._refs(node, scope),
+            refs=tuple(sorted(scan.refs)),
             platform_helper=self._is_platform_helper(node, scope),
             body_evidence=self.body_evidence(node),
-            wrapper=self._wrapper(node, scope),
+            wrapper=self._wrapper(node, scope, roots, nodes),
             self_attrs=(),
         )
 
@@ -1497,42 +1553,34 @@ class _ModuleReader:
             return True
         return False
 
-    def _refs(self, node: FunctionNode, scope: _Scope) -> tuple[str, ...]:
-        out: set[str] = set()
-        inner_values: set[int] = set()
-        for sub, sub_scope in self._walk(node, scope):
-            if isinstance(sub, ast.Attribute):
-                inner_values.add(id(sub.value))
-            if not isinstance(sub, (ast.Name, ast.Attribute)) or id(sub) in inner_values:
-                continue
-            name = self.ref(sub, sub_scope)
-            if name is not None and not is_opaque_name(name):
-                out.add(name)
-        return tuple(sorted(out))
-
     def _is_platform_helper(self, node: FunctionNode, scope: _Scope) -> bool:
         stmts = [s for s in node.body if not _is_docstring(s)]
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
             return False
-        return self._platform_read(stmts[0].value, scope) is not None
+        return self._expr_platform(stmts[0].value, scope) is not None
 
     # ------------------------------------------------------------------ wrappers
 
-    def _wrapper(self, node: FunctionNode, scope: _Scope) -> WrapperFact | None:
+    def _wrapper(
+        self, node: FunctionNode, scope: _Scope, roots: _Roots, nodes: list[ast.AST]
+    ) -> WrapperFact | None:
         """As ``platform_facts._wrapper``, also through a returned closure (qwix's
         ``pallas_call`` builds the call in ``wrapper`` and returns it) and with the
-        wrapper's own ``**kwargs`` splatted into the entry call."""
-        candidates: list[tuple[FunctionNode, _Scope]] = [(node, scope)]
-        roots = unconditional_roots(node.body)
+        wrapper's own ``**kwargs`` splatted into the entry call. ``roots`` and
+        ``nodes``: what runs on every path of ``node``."""
+        candidates: list[tuple[FunctionNode, _Scope, _Roots, list[ast.AST]]] = [
+            (node, scope, roots, nodes)
+        ]
         if roots.returned is not None and isinstance(roots.returned, ast.Name):
             name = self.ref(roots.returned, scope)
             found = self.function_of(name) if name is not None else None
             if found is not None and found[1].parent is scope:
-                candidates.append(found)
+                inner_roots = unconditional_roots(found[0].body)
+                inner_nodes = unconditional_nodes(inner_roots.nodes)
+                candidates.append((found[0], found[1], inner_roots, inner_nodes))
         positions = _positions(scope)
-        for candidate, candidate_scope in candidates:
-            candidate_roots = unconditional_roots(candidate.body)
-            for sub in unconditional_nodes(candidate_roots.nodes):
+        for candidate, candidate_scope, candidate_roots, candidate_nodes in candidates:
+            for sub in candidate_nodes:
                 if not isinstance(sub, ast.Call):
                     continue
                 entry = self.entry_of(sub, candidate_scope)
