@@ -332,6 +332,17 @@ class Runner:
 class Child(Runner):
     def go(self, x):
         return self._kernel(x)
+
+class Base:
+    def run(self, x):
+        return self._impl(x)
+
+    def _impl(self, x):
+        return tpu_op(x)
+
+class GpuBase(Base):
+    def _impl(self, x):
+        return triton_op(x)
 """,
     )
     assert _req(facts, "pkg.meth.Runner.run").chain == (
@@ -341,6 +352,9 @@ class Child(Runner):
     )
     assert platforms_of(facts.requirement("pkg.meth.Child.go")) == {"tpu"}
     assert facts.requirement("pkg.meth.Runner.run_attribute") is None
+    # a subclass overrides _impl: Base.run may run either
+    assert facts.requirement("pkg.meth.Base.run") is None
+    assert platforms_of(facts.requirement("pkg.meth.Base._impl")) == {"tpu"}
 
 
 def test_instances_and_factories(make_lib: MakeLib) -> None:
@@ -423,6 +437,24 @@ def make_kk(*, interpret=False):
 
 def make_kk_without():
     return KK(1)
+
+import dataclasses
+
+@dataclasses.dataclass(frozen=True)
+class KD:
+    block: int
+    interpret: bool = False
+
+    def __call__(self, x):
+        return tpu_op_i(x, interpret=self.interpret)
+
+@dataclasses.dataclass(frozen=True)
+class KDInitVar:
+    block: dataclasses.InitVar[int]
+    interpret: bool = False
+
+    def __call__(self, x):
+        return tpu_op_i(x, interpret=self.interpret)
 """,
     )
     assert _req(facts, "pkg.ctor.KI").interpret == ("interpret", 0)
@@ -432,6 +464,8 @@ def make_kk_without():
     # interpret may come at call time through **kwargs: nothing a caller can say
     assert facts.requirement("pkg.ctor.KK") is None
     assert facts.requirement("pkg.ctor.make_kk_without") is None
+    assert _req(facts, "pkg.ctor.KD").interpret == ("interpret", 1)
+    assert facts.requirement("pkg.ctor.KDInitVar") is None
 
 
 # --------------------------------------------------------------------------- interpret
@@ -476,6 +510,17 @@ def caller_splat(x, **options):
 def caller_mixed(x, interpret=False):
     return tpu_op(tpu_op_i(x, interpret=interpret))
 
+def caller_closure(x, interpret=False):
+    def inner(y):
+        return tpu_op_i(y, interpret=interpret)
+    return inner(x)
+
+def caller_closure_shadowing(x, interpret=False):
+    run = functools.partial(tpu_op_i, interpret=interpret)
+    def inner(y, interpret=False):
+        return run(y)
+    return inner(x)
+
 def literal_on(x):
     return pl.pallas_call(
         kernel, out_shape=x, compiler_params=pltpu.CompilerParams(), interpret=True
@@ -490,6 +535,9 @@ def literal_on(x):
     assert _req(facts, "pkg.interp.caller_positional").interpret == ("interpret", 1)
     # tpu_op runs whatever interpret is: the requirement holds without a parameter
     assert _req(facts, "pkg.interp.caller_mixed").interpret is None
+    assert _req(facts, "pkg.interp.caller_closure").interpret == ("interpret", 1)
+    # inner's own interpret is not the one the partial took from caller_closure_shadowing
+    assert _req(facts, "pkg.interp.caller_closure_shadowing").interpret == ("interpret", 1)
     for name in (
         "caller_true",
         "caller_default_on",
@@ -511,6 +559,8 @@ def test_platform_reads_give_none(make_lib: MakeLib) -> None:
             "pkg/env.py": "import jax\n"
             "def on_tpu():\n"
             "    return jax.default_backend() == 'tpu'\n"
+            "def on_gpu():\n"
+            "    return not on_tpu()\n"
             "ON_TPU = jax.devices()[0].platform == 'tpu'\n",
             "pkg/plat.py": IMPORTS
             + """
@@ -537,6 +587,11 @@ def by_constant(x):
         x = x + 1
     return tpu_op(x)
 
+def by_helper_of_helper(x):
+    if env.on_gpu():
+        x = x + 1
+    return tpu_op(x)
+
 def by_flag(x, flag):
     if flag:
         x = x + 1
@@ -545,7 +600,7 @@ def by_flag(x, flag):
         }
     )
     facts = reader_for(root)
-    for name in ("by_backend", "by_device", "by_helper", "by_constant"):
+    for name in ("by_backend", "by_device", "by_helper", "by_constant", "by_helper_of_helper"):
         assert facts.requirement(f"pkg.plat.{name}") is None, name
     assert platforms_of(facts.requirement("pkg.plat.by_flag")) == {"tpu"}
 

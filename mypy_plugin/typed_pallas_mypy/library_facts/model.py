@@ -166,8 +166,10 @@ class FunctionSummary:
     returns_closure: tuple[str, int] | None
     #: global names it references anywhere (for platform helpers and variables elsewhere)
     refs: tuple[str, ...]
-    #: one ``return`` of an expression that reads the platform (a guard or platform helper)
-    platform_helper: bool
+    #: a body that is one ``return`` of an expression: "platform" when that expression
+    #: reads the platform (a guard or platform helper), "return" when it does not (it
+    #: may still call one: a helper of helpers), "" for any other body
+    helper: str
     #: backend-only primitives of its body and of the functions it calls (for a kernel
     #: passed from another module)
     body_evidence: tuple[Evidence, ...]
@@ -382,7 +384,7 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
         else None,
         "closure": list(fn.returns_closure) if fn.returns_closure is not None else None,
         "refs": list(fn.refs),
-        "helper": fn.platform_helper,
+        "helper": fn.helper,
         "body": [_evidence_json(e) for e in fn.body_evidence],
         "wrapper": [
             wrapper.entry,
@@ -449,7 +451,7 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
         returns=returns,
         returns_closure=closure,
         refs=_strs(data.get("refs")),
-        platform_helper=_bool(data.get("helper")),
+        helper=_str(data.get("helper")),
         body_evidence=tuple(_evidence_from(e) for e in _list(data.get("body"))),
         wrapper=wrapper,
         self_attrs=tuple(_pair(a) for a in _list(data.get("attrs"))),

@@ -69,7 +69,7 @@ from typed_pallas_mypy.library_facts.model import (
 )
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "2"
+READER_VERSION: Final = "3"
 
 #: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
 BODY_DEPTH: Final = 2
@@ -82,7 +82,6 @@ _CALLABLE_DEPTH: Final = 8
 
 _OVERLOAD: Final = frozenset({"typing.overload", "typing_extensions.overload"})
 _FIELD: Final = frozenset({"dataclasses.field"})
-_CLASSVAR: Final = ("ClassVar", "InitVar", "KW_ONLY")
 #: Top-level packages whose names are never worth recording as references.
 _UNRECORDED_TOPS: Final = frozenset({"builtins", "numpy", "jaxlib", *sys.stdlib_module_names})
 
@@ -895,6 +894,12 @@ class _ModuleReader:
         if isinstance(value, ast.Call) and self.entry_of(value, found.scope) is not None:
             return _EntryVariable(found.name, value)
         result = self.callable_of(value, found.scope, depth + 1)
+        if found.scope is not scope:
+            # assigned in an enclosing function: its parameters are not this one's
+            if isinstance(result, _Func) and result.bound is not None:
+                result = _Func(result.targets, _outer(result.bound), result.self_bound)
+            elif isinstance(result, _Result):
+                result = _Result(result.target, _outer(result.args), result.call)
         if isinstance(result, _Result | _Func | _Known | _EntryVariable):
             return result
         if isinstance(result, _Entry):
@@ -1497,7 +1502,7 @@ class _ModuleReader:
             returns=returns,
             returns_closure=closure,
             refs=tuple(sorted(scan.refs)),
-            platform_helper=self._is_platform_helper(node, scope),
+            helper=self._helper_kind(node, scope),
             body_evidence=self.body_evidence(node),
             wrapper=self._wrapper(node, scope, roots, nodes),
             self_attrs=(),
@@ -1553,11 +1558,11 @@ class _ModuleReader:
             return True
         return False
 
-    def _is_platform_helper(self, node: FunctionNode, scope: _Scope) -> bool:
+    def _helper_kind(self, node: FunctionNode, scope: _Scope) -> str:
         stmts = [s for s in node.body if not _is_docstring(s)]
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
-            return False
-        return self._expr_platform(stmts[0].value, scope) is not None
+            return ""
+        return "platform" if self._expr_platform(stmts[0].value, scope) is not None else "return"
 
     # ------------------------------------------------------------------ wrappers
 
@@ -1691,16 +1696,16 @@ class _ModuleReader:
             if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
                 continue
             annotation = ast.unparse(stmt.annotation) if stmt.annotation is not None else ""
-            if any(marker in annotation for marker in _CLASSVAR):
-                if "KW_ONLY" in annotation:
-                    return None
+            if "ClassVar" in annotation:
                 continue
+            if "InitVar" in annotation or "KW_ONLY" in annotation:
+                return None  # constructor positions this reader does not model
             default = model.REQUIRED
             if stmt.value is not None:
                 if isinstance(stmt.value, ast.Call) and (
                     self.ref(stmt.value.func, self.module_scope) in _FIELD
                 ):
-                    if any(k.arg == "kw_only" for k in stmt.value.keywords):
+                    if any(k.arg in ("kw_only", "init") for k in stmt.value.keywords):
                         return None
                     default = UNKNOWN
                 else:
@@ -1824,6 +1829,21 @@ def _returns(body: Sequence[ast.stmt]) -> list[ast.expr]:
             out.extend(_returns(stmt.body))
             out.extend(_returns(stmt.orelse))
     return out
+
+
+def _outer(args: CallArgs) -> CallArgs:
+    """Arguments summarised in an enclosing function, seen from a nested one: that
+    function's parameters are the nested one's outer parameters."""
+
+    def convert(value: ArgSum) -> ArgSum:
+        return f"o:{value[2:]}" if value.startswith("p:") else value
+
+    return CallArgs(
+        tuple(convert(v) for v in args.positional),
+        tuple((k, convert(v)) for k, v in args.keywords),
+        args.star,
+        tuple(convert(v) for v in args.star_kwargs),
+    )
 
 
 def _merge(bound: CallArgs, later: CallArgs) -> CallArgs:

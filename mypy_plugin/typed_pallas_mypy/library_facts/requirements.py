@@ -423,7 +423,10 @@ class Resolver:
             binding = facts.bindings.get(rest[0])
             function = facts.functions.get(".".join(rest))
             if function is not None:
-                result = function.platform_helper
+                result = function.helper == "platform" or (
+                    function.helper == "return"
+                    and any(self._is_platform_ref(ref) for ref in function.refs)
+                )
             elif binding is not None and binding.kind == model.PLATFORM_VALUE:
                 result = True
             elif binding is not None and binding.kind == model.IMPORT:
@@ -617,10 +620,24 @@ class Resolver:
             return UNKNOWN_CALL
         found = self.method(caller.located, caller.facts, cls, name, 0)
         if found is not None:
+            if self._overridden_below(caller, class_name, name):
+                return None  # an instance of a subclass runs another method
             return found
         if self.has_unknown_base(caller.located, caller.facts, cls):
             return None  # a method of a base that is not read: library code
         return UNKNOWN_CALL  # an instance attribute holding a callable
+
+    def _overridden_below(self, caller: Target, class_name: str, name: str) -> bool:
+        """Whether a class of the caller's module that derives from ``class_name``
+        defines ``name`` itself."""
+        base = f"{caller.facts.module}.{class_name}"
+        for cls in caller.facts.classes.values():
+            if cls.qualname == class_name or name not in dict(cls.methods):
+                continue
+            for _, _, ancestor in self._mro(caller.located, caller.facts, cls, 0):
+                if f"{caller.facts.module}.{ancestor.qualname}" == base:
+                    return True
+        return False
 
     def _instance(
         self,
