@@ -72,6 +72,12 @@ def by_block_spec_only(x):
 
 def no_evidence(x):
     return pl.pallas_call(kernel, out_shape=x)(x)
+
+def legacy_dict_params(x):
+    return pl.pallas_call(dma_kernel, out_shape=x, compiler_params=dict(mosaic=dict()))(x)
+
+def legacy_dict_params_plain(x):
+    return pl.pallas_call(kernel, out_shape=x, compiler_params={"mosaic": {}})(x)
 """,
     )
     body = _req(facts, "pkg.ev.by_body")
@@ -85,6 +91,13 @@ def no_evidence(x):
     assert platforms_of(facts.requirement("pkg.ev.by_entry")) == {"cuda"}
     assert facts.requirement("pkg.ev.by_block_spec_only") is None
     assert facts.requirement("pkg.ev.no_evidence") is None
+    # legacy dict params are unknown params: only evidence can say anything
+    assert _req(facts, "pkg.ev.legacy_dict_params").cause == (
+        "evidence",
+        "mosaic_tpu",
+        "mosaic_tpu",
+    )
+    assert facts.requirement("pkg.ev.legacy_dict_params_plain") is None
 
 
 def test_kernel_of_another_module_gives_its_body_evidence(make_lib: MakeLib) -> None:
