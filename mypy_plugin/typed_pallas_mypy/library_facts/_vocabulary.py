@@ -109,6 +109,19 @@ KEEPS_PRIMAL: Final = frozenset(
     }
 )
 
+#: Keepers whose positional arguments configure them: ``jax.named_scope("n")(f)``,
+#: ``functools.wraps(g)(f)``, ``functools.lru_cache(8)(f)``,
+#: ``typed_pallas.platform("tpu")(f)`` keep ``f``, not their argument.
+CONFIGURED_KEEPERS: Final = frozenset(
+    {
+        "jax.named_scope",
+        "functools.wraps",
+        "functools.lru_cache",
+        "typed_pallas.platform",
+        "typed_pallas._tagged.platform",
+    }
+)
+
 #: What the reader lets through as a function-keeping decorator or wrapper call.
 KEEPERS: Final = KEEPS_FUNCTION | KEEPS_PRIMAL
 

@@ -165,6 +165,7 @@ def _write(path: str, data: Mapping[str, object]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, separators=(",", ":"), sort_keys=True)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is plain data
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):
         with contextlib.suppress(OSError):
