@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib.metadata
 import importlib.util
 import statistics
@@ -41,6 +42,10 @@ def _jax_site_packages() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise SystemExit("error: jax is not installed in this interpreter")
     return Path(next(iter(spec.submodule_search_locations))).parent
+
+
+def _module_map(roots: list[str], cache: str, package: str) -> object:
+    return LibraryFacts(roots, cache).module_map(package)
 
 
 def _median(runs: int, work: Callable[[], object]) -> float:
@@ -102,11 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         all_roots = [*args.root, *roots]
         print("\nthird-party packages (cold = empty cache; cached = second instance):")
         for package in args.package:
-            package_cold = _median(args.repeat, lambda p=package: _cold(all_roots, p))
+            package_cold = _median(args.repeat, functools.partial(_cold, all_roots, package))
             with tempfile.TemporaryDirectory() as cache:
                 LibraryFacts(all_roots, cache).module_map(package)
                 package_cached = _median(
-                    args.repeat, lambda p=package, c=cache: LibraryFacts(all_roots, c).module_map(p)
+                    args.repeat, functools.partial(_module_map, all_roots, cache, package)
                 )
                 read, by_platform, wrappers = _summary(LibraryFacts(all_roots, cache), package)
             print(

@@ -2,7 +2,7 @@
 
 It applies the plugin's rules for the project's own functions (``platform_facts``,
 ``unconditional``, ``evidence``, ``params``) to a module parsed with the standard
-library's ``ast``, using the same tables (``_vocabulary.ENTRIES``,
+library's ``ast``, using the same tables (``entries.ENTRIES``,
 ``typed_pallas._platforms.PARAMS_BY_FULLNAME``, ``evidence_tables``):
 
 * every name is resolved to a fully qualified name through the module's imports
@@ -35,20 +35,20 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
-from typed_pallas_mypy.library_facts import model
-from typed_pallas_mypy.library_facts._vocabulary import (
+from typed_pallas_mypy.entries import ENTRIES, EntrySpec
+from typed_pallas_mypy.fullnames import (
     CLASS_KEEPERS,
     CONFIGURED_KEEPERS,
+    CUSTOM_DERIVATIVES,
     DATACLASS_DECORATORS,
-    ENTRIES,
+    FUNCTOOLS_PARTIAL,
     JAX_READ_PREFIX,
-    KEEPERS,
+    KEEPS_FUNCTION,
     METHOD_KEEPERS,
-    PARTIAL,
     PLATFORM_ATTRIBUTES,
     PLATFORM_SOURCES,
-    EntrySpec,
 )
+from typed_pallas_mypy.library_facts import model
 from typed_pallas_mypy.library_facts.model import (
     FALSE,
     TRUE,
@@ -67,6 +67,10 @@ from typed_pallas_mypy.library_facts.model import (
     Param,
     WrapperFact,
 )
+
+#: What the reader lets through as a function-keeping decorator or wrapper call.
+KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
+PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
 READER_VERSION: Final = "3"

@@ -37,8 +37,9 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables
+from typed_pallas_mypy.entries import ENTRIES
+from typed_pallas_mypy.fullnames import JAX_READ_PREFIX
 from typed_pallas_mypy.library_facts import model, reader
-from typed_pallas_mypy.library_facts._vocabulary import ENTRIES, JAX_READ_PREFIX
 from typed_pallas_mypy.library_facts.model import (
     FALSE,
     TRUE,
