@@ -123,6 +123,9 @@ TP_DISPATCH: Final = frozenset(
 #: every name of a compiler-params class (``pltpu.CompilerParams(...)``): constructing
 #: params is where a wrapper mypy cannot see into is usually called
 PARAMS_CLASSES: Final = frozenset(_platforms.PARAMS_BY_FULLNAME)
+#: ``typed_pallas.PlatformFn``: a callable tagged with its platform
+PLATFORM_FN: Final = "typed_pallas._tagged.PlatformFn"
+
 #: calls where a platform is decided, or params are made (hooked to report the
 #: decision-site findings of the function they are in)
 DECISION_CALLS: Final = (

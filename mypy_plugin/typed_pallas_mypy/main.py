@@ -173,6 +173,8 @@ class _HookTables:
             name: functools.partial(hooks.widen_proven_mismatch, entry=entry, session=session)
             for name, entry in ENTRIES.items()
         }
+        for name in fullnames.TP_DISPATCH:
+            self.signature_hooks[name] = hooks.accept_untagged_branches
 
     def user_hook(self, fullname: str) -> Any:
         kind = self.hooks.function_kind(fullname, self.session)

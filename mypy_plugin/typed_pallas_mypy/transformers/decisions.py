@@ -290,8 +290,11 @@ class _Scan:
             lowering = platforms & LOWERING
             if not lowering:
                 continue
-            if callable_target(arg, self.index) is not None:
+            local = callable_target(arg, self.index)
+            if local is not None and self.index.branch_platforms.get(id(local)) == platforms:
                 continue  # a function or lambda of this module: its body is a region
+            if local is not None and not isinstance(local, FuncDef):
+                continue  # a lambda passed for several platforms: its region says little
             why = f"the {keyword}= branch of {what} at line {call.line} lowers for {', '.join(sorted(lowering))}"
             self.check(
                 self.facts.names.callee_function(arg, self._func_at(call)), arg, lowering, why

@@ -231,6 +231,16 @@ def widen_proven_mismatch(
     return signature
 
 
+def accept_untagged_branches(ctx: FunctionSigContext) -> FunctionLike:
+    """Signature hook of ``typed_pallas.dispatch`` (``signatures``)."""
+    try:
+        return signatures.accept_untagged_branches(ctx)
+    except Exception:
+        if debug_enabled():
+            raise
+        return ctx.default_signature
+
+
 def check_user_call(
     ctx: FunctionContext | MethodContext, *, fullname: str, config: PlatformConfig, session: Session
 ) -> Type:

@@ -225,7 +225,11 @@ def helper_kind(func: FuncDef, scope: guards.GuardScope) -> tuple[Sets | None, b
 
 
 def _branches_on_platform(func: FuncDef, index: ModuleIndex) -> bool:
-    if index.has_region_within(start_of(func), end_of(func), tags=False):
+    """Whether a guard inside ``func``'s body decides the platform of part of it (a
+    region around the whole function, a dispatch branch's, does not count)."""
+    if func.body.body and index.has_region_within(
+        start_of(func.body.body[0]), end_of(func), tags=False
+    ):
         return True
     for expr in get_subexpressions(func.body):
         if isinstance(expr, CallExpr) and guards.dispatch_title(expr) is not None:
