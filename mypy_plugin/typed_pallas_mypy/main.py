@@ -70,12 +70,7 @@ class TypedPallasPlugin(Plugin):
 
     def _tables(self) -> _HookTables:
         if self._hook_tables is None:
-            self._hook_tables = _HookTables(
-                self._config,
-                lambda: self._modules,
-                self.options.cache_dir,
-                self.options.python_executable,
-            )
+            self._hook_tables = _HookTables(self._config, lambda: self._modules, self.options)
         return self._hook_tables
 
     @override
@@ -134,15 +129,17 @@ class _HookTables:
         self,
         platform_config: config.PluginConfig,
         modules: Callable[[], dict[str, MypyFile] | None],
-        cache_dir: str | None,
-        python_executable: str | None,
+        options: Options,
     ) -> None:
         from typed_pallas_mypy.entries import ENTRIES
         from typed_pallas_mypy.transformers import hooks
 
         self.hooks = hooks
         self.session = hooks.Session(
-            modules=modules, cache_dir=cache_dir, python_executable=python_executable
+            modules=modules,
+            cache_dir=options.cache_dir,
+            python_executable=options.python_executable,
+            options=options,
         )
         self.platform_config = platform_config
         session = self.session

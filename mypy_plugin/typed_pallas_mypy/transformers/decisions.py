@@ -106,12 +106,19 @@ def _short(fullname: str) -> str:
 
 class _Scan:
     def __init__(
-        self, tree: MypyFile, index: ModuleIndex, facts: Facts, configured: frozenset[str] | None
+        self,
+        tree: MypyFile,
+        index: ModuleIndex,
+        facts: Facts,
+        configured: frozenset[str] | None,
+        checks_untyped: bool = True,
     ) -> None:
         self.tree = tree
         self.index = index
         self.facts = facts
         self.configured = configured
+        #: whether mypy checks the bodies of unannotated functions in this module
+        self.checks_untyped = checks_untyped
         self.out = ModuleFindings()
         #: (target, fullname) of functions imported where the platform is decided and
         #: reported there: their calls in the same target are not reported again
@@ -145,13 +152,25 @@ class _Scan:
         it belongs to the target of ``anchor`` (default: of ``node``)."""
         if fullname is None:
             return
-        requirement = self.facts.of(fullname).requirement
+        self.check_requirement(
+            self.facts.of(fullname).requirement, _short(fullname), node, decided, why, anchor
+        )
+
+    def check_requirement(
+        self,
+        requirement: Requirement | None,
+        name: str,
+        node: Expression,
+        decided: frozenset[str],
+        why: str,
+        anchor: Expression | None = None,
+    ) -> None:
         if requirement is None or (requirement.platforms & decided):
             return
         if requirement.interpret is not None:
             if calls.interpret_argument(node, requirement.interpret) != "off":
                 return  # interpreted (or maybe): lowers anywhere
-        message = message_for(requirement, _short(fullname), decided)
+        message = message_for(requirement, name, decided)
         notes = (*requirement.chain, why)
         pos = start_of(anchor if anchor is not None else node)
         self.out.add(self.target_of(pos), Finding(node.line, max(node.column, 0), message, notes))
@@ -290,12 +309,19 @@ class _Scan:
             lowering = platforms & LOWERING
             if not lowering:
                 continue
+            why = f"the {keyword}= branch of {what} at line {call.line} lowers for {', '.join(sorted(lowering))}"
             local = callable_target(arg, self.index)
+            if isinstance(local, FuncDef) and local.is_dynamic() and not self.checks_untyped:
+                # mypy skips the body of an unannotated function here, and with it the
+                # checks of its region: its requirement is checked at the argument
+                requirement = self.facts.local_requirement(local, self.tree, self.index)
+                self.check_requirement(requirement, local.name, arg, lowering, why)
+                continue
             if local is not None and self.index.branch_platforms.get(id(local)) == platforms:
                 continue  # a function or lambda of this module: its body is a region
             if local is not None and not isinstance(local, FuncDef):
                 continue  # a lambda passed for several platforms: its region says little
-            why = f"the {keyword}= branch of {what} at line {call.line} lowers for {', '.join(sorted(lowering))}"
+
             self.check(
                 self.facts.names.callee_function(arg, self._func_at(call)), arg, lowering, why
             )
@@ -467,10 +493,14 @@ def _as_expr(stmt: ImportFrom) -> Expression:
 
 
 def findings(
-    tree: MypyFile, index: ModuleIndex, facts: Facts, configured: frozenset[str] | None
+    tree: MypyFile,
+    index: ModuleIndex,
+    facts: Facts,
+    configured: frozenset[str] | None,
+    checks_untyped: bool = True,
 ) -> ModuleFindings:
     """Every decision-site finding of ``tree``, grouped by target."""
-    return _Scan(tree, index, facts, configured).run()
+    return _Scan(tree, index, facts, configured, checks_untyped).run()
 
 
 def finding_for_call(

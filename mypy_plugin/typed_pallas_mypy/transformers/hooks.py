@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from mypy.nodes import CallExpr, MypyFile, TypeInfo
+from mypy.options import Options
 from mypy.plugin import CheckerPluginInterface, FunctionContext, FunctionSigContext, MethodContext
 from mypy.plugins.functools import partial_call_callback, partial_new_callback
 from mypy.types import FunctionLike, Instance, Overloaded, Type, get_proper_type
@@ -54,6 +55,8 @@ class Session:
     cache_dir: str | None = None
     #: the Python whose installed packages mypy reads (the library reader's too)
     python_executable: str | None = None
+    #: mypy's options (per-module ones matter: ``check_untyped_defs``)
+    options: Options | None = None
     facts: Facts | None = None
     findings: dict[str, tuple[object, decisions.ModuleFindings]] = field(default_factory=dict)
     #: modules whose facts were put in their symbol table, by stamp
@@ -61,6 +64,12 @@ class Session:
     #: id(CallExpr) -> the view of a call whose params/mesh formals the signature
     #: hook widened (read against the declared signature, with the argument types)
     widened: dict[int, CallView] = field(default_factory=dict)
+
+    def checks_untyped(self, module: str) -> bool:
+        """Whether mypy checks the bodies of unannotated functions in ``module``."""
+        if self.options is None:
+            return True
+        return self.options.clone_for_module(module).check_untyped_defs
 
     def facts_for(self, api: CheckerPluginInterface | None) -> Facts | None:
         if self.facts is None:
@@ -145,7 +154,13 @@ def module_findings(
         return cached[1]
     index = index_of(tree, facts)
     facts.consulted = set()
-    found = decisions.findings(tree, index, facts, config.platforms_for(tree.fullname))
+    found = decisions.findings(
+        tree,
+        index,
+        facts,
+        config.platforms_for(tree.fullname),
+        session.checks_untyped(tree.fullname),
+    )
     found.targets = {tree.fullname, *requirements.definitions(tree)}
     consulted = facts.consulted - {tree.fullname}
     if daemon:

@@ -44,13 +44,14 @@ from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
     NO_FACTS,
     FunctionFacts,
+    Requirement,
     facts_from_json,
     store,
     stored_json,
 )
 from typed_pallas_mypy.transformers.guards import Sets
 from typed_pallas_mypy.transformers.library_use import LibraryUse
-from typed_pallas_mypy.transformers.module_index import index_of, stamp_of
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.requirements import MAX_DEPTH
 from typed_pallas_mypy.transformers.resolution import Names, custom_derivative, keeps_function
 
@@ -87,6 +88,7 @@ class Facts:
         self.generation = 0
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
         self._helpers_in_progress: set[str] = set()
+        self._local: dict[int, Requirement | None] = {}
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -99,6 +101,7 @@ class Facts:
                 self._helpers.clear()
                 self._stored.clear()
                 self._stamps.clear()
+                self._local.clear()
                 self.names.forget()
                 self.generation += 1
                 return
@@ -153,6 +156,16 @@ class Facts:
             return NO_FACTS
         found = requirements.function_facts(self, node, tree, index)
         return requirements.with_derivative_rules(self, found, fullname, tree) if rules else found
+
+    def local_requirement(
+        self, func: FuncDef, tree: MypyFile, index: ModuleIndex
+    ) -> Requirement | None:
+        """The requirement of a function defined inside another one (no fullname of its
+        own: not kept in any store)."""
+        key = id(func)
+        if key not in self._local:
+            self._local[key] = requirements.function_facts(self, func, tree, index).requirement
+        return self._local[key]
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)
