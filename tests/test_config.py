@@ -20,6 +20,7 @@ import pytest
 from typed_pallas_mypy.config import (
     CONFIG_ENV,
     CONFIG_FILE_NAMES,
+    CONFIG_PLATFORM_NAMES,
     PLATFORMS_ENV,
     ConfigError,
     PluginConfig,
@@ -47,6 +48,18 @@ def resolve(project: Path, config_file: str | None = None, **env: str) -> Plugin
 
 
 # --------------------------------------------------------------------------- defaults
+
+
+def test_config_platform_names_are_the_lowering_names_without_the_host(project: Path) -> None:
+    """What ``platforms = [...]`` accepts: not the runtime's PLATFORM_NAMES, which holds ``cpu``."""
+    from typed_pallas import _platforms
+
+    assert CONFIG_PLATFORM_NAMES == ("tpu", "gpu", "cuda", "rocm")
+    assert "cpu" in _platforms.PLATFORM_NAMES and "cpu" not in CONFIG_PLATFORM_NAMES
+    with pytest.raises(
+        ConfigError, match="unknown platform 'cpu'; valid platforms are tpu, gpu, cuda, rocm"
+    ):
+        resolve(project, **{PLATFORMS_ENV: "cpu"})
 
 
 def test_defaults_without_any_config(project: Path) -> None:

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONFIG_ENV",
     "CONFIG_FILE_NAMES",
+    "CONFIG_PLATFORM_NAMES",
     "PLATFORMS_ENV",
     "ConfigError",
     "Override",
@@ -100,7 +101,10 @@ REPOSITORY_MARKERS: Final = (".git", ".hg")
 
 TOP_LEVEL_KEYS: Final = ("platforms", "overrides")
 OVERRIDE_KEYS: Final = ("module", "platforms")
-PLATFORM_NAMES: Final[tuple[str, ...]] = tuple(LOWERINGS_OF_NAME)
+#: The names accepted in ``platforms = [...]``, ``--platform`` and ``TYPED_PALLAS_PLATFORMS``:
+#: the lowering names of :data:`typed_pallas._platforms.LOWERINGS_OF_NAME` (``gpu`` = cuda +
+#: rocm). Not ``_platforms.PLATFORM_NAMES``, which also holds the host (``cpu``).
+CONFIG_PLATFORM_NAMES: Final[tuple[str, ...]] = tuple(LOWERINGS_OF_NAME)
 
 USAGE: Final = """
 (pyproject.toml)
@@ -272,7 +276,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
     if not values:
         raise ConfigError(
             f"{where}: the platform list is empty; "
-            f"name at least one of {_plural_list(PLATFORM_NAMES)} "
+            f"name at least one of {_plural_list(CONFIG_PLATFORM_NAMES)} "
             '(to allow every platform write ["tpu", "gpu"])'
         )
     out: set[str] = set()
@@ -280,7 +284,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
         if not isinstance(value, str):
             raise ConfigError(
                 f"{where}: platform {value!r} is a {type(value).__name__}, not a string; "
-                f"write one of {_plural_list(repr(n) for n in PLATFORM_NAMES)}"
+                f"write one of {_plural_list(repr(n) for n in CONFIG_PLATFORM_NAMES)}"
             )
         name = value.strip()
         if name not in LOWERINGS_OF_NAME:
@@ -289,7 +293,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
                 hint = f" (platform names are lower case: {name.lower()!r})"
             raise ConfigError(
                 f"{where}: unknown platform {value!r}{hint}; "
-                f"valid platforms are {_plural_list(PLATFORM_NAMES)} "
+                f"valid platforms are {_plural_list(CONFIG_PLATFORM_NAMES)} "
                 "(gpu means cuda and rocm)"
             )
         out |= LOWERINGS_OF_NAME[name]

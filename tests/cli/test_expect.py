@@ -32,8 +32,8 @@ def test_expectations_pair_findings_with_comments(tmp_path: Path) -> None:
         (5, "other-code", None),
     ]
 
-    def finding(line: int, message: str, code: str = "pallas-platform") -> findings.Finding:
-        return findings.Finding(
+    def finding(line: int, message: str, code: str = "pallas-platform") -> findings.MypyMessage:
+        return findings.MypyMessage(
             file=str(src), line=line, column=1, severity="error", message=message, code=code
         )
 

@@ -76,9 +76,9 @@ def test_select_keeps_plugin_and_blocking_codes_unless_all_errors() -> None:
 
 
 def _finding(message: str, code: str, notes: list[str] | None = None) -> object:
-    from typed_pallas_mypy.cli.findings import Finding
+    from typed_pallas_mypy.cli.findings import MypyMessage
 
-    return Finding("m.py", 3, 5, "error", message, code, notes or [])
+    return MypyMessage("m.py", 3, 5, "error", message, code, notes or [])
 
 
 @pytest.mark.parametrize(
@@ -127,7 +127,7 @@ def test_cache_folder_names_python_jax_and_mypy_versions(monkeypatch: pytest.Mon
     tag = findings.environment_tag()
     assert tag.startswith("py3.") and "-jax" in tag and "-mypy" in tag
     versions = {"jax": "0.10.2", "mypy": "2.4.1"}
-    monkeypatch.setattr(findings, "_installed_version", lambda name: versions[name])
+    monkeypatch.setattr(findings, "installed_version", lambda name: versions[name])
     first = findings.environment_cache()
     versions["jax"] = "0.12.0"
     second = findings.environment_cache()

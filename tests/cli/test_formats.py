@@ -15,7 +15,7 @@ from typed_pallas_mypy.cli import explain, findings, formats
 
 
 def test_output_formats() -> None:
-    finding = findings.Finding(
+    finding = findings.MypyMessage(
         file="pkg/k.py", line=12, column=5, severity="error", code="pallas-platform",
         message="Compiler params for platform tpu cannot be used for gpu lowering.",
         notes=["evidence: a, b", "100% sure"], end_line=12, end_column=20,
@@ -29,7 +29,7 @@ def test_output_formats() -> None:
         "::error file=pkg/k.py,line=12,col=5,endLine=12,endColumn=20,title=pallas-platform::"
         "Compiler params for platform tpu cannot be used for gpu lowering.%0Aevidence: a, b%0A100%25 sure"
     )
-    odd = findings.Finding(
+    odd = findings.MypyMessage(
         file="a,b:c.py", line=1, column=1, severity="note", code=None, message="x"
     )
     assert formats.github_line(odd) == "::notice file=a%2Cb%3Ac.py,line=1,col=1::x"
@@ -56,7 +56,7 @@ def test_output_formats() -> None:
 
 def test_sarif_log_structure() -> None:
     shown = [
-        findings.Finding(
+        findings.MypyMessage(
             "pkg/a.py",
             12,
             16,
@@ -67,10 +67,10 @@ def test_sarif_log_structure() -> None:
             12,
             40,
         ),
-        findings.Finding("pkg/a.py", 20, 5, "error", "Argument 1 ...", "arg-type", [], 20, 9),
-        findings.Finding("b.py", 0, 1, "error", "file-level", "pallas-platform"),
-        findings.Finding("b.py", 3, 1, "note", "a standalone note", None),
-        findings.Finding(
+        findings.MypyMessage("pkg/a.py", 20, 5, "error", "Argument 1 ...", "arg-type", [], 20, 9),
+        findings.MypyMessage("b.py", 0, 1, "error", "file-level", "pallas-platform"),
+        findings.MypyMessage("b.py", 3, 1, "note", "a standalone note", None),
+        findings.MypyMessage(
             os.path.abspath("c.py"), 2, 3, "error", "absolute path", "syntax", [], 4, 1
         ),
     ]

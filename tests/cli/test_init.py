@@ -395,9 +395,11 @@ def test_before_init_typed_pallas_names_give_no_false_error(checker: str, tmp_pa
 
 
 def test_check_says_what_to_do_next_to_jax_pyrefly_stubs(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = init._version
+    real = init.installed_version
     monkeypatch.setattr(
-        init, "_version", lambda dist: "1.4.0" if dist == init.JAX_PYREFLY_STUBS else real(dist)
+        init,
+        "installed_version",
+        lambda dist: "1.4.0" if dist == init.JAX_PYREFLY_STUBS else real(dist),
     )
     line = init.coinstall_warning()
     assert line is not None and line.startswith(

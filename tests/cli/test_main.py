@@ -42,7 +42,7 @@ def test_empty_selection_is_documented() -> None:
 def test_configuration_doc_covers_every_key() -> None:
     doc = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     names = [
-        *config.TOP_LEVEL_KEYS, *config.OVERRIDE_KEYS, *config.PLATFORM_NAMES,
+        *config.TOP_LEVEL_KEYS, *config.OVERRIDE_KEYS, *config.CONFIG_PLATFORM_NAMES,
         config.PLATFORMS_ENV, config.CONFIG_ENV, f"[{config.TOML_TABLE}]", f"[{config.INI_SECTION}]",
         config.INI_OVERRIDE_PREFIX, "--platform", "--all-errors", "--output", "--expect",
     ]  # fmt: skip

@@ -34,23 +34,26 @@ from typing import Final
 
 from typed_pallas_mypy import config
 from typed_pallas_mypy.cli import init
+from typed_pallas_mypy.cli._metadata import installed_version
 from typed_pallas_mypy.cli.check import fail, run_check
 from typed_pallas_mypy.cli.explain import error_doc, known_error_docs, run_explain
-from typed_pallas_mypy.cli.findings import DEFAULT_CACHE, Finding, plugin_error_codes
+from typed_pallas_mypy.cli.findings import DEFAULT_CACHE, MypyMessage, plugin_error_codes
 from typed_pallas_mypy.cli.formats import OUTPUTS
 
-__all__ = ["Finding", "build_parser", "error_doc", "known_error_docs", "main", "plugin_error_codes"]
+__all__ = [
+    "MypyMessage",
+    "build_parser",
+    "error_doc",
+    "known_error_docs",
+    "main",
+    "plugin_error_codes",
+]
 
 PROG: Final = "typed-pallas"
 
 
 def _version_text() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        mypy_version = version("mypy")
-    except PackageNotFoundError:  # pragma: no cover
-        mypy_version = "not installed"
+    mypy_version = installed_version("mypy") or "not installed"
     py = ".".join(map(str, sys.version_info[:3]))
     return f"{PROG} {config.package_version()} (mypy {mypy_version}, Python {py})"
 
@@ -88,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--platform",
         action="append",
         metavar="P",
-        help="a platform the code may lower for: tpu, gpu, cuda or rocm (repeat, or a comma list); "
+        help="a platform the code may lower for: "
+        f"{', '.join(config.CONFIG_PLATFORM_NAMES)} (repeat, or a comma list); "
         f"replaces the configured top-level platforms (sets {config.PLATFORMS_ENV})",
     )
     check.add_argument(

@@ -35,7 +35,7 @@ from typed_pallas_mypy.cli.expect import report_expectations
 from typed_pallas_mypy.cli.explain import doc_link
 from typed_pallas_mypy.cli.findings import (
     NO_FILES_MESSAGE,
-    Finding,
+    MypyMessage,
     cache_is_warm,
     environment_cache,
     plugin_error_codes,
@@ -178,7 +178,7 @@ def _nothing_to_check(paths: list[str], args: argparse.Namespace) -> int:
     return 0
 
 
-def _unresolved_own_imports(found: list[Finding]) -> list[tuple[str, Finding]]:
+def _unresolved_own_imports(found: list[MypyMessage]) -> list[tuple[str, MypyMessage]]:
     """(module, the error) for each import of the project's own modules mypy could not resolve."""
     out = []
     for finding in found:
@@ -188,7 +188,7 @@ def _unresolved_own_imports(found: list[Finding]) -> list[tuple[str, Finding]]:
     return out
 
 
-def _warn_unresolved(unresolved: list[tuple[str, Finding]], layout: project.Layout) -> None:
+def _warn_unresolved(unresolved: list[tuple[str, MypyMessage]], layout: project.Layout) -> None:
     modules = sorted({module for module, _ in unresolved})
     where = ", ".join(f"{f.file}:{f.line}" for _, f in unresolved[:3]) + (
         ", ..." if len(unresolved) > 3 else ""

@@ -3,7 +3,7 @@
 What it does: writes the preset mypy configuration (:func:`preset_config`: the plugin,
 ``follow_imports = silent``, ``ignore_missing_imports``, ``check_untyped_defs``) to a
 temporary file, runs ``python -m mypy -O json`` in a subprocess (:func:`run_mypy`),
-parses mypy's JSON lines into :class:`Finding` objects (:func:`parse_mypy_json`), and
+parses mypy's JSON lines into :class:`MypyMessage` objects (:func:`parse_mypy_json`), and
 decides which of them are typed-pallas findings (:func:`select`).
 
 The preset and the parser are shared: ``eval/`` and ``benchmarks/`` run mypy through
@@ -33,13 +33,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from typed_pallas_mypy.cli._metadata import installed_version
+
 __all__ = [
     "BLOCKING_CODES",
     "DEFAULT_CACHE",
     "PLUGIN_MODULE",
     "PRESET",
     "PRESET_SETTINGS",
-    "Finding",
+    "MypyMessage",
     "MypyRun",
     "cache_is_warm",
     "environment_cache",
@@ -152,19 +154,11 @@ def mypy_command(
 # --------------------------------------------------------------------------- the cache
 
 
-def _installed_version(name: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "none"
-
-
 def environment_tag() -> str:
     """``py3.12-jax0.12.0-mypy2.4.1``: what makes mypy's cache of jax differ between environments."""
     py = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    tag = f"py{py}-jax{_installed_version('jax')}-mypy{_installed_version('mypy')}"
+    jax, mypy = (installed_version(dist) or "none" for dist in ("jax", "mypy"))
+    tag = f"py{py}-jax{jax}-mypy{mypy}"
     return re.sub(r"[^A-Za-z0-9._+-]", "_", tag)
 
 
@@ -192,8 +186,12 @@ def cache_is_warm(cache_dir: str) -> bool:
 
 
 @dataclass
-class Finding:
-    """One mypy message (an error with its notes, or a standalone note)."""
+class MypyMessage:
+    """One message of mypy's output (an error with its notes, or a standalone note), parsed.
+
+    Not the plugin's own record of a decision (``transformers.decisions``): this is what
+    mypy printed, whatever its code; :func:`select` says which are typed-pallas findings.
+    """
 
     file: str
     line: int
@@ -206,7 +204,7 @@ class Finding:
     end_column: int | None = None
 
     @classmethod
-    def from_mypy_json(cls, data: Mapping[str, object]) -> Finding:
+    def from_mypy_json(cls, data: Mapping[str, object]) -> MypyMessage:
         """One line of mypy's ``-O json`` output, already decoded."""
 
         def number(key: str) -> int | None:
@@ -227,13 +225,13 @@ class Finding:
         )
 
 
-def parse_mypy_json(stdout: str) -> tuple[list[Finding], list[str]]:
+def parse_mypy_json(stdout: str) -> tuple[list[MypyMessage], list[str]]:
     """mypy ``-O json`` lines -> findings; other lines are returned as they are.
 
     Notes that mypy could not attach to an error at the same place are attached to the
     error just before them in the same file (typed-pallas puts its evidence there).
     """
-    findings: list[Finding] = []
+    findings: list[MypyMessage] = []
     other: list[str] = []
     for line in stdout.splitlines():
         if not line.startswith("{"):
@@ -245,7 +243,7 @@ def parse_mypy_json(stdout: str) -> tuple[list[Finding], list[str]]:
         except ValueError:
             other.append(line)
             continue
-        finding = Finding.from_mypy_json(data)
+        finding = MypyMessage.from_mypy_json(data)
         prev = findings[-1] if findings else None
         if (
             finding.severity == "note"
@@ -273,7 +271,7 @@ def plugin_error_codes() -> frozenset[str]:
     return frozenset(codes) or FALLBACK_CODES
 
 
-def is_typed_pallas_finding(finding: Finding, codes: frozenset[str]) -> bool:
+def is_typed_pallas_finding(finding: MypyMessage, codes: frozenset[str]) -> bool:
     """A plugin error, a blocking error, or a platform mismatch the stubs found.
 
     The stubs type params by platform, so some mismatches (``plgpu.kernel`` or
@@ -294,7 +292,9 @@ def is_typed_pallas_finding(finding: Finding, codes: frozenset[str]) -> bool:
     return False
 
 
-def select(findings: Iterable[Finding], codes: frozenset[str], all_errors: bool) -> list[Finding]:
+def select(
+    findings: Iterable[MypyMessage], codes: frozenset[str], all_errors: bool
+) -> list[MypyMessage]:
     """The findings to show: all of them with ``all_errors``, else the typed-pallas ones."""
     if all_errors:
         return list(findings)
@@ -310,7 +310,7 @@ class MypyRun:
 
     command: list[str]
     returncode: int
-    findings: list[Finding]
+    findings: list[MypyMessage]
     #: stdout lines that are not JSON findings (a summary, a crash's text)
     other_output: list[str]
     stderr: str

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePath
 from typing import Final, TextIO
 
-from typed_pallas_mypy.cli.findings import Finding
+from typed_pallas_mypy.cli.findings import MypyMessage
 
 __all__ = [
     "FORMATS",
@@ -44,10 +44,10 @@ SARIF_LEVELS: Final = {"error": "error", "warning": "warning", "note": "note"}
 NOTE_RULE: Final = "note"
 
 #: A writer: (findings to show, whether --all-errors, stream, whether to end with a summary).
-Writer = Callable[[Sequence[Finding], bool, TextIO, bool], None]
+Writer = Callable[[Sequence[MypyMessage], bool, TextIO, bool], None]
 
 
-def text_lines(finding: Finding) -> list[str]:
+def text_lines(finding: MypyMessage) -> list[str]:
     """mypy's own text shape: the message with its code, then one line per note."""
     where = f"{finding.file}:{finding.line}:{finding.column}"
     code = f"  [{finding.code}]" if finding.code and finding.severity == "error" else ""
@@ -56,7 +56,7 @@ def text_lines(finding: Finding) -> list[str]:
     return out
 
 
-def to_json(finding: Finding) -> dict[str, object]:
+def to_json(finding: MypyMessage) -> dict[str, object]:
     """The object ``--output json`` prints for one finding (columns 1-based)."""
     return {
         "file": finding.file,
@@ -79,7 +79,7 @@ def _github_property(text: str) -> str:
     return _github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_line(finding: Finding) -> str:
+def github_line(finding: MypyMessage) -> str:
     """One GitHub Actions workflow command (``::error`` or ``::notice``) for a finding."""
     kind = "error" if finding.severity == "error" else "notice"
     props = [
@@ -97,7 +97,7 @@ def github_line(finding: Finding) -> str:
     return f"::{kind} {','.join(props)}::{_github_data(body)}"
 
 
-def summary_line(shown: Sequence[Finding], all_errors: bool) -> str:
+def summary_line(shown: Sequence[MypyMessage], all_errors: bool) -> str:
     """mypy's last line: ``Success: no ... issues found`` or ``Found N ... errors in M files``."""
     errors = [f for f in shown if f.severity == "error"]
     what = "" if all_errors else " typed-pallas"
@@ -109,7 +109,9 @@ def summary_line(shown: Sequence[Finding], all_errors: bool) -> str:
     return f"Found {len(errors)}{what} error{s} in {files} file{fs}"
 
 
-def _write_text(shown: Sequence[Finding], all_errors: bool, stream: TextIO, summary: bool) -> None:
+def _write_text(
+    shown: Sequence[MypyMessage], all_errors: bool, stream: TextIO, summary: bool
+) -> None:
     for finding in shown:
         for line in text_lines(finding):
             stream.write(line + "\n")
@@ -117,12 +119,14 @@ def _write_text(shown: Sequence[Finding], all_errors: bool, stream: TextIO, summ
         stream.write(summary_line(shown, all_errors) + "\n")
 
 
-def _write_json(shown: Sequence[Finding], all_errors: bool, stream: TextIO, summary: bool) -> None:
+def _write_json(
+    shown: Sequence[MypyMessage], all_errors: bool, stream: TextIO, summary: bool
+) -> None:
     stream.write(json.dumps([to_json(f) for f in shown], indent=2) + "\n")
 
 
 def _write_github(
-    shown: Sequence[Finding], all_errors: bool, stream: TextIO, summary: bool
+    shown: Sequence[MypyMessage], all_errors: bool, stream: TextIO, summary: bool
 ) -> None:
     for finding in shown:
         stream.write(github_line(finding) + "\n")
@@ -168,7 +172,7 @@ def _artifact_uri(path: str) -> dict[str, str]:
     return {"uri": PurePath(path).as_posix(), "uriBaseId": "%SRCROOT%"}
 
 
-def sarif_log(shown: Sequence[Finding], cwd: str | None = None) -> dict[str, object]:
+def sarif_log(shown: Sequence[MypyMessage], cwd: str | None = None) -> dict[str, object]:
     """The SARIF 2.1.0 log of ``shown``: one run, rules from the error codes, results with locations.
 
     Relative paths (mypy's, from the current folder) are relative to ``%SRCROOT%``,
@@ -232,7 +236,9 @@ def sarif_log(shown: Sequence[Finding], cwd: str | None = None) -> dict[str, obj
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-def _write_sarif(shown: Sequence[Finding], all_errors: bool, stream: TextIO, summary: bool) -> None:
+def _write_sarif(
+    shown: Sequence[MypyMessage], all_errors: bool, stream: TextIO, summary: bool
+) -> None:
     stream.write(json.dumps(sarif_log(shown), indent=2) + "\n")
 
 
@@ -247,7 +253,12 @@ OUTPUTS: Final = tuple(FORMATS)
 
 
 def emit(
-    shown: Sequence[Finding], output: str, all_errors: bool, stream: TextIO, *, summary: bool = True
+    shown: Sequence[MypyMessage],
+    output: str,
+    all_errors: bool,
+    stream: TextIO,
+    *,
+    summary: bool = True,
 ) -> None:
     """Write ``shown`` to ``stream`` in the format named ``output`` (a key of :data:`FORMATS`)."""
     FORMATS[output](shown, all_errors, stream, summary)

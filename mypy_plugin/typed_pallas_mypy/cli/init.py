@@ -40,9 +40,10 @@ import sys
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Final
+
+from typed_pallas_mypy.cli._metadata import installed_version
 
 __all__ = ["STUB_DIR", "Plan", "coinstall_warning", "find_installed_stubs", "make_plan", "run_init"]
 
@@ -101,16 +102,9 @@ class Plan:
 # --------------------------------------------------------------------------- detection
 
 
-def _version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def coinstall_warning() -> str | None:
     """The stderr line for an environment that also has jax-pyrefly-stubs, or None."""
-    theirs = _version(JAX_PYREFLY_STUBS)
+    theirs = installed_version(JAX_PYREFLY_STUBS)
     if theirs is None:
         return None
     return (
@@ -506,7 +500,7 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
 
 
 def _plan_stub_copy(root: Path, folder: Path, source: Path, plan: Plan) -> None:
-    version = _version("typed-pallas") or "?"
+    version = installed_version("typed-pallas") or "?"
     target = folder / STUB_PACKAGE
     before = len(plan.files)
     for src in sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
@@ -585,7 +579,7 @@ def make_plan(root: Path, *, coinstalled: bool | None = None, stubs: Path | None
     plan = Plan(root.resolve())
     root = plan.root
     if coinstalled is None:
-        coinstalled = _version(JAX_PYREFLY_STUBS) is not None
+        coinstalled = installed_version(JAX_PYREFLY_STUBS) is not None
     _plan_mypy(root, plan, coinstalled)
     _plan_pyright(root, plan, stubs if stubs is not None else find_installed_stubs())
     _plan_pyrefly(root, plan)
