@@ -435,14 +435,22 @@ def _from_mapping(
     )
 
 
+def _not_text(path: str, error: UnicodeDecodeError) -> ConfigError:
+    return ConfigError(
+        f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); save it as UTF-8"
+    )
+
+
 def _read_toml(path: str) -> PluginConfig | None:
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise _not_text(path, e) from None
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        raise ConfigError(f"{path}: not valid TOML: {e}; fix it and rerun") from None
     tool = data.get("tool")
     if not isinstance(tool, dict):
         return None
@@ -466,8 +474,11 @@ def _read_ini(path: str) -> PluginConfig | None:
             parser.read_file(f, source=path)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise _not_text(path, e) from None
     except configparser.Error as e:
-        raise ConfigError(f"{path}: not a valid ini file: {e}") from None
+        said = "; ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        raise ConfigError(f"{path}: not a valid ini file: {said}; fix it and rerun") from None
     ours = [s for s in parser.sections() if s == INI_SECTION or s.startswith(INI_SECTION + ".")]
     if not ours:
         for wrong in ("mypy-plugins.typed-pallas", "mypy.plugins.typed_pallas", "typed-pallas"):

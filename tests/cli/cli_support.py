@@ -74,6 +74,11 @@ def validate_sarif(log: dict[str, object]) -> None:
         if "help" in rule:
             assert isinstance(rule["help"]["text"], str)
     assert run["columnKind"] in ("utf16CodeUnits", "unicodeCodePoints")
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] in (True, False)
+    for notification in invocation.get("toolExecutionNotifications", []):
+        assert notification["level"] in ("none", "note", "warning", "error")
+        assert isinstance(notification["message"]["text"], str)
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file:///")
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/")
     for result in run["results"]:

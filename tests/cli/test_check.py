@@ -41,7 +41,11 @@ from typed_pallas_mypy.cli import findings, formats
             "no-such.toml: no such file",
             id="missing-config",
         ),
-        pytest.param(["--", "--strict"], "need a command", id="passthrough-without-command"),
+        pytest.param(
+            ["--", "--strict"],
+            "arguments after -- are mypy's, for `typed-pallas check`",
+            id="passthrough-without-command",
+        ),
     ],
 )
 def test_usage_errors_exit_2_before_mypy(
@@ -52,7 +56,9 @@ def test_usage_errors_exit_2_before_mypy(
     except SystemExit as e:  # argparse's own usage errors
         rc = e.code  # type: ignore[assignment]
     assert rc == 2
-    assert fragment in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("typed-pallas: error: ") and err.count("\n") == 1, err  # one line
+    assert fragment in err
 
 
 def test_bad_project_config_exits_2_before_mypy(
@@ -146,30 +152,51 @@ def test_check_finds_the_config_with_the_plugins_search(
 # --------------------------------------------------------------------------- from mypy's result
 
 
+CRASH = (
+    "Traceback (most recent call last):\n"
+    '  File "mypy/build.py", line 1, in build\n'
+    "AssertionError: INTERNAL ERROR\n"
+)
+
+
 @pytest.mark.parametrize(
-    ("returncode", "stdout", "stderr", "expected"),
+    ("returncode", "stdout", "stderr", "expected", "told"),
     [
-        pytest.param(1, "", "No module named mypy\n", 2, id="rc1-without-errors-is-not-success"),
-        pytest.param(2, "", "Traceback ... INTERNAL ERROR\n", 2, id="crash"),
-        pytest.param(0, "", "", 0, id="clean"),
-        pytest.param(1, mypy_json_line(code="arg-type"), "", 0, id="only-other-codes"),
-        pytest.param(1, mypy_json_line(), "", 1, id="finding"),
+        pytest.param(
+            1,
+            "",
+            "No module named mypy\n",
+            2,
+            "typed-pallas: error: mypy: No module named mypy; nothing was checked: fix it and rerun\n",
+            id="rc1-without-errors-is-not-success",
+        ),
+        pytest.param(
+            2,
+            "",
+            CRASH,
+            2,
+            "typed-pallas: error: mypy: mypy stopped with exit status 2; nothing was checked: "
+            "fix it and rerun\n" + CRASH,
+            id="crash",
+        ),
+        pytest.param(0, "", "", 0, "", id="clean"),
+        pytest.param(1, mypy_json_line(code="arg-type"), "", 0, "", id="only-other-codes"),
+        pytest.param(1, mypy_json_line(), "", 1, "", id="finding"),
     ],
 )
 def test_exit_status_from_mypy_result(
-    tmp_path: Path,
+    proj: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     returncode: int,
     stdout: str,
     stderr: str,
     expected: int,
+    told: str,
 ) -> None:
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "a.py").write_text("x = 1\n")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv(config.CONFIG_ENV, raising=False)
-    monkeypatch.delenv(config.PLATFORMS_ENV, raising=False)
+    """What mypy's run gives: the status, and on stderr (after the cold-cache line) one line
+    that says mypy stopped, then its own output (a crash's traceback)."""
+    (proj / "a.py").write_text("x = 1\n")
 
     def fake_run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
         assert cmd[1:3] == ["-m", "mypy"] and "-O" in cmd and cmd[-1] == "a.py"
@@ -178,9 +205,85 @@ def test_exit_status_from_mypy_result(
     monkeypatch.setattr(findings.subprocess, "run", fake_run)
     assert cli.main(["check", "a.py"]) == expected
     captured = capsys.readouterr()
+    assert captured.err.split("\n", 1)[1] == told  # the first line is the cold cache's
     if expected == 2:
-        assert stderr in captured.err
         assert "Success" not in captured.out
+
+
+UNREADABLE = "gone.py: error: Cannot read file: Permission denied\n"
+NOT_FOUND = 'mypy: error: Cannot find module "nosuch"\n'
+
+
+@pytest.mark.parametrize(
+    ("output", "stdout"),
+    [
+        pytest.param(
+            "text",
+            'gone.py: error: Cannot read file: Permission denied\nmypy: error: Cannot find module "nosuch"\n',
+            id="text",
+        ),
+        pytest.param(
+            "json",
+            '[["gone.py", null, null, "Cannot read file: Permission denied"], '
+            '[null, null, null, "Cannot find module \\"nosuch\\""]]',
+            id="json",
+        ),
+        pytest.param(
+            "github",
+            "::error file=gone.py::Cannot read file: Permission denied\n"
+            '::error::Cannot find module "nosuch"\n',
+            id="github",
+        ),
+        pytest.param(
+            "sarif",
+            "executionSuccessful=false; results: mypy-error at gone.py; "
+            'notifications: Cannot find module "nosuch"',
+            id="sarif",
+        ),
+    ],
+)
+def test_errors_without_a_line_reach_every_format(
+    proj: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    output: str,
+    stdout: str,
+) -> None:
+    """A file mypy cannot read and a module it cannot find (printed on stderr, with no line):
+    in the output of every format, exit status 2, one line on stderr."""
+    (proj / "gone.py").write_text("x = 1\n")
+    fake_mypy(
+        monkeypatch,
+        returncode=2,
+        stdout="Found 2 errors in 1 file (errors prevented further checking)\n",
+        stderr=UNREADABLE + NOT_FOUND,
+    )
+    assert cli.main(["check", "--output", output, "gone.py"]) == 2
+    captured = capsys.readouterr()
+    if output == "json":
+        shown = json.dumps(
+            [[f["file"], f["line"], f["code"], f["message"]] for f in json.loads(captured.out)]
+        )
+    elif output == "sarif":
+        run = json.loads(captured.out)["runs"][0]
+        (invocation,) = run["invocations"]
+        shown = (
+            f"executionSuccessful={str(invocation['executionSuccessful']).lower()}; results: "
+            + ", ".join(
+                f"{r['ruleId']} at {r['locations'][0]['physicalLocation']['artifactLocation']['uri']}"
+                for r in run["results"]
+            )
+            + "; notifications: "
+            + ", ".join(n["message"]["text"] for n in invocation["toolExecutionNotifications"])
+        )
+    else:
+        shown = captured.out
+    assert shown == stdout
+    assert captured.err.splitlines()[1:] == [
+        "typed-pallas: error: gone.py: Cannot read file: Permission denied; nothing was checked: "
+        "check that the file exists and can be read, or leave it out of PATHS, and rerun "
+        "(1 more error of this kind)"
+    ]  # the first line is the cold cache's
 
 
 def test_slow_run_line_only_while_the_cache_is_cold(

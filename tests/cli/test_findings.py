@@ -4,6 +4,7 @@ typed-pallas findings, and the mypy cache folder of each environment."""
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 from cli_support import mypy_json_line
@@ -134,3 +135,107 @@ def test_cache_folder_names_python_jax_and_mypy_versions(monkeypatch: pytest.Mon
     assert first != second, "two environments on one project must not share a cache"
     assert os.path.dirname(first) == os.path.dirname(second) == findings.DEFAULT_CACHE
     assert first.endswith("-jax0.10.2-mypy2.4.1") and second.endswith("-jax0.12.0-mypy2.4.1")
+
+
+# --------------------------------------------------------------------------- mypy's text lines
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        pytest.param(
+            "broken.py:1: error: Expected a parameter or the end of the parameter list  [syntax]",
+            (
+                "broken.py",
+                1,
+                1,
+                "error",
+                "Expected a parameter or the end of the parameter list",
+                "syntax",
+            ),
+            id="with-line-and-code",
+        ),
+        pytest.param(
+            "pkg/a.py:12:5: note: see here",
+            ("pkg/a.py", 12, 5, "note", "see here", None),
+            id="with-column",
+        ),
+        pytest.param(
+            "latin1.py: error: Cannot decode file: 'utf-8' codec can't decode byte 0xe9",
+            (
+                "latin1.py",
+                0,
+                1,
+                "error",
+                "Cannot decode file: 'utf-8' codec can't decode byte 0xe9",
+                None,
+            ),
+            id="no-line",
+        ),
+        pytest.param(
+            'mypy: error: Cannot find module "nosuch"',
+            ("", 0, 1, "error", 'Cannot find module "nosuch"', None),
+            id="no-file",
+        ),
+        pytest.param(
+            "Found 1 error in 1 file (errors prevented further checking)", None, id="summary"
+        ),
+        pytest.param("Traceback (most recent call last):", None, id="traceback"),
+    ],
+)
+def test_parse_mypy_text_line(line: str, expected: tuple[object, ...] | None) -> None:
+    found = findings.parse_mypy_text_line(line)
+    if expected is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert (
+            found.file,
+            found.line,
+            found.column,
+            found.severity,
+            found.message,
+            found.code,
+        ) == expected
+
+
+def test_parse_mypy_text_joins_notes_and_drops_mypys_usage_block() -> None:
+    text = (
+        'd2/x.py: error: Duplicate module named "x" (also at "d1/x.py")\n'
+        "d2/x.py: note: Common resolutions include:\n"
+        "usage: mypy [-h] [-v] [-V] [more options; see below]\n"
+        "            [-m MODULE] [-p PACKAGE] [files ...]\n"
+        "something else\n"
+    )
+    messages, other = findings.parse_mypy_text(text)
+    assert [(m.file, m.message, m.notes) for m in messages] == [
+        (
+            "d2/x.py",
+            'Duplicate module named "x" (also at "d1/x.py")',
+            ["Common resolutions include:"],
+        )
+    ]
+    assert other == ["something else"]
+
+
+def test_run_mypy_reads_the_blocking_errors_mypy_prints_on_stderr(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """mypy -O json still prints a file it cannot read or decode as text on stderr: it is a message
+    of the run (before, it was lost from JSON and SARIF); the rest of stderr is kept."""
+
+    def fake_run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(
+            cmd,
+            2,
+            "Found 1 error in 1 file (errors prevented further checking)\n",
+            "gone.py: error: Cannot read file: Permission denied\nextra text\n",
+        )
+
+    monkeypatch.setattr(findings.subprocess, "run", fake_run)
+    run = findings.run_mypy(["gone.py"], [], cache_dir="c", env={})
+    assert [(m.file, m.line, m.message) for m in run.findings] == [
+        ("gone.py", 0, "Cannot read file: Permission denied")
+    ]
+    assert run.stderr == "extra text\n" and run.blocked
+    assert run.other_output == ["Found 1 error in 1 file (errors prevented further checking)"]

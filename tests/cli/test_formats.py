@@ -113,3 +113,56 @@ def test_sarif_output_from_check(
     validate_sarif(log)
     (result,) = log["runs"][0]["results"]
     assert result["ruleId"] == "pallas-platform" and result["level"] == "error"
+
+
+# --------------------------------------------------------------------------- errors without a line
+
+
+DECODE = "Cannot decode file: 'utf-8' codec can't decode byte 0xe9 in position 8: invalid continuation byte"
+NO_LINE = findings.MypyMessage("latin1.py", 0, 1, "error", DECODE, None)
+NO_FILE = findings.MypyMessage("", 0, 1, "error", 'Cannot find module "nosuch"', None)
+LOCATED = findings.MypyMessage("k.py", 3, 5, "error", "m", "pallas-platform", [], 3, 9)
+
+
+def test_errors_without_a_line_or_a_file_in_every_format() -> None:
+    """A file mypy cannot decode (no line) and a module it cannot find (no file) are in each format."""
+    assert formats.text_lines(NO_LINE) == [f"latin1.py: error: {DECODE}"]
+    assert formats.text_lines(NO_FILE) == ['mypy: error: Cannot find module "nosuch"']
+    assert formats.to_json(NO_LINE) == {
+        "file": "latin1.py", "line": None, "column": None, "end_line": None, "end_column": None,
+        "severity": "error", "code": None, "message": DECODE, "notes": [],
+    }  # fmt: skip
+    assert formats.to_json(NO_FILE)["file"] is None
+    assert formats.github_line(NO_LINE) == f"::error file=latin1.py::{DECODE}"
+    assert formats.github_line(NO_FILE) == '::error::Cannot find module "nosuch"'
+    # a located one is unchanged
+    assert (
+        formats.github_line(LOCATED)
+        == "::error file=k.py,line=3,col=5,endLine=3,endColumn=9,title=pallas-platform::m"
+    )
+
+
+def test_sarif_of_a_run_that_did_not_complete() -> None:
+    log = formats.sarif_log([NO_LINE, NO_FILE], cwd="/work/proj", complete=False)
+    validate_sarif(log)
+    run = log["runs"][0]  # type: ignore[index]
+    (invocation,) = run["invocations"]
+    assert invocation == {
+        "executionSuccessful": False,
+        "toolExecutionNotifications": [
+            {"level": "error", "message": {"text": 'Cannot find module "nosuch"'}}
+        ],
+    }
+    (result,) = run["results"]  # the one with a file; code scanning needs a location
+    assert result["ruleId"] == "mypy-error" and result["level"] == "error"
+    assert result["message"]["text"] == DECODE
+    assert result["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "latin1.py", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 1, "startColumn": 1},
+    }
+    (rule,) = run["tool"]["driver"]["rules"]
+    assert rule["id"] == "mypy-error"
+    assert rule["shortDescription"]["text"].startswith("an error mypy gives without an error code")
+    # a run that completed says so, and has no notification
+    done = formats.sarif_log([LOCATED], cwd="/work/proj")
+    assert done["runs"][0]["invocations"] == [{"executionSuccessful": True}]  # type: ignore[index]

@@ -4,6 +4,8 @@ What it does: writes the preset mypy configuration (:func:`preset_config`: the p
 ``follow_imports = silent``, ``ignore_missing_imports``, ``check_untyped_defs``) to a
 temporary file, runs ``python -m mypy -O json`` in a subprocess (:func:`run_mypy`),
 parses mypy's JSON lines into :class:`MypyMessage` objects (:func:`parse_mypy_json`), and
+the blocking errors mypy prints as text on stderr even then (:func:`parse_mypy_text`: a
+file it cannot read or decode, a module it cannot find, which name no line), and
 decides which of them are typed-pallas findings (:func:`select`).
 
 The preset and the parser are shared: ``eval/`` and ``benchmarks/`` run mypy through
@@ -49,6 +51,8 @@ __all__ = [
     "is_typed_pallas_finding",
     "mypy_command",
     "parse_mypy_json",
+    "parse_mypy_text",
+    "parse_mypy_text_line",
     "plugin_error_codes",
     "preset_config",
     "run_mypy",
@@ -259,6 +263,55 @@ def parse_mypy_json(stdout: str) -> tuple[list[MypyMessage], list[str]]:
     return findings, other
 
 
+#: mypy's text shape, as it prints a blocking error on stderr (``-O json`` or not) and in a
+#: ``CompileError``: ``file:line[:column]: error: message  [code]``, ``file: error: message``
+#: (a file it cannot read or decode), ``mypy: error: message`` (no file: a module it cannot find)
+_TEXT_LINE: Final = re.compile(
+    r"^(?P<file>.+?)(?::(?P<line>\d+)(?::(?P<column>\d+))?)?: (?P<severity>error|note): "
+    r"(?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$"
+)
+#: what mypy calls itself where a message is about no file
+NO_FILE: Final = "mypy"
+#: mypy's last line, which ``check``'s formats replace with their own
+MYPY_SUMMARY: Final = re.compile(r"^(Found \d+ errors? in \d+ files?\b|Success: no issues found\b)")
+
+
+def parse_mypy_text_line(line: str) -> MypyMessage | None:
+    """One line of mypy's text output as a message (file ``""`` and line 0 when it names none)."""
+    m = _TEXT_LINE.match(line.rstrip("\r\n"))
+    if m is None:
+        return None
+    file = "" if m["file"] == NO_FILE else m["file"]
+    return MypyMessage(
+        file=file,
+        line=int(m["line"]) if m["line"] else 0,
+        column=int(m["column"]) if m["column"] else 1,
+        severity=m["severity"],
+        message=m["message"],
+        code=m["code"],
+    )
+
+
+def parse_mypy_text(text: str) -> tuple[list[MypyMessage], list[str]]:
+    """mypy's text lines -> messages (a note joins the error just before it); other lines as
+    they are, without mypy's usage block (``usage: mypy ...`` and its indented lines), which
+    comes with an error about mypy's own command line."""
+    messages: list[MypyMessage] = []
+    other: list[str] = []
+    in_usage = False
+    for line in text.splitlines():
+        in_usage = line.startswith("usage: mypy") or (in_usage and line[:1].isspace())
+        found = parse_mypy_text_line(line)
+        if found is None:
+            if line.strip() and not in_usage:
+                other.append(line)
+        elif found.severity == "note" and messages and messages[-1].file == found.file:
+            messages[-1].notes.append(found.message)
+        else:
+            messages.append(found)
+    return messages, other
+
+
 def plugin_error_codes() -> frozenset[str]:
     """The error codes the plugin defines (its ``errorcodes`` module), or the fallback."""
     try:
@@ -310,9 +363,12 @@ class MypyRun:
 
     command: list[str]
     returncode: int
+    #: mypy's messages: its JSON lines on stdout, and the blocking errors it prints as text
+    #: on stderr (a file it cannot read or decode, a module it cannot find)
     findings: list[MypyMessage]
     #: stdout lines that are not JSON findings (a summary, a crash's text)
     other_output: list[str]
+    #: what is left of stderr (a crash's traceback) without the errors in ``findings``
     stderr: str
 
     @property
@@ -354,4 +410,6 @@ def run_mypy(
             )
         proc = subprocess.run(cmd, env=dict(env), capture_output=True, text=True)
     findings, other = parse_mypy_json(proc.stdout)
-    return MypyRun(cmd, proc.returncode, findings, other, proc.stderr)
+    from_stderr, rest = parse_mypy_text(proc.stderr)
+    leftover = "".join(line + "\n" for line in rest)
+    return MypyRun(cmd, proc.returncode, findings + from_stderr, other, leftover)
