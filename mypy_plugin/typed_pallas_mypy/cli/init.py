@@ -720,10 +720,9 @@ def run_init(args: argparse.Namespace) -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(after, encoding="utf-8")
         except OSError as e:
-            done = ", ".join(p.relative_to(plan.root).as_posix() for p in written) or "none"
             return _error(
-                f"{path}: cannot write it ({e.strerror or e}); written before it: {done}; "
-                "make the folder writable and rerun typed-pallas init"
+                f"{path}: cannot write it ({e.strerror or e}); {len(written)} other file(s) were "
+                "written before it; make it writable and rerun typed-pallas init (it completes them)"
             )
         written.append(path)
     out.write(f"typed-pallas init: set up {plan.root} ({len(plan.files)} file(s) written)\n")
