@@ -6,7 +6,7 @@ Commands::
                        [--all-errors] [--expect] [--config FILE] [--cache-dir DIR]
                        [-- MYPY ARGS...]
     typed-pallas init [PATH] [--dry-run]  # set up mypy, pyright, Pylance, pyrefly, ty (docs/editors.md)
-    typed-pallas platforms PATHS... [--output text|json|mermaid]  # the inferred platform map
+    typed-pallas platforms PATHS... [--platform P ...] [--output text|json|mermaid]  # the map
     typed-pallas explain CODE        # e.g. pallas-platform, PlatformMismatchError
     typed-pallas --version
 
@@ -25,10 +25,12 @@ parser are shared with ``eval/`` and ``benchmarks/``) and chooses what to show;
 ``formats`` is the table of output formats; ``blocking`` tells an error that stopped
 mypy in one line; ``expect`` is ``--expect``; ``project`` finds the project's layout;
 ``init`` is ``typed-pallas init``; ``platforms`` is ``typed-pallas platforms``;
-``explain`` is ``typed-pallas explain``. ``python -m typed_pallas_mypy.cli`` is the console script.
+``explain`` is ``typed-pallas explain``; ``_metadata`` reads installed versions.
+``python -m typed_pallas_mypy.cli`` is the console script.
 
 What it does not do: read or change the project's ``[tool.mypy]`` settings (pass mypy
-options after ``--``), or import jax (or mypy, outside the mypy subprocess).
+options after ``--``), or import jax (or mypy: ``check`` runs it in a subprocess,
+``platforms`` imports it when it runs).
 """
 
 from __future__ import annotations

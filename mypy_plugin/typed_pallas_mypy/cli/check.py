@@ -1,12 +1,12 @@
 """``typed-pallas check``: from the parsed arguments to the exit status.
 
-What it does, in order: refuses missing paths; handles an empty selection (PATHS with
-no Python file: one line on stderr, the chosen format's empty output, exit status 0,
-so a pre-commit run or a CI step over a folder without Python code passes); sets ``TYPED_PALLAS_PLATFORMS`` from
+What it does, in order: refuses missing paths; sets ``TYPED_PALLAS_PLATFORMS`` from
 ``--platform`` and ``TYPED_PALLAS_CONFIG`` from ``--config``, the caller's own
 ``TYPED_PALLAS_CONFIG``, or the project's file (found by
 :func:`typed_pallas_mypy.config.find_config_file`, the search the plugin itself runs);
-validates that configuration before mypy starts; finds the project's layout
+validates that configuration before mypy starts; handles an empty selection (PATHS with
+no Python file: one line on stderr, the chosen format's empty output, exit status 0,
+so a pre-commit run or a CI step over a folder without Python code passes); finds the project's layout
 (``project.find_layout``: ``mypy_path``, a src layout, the project's own module names);
 picks this environment's cache folder (``findings.environment_cache``) and says on
 stderr when the run will be slow (no cache yet: jax is analysed first); runs mypy
