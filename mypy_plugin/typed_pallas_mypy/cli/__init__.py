@@ -40,7 +40,10 @@ import sys
 from collections.abc import Sequence
 from typing import Final, NoReturn
 
-from typing_extensions import override
+if sys.version_info >= (3, 12):
+    from typing import override
+else:  # typing_extensions costs the command ~10 ms to import
+    from typing_extensions import override
 
 from typed_pallas_mypy import config
 from typed_pallas_mypy.cli import init, platforms
