@@ -310,16 +310,18 @@ def test_inline_and_dotted_tables_are_edited_in_place(
     )
     rc, _, err = _init(root, capsys=capsys)
     assert rc == 0 and "warning" not in err, err
-    assert (root / "pyproject.toml").read_text() == (
-        "[tool]\n"
-        'mypy = { strict = true, plugins = ["typed_pallas_mypy"], check_untyped_defs = true}'
-        "  # inline\n"
-        'pyright.typeCheckingMode = "basic"\n'
-        'pyright.stubPath = ".typings"\n'
-        "\n"
-        "[tool.pyrefly]\n"
-        'preset = "default"\n'
-    )
+    first, *rest = (root / "pyproject.toml").read_text().splitlines(keepends=True)
+    assert first == "[tool]\n"
+    inline = rest.pop(0)  # tomlkit < 0.15 writes no space after the comma it adds
+    assert inline.startswith('mypy = { strict = true, plugins = ["typed_pallas_mypy"],'), inline
+    assert inline.endswith("check_untyped_defs = true}  # inline\n"), inline
+    assert rest == [
+        'pyright.typeCheckingMode = "basic"\n',
+        'pyright.stubPath = ".typings"\n',
+        "\n",
+        "[tool.pyrefly]\n",
+        'preset = "default"\n',
+    ]
 
 
 def test_pyrefly_toml_gets_its_preset_before_its_tables(
