@@ -20,6 +20,7 @@ import pytest
 from typed_pallas_mypy.config import (
     CONFIG_ENV,
     CONFIG_FILE_NAMES,
+    CONFIG_PLATFORM_NAMES,
     PLATFORMS_ENV,
     ConfigError,
     PluginConfig,
@@ -47,6 +48,18 @@ def resolve(project: Path, config_file: str | None = None, **env: str) -> Plugin
 
 
 # --------------------------------------------------------------------------- defaults
+
+
+def test_config_platform_names_are_the_lowering_names_without_the_host(project: Path) -> None:
+    """What ``platforms = [...]`` accepts: not the runtime's PLATFORM_NAMES, which holds ``cpu``."""
+    from typed_pallas import _platforms
+
+    assert CONFIG_PLATFORM_NAMES == ("tpu", "gpu", "cuda", "rocm")
+    assert "cpu" in _platforms.PLATFORM_NAMES and "cpu" not in CONFIG_PLATFORM_NAMES
+    with pytest.raises(
+        ConfigError, match="unknown platform 'cpu'; valid platforms are tpu, gpu, cuda, rocm"
+    ):
+        resolve(project, **{PLATFORMS_ENV: "cpu"})
 
 
 def test_defaults_without_any_config(project: Path) -> None:
@@ -506,6 +519,41 @@ def test_bad_pyproject_file(project: Path, text: str, fragments: list[str]) -> N
         resolve(project)
     for fragment in fragments:
         assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "expected"),
+    [
+        pytest.param(
+            "pyproject.toml",
+            b'[tool.typed-pallas]\nplatforms = ["tpu"]  # \xe9t\xe9\n',
+            "pyproject.toml: not UTF-8 text (invalid continuation byte at byte 43); save it as UTF-8",
+            id="toml",
+        ),
+        pytest.param(
+            "setup.cfg",
+            b"[mypy.plugins.typed-pallas]\nplatforms = tpu  ; \xe9t\xe9\n",
+            "setup.cfg: not UTF-8 text (invalid continuation byte at byte 47); save it as UTF-8",
+            id="ini",
+        ),
+        pytest.param(
+            "setup.cfg",
+            b"platforms = tpu\n[mypy.plugins.typed-pallas]\n",
+            "setup.cfg: not a valid ini file: File contains no section headers.; "
+            "file: '{path}', line: 1; 'platforms = tpu\\n'; fix it and rerun",
+            id="ini-without-section",
+        ),
+    ],
+)
+def test_unreadable_config_file_is_one_line(
+    project: Path, name: str, body: bytes, expected: str
+) -> None:
+    """A file that is not UTF-8 text, or not ini at all: a ConfigError of one line (no traceback)."""
+    path = project / name
+    path.write_bytes(body)
+    with pytest.raises(ConfigError) as info:
+        resolve(project)
+    assert str(info.value) == f"{path}: " + expected.split(": ", 1)[1].format(path=path)
 
 
 INI_BAD = [

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONFIG_ENV",
     "CONFIG_FILE_NAMES",
+    "CONFIG_PLATFORM_NAMES",
     "PLATFORMS_ENV",
     "ConfigError",
     "Override",
@@ -100,7 +101,10 @@ REPOSITORY_MARKERS: Final = (".git", ".hg")
 
 TOP_LEVEL_KEYS: Final = ("platforms", "overrides")
 OVERRIDE_KEYS: Final = ("module", "platforms")
-PLATFORM_NAMES: Final[tuple[str, ...]] = tuple(LOWERINGS_OF_NAME)
+#: The names accepted in ``platforms = [...]``, ``--platform`` and ``TYPED_PALLAS_PLATFORMS``:
+#: the lowering names of :data:`typed_pallas._platforms.LOWERINGS_OF_NAME` (``gpu`` = cuda +
+#: rocm). Not ``_platforms.PLATFORM_NAMES``, which also holds the host (``cpu``).
+CONFIG_PLATFORM_NAMES: Final[tuple[str, ...]] = tuple(LOWERINGS_OF_NAME)
 
 USAGE: Final = """
 (pyproject.toml)
@@ -272,7 +276,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
     if not values:
         raise ConfigError(
             f"{where}: the platform list is empty; "
-            f"name at least one of {_plural_list(PLATFORM_NAMES)} "
+            f"name at least one of {_plural_list(CONFIG_PLATFORM_NAMES)} "
             '(to allow every platform write ["tpu", "gpu"])'
         )
     out: set[str] = set()
@@ -280,7 +284,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
         if not isinstance(value, str):
             raise ConfigError(
                 f"{where}: platform {value!r} is a {type(value).__name__}, not a string; "
-                f"write one of {_plural_list(repr(n) for n in PLATFORM_NAMES)}"
+                f"write one of {_plural_list(repr(n) for n in CONFIG_PLATFORM_NAMES)}"
             )
         name = value.strip()
         if name not in LOWERINGS_OF_NAME:
@@ -289,7 +293,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
                 hint = f" (platform names are lower case: {name.lower()!r})"
             raise ConfigError(
                 f"{where}: unknown platform {value!r}{hint}; "
-                f"valid platforms are {_plural_list(PLATFORM_NAMES)} "
+                f"valid platforms are {_plural_list(CONFIG_PLATFORM_NAMES)} "
                 "(gpu means cuda and rocm)"
             )
         out |= LOWERINGS_OF_NAME[name]
@@ -431,14 +435,22 @@ def _from_mapping(
     )
 
 
+def _not_text(path: str, error: UnicodeDecodeError) -> ConfigError:
+    return ConfigError(
+        f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); save it as UTF-8"
+    )
+
+
 def _read_toml(path: str) -> PluginConfig | None:
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise _not_text(path, e) from None
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        raise ConfigError(f"{path}: not valid TOML: {e}; fix it and rerun") from None
     tool = data.get("tool")
     if not isinstance(tool, dict):
         return None
@@ -462,8 +474,11 @@ def _read_ini(path: str) -> PluginConfig | None:
             parser.read_file(f, source=path)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise _not_text(path, e) from None
     except configparser.Error as e:
-        raise ConfigError(f"{path}: not a valid ini file: {e}") from None
+        said = "; ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        raise ConfigError(f"{path}: not a valid ini file: {said}; fix it and rerun") from None
     ours = [s for s in parser.sections() if s == INI_SECTION or s.startswith(INI_SECTION + ".")]
     if not ours:
         for wrong in ("mypy-plugins.typed-pallas", "mypy.plugins.typed_pallas", "typed-pallas"):

@@ -14,11 +14,19 @@ The user modules are re-analysed on every run (a per-module option that changes 
 time makes their cache entries stale) while installed packages such as jax come from
 the cache folder (``.mypy_cache/typed-pallas-map`` by default).
 
-What it does not do: report mypy's own errors, or change anything the plugin checks.
+When mypy cannot analyse PATHS (a syntax error, a file it cannot read or decode, two
+files with one module name, a command line it refuses), :func:`build_map` raises
+:class:`MapError` with mypy's error lines and builds no map: a map of the other files
+would read as complete. ``typed-pallas platforms`` (``cli.platforms``) turns it into one
+line on stderr, as it does missing PATHS and a bad configuration before mypy runs.
+
+What it does not do: report mypy's other errors, or change anything the plugin checks.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import tempfile
@@ -36,6 +44,7 @@ __all__ = [
     "OUTPUTS",
     "DecisionSite",
     "FunctionEntry",
+    "MapError",
     "ModuleMap",
     "build_map",
     "render",
@@ -77,6 +86,14 @@ class ModuleMap:
     decisions: list[DecisionSite] = field(default_factory=list)
 
 
+class MapError(Exception):
+    """mypy could not analyse the paths; ``lines`` are its error lines (mypy's text shape)."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = list(lines)
+
+
 # --------------------------------------------------------------------------- building
 
 
@@ -94,8 +111,13 @@ def _python_files(paths: Sequence[str]) -> set[str]:
 
 
 def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[ModuleMap]:
-    """Run mypy with the preset on ``paths``; the map of the modules of those files."""
+    """Run mypy with the preset on ``paths``; the map of the modules of those files.
+
+    Raises :class:`MapError` when mypy cannot analyse them (nothing is mapped then), and
+    ``config.ConfigError`` for a bad typed-pallas configuration.
+    """
     from mypy import build
+    from mypy.errors import CompileError
     from mypy.main import process_options
 
     from typed_pallas_mypy import config
@@ -113,10 +135,21 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
                 if found:
                     os.environ[config.CONFIG_ENV] = os.path.abspath(found)
             plugin_config = config.resolve_config(None)
-            sources, options = process_options(
-                ["--config-file", ini, "--cache-dir", cache_dir or DEFAULT_MAP_CACHE, *paths],
-                require_targets=True,
-            )
+            said = io.StringIO()  # what mypy prints before it stops on its command line
+            try:
+                with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+                    sources, options = process_options(
+                        [
+                            "--config-file",
+                            ini,
+                            "--cache-dir",
+                            cache_dir or DEFAULT_MAP_CACHE,
+                            *paths,
+                        ],
+                        require_targets=True,
+                    )
+            except SystemExit:
+                raise MapError(said.getvalue().splitlines()) from None
             options.fine_grained_incremental = (
                 True  # keeps the checked trees (mypy frees them otherwise)
             )
@@ -124,7 +157,10 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
             for source in sources:
                 if source.module:
                     options.per_module_options[source.module] = {"always_true": [marker]}
-            result = build.build(sources, options)
+            try:
+                result = build.build(sources, options)
+            except CompileError as e:  # a blocking error: a syntax error, an unreadable file
+                raise MapError(e.messages) from None
         finally:
             if saved is None:
                 os.environ.pop(config.CONFIG_ENV, None)

@@ -92,3 +92,38 @@ def test_no_pallas_code_gives_an_empty_map(
     assert main(["platforms", "--output", "json", "plain.py"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [m["functions"] + m["decisions"] for m in data["modules"]] == [[]]
+
+
+UNGUARDED = """\
+import tpu_ops
+
+
+def run(x):
+    return tpu_ops.add_one_tpu(x)
+"""
+
+
+@pytest.mark.slow  # a configuration change makes mypy analyse jax again
+def test_platform_option_sets_the_configured_platforms(
+    project: Path, cache: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--platform gpu``: the unguarded call of a TPU-only function is decided against the
+    configured platforms (a decision site); without it nothing is configured, nothing decided."""
+    from typed_pallas_mypy import config
+
+    monkeypatch.delenv(config.PLATFORMS_ENV, raising=False)
+    monkeypatch.delenv(config.CONFIG_ENV, raising=False)
+    monkeypatch.setattr(platform_map, "DEFAULT_MAP_CACHE", cache)
+    (project / ".git").mkdir()
+    (project / "tpu_ops.py").write_text(TPU_OPS)
+    (project / "app.py").write_text(UNGUARDED)
+    argv = ["platforms", "--output", "json", "app.py", "tpu_ops.py"]
+    assert main(argv) == 0  # unconfigured first: the cache the other tests left serves it
+    app = json.loads(capsys.readouterr().out)["modules"][0]
+    assert app["module"] == "app" and app["decisions"] == []
+    assert main([*argv, "--platform", "gpu"]) == 0
+    app = json.loads(capsys.readouterr().out)["modules"][0]
+    assert [(d["line"], d["function"], d["message"]) for d in app["decisions"]] == [
+        (5, "app.run", "Compiler params for platform tpu cannot be used for gpu lowering.")
+    ]
+    assert config.PLATFORMS_ENV not in os.environ  # the option does not outlive the command
