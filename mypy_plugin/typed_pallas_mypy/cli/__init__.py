@@ -45,9 +45,9 @@ if sys.version_info >= (3, 12):
 else:  # typing_extensions costs the command ~10 ms to import
     from typing_extensions import override
 
+from typed_pallas._versions import installed_version
 from typed_pallas_mypy import config
 from typed_pallas_mypy.cli import init, platforms
-from typed_pallas_mypy.cli._metadata import installed_version
 from typed_pallas_mypy.cli.check import fail, run_check
 from typed_pallas_mypy.cli.explain import error_doc, known_error_docs, run_explain
 from typed_pallas_mypy.cli.findings import DEFAULT_CACHE, MypyMessage, plugin_error_codes

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from typed_pallas_mypy.cli._metadata import installed_version
+from typed_pallas._versions import installed_version
 
 __all__ = [
     "BLOCKING_CODES",

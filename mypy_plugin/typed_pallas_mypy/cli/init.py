@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from typed_pallas_mypy.cli._metadata import installed_version
+from typed_pallas._versions import installed_version
 
 if TYPE_CHECKING:  # tomlkit is imported when a TOML file is edited, not when the CLI starts
     from tomlkit import TOMLDocument
