@@ -127,3 +127,76 @@ def test_platform_option_sets_the_configured_platforms(
         (5, "app.run", "Compiler params for platform tpu cannot be used for gpu lowering.")
     ]
     assert config.PLATFORMS_ENV not in os.environ  # the option does not outlive the command
+
+
+ATTEND = """\
+import jax
+from jax.experimental.pallas.ops.gpu.attention import mha
+from jax.experimental.pallas.ops.tpu.flash_attention import flash_attention
+
+
+def attend(q, k, v):
+    if jax.default_backend() == "tpu":
+        return flash_attention(q, k, v)
+    return mha(q, k, v, None)
+"""
+
+FLASH = "jax.experimental.pallas.ops.tpu.flash_attention.flash_attention"
+MHA = "jax.experimental.pallas.ops.gpu.attention.mha"
+
+
+def test_the_map_lists_the_library_kernels_a_module_uses(project: Path, cache: str) -> None:
+    (project / "attend.py").write_text(ATTEND)
+    (maps,) = platform_map.build_map(["attend.py"], cache_dir=cache)
+    assert [(f.name, f.platforms) for f in maps.libraries] == [
+        (MHA, ("cuda", "rocm")),
+        (FLASH, ("tpu",)),
+    ]
+    assert maps.libraries[1].where == "jax/experimental/pallas/ops/tpu/flash_attention.py:140"
+    assert maps.decisions == []  # each kernel on its own platform's path
+    data = platform_map.to_json([maps])
+    assert [lib["name"] for lib in data["modules"][0]["libraries"]] == [MHA, FLASH]  # type: ignore[index]
+    text = platform_map.render([maps], "text")
+    assert (
+        f"  uses {FLASH} (jax/experimental/pallas/ops/tpu/flash_attention.py:140): lowers only for tpu"
+        in text
+    )
+    mermaid = platform_map.render([maps], "mermaid")
+    assert (
+        '[("jax.experimental.pallas.ops.tpu.flash_attention.flash_attention<br/>tpu")]' in mermaid
+    )
+
+
+def test_library_option_maps_an_installed_library(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["platforms", "--library", "jax.experimental.pallas.ops.gpu.softmax"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        "jax.experimental.pallas.ops.gpu.softmax (jax/experimental/pallas/ops/gpu/softmax.py)"
+    )
+    assert out[1].startswith("  softmax (jax/experimental/pallas/ops/gpu/softmax.py:")
+    assert out[1].endswith("): lowers only for cuda, rocm")
+    assert main(["platforms", "--library", "jax.experimental.pallas.ops.tpu", "-o", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_name = {f["name"]: f["platforms"] for m in data["modules"] for f in m["functions"]}
+    assert by_name[FLASH] == ["tpu"]
+    assert by_name["jax.experimental.pallas.ops.tpu.megablox.ops.gmm"] == ["tpu"]
+    modules = {m["module"]: m["path"] for m in data["modules"]}
+    assert modules["jax.experimental.pallas.ops.tpu.megablox.ops"] == (
+        "jax/experimental/pallas/ops/tpu/megablox/ops.py"
+    )
+    assert MHA not in by_name  # only what is under the module named
+
+
+def test_library_option_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["platforms", "--library", "no_such_library.ops"]) == 2
+    assert capsys.readouterr().err == (
+        "typed-pallas: error: no_such_library.ops: no installed module of that name (or it "
+        "could not be read); name an installed module, e.g. jax.experimental.pallas.ops\n"
+    )
+    assert main(["platforms", "--library", "jax.experimental.pallas.ops", str(tmp_path)]) == 2
+    assert "--library maps an installed library, not PATHS" in capsys.readouterr().err
+    assert main(["platforms"]) == 2
+    assert capsys.readouterr().err == (
+        "typed-pallas: error: name the files or folders to map, or --library MODULE; "
+        "see `typed-pallas platforms --help`\n"
+    )

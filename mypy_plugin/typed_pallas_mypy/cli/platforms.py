@@ -49,7 +49,13 @@ def add_parser(sub: Any) -> None:
             "input error (mypy cannot analyse a file)."
         ),
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to map")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to map")
+    p.add_argument(
+        "--library",
+        metavar="MODULE",
+        help="instead, map an installed library: every public function under MODULE that "
+        "lowers only for some platforms, and why (e.g. jax.experimental.pallas.ops)",
+    )
     p.add_argument(
         "--platform",
         action="append",
@@ -65,6 +71,12 @@ def add_parser(sub: Any) -> None:
 def run_platforms(args: Any) -> int:
     """Run ``typed-pallas platforms`` with parsed ``args``."""
     paths: list[str] = args.paths
+    if args.library is not None:
+        return _library(args.library, paths, args.output)
+    if not paths:
+        return fail(
+            "name the files or folders to map, or --library MODULE; see `typed-pallas platforms --help`"
+        )
     if (missing := missing_paths(paths)) is not None:
         return fail(missing)
     try:
@@ -101,6 +113,23 @@ def run_platforms(args: Any) -> int:
         else:
             os.environ[config.PLATFORMS_ENV] = saved
     sys.stdout.write(render(maps, args.output))
+    return 0
+
+
+def _library(module: str, paths: list[str], output: str) -> int:
+    """``--library MODULE``: the map of an installed library."""
+    if paths:
+        return fail(
+            "--library maps an installed library, not PATHS; run it without "
+            f"{' '.join(paths)}, or leave --library out"
+        )
+    from typed_pallas_mypy import platform_map
+
+    try:
+        maps = platform_map.library_map(module)
+    except platform_map.MapError as e:
+        return fail(f"{e.lines[0]}; name an installed module, e.g. jax.experimental.pallas.ops")
+    sys.stdout.write(render(maps, output))
     return 0
 
 
