@@ -27,6 +27,7 @@ from typed_pallas_mypy.config import (
     candidate_files,
     find_config_file,
     load_config,
+    read_config,
     resolve_config,
 )
 
@@ -719,3 +720,80 @@ def test_fingerprint_is_the_same_in_every_process(project: Path) -> None:
         for seed in ("1", "2", "3", "4")
     }
     assert len(outs) == 1
+
+
+# --------------------------------------------------------------------------- registries
+
+
+def test_registries_are_read_with_their_values(project: Path) -> None:
+    path = write(
+        project,
+        "pyproject.toml",
+        """
+        [[tool.typed-pallas.registries]]
+        call = "ejkernel.kernels._registry.KernelRegistry.register"
+        platform = "backend"
+        position = 2
+        values = { "Backend.TPU" = "tpu", "Backend.GPU" = "gpu" }
+        """,
+    )
+    config = read_config(path)
+    assert config is not None
+    (registry,) = config.registries
+    assert registry.call == "ejkernel.kernels._registry.KernelRegistry.register"
+    assert (registry.platform, registry.position) == ("backend", 2)
+    assert registry.platforms_of("ejkernel.kernels._registry.Backend.TPU") == {"tpu"}
+    assert registry.platforms_of("Backend.GPU") == {"cuda", "rocm"}
+    assert registry.platforms_of("rocm") == {"rocm"}  # a platform string names itself
+    assert registry.platforms_of("Backend.MPS") is None
+    assert config.fingerprint()["registries"] == [
+        [
+            "ejkernel.kernels._registry.KernelRegistry.register",
+            "backend",
+            2,
+            [["Backend.TPU", ["tpu"]], ["Backend.GPU", ["cuda", "rocm"]]],
+            None,
+            None,
+        ]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            'call = "register"\nplatform = "backend"',
+            "registries #1: 'call' must be the dotted name of the registering decorator or "
+            "call, got 'register'; write call = \"mypkg.registry.register\"",
+        ),
+        (
+            'call = "pkg.register"',
+            'registries #1: say which argument names the platform: platform = "backend" '
+            "(its keyword) and/or position = 2 (its position)",
+        ),
+        (
+            'call = "pkg.register"\nposition = -1',
+            "registries #1: 'position' must be an argument position (0, 1, ...), got -1",
+        ),
+        (
+            'call = "pkg.register"\nposition = 1\nvalues = { "Backend.NPU" = "npu" }',
+            "registries #1 values['Backend.NPU']: unknown platform 'npu'",
+        ),
+        (
+            'call = "pkg.register"\nposition = 1\nregistry = "x"',
+            "registries #1: unknown key 'registry'; a registry takes call, platform, position, "
+            "values, function, function_position",
+        ),
+    ],
+)
+def test_bad_registries_say_what_to_write(project: Path, entry: str, message: str) -> None:
+    path = write(project, "pyproject.toml", "[[tool.typed-pallas.registries]]\n" + entry + "\n")
+    with pytest.raises(ConfigError) as caught:
+        read_config(path)
+    assert message in str(caught.value)
+
+
+def test_registries_in_an_ini_file_point_to_pyproject(project: Path) -> None:
+    path = write(project, "mypy.ini", "[mypy.plugins.typed-pallas]\nregistries = pkg.register\n")
+    with pytest.raises(ConfigError, match=r"'registries' can be set in pyproject\.toml only"):
+        read_config(path)

@@ -163,6 +163,9 @@ class _HookTables:
         self.method_hooks: dict[str, MethodHook] = dict.fromkeys(
             fullnames.CALLABLE_OBJECT_CALLS, library_call
         )
+        for registry in platform_config.registries:  # [tool.typed-pallas] registries
+            self.function_hooks.setdefault(registry.call, decision_hook)
+            self.method_hooks.setdefault(registry.call, library_call)
         self.method_hooks[fullnames.PARTIAL_CALL] = functools.partial(
             hooks.check_partial_call, config=platform_config, session=session
         )

@@ -22,10 +22,12 @@ report (``hooks``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from mypy.nodes import (
+    ARG_NAMED,
+    ARG_POS,
     AssignmentStmt,
     CallExpr,
     ConditionalExpr,
@@ -47,6 +49,7 @@ from mypy.nodes import (
     Var,
 )
 from mypy.server.subexpr import get_subexpressions
+from mypy.types import Instance, get_proper_type
 from mypy.util import correct_relative_import
 
 from typed_pallas import _platforms
@@ -55,7 +58,7 @@ from typed_pallas_mypy.transformers import calls, guards
 from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
-from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname, start_of
+from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname, spelling, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts
 
 
@@ -112,7 +115,9 @@ class _Scan:
         facts: Facts,
         configured: frozenset[str] | None,
         checks_untyped: bool = True,
+        registries: Sequence[calls.Registration] = (),
     ) -> None:
+        self.registries = {r.call: r for r in registries}
         self.tree = tree
         self.index = index
         self.facts = facts
@@ -208,6 +213,8 @@ class _Scan:
             self._dispatch(call, what)
             return
         self._wrapped_entry_call(call)
+        if self.registries:
+            self._registration(call)
         if isinstance(call.callee, MemberExpr) and call.callee.name == "get" and call.args:
             if guards.is_platform_source(call.args[0], self.index, self._func_at(call)):
                 self._table(call.callee.expr, call)
@@ -219,6 +226,54 @@ class _Scan:
         if (self.target_of(pos), name) in self.imported:
             return  # the import in this target is the finding
         self._check_where_decided(name, call)
+
+    def _registration(self, call: CallExpr) -> None:
+        """A configured registry's registration (``[tool.typed-pallas] registries``):
+        the registered function must lower for the platform the call names."""
+        registry = self._registry_of(call.callee)
+        if registry is None:
+            return
+        value = _argument(call, registry.platform, registry.position)
+        name = _value_name(value) if value is not None else None
+        platforms = registry.platforms_of(name) if name is not None else None
+        if not platforms:
+            return
+        lowering = frozenset(p for platform in platforms for p in name_set(platform)) & LOWERING
+        lowering = lowering or (platforms & LOWERING)
+        if not lowering:
+            return
+        why = (
+            f"{spelling(call.callee)} at line {call.line} registers it for "
+            f"{', '.join(sorted(lowering))} ({registry.origin or '[tool.typed-pallas] registries'})"
+        )
+        decorated = self.index.decorated.get(id(call))
+        if isinstance(decorated, FuncDef):
+            requirement = self.facts.local_requirement(decorated, self.tree, self.index)
+            self.check_requirement(requirement, decorated.name, call, lowering, why)
+            return
+        registered = _argument(call, registry.function, registry.function_position)
+        if registered is None:
+            return
+        target = self.facts.names.callee_function(registered, self._func_at(call))
+        local = callable_target(registered, self.index)
+        if isinstance(local, FuncDef) and target is None:
+            requirement = self.facts.local_requirement(local, self.tree, self.index)
+            self.check_requirement(requirement, local.name, registered, lowering, why)
+        else:
+            self.check(target, registered, lowering, why)
+
+    def _registry_of(self, callee: Expression) -> calls.Registration | None:
+        """The configured registry ``callee`` names: by its fullname (a function, or a
+        method of a module-level registry object), or as a method of its class."""
+        name = ref_fullname(callee)
+        if name is not None and name in self.registries:
+            return self.registries[name]
+        if isinstance(callee, MemberExpr) and isinstance(callee.expr, RefExpr):
+            var = callee.expr.node
+            typ = get_proper_type(var.type) if isinstance(var, Var) and var.type else None
+            if isinstance(typ, Instance):
+                return self.registries.get(f"{typ.type.fullname}.{callee.name}")
+        return None
 
     def _wrapped_entry_call(self, call: CallExpr) -> None:
         """A call that runs an entry point through a library's wrapper (qwix's
@@ -408,8 +463,33 @@ class _Scan:
                     self.check(bound, item, decided[0], decided[1])
 
 
+def _argument(call: CallExpr, keyword: str | None, position: int | None) -> Expression | None:
+    """The argument passed as ``keyword`` or at ``position`` (before any splat)."""
+    positional = 0
+    for kind, name, arg in zip(call.arg_kinds, call.arg_names, call.args):
+        if kind == ARG_NAMED and keyword is not None and name == keyword:
+            return arg
+        if kind == ARG_POS:
+            if position is not None and positional == position:
+                return arg
+            positional += 1
+        elif kind != ARG_NAMED:
+            return None  # a splat: positions after it are not known
+    return None
+
+
+def _value_name(value: Expression) -> str | None:
+    """``"tpu"`` for a string literal, the dotted name of a reference
+    (``Backend.TPU``'s fullname), or None."""
+    if isinstance(value, StrExpr):
+        return value.value
+    return ref_fullname(value) or (spelling(value) if isinstance(value, MemberExpr) else None)
+
+
 class _Configured:
     """The configured platforms of the module being scanned, as ``calls`` asks for them."""
+
+    registries: Sequence[calls.Registration] = ()
 
     def __init__(self, configured: frozenset[str] | None) -> None:
         self.configured = configured
@@ -498,9 +578,10 @@ def findings(
     facts: Facts,
     configured: frozenset[str] | None,
     checks_untyped: bool = True,
+    registries: Sequence[calls.Registration] = (),
 ) -> ModuleFindings:
     """Every decision-site finding of ``tree``, grouped by target."""
-    return _Scan(tree, index, facts, configured, checks_untyped).run()
+    return _Scan(tree, index, facts, configured, checks_untyped, registries).run()
 
 
 def finding_for_call(

@@ -160,6 +160,7 @@ def module_findings(
         facts,
         config.platforms_for(tree.fullname),
         session.checks_untyped(tree.fullname),
+        config.registries,
     )
     found.targets = {tree.fullname, *requirements.definitions(tree)}
     consulted = facts.consulted - {tree.fullname}
