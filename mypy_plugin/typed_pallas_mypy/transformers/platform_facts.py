@@ -47,6 +47,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     NO_FACTS,
     FunctionFacts,
     Predicate,
+    Requirement,
     facts_from_json,
     location,
     store,
@@ -54,9 +55,9 @@ from typed_pallas_mypy.transformers.facts_store import (
 )
 from typed_pallas_mypy.transformers.guards import GuardScope, Sets
 from typed_pallas_mypy.transformers.library_use import LibraryUse
-from typed_pallas_mypy.transformers.module_index import index_of, stamp_of
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.requirements import MAX_DEPTH
-from typed_pallas_mypy.transformers.resolution import Names, keeps_function
+from typed_pallas_mypy.transformers.resolution import Names, custom_derivative, keeps_function
 
 
 @dataclass
@@ -72,10 +73,15 @@ class Facts:
     ``Plugin.set_modules``), so modules added later in the build are seen.
     """
 
-    def __init__(self, modules: Mapping[str, MypyFile], cache_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        modules: Mapping[str, MypyFile],
+        cache_dir: str | None = None,
+        python_executable: str | None = None,
+    ) -> None:
         self.modules = modules
         self.names = Names(modules)
-        self.library = LibraryUse(modules, cache_dir)
+        self.library = LibraryUse(modules, cache_dir, python_executable)
         self._computed: dict[str, FunctionFacts] = {}
         self._in_progress: set[str] = set()
         self._stored: dict[str, _ModuleFacts] = {}
@@ -87,6 +93,7 @@ class Facts:
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
         self._helpers_in_progress: set[str] = set()
         self._predicates: dict[str, Predicate | None] = {}
+        self._local: dict[int, Requirement | None] = {}
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -100,6 +107,7 @@ class Facts:
                 self._predicates.clear()
                 self._stored.clear()
                 self._stamps.clear()
+                self._local.clear()
                 self.names.forget()
                 self.generation += 1
                 return
@@ -139,9 +147,11 @@ class Facts:
     def _compute(self, fullname: str, tree: MypyFile) -> FunctionFacts:
         node = self.names.node_of(fullname)
         index = index_of(tree, self)
+        rules = False
         if isinstance(node, Decorator):
             if not keeps_function(node):
                 return NO_FACTS
+            rules = custom_derivative(node)
             node = node.func
         if isinstance(node, OverloadedFuncDef):
             # an overloaded method (tokamax's ``Op.__call__``) may still gate on a predicate
@@ -152,16 +162,29 @@ class Facts:
                     return FunctionFacts(fullname, gates=gates, where=location(tree, impl.line))
             return NO_FACTS
         if isinstance(node, Var):
-            return requirements.alias_facts(self, fullname, tree, index)
+            found = requirements.alias_facts(self, fullname, tree, index)
+            return requirements.with_derivative_rules(self, found, fullname, tree)
         if not isinstance(node, FuncDef) or not node.body.body:
             return NO_FACTS
         found = requirements.function_facts(self, node, tree, index)
+        if rules:
+            found = requirements.with_derivative_rules(self, found, fullname, tree)
         # platform predicates and the methods gating on them (``predicates``)
         return dataclasses.replace(
             found,
             predicate=self.predicate_of(fullname),
             gates=predicates.gates_of(node, index.guard_at),
         )
+
+    def local_requirement(
+        self, func: FuncDef, tree: MypyFile, index: ModuleIndex
+    ) -> Requirement | None:
+        """The requirement of a function defined inside another one (no fullname of its
+        own: not kept in any store)."""
+        key = id(func)
+        if key not in self._local:
+            self._local[key] = requirements.function_facts(self, func, tree, index).requirement
+        return self._local[key]
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)
