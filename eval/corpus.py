@@ -66,6 +66,7 @@ from eval.dispatch_mutants import (
 )
 from eval.library_mutants import (
     LibraryCall,
+    LibraryMutant,
     LibraryResult,
     NotMutated,
     config_text,
@@ -77,6 +78,7 @@ from eval.library_mutants import (
     top_level_modules,
     write_library_mutant,
 )
+from eval.library_mutants import prove as apply_proofs
 from eval.library_mutants import score as library_score
 from eval.mutants import (
     PLATFORM_OF,
@@ -125,6 +127,7 @@ def install(package: str, version: str, cache: Path, python: str) -> tuple[Path,
             "--no-deps",
             "--no-compile",
             "--disable-pip-version-check",
+            "--ignore-requires-python",  # read, never imported: any Python's source will do
             "--target",
             str(tmp),
             f"{package}=={version}",
@@ -587,6 +590,7 @@ def install_libraries(
                 "--no-deps",
                 "--no-compile",
                 "--disable-pip-version-check",
+                "--ignore-requires-python",
                 "--target",
                 str(site),
                 *(f"{n}=={v}" for n, v in libraries),
@@ -657,9 +661,8 @@ def evaluate_library_calls(
         python=args.python,
         extra_pythonpath=pythonpath,
     )
-    targets = ["--explicit-package-bases", *files]
-    base = run_mypy(targets, **common)
-    ev.runs.append(base)
+    mutants, ev.not_mutated = plan_library_mutants(root, ev.calls)
+    base, ev.results, ev.runs = check_library_mutants(files, mutants, work, **common)
     for d in base.platform_errors:
         ev.findings.append(
             {
@@ -668,25 +671,44 @@ def evaluate_library_calls(
                 "calls": [c.callee for c in ev.calls if c.relpath == d.relpath and _in(c, d.line)],
             }
         )
+    return ev
+
+
+def check_library_mutants(
+    files: Sequence[str],
+    mutants: Sequence[LibraryMutant],
+    work: Path,
+    *,
+    extra_env: dict[str, str] | None = None,
+    **common: Any,
+) -> tuple[RunResult, list[LibraryResult], list[RunResult]]:
+    """mypy + plugin over ``files`` unmodified, then once per round of mutants (guard and
+    swap mutants as shadow files, config mutants through a ``pyproject.toml`` named by
+    ``TYPED_PALLAS_CONFIG``); each mutant judged on the new ``pallas-platform`` errors.
+    ``common``: ``run_mypy``'s keywords (cwd, root, cache_dir, config, ...).
+    Returns (the unmodified run, the results, every run)."""
+    targets = ["--explicit-package-bases", *files]
+    base = run_mypy(targets, extra_env=extra_env, **common)
+    runs = [base]
+    results: list[LibraryResult] = []
     known = {d.key for d in base.platform_errors}
-    mutants, ev.not_mutated = plan_library_mutants(root, ev.calls)
     for batch in schedule_library(mutants):
         shutil.rmtree(work, ignore_errors=True)
         shadows: dict[str, Path] = {}
-        env: dict[str, str] = {}
+        env = dict(extra_env or {})
         for j, m in enumerate(batch):
-            shadows.update(write_library_mutant(root, m, work / f"m{j}"))
+            shadows.update(write_library_mutant(common["root"], m, work / f"m{j}"))
         overrides = {(m.override, m.platform) for m in batch if m.override is not None}
         if overrides:
             work.mkdir(parents=True, exist_ok=True)
             (work / "pyproject.toml").write_text(config_text(overrides))
             env["TYPED_PALLAS_CONFIG"] = str(work / "pyproject.toml")
         res = run_mypy(targets, shadows=shadows, extra_env=env, **common)
-        ev.runs.append(res)
+        runs.append(res)
         new = [(d.relpath, d.line, d.message) for d in res.platform_errors if d.key not in known]
-        ev.results += [judge(m, new, crashed=res.crashed) for m in batch]
+        results += [judge(m, new, crashed=res.crashed) for m in batch]
     shutil.rmtree(work, ignore_errors=True)
-    return ev
+    return base, results, runs
 
 
 def _in(call: LibraryCall, line: int) -> bool:
@@ -749,8 +771,24 @@ def evaluate_checkout(
     return evaluate_library_calls(row.name, row.commit[:12], origin, root, [], site, args, config)
 
 
-def summarize_library(evals: Sequence[LibraryEval]) -> dict[str, Any]:
+def load_proofs(path: Path | None) -> dict[str, list[str]]:
+    """callee -> the platforms it lowered for, from ``eval.library_proofs``'s JSON (only
+    functions whose platform it proved); aliases included."""
+    if path is None or not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    out = {
+        row["function"]: list(row["lowers_for"]) for row in data["functions"] if row.get("proven")
+    }
+    for alias, target in data.get("aliases", {}).items():
+        if target in out:
+            out[alias] = out[target]
+    return out
+
+
+def summarize_library(evals: Sequence[LibraryEval], proofs: dict[str, list[str]]) -> dict[str, Any]:
     results = [r for e in evals for r in e.results]
+    apply_proofs(results, proofs)
     not_real: Counter[str] = Counter()
     for r in results:
         if not r.mutant.real_bug and r.mutant.why_not:
@@ -771,7 +809,15 @@ def summarize_library(evals: Sequence[LibraryEval]) -> dict[str, Any]:
         ),
         "mutants": len(results),
         "real_bugs": sum(r.mutant.real_bug for r in results),
+        "real_bugs_proven": sum(r.mutant.real_bug and r.proven is True for r in results),
         "score": library_score(results),
+        "score_unproven_too": library_score(results, require_proof=False),
+        "real_bugs_not_lowered": sorted(
+            {r.mutant.call.callee for r in results if r.mutant.real_bug and r.proven is None}
+        ),
+        "real_bugs_disproven": sorted(
+            {r.mutant.id for r in results if r.mutant.real_bug and r.proven is False}
+        ),
         "caught_not_real": sum(r.caught for r in results if not r.mutant.real_bug),
         "not_real": dict(not_real),
         "not_mutated": dict(skipped),
@@ -825,6 +871,7 @@ def library_row(e: LibraryEval) -> dict[str, Any]:
                 "detail": r.mutant.detail,
                 "real_bug": r.mutant.real_bug,
                 "why_not": r.mutant.why_not,
+                "proven": r.proven,
                 "caught": r.caught,
                 "messages": r.messages,
                 "elsewhere": r.elsewhere,
@@ -836,7 +883,10 @@ def library_row(e: LibraryEval) -> dict[str, Any]:
 
 
 def print_library(evals: Sequence[LibraryEval], summary: dict[str, Any]) -> None:
-    print("\nlibrary calls (real bugs only: a new pallas-platform error on the call counts):")
+    print(
+        "\nlibrary calls (real bugs proven by lowering; caught: a new pallas-platform error "
+        "on the call):"
+    )
     for e in evals:
         state = e.skipped or (
             f"{len(e.calls)} calls, {len(e.results)} mutants, {len(e.findings)} findings on "
@@ -849,6 +899,7 @@ def print_library(evals: Sequence[LibraryEval], summary: dict[str, Any]) -> None
             f"  {form:8s}",
             ", ".join(f"{lib} {ratio(c['caught'], c['mutants'])}" for lib, c in by_library.items()),
         )
+    print(f"  real bugs not lowered: {summary['real_bugs_not_lowered']}")
     print(f"  not real bugs: {summary['not_real']}")
     print(f"  not mutated: {summary['not_mutated']}")
     for e in evals:
@@ -1210,6 +1261,12 @@ def main(argv: list[str] | None = None) -> int:
         help="step 5 only (library calls), no unmodified run of the Pallas files, no other mutants",
     )
     ap.add_argument(
+        "--proofs",
+        type=Path,
+        default=None,
+        help="eval.library_proofs's JSON (default eval/results/library-proofs-pyXY.json)",
+    )
+    ap.add_argument(
         "--checkout",
         action="append",
         default=[],
@@ -1276,7 +1333,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_dispatch:
         summary["dispatch"] = summarize_dispatch(done)
     if library_evals:
-        summary["library_calls"] = summarize_library(library_evals)
+        proofs = load_proofs(
+            args.proofs
+            or RESULTS / f"library-proofs-py{sys.version_info[0]}{sys.version_info[1]}.json"
+        )
+        summary["library_calls"] = summarize_library(library_evals, proofs)
     summary["wall_seconds"] = round(wall, 1)
     if not args.only_library_calls:
         print_table(evals, summary)

@@ -20,7 +20,9 @@ What it does, over the source of one package (stdlib ``ast``, nothing imported):
     without ``import jax`` gets ``import jax as _tp_jax`` appended after its last line;
   - ``swap``: where the call already sits in the region a platform guard decides (an
     ``if``, an ``elif``, an early exit, any form ``eval.dispatch_mutants`` recognises),
-    the guard's platform string is swapped;
+    or the function holding it is called in such a region in the same file (one call
+    level up: ``if target_hardware == "tpu": self.tpu_attention(...)``), the guard's
+    platform string is swapped;
   - ``config``: the call's module is configured for the other platform
     (``[[tool.typed-pallas.overrides]] module = [...]; platforms = ["<other>"]``);
 
@@ -33,7 +35,8 @@ What it does, over the source of one package (stdlib ``ast``, nothing imported):
 
 A mutant is *caught* (``eval.corpus`` runs mypy) when a new ``pallas-platform`` error
 falls in its ``span``: the statement holding the call (for a call in a compound
-statement's header, the lines from the header to the call's end).
+statement's header, the lines from the header to the call's end); for a swap of a guard
+one call level up, also the statement that calls the function holding the call.
 
 What it does not do: run a checker, import jax or the libraries, or prove a library
 function's platform by lowering it (``eval.library_proofs`` does, for a sample).
@@ -44,7 +47,7 @@ from __future__ import annotations
 import ast
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -425,6 +428,9 @@ class EnclosingGuard:
     form: str
     #: lowering platforms the region is narrowed to
     platforms: frozenset[str]
+    #: for a guard around a call of the function that holds the library call (one
+    #: level up, same file): that call's name and span
+    via: tuple[str, int, int] | None = None
 
 
 def _lowerings(names: Iterable[str]) -> frozenset[str]:
@@ -472,6 +478,46 @@ def enclosing_guards(src: SourceFile, call: ast.Call) -> list[EnclosingGuard]:
     return out
 
 
+def caller_guards(src: SourceFile, call: ast.Call) -> list[list[EnclosingGuard]]:
+    """Guards one call level up: for each call, in the same file, of the outermost
+    function (or method) that holds the library call (``name(...)``, or
+    ``self.name(...)`` for a method), the guards whose decided region holds it."""
+    holder: ast.AST | None = None
+    cur: ast.AST | None = src.parents.get(call)
+    while cur is not None:
+        if isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            holder = cur
+        cur = src.parents.get(cur)
+    if not isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    is_method = isinstance(src.parents.get(holder), ast.ClassDef)
+    inside = {id(n) for n in ast.walk(holder)}
+    out: list[list[EnclosingGuard]] = []
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.Call) or id(node) in inside:
+            continue
+        func = node.func
+        if is_method:
+            named = (
+                isinstance(func, ast.Attribute)
+                and func.attr == holder.name
+                and isinstance(func.value, ast.Name)
+                and func.value.id in ("self", "cls")
+            )
+        else:
+            named = isinstance(func, ast.Name) and func.id == holder.name
+        if not named:
+            continue
+        lo, hi = call_span(src, node)
+        out.append(
+            [
+                EnclosingGuard(g.node, g.constants, g.form, g.platforms, (holder.name, lo, hi))
+                for g in enclosing_guards(src, node)
+            ]
+        )
+    return out
+
+
 # --------------------------------------------------------------------------- mutants
 
 
@@ -493,10 +539,15 @@ class LibraryMutant:
     real_bug: bool = True
     #: why it is not a real bug
     why_not: str | None = None
+    #: more lines of the call's file where a new error counts (a swap mutant of a guard
+    #: around a call of the function holding the library call: that call)
+    extra_spans: tuple[tuple[int, int], ...] = ()
+    #: the lowering platforms the mutant runs the call on
+    runs_on: frozenset[str] = frozenset()
 
     @property
     def id(self) -> str:
-        return f"{self.form}:{self.call.key}:{self.platform}"
+        return f"{self.form}:{self.call.key}:{self.platform}:{self.detail}"
 
     @property
     def files(self) -> set[str]:
@@ -533,8 +584,15 @@ def _other_platform(platforms: frozenset[str]) -> str | None:
 
 
 def _verdict(
-    call: LibraryCall, runs_on: frozenset[str], guards: Sequence[EnclosingGuard]
+    call: LibraryCall,
+    runs_on: frozenset[str],
+    guards: Sequence[EnclosingGuard],
+    callers: Sequence[Sequence[EnclosingGuard]] = (),
 ) -> tuple[bool, str | None]:
+    """Whether a mutant that runs the call on ``runs_on`` is a real bug: the callee
+    cannot lower there, interpret mode is off, and neither a guard around the call nor
+    guards around every same-file call of the function holding it (``callers``) keep
+    the call on its own platform."""
     if runs_on & call.platforms:
         return False, f"{call.callee} lowers for {', '.join(sorted(runs_on & call.platforms))}"
     if not call.interpret_off:
@@ -545,6 +603,13 @@ def _verdict(
                 f"under the guard at line {guard.node.lineno}, which keeps it on "
                 f"{', '.join(sorted(guard.platforms))}: that path never runs there"
             )
+    keeping = [next((g for g in gs if not g.platforms & runs_on), None) for gs in callers]
+    if callers and all(g is not None for g in keeping):
+        lines = ", ".join(sorted({str(g.node.lineno) for g in keeping if g is not None}))
+        return False, (
+            f"reached only under the guards at line {lines}, which keep it on its own "
+            "platform: that path never runs there"
+        )
     return True, None
 
 
@@ -568,6 +633,7 @@ def plan_library_mutants(
             ]
             continue
         guards = enclosing_guards(src, node)
+        callers = caller_guards(src, node)
         runs_on = LOWERINGS_OF_NAME[other]
         # guard: an if in front of the statement, on its own first line
         stmt = _statement_of(src, node)
@@ -580,7 +646,7 @@ def plan_library_mutants(
             alias = _jax_alias(src)
             guard_text = f'if {alias or GUARD_ALIAS}.default_backend() == "{other}": '
             edit = TextEdit(call.relpath, stmt.lineno, stmt.col_offset, stmt.col_offset, guard_text)
-            real, why = _verdict(call, runs_on, guards)
+            real, why = _verdict(call, runs_on, guards, callers)
             mutants.append(
                 LibraryMutant(
                     "guard",
@@ -591,12 +657,14 @@ def plan_library_mutants(
                     append_import=alias is None,
                     real_bug=real,
                     why_not=why,
+                    runs_on=runs_on,
                 )
             )
-        # swap: the string of each guard that decides the call
-        if not guards:
+        # swap: the string of each guard that decides the call, here or one call up
+        up = [g for gs in callers for g in gs]
+        if not guards and not up:
             skipped.append(NotMutated(call, "swap", "no platform guard decides the call"))
-        for guard in guards:
+        for guard in [*guards, *up]:
             edits = [_swap_literal(src, c) for c in guard.constants]
             if any(e is None for e in edits):
                 skipped.append(NotMutated(call, "swap", "platform string spans lines"))
@@ -605,20 +673,23 @@ def plan_library_mutants(
             others = [g for g in guards if g is not guard]
             real, why = _verdict(call, _lowerings(swapped), others)
             before = " ".join(repr(c.value) for c in guard.constants)
+            through = f" (around {guard.via[0]}() at line {guard.via[1]})" if guard.via else ""
             mutants.append(
                 LibraryMutant(
                     "swap",
                     call,
                     "/".join(swapped),
-                    f"{guard.form} guard at line {guard.node.lineno}: {before} -> "
+                    f"{guard.form} guard at line {guard.node.lineno}{through}: {before} -> "
                     + " ".join(repr(s) for s in swapped),
                     [e for e in edits if e is not None],
                     real_bug=real,
                     why_not=why,
+                    extra_spans=((guard.via[1], guard.via[2]),) if guard.via else (),
+                    runs_on=_lowerings(swapped),
                 )
             )
         # config: the call's module configured for the other platform
-        real, why = _verdict(call, runs_on, guards)
+        real, why = _verdict(call, runs_on, guards, callers)
         mutants.append(
             LibraryMutant(
                 "config",
@@ -628,6 +699,7 @@ def plan_library_mutants(
                 override=call.module,
                 real_bug=real,
                 why_not=why,
+                runs_on=runs_on,
             )
         )
     return mutants, skipped
@@ -730,6 +802,9 @@ class LibraryResult:
     messages: list[str] = field(default_factory=list)
     elsewhere: list[str] = field(default_factory=list)
     crashed: bool = False
+    #: the callee's platform proven by lowering to exclude ``runs_on`` (True), proven
+    #: not to (False), or not lowered (None)
+    proven: bool | None = None
 
 
 def judge(
@@ -738,9 +813,9 @@ def judge(
     """Caught when a new ``pallas-platform`` error (relpath, line, message) is in the
     call's span; new errors elsewhere in the mutated file are kept for the record."""
     result = LibraryResult(mutant, crashed=crashed)
-    lo, hi = mutant.call.span
+    spans = [mutant.call.span, *mutant.extra_spans]
     for relpath, line, message in new_errors:
-        if relpath == mutant.call.relpath and lo <= line <= hi:
+        if relpath == mutant.call.relpath and any(lo <= line <= hi for lo, hi in spans):
             result.caught = True
             result.messages.append(f"{relpath}:{line}: {message}")
         elif relpath in mutant.files:
@@ -748,11 +823,22 @@ def judge(
     return result
 
 
-def score(results: Sequence[LibraryResult]) -> dict[str, dict[str, dict[str, int]]]:
-    """Real bugs only: caught/mutants per form x library, with "all" rows and columns."""
+def prove(results: Iterable[LibraryResult], lowers_for: Mapping[str, Iterable[str]]) -> None:
+    """Set ``proven`` from lowering outcomes: callee -> the platforms it lowered for
+    (``eval.library_proofs``: its own platform, and only that, lowered)."""
+    for r in results:
+        lowered = lowers_for.get(r.mutant.call.callee)
+        r.proven = None if lowered is None else not (set(lowered) & r.mutant.runs_on)
+
+
+def score(
+    results: Sequence[LibraryResult], require_proof: bool = True
+) -> dict[str, dict[str, dict[str, int]]]:
+    """Real bugs only (with ``require_proof``, only those whose callee's platform was
+    proven by lowering): caught/mutants per form x library, with "all" rows and columns."""
     table: dict[str, dict[str, dict[str, int]]] = {}
     for r in results:
-        if not r.mutant.real_bug:
+        if not r.mutant.real_bug or (require_proof and r.proven is not True):
             continue
         for form in (r.mutant.form, "all"):
             for library in (r.mutant.call.library, "all"):
