@@ -4,6 +4,7 @@ Usage (from the repository root, with a venv that has typed-pallas and mypy)::
 
     .venv312/bin/python -m eval.corpus                 # all 19 packages
     .venv312/bin/python -m eval.corpus -p jax -p tokamax --json out.json
+    .venv312/bin/python -m eval.corpus --only-library-calls --checkout jax-tests=../jax
 
 What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versions):
 
@@ -27,15 +28,35 @@ What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versi
    false-positive count), caught when a new ``pallas-platform`` error falls in the
    guard statement and the region it decides (or the table and its use, or the call).
    Calls of package wrappers that forward ``compiler_params`` are scored from step 3's
-   params swaps at those sites. ``--no-dispatch`` skips step 4.
+   params swaps at those sites. ``--no-dispatch`` skips step 4;
+5. library calls (``eval.library_mutants``): every call, in the package, of a function
+   of jax's ``pallas.ops`` or of another corpus package that carries a platform
+   requirement (asked of ``LibraryFacts``, the reader the plugin uses), mutated three
+   ways (an inserted ``jax.default_backend()`` guard on the call's line, the swapped
+   string of a guard that decides it, its module configured for the other platform
+   through ``TYPED_PALLAS_CONFIG``), checked like step 4 in a third cold cache whose
+   unmodified run lists every ``pallas-platform`` error ("findings"). A mutant counts
+   in the score when it is a real bug: the callee cannot lower there (its platform
+   proven by ``eval.library_proofs``' lowering), interpret mode is off at the call, and
+   no guard keeps the path on the callee's platform. ``--checkout NAME=PATH`` adds the
+   sources of ``library-sources.tsv`` that are not on PyPI (jax's own tests, maxdiffusion,
+   simply, ...); ``--only-library-calls`` runs this step alone, ``--no-library-calls``
+   skips it.
+
+Libraries next to a package: the corpus packages a package imports (tokamax, qwix and
+tpu-inference for maxtext) are installed with ``pip install --no-deps --target`` into
+``<cache>/libs/<package>/site-packages`` with the checking venv's ``jax`` linked in
+(a venv holds them next to jax), and that folder is on mypy's PYTHONPATH in every step
+(``--no-libraries``: each package alone, as before).
 
 Scores are split by evidence (the survey's body/argument platform primitives), by
 swap kind (platform tpu<->gpu, or backend triton<->mosaic_gpu), and by what mypy's
 default flags would show (bodies of unannotated functions are not checked then, so a
 site there is never reported; this is derived, not a second run).
 
-What it does not do: configure the plugin (no target platform), run anything on an
-accelerator, or judge whether an error on unmodified code is a real bug (it lists them).
+What it does not do: configure the plugin outside step 5's config mutants, run anything
+on an accelerator, or judge whether an error on unmodified code is a real bug (it lists
+them).
 """
 
 from __future__ import annotations
@@ -771,18 +792,21 @@ def evaluate_checkout(
     return evaluate_library_calls(row.name, row.commit[:12], origin, root, [], site, args, config)
 
 
-def load_proofs(path: Path | None) -> dict[str, list[str]]:
-    """callee -> the platforms it lowered for, from ``eval.library_proofs``'s JSON (only
-    functions whose platform it proved); aliases included."""
-    if path is None or not path.is_file():
-        return {}
-    data = json.loads(path.read_text())
-    out = {
-        row["function"]: list(row["lowers_for"]) for row in data["functions"] if row.get("proven")
-    }
-    for alias, target in data.get("aliases", {}).items():
-        if target in out:
-            out[alias] = out[target]
+def load_proofs(paths: Sequence[Path]) -> dict[str, list[str]]:
+    """callee -> the platforms it lowered for, from ``eval.library_proofs``'s JSON files
+    (only functions whose platform was proved; the first file that proves one wins);
+    aliases included. Missing files are skipped."""
+    out: dict[str, list[str]] = {}
+    for path in paths:
+        if not path.is_file():
+            continue
+        data = json.loads(path.read_text())
+        for row in data["functions"]:
+            if row.get("proven"):
+                out.setdefault(row["function"], list(row["lowers_for"]))
+        for alias, target in data.get("aliases", {}).items():
+            if target in out:
+                out.setdefault(alias, out[target])
     return out
 
 
@@ -1263,8 +1287,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--proofs",
         type=Path,
-        default=None,
-        help="eval.library_proofs's JSON (default eval/results/library-proofs-pyXY.json)",
+        action="append",
+        default=[],
+        help="eval.library_proofs's JSON (repeatable; default eval/results/"
+        "library-proofs-pyXY.json and library-proofs-h200.json)",
     )
     ap.add_argument(
         "--checkout",
@@ -1282,7 +1308,8 @@ def main(argv: list[str] | None = None) -> int:
         "--json",
         type=Path,
         default=None,
-        help="where to write the JSON (default eval/results/corpus-pyXY.json)",
+        help="where to write the JSON (default eval/results/corpus-pyXY.json, or "
+        "library-calls-pyXY.json with --only-library-calls)",
     )
     ap.add_argument(
         "--sites", type=Path, default=None, help="survey table (default eval/corpus-sites.tsv)"
@@ -1335,7 +1362,10 @@ def main(argv: list[str] | None = None) -> int:
     if library_evals:
         proofs = load_proofs(
             args.proofs
-            or RESULTS / f"library-proofs-py{sys.version_info[0]}{sys.version_info[1]}.json"
+            or [
+                RESULTS / f"library-proofs-py{sys.version_info[0]}{sys.version_info[1]}.json",
+                RESULTS / "library-proofs-h200.json",
+            ]
         )
         summary["library_calls"] = summarize_library(library_evals, proofs)
     summary["wall_seconds"] = round(wall, 1)
@@ -1366,11 +1396,13 @@ def main(argv: list[str] | None = None) -> int:
         "plugin": args.plugin,
         "mypy_flags": preset_flags(check_untyped_defs=not args.default_flags),
         "host": f"{_platform.machine()} {os.cpu_count()} cpu",
+        "only_library_calls": args.only_library_calls,
         "summary": summary,
         "packages": [package_row(e) for e in evals],
         "library_sources": [library_row(e) for e in library_evals],
     }
-    dest = args.json or RESULTS / f"corpus-py{sys.version_info[0]}{sys.version_info[1]}.json"
+    stem = "library-calls" if args.only_library_calls else "corpus"
+    dest = args.json or RESULTS / f"{stem}-py{sys.version_info[0]}{sys.version_info[1]}.json"
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps(out, indent=1) + "\n")
     print(f"JSON: {dest}")

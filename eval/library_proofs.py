@@ -13,8 +13,13 @@ valid call) and fails for the others; the JSON keeps each outcome and JAX's firs
 of error. The mutants' real-bug verdicts use these outcomes (``eval.corpus`` reads the
 JSON when it renders the library-call table).
 
-A sample for a finding on unmodified code can sit here too (``FINDINGS``): the code the
-plugin reported, lowered the same way.
+A sample for a finding on unmodified code sits here too (``FINDINGS``): the code the
+plugin reported, lowered the same way (the JSON's ``findings``).
+
+Some Mosaic GPU functions read the device while tracing (``jax.devices()[0].core_count``,
+CUDA's runtime version) and cannot lower on a CPU host: their outcomes come from the same
+samples lowered on a GPU machine, ``eval/results/library-proofs-h200.json``, which
+``eval.corpus`` reads too.
 
 What it does not do: run a kernel (lowering needs no device), or prove anything for a
 function without a sample here (those stay "not lowered" in the report).
@@ -286,6 +291,33 @@ SAMPLES: dict[str, Sample] = {
     f"{OPS}.gpu.blackwell_matmul_mgpu.matmul_kernel": _blackwell_matmul,
     f"{OPS}.gpu.blackwell_ragged_dot_mgpu.ragged_dot_kernel": _blackwell_ragged_dot,
 }
+
+
+def _mosaic_gpu_params_through_pallas_call() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """jax's tests/pallas/export_back_compat_pallas_test.py (test_mosaic_gpu_add_one):
+    ``pl.pallas_call`` with ``plgpu.CompilerParams()``, as the test writes it."""
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    def add_one(x_ref: Any, o_ref: Any) -> None:
+        o_ref[...] = x_ref[...] + 1
+
+    call = pl.pallas_call(
+        add_one,
+        out_shape=_f32(256),
+        grid=(2,),
+        compiler_params=plgpu.CompilerParams(),
+    )
+    return call, (_f32(256),)
+
+
+#: findings on unmodified code (where, as eval.corpus lists them) -> a sample of the code
+FINDINGS: dict[str, Sample] = {
+    "jax-tests:tests/pallas/export_back_compat_pallas_test.py:82": (
+        _mosaic_gpu_params_through_pallas_call
+    ),
+}
+
 #: aliases the call sites use for the same function
 ALIASES: dict[str, str] = {
     f"{OPS}.tpu.splash_attention.make_splash_mha": f"{OPS}.tpu.splash_attention.splash_attention_kernel.make_splash_mha",
@@ -310,7 +342,8 @@ def prove(name: str, sample: Sample) -> dict[str, Any]:
     out["lowering"] = {
         platform: {
             "status": report[platform].status,
-            "message": _first_line(getattr(report[platform], "message", "") or ""),
+            "error_type": report[platform].error_type,
+            "message": _first_line(report[platform].message or ""),
         }
         for platform in PLATFORMS
     }
@@ -335,12 +368,25 @@ def main(argv: list[str] | None = None) -> int:
             ", ".join(f"{p} {row['lowering'][p]['status']}" for p in PLATFORMS)
         )
         print(f"{name.removeprefix(OPS + '.')}: {state}", flush=True)
+    findings = []
+    if not args.function:
+        for where, sample in FINDINGS.items():
+            row = prove(where, sample)
+            findings.append(row)
+            state = row.get("error") or (
+                ", ".join(f"{p} {row['lowering'][p]['status']}" for p in PLATFORMS)
+            )
+            print(f"finding {where}: {state}", flush=True)
     dest = (
         args.json or RESULTS / f"library-proofs-py{sys.version_info[0]}{sys.version_info[1]}.json"
     )
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(
-        json.dumps({"jax": jax.__version__, "aliases": ALIASES, "functions": rows}, indent=1) + "\n"
+        json.dumps(
+            {"jax": jax.__version__, "aliases": ALIASES, "functions": rows, "findings": findings},
+            indent=1,
+        )
+        + "\n"
     )
     print(f"JSON: {dest}")
     return 0
