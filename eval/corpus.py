@@ -1246,6 +1246,19 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
                 )
 
 
+def public_argv(argv: list[str] | None) -> list[str]:
+    """The command line as recorded in the JSON: checkout paths (machine-specific) become
+    ``NAME=<checkout>``."""
+    out: list[str] = []
+    for item in argv if argv is not None else sys.argv[1:]:
+        if item.startswith("--checkout="):
+            item = "--checkout=" + item.split("=", 2)[1] + "=<checkout>"
+        elif out and out[-1] == "--checkout":
+            item = item.partition("=")[0] + "=<checkout>"
+        out.append(item)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.corpus", description=__doc__.split("\n\n")[0])
     ap.add_argument("-p", "--package", action="append", help="only these packages (repeatable)")
@@ -1389,7 +1402,7 @@ def main(argv: list[str] | None = None) -> int:
     ).stdout.split()
     out = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": "python -m eval.corpus " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m eval.corpus " + " ".join(public_argv(argv)),
         "python": py[0] if py else None,
         "jax": py[1] if len(py) > 1 else None,
         "mypy": py[2] if len(py) > 2 else None,

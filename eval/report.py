@@ -161,10 +161,17 @@ def library_section(data: dict[str, Any], s: dict[str, Any]) -> list[str]:
         "| source | libraries installed next to it | files read / checked | library calls with a requirement | library calls without one | findings on unmodified code | crashes |",
         "|---|---|---|---|---|---|---|",
     ]
+    quiet = []
     for r in data["library_sources"]:
-        name = r["source"] if r["origin"] == "PyPI" else f"{r['source']} ({r['origin']})"
+        if not (
+            r["calls"] or r["calls_without_requirement"] or r["libraries"] or r["skipped"] is None
+        ):
+            quiet.append(r)
+            continue
         if r["origin"] == "PyPI":
             name = f"{r['source']}=={r['version']}"
+        else:
+            name = f"{r['source']} ({r['origin']})"
         libs = ", ".join(r["libraries"]) or "-"
         by_lib: dict[str, int] = {}
         for c in r["calls"]:
@@ -175,6 +182,16 @@ def library_section(data: dict[str, Any], s: dict[str, Any]) -> list[str]:
             f"| {name} | {libs} | {r['files_scanned']} / {r['files_checked']} | {calls} | "
             f"{without or '0'} | {len(r['findings_on_unmodified'])} | {r['crashes']} |"
         )
+    if quiet:
+        out += [
+            "",
+            f"No library call at all in the {len(quiet)} other sources read: "
+            + ", ".join(
+                f"{r['source']}=={r['version']}" if r["origin"] == "PyPI" else r["source"]
+                for r in quiet
+            )
+            + ".",
+        ]
     libraries = sorted({lib for row in s["score"].values() for lib in row if lib != "all"})
     out += [
         "",
@@ -189,12 +206,13 @@ def library_section(data: dict[str, Any], s: dict[str, Any]) -> list[str]:
         row = s["score"].get(form, {})
         cells = [pct(row[lib]) if lib in row else "-" for lib in [*libraries, "all"]]
         out.append(f"| {FORM_TITLES[form]} | " + " | ".join(cells) + " |")
-    unproven = s["score_unproven_too"].get("all", {}).get("all")
-    if unproven:
+    unproven = s["score_unproven_too"].get("all", {})
+    if unproven.get("all"):
         out.append("")
         out.append(
-            f"Counting real bugs whose callee was not lowered too: {pct(unproven)} "
-            f"(not lowered: {', '.join(f'`{c}`' for c in s['real_bugs_not_lowered']) or 'none'})."
+            "Counting real bugs whose callee was not lowered too: "
+            + ", ".join(f"{lib} {pct(c)}" for lib, c in sorted(unproven.items()))
+            + f" (not lowered: {', '.join(f'`{c}`' for c in s['real_bugs_not_lowered']) or 'none'})."
         )
     if s["not_real"]:
         out += [
