@@ -9,8 +9,9 @@ What it does, over the source of one package (stdlib ``ast``, nothing imported):
   ``typed_pallas_mypy.library_facts.LibraryFacts`` over the installed libraries (the
   same reader the plugin uses), never of a list. A call of a library *wrapper* that
   forwards ``compiler_params`` to a Pallas entry point (qwix's ``pallas_call``) counts
-  too, with the platform of the params construction the call passes. Calls of the
-  package's own modules are not library calls;
+  too, with the platform of the params construction the call passes. Only callees
+  under the library prefixes given are looked up (the package's own modules are no
+  library);
 * **plans three mutant forms** per call (``plan_library_mutants``), each keeping every
   line where it was:
 
@@ -29,9 +30,11 @@ What it does, over the source of one package (stdlib ``ast``, nothing imported):
 * says which mutants are **real bugs**: the library function's platforms (its
   requirement, or the wrapper call's params) exclude the mutant's platform, interpret
   mode is off at the call (the function takes no ``interpret`` from its caller, or the
-  call leaves it out or passes a literal false), and, for ``config``, no platform
-  guard around the call already keeps it off that platform. Only real bugs count in
-  ``score``; the others are listed with the reason.
+  call leaves it out or passes a literal false), and no platform guard keeps the call
+  on its own platform (one around the call, or one around every same-file call of the
+  function holding it): such a path never runs. Only real bugs count in ``score``
+  (by default only those whose callee's platform ``prove`` confirmed by lowering); the
+  others are listed with the reason.
 
 A mutant is *caught* (``eval.corpus`` runs mypy) when a new ``pallas-platform`` error
 falls in its ``span``: the statement holding the call (for a call in a compound
