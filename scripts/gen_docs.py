@@ -5,7 +5,7 @@ The source is one Markdown file per error in mypy_plugin/typed_pallas_mypy/error
 (the same text `typed-pallas explain CODE` prints). This script joins them into
 docs/errors.md: mypy error codes first, then runtime exceptions, each heading one level
 down. `--check` only compares and exits 1 when docs/errors.md is out of date
-(tests/test_cli.py runs the same comparison).
+(tests/cli/test_check.py runs the same comparison).
 
 It does not import jax, mypy or the plugin.
 """

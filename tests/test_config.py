@@ -20,12 +20,14 @@ import pytest
 from typed_pallas_mypy.config import (
     CONFIG_ENV,
     CONFIG_FILE_NAMES,
+    CONFIG_PLATFORM_NAMES,
     PLATFORMS_ENV,
     ConfigError,
     PluginConfig,
     candidate_files,
     find_config_file,
     load_config,
+    read_config,
     resolve_config,
 )
 
@@ -47,6 +49,18 @@ def resolve(project: Path, config_file: str | None = None, **env: str) -> Plugin
 
 
 # --------------------------------------------------------------------------- defaults
+
+
+def test_config_platform_names_are_the_lowering_names_without_the_host(project: Path) -> None:
+    """What ``platforms = [...]`` accepts: not the runtime's PLATFORM_NAMES, which holds ``cpu``."""
+    from typed_pallas import _platforms
+
+    assert CONFIG_PLATFORM_NAMES == ("tpu", "gpu", "cuda", "rocm")
+    assert "cpu" in _platforms.PLATFORM_NAMES and "cpu" not in CONFIG_PLATFORM_NAMES
+    with pytest.raises(
+        ConfigError, match="unknown platform 'cpu'; valid platforms are tpu, gpu, cuda, rocm"
+    ):
+        resolve(project, **{PLATFORMS_ENV: "cpu"})
 
 
 def test_defaults_without_any_config(project: Path) -> None:
@@ -508,6 +522,41 @@ def test_bad_pyproject_file(project: Path, text: str, fragments: list[str]) -> N
         assert fragment in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("name", "body", "expected"),
+    [
+        pytest.param(
+            "pyproject.toml",
+            b'[tool.typed-pallas]\nplatforms = ["tpu"]  # \xe9t\xe9\n',
+            "pyproject.toml: not UTF-8 text (invalid continuation byte at byte 43); save it as UTF-8",
+            id="toml",
+        ),
+        pytest.param(
+            "setup.cfg",
+            b"[mypy.plugins.typed-pallas]\nplatforms = tpu  ; \xe9t\xe9\n",
+            "setup.cfg: not UTF-8 text (invalid continuation byte at byte 47); save it as UTF-8",
+            id="ini",
+        ),
+        pytest.param(
+            "setup.cfg",
+            b"platforms = tpu\n[mypy.plugins.typed-pallas]\n",
+            "setup.cfg: not a valid ini file: File contains no section headers.; "
+            "file: '{path}', line: 1; 'platforms = tpu\\n'; fix it and rerun",
+            id="ini-without-section",
+        ),
+    ],
+)
+def test_unreadable_config_file_is_one_line(
+    project: Path, name: str, body: bytes, expected: str
+) -> None:
+    """A file that is not UTF-8 text, or not ini at all: a ConfigError of one line (no traceback)."""
+    path = project / name
+    path.write_bytes(body)
+    with pytest.raises(ConfigError) as info:
+        resolve(project)
+    assert str(info.value) == f"{path}: " + expected.split(": ", 1)[1].format(path=path)
+
+
 INI_BAD = [
     pytest.param(
         "[mypy.plugins.typed-pallas]\nplatforms = tpu, xla\n",
@@ -671,3 +720,80 @@ def test_fingerprint_is_the_same_in_every_process(project: Path) -> None:
         for seed in ("1", "2", "3", "4")
     }
     assert len(outs) == 1
+
+
+# --------------------------------------------------------------------------- registries
+
+
+def test_registries_are_read_with_their_values(project: Path) -> None:
+    path = write(
+        project,
+        "pyproject.toml",
+        """
+        [[tool.typed-pallas.registries]]
+        call = "ejkernel.kernels._registry.KernelRegistry.register"
+        platform = "backend"
+        position = 2
+        values = { "Backend.TPU" = "tpu", "Backend.GPU" = "gpu" }
+        """,
+    )
+    config = read_config(path)
+    assert config is not None
+    (registry,) = config.registries
+    assert registry.call == "ejkernel.kernels._registry.KernelRegistry.register"
+    assert (registry.platform, registry.position) == ("backend", 2)
+    assert registry.platforms_of("ejkernel.kernels._registry.Backend.TPU") == {"tpu"}
+    assert registry.platforms_of("Backend.GPU") == {"cuda", "rocm"}
+    assert registry.platforms_of("rocm") == {"rocm"}  # a platform string names itself
+    assert registry.platforms_of("Backend.MPS") is None
+    assert config.fingerprint()["registries"] == [
+        [
+            "ejkernel.kernels._registry.KernelRegistry.register",
+            "backend",
+            2,
+            [["Backend.TPU", ["tpu"]], ["Backend.GPU", ["cuda", "rocm"]]],
+            None,
+            None,
+        ]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            'call = "register"\nplatform = "backend"',
+            "registries #1: 'call' must be the dotted name of the registering decorator or "
+            "call, got 'register'; write call = \"mypkg.registry.register\"",
+        ),
+        (
+            'call = "pkg.register"',
+            'registries #1: say which argument names the platform: platform = "backend" '
+            "(its keyword) and/or position = 2 (its position)",
+        ),
+        (
+            'call = "pkg.register"\nposition = -1',
+            "registries #1: 'position' must be an argument position (0, 1, ...), got -1",
+        ),
+        (
+            'call = "pkg.register"\nposition = 1\nvalues = { "Backend.NPU" = "npu" }',
+            "registries #1 values['Backend.NPU']: unknown platform 'npu'",
+        ),
+        (
+            'call = "pkg.register"\nposition = 1\nregistry = "x"',
+            "registries #1: unknown key 'registry'; a registry takes call, platform, position, "
+            "values, function, function_position",
+        ),
+    ],
+)
+def test_bad_registries_say_what_to_write(project: Path, entry: str, message: str) -> None:
+    path = write(project, "pyproject.toml", "[[tool.typed-pallas.registries]]\n" + entry + "\n")
+    with pytest.raises(ConfigError) as caught:
+        read_config(path)
+    assert message in str(caught.value)
+
+
+def test_registries_in_an_ini_file_point_to_pyproject(project: Path) -> None:
+    path = write(project, "mypy.ini", "[mypy.plugins.typed-pallas]\nregistries = pkg.register\n")
+    with pytest.raises(ConfigError, match=r"'registries' can be set in pyproject\.toml only"):
+        read_config(path)

@@ -73,10 +73,12 @@ if TYPE_CHECKING:
 __all__ = [
     "CONFIG_ENV",
     "CONFIG_FILE_NAMES",
+    "CONFIG_PLATFORM_NAMES",
     "PLATFORMS_ENV",
     "ConfigError",
     "Override",
     "PluginConfig",
+    "Registry",
     "candidate_files",
     "find_config_file",
     "load_config",
@@ -98,9 +100,13 @@ CONFIG_FILE_NAMES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cf
 #: A folder holding one of these is a repository root: the upward search stops there.
 REPOSITORY_MARKERS: Final = (".git", ".hg")
 
-TOP_LEVEL_KEYS: Final = ("platforms", "overrides")
+TOP_LEVEL_KEYS: Final = ("platforms", "overrides", "registries")
 OVERRIDE_KEYS: Final = ("module", "platforms")
-PLATFORM_NAMES: Final[tuple[str, ...]] = tuple(LOWERINGS_OF_NAME)
+REGISTRY_KEYS: Final = ("call", "platform", "position", "values", "function", "function_position")
+#: The names accepted in ``platforms = [...]``, ``--platform`` and ``TYPED_PALLAS_PLATFORMS``:
+#: the lowering names of :data:`typed_pallas._platforms.LOWERINGS_OF_NAME` (``gpu`` = cuda +
+#: rocm). Not ``_platforms.PLATFORM_NAMES``, which also holds the host (``cpu``).
+CONFIG_PLATFORM_NAMES: Final[tuple[str, ...]] = tuple(LOWERINGS_OF_NAME)
 
 USAGE: Final = """
 (pyproject.toml)
@@ -117,6 +123,12 @@ USAGE: Final = """
 
     [mypy.plugins.typed-pallas.overrides.mypkg.gpu.*]
     platforms = gpu
+
+    [[tool.typed-pallas.registries]]      # a registry of kernels per platform (pyproject only)
+    call = "mypkg.registry.register"      # the registering decorator or call
+    platform = "backend"                  # the argument naming the platform (keyword)
+    position = 2                          # ... and its position, if passed positionally
+    values = { "Backend.TPU" = "tpu", "Backend.GPU" = "gpu" }   # enum members -> platforms
 
 (environment)
     TYPED_PALLAS_PLATFORMS=tpu,gpu        # replaces the top-level platforms
@@ -162,6 +174,35 @@ class Override:
 
 
 @dataclass(frozen=True)
+class Registry:
+    """One ``[[tool.typed-pallas.registries]]`` entry: a decorator or call that registers
+    a function for a platform (``@kernel_registry.register("flash", Platform.PALLAS,
+    Backend.TPU)``). The registered function must lower for the platform it names."""
+
+    #: the fully qualified name of the registering callable (a function, a method by its
+    #: class, or a method of a module-level registry object: ``pkg.mod.registry.register``)
+    call: str
+    #: the keyword of the argument naming the platform, and its position
+    platform: str | None
+    position: int | None
+    #: how the argument's values name platforms: a string literal or the dotted end of a
+    #: name (``Backend.TPU``) -> lowering platforms; platform strings map to themselves
+    values: tuple[tuple[str, frozenset[str]], ...] = ()
+    #: for plain calls: the keyword / position of the registered function (a decorator
+    #: registers the function it decorates)
+    function: str | None = None
+    function_position: int | None = None
+    origin: str = field(default="", compare=False)
+
+    def platforms_of(self, value: str) -> frozenset[str] | None:
+        """The lowering platforms a value of the platform argument names, if known."""
+        for key, platforms in self.values:
+            if value == key or value.endswith("." + key):
+                return platforms
+        return LOWERINGS_OF_NAME.get(value) if value in LOWERINGS_OF_NAME else None
+
+
+@dataclass(frozen=True)
 class PluginConfig:
     """What the plugin knows about the platforms each module may lower for.
 
@@ -174,6 +215,7 @@ class PluginConfig:
     source: str | None = None
     #: where the top-level platforms were set, for notes
     platforms_origin: str | None = field(default=None, compare=False)
+    registries: tuple[Registry, ...] = ()
     _cache: dict[str, frozenset[str] | None] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
@@ -238,6 +280,17 @@ class PluginConfig:
             "typed_pallas": package_version(),
             "platforms": sorted(self.platforms) if self.platforms is not None else None,
             "overrides": [[o.pattern, sorted(o.platforms), o.order] for o in self.overrides],
+            "registries": [
+                [
+                    r.call,
+                    r.platform,
+                    r.position,
+                    [[k, sorted(v)] for k, v in r.values],
+                    r.function,
+                    r.function_position,
+                ]
+                for r in self.registries
+            ],
         }
 
 
@@ -272,7 +325,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
     if not values:
         raise ConfigError(
             f"{where}: the platform list is empty; "
-            f"name at least one of {_plural_list(PLATFORM_NAMES)} "
+            f"name at least one of {_plural_list(CONFIG_PLATFORM_NAMES)} "
             '(to allow every platform write ["tpu", "gpu"])'
         )
     out: set[str] = set()
@@ -280,7 +333,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
         if not isinstance(value, str):
             raise ConfigError(
                 f"{where}: platform {value!r} is a {type(value).__name__}, not a string; "
-                f"write one of {_plural_list(repr(n) for n in PLATFORM_NAMES)}"
+                f"write one of {_plural_list(repr(n) for n in CONFIG_PLATFORM_NAMES)}"
             )
         name = value.strip()
         if name not in LOWERINGS_OF_NAME:
@@ -289,7 +342,7 @@ def parse_platforms(values: Sequence[object], where: str) -> frozenset[str]:
                 hint = f" (platform names are lower case: {name.lower()!r})"
             raise ConfigError(
                 f"{where}: unknown platform {value!r}{hint}; "
-                f"valid platforms are {_plural_list(PLATFORM_NAMES)} "
+                f"valid platforms are {_plural_list(CONFIG_PLATFORM_NAMES)} "
                 "(gpu means cuda and rocm)"
             )
         out |= LOWERINGS_OF_NAME[name]
@@ -404,6 +457,8 @@ def _from_mapping(
                 overrides.append(Override(pattern, plats, order, origin))
                 order += 1
 
+    registries = _registries(table.get("registries"), source, where)
+
     for section, body in ini_overrides:
         swhere = f"{source}: [{section}]"
         for key in body:
@@ -428,6 +483,94 @@ def _from_mapping(
         overrides=tuple(overrides),
         source=source,
         platforms_origin=top_origin if platforms is not None else None,
+        registries=registries,
+    )
+
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+\Z")
+_REGISTRY_EXAMPLE: Final = (
+    f'write [[{TOML_TABLE}.registries]] with call = "mypkg.registry.register", '
+    'platform = "backend" (and/or position = 2), values = { "Backend.TPU" = "tpu" }'
+)
+
+
+def _registries(raw: object, source: str, where: str) -> tuple[Registry, ...]:
+    """The ``registries`` array of tables (pyproject.toml only)."""
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        raise ConfigError(
+            f"{where}: 'registries' can be set in pyproject.toml only (an array of tables); "
+            + _REGISTRY_EXAMPLE
+        )
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise ConfigError(f"{where}: 'registries' must be an array of tables; {_REGISTRY_EXAMPLE}")
+    out: list[Registry] = []
+    for index, entry in enumerate(raw, 1):
+        ewhere = f"{where} registries #{index}"
+        for key in entry:
+            if key not in REGISTRY_KEYS:
+                raise ConfigError(
+                    f"{ewhere}: unknown key {key!r}; a registry takes {_plural_list(REGISTRY_KEYS)}"
+                )
+        call = entry.get("call")
+        if not isinstance(call, str) or not _DOTTED.match(call):
+            raise ConfigError(
+                f"{ewhere}: 'call' must be the dotted name of the registering decorator or call, "
+                f'got {call!r}; write call = "mypkg.registry.register"'
+            )
+        platform = entry.get("platform")
+        position = entry.get("position")
+        if platform is not None and (not isinstance(platform, str) or not _IDENT.match(platform)):
+            raise ConfigError(
+                f"{ewhere}: 'platform' must be the keyword of the argument naming the platform, "
+                f'got {platform!r}; write platform = "backend"'
+            )
+        for name in ("position", "function_position"):
+            value = entry.get(name)
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
+                raise ConfigError(
+                    f"{ewhere}: {name!r} must be an argument position (0, 1, ...), got {value!r}"
+                )
+        if platform is None and position is None:
+            raise ConfigError(
+                f'{ewhere}: say which argument names the platform: platform = "backend" '
+                "(its keyword) and/or position = 2 (its position)"
+            )
+        function = entry.get("function")
+        if function is not None and (not isinstance(function, str) or not _IDENT.match(function)):
+            raise ConfigError(
+                f"{ewhere}: 'function' must be the keyword of the argument holding the registered "
+                f'function, got {function!r}; write function = "fn"'
+            )
+        raw_values = entry.get("values", {})
+        if not isinstance(raw_values, dict):
+            raise ConfigError(
+                f"{ewhere}: 'values' must be a table of value = platform, got {raw_values!r}; "
+                'write values = { "Backend.TPU" = "tpu", "Backend.GPU" = "gpu" }'
+            )
+        values: list[tuple[str, frozenset[str]]] = []
+        for key, name in raw_values.items():
+            values.append((key, parse_platforms([name], f"{ewhere} values[{key!r}]")))
+        out.append(
+            Registry(
+                call,
+                platform,
+                position,
+                tuple(values),
+                function,
+                entry.get("function_position"),
+                origin=f"[[{TOML_TABLE}.registries]] #{index} in {os.path.basename(source)}",
+            )
+        )
+    return tuple(out)
+
+
+def _not_text(path: str, error: UnicodeDecodeError) -> ConfigError:
+    return ConfigError(
+        f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); save it as UTF-8"
     )
 
 
@@ -437,8 +580,10 @@ def _read_toml(path: str) -> PluginConfig | None:
             data = tomllib.load(f)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise _not_text(path, e) from None
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        raise ConfigError(f"{path}: not valid TOML: {e}; fix it and rerun") from None
     tool = data.get("tool")
     if not isinstance(tool, dict):
         return None
@@ -462,8 +607,11 @@ def _read_ini(path: str) -> PluginConfig | None:
             parser.read_file(f, source=path)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise _not_text(path, e) from None
     except configparser.Error as e:
-        raise ConfigError(f"{path}: not a valid ini file: {e}") from None
+        said = "; ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        raise ConfigError(f"{path}: not a valid ini file: {said}; fix it and rerun") from None
     ours = [s for s in parser.sections() if s == INI_SECTION or s.startswith(INI_SECTION + ".")]
     if not ours:
         for wrong in ("mypy-plugins.typed-pallas", "mypy.plugins.typed_pallas", "typed-pallas"):

@@ -68,6 +68,9 @@ KEEPS_FUNCTION: Final = frozenset(
         "jax.named_call",
         "jax._src.api.named_call",
         "jax.named_scope",
+        "jax.shard_map",
+        "jax._src.shard_map.shard_map",
+        "jax.experimental.shard_map.shard_map",
         "functools.wraps",
         "functools.cache",
         "functools.lru_cache",
@@ -117,8 +120,30 @@ TP_DISPATCH: Final = frozenset(
         "typed_pallas.dispatch",
     }
 )
-#: calls where a platform is decided (hooked to report decision-site findings)
-DECISION_CALLS: Final = DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
+#: every name of a compiler-params class (``pltpu.CompilerParams(...)``): constructing
+#: params is where a wrapper mypy cannot see into is usually called
+PARAMS_CLASSES: Final = frozenset(_platforms.PARAMS_BY_FULLNAME)
+#: ``typed_pallas.PlatformFn``: a callable tagged with its platform
+PLATFORM_FN: Final = "typed_pallas._tagged.PlatformFn"
+
+#: calls where a platform is decided, or params are made (hooked to report the
+#: decision-site findings of the function they are in)
+DECISION_CALLS: Final = (
+    DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH | PARAMS_CLASSES
+)
+
+#: ``jax.custom_vjp`` / ``jax.custom_jvp``: the decorated function runs (its primal), and
+#: under differentiation its ``defvjp``/``defjvp`` rules do
+CUSTOM_DERIVATIVES: Final = frozenset(
+    {
+        "jax.custom_vjp",
+        "jax.custom_jvp",
+        "jax._src.custom_derivatives.custom_vjp",
+        "jax._src.custom_derivatives.custom_jvp",
+    }
+)
+#: methods registering a custom derivative's rules (``f.defvjp(fwd, bwd)``)
+DERIVATIVE_RULES: Final = frozenset({"defvjp", "defjvp"})
 
 #: ``__call__`` of the objects library kernels are (``jax.jit``, ``jax.custom_vjp`` /
 #: ``custom_jvp``, ``functools.partial``): calling one may run a library kernel, whose
@@ -153,3 +178,40 @@ SKIP_METHODS: Final = frozenset({"skipTest"})
 #: ``jax._src.pallas.mosaic_gpu.`` must be tried before ``jax._src.pallas.mosaic.``
 #: would match it (it does not, because of the trailing dot, but keep the order anyway).
 BACKEND_NAMESPACES: Final[tuple[tuple[str, str], ...]] = _platforms.BACKEND_NAMESPACES
+
+
+# --------------------------------------------------------------------------- library reader
+
+#: Keepers whose positional arguments configure them: ``jax.named_scope("n")(f)``,
+#: ``functools.wraps(g)(f)``, ``functools.lru_cache(8)(f)``,
+#: ``typed_pallas.platform("tpu")(f)`` keep ``f``, not their argument.
+CONFIGURED_KEEPERS: Final = frozenset(
+    {"jax.named_scope", "functools.wraps", "functools.lru_cache", *PLATFORM_TAG}
+)
+#: Method decorators that keep the method callable as written.
+METHOD_KEEPERS: Final = frozenset({"builtins.staticmethod", "builtins.classmethod"})
+#: Class decorators that return the class itself (so ``C(...)`` still builds a ``C``).
+CLASS_KEEPERS: Final = frozenset(
+    {
+        "dataclasses.dataclass",
+        "jax.tree_util.register_pytree_node_class",
+        "jax.tree_util.register_dataclass",
+        "jax.tree_util.register_static",
+        "functools.total_ordering",
+        "typing.final",
+        "chex.dataclass",
+        "flax.struct.dataclass",
+    }
+)
+#: Class decorators that make the class a dataclass (its fields are constructor parameters).
+DATACLASS_DECORATORS: Final = frozenset(
+    {"dataclasses.dataclass", "chex.dataclass", "flax.struct.dataclass"}
+)
+#: References whose presence means a library function decides the platform itself.
+PLATFORM_SOURCES: Final = DEFAULT_BACKEND | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
+#: Attribute names that read a device's platform or kind (``d.platform``,
+#: ``jax.devices()[0].device_kind``): a library function reading one may choose per platform.
+PLATFORM_ATTRIBUTES: Final = frozenset({"platform", "device_kind"})
+#: The only part of jax the library reader reads; the rest of jax is its framework
+#: (calls there are entry points or opaque).
+JAX_READ_PREFIX: Final = "jax.experimental.pallas.ops."

@@ -70,9 +70,7 @@ class TypedPallasPlugin(Plugin):
 
     def _tables(self) -> _HookTables:
         if self._hook_tables is None:
-            self._hook_tables = _HookTables(
-                self._config, lambda: self._modules, self.options.cache_dir
-            )
+            self._hook_tables = _HookTables(self._config, lambda: self._modules, self.options)
         return self._hook_tables
 
     @override
@@ -131,13 +129,18 @@ class _HookTables:
         self,
         platform_config: config.PluginConfig,
         modules: Callable[[], dict[str, MypyFile] | None],
-        cache_dir: str | None,
+        options: Options,
     ) -> None:
         from typed_pallas_mypy.entries import ENTRIES
         from typed_pallas_mypy.transformers import hooks
 
         self.hooks = hooks
-        self.session = hooks.Session(modules=modules, cache_dir=cache_dir)
+        self.session = hooks.Session(
+            modules=modules,
+            cache_dir=options.cache_dir,
+            python_executable=options.python_executable,
+            options=options,
+        )
         self.platform_config = platform_config
         session = self.session
         self.function_hooks: dict[str, FunctionHook] = {
@@ -160,6 +163,9 @@ class _HookTables:
         self.method_hooks: dict[str, MethodHook] = dict.fromkeys(
             fullnames.CALLABLE_OBJECT_CALLS, library_call
         )
+        for registry in platform_config.registries:  # [tool.typed-pallas] registries
+            self.function_hooks.setdefault(registry.call, decision_hook)
+            self.method_hooks.setdefault(registry.call, library_call)
         self.method_hooks[fullnames.PARTIAL_CALL] = functools.partial(
             hooks.check_partial_call, config=platform_config, session=session
         )
@@ -167,6 +173,8 @@ class _HookTables:
             name: functools.partial(hooks.widen_proven_mismatch, entry=entry, session=session)
             for name, entry in ENTRIES.items()
         }
+        for name in fullnames.TP_DISPATCH:
+            self.signature_hooks[name] = hooks.accept_untagged_branches
 
     def user_hook(self, fullname: str) -> Any:
         kind = self.hooks.function_kind(fullname, self.session)

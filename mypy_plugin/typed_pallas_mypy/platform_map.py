@@ -14,11 +14,19 @@ The user modules are re-analysed on every run (a per-module option that changes 
 time makes their cache entries stale) while installed packages such as jax come from
 the cache folder (``.mypy_cache/typed-pallas-map`` by default).
 
-What it does not do: report mypy's own errors, or change anything the plugin checks.
+When mypy cannot analyse PATHS (a syntax error, a file it cannot read or decode, two
+files with one module name, a command line it refuses), :func:`build_map` raises
+:class:`MapError` with mypy's error lines and builds no map: a map of the other files
+would read as complete. ``typed-pallas platforms`` (``cli.platforms``) turns it into one
+line on stderr, as it does missing PATHS and a bad configuration before mypy runs.
+
+What it does not do: report mypy's other errors, or change anything the plugin checks.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import tempfile
@@ -32,10 +40,14 @@ if TYPE_CHECKING:
 
     from mypy.nodes import MypyFile, NameExpr
 
+    from typed_pallas_mypy.transformers.module_index import ModuleIndex
+    from typed_pallas_mypy.transformers.platform_facts import Facts
+
 __all__ = [
     "OUTPUTS",
     "DecisionSite",
     "FunctionEntry",
+    "MapError",
     "ModuleMap",
     "build_map",
     "render",
@@ -75,6 +87,16 @@ class ModuleMap:
     path: str
     functions: list[FunctionEntry] = field(default_factory=list)
     decisions: list[DecisionSite] = field(default_factory=list)
+    #: library kernels the module calls (installed packages' functions with a requirement)
+    libraries: list[FunctionEntry] = field(default_factory=list)
+
+
+class MapError(Exception):
+    """mypy could not analyse the paths; ``lines`` are its error lines (mypy's text shape)."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = list(lines)
 
 
 # --------------------------------------------------------------------------- building
@@ -94,8 +116,13 @@ def _python_files(paths: Sequence[str]) -> set[str]:
 
 
 def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[ModuleMap]:
-    """Run mypy with the preset on ``paths``; the map of the modules of those files."""
+    """Run mypy with the preset on ``paths``; the map of the modules of those files.
+
+    Raises :class:`MapError` when mypy cannot analyse them (nothing is mapped then), and
+    ``config.ConfigError`` for a bad typed-pallas configuration.
+    """
     from mypy import build
+    from mypy.errors import CompileError
     from mypy.main import process_options
 
     from typed_pallas_mypy import config
@@ -113,10 +140,21 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
                 if found:
                     os.environ[config.CONFIG_ENV] = os.path.abspath(found)
             plugin_config = config.resolve_config(None)
-            sources, options = process_options(
-                ["--config-file", ini, "--cache-dir", cache_dir or DEFAULT_MAP_CACHE, *paths],
-                require_targets=True,
-            )
+            said = io.StringIO()  # what mypy prints before it stops on its command line
+            try:
+                with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+                    sources, options = process_options(
+                        [
+                            "--config-file",
+                            ini,
+                            "--cache-dir",
+                            cache_dir or DEFAULT_MAP_CACHE,
+                            *paths,
+                        ],
+                        require_targets=True,
+                    )
+            except SystemExit:
+                raise MapError(said.getvalue().splitlines()) from None
             options.fine_grained_incremental = (
                 True  # keeps the checked trees (mypy frees them otherwise)
             )
@@ -124,7 +162,10 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
             for source in sources:
                 if source.module:
                     options.per_module_options[source.module] = {"always_true": [marker]}
-            result = build.build(sources, options)
+            try:
+                result = build.build(sources, options)
+            except CompileError as e:  # a blocking error: a syntax error, an unreadable file
+                raise MapError(e.messages) from None
         finally:
             if saved is None:
                 os.environ.pop(config.CONFIG_ENV, None)
@@ -135,12 +176,24 @@ def build_map(paths: Sequence[str], *, cache_dir: str | None = None) -> list[Mod
     for name in sorted(modules):
         tree = modules[name]
         if tree.path and os.path.abspath(tree.path) in wanted and not tree.is_cache_skeleton:
-            maps.append(_module_map(modules, name, plugin_config.platforms_for(name)))
+            maps.append(
+                _module_map(
+                    modules,
+                    name,
+                    plugin_config.platforms_for(name),
+                    options.python_executable,
+                    options.cache_dir,
+                )
+            )
     return maps
 
 
 def _module_map(
-    modules: Mapping[str, MypyFile], name: str, configured: frozenset[str] | None
+    modules: Mapping[str, MypyFile],
+    name: str,
+    configured: frozenset[str] | None,
+    python_executable: str | None = None,
+    cache_dir: str | None = None,
 ) -> ModuleMap:
     from mypy.nodes import CallExpr, Decorator, FuncDef
     from mypy.server.subexpr import get_subexpressions
@@ -151,7 +204,7 @@ def _module_map(
     from typed_pallas_mypy.transformers.nodes import start_of
     from typed_pallas_mypy.transformers.platform_facts import Facts
 
-    facts = Facts(modules)
+    facts = Facts(modules, cache_dir, python_executable)
     tree = modules[name]
     index = index_of(tree, facts)
     out = ModuleMap(name, location(tree, 1).rsplit(":", 1)[0])
@@ -186,8 +239,10 @@ def _module_map(
                 calls=tuple(sorted(calls)),
             )
         )
-    # requirements of other modules' functions the notes may cite
+    out.libraries = _library_kernels(facts, tree, index)
+    # requirements of other modules' (and libraries') functions the notes may cite
     cited = dict(first_notes)
+    cited.update((f.name, f.chain[0]) for f in out.libraries if f.chain)
     for other in modules:
         if (
             other != name
@@ -215,6 +270,78 @@ def _module_map(
             )
     out.decisions = sorted(sites, key=lambda s: (s.line, s.column, s.message))
     return out
+
+
+def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]:
+    """The map of an installed library (``--library jax.experimental.pallas.ops``): every
+    public function, class and alias of the modules under ``prefix`` that lowers only for
+    some platforms, with the chain, read from the source as the plugin reads it. Raises
+    :class:`MapError` when no installed module is called ``prefix``."""
+    import sys
+
+    from typed_pallas_mypy.cache_keys import plugin_folder
+    from typed_pallas_mypy.library_facts import LibraryFacts
+
+    roots = [p for p in sys.path if p and os.path.isdir(p)]
+    reader = LibraryFacts(roots, plugin_folder(cache_dir or DEFAULT_MAP_CACHE, "libraries"))
+    entries = reader.module_map(prefix)
+    read = reader.modules_read()
+    if not entries and prefix not in read:
+        raise MapError([f"{prefix}: no installed module of that name (or it could not be read)"])
+    maps: dict[str, ModuleMap] = {}
+    for fullname, requirement in entries:
+        if requirement is None:
+            continue
+        module = fullname.rsplit(".", 1)[0]
+        where = requirement.chain[0].split(" (", 1)[1].split(")", 1)[0] if requirement.chain else ""
+        found = maps.setdefault(module, ModuleMap(module, _relative(read.get(module, ""), roots)))
+        found.functions.append(
+            FunctionEntry(
+                name=fullname,
+                where=where,
+                platforms=tuple(sorted(requirement.platforms)),
+                chain=requirement.chain,
+            )
+        )
+    return [maps[name] for name in sorted(maps)]
+
+
+def _relative(path: str, roots: Sequence[str]) -> str:
+    """``path`` relative to the innermost search root it lies under (as library notes
+    spell it: ``jax/experimental/...``)."""
+    under = [root for root in roots if path.startswith(os.path.join(root, ""))]
+    if not under:
+        return path
+    return os.path.relpath(path, max(under, key=len)).replace(os.sep, "/")
+
+
+def _library_kernels(facts: Facts, tree: MypyFile, index: ModuleIndex) -> list[FunctionEntry]:
+    """The library functions with a requirement that the module's code calls or names
+    (a caller's ``calls`` already lists them: the Mermaid edges into the library)."""
+    from mypy.nodes import CallExpr, RefExpr
+    from mypy.server.subexpr import get_subexpressions
+
+    from typed_pallas_mypy.transformers.nodes import start_of
+
+    found: dict[str, FunctionEntry] = {}
+    for expr in get_subexpressions(tree):
+        if not isinstance(expr, (CallExpr, RefExpr)):
+            continue
+        target = expr.callee if isinstance(expr, CallExpr) else expr
+        func = index.function_at(start_of(expr))
+        name = facts.names.callee_function(target, func)
+        if name is None or name in found or not facts.names.is_library_name(name):
+            continue
+        req = facts.of(name).requirement
+        if req is None:
+            continue
+        found[name] = FunctionEntry(
+            name=name,
+            where=facts.of(name).where,
+            platforms=tuple(sorted(req.platforms)),
+            chain=req.chain,
+        )
+    return [found[name] for name in sorted(found)]
 
 
 def _at(line: int, column: int) -> NameExpr:
@@ -263,14 +390,29 @@ def to_json(maps: Sequence[ModuleMap]) -> dict[str, object]:
             }
             for d in m.decisions
         ]
+        libraries = [
+            {
+                "name": f.name,
+                "where": f.where,
+                "platforms": list(f.platforms) if f.platforms is not None else None,
+                "chain": list(f.chain),
+            }
+            for f in m.libraries
+        ]
         modules.append(
-            {"module": m.module, "path": m.path, "functions": functions, "decisions": decisions}
+            {
+                "module": m.module,
+                "path": m.path,
+                "functions": functions,
+                "decisions": decisions,
+                "libraries": libraries,
+            }
         )
     return {"modules": modules}
 
 
 def _text(maps: Sequence[ModuleMap]) -> Iterator[str]:
-    shown = [m for m in maps if m.functions or m.decisions]
+    shown = [m for m in maps if m.functions or m.decisions or m.libraries]
     if not shown:
         yield "No platform facts: no function here has a platform requirement or decides one."
         return
@@ -295,6 +437,11 @@ def _text(maps: Sequence[ModuleMap]) -> Iterator[str]:
             yield f"  {short} ({f.where}): {'; '.join(what)}"
             for note in f.chain:
                 yield f"      {note}"
+        for f in m.libraries:
+            platforms = ", ".join(f.platforms or ())
+            yield f"  uses {f.name} ({f.where}): lowers only for {platforms}"
+            for note in f.chain:
+                yield f"      {note}"
         for d in m.decisions:
             where = f" in {d.function[len(m.module) + 1 :]}" if d.function else ""
             yield f"  decided at {m.path}:{d.line}{where}: {d.message}"
@@ -317,6 +464,10 @@ def _mermaid(maps: Sequence[ModuleMap]) -> Iterator[str]:
     edges: list[str] = []
     required = {f.name for m in maps for f in m.functions if f.platforms is not None}
     for m in sorted(maps, key=lambda m: m.module):
+        for f in m.libraries:
+            nodes[f.name] = (
+                f'  {_node_id(f.name)}[("{_label(f.name)}<br/>{", ".join(f.platforms or ())}")]'
+            )
         for f in m.functions:
             if f.platforms is not None:
                 nodes[f.name] = (

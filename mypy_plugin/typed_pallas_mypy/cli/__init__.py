@@ -6,6 +6,7 @@ Commands::
                        [--all-errors] [--expect] [--config FILE] [--cache-dir DIR]
                        [-- MYPY ARGS...]
     typed-pallas init [PATH] [--dry-run]  # set up mypy, pyright, Pylance, pyrefly, ty (docs/editors.md)
+    typed-pallas platforms PATHS... [--platform P ...] [--output text|json|mermaid]  # the map
     typed-pallas explain CODE        # e.g. pallas-platform, PlatformMismatchError
     typed-pallas --version
 
@@ -14,15 +15,22 @@ Commands::
 it finds the project's typed-pallas settings with the plugin's own search and shows only
 typed-pallas findings unless ``--all-errors``. Exit status, like mypy: 0 nothing found,
 1 findings, 2 usage, configuration or blocking errors (a syntax error, a crash).
+Every error of the command line, of the configuration or of the input is one line on
+stderr (``typed-pallas: error: ...``) that says what is wrong and what to do; none ends
+in a traceback (docs/cli-errors.md has the table).
 
 The package: this module parses the command line and dispatches; ``check`` runs the
 ``check`` command; ``findings`` runs mypy and parses its JSON output (its preset and
 parser are shared with ``eval/`` and ``benchmarks/``) and chooses what to show;
-``formats`` is the table of output formats; ``expect`` is ``--expect``; ``explain`` is
-``typed-pallas explain``. ``python -m typed_pallas_mypy.cli`` is the console script.
+``formats`` is the table of output formats; ``blocking`` tells an error that stopped
+mypy in one line; ``expect`` is ``--expect``; ``project`` finds the project's layout;
+``init`` is ``typed-pallas init``; ``platforms`` is ``typed-pallas platforms``;
+``explain`` is ``typed-pallas explain``; ``_metadata`` reads installed versions.
+``python -m typed_pallas_mypy.cli`` is the console script.
 
 What it does not do: read or change the project's ``[tool.mypy]`` settings (pass mypy
-options after ``--``), or import jax (or mypy, outside the mypy subprocess).
+options after ``--``), or import jax (or mypy: ``check`` runs it in a subprocess,
+``platforms`` imports it when it runs).
 """
 
 from __future__ import annotations
@@ -30,34 +38,51 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, NoReturn
 
+if sys.version_info >= (3, 12):
+    from typing import override
+else:  # typing_extensions costs the command ~10 ms to import
+    from typing_extensions import override
+
+from typed_pallas._versions import installed_version
 from typed_pallas_mypy import config
-from typed_pallas_mypy.cli import init
+from typed_pallas_mypy.cli import init, platforms
 from typed_pallas_mypy.cli.check import fail, run_check
 from typed_pallas_mypy.cli.explain import error_doc, known_error_docs, run_explain
-from typed_pallas_mypy.cli.findings import DEFAULT_CACHE, Finding, plugin_error_codes
+from typed_pallas_mypy.cli.findings import DEFAULT_CACHE, MypyMessage, plugin_error_codes
 from typed_pallas_mypy.cli.formats import OUTPUTS
 
-__all__ = ["Finding", "build_parser", "error_doc", "known_error_docs", "main", "plugin_error_codes"]
+__all__ = [
+    "MypyMessage",
+    "build_parser",
+    "error_doc",
+    "known_error_docs",
+    "main",
+    "plugin_error_codes",
+]
 
 PROG: Final = "typed-pallas"
 
 
 def _version_text() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        mypy_version = version("mypy")
-    except PackageNotFoundError:  # pragma: no cover
-        mypy_version = "not installed"
+    mypy_version = installed_version("mypy") or "not installed"
     py = ".".join(map(str, sys.version_info[:3]))
     return f"{PROG} {config.package_version()} (mypy {mypy_version}, Python {py})"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with a usage error told in one line that says where help is."""
+
+    @override
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{PROG}: error: {message}; see `{self.prog} --help`\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``typed-pallas`` argument parser, with its ``check`` and ``explain`` commands."""
-    parser = argparse.ArgumentParser(
+    """The ``typed-pallas`` argument parser, with its ``check``, ``init``, ``platforms`` and
+    ``explain`` commands (each one's subparser is a :class:`_Parser` too)."""
+    parser = _Parser(
         prog=PROG,
         description="Check that JAX Pallas compiler params match the platforms the code lowers for.",
     )
@@ -88,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--platform",
         action="append",
         metavar="P",
-        help="a platform the code may lower for: tpu, gpu, cuda or rocm (repeat, or a comma list); "
+        help="a platform the code may lower for: "
+        f"{', '.join(config.CONFIG_PLATFORM_NAMES)} (repeat, or a comma list); "
         f"replaces the configured top-level platforms (sets {config.PLATFORMS_ENV})",
     )
     check.add_argument(
@@ -121,12 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     init.add_parser(sub)
 
-    platforms = sub.add_parser(
-        "platforms",
-        help="show the inferred platform map of PATHS (`typed-pallas explain platforms`)",
-    )
-    platforms.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to map")
-    platforms.add_argument("--output", "-o", choices=("text", "json", "mermaid"), default="text")
+    platforms.add_parser(sub)
 
     explain_parser = sub.add_parser(
         "explain", help="print the documentation of an error code or exception"
@@ -145,30 +166,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         i = args_list.index("--")
         args_list, passthrough = args_list[:i], args_list[i + 1 :]
     parser = build_parser()
-    args = parser.parse_args(args_list)  # exits 2 on usage errors
+    args, unknown = parser.parse_known_args(args_list)  # exits 2 on usage errors, in one line
+    if unknown:
+        command = f"{PROG} {args.command}" if args.command else PROG
+        return fail(f"unrecognized arguments: {' '.join(unknown)}; see `{command} --help`")
+    if args.command != "check" and passthrough:
+        return fail(
+            "arguments after -- are mypy's, for `typed-pallas check`: "
+            "typed-pallas check [PATHS...] -- MYPY ARGS"
+        )
+    for value in getattr(args, "platform", None) or ():  # check, platforms
+        try:
+            config.parse_platforms(
+                [n for n in value.split(",") if n.strip()] or [value], f"--platform {value!r}"
+            )
+        except config.ConfigError as e:
+            return fail(str(e))
     if args.command == "check":
-        for value in args.platform or ():
-            try:
-                config.parse_platforms(
-                    [n for n in value.split(",") if n.strip()] or [value], f"--platform {value!r}"
-                )
-            except config.ConfigError as e:
-                return fail(parser, str(e))
         if (coinstalled := init.coinstall_warning()) is not None:
             print(coinstalled, file=sys.stderr)
-        return run_check(args, passthrough, parser)
+        return run_check(args, passthrough)
     if args.command == "init":
         return init.run_init(args)
     if args.command == "platforms":
-        from typed_pallas_mypy import platform_map
-
-        sys.stdout.write(platform_map.render(platform_map.build_map(args.paths), args.output))
-        return 0
+        return platforms.run_platforms(args)
     if args.command == "explain":
         return run_explain(args.code, sys.stdout, sys.stderr)
-    if passthrough:
-        return fail(
-            parser, "arguments after -- need a command (typed-pallas check ... -- MYPY ARGS)"
-        )
     parser.print_help()
     return 2

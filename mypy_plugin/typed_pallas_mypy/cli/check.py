@@ -1,12 +1,12 @@
 """``typed-pallas check``: from the parsed arguments to the exit status.
 
-What it does, in order: refuses missing paths; handles an empty selection (PATHS with
-no Python file: one line on stderr, the chosen format's empty output, exit status 0,
-so a pre-commit run or a CI step over a folder without Python code passes); sets ``TYPED_PALLAS_PLATFORMS`` from
+What it does, in order: refuses missing paths; sets ``TYPED_PALLAS_PLATFORMS`` from
 ``--platform`` and ``TYPED_PALLAS_CONFIG`` from ``--config``, the caller's own
 ``TYPED_PALLAS_CONFIG``, or the project's file (found by
 :func:`typed_pallas_mypy.config.find_config_file`, the search the plugin itself runs);
-validates that configuration before mypy starts; finds the project's layout
+validates that configuration before mypy starts; handles an empty selection (PATHS with
+no Python file: one line on stderr, the chosen format's empty output, exit status 0,
+so a pre-commit run or a CI step over a folder without Python code passes); finds the project's layout
 (``project.find_layout``: ``mypy_path``, a src layout, the project's own module names);
 picks this environment's cache folder (``findings.environment_cache``) and says on
 stderr when the run will be slow (no cache yet: jax is analysed first); runs mypy
@@ -15,6 +15,15 @@ shows the typed-pallas findings (or all, with ``--all-errors``) in the chosen fo
 (``formats``); with ``--expect`` compares them with the ``# expect`` comments
 (``expect``); and returns mypy's kind of exit status: 0 nothing found, 1 findings, 2
 usage, configuration or blocking errors.
+
+Bad input never ends in a traceback: each error is one line on stderr,
+``typed-pallas: error: ...``, that says what is wrong and what to do (:func:`fail`). When
+mypy stops before checking everything (a syntax error, a file it cannot read or decode,
+a module it cannot find), every error it gave is shown in the chosen format (SARIF's
+invocation says the run did not complete) and the line names the first one
+(``blocking``). The checks before mypy (:func:`missing_paths`,
+:func:`configured_environment`, :func:`mypy_missing`) are shared with
+``typed-pallas platforms``.
 
 What it does not do: parse the command line (``typed_pallas_mypy.cli``), or read the
 project's ``[tool.mypy]`` settings (mypy options go after ``--``).
@@ -31,11 +40,14 @@ from typing import Final
 
 from typed_pallas_mypy import config
 from typed_pallas_mypy.cli import project
+from typed_pallas_mypy.cli.blocking import blocking_line, stopped_message
 from typed_pallas_mypy.cli.expect import report_expectations
 from typed_pallas_mypy.cli.explain import doc_link
 from typed_pallas_mypy.cli.findings import (
+    MYPY_SUMMARY,
     NO_FILES_MESSAGE,
-    Finding,
+    MypyMessage,
+    MypyRun,
     cache_is_warm,
     environment_cache,
     plugin_error_codes,
@@ -45,7 +57,14 @@ from typed_pallas_mypy.cli.findings import (
 )
 from typed_pallas_mypy.cli.formats import emit
 
-__all__ = ["fail", "run_check"]
+__all__ = [
+    "config_problem",
+    "configured_environment",
+    "fail",
+    "missing_paths",
+    "mypy_missing",
+    "run_check",
+]
 
 #: the line for a cold cache (what the first run in an environment costs)
 SLOW_NOTICE: Final = (
@@ -56,24 +75,39 @@ SLOW_NOTICE: Final = (
 PROG: Final = "typed-pallas"
 
 
-def fail(parser: argparse.ArgumentParser, message: str) -> int:
-    """A usage error: the usage line and ``typed-pallas: error: message`` on stderr; status 2."""
-    parser.print_usage(sys.stderr)
+def fail(message: str) -> int:
+    """A usage or input error: the one line ``typed-pallas: error: message`` on stderr; status 2."""
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return 2
 
 
-def _environment(args: argparse.Namespace) -> dict[str, str]:
-    """The mypy subprocess's environment; raises ConfigError for a bad project file.
+def missing_paths(paths: Sequence[str]) -> str | None:
+    """The error for PATHS that do not exist, or None."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if not missing:
+        return None
+    return f"no such file or directory: {', '.join(missing)}; name files or folders that exist"
 
-    ``--config`` wins, then the caller's ``TYPED_PALLAS_CONFIG``, then the project's
-    file found from the current folder as the plugin would find it.
+
+def config_problem(error: config.ConfigError) -> str:
+    """The error line for a bad configuration: what is wrong, where, and the page that explains it."""
+    return f"{error} (see {doc_link('configuration')})"
+
+
+def configured_environment(
+    platforms: Sequence[str] | None = None, config_file: str | None = None
+) -> dict[str, str]:
+    """The environment mypy runs with; raises ConfigError for a bad project file.
+
+    ``platforms`` are ``--platform`` values; ``config_file`` (``--config``) wins, then
+    the caller's ``TYPED_PALLAS_CONFIG``, then the project's file found from the current
+    folder as the plugin would find it.
     """
     env = dict(os.environ)
-    if args.platform:
-        names = [n.strip() for value in args.platform for n in value.split(",") if n.strip()]
+    if platforms:
+        names = [n.strip() for value in platforms for n in value.split(",") if n.strip()]
         env[config.PLATFORMS_ENV] = ",".join(names)
-    config_path = args.config
+    config_path = config_file
     if not config_path and not env.get(config.CONFIG_ENV, "").strip():
         config_path = config.find_config_file(None)
     if config_path:
@@ -81,32 +115,27 @@ def _environment(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def run_check(
-    args: argparse.Namespace, passthrough: list[str], parser: argparse.ArgumentParser
-) -> int:
+def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     """Run ``typed-pallas check`` with parsed ``args``; ``passthrough`` goes to mypy."""
     paths = args.paths or ["."]
-    missing = [p for p in paths if not os.path.exists(p)]
-    if missing:
-        return fail(parser, f"no such file or directory: {', '.join(missing)}")
+    if (missing := missing_paths(paths)) is not None:
+        return fail(missing)
     if args.config and not os.path.isfile(args.config):
-        return fail(parser, f"--config {args.config}: no such file")
+        return fail(
+            f"--config {args.config}: no such file; name a pyproject.toml, mypy.ini, "
+            ".mypy.ini or setup.cfg that exists"
+        )
     try:
-        env = _environment(args)
+        env = configured_environment(args.platform, args.config)
         config.resolve_config(None, environ=env)
     except config.ConfigError as e:
-        return fail(
-            parser, f"{e}\n(see {doc_link('configuration')}, or `typed-pallas check --help`)"
-        )
+        return fail(config_problem(e))
 
     if not project.python_files_in(paths):
         return _nothing_to_check(paths, args)
 
-    if importlib.util.find_spec("mypy") is None:
-        return fail(
-            parser,
-            f"mypy is not installed here; install it with: pip install '{_mypy_requirement()}' (typed-pallas[mypy])",
-        )
+    if (no_mypy := mypy_missing()) is not None:
+        return fail(no_mypy)
 
     layout = project.find_layout(paths)
     preset = preset_config(
@@ -129,32 +158,61 @@ def run_check(
         and NO_FILES_MESSAGE in (run.stderr + "\n".join(run.other_output))
     ):
         return _nothing_to_check(paths, args)  # everything was excluded (mypy's --exclude)
-    blocked = run.blocked
+    if run.blocked:
+        return _report_blocked(run, args)
     unresolved = _unresolved_own_imports(run.findings)
-    if unresolved and not blocked:
+    if unresolved:
         _warn_unresolved(unresolved, layout)
-    shown = run.findings if blocked else select(run.findings, plugin_error_codes(), args.all_errors)
+    shown = select(run.findings, plugin_error_codes(), args.all_errors)
     shown = [f for f in shown if _in_paths(f.file, paths)]
     shown.sort(key=lambda f: (f.file, f.line, f.column))
-    emit(shown, args.output, args.all_errors, sys.stdout, summary=not blocked)
+    emit(shown, args.output, args.all_errors, sys.stdout)
     expect_ok = None
-    if args.expect and not blocked:
+    if args.expect:
         stream = sys.stderr if args.output == "json" else sys.stdout
         expect_ok = report_expectations(shown, paths, stream)
-    if blocked or args.verbose:
+    if args.verbose:
         for line in run.other_output:
             print(line, file=sys.stderr)
         if run.stderr:
             sys.stderr.write(run.stderr)
-    if blocked:
-        print(
-            f"{PROG}: mypy stopped with exit status {run.returncode}; nothing was checked fully",
-            file=sys.stderr,
-        )
-        return 2
     if expect_ok is not None:
         return 0 if expect_ok else 1
     return 1 if any(f.severity == "error" for f in shown) else 0
+
+
+def _report_blocked(run: MypyRun, args: argparse.Namespace) -> int:
+    """mypy did not check everything: every error it gave, in the chosen format (a run that
+    stopped without one is shown with :func:`blocking.stopped_message`), one line on
+    stderr that says which error stopped it and what to do, then mypy's other output
+    (a crash's traceback); exit status 2.
+
+    All of mypy's errors are shown, not only typed-pallas findings and not only those in
+    PATHS: a blocking error in a module PATHS import stops the run too.
+    """
+    shown = list(run.findings)  # in mypy's order: the first is the one that stopped it
+    leftover = run.stderr
+    if not any(f.severity == "error" for f in shown):
+        stopped, leftover = stopped_message(run.returncode, run.stderr)
+        shown.append(stopped)
+    emit(shown, args.output, args.all_errors, sys.stdout, summary=False, complete=False)
+    print(blocking_line([f for f in shown if f.severity == "error"]), file=sys.stderr)
+    for line in run.other_output:
+        if not MYPY_SUMMARY.match(line):  # the summary is the formats' own
+            print(line, file=sys.stderr)
+    if leftover:
+        sys.stderr.write(leftover)
+    return 2
+
+
+def mypy_missing() -> str | None:
+    """The error for an environment without mypy (the ``mypy`` extra), or None."""
+    if importlib.util.find_spec("mypy") is not None:
+        return None
+    return (
+        f"mypy is not installed here; install it with: pip install '{_mypy_requirement()}' "
+        "(typed-pallas[mypy])"
+    )
 
 
 def _in_paths(file: str, paths: Sequence[str]) -> bool:
@@ -178,7 +236,7 @@ def _nothing_to_check(paths: list[str], args: argparse.Namespace) -> int:
     return 0
 
 
-def _unresolved_own_imports(found: list[Finding]) -> list[tuple[str, Finding]]:
+def _unresolved_own_imports(found: list[MypyMessage]) -> list[tuple[str, MypyMessage]]:
     """(module, the error) for each import of the project's own modules mypy could not resolve."""
     out = []
     for finding in found:
@@ -188,7 +246,7 @@ def _unresolved_own_imports(found: list[Finding]) -> list[tuple[str, Finding]]:
     return out
 
 
-def _warn_unresolved(unresolved: list[tuple[str, Finding]], layout: project.Layout) -> None:
+def _warn_unresolved(unresolved: list[tuple[str, MypyMessage]], layout: project.Layout) -> None:
     modules = sorted({module for module, _ in unresolved})
     where = ", ".join(f"{f.file}:{f.line}" for _, f in unresolved[:3]) + (
         ", ..." if len(unresolved) > 3 else ""

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, TextIO
 
-from typed_pallas_mypy.cli.findings import Finding
+from typed_pallas_mypy.cli.findings import MypyMessage
 
 __all__ = [
     "EXPECT_RE",
@@ -47,7 +47,7 @@ class Expectation:
     #: (first line, last line) of each call and the innermost statement holding the comment
     spans: list[tuple[int, int]] = field(default_factory=list)
 
-    def distance(self, finding: Finding) -> int | None:
+    def distance(self, finding: MypyMessage) -> int | None:
         """Size of the smallest span holding ``finding`` (None: no match)."""
         if finding.code != self.code or os.path.normpath(finding.file) != os.path.normpath(
             self.file
@@ -106,8 +106,8 @@ def read_expectations(path: str) -> list[Expectation]:
 
 
 def compare_expectations(
-    findings: Sequence[Finding], expectations: Sequence[Expectation]
-) -> tuple[list[tuple[Finding, Expectation]], list[Finding], list[Expectation]]:
+    findings: Sequence[MypyMessage], expectations: Sequence[Expectation]
+) -> tuple[list[tuple[MypyMessage, Expectation]], list[MypyMessage], list[Expectation]]:
     """Pair findings with expectations (nearest first): matched, unexpected, missing."""
     errors = [f for f in findings if f.severity == "error"]
     pairs = []
@@ -129,7 +129,9 @@ def compare_expectations(
     return matched, unexpected, missing
 
 
-def report_expectations(findings: Sequence[Finding], paths: Sequence[str], stream: TextIO) -> bool:
+def report_expectations(
+    findings: Sequence[MypyMessage], paths: Sequence[str], stream: TextIO
+) -> bool:
     """Print how findings compare to ``# expect[...]`` comments; True when exactly equal."""
     write = stream.write
     expectations = [e for path in python_files(paths) for e in read_expectations(path)]

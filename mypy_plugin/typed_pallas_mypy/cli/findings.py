@@ -3,7 +3,9 @@
 What it does: writes the preset mypy configuration (:func:`preset_config`: the plugin,
 ``follow_imports = silent``, ``ignore_missing_imports``, ``check_untyped_defs``) to a
 temporary file, runs ``python -m mypy -O json`` in a subprocess (:func:`run_mypy`),
-parses mypy's JSON lines into :class:`Finding` objects (:func:`parse_mypy_json`), and
+parses mypy's JSON lines into :class:`MypyMessage` objects (:func:`parse_mypy_json`), and
+the blocking errors mypy prints as text on stderr even then (:func:`parse_mypy_text`: a
+file it cannot read or decode, a module it cannot find, which name no line), and
 decides which of them are typed-pallas findings (:func:`select`).
 
 The preset and the parser are shared: ``eval/`` and ``benchmarks/`` run mypy through
@@ -33,13 +35,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from typed_pallas._versions import installed_version
+
 __all__ = [
     "BLOCKING_CODES",
     "DEFAULT_CACHE",
     "PLUGIN_MODULE",
     "PRESET",
     "PRESET_SETTINGS",
-    "Finding",
+    "MypyMessage",
     "MypyRun",
     "cache_is_warm",
     "environment_cache",
@@ -47,6 +51,8 @@ __all__ = [
     "is_typed_pallas_finding",
     "mypy_command",
     "parse_mypy_json",
+    "parse_mypy_text",
+    "parse_mypy_text_line",
     "plugin_error_codes",
     "preset_config",
     "run_mypy",
@@ -152,19 +158,11 @@ def mypy_command(
 # --------------------------------------------------------------------------- the cache
 
 
-def _installed_version(name: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "none"
-
-
 def environment_tag() -> str:
     """``py3.12-jax0.12.0-mypy2.4.1``: what makes mypy's cache of jax differ between environments."""
     py = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    tag = f"py{py}-jax{_installed_version('jax')}-mypy{_installed_version('mypy')}"
+    jax, mypy = (installed_version(dist) or "none" for dist in ("jax", "mypy"))
+    tag = f"py{py}-jax{jax}-mypy{mypy}"
     return re.sub(r"[^A-Za-z0-9._+-]", "_", tag)
 
 
@@ -192,8 +190,12 @@ def cache_is_warm(cache_dir: str) -> bool:
 
 
 @dataclass
-class Finding:
-    """One mypy message (an error with its notes, or a standalone note)."""
+class MypyMessage:
+    """One message of mypy's output (an error with its notes, or a standalone note), parsed.
+
+    Not the plugin's own record of a decision (``transformers.decisions``): this is what
+    mypy printed, whatever its code; :func:`select` says which are typed-pallas findings.
+    """
 
     file: str
     line: int
@@ -206,7 +208,7 @@ class Finding:
     end_column: int | None = None
 
     @classmethod
-    def from_mypy_json(cls, data: Mapping[str, object]) -> Finding:
+    def from_mypy_json(cls, data: Mapping[str, object]) -> MypyMessage:
         """One line of mypy's ``-O json`` output, already decoded."""
 
         def number(key: str) -> int | None:
@@ -227,13 +229,13 @@ class Finding:
         )
 
 
-def parse_mypy_json(stdout: str) -> tuple[list[Finding], list[str]]:
+def parse_mypy_json(stdout: str) -> tuple[list[MypyMessage], list[str]]:
     """mypy ``-O json`` lines -> findings; other lines are returned as they are.
 
     Notes that mypy could not attach to an error at the same place are attached to the
     error just before them in the same file (typed-pallas puts its evidence there).
     """
-    findings: list[Finding] = []
+    findings: list[MypyMessage] = []
     other: list[str] = []
     for line in stdout.splitlines():
         if not line.startswith("{"):
@@ -245,7 +247,7 @@ def parse_mypy_json(stdout: str) -> tuple[list[Finding], list[str]]:
         except ValueError:
             other.append(line)
             continue
-        finding = Finding.from_mypy_json(data)
+        finding = MypyMessage.from_mypy_json(data)
         prev = findings[-1] if findings else None
         if (
             finding.severity == "note"
@@ -261,6 +263,55 @@ def parse_mypy_json(stdout: str) -> tuple[list[Finding], list[str]]:
     return findings, other
 
 
+#: mypy's text shape, as it prints a blocking error on stderr (``-O json`` or not) and in a
+#: ``CompileError``: ``file:line[:column]: error: message  [code]``, ``file: error: message``
+#: (a file it cannot read or decode), ``mypy: error: message`` (no file: a module it cannot find)
+_TEXT_LINE: Final = re.compile(
+    r"^(?P<file>.+?)(?::(?P<line>\d+)(?::(?P<column>\d+))?)?: (?P<severity>error|note): "
+    r"(?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$"
+)
+#: what mypy calls itself where a message is about no file
+NO_FILE: Final = "mypy"
+#: mypy's last line, which ``check``'s formats replace with their own
+MYPY_SUMMARY: Final = re.compile(r"^(Found \d+ errors? in \d+ files?\b|Success: no issues found\b)")
+
+
+def parse_mypy_text_line(line: str) -> MypyMessage | None:
+    """One line of mypy's text output as a message (file ``""`` and line 0 when it names none)."""
+    m = _TEXT_LINE.match(line.rstrip("\r\n"))
+    if m is None:
+        return None
+    file = "" if m["file"] == NO_FILE else m["file"]
+    return MypyMessage(
+        file=file,
+        line=int(m["line"]) if m["line"] else 0,
+        column=int(m["column"]) if m["column"] else 1,
+        severity=m["severity"],
+        message=m["message"],
+        code=m["code"],
+    )
+
+
+def parse_mypy_text(text: str) -> tuple[list[MypyMessage], list[str]]:
+    """mypy's text lines -> messages (a note joins the error just before it); other lines as
+    they are, without mypy's usage block (``usage: mypy ...`` and its indented lines), which
+    comes with an error about mypy's own command line."""
+    messages: list[MypyMessage] = []
+    other: list[str] = []
+    in_usage = False
+    for line in text.splitlines():
+        in_usage = line.startswith("usage: mypy") or (in_usage and line[:1].isspace())
+        found = parse_mypy_text_line(line)
+        if found is None:
+            if line.strip() and not in_usage:
+                other.append(line)
+        elif found.severity == "note" and messages and messages[-1].file == found.file:
+            messages[-1].notes.append(found.message)
+        else:
+            messages.append(found)
+    return messages, other
+
+
 def plugin_error_codes() -> frozenset[str]:
     """The error codes the plugin defines (its ``errorcodes`` module), or the fallback."""
     try:
@@ -273,7 +324,7 @@ def plugin_error_codes() -> frozenset[str]:
     return frozenset(codes) or FALLBACK_CODES
 
 
-def is_typed_pallas_finding(finding: Finding, codes: frozenset[str]) -> bool:
+def is_typed_pallas_finding(finding: MypyMessage, codes: frozenset[str]) -> bool:
     """A plugin error, a blocking error, or a platform mismatch the stubs found.
 
     The stubs type params by platform, so some mismatches (``plgpu.kernel`` or
@@ -294,7 +345,9 @@ def is_typed_pallas_finding(finding: Finding, codes: frozenset[str]) -> bool:
     return False
 
 
-def select(findings: Iterable[Finding], codes: frozenset[str], all_errors: bool) -> list[Finding]:
+def select(
+    findings: Iterable[MypyMessage], codes: frozenset[str], all_errors: bool
+) -> list[MypyMessage]:
     """The findings to show: all of them with ``all_errors``, else the typed-pallas ones."""
     if all_errors:
         return list(findings)
@@ -310,9 +363,12 @@ class MypyRun:
 
     command: list[str]
     returncode: int
-    findings: list[Finding]
+    #: mypy's messages: its JSON lines on stdout, and the blocking errors it prints as text
+    #: on stderr (a file it cannot read or decode, a module it cannot find)
+    findings: list[MypyMessage]
     #: stdout lines that are not JSON findings (a summary, a crash's text)
     other_output: list[str]
+    #: what is left of stderr (a crash's traceback) without the errors in ``findings``
     stderr: str
 
     @property
@@ -354,4 +410,6 @@ def run_mypy(
             )
         proc = subprocess.run(cmd, env=dict(env), capture_output=True, text=True)
     findings, other = parse_mypy_json(proc.stdout)
-    return MypyRun(cmd, proc.returncode, findings, other, proc.stderr)
+    from_stderr, rest = parse_mypy_text(proc.stderr)
+    leftover = "".join(line + "\n" for line in rest)
+    return MypyRun(cmd, proc.returncode, findings + from_stderr, other, leftover)

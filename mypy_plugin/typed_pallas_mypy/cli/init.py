@@ -17,8 +17,15 @@ What each checker needs, written into the project (``docs/editors.md``):
 
 It merges into the user's files and never overwrites a setting: a key already set to
 another value is left as it is, with a warning. A second run changes nothing and says so;
-``--dry-run`` prints the diff and writes nothing. TOML and INI files are edited as text
-(comments and layout are kept); they are read with ``tomllib``/``configparser`` first.
+``--dry-run`` prints the diff and writes nothing. TOML files are read with ``tomllib`` and
+edited with ``tomlkit``, which keeps every comment and the layout (a key is added at the
+end of its table, a plugin first in a ``plugins`` array); INI files are read with
+``configparser`` and edited as text, for the same reason.
+
+Bad input writes nothing and is one line on stderr (``typed-pallas: error: ...``, exit
+status 2) that says which file and what to do: a PATH that is not a folder, a file that
+is not UTF-8 text, cannot be read, or is not valid TOML or INI, and a typed-pallas
+configuration the plugin would refuse (mypy would stop on it after ``init``).
 
 Next to ``jax-pyrefly-stubs`` (detected through ``importlib.metadata``) it also adds the
 mypy override that lets mypy run there, and says what pyrefly and ty need
@@ -38,13 +45,26 @@ import json
 import re
 import sys
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-__all__ = ["STUB_DIR", "Plan", "coinstall_warning", "find_installed_stubs", "make_plan", "run_init"]
+from typed_pallas._versions import installed_version
+
+if TYPE_CHECKING:  # tomlkit is imported when a TOML file is edited, not when the CLI starts
+    from tomlkit import TOMLDocument
+
+__all__ = [
+    "STUB_DIR",
+    "InitError",
+    "Plan",
+    "coinstall_warning",
+    "find_installed_stubs",
+    "make_plan",
+    "read_text",
+    "run_init",
+]
 
 PLUGIN: Final = "typed_pallas_mypy"
 #: the project-relative folder pyright, basedpyright and Pylance read the stubs from
@@ -54,6 +74,9 @@ PYREFLY_PRESET: Final = "default"
 JAX_PYREFLY_STUBS: Final = "jax-pyrefly-stubs"
 #: the modules of jax-pyrefly-stubs that stop mypy (pyrefly's shape DSL in type arguments)
 MYPY_SKIP_MODULES: Final = ("jax.numpy", "jax.numpy.*")
+SKIP_COMMENT: Final = (
+    "jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; docs/support-matrix.md)"
+)
 MYPY_INI_NAMES: Final = ("mypy.ini", ".mypy.ini")
 DOCS: Final = "docs/editors.md"
 HEADER: Final = "# Copied by `typed-pallas init` from typed-pallas {version}; rerun it after upgrading typed-pallas.\n"
@@ -73,9 +96,10 @@ class Plan:
     copies: set[Path] = field(default_factory=set)
 
     def text(self, path: Path) -> str | None:
+        """The text ``path`` will have: planned, or on disk (None: no such file)."""
         if path in self.files:
             return self.files[path][1]
-        return path.read_text(encoding="utf-8") if path.is_file() else None
+        return read_text(path)
 
     def diff(self) -> str:
         out: list[str] = []
@@ -101,16 +125,9 @@ class Plan:
 # --------------------------------------------------------------------------- detection
 
 
-def _version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def coinstall_warning() -> str | None:
     """The stderr line for an environment that also has jax-pyrefly-stubs, or None."""
-    theirs = _version(JAX_PYREFLY_STUBS)
+    theirs = installed_version(JAX_PYREFLY_STUBS)
     if theirs is None:
         return None
     return (
@@ -131,12 +148,11 @@ def find_installed_stubs() -> Path | None:
     return None
 
 
-# --------------------------------------------------------------------------- TOML as text
-
-_HEADER_RE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+# --------------------------------------------------------------------------- TOML (tomlkit)
 
 
 def _toml_load(text: str | None, path: Path) -> dict[str, Any] | None:
+    """The values of a TOML text (tomllib, the reference parser); {} for no file."""
     if text is None:
         return {}
     try:
@@ -154,83 +170,104 @@ def _table(data: dict[str, Any], dotted: str) -> dict[str, Any] | None:
     return node if isinstance(node, dict) else None
 
 
-def _header_line(lines: list[str], dotted: str) -> int | None:
-    for i, line in enumerate(lines):
-        m = _HEADER_RE.match(line)
-        if (
-            m
-            and not line.lstrip().startswith("[[")
-            and m.group(1).replace('"', "").replace(" ", "") == dotted
-        ):
-            return i
-    return None
+def _toml_edit(text: str, edit: Callable[[TOMLDocument], bool]) -> str | None:
+    """``text`` after ``edit`` made its change with tomlkit, which keeps every comment and
+    the layout; None when ``edit`` returns False (it cannot make the change there)."""
+    import tomlkit
 
-
-def _table_end(lines: list[str], start: int) -> int:
-    for j in range(start + 1, len(lines)):
-        if _HEADER_RE.match(lines[j]) and lines[j].lstrip().startswith("["):
-            return j
-    return len(lines)
-
-
-def _toml_add_key(text: str, dotted: str, key_line: str) -> str | None:
-    """``key_line`` added to table ``dotted`` (the table created at the end if absent); None if
-    the table exists but has no ``[dotted]`` header to add to (dotted keys, inline table)."""
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    at = _header_line(lines, dotted)
-    if at is None:
-        if _table(tomllib.loads(text), dotted) is not None:
+    try:
+        doc = tomlkit.parse(text)
+        if not edit(doc):
             return None
-        sep = "\n" if lines and lines[-1].strip() else ""
-        return "".join(lines) + f"{sep}[{dotted}]\n{key_line}\n"
-    end = _table_end(lines, at)
-    last = at
-    for j in range(at + 1, end):
-        if lines[j].strip() and not lines[j].lstrip().startswith("#"):
-            last = j
-    # after the table's last line that holds a value (keeps a multi-line array whole)
-    insert = last + 1
-    while insert < end and lines[insert].strip() and not lines[insert].lstrip().startswith("#"):
-        insert += 1
-    lines.insert(insert, key_line + "\n")
-    return "".join(lines)
+        return tomlkit.dumps(doc)
+    except Exception:  # tomlkit refuses an edit of an unusual layout: a warning, not a crash
+        return None
+
+
+def _toml_table(doc: TOMLDocument, dotted: str) -> MutableMapping[str, Any] | None:
+    """The table ``dotted`` of ``doc`` (``""``: the document), made if absent (``[a.b]``, not
+    ``[a]``); None when a part of the path is a value that is not a table."""
+    import tomlkit
+
+    node: MutableMapping[str, Any] = doc
+    parts = dotted.split(".") if dotted else []
+    for i, part in enumerate(parts):
+        if part not in node:
+            node[part] = tomlkit.table(is_super_table=i < len(parts) - 1)
+        child = node[part]
+        if not isinstance(child, MutableMapping):
+            return None
+        node = child
+    return node
+
+
+def _toml_add_key(text: str, dotted: str, key: str, value: object) -> str | None:
+    """``key = value`` added to table ``dotted`` (the table made, at the end, if absent)."""
+
+    def edit(doc: TOMLDocument) -> bool:
+        table = _toml_table(doc, dotted)
+        if table is None or key in table:
+            return False
+        table[key] = value
+        return True
+
+    return _toml_edit(text, edit)
 
 
 def _toml_prepend_to_array(text: str, dotted: str, key: str, item: str) -> str | None:
-    """``item`` put first in the array (or comma string) ``key`` of table ``[dotted]``."""
-    lines = text.splitlines(keepends=True)
-    at = _header_line(lines, dotted)
-    if at is None:
-        return None
-    key_re = re.compile(rf"^(\s*{re.escape(key)}\s*=\s*)(.*)$", re.DOTALL)
-    for j in range(at + 1, _table_end(lines, at)):
-        m = key_re.match(lines[j])
-        if not m:
-            continue
-        value = m.group(2)
-        if value.startswith("[") and not value[1:].strip() and j + 1 < len(lines):
-            below = lines[j + 1]
-            indent = below[: len(below) - len(below.lstrip())] if below.strip() != "]" else "    "
-            lines.insert(j + 1, f"{indent}{json.dumps(item)},\n")
-        elif value.startswith("["):
-            lines[j] = (
-                m.group(1)
-                + "["
-                + json.dumps(item)
-                + ("" if value[1:].lstrip().startswith("]") else ", ")
-                + value[1:]
-            )
-        elif value[:1] in "\"'":
-            q = value[0]
-            end = value.index(q, 1)
-            parts = [p.strip() for p in value[1:end].split(",") if p.strip()]
-            lines[j] = m.group(1) + json.dumps([item, *parts]) + value[end + 1 :]
+    """``item`` put first in the array (or comma string) ``key`` of table ``dotted``."""
+    import tomlkit
+
+    def edit(doc: TOMLDocument) -> bool:
+        table = _toml_table(doc, dotted)
+        if table is None or key not in table:
+            return False
+        from tomlkit.items import Array
+
+        old = table[key]
+        if isinstance(old, Array) and "\n" in old.as_string():
+            old.insert(0, item)  # a multi-line array: one line more, its comments kept
+            return True
+        if isinstance(old, Array):
+            items = [item, *old]
+        elif isinstance(old, str):
+            items = [item, *(p.strip() for p in old.split(",") if p.strip())]
         else:
-            return None
-        return "".join(lines)
-    return None
+            return False
+        new = tomlkit.array()
+        new.extend(items)
+        new.trivia.comment_ws, new.trivia.comment = old.trivia.comment_ws, old.trivia.comment
+        table[key] = new
+        return True
+
+    return _toml_edit(text, edit)
+
+
+def _toml_add_mypy_skip(text: str) -> str | None:
+    """A ``[[tool.mypy.overrides]]`` entry that skips jax-pyrefly-stubs' jax.numpy stub."""
+    import tomlkit
+
+    def edit(doc: TOMLDocument) -> bool:
+        mypy = _toml_table(doc, "tool.mypy")
+        if mypy is None:
+            return False
+        from tomlkit.items import AoT
+
+        overrides = mypy.setdefault("overrides", tomlkit.aot())
+        if not isinstance(overrides, AoT):
+            return False
+        if len(overrides) and not overrides[-1].as_string().endswith("\n\n"):
+            overrides[-1].add(tomlkit.nl())
+        entry = tomlkit.table()
+        entry.add(tomlkit.comment(SKIP_COMMENT))
+        entry["module"] = list(MYPY_SKIP_MODULES)
+        entry["follow_imports"] = "skip"
+        entry["follow_imports_for_stubs"] = True
+        entry.add(tomlkit.nl())
+        overrides.append(entry)
+        return True
+
+    return _toml_edit(text, edit)
 
 
 # --------------------------------------------------------------------------- INI as text
@@ -276,7 +313,36 @@ def _ini_prepend_plugin(text: str, section: str, item: str) -> str | None:
 
 
 class InitError(Exception):
-    """A file that ``init`` cannot read; nothing is written."""
+    """A file that ``init`` cannot read or parse; ``str()`` says which and what to do; nothing
+    is written."""
+
+
+def read_text(path: Path) -> str | None:
+    """The text of ``path``, None when it does not exist; InitError when it cannot be read."""
+    if not path.is_file():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InitError(
+            f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); save it as UTF-8 and "
+            "rerun typed-pallas init"
+        ) from None
+    except OSError as e:
+        raise InitError(f"{path}: cannot read it ({e.strerror or e})") from None
+
+
+def _ini(text: str, path: Path) -> configparser.RawConfigParser:
+    """``text`` parsed as an ini file; InitError, in one line, when it is not one."""
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read_string(text, source=str(path))
+    except configparser.Error as e:
+        said = "; ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        raise InitError(
+            f"{path}: not a valid ini file ({said}); fix it and rerun typed-pallas init"
+        ) from None
+    return parser
 
 
 def _truthy(value: object) -> bool | None:
@@ -309,11 +375,9 @@ def _mypy_target(root: Path, plan: Plan) -> tuple[Path, str]:
     if _table(data, "tool.mypy") is not None:
         return pyproject, "toml"
     setup_cfg = root / "setup.cfg"
-    if setup_cfg.is_file():
-        parser = configparser.RawConfigParser()
-        parser.read_string(setup_cfg.read_text(encoding="utf-8"))
-        if parser.has_section("mypy"):
-            return setup_cfg, "ini"
+    setup_text = read_text(setup_cfg)
+    if setup_text is not None and _ini(setup_text, setup_cfg).has_section("mypy"):
+        return setup_cfg, "ini"
     return pyproject, "toml"
 
 
@@ -325,8 +389,7 @@ def _plan_mypy(root: Path, plan: Plan, coinstalled: bool) -> None:
         table = _table(_toml_load(text, path) or {}, "tool.mypy") or {}
         plugins, untyped = table.get("plugins"), table.get("check_untyped_defs")
     else:
-        parser = configparser.RawConfigParser()
-        parser.read_string(text)
+        parser = _ini(text, path)
         has = parser.has_section("mypy")
         plugins = (
             parser.get("mypy", "plugins") if has and parser.has_option("mypy", "plugins") else None
@@ -342,7 +405,7 @@ def _plan_mypy(root: Path, plan: Plan, coinstalled: bool) -> None:
     else:
         if plugins is None:
             edited = (
-                _toml_add_key(new, "tool.mypy", f'plugins = ["{PLUGIN}"]')
+                _toml_add_key(new, "tool.mypy", "plugins", [PLUGIN])
                 if kind == "toml"
                 else _ini_add_key(new, "mypy", f"plugins = {PLUGIN}")
             )
@@ -359,7 +422,7 @@ def _plan_mypy(root: Path, plan: Plan, coinstalled: bool) -> None:
             plan.changed.append(f"mypy: {rel}: plugins += {PLUGIN}")
     if untyped is None:
         edited = (
-            _toml_add_key(new, "tool.mypy", "check_untyped_defs = true")
+            _toml_add_key(new, "tool.mypy", "check_untyped_defs", True)
             if kind == "toml"
             else _ini_add_key(new, "mypy", "check_untyped_defs = True")
         )
@@ -376,60 +439,59 @@ def _plan_mypy(root: Path, plan: Plan, coinstalled: bool) -> None:
             "the bodies of unannotated functions (most kernels) without it"
         )
     if coinstalled:
-        new = _plan_mypy_coinstall(new, kind, rel, plan)
+        new = _plan_mypy_coinstall(new, kind, path, plan)
     _write_quiet(plan, path, new)
 
 
 def _write_quiet(plan: Plan, path: Path, after: str) -> None:
     """Record ``after`` for ``path`` (the messages were added by the caller)."""
-    before = (
-        plan.files[path][0]
-        if path in plan.files
-        else (path.read_text(encoding="utf-8") if path.is_file() else None)
-    )
+    before = plan.files[path][0] if path in plan.files else read_text(path)
     if before == after or (before is None and not after):
         plan.files.pop(path, None)
     else:
         plan.files[path] = (before, after)
 
 
-def _plan_mypy_coinstall(text: str, kind: str, rel: str, plan: Plan) -> str:
+def _plan_mypy_coinstall(text: str, kind: str, path: Path, plan: Plan) -> str:
+    rel = path.name
     if kind == "toml":
-        data = _toml_load(text, Path(rel)) or {}
-        overrides = (_table(data, "tool") or {}).get("mypy", {}).get("overrides", [])
-        covered = any(
+        data = _toml_load(text, path) or {}
+        overrides = (_table(data, "tool.mypy") or {}).get("overrides", [])
+        covered = isinstance(overrides, list) and any(
             set(MYPY_SKIP_MODULES)
             <= set([o.get("module")] if isinstance(o.get("module"), str) else o.get("module", []))
             for o in overrides
             if isinstance(o, dict)
         )
-        block = (
-            "\n# jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; docs/support-matrix.md)\n"
-            "[[tool.mypy.overrides]]\n"
-            f"module = {json.dumps(list(MYPY_SKIP_MODULES))}\n"
-            'follow_imports = "skip"\n'
-            "follow_imports_for_stubs = true\n"
-        )
     else:
-        parser = configparser.RawConfigParser()
-        parser.read_string(text)
-        covered = any(s.startswith("mypy-") and "jax.numpy" in s for s in parser.sections())
-        block = (
-            "\n# jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; docs/support-matrix.md)\n"
-            f"[mypy-{','.join(MYPY_SKIP_MODULES)}]\n"
-            "follow_imports = skip\n"
-            "follow_imports_for_stubs = True\n"
+        covered = any(
+            s.startswith("mypy-") and "jax.numpy" in s for s in _ini(text, path).sections()
         )
     if covered:
         plan.unchanged.append(f"mypy: {rel} already skips jax-pyrefly-stubs' jax.numpy")
         return text
+    if kind == "toml":
+        edited = _toml_add_mypy_skip(text)
+        if edited is None:
+            plan.warnings.append(
+                f"mypy: could not edit {rel}; add a [[tool.mypy.overrides]] with module = "
+                f'{json.dumps(list(MYPY_SKIP_MODULES))} and follow_imports = "skip"'
+            )
+            return text
+    else:
+        edited = (text if text.endswith("\n") or not text else text + "\n") + (
+            f"\n# {SKIP_COMMENT}\n"
+            f"[mypy-{','.join(MYPY_SKIP_MODULES)}]\n"
+            "follow_imports = skip\n"
+            "follow_imports_for_stubs = True\n"
+        )
     plan.changed.append(f"mypy: {rel}: skip jax-pyrefly-stubs' jax.numpy stub (it stops mypy)")
-    return (text if text.endswith("\n") or not text else text + "\n") + block
+    return edited
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path) or "")
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
@@ -457,7 +519,7 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
             else:
                 plan.unchanged.append("pyright: pyrightconfig.json already sets stubPath")
         else:
-            body = config_json.read_text(encoding="utf-8")
+            body = read_text(config_json) or ""
             data["stubPath"] = STUB_DIR
             new = (
                 json.dumps(data, indent=2) + "\n"
@@ -485,7 +547,7 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
                 else:
                     plan.unchanged.append(f"{who}: pyproject.toml already sets stubPath")
                 continue
-            edited = _toml_add_key(text, dotted, f'stubPath = "{STUB_DIR}"')
+            edited = _toml_add_key(text, dotted, "stubPath", STUB_DIR)
             if edited is None:
                 plan.warnings.append(
                     f'{who}: could not edit [{dotted}] in pyproject.toml; set stubPath = "{STUB_DIR}"'
@@ -506,7 +568,7 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
 
 
 def _plan_stub_copy(root: Path, folder: Path, source: Path, plan: Plan) -> None:
-    version = _version("typed-pallas") or "?"
+    version = installed_version("typed-pallas") or "?"
     target = folder / STUB_PACKAGE
     before = len(plan.files)
     for src in sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
@@ -545,24 +607,25 @@ def _plan_stub_copy(root: Path, folder: Path, source: Path, plan: Plan) -> None:
 
 def _plan_pyrefly(root: Path, plan: Plan) -> None:
     pyrefly_toml = root / "pyrefly.toml"
-    if pyrefly_toml.is_file():
-        text = pyrefly_toml.read_text(encoding="utf-8")
-        value = (_toml_load(text, pyrefly_toml) or {}).get("preset")
+    own_text = read_text(pyrefly_toml)
+    if own_text is not None:
+        value = (_toml_load(own_text, pyrefly_toml) or {}).get("preset")
         where = "pyrefly.toml"
         if value is None:
-            lines = text.splitlines(keepends=True)
-            first_header = next(
-                (i for i, line in enumerate(lines) if _HEADER_RE.match(line)), len(lines)
-            )
-            lines.insert(first_header, f'preset = "{PYREFLY_PRESET}"\n')
-            _write_quiet(plan, pyrefly_toml, "".join(lines))
+            edited = _toml_add_key(own_text, "", "preset", PYREFLY_PRESET)
+            if edited is None:
+                plan.warnings.append(
+                    f'pyrefly: could not edit pyrefly.toml; set preset = "{PYREFLY_PRESET}"'
+                )
+                return
+            _write_quiet(plan, pyrefly_toml, edited)
     else:
         pyproject = root / "pyproject.toml"
         text = plan.text(pyproject) or ""
         value = (_table(_toml_load(text, pyproject) or {}, "tool.pyrefly") or {}).get("preset")
         where = "pyproject.toml [tool.pyrefly]"
         if value is None:
-            edited = _toml_add_key(text, "tool.pyrefly", f'preset = "{PYREFLY_PRESET}"')
+            edited = _toml_add_key(text, "tool.pyrefly", "preset", PYREFLY_PRESET)
             if edited is None:
                 plan.warnings.append(
                     f'pyrefly: could not edit [tool.pyrefly]; set preset = "{PYREFLY_PRESET}"'
@@ -585,7 +648,7 @@ def make_plan(root: Path, *, coinstalled: bool | None = None, stubs: Path | None
     plan = Plan(root.resolve())
     root = plan.root
     if coinstalled is None:
-        coinstalled = _version(JAX_PYREFLY_STUBS) is not None
+        coinstalled = installed_version(JAX_PYREFLY_STUBS) is not None
     _plan_mypy(root, plan, coinstalled)
     _plan_pyright(root, plan, stubs if stubs is not None else find_installed_stubs())
     _plan_pyrefly(root, plan)
@@ -602,17 +665,39 @@ def _dedupe(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(i for i in items if i))
 
 
+def _error(message: str) -> int:
+    print(f"typed-pallas: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _check_project_config(root: Path) -> None:
+    """InitError when the project's typed-pallas configuration (the file the plugin would read
+    from ``root``) is broken: mypy would stop on it after ``init``."""
+    from typed_pallas_mypy import config
+    from typed_pallas_mypy.cli.explain import doc_link
+
+    try:
+        found = config.find_config_file(None, cwd=str(root))
+        if found is not None:
+            config.read_config(found)
+    except config.ConfigError as e:
+        raise InitError(f"{e} (see {doc_link('configuration')})") from None
+
+
 def run_init(args: argparse.Namespace) -> int:
-    """``typed-pallas init [PATH] [--dry-run]``: 0 done (or nothing to do), 2 an unreadable file."""
+    """``typed-pallas init [PATH] [--dry-run]``: 0 done (or nothing to do), 2 a bad PATH or a
+    file that cannot be read or parsed (one line on stderr; nothing is written)."""
     root = Path(args.path or ".")
     if not root.is_dir():
-        print(f"typed-pallas init: {root}: not a folder", file=sys.stderr)
-        return 2
+        what = "not a folder" if root.exists() else "no such folder"
+        return _error(
+            f"{root}: {what}; name the project's root folder (default: the current folder)"
+        )
     try:
+        _check_project_config(root)
         plan = make_plan(root)
-    except (InitError, configparser.Error) as e:
-        print(f"typed-pallas init: {e}; nothing was written", file=sys.stderr)
-        return 2
+    except InitError as e:
+        return _error(f"{e}; nothing was written")
     out = sys.stdout
     for warning in _dedupe(plan.warnings):
         print(f"typed-pallas init: warning: {warning}", file=sys.stderr)
@@ -629,9 +714,17 @@ def run_init(args: argparse.Namespace) -> int:
         for line in _dedupe(plan.changed):
             out.write(f"  + {line}\n")
         return 0
+    written: list[Path] = []
     for path, (_, after) in sorted(plan.files.items()):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(after, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(after, encoding="utf-8")
+        except OSError as e:
+            return _error(
+                f"{path}: cannot write it ({e.strerror or e}); {len(written)} other file(s) were "
+                "written before it; make it writable and rerun typed-pallas init (it completes them)"
+            )
+        written.append(path)
     out.write(f"typed-pallas init: set up {plan.root} ({len(plan.files)} file(s) written)\n")
     for line in _dedupe(plan.changed):
         out.write(f"  + {line}\n")

@@ -123,6 +123,9 @@ class CallEvent:
     then: CallArgs | None = None
     #: ``self.method(...)``: the callee's first parameter is the instance
     bound: bool = False
+    #: the call read as a ``pl.pallas_call`` (it passes ``compiler_params=``), in case
+    #: the callee is a wrapper of one
+    as_entry: EntryEvent | None = None
 
 
 Event = EntryEvent | CallEvent
@@ -137,6 +140,9 @@ class WrapperFact:
     forwards: tuple[tuple[str, str, int], ...]
     #: the wrapper's ``**kwargs`` name when it splats it into the entry call
     kwargs: str | None
+    #: the kernel runs when the wrapper's result is called (the entry call is in a
+    #: returned closure, or returned unapplied), not in the wrapper's own call
+    deferred: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,8 +166,10 @@ class FunctionSummary:
     returns_closure: tuple[str, int] | None
     #: global names it references anywhere (for platform helpers and variables elsewhere)
     refs: tuple[str, ...]
-    #: one ``return`` of an expression that reads the platform (a guard or platform helper)
-    platform_helper: bool
+    #: a body that is one ``return`` of an expression: "platform" when that expression
+    #: reads the platform (a guard or platform helper), "return" when it does not (it
+    #: may still call one: a helper of helpers), "" for any other body
+    helper: str
     #: backend-only primitives of its body and of the functions it calls (for a kernel
     #: passed from another module)
     body_evidence: tuple[Evidence, ...]
@@ -316,6 +324,7 @@ def _event_json(event: Event) -> dict[str, object]:
         "mode": event.mode,
         "then": _args_json(event.then) if event.then is not None else None,
         "bound": event.bound,
+        "as_entry": _event_json(event.as_entry) if event.as_entry is not None else None,
     }
 
 
@@ -333,7 +342,11 @@ def _event_from(raw: object) -> Event:
         )
     then = data.get("then")
     bound = data.get("bound")
+    as_entry_raw = data.get("as_entry")
     if not isinstance(bound, bool):
+        raise FactsFormatError(f"bad call event {raw!r}")
+    as_entry = _event_from(as_entry_raw) if as_entry_raw is not None else None
+    if as_entry is not None and not isinstance(as_entry, EntryEvent):
         raise FactsFormatError(f"bad call event {raw!r}")
     return CallEvent(
         _int(data.get("line")),
@@ -342,6 +355,7 @@ def _event_from(raw: object) -> Event:
         _str(data.get("mode")),
         _args_from(then) if then is not None else None,
         bound,
+        as_entry,
     )
 
 
@@ -370,9 +384,14 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
         else None,
         "closure": list(fn.returns_closure) if fn.returns_closure is not None else None,
         "refs": list(fn.refs),
-        "helper": fn.platform_helper,
+        "helper": fn.helper,
         "body": [_evidence_json(e) for e in fn.body_evidence],
-        "wrapper": [wrapper.entry, [list(f) for f in wrapper.forwards], wrapper.kwargs]
+        "wrapper": [
+            wrapper.entry,
+            [list(f) for f in wrapper.forwards],
+            wrapper.kwargs,
+            wrapper.deferred,
+        ]
         if wrapper is not None
         else None,
         "attrs": [list(a) for a in fn.self_attrs],
@@ -413,12 +432,13 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
     wrapper: WrapperFact | None = None
     if wrapper_raw is not None:
         items = _list(wrapper_raw)
-        if len(items) != 3:
+        if len(items) != 4:
             raise FactsFormatError(f"bad wrapper {wrapper_raw!r}")
         wrapper = WrapperFact(
             _str(items[0]),
             tuple(_forward_from(f) for f in _list(items[1])),
             _str(items[2]) if items[2] is not None else None,
+            _bool(items[3]),
         )
     return FunctionSummary(
         qualname=qualname,
@@ -431,7 +451,7 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
         returns=returns,
         returns_closure=closure,
         refs=_strs(data.get("refs")),
-        platform_helper=_bool(data.get("helper")),
+        helper=_str(data.get("helper")),
         body_evidence=tuple(_evidence_from(e) for e in _list(data.get("body"))),
         wrapper=wrapper,
         self_attrs=tuple(_pair(a) for a in _list(data.get("attrs"))),

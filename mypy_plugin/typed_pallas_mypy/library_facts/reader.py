@@ -2,7 +2,7 @@
 
 It applies the plugin's rules for the project's own functions (``platform_facts``,
 ``unconditional``, ``evidence``, ``params``) to a module parsed with the standard
-library's ``ast``, using the same tables (``_vocabulary.ENTRIES``,
+library's ``ast``, using the same tables (``entries.ENTRIES``,
 ``typed_pallas._platforms.PARAMS_BY_FULLNAME``, ``evidence_tables``):
 
 * every name is resolved to a fully qualified name through the module's imports
@@ -35,19 +35,20 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
-from typed_pallas_mypy.library_facts import model
-from typed_pallas_mypy.library_facts._vocabulary import (
+from typed_pallas_mypy.entries import ENTRIES, EntrySpec
+from typed_pallas_mypy.fullnames import (
     CLASS_KEEPERS,
+    CONFIGURED_KEEPERS,
+    CUSTOM_DERIVATIVES,
     DATACLASS_DECORATORS,
-    ENTRIES,
+    FUNCTOOLS_PARTIAL,
     JAX_READ_PREFIX,
-    KEEPERS,
+    KEEPS_FUNCTION,
     METHOD_KEEPERS,
-    PARTIAL,
     PLATFORM_ATTRIBUTES,
     PLATFORM_SOURCES,
-    EntrySpec,
 )
+from typed_pallas_mypy.library_facts import model
 from typed_pallas_mypy.library_facts.model import (
     FALSE,
     TRUE,
@@ -67,8 +68,12 @@ from typed_pallas_mypy.library_facts.model import (
     WrapperFact,
 )
 
+#: What the reader lets through as a function-keeping decorator or wrapper call.
+KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
+PARTIAL: Final = FUNCTOOLS_PARTIAL
+
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "1"
+READER_VERSION: Final = "3"
 
 #: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
 BODY_DEPTH: Final = 2
@@ -81,7 +86,6 @@ _CALLABLE_DEPTH: Final = 8
 
 _OVERLOAD: Final = frozenset({"typing.overload", "typing_extensions.overload"})
 _FIELD: Final = frozenset({"dataclasses.field"})
-_CLASSVAR: Final = ("ClassVar", "InitVar", "KW_ONLY")
 #: Top-level packages whose names are never worth recording as references.
 _UNRECORDED_TOPS: Final = frozenset({"builtins", "numpy", "jaxlib", *sys.stdlib_module_names})
 
@@ -226,6 +230,40 @@ class _Local:
 _Lookup = _Global | _ParamRef | _Local
 
 
+@dataclass
+class _Scan:
+    """What one walk of a function finds (``_ModuleReader._scan``)."""
+
+    platform: str | None = None
+    refs: set[str] = field(default_factory=set)
+    evidence: list[Evidence] = field(default_factory=list)
+    callees: list[ScopeNode] = field(default_factory=list)
+
+    def merge(self, inner: _Scan, guarded: bool) -> None:
+        if self.platform is None:
+            self.platform = inner.platform
+        self.refs |= inner.refs
+        if not guarded:
+            self.evidence.extend(inner.evidence)
+            self.callees.extend(inner.callees)
+
+
+#: Names that prove a kernel's backend when its body uses them.
+_BODY_TABLES: Final = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
+
+
+def _own_nodes(body: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """The nodes of a body that belong to its own scope (not to nested functions,
+    lambdas or classes)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
 # --------------------------------------------------------------------------- callables
 
 
@@ -251,6 +289,8 @@ class _Func:
 class _Result:
     target: str
     args: CallArgs
+    #: the call whose result is called (for a wrapper's call: its own arguments)
+    call: ast.Call | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -405,7 +445,7 @@ class _ModuleReader:
         self.function_nodes: dict[str, tuple[FunctionNode, _Scope]] = {}
         self.class_nodes: dict[str, ast.ClassDef] = {}
         self.bindings: dict[str, Binding] = {}
-        self._direct: dict[int, tuple[list[Evidence], list[ScopeNode]]] = {}
+        self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
         self._entry_decorated: set[str] = set()
         self._straight_cache: dict[int, set[int]] = {}
@@ -537,7 +577,7 @@ class _ModuleReader:
                 value = self.raw[name][0][1]
                 if isinstance(value, ast.expr):
                     self._lambdas(value, self.module_scope, name)
-                    if self._platform_read(value, self.module_scope) is not None:
+                    if self._expr_platform(value, self.module_scope) is not None:
                         self.bindings[name] = Binding(model.PLATFORM_VALUE)
 
     def _function_scope(
@@ -550,10 +590,9 @@ class _ModuleReader:
         self.scopes[id(node)] = scope
         self._params(node.args, scope)
         self._collect_locals(node.body, scope)
-        for stmt_node in ast.walk(node):
-            if isinstance(stmt_node, ast.NamedExpr) and isinstance(stmt_node.target, ast.Name):
-                if self._owner(stmt_node, node):
-                    scope.complex.add(stmt_node.target.id)
+        for own in _own_nodes(node.body):
+            if isinstance(own, ast.NamedExpr) and isinstance(own.target, ast.Name):
+                scope.complex.add(own.target.id)
         for name in list(scope.params):
             if scope.bound(name):
                 param = scope.params[name]
@@ -568,18 +607,6 @@ class _ModuleReader:
             self._lambdas(default, parent, qualname)
         self._nested(node.body, scope)
         return scope
-
-    def _owner(self, target: ast.AST, func: ScopeNode) -> bool:
-        """Whether ``target`` (inside ``func``) belongs to ``func``'s own scope."""
-        stack: list[ast.AST] = list(ast.iter_child_nodes(func))
-        while stack:
-            node = stack.pop()
-            if node is target:
-                return True
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                continue
-            stack.extend(ast.iter_child_nodes(node))
-        return False
 
     def _nested(self, body: Sequence[ast.stmt], scope: _Scope) -> None:
         """Scopes of the functions, lambdas and (skipped) classes nested in a body."""
@@ -871,6 +898,12 @@ class _ModuleReader:
         if isinstance(value, ast.Call) and self.entry_of(value, found.scope) is not None:
             return _EntryVariable(found.name, value)
         result = self.callable_of(value, found.scope, depth + 1)
+        if found.scope is not scope:
+            # assigned in an enclosing function: its parameters are not this one's
+            if isinstance(result, _Func) and result.bound is not None:
+                result = _Func(result.targets, _outer(result.bound), result.self_bound)
+            elif isinstance(result, _Result):
+                result = _Result(result.target, _outer(result.args), result.call)
         if isinstance(result, _Result | _Func | _Known | _EntryVariable):
             return result
         if isinstance(result, _Entry):
@@ -938,7 +971,7 @@ class _ModuleReader:
         if callee is not None:
             if callee in KEEPERS or is_opaque_name(callee):
                 return KNOWN
-            return _Result(callee, self.call_args(call, scope))
+            return _Result(callee, self.call_args(call, scope), call)
         if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
             if call.args and not isinstance(call.args[0], ast.Starred):
                 return self.callable_of(call.args[0], scope, depth + 1)
@@ -947,7 +980,12 @@ class _ModuleReader:
     def _keeper(self, call: ast.Call, scope: _Scope) -> ast.expr | None:
         """The function ``jax.jit(f, ...)`` / ``jax.custom_vjp(f)`` keeps, if ``call`` is one."""
         callee = self.ref(call.func, scope)
-        if callee in KEEPERS and call.args and not isinstance(call.args[0], ast.Starred):
+        if (
+            callee in KEEPERS
+            and callee not in CONFIGURED_KEEPERS
+            and call.args
+            and not isinstance(call.args[0], ast.Starred)
+        ):
             return call.args[0]
         if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
             if call.args and not isinstance(call.args[0], ast.Starred):
@@ -957,7 +995,7 @@ class _ModuleReader:
     def _is_keeper_factory(self, call: ast.Call, scope: _Scope) -> bool:
         """``jax.jit(static_argnames=...)`` or ``functools.partial(jax.jit, ...)``."""
         callee = self.ref(call.func, scope)
-        if callee in KEEPERS and not call.args:
+        if callee in CONFIGURED_KEEPERS or (callee in KEEPERS and not call.args):
             return True
         return bool(callee == PARTIAL and call.args and self.ref(call.args[0], scope) in KEEPERS)
 
@@ -973,71 +1011,111 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ platform reads
 
-    def _platform_read(self, node: ast.AST, scope: _Scope) -> str | None:
-        """How ``node`` (or anything in it) reads the platform, if it does."""
-        for sub, sub_scope in self._walk(node, scope):
+    def _chain(
+        self, node: ast.Attribute | ast.Name, scope: _Scope
+    ) -> tuple[list[tuple[ast.expr, str]], ast.expr | None]:
+        """The references a dotted chain makes, outermost last (``pltpu``,
+        ``pltpu.SemaphoreType``, ``pltpu.SemaphoreType.DMA`` with their fullnames), and
+        the expression at its base when that is not a name (``jax.devices()[0]``)."""
+        links: list[ast.expr] = []
+        current: ast.expr = node
+        while isinstance(current, ast.Attribute):
+            links.append(current)
+            current = current.value
+        if not isinstance(current, ast.Name):
+            return [], current
+        base = self.lookup(current.id, scope)
+        if not isinstance(base, _Global):
+            return [], None
+        out: list[tuple[ast.expr, str]] = [(current, base.fullname)]
+        name = base.fullname
+        for link in reversed(links):
+            assert isinstance(link, ast.Attribute)
+            name = f"{name}.{link.attr}"
+            out.append((link, name))
+        return out, None
+
+    def _reads_platform_name(self, name: str) -> bool:
+        if name in PLATFORM_SOURCES:
+            return True
+        if name.startswith(self.module + "."):
+            local = self.bindings.get(name[len(self.module) + 1 :])
+            return local is not None and local.kind == model.PLATFORM_VALUE
+        return False
+
+    def _expr_platform(self, expr: ast.AST, scope: _Scope) -> str | None:
+        """How an expression reads the platform, if it does (lambdas inside included)."""
+        for sub in ast.walk(expr):
             if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_ATTRIBUTES:
                 return f"{spelling(sub)} at line {sub.lineno}"
             if isinstance(sub, (ast.Name, ast.Attribute)):
-                name = self.ref(sub, sub_scope)
-                if name in PLATFORM_SOURCES:
-                    return f"{spelling(sub)} at line {sub.lineno}"
-                if name is not None and name.startswith(self.module + "."):
-                    local = self.bindings.get(name[len(self.module) + 1 :])
-                    if local is not None and local.kind == model.PLATFORM_VALUE:
-                        return f"{spelling(sub)} at line {sub.lineno}"
+                links, _ = self._chain(sub, scope)
+                if links and self._reads_platform_name(links[-1][1]):
+                    return f"{spelling(sub)} at line {getattr(sub, 'lineno', 0)}"
         return None
 
-    def _walk(self, node: ast.AST, scope: _Scope) -> Iterator[tuple[ast.AST, _Scope]]:
-        """Every node under ``node`` with the scope its names resolve in."""
-        stack: list[tuple[ast.AST, _Scope]] = [(node, scope)]
-        while stack:
-            current, current_scope = stack.pop()
-            yield current, current_scope
-            own = self.scopes.get(id(current))
-            child_scope = own if own is not None else current_scope
-            for child in ast.iter_child_nodes(current):
-                stack.append((child, child_scope))
-
-    # ------------------------------------------------------------------ evidence
-
-    def _direct_evidence(self, func: ScopeNode) -> tuple[list[Evidence], list[ScopeNode]]:
-        """Backend-only names in ``func``'s body (not under a platform guard), and the
-        functions of this module it calls."""
-        cached = self._direct.get(id(func))
+    def _scan(self, func: ScopeNode) -> _Scan:
+        """One walk of a function (nested functions and lambdas included, each read
+        once): how it reads the platform, the globals it references, and its kernel
+        evidence with the functions of this module it calls (as ``evidence.body``
+        reads a kernel: not under a platform guard)."""
+        cached = self._scans.get(id(func))
         if cached is not None:
             return cached
+        result = _Scan()
+        self._scans[id(func)] = result  # a cycle sees what is known so far
         scope = self.scopes.get(id(func))
-        evidence: list[Evidence] = []
-        callees: list[ScopeNode] = []
         if scope is None:
-            self._direct[id(func)] = (evidence, callees)
-            return evidence, callees
-        tables = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
-        body: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
-        stack: list[tuple[ast.AST, _Scope]] = [(b, scope) for b in body]
+            return result
+        tables = _BODY_TABLES
+        roots: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
+        stack: list[tuple[ast.AST, bool]] = [(root, False) for root in roots]
         while stack:
-            node, node_scope = stack.pop()
+            node, guarded = stack.pop()
+            if id(node) in self.scopes and node is not func:
+                assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                args = node.args
+                outer: list[ast.AST] = [*args.defaults, *[d for d in args.kw_defaults if d]]
+                if not isinstance(node, ast.Lambda):
+                    outer.extend(node.decorator_list)
+                stack.extend((item, guarded) for item in outer)
+                result.merge(self._scan(node), guarded)
+                continue
             if isinstance(node, (ast.If, ast.IfExp, ast.While)):
-                if self._platform_read(node.test, node_scope) is not None:
-                    continue  # platform-guarded code inside the kernel
-            if isinstance(node, (ast.Name, ast.Attribute)):
-                name = self.ref(node, node_scope)
-                key = namespace_key(name) if name is not None else None
-                backends = tables.get(key) if key is not None else None
-                if backends is not None:
-                    evidence.append(Evidence(tuple(sorted(backends)), spelling(node), node.lineno))
-            if isinstance(node, ast.Call):
-                target = self.kernel_function(node.func, node_scope)
+                read = self._expr_platform(node.test, scope)
+                if read is not None:
+                    if result.platform is None:
+                        result.platform = read
+                    guarded = True
+            if isinstance(node, (ast.Attribute, ast.Name)):
+                links, base = self._chain(node, scope)
+                attr_node: ast.expr = node
+                while isinstance(attr_node, ast.Attribute):
+                    if attr_node.attr in PLATFORM_ATTRIBUTES and result.platform is None:
+                        result.platform = f"{spelling(attr_node)} at line {attr_node.lineno}"
+                    attr_node = attr_node.value
+                for link, name in links:
+                    if result.platform is None and self._reads_platform_name(name):
+                        result.platform = f"{spelling(link)} at line {link.lineno}"
+                    if not guarded:
+                        key = namespace_key(name)
+                        backends = tables.get(key) if key is not None else None
+                        if backends is not None:
+                            result.evidence.append(
+                                Evidence(tuple(sorted(backends)), spelling(link), link.lineno)
+                            )
+                if links and not is_opaque_name(links[-1][1]):
+                    result.refs.add(links[-1][1])
+                if base is not None:
+                    stack.append((base, guarded))
+                continue
+            if isinstance(node, ast.Call) and not guarded:
+                target = self.kernel_function(node.func, scope)
                 if target is not None:
-                    callees.append(target)
-            own = self.scopes.get(id(node))
-            child_scope = own if own is not None else node_scope
-            for child in ast.iter_child_nodes(node):
-                stack.append((child, child_scope))
-        evidence.sort(key=lambda e: e.line)
-        self._direct[id(func)] = (evidence, callees)
-        return evidence, callees
+                    result.callees.append(target)
+            stack.extend((child, guarded) for child in ast.iter_child_nodes(node))
+        result.evidence.sort(key=lambda e: e.line)
+        return result
 
     def body_evidence(self, kernel: ScopeNode) -> tuple[Evidence, ...]:
         """As ``evidence.body``: the kernel and the functions it calls, two levels deep."""
@@ -1050,9 +1128,9 @@ class _ModuleReader:
         for _ in range(BODY_DEPTH + 1):
             following: list[ScopeNode] = []
             for func in frontier:
-                evidence, callees = self._direct_evidence(func)
-                found.extend(evidence)
-                for callee in callees:
+                scan = self._scan(func)
+                found.extend(scan.evidence)
+                for callee in scan.callees:
                     if id(callee) not in seen:
                         seen.add(id(callee))
                         following.append(callee)
@@ -1316,28 +1394,23 @@ class _ModuleReader:
     # ------------------------------------------------------------------ functions
 
     def _summarize(self, node: FunctionNode, scope: _Scope) -> FunctionSummary:
-        blocked = self._platform_read(node, scope)
+        scan = self._scan(node)
+        blocked = scan.platform
         blocked_reason = f"reads the platform ({blocked})" if blocked is not None else None
         roots = unconditional_roots(node.body)
         nodes = unconditional_nodes(roots.nodes)
         calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda c: position_of(c))
         applied: set[int] = {id(c.func) for c in calls if isinstance(c.func, ast.Call)}
-        called_names: set[str] = set()
+        called_entries: set[int] = set()
         called_defs: set[str] = set()
         events: list[tuple[Pos, Event]] = []
-        entries: list[tuple[ast.Call, _Entry, str | None]] = []  # (call, entry, assigned name)
-        assigned_to: dict[int, str] = {}
-        for root in roots.nodes:
-            if isinstance(root, (ast.Assign, ast.AnnAssign)) and isinstance(root.value, ast.Call):
-                targets = root.targets if isinstance(root, ast.Assign) else [root.target]
-                if len(targets) == 1 and isinstance(targets[0], ast.Name):
-                    assigned_to[id(root.value)] = targets[0].id
+        entries: list[tuple[ast.Call, _Entry]] = []
         unknown: str | None = None
         for call in calls:
             entry = self.entry_of(call, scope)
             if entry is not None:
                 if not entry.partial:
-                    entries.append((call, entry, assigned_to.get(id(call))))
+                    entries.append((call, entry))
                 continue
             if id(call) in applied:
                 continue  # f(...)(x): the outer call says what runs
@@ -1352,7 +1425,7 @@ class _ModuleReader:
                     unknown = f"calls {what.reason} at line {call.lineno}"
                 continue
             if isinstance(what, _EntryVariable):
-                called_names.add(what.name)
+                called_entries.add(id(what.value))
                 continue
             if isinstance(what, _Entry):
                 if isinstance(call.func, ast.Call):
@@ -1363,7 +1436,12 @@ class _ModuleReader:
             if isinstance(what, _Result):
                 follow = then if then is not None else self.call_args(call, scope)
                 event: Event = CallEvent(
-                    call.lineno, (what.target,), what.args, model.RESULT, follow
+                    call.lineno,
+                    (what.target,),
+                    what.args,
+                    model.RESULT,
+                    follow,
+                    as_entry=self._as_entry(what.call, scope),
                 )
                 events.append((position_of(call), event))
                 continue
@@ -1378,15 +1456,19 @@ class _ModuleReader:
                     continue
                 if local is not None:
                     called_defs.add(callees[0])
+            as_entry = self._as_entry(call, scope) if then is None and len(callees) == 1 else None
             events.append(
-                (position_of(call), CallEvent(call.lineno, callees, args, bound=what.self_bound))
+                (
+                    position_of(call),
+                    CallEvent(call.lineno, callees, args, bound=what.self_bound, as_entry=as_entry),
+                )
             )
         # entry calls whose kernel runs on every path
-        for call, entry, name in entries:
+        for call, entry in entries:
             runs = (
                 id(call) in applied
                 or call is roots.returned
-                or (name is not None and name in called_names)
+                or id(call) in called_entries
                 or entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC)
             )
             if runs:
@@ -1423,12 +1505,20 @@ class _ModuleReader:
             events=tuple(e for _, e in events),
             returns=returns,
             returns_closure=closure,
-            refs=self._refs(node, scope),
-            platform_helper=self._is_platform_helper(node, scope),
+            refs=tuple(sorted(scan.refs)),
+            helper=self._helper_kind(node, scope),
             body_evidence=self.body_evidence(node),
-            wrapper=self._wrapper(node, scope),
+            wrapper=self._wrapper(node, scope, roots, nodes),
             self_attrs=(),
         )
+
+    def _as_entry(self, call: ast.Call | None, scope: _Scope) -> EntryEvent | None:
+        """A call that passes ``compiler_params=``, read as a ``pl.pallas_call``: what it
+        means if the callee turns out to be a wrapper of one (``qpl.pallas_call``)."""
+        if call is None or not any(k.arg == "compiler_params" for k in call.keywords):
+            return None
+        entry = _Entry(fullnames.PALLAS_CALL_PUBLIC, call)
+        return self._entry_event(entry, scope, call.lineno, None)
 
     def _entry_decorated_names(self, found: tuple[FunctionNode, _Scope]) -> set[str]:
         node, scope = found
@@ -1472,42 +1562,34 @@ class _ModuleReader:
             return True
         return False
 
-    def _refs(self, node: FunctionNode, scope: _Scope) -> tuple[str, ...]:
-        out: set[str] = set()
-        inner_values: set[int] = set()
-        for sub, sub_scope in self._walk(node, scope):
-            if isinstance(sub, ast.Attribute):
-                inner_values.add(id(sub.value))
-            if not isinstance(sub, (ast.Name, ast.Attribute)) or id(sub) in inner_values:
-                continue
-            name = self.ref(sub, sub_scope)
-            if name is not None and not is_opaque_name(name):
-                out.add(name)
-        return tuple(sorted(out))
-
-    def _is_platform_helper(self, node: FunctionNode, scope: _Scope) -> bool:
+    def _helper_kind(self, node: FunctionNode, scope: _Scope) -> str:
         stmts = [s for s in node.body if not _is_docstring(s)]
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
-            return False
-        return self._platform_read(stmts[0].value, scope) is not None
+            return ""
+        return "platform" if self._expr_platform(stmts[0].value, scope) is not None else "return"
 
     # ------------------------------------------------------------------ wrappers
 
-    def _wrapper(self, node: FunctionNode, scope: _Scope) -> WrapperFact | None:
+    def _wrapper(
+        self, node: FunctionNode, scope: _Scope, roots: _Roots, nodes: list[ast.AST]
+    ) -> WrapperFact | None:
         """As ``platform_facts._wrapper``, also through a returned closure (qwix's
         ``pallas_call`` builds the call in ``wrapper`` and returns it) and with the
-        wrapper's own ``**kwargs`` splatted into the entry call."""
-        candidates: list[tuple[FunctionNode, _Scope]] = [(node, scope)]
-        roots = unconditional_roots(node.body)
+        wrapper's own ``**kwargs`` splatted into the entry call. ``roots`` and
+        ``nodes``: what runs on every path of ``node``."""
+        candidates: list[tuple[FunctionNode, _Scope, _Roots, list[ast.AST]]] = [
+            (node, scope, roots, nodes)
+        ]
         if roots.returned is not None and isinstance(roots.returned, ast.Name):
             name = self.ref(roots.returned, scope)
             found = self.function_of(name) if name is not None else None
             if found is not None and found[1].parent is scope:
-                candidates.append(found)
+                inner_roots = unconditional_roots(found[0].body)
+                inner_nodes = unconditional_nodes(inner_roots.nodes)
+                candidates.append((found[0], found[1], inner_roots, inner_nodes))
         positions = _positions(scope)
-        for candidate, candidate_scope in candidates:
-            candidate_roots = unconditional_roots(candidate.body)
-            for sub in unconditional_nodes(candidate_roots.nodes):
+        for candidate, candidate_scope, candidate_roots, candidate_nodes in candidates:
+            for sub in candidate_nodes:
                 if not isinstance(sub, ast.Call):
                     continue
                 entry = self.entry_of(sub, candidate_scope)
@@ -1552,7 +1634,8 @@ class _ModuleReader:
                     and self.argsum(interpret, candidate_scope) != FALSE
                 ):
                     return None
-                return WrapperFact(entry.fullname, tuple(sorted(forwards)), kwargs)
+                deferred = candidate is not node or sub is candidate_roots.returned
+                return WrapperFact(entry.fullname, tuple(sorted(forwards)), kwargs, deferred)
         return None
 
     def _forwarded_param(
@@ -1617,16 +1700,16 @@ class _ModuleReader:
             if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
                 continue
             annotation = ast.unparse(stmt.annotation) if stmt.annotation is not None else ""
-            if any(marker in annotation for marker in _CLASSVAR):
-                if "KW_ONLY" in annotation:
-                    return None
+            if "ClassVar" in annotation:
                 continue
+            if "InitVar" in annotation or "KW_ONLY" in annotation:
+                return None  # constructor positions this reader does not model
             default = model.REQUIRED
             if stmt.value is not None:
                 if isinstance(stmt.value, ast.Call) and (
                     self.ref(stmt.value.func, self.module_scope) in _FIELD
                 ):
-                    if any(k.arg == "kw_only" for k in stmt.value.keywords):
+                    if any(k.arg in ("kw_only", "init") for k in stmt.value.keywords):
                         return None
                     default = UNKNOWN
                 else:
@@ -1750,6 +1833,21 @@ def _returns(body: Sequence[ast.stmt]) -> list[ast.expr]:
             out.extend(_returns(stmt.body))
             out.extend(_returns(stmt.orelse))
     return out
+
+
+def _outer(args: CallArgs) -> CallArgs:
+    """Arguments summarised in an enclosing function, seen from a nested one: that
+    function's parameters are the nested one's outer parameters."""
+
+    def convert(value: ArgSum) -> ArgSum:
+        return f"o:{value[2:]}" if value.startswith("p:") else value
+
+    return CallArgs(
+        tuple(convert(v) for v in args.positional),
+        tuple((k, convert(v)) for k, v in args.keywords),
+        args.star,
+        tuple(convert(v) for v in args.star_kwargs),
+    )
 
 
 def _merge(bound: CallArgs, later: CallArgs) -> CallArgs:

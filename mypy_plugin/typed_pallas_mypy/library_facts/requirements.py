@@ -37,8 +37,9 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables
+from typed_pallas_mypy.entries import ENTRIES
+from typed_pallas_mypy.fullnames import JAX_READ_PREFIX
 from typed_pallas_mypy.library_facts import model, reader
-from typed_pallas_mypy.library_facts._vocabulary import ENTRIES, JAX_READ_PREFIX
 from typed_pallas_mypy.library_facts.model import (
     FALSE,
     TRUE,
@@ -423,7 +424,10 @@ class Resolver:
             binding = facts.bindings.get(rest[0])
             function = facts.functions.get(".".join(rest))
             if function is not None:
-                result = function.platform_helper
+                result = function.helper == "platform" or (
+                    function.helper == "return"
+                    and any(self._is_platform_ref(ref) for ref in function.refs)
+                )
             elif binding is not None and binding.kind == model.PLATFORM_VALUE:
                 result = True
             elif binding is not None and binding.kind == model.IMPORT:
@@ -440,7 +444,11 @@ class Resolver:
     def _short(self, target: Target) -> str:
         return target.name.rsplit(".", 1)[-1]
 
-    def _entry_source(self, target: Target, event: EntryEvent) -> Req | _Drop:
+    def _entry_source(
+        self, target: Target, event: EntryEvent, through: str | None = None
+    ) -> Req | _Drop:
+        """The requirement one entry call gives (``through``: how notes name the call
+        when it goes through a wrapper)."""
         fn = target.function
         assert fn is not None
         marker = _lift(event.interpret, fn)
@@ -472,10 +480,10 @@ class Resolver:
         if cause is None or platforms == LOWERING:
             return DROP
         title = ENTRIES[event.entry].title
+        what = through or f"its {title} at {self._where(target, event.line)}"
         note = (
             f"{self._short(target)} ({self._where(target, fn.line)}) lowers only for "
-            f"{', '.join(sorted(platforms))}: its {title} at {self._where(target, event.line)} "
-            f"{detail}"
+            f"{', '.join(sorted(platforms))}: {what} {detail}"
         )
         return Req(platforms, cause, (note,), marker)
 
@@ -524,6 +532,13 @@ class Resolver:
             return DROP  # not read: known library code, or nothing found
         short = name.rsplit(".", 1)[-1] if not name.startswith("self:") else name[5:]
         at = self._where(caller, event.line)
+        if event.as_entry is not None:
+            through = self._through_wrapper(target, event)
+            if through is not None:
+                where = self._where(caller, event.as_entry.line)
+                return self._entry_source(
+                    caller, event.as_entry, f"its call of {short} at {where} ({through})"
+                )
         plats_prefix = f"{self._short(caller)} ({self._where(caller, fn.line)}) lowers only for "
         if target.kind == "class" and target.cls is not None:
             if event.mode != model.RESULT:
@@ -555,6 +570,46 @@ class Resolver:
         link = f"{plats_prefix}{plats}: it calls {short} at {at}"
         return _linked(Req(callee_req.platforms, callee_req.cause, callee_req.chain, marker), link)
 
+    def _through_wrapper(self, target: Target, event: CallEvent) -> str | None:
+        """How notes name the wrapper ``target`` is, when ``event`` calls it the way
+        its ``as_entry`` reading assumes: a wrapper of ``pl.pallas_call`` that passes its
+        parameters on under the same names and positions (or its ``**kwargs``), called
+        (or its result called) where the kernel runs."""
+        found = self._wrapper_target(target, 0)
+        if found is None or found.function is None or found.function.wrapper is None:
+            return None
+        wrapper = found.function.wrapper
+        spec = ENTRIES.get(wrapper.entry)
+        if spec is None or spec.positional != ("kernel", "out_shape") or spec.body is None:
+            return None
+        if wrapper.deferred != (event.mode == model.RESULT):
+            return None
+        forwarded = set()
+        for formal, param, position in wrapper.forwards:
+            expected = spec.positional.index(formal) if formal in spec.positional else -1
+            if formal != param or position != expected:
+                return None
+            forwarded.add(formal)
+        if spec.body not in forwarded:
+            return None
+        if "compiler_params" not in forwarded and wrapper.kwargs is None:
+            return None
+        where = f"{found.located.relpath}:{found.function.line}"
+        return f"a wrapper of {spec.title}, {where}"
+
+    def _wrapper_target(self, target: Target, depth: int) -> Target | None:
+        if depth > _NAME_DEPTH:
+            return None
+        if target.kind == "function":
+            fn = target.function
+            return target if fn is not None and not fn.opaque and fn.wrapper else None
+        if target.kind == "alias" and target.alias is not None:
+            alias = target.alias
+            if alias.kind in (model.REF, model.KEEP) and len(alias.targets) == 1:
+                inner = self.resolve(alias.targets[0])
+                return self._wrapper_target(inner, depth + 1) if inner is not None else None
+        return None
+
     def _self_method(self, caller: Target, name: str) -> Target | _Unknown | None:
         fn = caller.function
         assert fn is not None
@@ -566,10 +621,24 @@ class Resolver:
             return UNKNOWN_CALL
         found = self.method(caller.located, caller.facts, cls, name, 0)
         if found is not None:
+            if self._overridden_below(caller, class_name, name):
+                return None  # an instance of a subclass runs another method
             return found
         if self.has_unknown_base(caller.located, caller.facts, cls):
             return None  # a method of a base that is not read: library code
         return UNKNOWN_CALL  # an instance attribute holding a callable
+
+    def _overridden_below(self, caller: Target, class_name: str, name: str) -> bool:
+        """Whether a class of the caller's module that derives from ``class_name``
+        defines ``name`` itself."""
+        base = f"{caller.facts.module}.{class_name}"
+        for cls in caller.facts.classes.values():
+            if cls.qualname == class_name or name not in dict(cls.methods):
+                continue
+            for _, _, ancestor in self._mro(caller.located, caller.facts, cls, 0):
+                if f"{caller.facts.module}.{ancestor.qualname}" == base:
+                    return True
+        return False
 
     def _instance(
         self,

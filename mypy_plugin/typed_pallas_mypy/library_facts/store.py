@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import evidence_tables
-from typed_pallas_mypy.library_facts import _vocabulary, reader
+from typed_pallas_mypy import entries, evidence_tables, fullnames
+from typed_pallas_mypy.library_facts import reader
 
 #: Bump when the file layout changes.
 STORE_FORMAT: Final = 1
@@ -39,7 +39,7 @@ def _digest() -> str:
         STORE_FORMAT,
         reader.READER_VERSION,
         sys.version_info[:2],
-        sorted((name, repr(spec)) for name, spec in _vocabulary.ENTRIES.items()),
+        sorted((name, repr(spec)) for name, spec in entries.ENTRIES.items()),
         sorted(
             (name, row.backend, sorted(row.lowers_on), row.title)
             for name, row in _platforms.PARAMS_BY_FULLNAME.items()
@@ -51,11 +51,11 @@ def _digest() -> str:
         sorted(
             (k, v[0], v[1], sorted(v[2])) for k, v in evidence_tables.GRID_SPEC_EVIDENCE.items()
         ),
-        sorted(_vocabulary.KEEPERS),
-        sorted(_vocabulary.METHOD_KEEPERS),
-        sorted(_vocabulary.CLASS_KEEPERS),
-        sorted(_vocabulary.PLATFORM_SOURCES),
-        sorted(_vocabulary.PLATFORM_ATTRIBUTES),
+        sorted(fullnames.KEEPS_FUNCTION | fullnames.CUSTOM_DERIVATIVES),
+        sorted(fullnames.METHOD_KEEPERS),
+        sorted(fullnames.CLASS_KEEPERS),
+        sorted(fullnames.PLATFORM_SOURCES),
+        sorted(fullnames.PLATFORM_ATTRIBUTES),
         reader.PLATFORM_MARKERS,
     ]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
@@ -165,6 +165,7 @@ def _write(path: str, data: Mapping[str, object]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, separators=(",", ":"), sort_keys=True)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is plain data
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):
         with contextlib.suppress(OSError):

@@ -50,6 +50,7 @@ from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import params as params_mod
+from typed_pallas_mypy.transformers.facts_store import Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, configured_decision
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
 from typed_pallas_mypy.transformers.nodes import ref_fullname, spelling, start_of
@@ -60,6 +61,28 @@ class PlatformConfig(Protocol):
     """What the plugin needs of ``typed_pallas_mypy.config.PluginConfig``."""
 
     def platforms_for(self, module: str) -> frozenset[str] | None: ...
+
+    @property
+    def registries(self) -> Sequence[Registration]: ...
+
+
+class Registration(Protocol):
+    """A configured registry (``typed_pallas_mypy.config.Registry``)."""
+
+    @property
+    def call(self) -> str: ...
+    @property
+    def platform(self) -> str | None: ...
+    @property
+    def position(self) -> int | None: ...
+    @property
+    def function(self) -> str | None: ...
+    @property
+    def function_position(self) -> int | None: ...
+    @property
+    def origin(self) -> str: ...
+
+    def platforms_of(self, value: str) -> frozenset[str] | None: ...
 
 
 @dataclass
@@ -122,6 +145,34 @@ def view_of_syntax(entry: EntrySpec, call: CallExpr) -> CallView:
             view.add(formal, kind, expr, None)
         else:
             view.add(name, kind, expr, None)
+    return view
+
+
+def view_through_wrapper(entry: EntrySpec, call: CallExpr, wrapper: Wrapper) -> CallView:
+    """The entry point's view of a call of a wrapper (``facts_store.Wrapper``): the
+    caller's arguments the wrapper forwards, by name, position, ``**kwargs`` (keywords
+    the wrapper does not name reach the entry point under their own name) or ``*args``
+    (positional arguments past the wrapper's own become the entry's leading ones)."""
+    view = CallView(entry, call, callee=None)
+    by_position = {pos: formal for formal, _own, pos in wrapper.forwards if pos >= 0}
+    by_name = {own: formal for formal, own, _pos in wrapper.forwards}
+    positional = 0
+    for kind, name, expr in zip(call.arg_kinds, call.arg_names, call.args):
+        if kind == ARG_POS:
+            if positional in by_position:
+                view.add(by_position[positional], ARG_POS, expr, None)
+            elif wrapper.args is not None and positional >= wrapper.args[1]:
+                at = positional - wrapper.args[1]
+                if at < len(entry.positional):
+                    view.add(entry.positional[at], ARG_POS, expr, None)
+            positional += 1
+        elif kind == ARG_NAMED and name is not None:
+            if name in by_name:
+                view.add(by_name[name], ARG_NAMED, expr, None)
+            elif wrapper.kwargs is not None:
+                view.add(name, ARG_NAMED, expr, None)
+        else:
+            view.has_splat = True
     return view
 
 
@@ -355,18 +406,34 @@ def validate_compiler_params(
     index: ModuleIndex,
     config: PlatformConfig,
 ) -> None:
-    """Report one ``pallas-platform`` error if the call's params cannot lower.
+    """Report one ``pallas-platform`` error if the call's params cannot lower
+    (``problem_of``)."""
+    problem = problem_of(view, index, config, api)
+    if problem is not None:
+        message, notes = problem
+        report(api, view.context, message, notes)
+
+
+def problem_of(
+    view: CallView,
+    index: ModuleIndex,
+    config: PlatformConfig,
+    api: CheckerPluginInterface | None = None,
+) -> Problem | None:
+    """The error (message, notes) the call's params give, if they cannot lower.
 
     With ``interpret=`` on (a truthy literal) nothing is checked. When it is unknown,
     only contradictions with the kernel's own evidence are: they fail whenever
     interpret is false, while guard and configuration findings could be deliberate
     (TPU kernels run interpreted off TPU on purpose). Params chosen by a conditional
-    expression (``A() if cond else B()``) are reported when every branch fails."""
+    expression (``A() if cond else B()``) are reported when every branch fails.
+    Without ``api`` (a call read from the source alone) params come from the syntax,
+    and the callee's declared signature is not consulted."""
     interpret = interpret_mode(view)
     if interpret == "on":
-        return
+        return None
     if "compiler_params" not in view.args:
-        return  # absent (backend default) or inside a splat: unknown
+        return None  # absent (backend default) or inside a splat: unknown
     pos = start_of(view.context)
     func = index.function_at(pos)
     expr = view.args["compiler_params"]
@@ -375,21 +442,21 @@ def validate_compiler_params(
         for branch in (expr.if_expr, expr.else_expr):
             found = params_mod.from_syntax(branch, index, func, pos, 0)
             if not isinstance(found, params_mod.Params):
-                return
+                return None
             options.append(found)
     else:
         params = params_mod.resolve(expr, view.types.get("compiler_params"), index, func, pos)
         if not isinstance(params, params_mod.Params):
-            return
+            return None
         options.append(params)
-    if stubs_reject(api, view):
-        return
+    if api is not None and stubs_reject(api, view):
+        return None
     evidence = evidence_of(view, index, func)
     problems: list[Problem] = []
     for params in options:
         problem = _problem(view, params, evidence, interpret, index, config)
         if problem is None:
-            return  # one branch lowers: nothing proven
+            return None  # one branch lowers: nothing proven
         problems.append(problem)
     message, notes = problems[0]
     if len(options) > 1:
@@ -397,7 +464,7 @@ def validate_compiler_params(
             *notes,
             f"every branch of the conditional expression at line {expr.line} fails; the first is shown",
         ]
-    report(api, view.context, message, [*notes, *_wrapper_note(view)])
+    return message, [*notes, *_wrapper_note(view)]
 
 
 def _problem(

@@ -22,12 +22,15 @@ report (``hooks``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from mypy.nodes import (
+    ARG_NAMED,
+    ARG_POS,
     AssignmentStmt,
     CallExpr,
+    ConditionalExpr,
     Context,
     DictExpr,
     Expression,
@@ -43,16 +46,19 @@ from mypy.nodes import (
     ReturnStmt,
     StrExpr,
     TupleExpr,
+    Var,
 )
 from mypy.server.subexpr import get_subexpressions
+from mypy.types import Instance, get_proper_type
 from mypy.util import correct_relative_import
 
 from typed_pallas import _platforms
+from typed_pallas_mypy.entries import ENTRIES, EntrySpec
 from typed_pallas_mypy.transformers import calls, guards
-from typed_pallas_mypy.transformers.facts_store import Requirement
+from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
-from typed_pallas_mypy.transformers.nodes import Pos, start_of
+from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname, spelling, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts
 
 
@@ -103,12 +109,21 @@ def _short(fullname: str) -> str:
 
 class _Scan:
     def __init__(
-        self, tree: MypyFile, index: ModuleIndex, facts: Facts, configured: frozenset[str] | None
+        self,
+        tree: MypyFile,
+        index: ModuleIndex,
+        facts: Facts,
+        configured: frozenset[str] | None,
+        checks_untyped: bool = True,
+        registries: Sequence[calls.Registration] = (),
     ) -> None:
+        self.registries = {r.call: r for r in registries}
         self.tree = tree
         self.index = index
         self.facts = facts
         self.configured = configured
+        #: whether mypy checks the bodies of unannotated functions in this module
+        self.checks_untyped = checks_untyped
         self.out = ModuleFindings()
         #: (target, fullname) of functions imported where the platform is decided and
         #: reported there: their calls in the same target are not reported again
@@ -142,13 +157,25 @@ class _Scan:
         it belongs to the target of ``anchor`` (default: of ``node``)."""
         if fullname is None:
             return
-        requirement = self.facts.of(fullname).requirement
+        self.check_requirement(
+            self.facts.of(fullname).requirement, _short(fullname), node, decided, why, anchor
+        )
+
+    def check_requirement(
+        self,
+        requirement: Requirement | None,
+        name: str,
+        node: Expression,
+        decided: frozenset[str],
+        why: str,
+        anchor: Expression | None = None,
+    ) -> None:
         if requirement is None or (requirement.platforms & decided):
             return
         if requirement.interpret is not None:
             if calls.interpret_argument(node, requirement.interpret) != "off":
                 return  # interpreted (or maybe): lowers anywhere
-        message = message_for(requirement, _short(fullname), decided)
+        message = message_for(requirement, name, decided)
         notes = (*requirement.chain, why)
         pos = start_of(anchor if anchor is not None else node)
         self.out.add(self.target_of(pos), Finding(node.line, max(node.column, 0), message, notes))
@@ -185,6 +212,9 @@ class _Scan:
         if what is not None:
             self._dispatch(call, what)
             return
+        self._wrapped_entry_call(call)
+        if self.registries:
+            self._registration(call)
         if isinstance(call.callee, MemberExpr) and call.callee.name == "get" and call.args:
             if guards.is_platform_source(call.args[0], self.index, self._func_at(call)):
                 self._table(call.callee.expr, call)
@@ -196,6 +226,130 @@ class _Scan:
         if (self.target_of(pos), name) in self.imported:
             return  # the import in this target is the finding
         self._check_where_decided(name, call)
+
+    def _registration(self, call: CallExpr) -> None:
+        """A configured registry's registration (``[tool.typed-pallas] registries``):
+        the registered function must lower for the platform the call names."""
+        registry = self._registry_of(call.callee)
+        if registry is None:
+            return
+        value = _argument(call, registry.platform, registry.position)
+        name = _value_name(value) if value is not None else None
+        platforms = registry.platforms_of(name) if name is not None else None
+        if not platforms:
+            return
+        lowering = frozenset(p for platform in platforms for p in name_set(platform)) & LOWERING
+        lowering = lowering or (platforms & LOWERING)
+        if not lowering:
+            return
+        why = (
+            f"{spelling(call.callee)} at line {call.line} registers it for "
+            f"{', '.join(sorted(lowering))} ({registry.origin or '[tool.typed-pallas] registries'})"
+        )
+        decorated = self.index.decorated.get(id(call))
+        if isinstance(decorated, FuncDef):
+            requirement = self.facts.local_requirement(decorated, self.tree, self.index)
+            self.check_requirement(requirement, decorated.name, call, lowering, why)
+            return
+        registered = _argument(call, registry.function, registry.function_position)
+        if registered is None:
+            return
+        target = self.facts.names.callee_function(registered, self._func_at(call))
+        local = callable_target(registered, self.index)
+        if isinstance(local, FuncDef) and target is None:
+            requirement = self.facts.local_requirement(local, self.tree, self.index)
+            self.check_requirement(requirement, local.name, registered, lowering, why)
+        else:
+            self.check(target, registered, lowering, why)
+
+    def _registry_of(self, callee: Expression) -> calls.Registration | None:
+        """The configured registry ``callee`` names: by its fullname (a function, or a
+        method of a module-level registry object), or as a method of its class."""
+        name = ref_fullname(callee)
+        if name is not None and name in self.registries:
+            return self.registries[name]
+        if isinstance(callee, MemberExpr) and isinstance(callee.expr, RefExpr):
+            var = callee.expr.node
+            typ = get_proper_type(var.type) if isinstance(var, Var) and var.type else None
+            if isinstance(typ, Instance):
+                return self.registries.get(f"{typ.type.fullname}.{callee.name}")
+        return None
+
+    def _wrapped_entry_call(self, call: CallExpr) -> None:
+        """A call that runs an entry point through a library's wrapper (qwix's
+        ``pallas_call``, which mypy sees as ``Any``), or through a wrapper or entry point
+        chosen by a conditional (``call = my_pallas_call if flag else pl.pallas_call``):
+        checked as each candidate's entry point; an error when every candidate fails."""
+        candidates = self._candidates(call)
+        if candidates is None:
+            return
+        if len(candidates) == 1 and candidates[0][2] is None:
+            return  # a direct entry call or a project wrapper: the hooks check those
+        problems: list[tuple[str, list[str]]] = []
+        for title, entry, wrapper in candidates:
+            if wrapper is not None and wrapper[1] is not None:
+                view = calls.view_through_wrapper(entry, call, wrapper[1])
+                view.wrapper = f"{title} ({wrapper[0]}) forwards its kernel and compiler_params to {entry.title}"
+            else:
+                view = calls.view_of_syntax(entry, call)
+            problem = calls.problem_of(view, self.index, _Configured(self.configured))
+            if problem is None:
+                return
+            problems.append(problem)
+        message, notes = problems[0]
+        if len(candidates) > 1:
+            names = ", ".join(title for title, _, _ in candidates)
+            notes = [*notes, f"the call runs one of {names}; each fails, the first is shown"]
+        self.out.add(
+            self.target_of(start_of(call)),
+            Finding(call.line, max(call.column, 0), message, tuple(notes)),
+        )
+
+    def _candidates(
+        self, call: CallExpr
+    ) -> list[tuple[str, EntrySpec, tuple[str, Wrapper | None] | None]] | None:
+        """What ``call``'s callee may be, when every option is an entry point or a
+        wrapper: (title, entry point, (where, wrapper) or None for the entry itself)."""
+        func = self._func_at(call)
+        values: list[Expression] = [call.callee]
+        callee = call.callee
+        if isinstance(callee, NameExpr) and isinstance(callee.node, Var):
+            owner = id(func) if func is not None else 0
+            assigned = self.index.assignments.get((owner, callee.name), [])
+            before = [value for at, value in assigned if at < start_of(call)]
+            if before:
+                values = before
+        options: list[Expression] = []
+        for value in values:
+            if isinstance(value, ConditionalExpr):
+                options += [value.if_expr, value.else_expr]
+            else:
+                options.append(value)
+        out: list[tuple[str, EntrySpec, tuple[str, Wrapper | None] | None]] = []
+        for option in options:
+            name = ref_fullname(option)
+            if name is not None and name in ENTRIES:
+                out.append((ENTRIES[name].title, ENTRIES[name], None))
+                continue
+            target = self.facts.names.callee_function(option, func)
+            if target is None:
+                return None
+            short = target.rsplit(".", 1)[-1]
+            if self.facts.names.is_library_name(target):
+                found = self.facts.library.wrapper_of(target)
+                if found is None or found.entry not in ENTRIES:
+                    return None
+                wrapper = Wrapper(found.entry, found.forwards, 0, kwargs=found.kwargs)
+                out.append((short, ENTRIES[found.entry], (found.where, wrapper)))
+                continue
+            own = self.facts.of(target)
+            if own.wrapper is None or own.wrapper.entry not in ENTRIES:
+                return None
+            single = len(options) == 1
+            out.append(
+                (short, ENTRIES[own.wrapper.entry], None if single else (own.where, own.wrapper))
+            )
+        return out or None
 
     def _check_where_decided(self, name: str, call: CallExpr) -> None:
         """The guard around ``call`` decides its platform, or else the configuration."""
@@ -210,9 +364,19 @@ class _Scan:
             lowering = platforms & LOWERING
             if not lowering:
                 continue
-            if callable_target(arg, self.index) is not None:
-                continue  # a function or lambda of this module: its body is a region
             why = f"the {keyword}= branch of {what} at line {call.line} lowers for {', '.join(sorted(lowering))}"
+            local = callable_target(arg, self.index)
+            if isinstance(local, FuncDef) and local.is_dynamic() and not self.checks_untyped:
+                # mypy skips the body of an unannotated function here, and with it the
+                # checks of its region: its requirement is checked at the argument
+                requirement = self.facts.local_requirement(local, self.tree, self.index)
+                self.check_requirement(requirement, local.name, arg, lowering, why)
+                continue
+            if local is not None and self.index.branch_platforms.get(id(local)) == platforms:
+                continue  # a function or lambda of this module: its body is a region
+            if local is not None and not isinstance(local, FuncDef):
+                continue  # a lambda passed for several platforms: its region says little
+
             self.check(
                 self.facts.names.callee_function(arg, self._func_at(call)), arg, lowering, why
             )
@@ -299,6 +463,41 @@ class _Scan:
                     self.check(bound, item, decided[0], decided[1])
 
 
+def _argument(call: CallExpr, keyword: str | None, position: int | None) -> Expression | None:
+    """The argument passed as ``keyword`` or at ``position`` (before any splat)."""
+    positional = 0
+    for kind, name, arg in zip(call.arg_kinds, call.arg_names, call.args):
+        if kind == ARG_NAMED and keyword is not None and name == keyword:
+            return arg
+        if kind == ARG_POS:
+            if position is not None and positional == position:
+                return arg
+            positional += 1
+        elif kind != ARG_NAMED:
+            return None  # a splat: positions after it are not known
+    return None
+
+
+def _value_name(value: Expression) -> str | None:
+    """``"tpu"`` for a string literal, the dotted name of a reference
+    (``Backend.TPU``'s fullname), or None."""
+    if isinstance(value, StrExpr):
+        return value.value
+    return ref_fullname(value) or (spelling(value) if isinstance(value, MemberExpr) else None)
+
+
+class _Configured:
+    """The configured platforms of the module being scanned, as ``calls`` asks for them."""
+
+    registries: Sequence[calls.Registration] = ()
+
+    def __init__(self, configured: frozenset[str] | None) -> None:
+        self.configured = configured
+
+    def platforms_for(self, module: str) -> frozenset[str] | None:
+        return self.configured
+
+
 def _platform_keyed(table: DictExpr) -> bool:
     keys = [k for k, _ in table.items]
     return bool(keys) and all(
@@ -374,10 +573,15 @@ def _as_expr(stmt: ImportFrom) -> Expression:
 
 
 def findings(
-    tree: MypyFile, index: ModuleIndex, facts: Facts, configured: frozenset[str] | None
+    tree: MypyFile,
+    index: ModuleIndex,
+    facts: Facts,
+    configured: frozenset[str] | None,
+    checks_untyped: bool = True,
+    registries: Sequence[calls.Registration] = (),
 ) -> ModuleFindings:
     """Every decision-site finding of ``tree``, grouped by target."""
-    return _Scan(tree, index, facts, configured).run()
+    return _Scan(tree, index, facts, configured, checks_untyped, registries).run()
 
 
 def finding_for_call(

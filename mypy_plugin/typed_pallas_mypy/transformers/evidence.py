@@ -146,16 +146,17 @@ def scratch(
                         for name, arg in zip(sub.arg_names, sub.args)
                         if name == "scratch_shapes"
                     )
-                    literal.extend(_grid_spec_literal(sub))
+                    literal.extend(_grid_spec_literal(sub, index, func))
     nodes: list[Node] = []
     for expr in found:
         nodes.extend(_values(expr, index, func))
     return literal + from_expressions(subexpressions(nodes), evidence_tables.SCRATCH_EVIDENCE)
 
 
-def _grid_spec_literal(call: CallExpr) -> list[Evidence]:
+def _grid_spec_literal(call: CallExpr, index: ModuleIndex, func: FuncItem | None) -> list[Evidence]:
     """``pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, ...)``: a keyword whose int
-    literal reaches the threshold of ``evidence_tables.GRID_SPEC_EVIDENCE``."""
+    literal (written there, or assigned once to the variable passed) reaches the
+    threshold of ``evidence_tables.GRID_SPEC_EVIDENCE``."""
     name = ref_fullname(call.callee)
     key = namespace_key(name) if name is not None else None
     entry = evidence_tables.GRID_SPEC_EVIDENCE.get(key) if key is not None else None
@@ -163,9 +164,15 @@ def _grid_spec_literal(call: CallExpr) -> list[Evidence]:
         return []
     keyword, threshold, backends = entry
     for arg_name, arg in zip(call.arg_names, call.args):
-        if arg_name == keyword and isinstance(arg, IntExpr) and arg.value >= threshold:
+        if arg_name != keyword:
+            continue
+        value = arg
+        if isinstance(arg, NameExpr):
+            assigned = _assigned(arg, index, func)
+            value = assigned[0] if len(assigned) == 1 else arg
+        if isinstance(value, IntExpr) and value.value >= threshold:
             return [
-                Evidence(backends, f"{spelling(call.callee)}({keyword}={arg.value})", call.line)
+                Evidence(backends, f"{spelling(call.callee)}({keyword}={value.value})", call.line)
             ]
     return []
 

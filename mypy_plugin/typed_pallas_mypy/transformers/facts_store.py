@@ -29,7 +29,7 @@ from typed_pallas_mypy.transformers.guards import Sets
 #: The private module symbol that holds a module's facts in mypy's cache.
 FACTS_SYMBOL: Final = "__typed_pallas_facts__"
 #: Bump when the stored format changes.
-FACTS_FORMAT: Final = 2
+FACTS_FORMAT: Final = 3
 
 # --------------------------------------------------------------------------- facts
 
@@ -59,6 +59,12 @@ class Wrapper:
     forwards: tuple[tuple[str, str, int], ...]
     #: the line of the entry-point call inside the wrapper
     line: int
+    #: the wrapper's ``**kwargs`` parameter, when it forwards it to the entry point
+    #: (a caller's keywords the wrapper does not name reach the entry point as they are)
+    kwargs: str | None = None
+    #: (name, position) of the wrapper's ``*args``, when it forwards it as the entry
+    #: point's leading positional arguments
+    args: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -164,11 +170,20 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
             )
     wrapper = None
     raw = data.get("wrapper")
-    if isinstance(raw, list) and len(raw) == 3 and isinstance(raw[1], list):
+    if isinstance(raw, list) and len(raw) == 5 and isinstance(raw[1], list):
         forwards = tuple(
             (str(f[0]), str(f[1]), int(f[2])) for f in raw[1] if isinstance(f, list) and len(f) == 3
         )
-        wrapper = Wrapper(str(raw[0]), forwards, int(raw[2]) if isinstance(raw[2], int) else 0)
+        args = raw[4]
+        wrapper = Wrapper(
+            str(raw[0]),
+            forwards,
+            int(raw[2]) if isinstance(raw[2], int) else 0,
+            kwargs=str(raw[3]) if isinstance(raw[3], str) else None,
+            args=(str(args[0]), int(args[1]))
+            if isinstance(args, list) and len(args) == 2
+            else None,
+        )
     evidence: list[tuple[frozenset[str], str, int]] = []
     raw = data.get("evidence")
     if isinstance(raw, list):

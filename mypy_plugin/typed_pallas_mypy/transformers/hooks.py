@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from mypy.nodes import CallExpr, MypyFile, TypeInfo
+from mypy.options import Options
 from mypy.plugin import CheckerPluginInterface, FunctionContext, FunctionSigContext, MethodContext
 from mypy.plugins.functools import partial_call_callback, partial_new_callback
 from mypy.types import FunctionLike, Instance, Overloaded, Type, get_proper_type
@@ -32,6 +33,7 @@ from typed_pallas_mypy.transformers.calls import (
     PlatformConfig,
     validate_compiler_params,
     view_of_call,
+    view_through_wrapper,
 )
 from typed_pallas_mypy.transformers.facts_store import in_daemon, trigger_of
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
@@ -51,6 +53,10 @@ class Session:
     modules: Callable[[], Mapping[str, MypyFile] | None] = lambda: None
     #: mypy's cache folder (the library reader keeps its cache inside), or None
     cache_dir: str | None = None
+    #: the Python whose installed packages mypy reads (the library reader's too)
+    python_executable: str | None = None
+    #: mypy's options (per-module ones matter: ``check_untyped_defs``)
+    options: Options | None = None
     facts: Facts | None = None
     findings: dict[str, tuple[object, decisions.ModuleFindings]] = field(default_factory=dict)
     #: modules whose facts were put in their symbol table, by stamp
@@ -59,6 +65,12 @@ class Session:
     #: hook widened (read against the declared signature, with the argument types)
     widened: dict[int, CallView] = field(default_factory=dict)
 
+    def checks_untyped(self, module: str) -> bool:
+        """Whether mypy checks the bodies of unannotated functions in ``module``."""
+        if self.options is None:
+            return True
+        return self.options.clone_for_module(module).check_untyped_defs
+
     def facts_for(self, api: CheckerPluginInterface | None) -> Facts | None:
         if self.facts is None:
             modules = reporting.build_modules(api) if api is not None else None
@@ -66,7 +78,7 @@ class Session:
                 modules = self.modules()
             if modules is None:
                 return None
-            self.facts = Facts(modules, self.cache_dir)
+            self.facts = Facts(modules, self.cache_dir, self.python_executable)
         return self.facts
 
 
@@ -142,7 +154,14 @@ def module_findings(
         return cached[1]
     index = index_of(tree, facts)
     facts.consulted = set()
-    found = decisions.findings(tree, index, facts, config.platforms_for(tree.fullname))
+    found = decisions.findings(
+        tree,
+        index,
+        facts,
+        config.platforms_for(tree.fullname),
+        session.checks_untyped(tree.fullname),
+        config.registries,
+    )
     found.targets = {tree.fullname, *requirements.definitions(tree)}
     consulted = facts.consulted - {tree.fullname}
     if daemon:
@@ -228,6 +247,16 @@ def widen_proven_mismatch(
     return signature
 
 
+def accept_untagged_branches(ctx: FunctionSigContext) -> FunctionLike:
+    """Signature hook of ``typed_pallas.dispatch`` (``signatures``)."""
+    try:
+        return signatures.accept_untagged_branches(ctx)
+    except Exception:
+        if debug_enabled():
+            raise
+        return ctx.default_signature
+
+
 def check_user_call(
     ctx: FunctionContext | MethodContext, *, fullname: str, config: PlatformConfig, session: Session
 ) -> Type:
@@ -247,17 +276,15 @@ def check_user_call(
             return
         assert isinstance(ctx.context, CallExpr)
         entry = ENTRIES[wrapper.entry]
-        forwarded = {own: formal for formal, own, _ in wrapper.forwards}
-        kept = [i for i, name in enumerate(ctx.callee_arg_names) if name in forwarded]
-        view = view_of_call(
-            entry,
-            ctx.context,
-            [forwarded[ctx.callee_arg_names[i] or ""] for i in kept],
-            [ctx.args[i] for i in kept],
-            [ctx.arg_kinds[i] for i in kept],
-            [ctx.arg_types[i] for i in kept],
-        )
-        view.callee = None  # the wrapper's own signature says nothing about params
+        view = view_through_wrapper(entry, ctx.context, wrapper)
+        types = {
+            id(expr): typ
+            for exprs, typs in zip(ctx.args, ctx.arg_types)
+            for expr, typ in zip(exprs, typs)
+        }
+        for name, expr in view.args.items():
+            if id(expr) in types:
+                view.types[name] = types[id(expr)]
         where = facts.of(fullname).where
         view.wrapper = (
             f"{fullname.rsplit('.', 1)[-1]} ({where}) forwards its kernel and compiler_params "

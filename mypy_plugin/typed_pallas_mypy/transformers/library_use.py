@@ -7,7 +7,8 @@ for is read from its source outside mypy (``typed_pallas_mypy.library_facts``).
 * ``facts_of(fullname)``: a library function's requirement as ``FunctionFacts`` (the
   chain into the library, paths relative to site-packages), or no facts;
 * the reader's search roots are the site-packages folders of the installed modules in
-  the build, and its on-disk cache lives in mypy's cache folder
+  the build and the folders mypy searches for installed packages (``sys.path`` of the
+  checked Python: PYTHONPATH included), and its on-disk cache lives in mypy's cache folder
   (``<cache_dir>/typed-pallas/libraries``), so it is computed once per installed version.
 
 Every library file read is noted in ``cache_keys`` (``note_library_files``), which makes
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from mypy.modulefinder import get_search_dirs
 from mypy.nodes import MypyFile
 
 from typed_pallas_mypy import cache_keys
@@ -56,9 +58,15 @@ def search_roots(modules: Mapping[str, MypyFile]) -> list[str]:
 class LibraryUse:
     """The library reader for one build, created on first use."""
 
-    def __init__(self, modules: Mapping[str, MypyFile], cache_dir: str | None) -> None:
+    def __init__(
+        self,
+        modules: Mapping[str, MypyFile],
+        cache_dir: str | None,
+        python_executable: str | None = None,
+    ) -> None:
         self.modules = modules
         self.cache_dir = cache_dir
+        self.python_executable = python_executable
         self._reader: LibraryFacts | None = None
         self._roots: list[str] = []
         self._modules_seen = -1
@@ -71,6 +79,7 @@ class LibraryUse:
         if self._reader is None or len(self.modules) != self._modules_seen:
             self._modules_seen = len(self.modules)
             roots = search_roots(self.modules)
+            roots += [root for root in self._package_dirs() if root not in roots]
             if self._reader is None or roots != self._roots:
                 from typed_pallas_mypy.library_facts import LibraryFacts
 
@@ -80,6 +89,17 @@ class LibraryUse:
                 )
                 self._facts.clear()
         return self._reader
+
+    def _package_dirs(self) -> list[str]:
+        """The folders mypy searches for installed packages (``sys.path`` of the
+        checked Python): mypy computed them for this build, and keeps the answer."""
+        if self.python_executable is None:
+            return []
+        try:
+            sys_path, site_packages = get_search_dirs(self.python_executable)
+        except Exception:  # no answer: the build's own folders only
+            return []
+        return [*site_packages, *sys_path]
 
     def facts_of(self, fullname: str) -> FunctionFacts:
         """A library function's (or alias', or object's) requirement; empty when unknown."""

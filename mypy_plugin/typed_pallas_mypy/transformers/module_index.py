@@ -86,6 +86,9 @@ class ModuleIndex:
     other_vars: set[tuple[int, str]] = field(default_factory=set)
     #: (id(enclosing function) or 0, name) of variables assigned a platform condition
     condition_vars: set[tuple[int, str]] = field(default_factory=set)
+    #: id(function or lambda of this module passed as a dispatch branch) -> the union of
+    #: the platforms of every branch it is passed as (its region's platforms)
+    branch_platforms: dict[int, frozenset[str]] = field(default_factory=dict)
     #: id(kernel function) -> its body evidence (filled by ``evidence.body``)
     body_cache: dict[int, object] = field(default_factory=dict)
     #: answers for guard helpers and platform helpers of any module (None: none known)
@@ -367,6 +370,7 @@ def _scan_expressions(index: ModuleIndex, tree: MypyFile) -> None:
             else:
                 branch_targets[id(target)] = (target, platforms, [why])
     for target, platforms, whys in branch_targets.values():
+        index.branch_platforms[id(target)] = platforms
         index.regions.append(
             Region(start_of(target), end_of(target), platforms, " and ".join(whys))
         )

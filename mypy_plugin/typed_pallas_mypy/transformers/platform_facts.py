@@ -44,15 +44,16 @@ from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
     NO_FACTS,
     FunctionFacts,
+    Requirement,
     facts_from_json,
     store,
     stored_json,
 )
 from typed_pallas_mypy.transformers.guards import Sets
 from typed_pallas_mypy.transformers.library_use import LibraryUse
-from typed_pallas_mypy.transformers.module_index import index_of, stamp_of
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.requirements import MAX_DEPTH
-from typed_pallas_mypy.transformers.resolution import Names, keeps_function
+from typed_pallas_mypy.transformers.resolution import Names, custom_derivative, keeps_function
 
 
 @dataclass
@@ -68,10 +69,15 @@ class Facts:
     ``Plugin.set_modules``), so modules added later in the build are seen.
     """
 
-    def __init__(self, modules: Mapping[str, MypyFile], cache_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        modules: Mapping[str, MypyFile],
+        cache_dir: str | None = None,
+        python_executable: str | None = None,
+    ) -> None:
         self.modules = modules
         self.names = Names(modules)
-        self.library = LibraryUse(modules, cache_dir)
+        self.library = LibraryUse(modules, cache_dir, python_executable)
         self._computed: dict[str, FunctionFacts] = {}
         self._in_progress: set[str] = set()
         self._stored: dict[str, _ModuleFacts] = {}
@@ -82,6 +88,7 @@ class Facts:
         self.generation = 0
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
         self._helpers_in_progress: set[str] = set()
+        self._local: dict[int, Requirement | None] = {}
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -94,6 +101,7 @@ class Facts:
                 self._helpers.clear()
                 self._stored.clear()
                 self._stamps.clear()
+                self._local.clear()
                 self.names.forget()
                 self.generation += 1
                 return
@@ -133,17 +141,31 @@ class Facts:
     def _compute(self, fullname: str, tree: MypyFile) -> FunctionFacts:
         node = self.names.node_of(fullname)
         index = index_of(tree, self)
+        rules = False
         if isinstance(node, Decorator):
             if not keeps_function(node):
                 return NO_FACTS
+            rules = custom_derivative(node)
             node = node.func
         if isinstance(node, OverloadedFuncDef):
             return NO_FACTS
         if isinstance(node, Var):
-            return requirements.alias_facts(self, fullname, tree, index)
+            found = requirements.alias_facts(self, fullname, tree, index)
+            return requirements.with_derivative_rules(self, found, fullname, tree)
         if not isinstance(node, FuncDef) or not node.body.body:
             return NO_FACTS
-        return requirements.function_facts(self, node, tree, index)
+        found = requirements.function_facts(self, node, tree, index)
+        return requirements.with_derivative_rules(self, found, fullname, tree) if rules else found
+
+    def local_requirement(
+        self, func: FuncDef, tree: MypyFile, index: ModuleIndex
+    ) -> Requirement | None:
+        """The requirement of a function defined inside another one (no fullname of its
+        own: not kept in any store)."""
+        key = id(func)
+        if key not in self._local:
+            self._local[key] = requirements.function_facts(self, func, tree, index).requirement
+        return self._local[key]
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)

@@ -29,14 +29,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from mypy.nodes import (
+    ARG_STAR,
+    ARG_STAR2,
     AssignmentStmt,
     CallExpr,
     ClassDef,
     Decorator,
     DictExpr,
+    Expression,
     ExpressionStmt,
     FuncDef,
     IfStmt,
+    MemberExpr,
     MypyFile,
     NameExpr,
     RefExpr,
@@ -48,7 +52,7 @@ from mypy.nodes import (
 from mypy.server.subexpr import get_subexpressions
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import evidence_tables
+from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.transformers import calls, guards
 from typed_pallas_mypy.transformers import evidence as evidence_mod
@@ -61,7 +65,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     location,
 )
 from typed_pallas_mypy.transformers.guards import LOWERING, Sets
-from typed_pallas_mypy.transformers.module_index import ModuleIndex
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
 from typed_pallas_mypy.transformers.nodes import end_of, start_of
 from typed_pallas_mypy.transformers.resolution import ref_name
 from typed_pallas_mypy.transformers.unconditional import (
@@ -128,6 +132,68 @@ def alias_facts(facts: Facts, fullname: str, tree: MypyFile, index: ModuleIndex)
     )
 
 
+def with_derivative_rules(
+    facts: Facts, found: FunctionFacts, fullname: str, tree: MypyFile
+) -> FunctionFacts:
+    """A ``jax.custom_vjp`` / ``custom_jvp`` function also runs the rules its module
+    registers (``f.defvjp(f_fwd, f_bwd)``) when differentiated: their requirements join
+    the primal's (platforms in common; a contradiction gives none)."""
+    rules = _derivative_rules(facts, fullname, tree)
+    if not rules:
+        return found
+    requirement = found.requirement
+    name = fullname.rsplit(".", 1)[1]
+    where = found.where or location(tree, 1)
+    for rule, line in rules:
+        rule_req = facts.of(rule).requirement
+        if rule_req is None:
+            continue
+        if requirement is None:
+            link = (
+                f"{name} ({where}) lowers only for {', '.join(sorted(rule_req.platforms))}: "
+                f"its derivative rule {rule.rsplit('.', 1)[1]} at {location(tree, line)} does"
+            )
+            requirement = Requirement(
+                rule_req.platforms, rule_req.cause, (link, *rule_req.chain)[:MAX_DEPTH]
+            )
+        elif requirement.platforms & rule_req.platforms:
+            requirement = Requirement(
+                requirement.platforms & rule_req.platforms, requirement.cause, requirement.chain
+            )
+        else:
+            return FunctionFacts(found.name, where=found.where)  # a contradiction: none
+    if requirement is found.requirement:
+        return found
+    return FunctionFacts(
+        found.name or fullname,
+        requirement=requirement,
+        guard=found.guard,
+        platform_source=found.platform_source,
+        wrapper=found.wrapper,
+        evidence=found.evidence,
+        where=where,
+    )
+
+
+def _derivative_rules(facts: Facts, fullname: str, tree: MypyFile) -> list[tuple[str, int]]:
+    """(rule fullname, line) of every ``f.defvjp(...)`` / ``f.defjvp(...)`` argument at
+    the top level of ``f``'s module."""
+    rules: list[tuple[str, int]] = []
+    for stmt in tree.defs:
+        if not isinstance(stmt, ExpressionStmt) or not isinstance(stmt.expr, CallExpr):
+            continue
+        callee = stmt.expr.callee
+        if not isinstance(callee, MemberExpr) or callee.name not in fullnames.DERIVATIVE_RULES:
+            continue
+        if ref_name(callee.expr) != fullname:
+            continue
+        for arg in stmt.expr.args:
+            rule = facts.names.callee_function(arg, None)
+            if rule is not None and rule != fullname:
+                rules.append((rule, stmt.line))
+    return rules
+
+
 def table_facts(facts: Facts, fullname: str, tree: MypyFile, value: DictExpr) -> FunctionFacts:
     """A module-level dict keyed by platform names: its entries' functions."""
     entries: list[tuple[str, str]] = []
@@ -159,7 +225,11 @@ def helper_kind(func: FuncDef, scope: guards.GuardScope) -> tuple[Sets | None, b
 
 
 def _branches_on_platform(func: FuncDef, index: ModuleIndex) -> bool:
-    if index.has_region_within(start_of(func), end_of(func), tags=False):
+    """Whether a guard inside ``func``'s body decides the platform of part of it (a
+    region around the whole function, a dispatch branch's, does not count)."""
+    if func.body.body and index.has_region_within(
+        start_of(func.body.body[0]), end_of(func), tags=False
+    ):
         return True
     for expr in get_subexpressions(func.body):
         if isinstance(expr, CallExpr) and guards.dispatch_title(expr) is not None:
@@ -167,8 +237,23 @@ def _branches_on_platform(func: FuncDef, index: ModuleIndex) -> bool:
     return False
 
 
+def _nested_function(callee: Expression, func: FuncDef, index: ModuleIndex) -> FuncDef | None:
+    """The function defined inside ``func`` that ``callee`` names, if any."""
+    target = callable_target(callee, index)
+    if not isinstance(target, FuncDef) or target is func:
+        return None
+    if not (start_of(func) < start_of(target) and end_of(target) <= end_of(func)):
+        return None
+    return target
+
+
 def _requirement(
-    facts: Facts, func: FuncDef, tree: MypyFile, index: ModuleIndex, where: str
+    facts: Facts,
+    func: FuncDef,
+    tree: MypyFile,
+    index: ModuleIndex,
+    where: str,
+    depth: int = 0,
 ) -> Requirement | None:
     if _branches_on_platform(func, index):
         return None
@@ -178,10 +263,22 @@ def _requirement(
         if not isinstance(expr, CallExpr):
             continue
         entry_name = ref_name(expr.callee)
+        nested = _nested_function(expr.callee, func, index)
         if entry_name in ENTRIES:
             found = _entry_requirement(expr, entry_name, func, tree, index, where)
         elif isinstance(expr.callee, CallExpr) and ref_name(expr.callee.callee) in ENTRIES:
             continue  # pl.pallas_call(...)(x): the inner call is the entry call
+        elif nested is not None:
+            if depth >= MAX_DEPTH:
+                return None
+            inner = _requirement(facts, nested, tree, index, location(tree, nested.line), depth + 1)
+            if inner is None:
+                continue
+            link = (
+                f"{func.name} ({where}) lowers only for {', '.join(sorted(inner.platforms))}: "
+                f"it calls its nested {nested.name} at {location(tree, expr.line)}"
+            )
+            found = Requirement(inner.platforms, inner.cause, (link, *inner.chain)[:MAX_DEPTH])
         else:
             target = facts.names.call_target(expr, func)
             if target.kind == "unknown":
@@ -258,8 +355,11 @@ def _entry_requirement(
 
 
 def wrapper_of(func: FuncDef) -> Wrapper | None:
-    """The entry point ``func`` forwards its kernel and ``compiler_params`` to, if any."""
+    """The entry point ``func`` forwards its kernel and ``compiler_params`` to, if any:
+    by name (``compiler_params=compiler_params``), or through its own ``**kwargs`` /
+    ``*args`` passed on as they are (``pl.pallas_call(kernel, **kwargs)``)."""
     positions = {arg.variable.name: i for i, arg in enumerate(func.arguments)}
+    star = {arg.variable.name: (arg.kind, i) for i, arg in enumerate(func.arguments)}
     for expr in unconditional_expressions(unconditional_roots(func.body)):
         if not isinstance(expr, CallExpr):
             continue
@@ -267,20 +367,31 @@ def wrapper_of(func: FuncDef) -> Wrapper | None:
         if name is None or name not in ENTRIES:
             continue
         entry = ENTRIES[name]
+        kwargs: str | None = None
+        args: tuple[str, int] | None = None
+        for kind, actual in zip(expr.arg_kinds, expr.args):
+            own = actual.name if isinstance(actual, NameExpr) else None
+            if kind == ARG_STAR2 and own is not None and star.get(own, (None, 0))[0] == ARG_STAR2:
+                kwargs = own
+            elif kind == ARG_STAR and own is not None and star.get(own, (None, 0))[0] == ARG_STAR:
+                args = (own, star[own][1])
+            elif kind in (ARG_STAR, ARG_STAR2):
+                return None  # a splat of something else: what reaches the entry is unknown
         view = calls.view_of_syntax(entry, expr)
-        if view.has_splat:
-            return None
         forwards: list[tuple[str, str, int]] = []
         for formal, actual in view.args.items():
             if isinstance(actual, NameExpr) and actual.name in positions:
                 forwards.append((formal, actual.name, positions[actual.name]))
         forwarded = {f[0] for f in forwards}
-        if "compiler_params" not in forwarded or entry.body is None or entry.body not in forwarded:
+        reaches = forwarded | ({"compiler_params"} if kwargs else set())
+        if args is not None and entry.body is not None and entry.body not in view.args:
+            reaches = reaches | {entry.body}  # the kernel comes in through *args
+        if "compiler_params" not in reaches or entry.body is None or entry.body not in reaches:
             continue
         interpret = view.args.get("interpret")
         if interpret is not None and "interpret" not in forwarded and not calls.is_false(interpret):
             return None
-        return Wrapper(name, tuple(sorted(forwards)), expr.line)
+        return Wrapper(name, tuple(sorted(forwards)), expr.line, kwargs=kwargs, args=args)
     return None
 
 

@@ -69,16 +69,27 @@ def ref_name(expr: Expression) -> str | None:
     return None
 
 
+def decorator_name(dec: Expression) -> str | None:
+    """``jax.jit`` for ``@jax.jit``, ``@jax.jit(...)`` and ``@functools.partial(jax.jit, ...)``."""
+    target = dec.callee if isinstance(dec, CallExpr) else dec
+    name = ref_name(target)
+    if name == fullnames.FUNCTOOLS_PARTIAL and isinstance(dec, CallExpr) and dec.args:
+        name = ref_name(dec.args[0])
+    return name
+
+
 def keeps_function(node: Decorator) -> bool:
-    """Whether every decorator of ``node`` returns the function's behaviour unchanged."""
-    for dec in node.decorators:
-        target = dec.callee if isinstance(dec, CallExpr) else dec
-        name = ref_name(target)
-        if name == fullnames.FUNCTOOLS_PARTIAL and isinstance(dec, CallExpr) and dec.args:
-            name = ref_name(dec.args[0])
-        if name not in fullnames.KEEPS_FUNCTION:
-            return False
-    return True
+    """Whether every decorator of ``node`` returns the function's behaviour unchanged
+    (``jax.custom_vjp`` too: a call runs the primal; ``custom_derivative`` says more)."""
+    return all(
+        decorator_name(dec) in fullnames.KEEPS_FUNCTION | fullnames.CUSTOM_DERIVATIVES
+        for dec in node.decorators
+    )
+
+
+def custom_derivative(node: Decorator) -> bool:
+    """Whether ``node`` is decorated with ``jax.custom_vjp`` / ``jax.custom_jvp``."""
+    return any(decorator_name(dec) in fullnames.CUSTOM_DERIVATIVES for dec in node.decorators)
 
 
 @dataclass(frozen=True)
@@ -174,7 +185,9 @@ class Names:
         if isinstance(expr, CallExpr):
             wrapped = ref_name(expr.callee)
             if (
-                wrapped == fullnames.FUNCTOOLS_PARTIAL or wrapped in fullnames.KEEPS_FUNCTION
+                wrapped == fullnames.FUNCTOOLS_PARTIAL
+                or wrapped in fullnames.KEEPS_FUNCTION
+                or wrapped in fullnames.CUSTOM_DERIVATIVES
             ) and expr.args:
                 return self.callee_function(expr.args[0], func, depth + 1)
             return None

@@ -19,8 +19,18 @@ from __future__ import annotations
 from mypy.nodes import CallExpr, Expression
 from mypy.plugin import FunctionSigContext
 from mypy.subtypes import is_subtype
-from mypy.types import AnyType, CallableType, FunctionLike, Type, TypeOfAny
+from mypy.types import (
+    AnyType,
+    CallableType,
+    FunctionLike,
+    Instance,
+    Overloaded,
+    Type,
+    TypeOfAny,
+    get_proper_type,
+)
 
+from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import params as params_mod
 from typed_pallas_mypy.transformers.calls import (
@@ -98,3 +108,43 @@ def widen(signature: FunctionLike) -> FunctionLike:
         ]
         return signature.copy_modified(arg_types=types)
     return signature
+
+
+# --------------------------------------------------------------------------- dispatch slots
+
+#: the platform slots of ``typed_pallas.dispatch``
+DISPATCH_SLOTS = ("tpu", "gpu", "cuda", "rocm")
+
+
+def _is_tagged(typ: Type) -> bool:
+    proper = get_proper_type(typ)
+    return isinstance(proper, Instance) and proper.type.fullname == fullnames.PLATFORM_FN
+
+
+def _is_callable(typ: Type) -> bool:
+    proper = get_proper_type(typ)
+    if isinstance(proper, (CallableType, Overloaded)):
+        return True
+    return isinstance(proper, Instance) and proper.type.get("__call__") is not None
+
+
+def accept_untagged_branches(ctx: FunctionSigContext) -> FunctionLike:
+    """``typed_pallas.dispatch``'s platform slots take a ``PlatformFn`` of their platform
+    (what every checker checks). Under mypy with the plugin, an untagged callable is
+    accepted too (its slot typed as ``default=``'s): the plugin infers what it lowers
+    for and reports a contradiction where the branch is passed (``decisions``)."""
+    signature = ctx.default_signature
+    if not isinstance(signature, CallableType) or "default" not in signature.arg_names:
+        return signature
+    untyped = signature.arg_types[signature.arg_names.index("default")]
+    types = list(signature.arg_types)
+    changed = False
+    for i, (name, exprs) in enumerate(zip(signature.arg_names, ctx.args)):
+        if name not in DISPATCH_SLOTS or len(exprs) != 1:
+            continue
+        actual = _type_of(ctx, exprs[0])
+        if actual is None or _is_tagged(actual) or not _is_callable(actual):
+            continue
+        types[i] = untyped
+        changed = True
+    return signature.copy_modified(arg_types=types) if changed else signature

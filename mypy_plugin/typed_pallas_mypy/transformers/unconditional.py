@@ -1,10 +1,12 @@
 """Which parts of a function run on every path: the code a requirement may come from.
 
 A call counts toward a function's platform requirement only when it runs whenever the
-function returns normally: not under ``if``/loops/``try`` with handlers, not in a branch
-of a conditional expression, a short-circuit operand, a lambda or a comprehension, and
-not after an early ``return``. (A ``raise`` ends no successful path, so code after an
-argument check still counts.)
+function returns normally: not under ``if``/``while``/``try`` with handlers, not in a
+branch of a conditional expression, a short-circuit operand, a lambda or a
+comprehension, and not after an early ``return``. (A ``raise`` ends no successful path,
+so code after an argument check still counts.) The body of a ``for`` loop over a
+non-empty literal sequence (``for block in (128, 256):``) runs at least once: its first
+iteration counts, up to a ``break`` or ``continue``.
 
 What it does not do: decide what the calls mean (``platform_facts``).
 """
@@ -17,8 +19,10 @@ from mypy.nodes import (
     AssertStmt,
     AssignmentStmt,
     Block,
+    BreakStmt,
     ClassDef,
     ConditionalExpr,
+    ContinueStmt,
     Decorator,
     DictionaryComprehension,
     Expression,
@@ -28,6 +32,7 @@ from mypy.nodes import (
     GeneratorExpr,
     IfStmt,
     LambdaExpr,
+    ListExpr,
     Node,
     OperatorAssignmentStmt,
     OpExpr,
@@ -35,8 +40,11 @@ from mypy.nodes import (
     PassStmt,
     RaiseStmt,
     ReturnStmt,
+    SetExpr,
+    StarExpr,
     Statement,
     TryStmt,
+    TupleExpr,
     WhileStmt,
     WithStmt,
 )
@@ -96,6 +104,15 @@ def _conditional_parts(expr: Expression) -> Iterator[Node]:
             yield from conds
 
 
+def _non_empty_literal(expr: Expression) -> bool:
+    """``(128, 256)``, ``[a, b]``, ``{x}``: a sequence a loop runs over at least once."""
+    return (
+        isinstance(expr, (TupleExpr, ListExpr, SetExpr))
+        and bool(expr.items)
+        and not any(isinstance(item, StarExpr) for item in expr.items)
+    )
+
+
 def unconditional_expressions(roots: Sequence[Node]) -> list[Expression]:
     """Every subexpression of ``roots`` that is evaluated whenever they are."""
     found = [e for root in roots for e in get_subexpressions(root)]
@@ -127,8 +144,12 @@ def unconditional_roots(body: Block) -> list[Node]:
                 break
         elif isinstance(stmt, (ForStmt, WhileStmt)):
             roots.append(stmt.expr)
+            if isinstance(stmt, ForStmt) and _non_empty_literal(stmt.expr):
+                roots.extend(unconditional_roots(stmt.body))
             if _contains_return(stmt):
                 break
+        elif isinstance(stmt, (BreakStmt, ContinueStmt)):
+            break
         elif isinstance(stmt, WithStmt):
             roots.extend(stmt.expr)
             if _contains_return(stmt.body):

@@ -7,37 +7,44 @@
 # names themselves: pl.CompilerParams stays JAX's platform-free protocol, so
 # pl.pallas_call accepts every params class.
 
+
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, overload
 
+import typed_pallas
 from jax._src import core as _jax_core
 from jax._src.api import NotSpecified as _NotSpecified
+from jax._src.pallas.core import Mesh as _Mesh
+from jax._src.pallas.core import ScratchShapeTree as _ScratchShapeTree
+from jax._src.pallas.mosaic import core as _mosaic_core
+from jax._src.pallas.mosaic import sc_core as _sc_core
+from jax._src.pallas.mosaic_gpu import core as _mgpu_core
+from jax._src.pallas.triton import core as _triton_core
+
 from jax._src.pallas.core import BlockDim as BlockDim
 from jax._src.pallas.core import Blocked as Blocked
 from jax._src.pallas.core import BlockSpec as BlockSpec
 from jax._src.pallas.core import BoundedSlice as BoundedSlice
 from jax._src.pallas.core import Buffered as Buffered
 from jax._src.pallas.core import CompilerParams as CompilerParams
-from jax._src.pallas.core import CostEstimate as CostEstimate
-from jax._src.pallas.core import Element as Element
-from jax._src.pallas.core import GridSpec as GridSpec
-from jax._src.pallas.core import Indirect as Indirect
-from jax._src.pallas.core import MemoryRef as MemoryRef
-from jax._src.pallas.core import MemorySpace as MemorySpace
-from jax._src.pallas.core import Mesh as _Mesh
-from jax._src.pallas.core import RevisitMode as RevisitMode
-from jax._src.pallas.core import ScratchShapeTree as _ScratchShapeTree
-from jax._src.pallas.core import Squeezed as Squeezed
 from jax._src.pallas.core import core_map as core_map
+from jax._src.pallas.core import CostEstimate as CostEstimate
 from jax._src.pallas.core import debug_check as debug_check
 from jax._src.pallas.core import debug_checks_enabled as debug_checks_enabled  # jax < 0.12 only
+from jax._src.pallas.core import Element as Element
 from jax._src.pallas.core import enable_debug_checks as enable_debug_checks
 from jax._src.pallas.core import enable_poison_buffers as enable_poison_buffers
+from jax._src.pallas.core import GridSpec as GridSpec
+from jax._src.pallas.core import Indirect as Indirect
 from jax._src.pallas.core import lower_as_mlir as lower_as_mlir
+from jax._src.pallas.core import MemoryRef as MemoryRef
+from jax._src.pallas.core import MemorySpace as MemorySpace
 from jax._src.pallas.core import no_block_spec as no_block_spec
 from jax._src.pallas.core import pallas_export_experimental as pallas_export_experimental
+from jax._src.pallas.core import RevisitMode as RevisitMode
 from jax._src.pallas.core import semaphore as semaphore
 from jax._src.pallas.core import squeezed as squeezed
+from jax._src.pallas.core import Squeezed as Squeezed
 from jax._src.pallas.cost_estimate import estimate_cost as estimate_cost
 from jax._src.pallas.helpers import empty as empty
 from jax._src.pallas.helpers import empty_like as empty_like
@@ -46,14 +53,11 @@ from jax._src.pallas.helpers import loop as loop
 from jax._src.pallas.helpers import select_ref as select_ref
 from jax._src.pallas.helpers import when as when
 from jax._src.pallas.helpers import with_scoped as with_scoped
-from jax._src.pallas.mosaic import core as _mosaic_core
-from jax._src.pallas.mosaic import sc_core as _sc_core
-from jax._src.pallas.mosaic_gpu import core as _mgpu_core
 from jax._src.pallas.pallas_call import pallas_call as pallas_call
 from jax._src.pallas.pallas_call import pallas_call_p as pallas_call_p
-from jax._src.pallas.primitives import DeviceIdType as DeviceIdType
 from jax._src.pallas.primitives import debug_print as debug_print
 from jax._src.pallas.primitives import delay as delay
+from jax._src.pallas.primitives import DeviceIdType as DeviceIdType
 from jax._src.pallas.primitives import dot as dot  # jax < 0.12 only
 from jax._src.pallas.primitives import get_global as get_global
 from jax._src.pallas.primitives import multiple_of as multiple_of
@@ -64,18 +68,15 @@ from jax._src.pallas.primitives import run_scoped as run_scoped
 from jax._src.pallas.primitives import semaphore_read as semaphore_read
 from jax._src.pallas.primitives import semaphore_signal as semaphore_signal
 from jax._src.pallas.primitives import semaphore_wait as semaphore_wait
-from jax._src.pallas.triton import core as _triton_core
 from jax._src.pallas.utils import align_to as align_to
 from jax._src.pallas.utils import cdiv as cdiv
 from jax._src.pallas.utils import next_power_of_2 as next_power_of_2
 from jax._src.pallas.utils import strides_from_shape as strides_from_shape
 from jax._src.state.discharge import run_state as run_state
-from jax._src.state.indexing import Slice as Slice
 from jax._src.state.indexing import ds as ds
 from jax._src.state.indexing import dslice as dslice
+from jax._src.state.indexing import Slice as Slice
 from jax._src.state.primitives import broadcast_to as broadcast_to
-
-import typed_pallas
 
 ANY = MemorySpace.ANY
 # jax < 0.12: pallas MemorySpace.HOST; jax >= 0.12: jax._src.core.MemorySpace.Host
@@ -90,9 +91,7 @@ _TPUMesh = _mosaic_core.TensorCoreMesh | _sc_core.ScalarSubcoreMesh | _sc_core.V
 _GPUMesh = _mgpu_core.Mesh | _mgpu_core.WarpMesh
 _TPUParams = typed_pallas.CompilerParams[Literal["tpu"]] | _mosaic_core.CompilerParams
 _GPUParams = (
-    typed_pallas.CompilerParams[Literal["gpu"]]
-    | _mgpu_core.CompilerParams
-    | _triton_core.CompilerParams
+    typed_pallas.CompilerParams[Literal["gpu"]] | _mgpu_core.CompilerParams | _triton_core.CompilerParams
 )
 
 @overload

@@ -6,26 +6,31 @@
 # only" (see stubs/allowlists/). What the stub adds: the platform of
 # CompilerParams (a typed_pallas.CompilerParams[Literal["tpu"]]).
 
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
+from typing_extensions import Self
+
+import typed_pallas
 from jax._src.pallas import core as _pl_core
+from jax._src.pallas.mosaic import core as _mosaic_core
+from jax._src.pallas.mosaic.core import DimensionSemantics as _DimensionSemantics
+from jax._src.tpu_custom_call import OptLevel as _OptLevel  # type: ignore[attr-defined]  # jax >= 0.12 only
+
 from jax._src.pallas.core import semaphore as semaphore  # jax < 0.12 only
 from jax._src.pallas.einshape import einshape as einshape
-from jax._src.pallas.mosaic import core as _mosaic_core
 from jax._src.pallas.mosaic import core as core
-from jax._src.pallas.mosaic.core import AccMemorySpace as _AccMemorySpace  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.core import CoreType as CoreType
-from jax._src.pallas.mosaic.core import DimensionSemantics as _DimensionSemantics
+from jax._src.pallas.mosaic.core import create_tensorcore_mesh as create_tensorcore_mesh
+from jax._src.pallas.mosaic.core import dma_semaphore as dma_semaphore
 from jax._src.pallas.mosaic.core import GridDimensionSemantics as GridDimensionSemantics
 from jax._src.pallas.mosaic.core import MemorySpace as MemorySpace
 from jax._src.pallas.mosaic.core import PrefetchScalarGridSpec as PrefetchScalarGridSpec
 from jax._src.pallas.mosaic.core import SemaphoreType as SemaphoreType
 from jax._src.pallas.mosaic.core import SideEffectType as SideEffectType
 from jax._src.pallas.mosaic.core import TensorCoreMesh as TensorCoreMesh  # jax >= 0.12 only
-from jax._src.pallas.mosaic.core import create_tensorcore_mesh as create_tensorcore_mesh
-from jax._src.pallas.mosaic.core import dma_semaphore as dma_semaphore
 from jax._src.pallas.mosaic.helpers import core_barrier as core_barrier
 from jax._src.pallas.mosaic.helpers import join_bits as join_bits  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.helpers import pack_fp6 as pack_fp6  # type: ignore[attr-defined]  # jax >= 0.12 only
@@ -33,28 +38,18 @@ from jax._src.pallas.mosaic.helpers import run_on_first_core as run_on_first_cor
 from jax._src.pallas.mosaic.helpers import split_bits as split_bits  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.helpers import sync_copy as sync_copy
 from jax._src.pallas.mosaic.helpers import unpack_fp6 as unpack_fp6  # type: ignore[attr-defined]  # jax >= 0.12 only
-from jax._src.pallas.mosaic.interpret.interpret_pallas_call import (
-    force_tpu_interpret_mode as force_tpu_interpret_mode,
-)
-from jax._src.pallas.mosaic.interpret.interpret_pallas_call import (
-    reset_tpu_interpret_mode_state as reset_tpu_interpret_mode_state,
-)
-from jax._src.pallas.mosaic.interpret.interpret_pallas_call import (
-    set_tpu_interpret_mode as set_tpu_interpret_mode,
-)
+from jax._src.pallas.mosaic.interpret.interpret_pallas_call import force_tpu_interpret_mode as force_tpu_interpret_mode
+from jax._src.pallas.mosaic.interpret.interpret_pallas_call import reset_tpu_interpret_mode_state as reset_tpu_interpret_mode_state
+from jax._src.pallas.mosaic.interpret.interpret_pallas_call import set_tpu_interpret_mode as set_tpu_interpret_mode
 from jax._src.pallas.mosaic.interpret.params import InterpretParams as InterpretParams
 from jax._src.pallas.mosaic.lowering import LoweringException as LoweringException
 from jax._src.pallas.mosaic.pipeline import BufferedRef as BufferedRef
 from jax._src.pallas.mosaic.pipeline import BufferedRefBase as BufferedRefBase
 from jax._src.pallas.mosaic.pipeline import BufferType as BufferType
-from jax._src.pallas.mosaic.pipeline import PipelineStep as PipelineStep  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.pipeline import emit_pipeline as emit_pipeline
-from jax._src.pallas.mosaic.pipeline import (
-    emit_pipeline_with_allocations as emit_pipeline_with_allocations,
-)
-from jax._src.pallas.mosaic.prefetch import (
-    emit_pipeline_with_async_prefetch as emit_pipeline_with_async_prefetch,  # type: ignore[import-not-found]  # jax >= 0.12 only
-)
+from jax._src.pallas.mosaic.pipeline import emit_pipeline_with_allocations as emit_pipeline_with_allocations
+from jax._src.pallas.mosaic.pipeline import PipelineStep as PipelineStep  # type: ignore[attr-defined]  # jax >= 0.12 only
+from jax._src.pallas.mosaic.prefetch import emit_pipeline_with_async_prefetch as emit_pipeline_with_async_prefetch  # type: ignore[import-not-found]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.primitives import annotate as annotate  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.mosaic.primitives import async_copy as async_copy
 from jax._src.pallas.mosaic.primitives import async_remote_copy as async_remote_copy
@@ -79,9 +74,7 @@ from jax._src.pallas.mosaic.primitives import store as store
 from jax._src.pallas.mosaic.primitives import touch as touch
 from jax._src.pallas.mosaic.primitives import trace_value as trace_value
 from jax._src.pallas.mosaic.primitives import unpack_elementwise as unpack_elementwise
-from jax._src.pallas.mosaic.primitives import (
-    with_memory_space_constraint as with_memory_space_constraint,
-)
+from jax._src.pallas.mosaic.primitives import with_memory_space_constraint as with_memory_space_constraint
 from jax._src.pallas.mosaic.random import sample_block as sample_block
 from jax._src.pallas.mosaic.random import stateful_bernoulli as stateful_bernoulli
 from jax._src.pallas.mosaic.random import stateful_bits as stateful_bits
@@ -89,19 +82,17 @@ from jax._src.pallas.mosaic.random import stateful_normal as stateful_normal
 from jax._src.pallas.mosaic.random import stateful_uniform as stateful_uniform
 from jax._src.pallas.mosaic.random import to_pallas_key as to_pallas_key
 from jax._src.pallas.mosaic.tpu_info import ChipVersion as ChipVersion
-from jax._src.pallas.mosaic.tpu_info import Tiling as Tiling
-from jax._src.pallas.mosaic.tpu_info import TpuInfo as TpuInfo
 from jax._src.pallas.mosaic.tpu_info import get_tpu_info as get_tpu_info
 from jax._src.pallas.mosaic.tpu_info import get_tpu_info_for_chip as get_tpu_info_for_chip
 from jax._src.pallas.mosaic.tpu_info import is_tpu_device as is_tpu_device
+from jax._src.pallas.mosaic.tpu_info import Tiling as Tiling
+from jax._src.pallas.mosaic.tpu_info import TpuInfo as TpuInfo
 from jax._src.pallas.primitives import DeviceIdType as DeviceIdType  # jax < 0.12 only
 from jax._src.pallas.primitives import reciprocal as reciprocal  # jax >= 0.12 only
 from jax._src.pallas.primitives import semaphore_read as semaphore_read  # jax < 0.12 only
 from jax._src.pallas.primitives import semaphore_signal as semaphore_signal  # jax < 0.12 only
 from jax._src.pallas.primitives import semaphore_wait as semaphore_wait  # jax < 0.12 only
-from jax._src.tpu_custom_call import OptLevel as _OptLevel  # type: ignore[attr-defined]  # jax >= 0.12 only
-
-import typed_pallas
+from jax._src.pallas.mosaic.core import AccMemorySpace as _AccMemorySpace  # type: ignore[attr-defined]  # jax >= 0.12 only
 
 ACC = _AccMemorySpace  # jax >= 0.12 only
 

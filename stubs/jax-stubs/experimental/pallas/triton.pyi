@@ -6,21 +6,20 @@
 # only" (see stubs/allowlists/). What the stub adds: the platform of
 # CompilerParams (a typed_pallas.CompilerParams[Literal["gpu"]]).
 
+
 from dataclasses import dataclass
 from typing import Literal
 
-from jax._src.pallas.primitives import dot as dot
+import typed_pallas
 from jax._src.pallas.triton import core as _triton_core
+
+from jax._src.pallas.primitives import dot as dot
+from jax._src.pallas.triton.gpu_info import get_gpu_info as get_gpu_info  # type: ignore[import-not-found]  # jax >= 0.12 only
+from jax._src.pallas.triton.gpu_info import get_gpu_info_from_version as get_gpu_info_from_version  # jax >= 0.12 only
 from jax._src.pallas.triton.gpu_info import GpuInfo as GpuInfo  # jax >= 0.12 only
 from jax._src.pallas.triton.gpu_info import GpuVersion as GpuVersion  # jax >= 0.12 only
-from jax._src.pallas.triton.gpu_info import get_gpu_info as get_gpu_info  # type: ignore[import-not-found]  # jax >= 0.12 only
-from jax._src.pallas.triton.gpu_info import (
-    get_gpu_info_from_version as get_gpu_info_from_version,  # jax >= 0.12 only
-)
 from jax._src.pallas.triton.gpu_info import is_gpu_device as is_gpu_device  # jax >= 0.12 only
-from jax._src.pallas.triton.pallas_call_registration import (
-    CUSTOM_CALL_TARGET_NAME as CUSTOM_CALL_TARGET_NAME,  # type: ignore[attr-defined]  # jax >= 0.12 only
-)
+from jax._src.pallas.triton.pallas_call_registration import CUSTOM_CALL_TARGET_NAME as CUSTOM_CALL_TARGET_NAME  # type: ignore[attr-defined]  # jax >= 0.12 only
 from jax._src.pallas.triton.primitives import approx_tanh as approx_tanh
 from jax._src.pallas.triton.primitives import atomic_add as atomic_add
 from jax._src.pallas.triton.primitives import atomic_and as atomic_and
@@ -35,8 +34,6 @@ from jax._src.pallas.triton.primitives import elementwise_inline_asm as elementw
 from jax._src.pallas.triton.primitives import load as load
 from jax._src.pallas.triton.primitives import max_contiguous as max_contiguous
 from jax._src.pallas.triton.primitives import store as store
-
-import typed_pallas
 
 @dataclass(frozen=True)
 class CompilerParams(_triton_core.CompilerParams, typed_pallas.CompilerParams[Literal["gpu"]]):

@@ -9,6 +9,7 @@ there). Each checker runs with no option but the interpreter (``--pythonpath``,
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -250,6 +251,164 @@ def test_unreadable_pyproject_writes_nothing(
     assert not (root / ".typings").exists()
 
 
+COMMENTED_PYPROJECT = """\
+# The project's own header comment.
+[project]
+name = "mine"   # aligned   comments stay
+version   =   "1.0"
+
+# --- tools ---------------------------------------------------------------
+
+[tool.mypy]
+# strict, always
+strict = true
+plugins = ["pydantic.mypy"]  # theirs, on one line
+
+[tool.black]
+line-length = 100  # keep
+"""
+
+
+def test_comments_and_layout_survive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tomlkit edits the user's pyproject.toml: every comment, spacing and blank line stays;
+    our keys go at the end of their tables, our plugin first in theirs."""
+    root = _project(tmp_path, COMMENTED_PYPROJECT)
+    assert _init(root, capsys=capsys)[0] == 0
+    assert (root / "pyproject.toml").read_text() == (
+        "# The project's own header comment.\n"
+        "[project]\n"
+        'name = "mine"   # aligned   comments stay\n'
+        'version   =   "1.0"\n'
+        "\n"
+        "# --- tools ---------------------------------------------------------------\n"
+        "\n"
+        "[tool.mypy]\n"
+        "# strict, always\n"
+        "strict = true\n"
+        'plugins = ["typed_pallas_mypy", "pydantic.mypy"]  # theirs, on one line\n'
+        "check_untyped_defs = true\n"
+        "\n"
+        "[tool.black]\n"
+        "line-length = 100  # keep\n"
+        "\n"
+        "[tool.pyright]\n"
+        'stubPath = ".typings"\n'
+        "\n"
+        "[tool.pyrefly]\n"
+        'preset = "default"\n'
+    )
+
+
+def test_inline_and_dotted_tables_are_edited_in_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``[tool.mypy]`` written as an inline table, and dotted ``pyright.*`` keys: edited
+    where they are (the text editor before tomlkit could only warn)."""
+    root = _project(
+        tmp_path,
+        '[tool]\nmypy = { strict = true }  # inline\npyright.typeCheckingMode = "basic"\n',
+    )
+    rc, _, err = _init(root, capsys=capsys)
+    assert rc == 0 and "warning" not in err, err
+    first, *rest = (root / "pyproject.toml").read_text().splitlines(keepends=True)
+    assert first == "[tool]\n"
+    inline = rest.pop(0)  # tomlkit < 0.15 writes no space after the comma it adds
+    assert inline.startswith('mypy = { strict = true, plugins = ["typed_pallas_mypy"],'), inline
+    assert inline.endswith("check_untyped_defs = true}  # inline\n"), inline
+    assert rest == [
+        'pyright.typeCheckingMode = "basic"\n',
+        'pyright.stubPath = ".typings"\n',
+        "\n",
+        "[tool.pyrefly]\n",
+        'preset = "default"\n',
+    ]
+
+
+def test_pyrefly_toml_gets_its_preset_before_its_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    (root / "pyrefly.toml").write_text(
+        '# pyrefly settings\nproject-includes = ["src"]  # ours\n\n[errors]\nbad-return = false\n'
+    )
+    assert _init(root, capsys=capsys)[0] == 0
+    assert (root / "pyrefly.toml").read_text() == (
+        "# pyrefly settings\n"
+        'project-includes = ["src"]  # ours\n'
+        'preset = "default"\n'
+        "\n"
+        "[errors]\n"
+        "bad-return = false\n"
+    )
+    assert "pyrefly" not in tomllib.loads((root / "pyproject.toml").read_text())["tool"]
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "told"),
+    [
+        pytest.param(
+            "mypy.ini",
+            b"[mypy]\nstrict = True  ; \xe9t\xe9\n",
+            "{root}/mypy.ini: not UTF-8 text (invalid continuation byte at byte 24); save it as "
+            "UTF-8 (see `typed-pallas explain configuration`); nothing was written",
+            id="ini-not-utf8",
+        ),
+        pytest.param(
+            "setup.cfg",
+            b"strict = True\n[mypy]\n",
+            "{root}/setup.cfg: not a valid ini file: File contains no section headers.; file: "
+            "'{root}/setup.cfg', line: 1; 'strict = True\\n'; fix it and rerun (see "
+            "`typed-pallas explain configuration`); nothing was written",
+            id="setup-cfg-without-section",
+        ),
+        pytest.param(
+            "pyrightconfig.json",
+            b'{"typeCheckingMode": "\xe9"}\n',
+            "{root}/pyrightconfig.json: not UTF-8 text (invalid continuation byte at byte 22); save "
+            "it as UTF-8 and rerun typed-pallas init; nothing was written",
+            id="pyrightconfig-not-utf8",
+        ),
+    ],
+)
+def test_a_file_init_cannot_read_is_one_line_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, body: bytes, told: str
+) -> None:
+    """The files the plugin reads its configuration from are checked as the plugin would
+    (``config``'s message); the others (pyrightconfig.json, pyrefly.toml) by ``init``."""
+    root = _project(tmp_path)
+    (root / name).write_bytes(body)
+    before = _snapshot_bytes(root)
+    rc, out, err = _init(root, capsys=capsys)
+    assert (rc, out, err) == (2, "", "typed-pallas: error: " + told.format(root=root) + "\n")
+    assert _snapshot_bytes(root) == before
+
+
+def test_a_file_init_cannot_write_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _project(tmp_path)
+    real = Path.write_text
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> int:
+        if self.name == "pyproject.toml":
+            raise PermissionError(13, "Permission denied")
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "write_text", refuse)
+    rc, out, err = _init(root, capsys=capsys)
+    assert (rc, out) == (2, "")
+    assert re.fullmatch(
+        rf"typed-pallas: error: {re.escape(str(root))}/pyproject.toml: cannot write it \(Permission "
+        r"denied\); \d+ other file\(s\) were written before it; make it writable and rerun "
+        r"typed-pallas init \(it completes them\)\n",
+        err,
+    ), err
+
+
+def _snapshot_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
 def test_jax_pyrefly_stubs_detected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Next to jax-pyrefly-stubs: the mypy override that lets mypy run, and a line for pyrefly and ty."""
     root = _project(tmp_path)
@@ -395,9 +554,11 @@ def test_before_init_typed_pallas_names_give_no_false_error(checker: str, tmp_pa
 
 
 def test_check_says_what_to_do_next_to_jax_pyrefly_stubs(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = init._version
+    real = init.installed_version
     monkeypatch.setattr(
-        init, "_version", lambda dist: "1.4.0" if dist == init.JAX_PYREFLY_STUBS else real(dist)
+        init,
+        "installed_version",
+        lambda dist: "1.4.0" if dist == init.JAX_PYREFLY_STUBS else real(dist),
     )
     line = init.coinstall_warning()
     assert line is not None and line.startswith(

@@ -1,0 +1,202 @@
+"""``typed-pallas platforms``: the inferred map (text, JSON, Mermaid) of a small project."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from typed_pallas_mypy import platform_map
+from typed_pallas_mypy.cli import main
+
+TPU_OPS = """\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1
+
+
+def add_one_tpu(x):
+    return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+"""
+
+MODEL = """\
+import jax
+import tpu_ops
+
+
+def run(x):
+    if jax.default_backend() == "gpu":
+        return tpu_ops.add_one_tpu(x)
+    return x
+"""
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("map-cache"))  # jax analysed once for the module
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Path]:
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(old)
+
+
+def test_map_of_a_guarded_cross_module_call(project: Path, cache: str) -> None:
+    (project / "tpu_ops.py").write_text(TPU_OPS)
+    (project / "model.py").write_text(MODEL)
+    maps = platform_map.build_map(["tpu_ops.py", "model.py"], cache_dir=cache)
+
+    data = json.loads(platform_map.render(maps, "json"))
+    by_module = {m["module"]: m for m in data["modules"]}
+    (fn,) = by_module["tpu_ops"]["functions"]
+    assert fn["name"] == "tpu_ops.add_one_tpu" and fn["platforms"] == ["tpu"]
+    assert "pl.pallas_call at tpu_ops.py:11 takes Mosaic TPU params" in fn["chain"][0]
+    (site,) = by_module["model"]["decisions"]
+    assert (site["line"], site["column"], site["function"]) == (7, 16, "model.run")
+    assert site["message"] == "Compiler params for platform tpu cannot be used for gpu lowering."
+    assert site["requires"] == ["tpu_ops.add_one_tpu"]
+    assert platform_map.render(maps, "json") == platform_map.render(list(reversed(maps)), "json")
+
+    text = platform_map.render(maps, "text")
+    assert "add_one_tpu (tpu_ops.py:10): lowers only for tpu" in text
+    assert "decided at model.py:7 in run: Compiler params for platform tpu" in text
+
+    mermaid = platform_map.render(maps, "mermaid")
+    assert mermaid.startswith("graph LR\n")
+    assert 'f_tpu_ops_add_one_tpu["tpu_ops.add_one_tpu<br/>tpu"]' in mermaid
+    assert "d_model_7_16_0 -.->|fails| f_tpu_ops_add_one_tpu" in mermaid
+
+
+def test_no_pallas_code_gives_an_empty_map(
+    project: Path, cache: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "plain.py").write_text("def f(x):\n    return x + 1\n")
+    maps = platform_map.build_map(["plain.py"], cache_dir=cache)
+    assert all(not m.functions and not m.decisions for m in maps)
+    assert platform_map.render(maps, "mermaid") == "graph LR\n"
+    assert "No platform facts" in platform_map.render(maps, "text")
+
+    monkeypatch.setattr(platform_map, "DEFAULT_MAP_CACHE", cache)
+    assert main(["platforms", "--output", "json", "plain.py"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [m["functions"] + m["decisions"] for m in data["modules"]] == [[]]
+
+
+UNGUARDED = """\
+import tpu_ops
+
+
+def run(x):
+    return tpu_ops.add_one_tpu(x)
+"""
+
+
+@pytest.mark.slow  # a configuration change makes mypy analyse jax again
+def test_platform_option_sets_the_configured_platforms(
+    project: Path, cache: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--platform gpu``: the unguarded call of a TPU-only function is decided against the
+    configured platforms (a decision site); without it nothing is configured, nothing decided."""
+    from typed_pallas_mypy import config
+
+    monkeypatch.delenv(config.PLATFORMS_ENV, raising=False)
+    monkeypatch.delenv(config.CONFIG_ENV, raising=False)
+    monkeypatch.setattr(platform_map, "DEFAULT_MAP_CACHE", cache)
+    (project / ".git").mkdir()
+    (project / "tpu_ops.py").write_text(TPU_OPS)
+    (project / "app.py").write_text(UNGUARDED)
+    argv = ["platforms", "--output", "json", "app.py", "tpu_ops.py"]
+    assert main(argv) == 0  # unconfigured first: the cache the other tests left serves it
+    app = json.loads(capsys.readouterr().out)["modules"][0]
+    assert app["module"] == "app" and app["decisions"] == []
+    assert main([*argv, "--platform", "gpu"]) == 0
+    app = json.loads(capsys.readouterr().out)["modules"][0]
+    assert [(d["line"], d["function"], d["message"]) for d in app["decisions"]] == [
+        (5, "app.run", "Compiler params for platform tpu cannot be used for gpu lowering.")
+    ]
+    assert config.PLATFORMS_ENV not in os.environ  # the option does not outlive the command
+
+
+ATTEND = """\
+import jax
+from jax.experimental.pallas.ops.gpu.attention import mha
+from jax.experimental.pallas.ops.tpu.flash_attention import flash_attention
+
+
+def attend(q, k, v):
+    if jax.default_backend() == "tpu":
+        return flash_attention(q, k, v)
+    return mha(q, k, v, None)
+"""
+
+FLASH = "jax.experimental.pallas.ops.tpu.flash_attention.flash_attention"
+MHA = "jax.experimental.pallas.ops.gpu.attention.mha"
+
+
+def test_the_map_lists_the_library_kernels_a_module_uses(project: Path, cache: str) -> None:
+    (project / "attend.py").write_text(ATTEND)
+    (maps,) = platform_map.build_map(["attend.py"], cache_dir=cache)
+    assert [(f.name, f.platforms) for f in maps.libraries] == [
+        (MHA, ("cuda", "rocm")),
+        (FLASH, ("tpu",)),
+    ]
+    assert maps.libraries[1].where == "jax/experimental/pallas/ops/tpu/flash_attention.py:140"
+    assert maps.decisions == []  # each kernel on its own platform's path
+    data = platform_map.to_json([maps])
+    assert [lib["name"] for lib in data["modules"][0]["libraries"]] == [MHA, FLASH]  # type: ignore[index]
+    text = platform_map.render([maps], "text")
+    assert (
+        f"  uses {FLASH} (jax/experimental/pallas/ops/tpu/flash_attention.py:140): lowers only for tpu"
+        in text
+    )
+    mermaid = platform_map.render([maps], "mermaid")
+    assert (
+        '[("jax.experimental.pallas.ops.tpu.flash_attention.flash_attention<br/>tpu")]' in mermaid
+    )
+
+
+def test_library_option_maps_an_installed_library(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["platforms", "--library", "jax.experimental.pallas.ops.gpu.softmax"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        "jax.experimental.pallas.ops.gpu.softmax (jax/experimental/pallas/ops/gpu/softmax.py)"
+    )
+    assert out[1].startswith("  softmax (jax/experimental/pallas/ops/gpu/softmax.py:")
+    assert out[1].endswith("): lowers only for cuda, rocm")
+    assert main(["platforms", "--library", "jax.experimental.pallas.ops.tpu", "-o", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_name = {f["name"]: f["platforms"] for m in data["modules"] for f in m["functions"]}
+    assert by_name[FLASH] == ["tpu"]
+    assert by_name["jax.experimental.pallas.ops.tpu.megablox.ops.gmm"] == ["tpu"]
+    modules = {m["module"]: m["path"] for m in data["modules"]}
+    assert modules["jax.experimental.pallas.ops.tpu.megablox.ops"] == (
+        "jax/experimental/pallas/ops/tpu/megablox/ops.py"
+    )
+    assert MHA not in by_name  # only what is under the module named
+
+
+def test_library_option_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["platforms", "--library", "no_such_library.ops"]) == 2
+    assert capsys.readouterr().err == (
+        "typed-pallas: error: no_such_library.ops: no installed module of that name (or it "
+        "could not be read); name an installed module, e.g. jax.experimental.pallas.ops\n"
+    )
+    assert main(["platforms", "--library", "jax.experimental.pallas.ops", str(tmp_path)]) == 2
+    assert "--library maps an installed library, not PATHS" in capsys.readouterr().err
+    assert main(["platforms"]) == 2
+    assert capsys.readouterr().err == (
+        "typed-pallas: error: name the files or folders to map, or --library MODULE; "
+        "see `typed-pallas platforms --help`\n"
+    )

@@ -1,0 +1,80 @@
+"""``cli/project.py``: what ``typed-pallas check`` finds out about the project's layout (src
+layouts, the project's own ``mypy_path``, its own module names) and gives mypy."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from cli_support import fake_mypy
+
+from typed_pallas_mypy import cli
+from typed_pallas_mypy.cli import findings, project
+
+
+def _src_project(root: Path, *, init: bool) -> None:
+    pkg = root / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    if init:
+        (pkg / "__init__.py").write_text("")
+    (pkg / "kernels.py").write_text("def body(x_ref, o_ref): ...\n")
+    (pkg / "dispatch.py").write_text("from pkg.kernels import body\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_pkg.py").write_text("import pkg\n")
+    (root / "tool.py").write_text("")
+
+
+@pytest.mark.parametrize("init", [True, False], ids=["package", "namespace-package"])
+def test_src_layout_is_added_to_mypy_path(proj: Path, init: bool) -> None:
+    _src_project(proj, init=init)
+    for paths in (["src/pkg/dispatch.py"], ["src/pkg"], ["src"], ["src/pkg", "tests"]):
+        layout = project.find_layout(paths)
+        assert layout.mypy_path == (str(proj / "src"),), paths
+        assert layout.explicit_package_bases and layout.origins == (f"src layout (src{os.sep})",)
+        assert {"pkg", "tests", "tool"} <= set(layout.own_modules), layout.own_modules
+    flat = project.find_layout(["tests", "tool.py"])
+    assert flat.mypy_path == () and not flat.explicit_package_bases  # nothing under src/
+    assert "pkg" not in flat.own_modules and {"tests", "tool"} <= set(flat.own_modules)
+
+
+def test_src_without_packages_is_not_a_src_layout(proj: Path) -> None:
+    (proj / "src").mkdir()
+    (proj / "src" / "script.py").write_text("")
+    assert project.find_layout(["src/script.py"]).mypy_path == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("mypy.ini", "[mypy]\nmypy_path = lib, $MYPY_CONFIG_FILE_DIR/vendor\n"),
+        ("pyproject.toml", '[tool.mypy]\nmypy_path = ["lib", "$MYPY_CONFIG_FILE_DIR/vendor"]\n'),
+        ("setup.cfg", "[mypy]\nmypy_path = lib:vendor\n"),
+    ],
+)
+def test_projects_own_mypy_path_is_used(proj: Path, name: str, text: str) -> None:
+    (proj / name).write_text(text)
+    for folder in ("lib/libpkg", "vendor/vend"):
+        (proj / folder).mkdir(parents=True)
+        (proj / folder / "__init__.py").write_text("")
+    layout = project.find_layout(["."])
+    assert layout.mypy_path == (str(proj / "lib"), str(proj / "vendor"))
+    assert layout.origins == (f"{name}: mypy_path",) * 2
+    assert not layout.explicit_package_bases  # the project's own settings, no more
+    assert {"libpkg", "vend"} <= set(layout.own_modules)
+
+
+def test_preset_carries_the_layout(proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _src_project(proj, init=False)
+    fake = fake_mypy(monkeypatch)
+    assert cli.main(["check", "src/pkg"]) == 0
+    (preset,) = fake.presets
+    assert f"mypy_path = {proj / 'src'}\n" in preset and "explicit_package_bases = True\n" in preset
+    own = next(line for line in preset.splitlines() if line.startswith("[mypy-"))
+    assert {"pkg.*", "tests.*", "tool.*"} <= set(own[len("[mypy-") : -1].split(","))
+    assert preset.endswith(f"{own}\nignore_missing_imports = False\nfollow_imports = normal\n")
+    assert findings.PRESET in preset.replace(
+        f"mypy_path = {proj / 'src'}\nexplicit_package_bases = True\n", ""
+    )
+    # what eval/ and benchmarks/ run is unchanged
+    assert findings.preset_config() == findings.PRESET and "[mypy-" not in findings.PRESET

@@ -1,0 +1,78 @@
+"""Fake installed libraries for the library reader's tests.
+
+``fake_library_maker(folder)`` returns ``make_lib``: ``make_lib({"pkg/ops.py": source})``
+writes the files under a fresh ``.../lib/site-packages`` folder (sources dedented; the
+packages' missing ``__init__.py`` files created empty) and returns that root.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from typed_pallas_mypy.library_facts import LibraryFacts, LibraryRequirement
+
+MakeLib = Callable[[Mapping[str, str]], Path]
+
+#: The imports every fake kernel module starts with (6 lines).
+HEADER = """\
+import functools
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+from jax.experimental.pallas import mosaic_gpu as plgpu
+"""
+
+#: A module with one TPU op, one Triton op and a kernel (lines 7-16), after HEADER.
+OPS = (
+    HEADER
+    + """\
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+def tpu_op(x):
+    return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+
+def triton_op(x):
+    return pl.pallas_call(kernel, out_shape=x, compiler_params=pltriton.CompilerParams())(x)
+
+def tpu_op_i(x, interpret=False):
+    return pl.pallas_call(
+        kernel, out_shape=x, compiler_params=pltpu.CompilerParams(), interpret=interpret
+    )(x)
+
+def plain(x):
+    return x + 1
+"""
+)
+
+
+def fake_library_maker(folder: Path) -> MakeLib:
+    counter = iter(range(10_000))
+
+    def make(files: Mapping[str, str]) -> Path:
+        root = folder / f"env{next(counter)}" / "lib" / "site-packages"
+        for rel, source in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(source))
+            for parent in path.relative_to(root).parents:
+                if parent == Path("."):
+                    continue
+                init = root / parent / "__init__.py"
+                if not init.exists():
+                    init.write_text("")
+        return root
+
+    return make
+
+
+def platforms_of(found: LibraryRequirement | None) -> set[str] | None:
+    """The platforms of a requirement, None for none."""
+    return set(found.platforms) if found is not None else None
+
+
+def reader_for(root: Path, cache: Path | None = None) -> LibraryFacts:
+    return LibraryFacts([str(root)], str(cache) if cache is not None else None)

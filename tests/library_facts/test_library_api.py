@@ -1,0 +1,181 @@
+"""The public API of ``typed_pallas_mypy.library_facts``: wrappers, calls through a
+wrapper, ``modules_read``, ``module_map``, silence on failure, and the import promise
+(neither mypy nor jax)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
+
+from typed_pallas_mypy.library_facts import LibraryFacts, LibraryWrapper, requirements
+
+#: A qwix-like wrapper: builds the call in a closure and splats its **kwargs into it.
+QWIX_LIKE = (
+    HEADER
+    + """\
+def pallas_call(kernel, out_shape, *, grid=(), in_specs=None, **kwargs):
+    def wrapper(*args):
+        return pl.pallas_call(
+            lambda *refs: kernel(*refs),
+            out_shape,
+            grid=grid,
+            **kwargs,
+        )(*args)
+
+    return wrapper
+
+def direct(kernel, out_shape, compiler_params=None):
+    return pl.pallas_call(kernel, out_shape=out_shape, compiler_params=compiler_params)
+
+def fixed_params(kernel, out_shape):
+    return pl.pallas_call(kernel, out_shape=out_shape, compiler_params=pltpu.CompilerParams())
+
+def interprets(kernel, out_shape, compiler_params=None):
+    return pl.pallas_call(
+        kernel, out_shape=out_shape, compiler_params=compiler_params, interpret=True
+    )
+"""
+)
+
+USER = (
+    HEADER
+    + """\
+from qpkg import core as qpl
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+def through_wrapper(x):
+    call = qpl.pallas_call(kernel, x, compiler_params=pltpu.CompilerParams())
+    return call(x)
+
+def through_wrapper_interpreted(x):
+    call = qpl.pallas_call(kernel, x, compiler_params=pltpu.CompilerParams(), interpret=True)
+    return call(x)
+
+def through_wrapper_without_params(x):
+    return qpl.pallas_call(kernel, x)(x)
+"""
+)
+
+
+def test_wrappers(make_lib: MakeLib) -> None:
+    root = make_lib({"qpkg/core.py": QWIX_LIKE, "qpkg/__init__.py": "from qpkg.core import *\n"})
+    facts = reader_for(root)
+    assert facts.wrapper("qpkg.core.pallas_call") == LibraryWrapper(
+        entry="jax.experimental.pallas.pallas_call",
+        forwards=(("grid", "grid", -1), ("kernel", "kernel", 0), ("out_shape", "out_shape", 1)),
+        kwargs="kwargs",
+        where="qpkg/core.py:7",
+    )
+    assert facts.wrapper("qpkg.core.direct") == LibraryWrapper(
+        entry="jax.experimental.pallas.pallas_call",
+        forwards=(
+            ("compiler_params", "compiler_params", 2),
+            ("kernel", "kernel", 0),
+            ("out_shape", "out_shape", 1),
+        ),
+        kwargs=None,
+        where="qpkg/core.py:18",
+    )
+    assert facts.wrapper("qpkg.core.fixed_params") is None
+    assert facts.wrapper("qpkg.core.interprets") is None
+    assert facts.wrapper("qpkg.core.missing") is None
+
+
+def test_call_through_a_wrapper_has_the_call_requirement(make_lib: MakeLib) -> None:
+    root = make_lib({"qpkg/core.py": QWIX_LIKE, "user/model.py": USER})
+    facts = reader_for(root)
+    found = facts.requirement("user.model.through_wrapper")
+    assert found is not None
+    assert found.chain == (
+        "through_wrapper (user/model.py:12) lowers only for tpu: its call of pallas_call at "
+        "user/model.py:13 (a wrapper of pl.pallas_call, qpkg/core.py:7) takes Mosaic TPU "
+        "params",
+    )
+    assert facts.requirement("user.model.through_wrapper_interpreted") is None
+    assert facts.requirement("user.model.through_wrapper_without_params") is None
+
+
+def test_modules_read_and_module_map(make_lib: MakeLib) -> None:
+    root = make_lib(
+        {
+            "pkg/ops.py": OPS + "_private = tpu_op\npublic_alias = tpu_op\n",
+            "pkg/more.py": "from pkg.ops import tpu_op\n# pallas\ndef again(x):\n"
+            "    return tpu_op(x)\n",
+            "pkg/notes.py": "def unrelated():\n    return 1\n",
+        }
+    )
+    facts = reader_for(root)
+    assert facts.modules_read() == {}
+    assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}
+    assert facts.modules_read() == {"pkg.ops": str(root / "pkg" / "ops.py")}
+    mapped = {name: platforms_of(found) for name, found in facts.module_map("pkg")}
+    assert mapped == {
+        "pkg.more.again": {"tpu"},
+        "pkg.ops.kernel": None,
+        "pkg.ops.plain": None,
+        "pkg.ops.public_alias": {"tpu"},
+        "pkg.ops.tpu_op": {"tpu"},
+        "pkg.ops.tpu_op_i": {"tpu"},
+        "pkg.ops.triton_op": {"cuda", "rocm"},
+    }
+    assert facts.module_map("pkg.ops") == [
+        (name, found) for name, found in facts.module_map("pkg") if name.startswith("pkg.ops.")
+    ]
+    assert facts.module_map("nothing.here") == []
+
+
+def test_failures_are_silent_unless_debugging(
+    make_lib: MakeLib, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_lib({"pkg/ops.py": OPS})
+
+    def broken(source: bytes, module: str, *, is_package: bool) -> object:
+        raise RuntimeError("reader bug")
+
+    monkeypatch.setattr(requirements.reader, "read_module", broken)
+    monkeypatch.setenv("TYPED_PALLAS_MYPY_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="reader bug"):
+        reader_for(root).requirement("pkg.ops.tpu_op")
+    monkeypatch.delenv("TYPED_PALLAS_MYPY_DEBUG")
+    facts = reader_for(root)
+    assert facts.requirement("pkg.ops.tpu_op") is None
+    assert facts.wrapper("pkg.ops.tpu_op") is None
+    assert facts.module_map("pkg") == []
+
+
+def test_search_paths_in_order(make_lib: MakeLib) -> None:
+    first = make_lib({"pkg/ops.py": OPS})
+    second = make_lib({"pkg/ops.py": OPS.replace("pltpu.CompilerParams", "plgpu.CompilerParams")})
+    facts = LibraryFacts([str(first), str(second)], None)
+    assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}
+    facts = LibraryFacts([str(second), str(first)], None)
+    assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"cuda"}
+
+
+@pytest.mark.slow
+def test_importing_it_imports_neither_mypy_nor_jax() -> None:
+    probe = (
+        "import json, sys\n"
+        "import typed_pallas_mypy.library_facts\n"
+        "print(json.dumps(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('mypy', 'jax', 'jaxlib'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    # the probe can fail: the same check after importing the plugin's mypy side
+    done = subprocess.run(
+        [sys.executable, "-c", probe.replace("library_facts\n", "main\n")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "mypy" in json.loads(done.stdout.strip().splitlines()[-1])

@@ -1,0 +1,212 @@
+"""jax's own ``pallas.ops`` as installed in this venv, read by the library reader.
+
+The 47 public entry functions of ``jax.experimental.pallas.ops`` (the list of
+``shared/reference/library-kernels.md`` section 2: TPU 22, Triton 13, Mosaic GPU 11,
+neutral 1) and what the reader infers for each, measured on jax 0.10.2 and 0.12.0.1
+(the same at both ends). The 14 without a requirement, and why:
+
+* ``tpu.example_kernel.double``: no params, no evidence (neutral);
+* the 9 ``tpu.random`` entries: their only TPU trait is ``pltpu.SMEM`` in block specs,
+  which is not evidence (it lowers with Triton params, ``evidence_tables``);
+* ``tpu.all_gather.all_gather``: returns early when the axis has size 1, and runs its
+  kernel through ``shard_map`` (not a function-keeping call);
+* ``SplashAttentionKernel``: ``interpret`` reaches its kernels through ``**kwargs``, at
+  construction or at call time, so no caller can be held to it (its factories
+  ``make_splash_*`` pass it explicitly and have the requirement);
+* ``gpu.layer_norm.layer_norm_backward``, ``gpu.rms_norm.rms_norm_backward``: return
+  early on the ``backward_pass_impl == "xla"`` path, which runs no kernel.
+
+The reader never imports jax: this test finds the installed jax with ``find_spec``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+from pathlib import Path
+
+import pytest
+from library_fakes import platforms_of
+
+from typed_pallas_mypy.library_facts import LibraryFacts
+
+OPS = "jax.experimental.pallas.ops."
+TPU = "tpu"
+TRITON = "cuda,rocm"
+MOSAIC_GPU = "cuda"
+NONE = "none"
+
+#: entry (under ``jax.experimental.pallas.ops``) -> platforms of its requirement.
+ENTRIES: dict[str, str] = {
+    "gpu.all_gather_mgpu.all_gather": MOSAIC_GPU,
+    "gpu.attention.mha": TRITON,
+    "gpu.attention_mgpu.attention": MOSAIC_GPU,
+    "gpu.attention_mgpu.attention_with_pipeline_emitter": MOSAIC_GPU,
+    "gpu.blackwell_matmul_mgpu.matmul_kernel": MOSAIC_GPU,
+    "gpu.blackwell_ragged_dot_mgpu.ragged_dot_kernel": MOSAIC_GPU,
+    "gpu.collective_matmul_mgpu.all_gather_lhs_matmul": MOSAIC_GPU,
+    "gpu.decode_attention.decode_attn_unbatched": TRITON,
+    "gpu.decode_attention.mqa": TRITON,
+    "gpu.decode_attention.gqa": TRITON,
+    "gpu.hopper_matmul_mgpu.matmul": MOSAIC_GPU,
+    "gpu.hopper_mixed_type_matmul_mgpu.mixed_matmul_kernel": MOSAIC_GPU,
+    "gpu.layer_norm.layer_norm_forward": TRITON,
+    "gpu.layer_norm.layer_norm_backward": NONE,
+    "gpu.layer_norm.layer_norm": TRITON,
+    "gpu.paged_attention.paged_attention_unbatched": TRITON,
+    "gpu.paged_attention.paged_attention": TRITON,
+    "gpu.ragged_dot_mgpu.ragged_dot": MOSAIC_GPU,
+    "gpu.reduce_scatter_mgpu.reduce_scatter": MOSAIC_GPU,
+    "gpu.rms_norm.rms_norm_forward": TRITON,
+    "gpu.rms_norm.rms_norm_backward": NONE,
+    "gpu.rms_norm.rms_norm": TRITON,
+    "gpu.softmax.softmax": TRITON,
+    "gpu.transposed_ragged_dot_mgpu.transposed_ragged_dot": MOSAIC_GPU,
+    "tpu.all_gather.all_gather": NONE,
+    "tpu.example_kernel.double": NONE,
+    "tpu.flash_attention.flash_attention": TPU,
+    "tpu.matmul.matmul": TPU,
+    "tpu.megablox.gmm.gmm": TPU,
+    "tpu.megablox.gmm.tgmm": TPU,
+    "tpu.megablox.ops.gmm": TPU,
+    "tpu.paged_attention.paged_attention_kernel.paged_attention": TPU,
+    "tpu.ragged_paged_attention.kernel.ragged_paged_attention": TPU,
+    "tpu.random.philox.philox_4x32_kernel": NONE,
+    "tpu.random.philox.philox_4x32_count": NONE,
+    "tpu.random.philox.philox_split": NONE,
+    "tpu.random.philox.philox_random_bits": NONE,
+    "tpu.random.philox.philox_fold_in": NONE,
+    "tpu.random.philox.plphilox_prng_impl": NONE,
+    "tpu.random.threefry.threefry_2x32_count": NONE,
+    "tpu.random.threefry.plthreefry_random_bits": NONE,
+    "tpu.random.threefry.plthreefry_prng_impl": NONE,
+    "tpu.splash_attention.splash_attention_kernel.SplashAttentionKernel": NONE,
+    "tpu.splash_attention.splash_attention_kernel.make_splash_mha": TPU,
+    "tpu.splash_attention.splash_attention_kernel.make_splash_mqa": TPU,
+    "tpu.splash_attention.splash_attention_kernel.make_splash_mha_single_device": TPU,
+    "tpu.splash_attention.splash_attention_kernel.make_splash_mqa_single_device": TPU,
+}
+
+#: (major, minor) of jax -> how many of the 47 entries get each answer.
+COUNTS: dict[tuple[int, int], dict[str, int]] = {
+    (0, 10): {TPU: 11, TRITON: 11, MOSAIC_GPU: 11, NONE: 14},
+    (0, 12): {TPU: 11, TRITON: 11, MOSAIC_GPU: 11, NONE: 14},
+}
+
+FA = "jax/experimental/pallas/ops/tpu/flash_attention.py"
+GMM = "jax/experimental/pallas/ops/tpu/megablox/gmm.py"
+SPLASH = "jax/experimental/pallas/ops/tpu/splash_attention/splash_attention_kernel.py"
+MHA = "jax/experimental/pallas/ops/gpu/attention.py"
+MGPU = "jax/experimental/pallas/ops/gpu/hopper_matmul_mgpu.py"
+
+
+def _splash_chain(lines: tuple[int, ...]) -> tuple[str, ...]:
+    make, made, call, call_at, impl, impl_at, custom, custom_at, fwd, fwd_at = lines
+    return (
+        f"_make_splash_attention ({SPLASH}:{make}) lowers only for tpu: it returns a "
+        f"SplashAttentionKernel at {SPLASH}:{made}, whose __call__ lowers only for tpu",
+        f"__call__ ({SPLASH}:{call}) lowers only for tpu: it calls _splash_attention at "
+        f"{SPLASH}:{call_at}",
+        f"_splash_attention ({SPLASH}:{impl}) lowers only for tpu: it calls "
+        f"_splash_attention_custom at {SPLASH}:{impl_at}",
+        f"_splash_attention_custom ({SPLASH}:{custom}) lowers only for tpu: it calls "
+        f"_splash_attention_forward at {SPLASH}:{custom_at}",
+        f"_splash_attention_forward ({SPLASH}:{fwd}) lowers only for tpu: its pl.pallas_call "
+        f"at {SPLASH}:{fwd_at} takes Mosaic TPU params",
+    )
+
+
+_FLASH_ATTENTION = (
+    f"flash_attention ({FA}:140) lowers only for tpu: it calls _flash_attention at {FA}:199",
+    f"_flash_attention ({FA}:205) lowers only for tpu: it calls _flash_attention_impl at {FA}:217",
+    f"_flash_attention_impl ({FA}:589) lowers only for tpu: its pl.pallas_call at {FA}:758 "
+    "takes Mosaic TPU params",
+)
+_GMM = (
+    f"gmm ({GMM}:314) lowers only for tpu: its pl.pallas_call at {GMM}:526 takes Mosaic TPU params",
+)
+_MGPU = (
+    f"matmul ({MGPU}:232) lowers only for cuda: its plgpu.kernel at {MGPU}:261 takes Mosaic "
+    "GPU params",
+)
+
+#: (major, minor) -> entry -> (chain, interpret), word for word.
+CHAINS: dict[tuple[int, int], dict[str, tuple[tuple[str, ...], tuple[str, int] | None]]] = {
+    (0, 10): {
+        "tpu.flash_attention.flash_attention": (_FLASH_ATTENTION, None),
+        "tpu.megablox.gmm": (_GMM, ("interpret", 8)),
+        "tpu.splash_attention.splash_attention_kernel.make_splash_mha": (
+            _splash_chain((2544, 2619, 2462, 2469, 2388, 2427, 1213, 1242, 900, 1143)),
+            ("interpret", -1),
+        ),
+        "gpu.attention.mha": (
+            (
+                f"mha ({MHA}:220) lowers only for cuda, rocm: its pl.pallas_call at {MHA}:285 "
+                "takes Triton params",
+            ),
+            ("interpret", 11),
+        ),
+        "gpu.hopper_matmul_mgpu.matmul": (_MGPU, None),
+    },
+    (0, 12): {
+        "tpu.flash_attention.flash_attention": (_FLASH_ATTENTION, None),
+        "tpu.megablox.gmm": (_GMM, ("interpret", 8)),
+        "tpu.splash_attention.splash_attention_kernel.make_splash_mha": (
+            _splash_chain((2537, 2612, 2455, 2462, 2381, 2420, 1206, 1235, 900, 1142)),
+            ("interpret", -1),
+        ),
+        "gpu.attention.mha": (
+            (
+                f"mha ({MHA}:229) lowers only for cuda, rocm: its pl.pallas_call at {MHA}:294 "
+                "takes Triton params",
+            ),
+            ("interpret", 11),
+        ),
+        "gpu.hopper_matmul_mgpu.matmul": (_MGPU, None),
+    },
+}
+
+
+def _jax_minor() -> tuple[int, int]:
+    major, minor = importlib.metadata.version("jax").split(".")[:2]
+    return int(major), int(minor)
+
+
+@pytest.fixture(scope="module")
+def facts() -> LibraryFacts:
+    spec = importlib.util.find_spec("jax")
+    assert spec is not None and spec.submodule_search_locations
+    site_packages = Path(next(iter(spec.submodule_search_locations))).parent
+    return LibraryFacts([str(site_packages)], None)
+
+
+def test_counts_of_the_47_entries(facts: LibraryFacts) -> None:
+    assert len(ENTRIES) == 47
+    found: dict[str, str] = {}
+    for name in ENTRIES:
+        platforms = platforms_of(facts.requirement(OPS + name))
+        found[name] = ",".join(sorted(platforms)) if platforms is not None else NONE
+    assert found == ENTRIES
+    counts: dict[str, int] = {}
+    for value in found.values():
+        counts[value] = counts.get(value, 0) + 1
+    minor = _jax_minor()
+    assert minor in COUNTS, f"jax {minor} is not measured here: add its counts"
+    assert counts == COUNTS[minor]
+
+
+def test_chains_word_for_word(facts: LibraryFacts) -> None:
+    minor = _jax_minor()
+    assert minor in CHAINS, f"jax {minor} is not measured here: add its chains"
+    for name, (chain, interpret) in CHAINS[minor].items():
+        found = facts.requirement(OPS + name)
+        assert found is not None, name
+        assert found.chain == chain, name
+        assert found.interpret == interpret, name
+
+
+def test_jax_framework_modules_are_not_read(facts: LibraryFacts) -> None:
+    facts.module_map("jax.experimental.pallas.ops")
+    read = facts.modules_read()
+    assert len(read) >= 30
+    assert all(name.startswith(OPS) for name in read)

@@ -1,0 +1,733 @@
+"""Requirements of library functions (``library_facts.requirements``), rule by rule.
+
+Each rule has a firing case (a requirement, with its platforms, and its notes where the
+wording matters) and a silent case (None) in a small fake library. ``pkg/ops.py`` is
+``library_fakes.OPS``: ``tpu_op`` (line 10, its ``pl.pallas_call`` on line 11),
+``triton_op`` (13/14), ``tpu_op_i`` (16/17, ``interpret=`` from its parameter) and
+``plain`` (no kernel).
+"""
+
+from __future__ import annotations
+
+import pytest
+from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
+
+from typed_pallas_mypy.library_facts import LibraryFacts, LibraryRequirement
+
+IMPORTS = HEADER + "from pkg.ops import kernel, plain, tpu_op, tpu_op_i, triton_op\n"
+
+TPU_OP_NOTE = (
+    "tpu_op (pkg/ops.py:10) lowers only for tpu: its pl.pallas_call at pkg/ops.py:11 "
+    "takes Mosaic TPU params"
+)
+
+
+def _library(make_lib: MakeLib, **modules: str) -> LibraryFacts:
+    files = {"pkg/ops.py": OPS}
+    for name, source in modules.items():
+        files[f"pkg/{name}.py"] = IMPORTS + source
+    return reader_for(make_lib(files))
+
+
+def _req(facts: LibraryFacts, name: str) -> LibraryRequirement:
+    found = facts.requirement(name)
+    assert found is not None, name
+    return found
+
+
+# --------------------------------------------------------------------------- entry calls
+
+
+def test_params_give_the_platforms_and_the_note(make_lib: MakeLib) -> None:
+    facts = _library(make_lib)
+    found = _req(facts, "pkg.ops.tpu_op")
+    assert found == LibraryRequirement(
+        frozenset({"tpu"}), ("params", "tpu", "mosaic_tpu"), (TPU_OP_NOTE,), None
+    )
+    triton = _req(facts, "pkg.ops.triton_op")
+    assert triton.platforms == frozenset({"cuda", "rocm"})
+    assert triton.cause == ("params", "gpu", "triton")
+    assert facts.requirement("pkg.ops.plain") is None
+
+
+def test_evidence_without_params(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        ev="""
+def dma_kernel(x_ref, o_ref):
+    pltpu.sync_copy(x_ref, o_ref)
+
+def by_body(x):
+    return pl.pallas_call(dma_kernel, out_shape=x)(x)
+
+def by_scratch(x):
+    return pl.pallas_call(kernel, out_shape=x, scratch_shapes=[pltpu.VMEM((8,), None)])(x)
+
+def by_entry(x):
+    return plgpu.kernel(kernel, out_shape=x)(x)
+
+def by_block_spec_only(x):
+    spec = pl.BlockSpec(memory_space=pltpu.SMEM)
+    return pl.pallas_call(kernel, out_shape=x, in_specs=[spec])(x)
+
+def no_evidence(x):
+    return pl.pallas_call(kernel, out_shape=x)(x)
+
+def legacy_dict_params(x):
+    return pl.pallas_call(dma_kernel, out_shape=x, compiler_params=dict(mosaic=dict()))(x)
+
+def legacy_dict_params_plain(x):
+    return pl.pallas_call(kernel, out_shape=x, compiler_params={"mosaic": {}})(x)
+""",
+    )
+    body = _req(facts, "pkg.ev.by_body")
+    assert body.platforms == frozenset({"tpu"})
+    assert body.cause == ("evidence", "mosaic_tpu", "mosaic_tpu")
+    assert body.chain == (
+        "by_body (pkg/ev.py:12) lowers only for tpu: its pl.pallas_call at pkg/ev.py:13 "
+        "uses pltpu.sync_copy (line 10), TPU-only",
+    )
+    assert platforms_of(facts.requirement("pkg.ev.by_scratch")) == {"tpu"}
+    assert platforms_of(facts.requirement("pkg.ev.by_entry")) == {"cuda"}
+    assert facts.requirement("pkg.ev.by_block_spec_only") is None
+    assert facts.requirement("pkg.ev.no_evidence") is None
+    # legacy dict params are unknown params: only evidence can say anything
+    assert _req(facts, "pkg.ev.legacy_dict_params").cause == (
+        "evidence",
+        "mosaic_tpu",
+        "mosaic_tpu",
+    )
+    assert facts.requirement("pkg.ev.legacy_dict_params_plain") is None
+
+
+def test_kernel_of_another_module_gives_its_body_evidence(make_lib: MakeLib) -> None:
+    facts = reader_for(
+        make_lib(
+            {
+                "pkg/kernels.py": HEADER + "def dma_kernel(x_ref, o_ref):\n"
+                "    pltpu.sync_copy(x_ref, o_ref)\n"
+                "def copy_kernel(x_ref, o_ref):\n"
+                "    o_ref[...] = x_ref[...]\n",
+                "pkg/use.py": HEADER + "from pkg.kernels import dma_kernel, copy_kernel\n"
+                "def op(x):\n"
+                "    return pl.pallas_call(dma_kernel, out_shape=x)(x)\n"
+                "def plain_op(x):\n"
+                "    return pl.pallas_call(copy_kernel, out_shape=x)(x)\n",
+            }
+        )
+    )
+    assert _req(facts, "pkg.use.op").chain == (
+        "op (pkg/use.py:8) lowers only for tpu: its pl.pallas_call at pkg/use.py:9 uses "
+        "pltpu.sync_copy (in dma_kernel, pkg/kernels.py:8) (line 9), TPU-only",
+    )
+    assert facts.requirement("pkg.use.plain_op") is None
+
+
+def test_contradictions_give_none(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        mix="""
+def both(x):
+    return triton_op(tpu_op(x))
+
+def twice(x):
+    return tpu_op(tpu_op(x))
+
+def atomic_kernel(x_ref, o_ref):
+    o_ref[...] = pltriton.atomic_add(x_ref, 0, 1)
+
+def params_against_body(x):
+    return pl.pallas_call(
+        atomic_kernel, out_shape=x, compiler_params=pltpu.CompilerParams()
+    )(x)
+""",
+    )
+    assert facts.requirement("pkg.mix.both") is None
+    assert platforms_of(facts.requirement("pkg.mix.twice")) == {"tpu"}
+    assert facts.requirement("pkg.mix.params_against_body") is None
+
+
+def test_entry_runs_only_when_its_kernel_runs(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        run="""
+def assigned_then_called(x):
+    call = pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+    return call(x)
+
+def rewrapped_in_a_loop(x):
+    call = pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+    for _ in range(2):
+        call = jax.vmap(call)
+    return call(x)
+
+def named(x):
+    call = jax.named_scope("k")(
+        pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+    )
+    return call(x)
+
+def decorated(x):
+    @functools.partial(pl.pallas_call, out_shape=x, compiler_params=pltpu.CompilerParams())
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+    return body(x)
+
+def in_with(x):
+    with jax.named_scope("k"):
+        return tpu_op(x)
+
+def assigned_never_called(x):
+    call = pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+    return x
+
+def called_conditionally(x, flag):
+    call = pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+    if flag:
+        return call(x)
+    return x
+
+def decorated_never_called(x):
+    @functools.partial(pl.pallas_call, out_shape=x, compiler_params=pltpu.CompilerParams())
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+    return x
+""",
+    )
+    for name in ("assigned_then_called", "rewrapped_in_a_loop", "named", "decorated", "in_with"):
+        assert platforms_of(facts.requirement(f"pkg.run.{name}")) == {"tpu"}, name
+    for name in ("assigned_never_called", "called_conditionally", "decorated_never_called"):
+        assert facts.requirement(f"pkg.run.{name}") is None, name
+
+
+# --------------------------------------------------------------------------- names
+
+
+def test_aliases_and_reexports(make_lib: MakeLib) -> None:
+    root = make_lib(
+        {
+            "pkg/ops.py": OPS + "alias = tpu_op\n",
+            "pkg/__init__.py": "from pkg.ops import tpu_op as tpu_op\n"
+            "from .ops import tpu_op as relative_op\n"
+            "from pkg.ops import plain\n",
+            "pkg/sub/__init__.py": "from .. import ops\n",
+        }
+    )
+    facts = reader_for(root)
+    for name in ("pkg.tpu_op", "pkg.relative_op", "pkg.ops.alias", "pkg.sub.ops.tpu_op"):
+        found = _req(facts, name)
+        assert found.chain == (TPU_OP_NOTE,), name
+    assert facts.requirement("pkg.plain") is None
+    assert facts.requirement("pkg.missing") is None
+
+
+def test_partial(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        part="""
+scaled = functools.partial(tpu_op_i)
+bound_off = functools.partial(tpu_op_i, interpret=False)
+bound_on = functools.partial(tpu_op_i, interpret=True)
+positional = functools.partial(tpu_op_i, 1)
+of_plain = functools.partial(plain, 2)
+
+def local_partial(x):
+    run = functools.partial(tpu_op, x)
+    return run()
+""",
+    )
+    assert _req(facts, "pkg.part.scaled").interpret == ("interpret", 1)
+    assert _req(facts, "pkg.part.bound_off").interpret is None
+    assert _req(facts, "pkg.part.positional").interpret == ("interpret", 0)
+    assert platforms_of(facts.requirement("pkg.part.local_partial")) == {"tpu"}
+    assert facts.requirement("pkg.part.bound_on") is None
+    assert facts.requirement("pkg.part.of_plain") is None
+
+
+def test_jit_and_decorators(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        jit="""
+@jax.jit
+def jitted(x):
+    return tpu_op(x)
+
+@functools.partial(jax.jit, static_argnames=["n"])
+def jitted_static(x, n=1):
+    return tpu_op(x)
+
+@jax.jit(static_argnames=["n"])
+def jitted_call(x, n=1):
+    return tpu_op(x)
+
+wrapped = jax.jit(tpu_op)
+
+def uses_jit_inline(x):
+    return jax.jit(tpu_op)(x)
+
+def unknown_decorator(f):
+    return f
+
+@unknown_decorator
+def decorated(x):
+    return tpu_op(x)
+""",
+    )
+    assert _req(facts, "pkg.jit.jitted").chain == (
+        "jitted (pkg/jit.py:10) lowers only for tpu: it calls tpu_op at pkg/jit.py:11",
+        TPU_OP_NOTE,
+    )
+    for name in ("jitted_static", "jitted_call", "wrapped", "uses_jit_inline"):
+        assert platforms_of(facts.requirement(f"pkg.jit.{name}")) == {"tpu"}, name
+    assert facts.requirement("pkg.jit.decorated") is None
+
+
+def test_custom_vjp(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        vjp="""
+@jax.custom_vjp
+def primal(x):
+    return tpu_op(x)
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+def primal_nondiff(x, n):
+    return tpu_op(x)
+
+vjp_alias = jax.custom_vjp(tpu_op_i, nondiff_argnums=(1,))
+jvp_alias = jax.custom_jvp(tpu_op)
+vjp_plain = jax.custom_vjp(plain)
+""",
+    )
+    for name in ("primal", "primal_nondiff", "jvp_alias"):
+        assert platforms_of(facts.requirement(f"pkg.vjp.{name}")) == {"tpu"}, name
+    assert _req(facts, "pkg.vjp.vjp_alias").interpret == ("interpret", 1)
+    assert facts.requirement("pkg.vjp.vjp_plain") is None
+
+
+def test_overloaded_function_uses_its_implementation(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        over="""
+from typing import overload
+
+@overload
+def op(x: int) -> int: ...
+@overload
+def op(x: str) -> str: ...
+def op(x):
+    return tpu_op(x)
+""",
+    )
+    assert platforms_of(facts.requirement("pkg.over.op")) == {"tpu"}
+
+
+# --------------------------------------------------------------------------- classes
+
+
+def test_methods_through_self_and_bases(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        meth="""
+class Runner:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def run(self, x):
+        return self._kernel(x)
+
+    def _kernel(self, x):
+        return tpu_op(x)
+
+    def run_attribute(self, x):
+        return self.fn(x)
+
+class Child(Runner):
+    def go(self, x):
+        return self._kernel(x)
+
+class Base:
+    def run(self, x):
+        return self._impl(x)
+
+    def _impl(self, x):
+        return tpu_op(x)
+
+class GpuBase(Base):
+    def _impl(self, x):
+        return triton_op(x)
+""",
+    )
+    assert _req(facts, "pkg.meth.Runner.run").chain == (
+        "run (pkg/meth.py:13) lowers only for tpu: it calls _kernel at pkg/meth.py:14",
+        "_kernel (pkg/meth.py:16) lowers only for tpu: it calls tpu_op at pkg/meth.py:17",
+        TPU_OP_NOTE,
+    )
+    assert platforms_of(facts.requirement("pkg.meth.Child.go")) == {"tpu"}
+    assert facts.requirement("pkg.meth.Runner.run_attribute") is None
+    # a subclass overrides _impl: Base.run may run either
+    assert facts.requirement("pkg.meth.Base.run") is None
+    assert platforms_of(facts.requirement("pkg.meth.Base._impl")) == {"tpu"}
+
+
+def test_instances_and_factories(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        fac="""
+class K:
+    def __call__(self, x):
+        return tpu_op(x)
+
+class Plain:
+    def __call__(self, x):
+        return plain(x)
+
+def make_k():
+    return K()
+
+def make_plain():
+    return Plain()
+
+def use_instance(x):
+    return K()(x)
+
+def use_variable(x):
+    k = K()
+    return k(x)
+
+def construct_only(x):
+    K()
+    return x
+""",
+    )
+    assert _req(facts, "pkg.fac.make_k").chain == (
+        "make_k (pkg/fac.py:17) lowers only for tpu: it returns a K at pkg/fac.py:18, "
+        "whose __call__ lowers only for tpu",
+        "__call__ (pkg/fac.py:10) lowers only for tpu: it calls tpu_op at pkg/fac.py:11",
+        TPU_OP_NOTE,
+    )
+    assert _req(facts, "pkg.fac.use_instance").chain[0] == (
+        "use_instance (pkg/fac.py:23) lowers only for tpu: it calls a K at pkg/fac.py:24, "
+        "whose __call__ lowers only for tpu"
+    )
+    assert platforms_of(facts.requirement("pkg.fac.use_variable")) == {"tpu"}
+    assert platforms_of(facts.requirement("pkg.fac.K")) == {"tpu"}
+    assert facts.requirement("pkg.fac.make_plain") is None
+    assert facts.requirement("pkg.fac.Plain") is None
+    assert facts.requirement("pkg.fac.construct_only") is None
+
+
+def test_interpret_through_the_constructor(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        ctor="""
+class KI:
+    def __init__(self, interpret=False):
+        self.interpret = interpret
+
+    def __call__(self, x):
+        return tpu_op_i(x, interpret=self.interpret)
+
+def make_ki(interpret=False):
+    return KI(interpret=interpret)
+
+def make_ki_on():
+    return KI(interpret=True)
+
+def _impl(x, *, interpret):
+    return tpu_op_i(x, interpret=interpret)
+
+class KK:
+    def __init__(self, info, **kwargs):
+        self.info = info
+        self.kwargs = kwargs
+
+    def __call__(self, *args, **kwargs):
+        return _impl(*args, **kwargs, **self.kwargs)
+
+def make_kk(*, interpret=False):
+    return KK(1, interpret=interpret)
+
+def make_kk_without():
+    return KK(1)
+
+import dataclasses
+
+@dataclasses.dataclass(frozen=True)
+class KD:
+    block: int
+    interpret: bool = False
+
+    def __call__(self, x):
+        return tpu_op_i(x, interpret=self.interpret)
+
+@dataclasses.dataclass(frozen=True)
+class KDInitVar:
+    block: dataclasses.InitVar[int]
+    interpret: bool = False
+
+    def __call__(self, x):
+        return tpu_op_i(x, interpret=self.interpret)
+""",
+    )
+    assert _req(facts, "pkg.ctor.KI").interpret == ("interpret", 0)
+    assert _req(facts, "pkg.ctor.make_ki").interpret == ("interpret", 0)
+    assert _req(facts, "pkg.ctor.make_kk").interpret == ("interpret", -1)
+    assert facts.requirement("pkg.ctor.make_ki_on") is None
+    # interpret may come at call time through **kwargs: nothing a caller can say
+    assert facts.requirement("pkg.ctor.KK") is None
+    assert facts.requirement("pkg.ctor.make_kk_without") is None
+    assert _req(facts, "pkg.ctor.KD").interpret == ("interpret", 1)
+    assert facts.requirement("pkg.ctor.KDInitVar") is None
+
+
+# --------------------------------------------------------------------------- interpret
+
+
+def test_interpret_forwarded_through_parameters(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        interp="""
+def caller_absent(x):
+    return tpu_op_i(x)
+
+def caller_false(x):
+    return tpu_op_i(x, interpret=False)
+
+def caller_true(x):
+    return tpu_op_i(x, interpret=True)
+
+def caller_forward(x, interpret=False):
+    return tpu_op_i(x, interpret=interpret)
+
+def caller_keyword_only(x, *, debug=None, interpret=None):
+    return tpu_op_i(x, interpret=interpret)
+
+def caller_positional(x, interpret=False):
+    return tpu_op_i(x, interpret)
+
+def caller_default_on(x, interpret=True):
+    return tpu_op_i(x, interpret=interpret)
+
+def caller_local(x):
+    flag = x is None
+    return tpu_op_i(x, interpret=flag)
+
+def caller_rebinds(x, interpret=False):
+    interpret = not interpret
+    return tpu_op_i(x, interpret=interpret)
+
+def caller_splat(x, **options):
+    return tpu_op_i(x, **options)
+
+def caller_mixed(x, interpret=False):
+    return tpu_op(tpu_op_i(x, interpret=interpret))
+
+def caller_closure(x, interpret=False):
+    def inner(y):
+        return tpu_op_i(y, interpret=interpret)
+    return inner(x)
+
+def caller_closure_shadowing(x, interpret=False):
+    run = functools.partial(tpu_op_i, interpret=interpret)
+    def inner(y, interpret=False):
+        return run(y)
+    return inner(x)
+
+def literal_on(x):
+    return pl.pallas_call(
+        kernel, out_shape=x, compiler_params=pltpu.CompilerParams(), interpret=True
+    )(x)
+""",
+    )
+    assert _req(facts, "pkg.ops.tpu_op_i").interpret == ("interpret", 1)
+    assert _req(facts, "pkg.interp.caller_absent").interpret is None
+    assert _req(facts, "pkg.interp.caller_false").interpret is None
+    assert _req(facts, "pkg.interp.caller_forward").interpret == ("interpret", 1)
+    assert _req(facts, "pkg.interp.caller_keyword_only").interpret == ("interpret", -1)
+    assert _req(facts, "pkg.interp.caller_positional").interpret == ("interpret", 1)
+    # tpu_op runs whatever interpret is: the requirement holds without a parameter
+    assert _req(facts, "pkg.interp.caller_mixed").interpret is None
+    assert _req(facts, "pkg.interp.caller_closure").interpret == ("interpret", 1)
+    # inner's own interpret is not the one the partial took from caller_closure_shadowing
+    assert _req(facts, "pkg.interp.caller_closure_shadowing").interpret == ("interpret", 1)
+    for name in (
+        "caller_true",
+        "caller_default_on",
+        "caller_local",
+        "caller_rebinds",
+        "caller_splat",
+        "literal_on",
+    ):
+        assert facts.requirement(f"pkg.interp.{name}") is None, name
+
+
+# --------------------------------------------------------------------------- silence
+
+
+def test_platform_reads_give_none(make_lib: MakeLib) -> None:
+    root = make_lib(
+        {
+            "pkg/ops.py": OPS,
+            "pkg/env.py": "import jax\n"
+            "def on_tpu():\n"
+            "    return jax.default_backend() == 'tpu'\n"
+            "def on_gpu():\n"
+            "    return not on_tpu()\n"
+            "ON_TPU = jax.devices()[0].platform == 'tpu'\n",
+            "pkg/plat.py": IMPORTS
+            + """
+from pkg import env
+from pkg.env import ON_TPU
+
+def by_backend(x):
+    if jax.default_backend() == "tpu":
+        x = x + 1
+    return tpu_op(x)
+
+def by_device(x, mesh):
+    if mesh.devices.flat[0].platform != "tpu":
+        x = x + 1
+    return tpu_op(x)
+
+def by_helper(x):
+    if env.on_tpu():
+        x = x + 1
+    return tpu_op(x)
+
+def by_constant(x):
+    if ON_TPU:
+        x = x + 1
+    return tpu_op(x)
+
+def by_helper_of_helper(x):
+    if env.on_gpu():
+        x = x + 1
+    return tpu_op(x)
+
+def by_flag(x, flag):
+    if flag:
+        x = x + 1
+    return tpu_op(x)
+""",
+        }
+    )
+    facts = reader_for(root)
+    for name in ("by_backend", "by_device", "by_helper", "by_constant", "by_helper_of_helper"):
+        assert facts.requirement(f"pkg.plat.{name}") is None, name
+    assert platforms_of(facts.requirement("pkg.plat.by_flag")) == {"tpu"}
+
+
+def test_unknown_callables_give_none(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        unk="""
+import jax.numpy as jnp
+TABLE = {"a": tpu_op}
+
+def calls_parameter(fn, x):
+    return fn(tpu_op(x))
+
+def calls_table_entry(x):
+    return TABLE["a"](tpu_op(x))
+
+def calls_result_of_parameter(make, x):
+    return make()(tpu_op(x))
+
+def calls_library_code(x):
+    return jnp.sum(tpu_op(x))
+""",
+    )
+    for name in ("calls_parameter", "calls_table_entry", "calls_result_of_parameter"):
+        assert facts.requirement(f"pkg.unk.{name}") is None, name
+    assert platforms_of(facts.requirement("pkg.unk.calls_library_code")) == {"tpu"}
+
+
+def test_conditional_calls_give_none(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        cond="""
+def under_if(x, flag):
+    if flag:
+        return tpu_op(x)
+    return x
+
+def after_early_return(x, flag):
+    if not flag:
+        return x
+    return tpu_op(x)
+
+def in_try(x):
+    try:
+        return tpu_op(x)
+    except ValueError:
+        return x
+
+def in_ternary(x, flag):
+    return tpu_op(x) if flag else x
+
+def in_loop(x, n):
+    for _ in range(n):
+        x = tpu_op(x)
+    return x
+
+def after_check(x, flag):
+    if flag:
+        raise ValueError("no")
+    return tpu_op(x)
+""",
+    )
+    for name in ("under_if", "after_early_return", "in_try", "in_ternary", "in_loop"):
+        assert facts.requirement(f"pkg.cond.{name}") is None, name
+    assert platforms_of(facts.requirement("pkg.cond.after_check")) == {"tpu"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"def broken(:\n",
+        b"import jax\x00\n",
+        b"x = '\xff\xfe pallas'\n",
+    ],
+    ids=["syntax-error", "null-byte", "not-utf8"],
+)
+def test_unparsable_module_gives_none(make_lib: MakeLib, content: bytes) -> None:
+    root = make_lib({"pkg/ops.py": OPS, "pkg/bad.py": ""})
+    (root / "pkg" / "bad.py").write_bytes(content)
+    facts = reader_for(root)
+    assert facts.requirement("pkg.bad.broken") is None
+    assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}
+
+
+def test_jax_framework_is_not_read(make_lib: MakeLib) -> None:
+    root = make_lib(
+        {
+            "jax/_src/fake.py": OPS,
+            "jax/experimental/pallas/__init__.py": OPS,
+            "jax/experimental/pallas/ops/tpu/fake.py": OPS,
+        }
+    )
+    facts = reader_for(root)
+    assert facts.requirement("jax._src.fake.tpu_op") is None
+    assert facts.requirement("jax.experimental.pallas.tpu_op") is None
+    assert platforms_of(facts.requirement("jax.experimental.pallas.ops.tpu.fake.tpu_op")) == {"tpu"}
+    assert sorted(facts.modules_read()) == ["jax.experimental.pallas.ops.tpu.fake"]
+
+
+def test_module_without_pallas_is_not_read(make_lib: MakeLib) -> None:
+    root = make_lib(
+        {
+            "pkg/ops.py": OPS,
+            "pkg/util.py": "from pkg.ops import tpu_op\n\ndef helper(x):\n    return tpu_op(x)\n",
+            "pkg/use.py": IMPORTS + "from pkg.util import helper\n"
+            "def op(x):\n"
+            "    return helper(x)\n",
+        }
+    )
+    facts = reader_for(root)
+    assert facts.requirement("pkg.util.helper") is None
+    assert facts.requirement("pkg.use.op") is None
+    assert "pkg.util" not in facts.modules_read()
+    # a name it re-exports is still followed (reading its imports only)
+    assert platforms_of(facts.requirement("pkg.util.tpu_op")) == {"tpu"}
+    assert "pkg.util" in facts.modules_read()

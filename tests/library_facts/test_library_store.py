@@ -1,0 +1,130 @@
+"""The on-disk cache of local facts (``library_facts.store``).
+
+A second ``LibraryFacts`` over the same cache reads the JSON and parses nothing; a
+module whose file changed (size, or mtime alone) is parsed again; a cache file that is
+corrupt, from another reader version, or cannot be written is ignored without an error.
+Parses are counted by wrapping ``reader.read_module``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from library_fakes import OPS, MakeLib, platforms_of, reader_for
+
+from typed_pallas_mypy.library_facts import reader, requirements, store
+
+USE = OPS + "\ndef outer(x):\n    return tpu_op(x)\n"
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The modules ``reader.read_module`` is called for, in order."""
+    seen: list[str] = []
+    original = reader.read_module
+
+    def counting(source: bytes, module: str, *, is_package: bool) -> object:
+        seen.append(module)
+        return original(source, module, is_package=is_package)
+
+    monkeypatch.setattr(requirements.reader, "read_module", counting)
+    return seen
+
+
+def test_second_instance_reads_the_cache(
+    make_lib: MakeLib, tmp_path: Path, parses: list[str]
+) -> None:
+    root = make_lib({"pkg/ops.py": USE})
+    cache = tmp_path / "cache"
+    first = reader_for(root, cache).requirement("pkg.ops.outer")
+    assert parses == ["pkg.ops"]
+    data = json.loads((cache / "pkg.json").read_text())
+    assert data["digest"] == store.DIGEST
+    assert sorted(data["modules"]) == ["pkg.ops"]
+    second_facts = reader_for(root, cache)
+    second = second_facts.requirement("pkg.ops.outer")
+    assert parses == ["pkg.ops"]  # nothing parsed the second time
+    assert second == first
+    assert platforms_of(second) == {"tpu"}
+    assert second_facts.modules_read() == {"pkg.ops": str(root / "pkg" / "ops.py")}
+
+
+def test_changed_file_is_read_again(make_lib: MakeLib, tmp_path: Path, parses: list[str]) -> None:
+    root = make_lib({"pkg/ops.py": USE})
+    cache = tmp_path / "cache"
+    assert platforms_of(reader_for(root, cache).requirement("pkg.ops.outer")) == {"tpu"}
+    path = root / "pkg" / "ops.py"
+    path.write_text(USE.replace("pltpu.CompilerParams()", "pltriton.CompilerParams()"))
+    assert platforms_of(reader_for(root, cache).requirement("pkg.ops.outer")) == {"cuda", "rocm"}
+    assert parses == ["pkg.ops", "pkg.ops"]
+    # same size, another mtime: read again too
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert platforms_of(reader_for(root, cache).requirement("pkg.ops.outer")) == {"cuda", "rocm"}
+    assert parses == ["pkg.ops", "pkg.ops", "pkg.ops"]
+    # unchanged: from the cache
+    reader_for(root, cache).requirement("pkg.ops.outer")
+    assert parses == ["pkg.ops", "pkg.ops", "pkg.ops"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"{not json", b"[]", b'{"digest": "other", "modules": {}}', b"\xff\xfe"],
+    ids=["corrupt", "not-an-object", "other-digest", "not-utf8"],
+)
+def test_bad_cache_file_is_ignored_and_rewritten(
+    make_lib: MakeLib, tmp_path: Path, parses: list[str], content: bytes
+) -> None:
+    root = make_lib({"pkg/ops.py": USE})
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "pkg.json").write_bytes(content)
+    assert platforms_of(reader_for(root, cache).requirement("pkg.ops.outer")) == {"tpu"}
+    assert parses == ["pkg.ops"]
+    assert json.loads((cache / "pkg.json").read_text())["digest"] == store.DIGEST
+
+
+def test_bad_entry_in_the_cache_is_read_again(
+    make_lib: MakeLib, tmp_path: Path, parses: list[str]
+) -> None:
+    root = make_lib({"pkg/ops.py": USE})
+    cache = tmp_path / "cache"
+    reader_for(root, cache).requirement("pkg.ops.outer")
+    path = cache / "pkg.json"
+    data = json.loads(path.read_text())
+    data["modules"]["pkg.ops"]["facts"]["functions"] = ["not", "a", "mapping"]
+    path.write_text(json.dumps(data))
+    assert platforms_of(reader_for(root, cache).requirement("pkg.ops.outer")) == {"tpu"}
+    assert parses == ["pkg.ops", "pkg.ops"]
+
+
+def test_writes_are_atomic_and_leave_no_temporary_files(make_lib: MakeLib, tmp_path: Path) -> None:
+    root = make_lib({"pkg/ops.py": USE, "other/ops.py": OPS})
+    cache = tmp_path / "cache"
+    facts = reader_for(root, cache)
+    facts.requirement("pkg.ops.outer")
+    facts.requirement("other.ops.tpu_op")
+    assert sorted(p.name for p in cache.iterdir()) == ["other.json", "pkg.json"]
+
+
+def test_memory_only_and_unwritable_cache(make_lib: MakeLib, tmp_path: Path) -> None:
+    root = make_lib({"pkg/ops.py": USE})
+    assert platforms_of(reader_for(root, None).requirement("pkg.ops.outer")) == {"tpu"}
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert platforms_of(reader_for(root, blocked).requirement("pkg.ops.outer")) == {"tpu"}
+    assert blocked.read_text() == "not a folder"
+
+
+def test_module_not_worth_reading_is_remembered(
+    make_lib: MakeLib, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_lib({"pkg/util.py": "def helper(x):\n    return x\n"})
+    cache = tmp_path / "cache"
+    assert reader_for(root, cache).requirement("pkg.util.helper") is None
+    entry = json.loads((cache / "pkg.json").read_text())["modules"]["pkg.util"]
+    assert entry["worth"] is False
+    assert entry["facts"] is None
