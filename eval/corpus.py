@@ -353,6 +353,7 @@ def evaluate_package(
         shadows: dict[str, Path] = {}
         for j, m in enumerate(batch):
             shadows.update(write_mutant(root, m, work / f"m{j}"))
+        stamp_round(root, shadows, i)
         res = run_mypy(targets, shadows=shadows, **common)
         ev.rounds.append({"round": i, "mutants": len(batch), "result": res})
         new = [d for d in res.typed_pallas_errors if d.key not in known]
@@ -380,6 +381,16 @@ def evaluate_package(
     if pkg != "jax" and not args.no_library_calls:
         ev.library = evaluate_library_calls(pkg, version, "PyPI", root, files, site, args, config)
     return ev
+
+
+def stamp_round(root: Path, shadows: dict[str, Path], round_index: int) -> None:
+    """Give every shadow file of a round its own mtime. mypy takes a file whose size and
+    whole-second mtime match its cache as unchanged (it hashes only when they differ), so
+    two mutants of one file of the same size written within a second (a swapped platform
+    string) would both be checked as the first."""
+    for rel, shadow in shadows.items():
+        stamp = int((root / rel).stat().st_mtime) + 10 * (round_index + 1)
+        os.utime(shadow, (stamp, stamp))
 
 
 def evaluate_dispatch(
@@ -423,11 +434,12 @@ def evaluate_dispatch(
             )
     known = {d.key for d in base.typed_pallas_errors}
     work = args.cache_dir / "work" / tag / f"{pkg}-{version}"
-    for batch in schedule_dispatch(plan.mutants):
+    for i, batch in enumerate(schedule_dispatch(plan.mutants)):
         shutil.rmtree(work, ignore_errors=True)
         shadows: dict[str, Path] = {}
         for j, m in enumerate(batch):
             shadows.update(write_dispatch_mutant(root, m, work / f"m{j}"))
+        stamp_round(root, shadows, i)
         res = run_mypy(targets, shadows=shadows, **common)
         ev.dispatch_runs.append(res)
         new = [d for d in res.platform_errors if d.key not in known]
@@ -713,12 +725,13 @@ def check_library_mutants(
     runs = [base]
     results: list[LibraryResult] = []
     known = {d.key for d in base.platform_errors}
-    for batch in schedule_library(mutants):
+    for i, batch in enumerate(schedule_library(mutants)):
         shutil.rmtree(work, ignore_errors=True)
         shadows: dict[str, Path] = {}
         env = dict(extra_env or {})
         for j, m in enumerate(batch):
             shadows.update(write_library_mutant(common["root"], m, work / f"m{j}"))
+        stamp_round(common["root"], shadows, i)
         overrides = {(m.override, m.platform) for m in batch if m.override is not None}
         if overrides:
             work.mkdir(parents=True, exist_ok=True)
