@@ -353,3 +353,128 @@ def test_installed_library_upgrade(project: Project) -> None:
     ], cold
     assert project.mypy("warm") == cold
     assert project.daemon() == cold
+
+
+GATED_BASE = """\
+import jax
+from jax.extend import backend
+
+
+class Op:
+    def supported_on(self, device: jax.Device) -> bool:
+        return True
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        device = backend.get_default_device()
+        if not self.supported_on(device):
+            GATE
+        return self._fwd(x)
+
+    def _fwd(self, x: jax.Array) -> jax.Array:
+        return x
+"""
+
+PREDICATES = """\
+import jax
+
+
+def on_device(device: jax.Device) -> bool:
+    return device.platform == "PLATFORM"
+"""
+
+GATED_KERNELS = """\
+from typing import Any
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from base import Op
+
+
+def _body(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...] + 1
+
+
+def add_one(x: jax.Array) -> jax.Array:
+    return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+
+
+class GpuClaimOp(Op):
+    def supported_on(self, device: jax.Device) -> bool:
+        return device.platform == "gpu"
+
+    def _fwd(self, x: jax.Array) -> jax.Array:
+        return add_one(x)
+"""
+
+PREDICATE_USER = """\
+import jax
+import kernels
+import predicates
+
+
+def run(x: jax.Array, device: jax.Device) -> object:
+    if predicates.on_device(device):
+        return kernels.add_one(x)
+    return x
+"""
+
+CLAIM_ERROR = (
+    "kernels.py:17: error: Compiler params for platform tpu cannot be used for gpu lowering."
+    "  [pallas-platform]"
+)
+PREDICATE_ERROR = (
+    "user.py:8: error: Compiler params for platform tpu cannot be used for gpu lowering."
+    "  [pallas-platform]"
+)
+
+
+def test_predicates_and_gates_of_cached_modules(project: Project) -> None:
+    """A predicate and a gate whose modules come from mypy's cache: the gate of a base
+    class (``Op.__call__``) and a predicate function change in their own modules, and
+    the findings of the modules using them follow, warm and under the daemon."""
+    project.files = ("base.py", "predicates.py", "kernels.py", "user.py")
+    project.lines_of = ("kernels.py", "user.py", "Success", "Found")
+    ini = "[mypy]\nplugins = typed_pallas_mypy\n"
+
+    def write(gate: str, platform: str) -> None:
+        project.write_files(
+            {
+                "base.py": GATED_BASE.replace("GATE", gate),
+                "predicates.py": PREDICATES.replace("PLATFORM", platform),
+                "kernels.py": GATED_KERNELS,
+                "user.py": PREDICATE_USER,
+                "mypy.ini": ini,
+            }
+        )
+
+    write('raise NotImplementedError("not supported")', "gpu")
+    cold = project.mypy("warm")
+    assert _errors(cold) == [CLAIM_ERROR, PREDICATE_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("print('unsupported')", "gpu")  # base.py: no longer a gate
+    cold = project.cold()
+    assert _errors(cold) == [PREDICATE_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("print('unsupported')", "tpu")  # predicates.py: the predicate says tpu
+    cold = project.cold()
+    assert cold == ["Success: no issues found in 4 source files"], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write('raise NotImplementedError("not supported")', "gpu")  # and back
+    cold = project.cold()
+    assert _errors(cold) == [CLAIM_ERROR, PREDICATE_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    # only the users change: the gate and the predicate are read from the stored facts
+    # of base and predicates, loaded from mypy's cache without function bodies
+    project.write_files(
+        {"kernels.py": GATED_KERNELS + "# edited\n", "user.py": PREDICATE_USER + "# edited\n"}
+    )
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold

@@ -75,6 +75,8 @@ KEEPS_FUNCTION: Final = frozenset(
         "functools.cache",
         "functools.lru_cache",
         "functools._lru_cache_wrapper",
+        "typing.override",
+        "typing_extensions.override",
         *PLATFORM_TAG,
     }
 )
@@ -97,6 +99,33 @@ DEVICES: Final = frozenset(
         "jax.devices",
         "jax.local_devices",
     }
+)
+#: ``jax.extend.backend.get_default_device()``: the device computations run on by default
+GET_DEFAULT_DEVICE: Final = frozenset(
+    {
+        "jax._src.interpreters.pxla.get_default_device",
+        "jax.extend.backend.get_default_device",
+    }
+)
+#: What an annotation ``jax.Device`` resolves to (mypy types it ``Any``: jaxlib ships no
+#: stub, so a parameter's annotation is read as written and resolved by name)
+DEVICE_TYPES: Final = frozenset(
+    {
+        "jax.Device",
+        "jaxlib.xla_client.Device",
+        "jaxlib._jax.Device",
+        "jaxlib.xla_extension.Device",
+        "jax._src.lib.xla_client.Device",
+    }
+)
+#: ``any(...)`` / ``all(...)`` over devices, ``next(iter(x.devices()))``, ``list(...)``
+BUILTIN_ANY: Final = "builtins.any"
+BUILTIN_ALL: Final = "builtins.all"
+BUILTIN_NEXT: Final = "builtins.next"
+BUILTIN_ITER: Final = "builtins.iter"
+#: calls that keep a collection of devices a collection of the same devices
+DEVICE_COLLECTION_COPIES: Final = frozenset(
+    {"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.iter", "builtins.set"}
 )
 #: ``pltpu.is_tpu_device()``: True only on TPU
 IS_TPU_DEVICE: Final = frozenset(
@@ -129,7 +158,13 @@ PLATFORM_FN: Final = "typed_pallas._tagged.PlatformFn"
 #: calls where a platform is decided, or params are made (hooked to report the
 #: decision-site findings of the function they are in)
 DECISION_CALLS: Final = (
-    DEFAULT_BACKEND | DEVICES | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH | PARAMS_CLASSES
+    DEFAULT_BACKEND
+    | DEVICES
+    | GET_DEFAULT_DEVICE
+    | IS_TPU_DEVICE
+    | PLATFORM_DEPENDENT
+    | TP_DISPATCH
+    | PARAMS_CLASSES
 )
 
 #: ``jax.custom_vjp`` / ``jax.custom_jvp``: the decorated function runs (its primal), and

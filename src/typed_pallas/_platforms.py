@@ -146,6 +146,32 @@ ABSTRACT_DEVICE_KINDS: Final[Mapping[str, tuple[str, str]]] = {
     for lowering, kind in _DEVICE_KIND_OF_LOWERING.items()
 }
 
+# ----------------------------------------------------------------------------- device kinds
+# What ``Device.device_kind`` says about the platform (measured; docs/platforms.md). Device
+# kinds tell generations apart, so a comparison of them decides the platform only where
+# one platform alone can match:
+#
+# * TPU: every kind jax's ``tpu_info.chip_version_from_device_kind`` knows contains "TPU"
+#   ("TPU v2" ... "TPU v6 lite", "TPU7x", "TPU8i"), and no GPU or CPU kind does: "TPU"
+#   in a kind is true on TPU and false elsewhere;
+# * CUDA: kinds are product names, "NVIDIA H200" (read on an H200), "NVIDIA H100 80GB
+#   HBM3", but also "Tesla T4" (jax's ``gpu_info.GpuVersion``): "NVIDIA" in a kind is
+#   true only on CUDA, its absence proves nothing;
+# * ROCm: "AMD Instinct MI300X" or an architecture such as "gfx942:sramecc+:xnack-":
+#   "AMD" or "gfx" is true only on ROCm;
+# * CPU: "cpu".
+#
+#: substring of a device kind -> the platform a kind containing it belongs to
+DEVICE_KIND_MARKERS: Final[Mapping[str, str]] = {
+    "TPU": "tpu",
+    "NVIDIA": "cuda",
+    "Tesla": "cuda",
+    "AMD": "rocm",
+    "gfx": "rocm",
+}
+#: markers that every kind of their platform contains (their absence rules it out)
+DEVICE_KIND_EXHAUSTIVE_MARKERS: Final = frozenset({"TPU"})
+
 #: Backend names that are not platforms but that users and tables write.
 BACKEND_ALIASES: Final[Mapping[str, Backend]] = {
     "mosaic_tpu": "mosaic_tpu",

@@ -12,7 +12,9 @@ platform is decided otherwise:
   (branches defined in this module are regions, so their own calls are checked there);
 * tables keyed by platform and indexed by a platform source
   (``{"tpu": f, "gpu": g}[jax.default_backend()]``, also through a variable or ``.get``);
-* unguarded calls in a module configured with ``platforms = [...]``.
+* unguarded calls in a module configured with ``platforms = [...]``;
+* class claims (``predicates.class_claims``): a platform predicate of a class that admits
+  a platform its kernel methods, called after a gate on that predicate, cannot lower for.
 
 Each finding belongs to a mypy *target* (the outermost function around it, or the
 module), so that hooks report it while mypy checks that target and the daemon can
@@ -54,7 +56,7 @@ from mypy.util import correct_relative_import
 
 from typed_pallas import _platforms
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
-from typed_pallas_mypy.transformers import calls, guards
+from typed_pallas_mypy.transformers import calls, guards, predicates
 from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
@@ -202,7 +204,17 @@ class _Scan:
                 self._call(expr)
             elif isinstance(expr, IndexExpr):
                 self._table_index(expr)
+        self._class_claims()
         return self.out
+
+    def _class_claims(self) -> None:
+        """A predicate admitting what a kernel method of its class cannot lower for:
+        reported at the predicate, while mypy checks the kernel method (whose calls fire
+        the hooks; a predicate's one ``return`` fires none)."""
+        for claim in predicates.class_claims(self.tree, self.facts):
+            message = message_for(claim.requirement, _short(claim.kernel), claim.failing)
+            finding = Finding(claim.at.line, max(claim.at.column, 0), message, claim.notes)
+            self.out.add(self.target_of(start_of(claim.target)), finding)
 
     def _func_at(self, node: Expression) -> FuncItem | None:
         return self.index.function_at(start_of(node))

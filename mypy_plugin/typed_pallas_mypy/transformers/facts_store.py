@@ -1,7 +1,8 @@
 """The platform facts of one function, and how they are kept in mypy's cache.
 
 ``FunctionFacts`` is what ``platform_facts`` infers for a function (its requirement,
-guard-helper sets, wrapper shape, kernel evidence, a platform table). A module checked
+guard-helper sets, wrapper shape, kernel evidence, a platform table, and, for platform
+predicates and the methods that gate on them, ``Predicate`` and ``Gate``). A module checked
 in this run is read from its AST; one loaded from mypy's cache has no function bodies, so
 its facts are stored, as JSON in the type of a private module symbol
 ``__typed_pallas_facts__``, when mypy writes that cache (``store``). The symbol is part of
@@ -29,7 +30,7 @@ from typed_pallas_mypy.transformers.guards import Sets
 #: The private module symbol that holds a module's facts in mypy's cache.
 FACTS_SYMBOL: Final = "__typed_pallas_facts__"
 #: Bump when the stored format changes.
-FACTS_FORMAT: Final = 3
+FACTS_FORMAT: Final = 4
 
 # --------------------------------------------------------------------------- facts
 
@@ -68,6 +69,33 @@ class Wrapper:
 
 
 @dataclass(frozen=True)
+class Predicate:
+    """A function returning a platform condition on its ``jax.Device`` parameter."""
+
+    #: the device parameter's name
+    parameter: str
+    #: its position among the function's parameters (``self`` included)
+    position: int
+    #: an instance method: a call on an instance passes one argument less
+    method: bool
+    #: (platforms when it returns true, when false) for the device it is given
+    sets: Sets
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A method that raises (or returns) unless ``self.<predicate>(...)`` says yes, then
+    calls methods of ``self`` (``Op.__call__``: ``supported_on``, then ``_fwd``)."""
+
+    #: the predicate method's name
+    predicate: str
+    #: the line of the ``if`` that raises
+    line: int
+    #: (method name, line) of each ``self.<name>(...)`` call after it
+    calls: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class FunctionFacts:
     name: str
     requirement: Requirement | None = None
@@ -82,6 +110,10 @@ class FunctionFacts:
     where: str = ""
     #: a module-level table keyed by platform: (key, fullname of the entry's function)
     table: tuple[tuple[str, str], ...] = ()
+    #: a platform predicate (``supported_on(self, device)``)
+    predicate: Predicate | None = None
+    #: a method gating calls of ``self``'s methods on a predicate of ``self``
+    gates: tuple[Gate, ...] = ()
 
     def is_empty(self) -> bool:
         return (
@@ -91,6 +123,8 @@ class FunctionFacts:
             and self.wrapper is None
             and not self.evidence
             and not self.table
+            and self.predicate is None
+            and not self.gates
         )
 
 
@@ -145,7 +179,41 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
         data["evidence"] = [[sorted(b), what, line] for b, what, line in facts.evidence]
     if facts.table:
         data["table"] = [list(entry) for entry in facts.table]
+    if facts.predicate is not None:
+        pred = facts.predicate
+        data["predicate"] = [pred.parameter, pred.position, pred.method, _sets_to_json(pred.sets)]
+    if facts.gates:
+        data["gates"] = [
+            [gate.predicate, gate.line, [list(call) for call in gate.calls]] for gate in facts.gates
+        ]
     return data
+
+
+def _predicate_from_json(raw: object) -> Predicate | None:
+    if not isinstance(raw, list) or len(raw) != 4:
+        return None
+    parameter, position, method, sets_raw = raw
+    sets = _sets_from_json(sets_raw)
+    if not isinstance(parameter, str) or not isinstance(position, int) or sets is None:
+        return None
+    return Predicate(parameter, position, method is True, sets)
+
+
+def _gates_from_json(raw: object) -> tuple[Gate, ...]:
+    gates: list[Gate] = []
+    if not isinstance(raw, list):
+        return ()
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[2], list)):
+            continue
+        calls = tuple(
+            (str(call[0]), int(call[1]))
+            for call in item[2]
+            if isinstance(call, list) and len(call) == 2 and isinstance(call[1], int)
+        )
+        line = item[1] if isinstance(item[1], int) else 0
+        gates.append(Gate(str(item[0]), line, calls))
+    return tuple(gates)
 
 
 def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
@@ -205,6 +273,8 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
         evidence=tuple(evidence),
         where=str(data.get("where", "")),
         table=tuple(table),
+        predicate=_predicate_from_json(data.get("predicate")),
+        gates=_gates_from_json(data.get("gates")),
     )
 
 

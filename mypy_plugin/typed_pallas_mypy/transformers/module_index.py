@@ -14,7 +14,9 @@ What it records:
 * which function each decorator call decorates, and which call applies a call's
   result (``pl.kernel(mesh=...)(body)``);
 * every simple local assignment ``name = value`` per enclosing function, and which
-  names hold a platform string.
+  names hold a platform string, a platform condition, a device, a collection of devices
+  or a device kind (``for d in jax.devices():`` binds a device too), and which
+  parameters are annotated ``jax.Device``.
 
 It hand-writes the statement walk: compiled mypy refuses subclasses of its
 ``TraverserVisitor``. Expressions come from ``mypy.server.subexpr.get_subexpressions``.
@@ -25,11 +27,12 @@ What it does not do: evaluate anything, or read other modules itself (a
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from mypy.nodes import (
+    GDEF,
     AssignmentStmt,
     Block,
     CallExpr,
@@ -47,13 +50,15 @@ from mypy.nodes import (
     RefExpr,
     Statement,
     TryStmt,
+    TupleExpr,
+    Var,
     WhileStmt,
     WithStmt,
 )
 from mypy.server.subexpr import get_subexpressions
 
 from typed_pallas_mypy import fullnames
-from typed_pallas_mypy.transformers import guards
+from typed_pallas_mypy.transformers import guards, predicates
 from typed_pallas_mypy.transformers.guards import UNIVERSE, Guard, Region, Sets
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, start_of
 
@@ -66,6 +71,14 @@ class CrossModule(Protocol):
     def is_platform_call(self, call: CallExpr) -> bool: ...
 
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]: ...
+
+    def predicate_call(
+        self,
+        call: CallExpr,
+        func: FuncItem | None,
+        scope: guards.GuardScope,
+        value_of: Callable[[NameExpr, FuncItem | None], Expression | None],
+    ) -> Sets | None: ...
 
 
 @dataclass
@@ -86,6 +99,11 @@ class ModuleIndex:
     other_vars: set[tuple[int, str]] = field(default_factory=set)
     #: (id(enclosing function) or 0, name) of variables assigned a platform condition
     condition_vars: set[tuple[int, str]] = field(default_factory=set)
+    #: (id(enclosing function) or 0, name) -> what each binding of it holds
+    #: (``guards.HELD_VALUES``, or "other")
+    held: dict[tuple[int, str], set[str]] = field(default_factory=dict)
+    #: id(Var) of every parameter annotated ``jax.Device``
+    device_params: set[int] = field(default_factory=set)
     #: id(function or lambda of this module passed as a dispatch branch) -> the union of
     #: the platforms of every branch it is passed as (its region's platforms)
     branch_platforms: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -165,8 +183,16 @@ class ModuleIndex:
 
     # GuardScope
 
+    def _keys(self, name: NameExpr, func: FuncItem | None) -> tuple[tuple[int, str], ...]:
+        """Where a variable read inside ``func`` may be bound: in ``func``, or, for a
+        global (not a parameter or local that shadows it), at module level."""
+        own = (id(func) if func is not None else 0, name.name)
+        if func is not None and name.kind != GDEF:
+            return (own,)
+        return (own, (0, name.name))
+
     def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
-        for key in ((id(func) if func is not None else 0, name.name), (0, name.name)):
+        for key in self._keys(name, func):
             if key in self.platform_vars:
                 return key not in self.other_vars
             if key in self.other_vars:
@@ -177,14 +203,44 @@ class ModuleIndex:
         return self.cross.helper_sets(call) if self.cross is not None else None
 
     def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
-        key = (id(func) if func is not None else 0, name.name)
-        if key not in self.condition_vars:
-            return None
-        assigned = self.assignments.get(key, [])
-        return assigned[0][1] if len(assigned) == 1 else None
+        """A condition held by a variable of ``func``, or by a module-level variable
+        ``func`` does not assign (``_tpu_available = any(...)`` at the top of a module)."""
+        for key in self._keys(name, func):
+            if key in self.assignments:
+                if key not in self.condition_vars:
+                    return None
+                assigned = self.assignments[key]
+                return assigned[0][1] if len(assigned) == 1 else None
+        return None
 
     def is_platform_call(self, call: CallExpr) -> bool:
         return self.cross.is_platform_call(call) if self.cross is not None else False
+
+    def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
+        if isinstance(name.node, Var) and id(name.node) in self.device_params:
+            return guards.DEVICE
+        for key in self._keys(name, func):
+            values = self.held.get(key)
+            if values is not None:
+                if len(values) == 1:
+                    (value,) = values
+                    return value if value in guards.HELD_VALUES else None
+                return None
+        return None
+
+    def value_of(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
+        """The value a variable of ``func`` (or of the module) was assigned, if it was
+        assigned once."""
+        for key in self._keys(name, func):
+            assigned = self.assignments.get(key)
+            if assigned:
+                return assigned[0][1] if len(assigned) == 1 else None
+        return None
+
+    def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
+        if self.cross is None:
+            return None
+        return self.cross.predicate_call(call, func, self, self.value_of)
 
 
 _CACHE: dict[str, tuple[object, ModuleIndex]] = {}
@@ -287,6 +343,8 @@ class _Walker:
         elif isinstance(stmt, ClassDef):
             self.block(stmt.defs.body, func)
         elif isinstance(stmt, (ForStmt, WhileStmt)):
+            if isinstance(stmt, ForStmt):
+                self._loop_variable(stmt, func)
             self.block(stmt.body.body, func)
             if stmt.else_body is not None:
                 self.block(stmt.else_body.body, func)
@@ -305,7 +363,29 @@ class _Walker:
 
     def _function(self, func: FuncItem) -> None:
         self.index.functions.append((start_of(func), end_of(func), func))
+        for _, variable in predicates.device_parameters(func, self.index.tree):
+            self.index.device_params.add(id(variable))
         self.block(func.body.body, func)
+
+    def _held(self, value: Expression, func: FuncItem | None) -> str:
+        if guards.is_device(value, self.index, func):
+            return guards.DEVICE
+        if guards.is_device_collection(value, self.index, func):
+            return guards.DEVICES
+        if guards.is_device_kind(value, self.index, func):
+            return guards.DEVICE_KIND
+        return "other"
+
+    def _loop_variable(self, stmt: ForStmt, func: FuncItem | None) -> None:
+        """``for d in jax.devices():``: ``d`` is a device inside the loop."""
+        key_func = id(func) if func is not None else 0
+        over_devices = guards.is_device_collection(stmt.expr, self.index, func)
+        names = [stmt.index] if isinstance(stmt.index, NameExpr) else []
+        if isinstance(stmt.index, TupleExpr):
+            names = [i for i in stmt.index.items if isinstance(i, NameExpr)]
+        for name in names:
+            held = guards.DEVICE if over_devices and name is stmt.index else "other"
+            self.index.held.setdefault((key_func, name.name), set()).add(held)
 
     def _assignment(self, stmt: AssignmentStmt, func: FuncItem | None) -> None:
         key_func = id(func) if func is not None else 0
@@ -313,6 +393,8 @@ class _Walker:
             if isinstance(lvalue, NameExpr):
                 key = (key_func, lvalue.name)
                 self.index.assignments.setdefault(key, []).append((start_of(stmt), stmt.rvalue))
+                held = self._held(stmt.rvalue, func)
+                self.index.held.setdefault(key, set()).add(held)
                 if guards.is_platform_source(stmt.rvalue, self.index, func):
                     self.index.platform_vars.add(key)
                 else:

@@ -13,7 +13,8 @@ for, whatever module defines it:
 * anything else: no facts (silence).
 
 ``helper_of`` answers whether a function is a guard helper or a platform helper (read
-without the helper module's index, so that building an index never needs itself), and
+without the helper module's index, so that building an index never needs itself),
+``predicate_of`` whether it is a platform predicate (``predicates``, read the same way), and
 ``store_module`` writes a module's facts into its symbol table just before mypy
 serializes it. Every module consulted is noted (``consulted``), so that the daemon can
 re-check callers when those facts change.
@@ -23,7 +24,8 @@ What it does not do: resolve names (``resolution``), infer (``requirements``), o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from mypy.nodes import (
@@ -39,17 +41,19 @@ from mypy.nodes import (
 )
 from mypy.types import Instance
 
-from typed_pallas_mypy.transformers import requirements
+from typed_pallas_mypy.transformers import predicates, requirements
 from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
     NO_FACTS,
     FunctionFacts,
+    Predicate,
     Requirement,
     facts_from_json,
+    location,
     store,
     stored_json,
 )
-from typed_pallas_mypy.transformers.guards import Sets
+from typed_pallas_mypy.transformers.guards import GuardScope, Sets
 from typed_pallas_mypy.transformers.library_use import LibraryUse
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.requirements import MAX_DEPTH
@@ -88,6 +92,7 @@ class Facts:
         self.generation = 0
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
         self._helpers_in_progress: set[str] = set()
+        self._predicates: dict[str, Predicate | None] = {}
         self._local: dict[int, Requirement | None] = {}
 
     # ---------------------------------------------------------------- bookkeeping
@@ -99,6 +104,7 @@ class Facts:
             if tree is None or stamp_of(tree) != stamp:
                 self._computed.clear()
                 self._helpers.clear()
+                self._predicates.clear()
                 self._stored.clear()
                 self._stamps.clear()
                 self._local.clear()
@@ -148,6 +154,12 @@ class Facts:
             rules = custom_derivative(node)
             node = node.func
         if isinstance(node, OverloadedFuncDef):
+            # an overloaded method (tokamax's ``Op.__call__``) may still gate on a predicate
+            impl = node.impl.func if isinstance(node.impl, Decorator) else node.impl
+            if isinstance(impl, FuncDef) and impl.body.body:
+                gates = predicates.gates_of(impl, index.guard_at)
+                if gates:
+                    return FunctionFacts(fullname, gates=gates, where=location(tree, impl.line))
             return NO_FACTS
         if isinstance(node, Var):
             found = requirements.alias_facts(self, fullname, tree, index)
@@ -155,7 +167,14 @@ class Facts:
         if not isinstance(node, FuncDef) or not node.body.body:
             return NO_FACTS
         found = requirements.function_facts(self, node, tree, index)
-        return requirements.with_derivative_rules(self, found, fullname, tree) if rules else found
+        if rules:
+            found = requirements.with_derivative_rules(self, found, fullname, tree)
+        # platform predicates and the methods gating on them (``predicates``)
+        return dataclasses.replace(
+            found,
+            predicate=self.predicate_of(fullname),
+            gates=predicates.gates_of(node, index.guard_at),
+        )
 
     def local_requirement(
         self, func: FuncDef, tree: MypyFile, index: ModuleIndex
@@ -233,6 +252,42 @@ class Facts:
         self._helpers[fullname] = result
         return result
 
+    # ---------------------------------------------------------------- platform predicates
+
+    def predicate_of(self, fullname: str) -> Predicate | None:
+        """The platform predicate ``fullname`` is, if any (read like ``helper_of``)."""
+        module = self.names.module_of(fullname)
+        if module is None or not self.names.is_user_module(module):
+            return None
+        self._note_module(module)
+        tree = self.modules[module]
+        if tree.is_cache_skeleton:
+            return self._stored_facts(module, tree).get(fullname, NO_FACTS).predicate
+        if fullname in self._predicates:
+            return self._predicates[fullname]
+        self._predicates[fullname] = None  # a predicate calling itself: none
+        node = self.names.node_of(fullname)
+        if isinstance(node, Decorator) and keeps_function(node):
+            node = node.func
+        found = None
+        if isinstance(node, FuncDef) and node.body.body:
+            found = predicates.predicate_kind(node, _HelperScope(self), tree, self)
+        self._predicates[fullname] = found
+        return found
+
+    def callee_function(self, expr: Expression, func: FuncItem | None) -> str | None:
+        return self.names.callee_function(expr, func)
+
+    def predicate_call(
+        self,
+        call: CallExpr,
+        func: FuncItem | None,
+        scope: GuardScope,
+        value_of: Callable[[NameExpr, FuncItem | None], Expression | None] | None,
+    ) -> Sets | None:
+        """What a call of a platform predicate given a device says (``predicates``)."""
+        return predicates.sets_at_call(call, func, scope, self, value_of)
+
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]:
         """Body evidence of a kernel defined in another module (``tpu_ops.dma_kernel``):
         (backends, spelling, where)."""
@@ -279,3 +334,9 @@ class _HelperScope:
 
     def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
         return None
+
+    def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
+        return None
+
+    def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
+        return self.facts.predicate_call(call, func, self, None)

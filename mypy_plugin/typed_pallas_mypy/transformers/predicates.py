@@ -1,0 +1,614 @@
+"""Platform predicates, and the claims a class makes with them.
+
+A **platform predicate** is a function or instance method with one parameter annotated
+``jax.Device`` whose body is one ``return`` of a platform condition on that parameter
+(``guards.conditions``, with the parameter as a device; also ``try: return <condition>``
+with handlers returning ``False``, and early ``if <condition>: return False`` exits
+before a last ``return``, of which only the true side is known):
+
+    def supported_on(self, device: jax.Device) -> bool:
+        return device.platform == "gpu" and device.compute_capability >= "9.0"
+
+* ``predicate_kind``: whether a function is one (its ``facts_store.Predicate``);
+* ``sets_at_call``: a call of a predicate given a device (``op.supported_on(dev)``,
+  ``self.supported_on(jax.devices()[0])``) is a guard: it says what the predicate says
+  of that device. The callee is found through its name, ``self.``, or a receiver whose
+  class the source states (a parameter's annotation, ``Cls()``, a variable assigned
+  ``Cls(...)`` once);
+* ``gates_of``: a **gate** is a method that raises (or returns) unless
+  ``self.<predicate>(...)`` says yes, then calls methods of ``self``: tokamax's
+  ``Op.__call__`` raises ``NotImplementedError`` unless ``self.supported_on(device)``,
+  then runs ``self._fwd``;
+* ``class_claims``: for every class of a module, each gate in its MRO ties the class's
+  own predicate to its own kernel methods, so a predicate that admits a platform one of
+  those methods cannot lower for is a claim that fails (``Claim``), reported at the
+  predicate with the requirement's chain.
+
+A parameter without the annotation is not a device (an attribute named ``platform`` on
+an arbitrary object says nothing). What it does not do: infer requirements
+(``requirements``), keep or store facts (``platform_facts``, ``facts_store``), or word
+messages (``decisions``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from mypy.nodes import (
+    ARG_POS,
+    ARG_STAR,
+    ARG_STAR2,
+    AssignmentStmt,
+    Block,
+    CallExpr,
+    ClassDef,
+    Decorator,
+    Expression,
+    ExpressionStmt,
+    ForStmt,
+    FuncDef,
+    FuncItem,
+    IfStmt,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+    OverloadedFuncDef,
+    RaiseStmt,
+    RefExpr,
+    ReturnStmt,
+    Statement,
+    StrExpr,
+    TryStmt,
+    TypeInfo,
+    UnaryExpr,
+    Var,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.server.subexpr import get_subexpressions
+from mypy.types import (
+    CallableType,
+    Instance,
+    ProperType,
+    Type,
+    UnboundType,
+    UnionType,
+    get_proper_type,
+)
+
+from typed_pallas_mypy import fullnames
+from typed_pallas_mypy.transformers import guards
+from typed_pallas_mypy.transformers.facts_store import FunctionFacts, Gate, Predicate, Requirement
+from typed_pallas_mypy.transformers.guards import LOWERING, Guard, GuardScope, Sets
+from typed_pallas_mypy.transformers.nodes import Pos, end_of, start_of
+from typed_pallas_mypy.transformers.resolution import Names
+
+# --------------------------------------------------------------------------- device parameters
+
+
+def _resolve(tree: MypyFile | None, dotted: str) -> str | None:
+    """The fullname a dotted annotation (``jax.Device``, ``Device``) names in ``tree``."""
+    if tree is None:
+        return None
+    first, *rest = dotted.split(".")
+    sym = tree.names.get(first)
+    if sym is None or sym.node is None:
+        return None
+    node = sym.node
+    for part in rest:
+        if not isinstance(node, MypyFile):
+            return None
+        inner = node.names.get(part)
+        if inner is None or inner.node is None:
+            return None
+        node = inner.node
+    return sym.fullname if not rest else node.fullname
+
+
+def _names_device(annotation: Type | None, tree: MypyFile | None) -> bool:
+    """Whether an annotation as written is ``jax.Device`` (or ``jax.Device | None``)."""
+    written = get_proper_type(annotation) if annotation is not None else None
+    if isinstance(written, UnionType):
+        items = [i for i in written.items if not _is_none(i)]
+        return len(items) == 1 and _names_device(items[0], tree)
+    if not isinstance(written, UnboundType):
+        return False
+    return _resolve(tree, written.name) in fullnames.DEVICE_TYPES
+
+
+def _is_none(annotation: Type) -> bool:
+    written = get_proper_type(annotation)
+    return isinstance(written, UnboundType) and written.name in ("None", "builtins.None")
+
+
+def device_parameters(func: FuncItem, tree: MypyFile | None) -> list[tuple[int, Var]]:
+    """(position, variable) of each parameter of ``func`` annotated ``jax.Device``
+    (read from the annotation as written: mypy types ``jax.Device`` as ``Any``)."""
+    written = func.unanalyzed_type
+    if not isinstance(written, CallableType):
+        return []
+    annotations: Sequence[Type] = written.arg_types
+    out: list[tuple[int, Var]] = []
+    for i, (arg, annotation) in enumerate(zip(func.arguments, annotations)):
+        if _names_device(annotation, tree):
+            out.append((i, arg.variable))
+    return out
+
+
+class _DeviceParameter:
+    """A ``GuardScope`` in which one parameter is a device, and no variable holds a
+    platform (a predicate's ``return`` reads its parameter only). A predicate may pass
+    its device on to another (``return _supported_on(device)``)."""
+
+    def __init__(self, scope: GuardScope, parameter: Var, lookup: PredicateLookup) -> None:
+        self.scope = scope
+        self.parameter = parameter
+        self.lookup = lookup
+
+    def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
+        return False
+
+    def helper_sets(self, call: CallExpr) -> Sets | None:
+        return self.scope.helper_sets(call)
+
+    def is_platform_call(self, call: CallExpr) -> bool:
+        return self.scope.is_platform_call(call)
+
+    def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
+        return None
+
+    def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
+        return guards.DEVICE if name.node is self.parameter else None
+
+    def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
+        return sets_at_call(call, func, self, self.lookup, None)
+
+
+def _returned(func: FuncDef) -> tuple[Expression, bool] | None:
+    """(the condition, whether its false side holds) of a one-``return`` body, or of
+    ``try: return <condition>`` whose handlers all ``return False`` (tokamax): then only
+    its true side holds."""
+    body = [s for s in func.body.body if not _is_docstring(s)]
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ReturnStmt) and stmt.expr is not None:
+        return stmt.expr, True
+    if (
+        isinstance(stmt, TryStmt)
+        and stmt.handlers
+        and stmt.else_body is None
+        and stmt.finally_body is None
+        and len(stmt.body.body) == 1
+        and isinstance(stmt.body.body[0], ReturnStmt)
+        and stmt.body.body[0].expr is not None
+        and all(_returns_false(handler) for handler in stmt.handlers)
+    ):
+        return stmt.body.body[0].expr, False
+    return None
+
+
+def _returns_false(block: Block) -> bool:
+    return (
+        len(block.body) == 1
+        and isinstance(block.body[0], ReturnStmt)
+        and isinstance(block.body[0].expr, NameExpr)
+        and block.body[0].expr.fullname == "builtins.False"
+    )
+
+
+def _exits_false(stmt: Statement) -> Expression | None:
+    """The condition of ``if <condition>: return False`` (or ``raise``), else None."""
+    if not isinstance(stmt, IfStmt) or len(stmt.expr) != 1 or stmt.else_body is not None:
+        return None
+    block = stmt.body[0]
+    if _returns_false(block) or (len(block.body) == 1 and isinstance(block.body[0], RaiseStmt)):
+        return stmt.expr[0]
+    return None
+
+
+def _early_false_sets(func: FuncDef, scope: _DeviceParameter) -> Sets | None:
+    """``if device.platform != "tpu": return False`` ... ``return <anything>`` (tokamax's
+    ``fp8_matmul_supported_on``): true only where no early ``return False`` left; the
+    statements between may not return nor rebind the device."""
+    body = [s for s in func.body.body if not _is_docstring(s)]
+    if len(body) < 2 or not isinstance(body[-1], ReturnStmt) or body[-1].expr is None:
+        return None
+    allowed: frozenset[str] = guards.UNIVERSE
+    for stmt in body[:-1]:
+        condition = _exits_false(stmt)
+        if condition is not None:
+            _, false_set = guards.conditions(condition, scope, func)
+            if false_set is not None:
+                allowed = allowed & false_set
+        elif isinstance(stmt, AssignmentStmt):
+            for lvalue in stmt.lvalues:
+                if isinstance(lvalue, NameExpr) and lvalue.node is scope.parameter:
+                    return None  # the device is rebound
+        elif not isinstance(stmt, ExpressionStmt):
+            return None
+    last_true, _ = guards.conditions(body[-1].expr, scope, func)
+    if last_true is not None:
+        allowed = allowed & last_true
+    return (allowed, None) if allowed != guards.UNIVERSE else None
+
+
+def predicate_kind(
+    func: FuncDef, scope: GuardScope, tree: MypyFile | None, lookup: PredicateLookup
+) -> Predicate | None:
+    """The predicate ``func`` is, if it is one: one ``jax.Device`` parameter, and a
+    body that returns a condition on it (a docstring aside; see the module docstring)."""
+    if func.is_static or func.is_class:
+        return None
+    params = device_parameters(func, tree)
+    if len(params) != 1:
+        return None
+    position, variable = params[0]
+    device_scope = _DeviceParameter(scope, variable, lookup)
+    returned = _returned(func)
+    if returned is not None:
+        expr, false_holds = returned
+        true_set, false_set = guards.conditions(expr, device_scope, func)
+        if not false_holds:
+            false_set = None
+    else:
+        early = _early_false_sets(func, device_scope)
+        if early is None:
+            return None
+        true_set, false_set = early
+    if true_set is None and false_set is None:
+        return None
+    method = _is_method(func)
+    return Predicate(variable.name, position, method, (true_set, false_set))
+
+
+def _is_method(func: FuncDef) -> bool:
+    """An instance method (``FuncDef.info`` of a function is mypy's falsy stand-in)."""
+    return bool(func.info) and bool(func.arguments) and not func.is_static and not func.is_class
+
+
+def _is_docstring(stmt: Statement) -> bool:
+    return isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr)
+
+
+# --------------------------------------------------------------------------- calls
+
+
+class PredicateLookup(Protocol):
+    """What a call site needs to know of other functions (``platform_facts.Facts``)."""
+
+    def callee_function(self, expr: Expression, func: FuncItem | None) -> str | None: ...
+
+    def predicate_of(self, fullname: str) -> Predicate | None: ...
+
+
+#: The expression a variable of a function was assigned once, if any.
+ValueOf = Callable[[NameExpr, FuncItem | None], Expression | None]
+
+
+def _class_of_type(typ: Type | None) -> TypeInfo | None:
+    proper: ProperType | None = get_proper_type(typ) if typ is not None else None
+    return proper.type if isinstance(proper, Instance) else None
+
+
+def _constructed(expr: Expression) -> TypeInfo | None:
+    """The class of ``Cls(...)``."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        node = expr.callee.node
+        if isinstance(node, TypeInfo):
+            return node
+    return None
+
+
+def receiver_class(
+    expr: Expression, func: FuncItem | None, value_of: ValueOf | None
+) -> TypeInfo | None:
+    """The class of a receiver as the source states it: ``Cls()``, a parameter or a
+    variable annotated with a class, or a variable assigned ``Cls(...)`` once."""
+    found = _constructed(expr)
+    if found is not None:
+        return found
+    if not isinstance(expr, NameExpr) or not isinstance(expr.node, Var):
+        return None
+    var = expr.node
+    if isinstance(func, FuncDef) and isinstance(func.type, CallableType):
+        for arg, typ in zip(func.arguments, func.type.arg_types):
+            if arg.variable is var:
+                return _class_of_type(typ)
+    if not var.is_inferred and var.type is not None:
+        return _class_of_type(var.type)
+    if value_of is not None:
+        value = value_of(expr, func)
+        if value is not None:
+            return _constructed(value)
+    return None
+
+
+def _method_fullname(info: TypeInfo, name: str) -> str | None:
+    try:
+        sym = info.get(name)
+    except AttributeError:  # a class mypy has not finished (no MRO yet)
+        return None
+    node = sym.node if sym is not None else None
+    if isinstance(node, (FuncDef, Decorator, OverloadedFuncDef)):
+        return node.fullname
+    return None
+
+
+def _is_unbound_owner(expr: Expression) -> bool:
+    """``Cls.method`` or ``module.function``: nothing is bound to the first parameter."""
+    return isinstance(expr, RefExpr) and isinstance(expr.node, (TypeInfo, MypyFile))
+
+
+def device_argument(call: CallExpr, predicate: Predicate, bound: bool) -> Expression | None:
+    """The argument a call passes for the predicate's device parameter."""
+    position = predicate.position - (1 if bound else 0)
+    positional = 0
+    for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
+        if name == predicate.parameter:
+            return arg
+        if kind in (ARG_STAR, ARG_STAR2):
+            return None  # ``*args`` / ``**kwargs``: which argument is the device is not known
+        if kind == ARG_POS:
+            if positional == position:
+                return arg
+            positional += 1
+    return None
+
+
+def sets_at_call(
+    call: CallExpr,
+    func: FuncItem | None,
+    scope: GuardScope,
+    lookup: PredicateLookup,
+    value_of: ValueOf | None,
+) -> Sets | None:
+    """What a call of a predicate given a device says, or None."""
+    callee = call.callee
+    name = lookup.callee_function(callee, func)
+    if name is None and isinstance(callee, MemberExpr):
+        info = receiver_class(callee.expr, func, value_of)
+        if info is not None:
+            name = _method_fullname(info, callee.name)
+    if name is None:
+        return None
+    predicate = lookup.predicate_of(name)
+    if predicate is None:
+        return None
+    bound = (
+        predicate.method and isinstance(callee, MemberExpr) and not _is_unbound_owner(callee.expr)
+    )
+    argument = device_argument(call, predicate, bound)
+    if argument is None or not guards.is_device(argument, scope, func):
+        return None
+    return predicate.sets
+
+
+# --------------------------------------------------------------------------- gates
+
+
+def _self_name(func: FuncDef) -> str | None:
+    if func.is_static or func.is_class or not func.arguments or not func.info:
+        return None
+    return func.arguments[0].variable.name
+
+
+def _gating_predicate(stmt: IfStmt, self_name: str) -> str | None:
+    """``if not self.<predicate>(...): raise`` (or ``return``): the predicate's name."""
+    if len(stmt.expr) != 1 or stmt.else_body is not None:
+        return None
+    cond = stmt.expr[0]
+    if not (isinstance(cond, UnaryExpr) and cond.op == "not" and isinstance(cond.expr, CallExpr)):
+        return None
+    callee = cond.expr.callee
+    if not (
+        isinstance(callee, MemberExpr)
+        and isinstance(callee.expr, NameExpr)
+        and callee.expr.name == self_name
+    ):
+        return None
+    body = stmt.body[0].body
+    if not body or not isinstance(body[-1], (RaiseStmt, ReturnStmt)):
+        return None
+    return callee.name
+
+
+def _statements(stmts: Sequence[Statement]) -> Iterator[Statement]:
+    """Every statement of a function's own body (not of the functions it defines)."""
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, IfStmt):
+            for block in stmt.body:
+                yield from _statements(block.body)
+            if stmt.else_body is not None:
+                yield from _statements(stmt.else_body.body)
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            yield from _statements(stmt.body.body)
+            if stmt.else_body is not None:
+                yield from _statements(stmt.else_body.body)
+        elif isinstance(stmt, WithStmt):
+            yield from _statements(stmt.body.body)
+        elif isinstance(stmt, TryStmt):
+            yield from _statements(stmt.body.body)
+            for handler in stmt.handlers:
+                yield from _statements(handler.body)
+            if stmt.else_body is not None:
+                yield from _statements(stmt.else_body.body)
+            if stmt.finally_body is not None:
+                yield from _statements(stmt.finally_body.body)
+        elif isinstance(stmt, Block):
+            yield from _statements(stmt.body)
+
+
+def gates_of(func: FuncDef, guard_at: Callable[[Pos], Guard | None]) -> tuple[Gate, ...]:
+    """The gates of a method: each ``if not self.<predicate>(...): raise``, with the
+    calls of ``self``'s other methods after it (in nested functions too). A call that a
+    platform guard of its own narrows is left out (the claim would need that guard)."""
+    self_name = _self_name(func)
+    if self_name is None:
+        return ()
+    gates: list[Gate] = []
+    for stmt in _statements(func.body.body):
+        if not isinstance(stmt, IfStmt):
+            continue
+        predicate = _gating_predicate(stmt, self_name)
+        if predicate is None:
+            continue
+        after = end_of(stmt)
+        own_region = f"at line {stmt.line}"
+        calls: list[tuple[str, int]] = []
+        for expr in get_subexpressions(func.body):
+            if not isinstance(expr, CallExpr) or start_of(expr) <= after:
+                continue
+            callee = expr.callee
+            if not (
+                isinstance(callee, MemberExpr)
+                and isinstance(callee.expr, NameExpr)
+                and callee.expr.name == self_name
+                and callee.name != predicate
+            ):
+                continue
+            guard = guard_at(start_of(expr))
+            if guard is not None and any(not r.why.endswith(own_region) for r in guard.regions):
+                continue
+            if (callee.name, expr.line) not in calls:
+                calls.append((callee.name, expr.line))
+        if calls:
+            gates.append(Gate(predicate, stmt.line, tuple(calls)))
+    return tuple(gates)
+
+
+# --------------------------------------------------------------------------- claims
+
+
+class ClaimFacts(Protocol):
+    """What claims need of other functions (``platform_facts.Facts``)."""
+
+    @property
+    def names(self) -> Names: ...
+
+    def of(self, fullname: str) -> FunctionFacts: ...
+
+    def predicate_of(self, fullname: str) -> Predicate | None: ...
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A predicate of a class that admits platforms a kernel method of it cannot lower
+    for: ``at`` is where it is reported, ``target`` the function whose check reports it."""
+
+    at: FuncDef
+    target: FuncDef
+    #: the admitted platforms the kernel method cannot lower for
+    failing: frozenset[str]
+    requirement: Requirement
+    kernel: str
+    notes: tuple[str, ...]
+
+
+def _classes(stmts: Sequence[Statement]) -> Iterator[ClassDef]:
+    for stmt in stmts:
+        if isinstance(stmt, ClassDef):
+            yield stmt
+            yield from _classes(stmt.defs.body)
+        elif isinstance(stmt, IfStmt):
+            for block in stmt.body:
+                yield from _classes(block.body)
+            if stmt.else_body is not None:
+                yield from _classes(stmt.else_body.body)
+
+
+def _definition(info: TypeInfo, name: str) -> FuncDef | None:
+    try:
+        sym = info.get(name)
+    except AttributeError:
+        return None
+    node = sym.node if sym is not None else None
+    if isinstance(node, Decorator):
+        node = node.func
+    return node if isinstance(node, FuncDef) else None
+
+
+def _short(fullname: str) -> str:
+    return fullname.rsplit(".", 1)[-1]
+
+
+def class_claims(tree: MypyFile, facts: ClaimFacts) -> list[Claim]:
+    """Every failing claim of the classes defined in ``tree``."""
+    out: list[Claim] = []
+    seen: set[tuple[int, str]] = set()
+    for classdef in _classes(tree.defs):
+        info = classdef.info
+        if not info or not getattr(info, "mro", None):
+            continue
+        for owner in info.mro:
+            if not facts.names.is_user_module(facts.names.module_of(owner.fullname)):
+                continue  # gates are read from the project's own code
+            for sym in list(owner.names.values()):
+                node = sym.node
+                if isinstance(node, OverloadedFuncDef):
+                    node = node.impl
+                if isinstance(node, Decorator):
+                    node = node.func
+                if not isinstance(node, FuncDef):
+                    continue
+                for gate in facts.of(node.fullname).gates:
+                    for claim in _gate_claims(tree, info, node, gate, facts):
+                        key = (id(claim.at), claim.kernel)
+                        if key not in seen:  # one claim per predicate and kernel method
+                            seen.add(key)
+                            out.append(claim)
+    return out
+
+
+def _gate_claims(
+    tree: MypyFile, info: TypeInfo, gate_method: FuncDef, gate: Gate, facts: ClaimFacts
+) -> list[Claim]:
+    predicate_def = _definition(info, gate.predicate)
+    if predicate_def is None:
+        return []
+    predicate = facts.predicate_of(predicate_def.fullname)
+    if predicate is None or predicate.sets[0] is None:
+        return []
+    admitted = predicate.sets[0] & LOWERING
+    out: list[Claim] = []
+    for kernel_name, line in gate.calls:
+        kernel_def = _definition(info, kernel_name)
+        if kernel_def is None:
+            continue
+        requirement = facts.of(kernel_def.fullname).requirement
+        if requirement is None or requirement.interpret is not None:
+            continue
+        failing = admitted - requirement.platforms
+        if not failing:
+            continue
+        here_predicate = facts.names.module_of(predicate_def.fullname) == tree.fullname
+        here_kernel = facts.names.module_of(kernel_def.fullname) == tree.fullname
+        if not (here_predicate or here_kernel):
+            continue  # reported where they are defined
+        at = predicate_def if here_predicate else kernel_def
+        target = kernel_def if here_kernel else predicate_def
+        gate_where = facts.of(gate_method.fullname).where
+        gate_path = gate_where.rsplit(":", 1)[0]
+        owner = (
+            f"{gate_method.info.name}.{gate_method.name}" if gate_method.info else gate_method.name
+        )
+        why = (
+            f"{_short(predicate_def.fullname)} ({facts.of(predicate_def.fullname).where}) "
+            f"admits {', '.join(sorted(admitted))}, and {owner} ({gate_where}) raises unless "
+            f"self.{gate.predicate}(...) says yes, then calls self.{kernel_name} at "
+            f"{gate_path}:{line}"
+        )
+        out.append(
+            Claim(
+                at,
+                target,
+                frozenset(failing),
+                requirement,
+                kernel_def.fullname,
+                (*requirement.chain, why),
+            )
+        )
+    return out
