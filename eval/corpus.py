@@ -4,6 +4,7 @@ Usage (from the repository root, with a venv that has typed-pallas and mypy)::
 
     .venv312/bin/python -m eval.corpus                 # all 19 packages
     .venv312/bin/python -m eval.corpus -p jax -p tokamax --json out.json
+    .venv312/bin/python -m eval.corpus --only-library-calls --checkout jax-tests=../jax
 
 What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versions):
 
@@ -27,21 +28,43 @@ What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versi
    false-positive count), caught when a new ``pallas-platform`` error falls in the
    guard statement and the region it decides (or the table and its use, or the call).
    Calls of package wrappers that forward ``compiler_params`` are scored from step 3's
-   params swaps at those sites. ``--no-dispatch`` skips step 4.
+   params swaps at those sites. ``--no-dispatch`` skips step 4;
+5. library calls (``eval.library_mutants``): every call, in the package, of a function
+   of jax's ``pallas.ops`` or of another corpus package that carries a platform
+   requirement (asked of ``LibraryFacts``, the reader the plugin uses), mutated three
+   ways (an inserted ``jax.default_backend()`` guard on the call's line, the swapped
+   string of a guard that decides it, its module configured for the other platform
+   through ``TYPED_PALLAS_CONFIG``), checked like step 4 in a third cold cache whose
+   unmodified run lists every ``pallas-platform`` error ("findings"). A mutant counts
+   in the score when it is a real bug: the callee cannot lower there (its platform
+   proven by ``eval.library_proofs``' lowering), interpret mode is off at the call, and
+   no guard keeps the path on the callee's platform. ``--checkout NAME=PATH`` adds the
+   sources of ``library-sources.tsv`` that are not on PyPI (jax's own tests, maxdiffusion,
+   simply, ...); ``--only-library-calls`` runs this step alone, ``--no-library-calls``
+   skips it.
+
+Libraries next to a package: the corpus packages a package imports (tokamax, qwix and
+tpu-inference for maxtext) are installed with ``pip install --no-deps --target`` into
+``<cache>/libs/<package>/site-packages`` with the checking venv's ``jax`` linked in
+(a venv holds them next to jax), and that folder is on mypy's PYTHONPATH in every step
+(``--no-libraries``: each package alone, as before).
 
 Scores are split by evidence (the survey's body/argument platform primitives), by
 swap kind (platform tpu<->gpu, or backend triton<->mosaic_gpu), and by what mypy's
 default flags would show (bodies of unannotated functions are not checked then, so a
 site there is never reported; this is derived, not a second run).
 
-What it does not do: configure the plugin (no target platform), run anything on an
-accelerator, or judge whether an error on unmodified code is a real bug (it lists them).
+What it does not do: configure the plugin outside step 5's config mutants, run anything
+on an accelerator, or judge whether an error on unmodified code is a real bug (it lists
+them).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
+import csv
 import json
 import os
 import platform as _platform
@@ -62,6 +85,22 @@ from eval.dispatch_mutants import (
     schedule_dispatch,
     write_dispatch_mutant,
 )
+from eval.library_mutants import (
+    LibraryCall,
+    LibraryMutant,
+    LibraryResult,
+    NotMutated,
+    config_text,
+    find_library_calls,
+    judge,
+    plan_library_mutants,
+    schedule_library,
+    source_files,
+    top_level_modules,
+    write_library_mutant,
+)
+from eval.library_mutants import prove as apply_proofs
+from eval.library_mutants import score as library_score
 from eval.mutants import (
     PLATFORM_OF,
     Mutant,
@@ -83,6 +122,7 @@ from eval.mypyrun import (
     source_of,
     write_config,
 )
+from typed_pallas_mypy.library_facts import LibraryFacts
 
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
 RESULTS = Path(__file__).with_name("results")
@@ -108,6 +148,7 @@ def install(package: str, version: str, cache: Path, python: str) -> tuple[Path,
             "--no-deps",
             "--no-compile",
             "--disable-pip-version-check",
+            "--ignore-requires-python",  # read, never imported: any Python's source will do
             "--target",
             str(tmp),
             f"{package}=={version}",
@@ -198,6 +239,10 @@ class PackageEval:
     dispatch_skipped: list[dict[str, str]] = field(default_factory=list)
     dispatch_false_positives: list[dict[str, Any]] = field(default_factory=list)
     dispatch_runs: list[RunResult] = field(default_factory=list)
+    #: installed next to the package (``name==version``), on PYTHONPATH for every step
+    libraries: list[str] = field(default_factory=list)
+    pythonpath: list[str] = field(default_factory=list)
+    library: LibraryEval | None = None
 
     @property
     def crashes(self) -> int:
@@ -231,6 +276,18 @@ def evaluate_package(
         cwd = root
     files = package_files(root, pkg, {s.relpath for s in sites})
     ev.files = len(files)
+    ev.pythonpath = list(args.pythonpath)
+    site: Path | None = None
+    if pkg != "jax" and not args.no_libraries:
+        ev.libraries, site = libraries_next_to(pkg, version, root, args)
+        if site is not None:
+            ev.pythonpath.append(str(site))
+    if args.only_library_calls:
+        if pkg != "jax":
+            ev.library = evaluate_library_calls(
+                pkg, version, "PyPI", root, files, site, args, config
+            )
+        return ev
     if pkg == "jax":
         targets = [a for f in files for a in ("-m", module_of(f))]
     else:
@@ -243,7 +300,7 @@ def evaluate_package(
         cache_dir=mcache,
         config=config,
         python=args.python,
-        extra_pythonpath=args.pythonpath,
+        extra_pythonpath=ev.pythonpath,
     )
 
     mutants, unmutable, _typed_of = plan_mutants(root, sites)
@@ -282,7 +339,7 @@ def evaluate_package(
         )
     known = {d.key for d in base.typed_pallas_errors}
     if args.cli and pkg != "jax":
-        ev.cli = run_cli(files, root, cache / "cli" / tag, args)
+        ev.cli = run_cli(files, root, cache / "cli" / tag, args, ev.pythonpath)
         ev.cli["agrees_with_mypy"] = sorted(ev.cli.get("findings", [])) == sorted(
             f"{d.relpath}:{d.line}: {d.message}" for d in base.platform_errors
         )
@@ -296,6 +353,7 @@ def evaluate_package(
         shadows: dict[str, Path] = {}
         for j, m in enumerate(batch):
             shadows.update(write_mutant(root, m, work / f"m{j}"))
+        stamp_round(root, shadows, i)
         res = run_mypy(targets, shadows=shadows, **common)
         ev.rounds.append({"round": i, "mutants": len(batch), "result": res})
         new = [d for d in res.typed_pallas_errors if d.key not in known]
@@ -320,7 +378,19 @@ def evaluate_package(
     shutil.rmtree(work, ignore_errors=True)
     if not args.no_dispatch:
         evaluate_dispatch(ev, pkg, version, root, cwd, files, args, config)
+    if pkg != "jax" and not args.no_library_calls:
+        ev.library = evaluate_library_calls(pkg, version, "PyPI", root, files, site, args, config)
     return ev
+
+
+def stamp_round(root: Path, shadows: dict[str, Path], round_index: int) -> None:
+    """Give every shadow file of a round its own mtime. mypy takes a file whose size and
+    whole-second mtime match its cache as unchanged (it hashes only when they differ), so
+    two mutants of one file of the same size written within a second (a swapped platform
+    string) would both be checked as the first."""
+    for rel, shadow in shadows.items():
+        stamp = int((root / rel).stat().st_mtime) + 10 * (round_index + 1)
+        os.utime(shadow, (stamp, stamp))
 
 
 def evaluate_dispatch(
@@ -352,7 +422,7 @@ def evaluate_dispatch(
         cache_dir=args.cache_dir / "mypy" / tag,
         config=config,
         python=args.python,
-        extra_pythonpath=args.pythonpath,
+        extra_pythonpath=ev.pythonpath,
     )
     base = run_mypy(targets, **common)
     ev.dispatch_runs.append(base)
@@ -364,11 +434,12 @@ def evaluate_dispatch(
             )
     known = {d.key for d in base.typed_pallas_errors}
     work = args.cache_dir / "work" / tag / f"{pkg}-{version}"
-    for batch in schedule_dispatch(plan.mutants):
+    for i, batch in enumerate(schedule_dispatch(plan.mutants)):
         shutil.rmtree(work, ignore_errors=True)
         shadows: dict[str, Path] = {}
         for j, m in enumerate(batch):
             shadows.update(write_dispatch_mutant(root, m, work / f"m{j}"))
+        stamp_round(root, shadows, i)
         res = run_mypy(targets, shadows=shadows, **common)
         ev.dispatch_runs.append(res)
         new = [d for d in res.platform_errors if d.key not in known]
@@ -425,7 +496,9 @@ def summarize_dispatch(evals: list[PackageEval]) -> dict[str, Any]:
     }
 
 
-def run_cli(files: list[str], root: Path, cache: Path, args: argparse.Namespace) -> dict[str, Any]:
+def run_cli(
+    files: list[str], root: Path, cache: Path, args: argparse.Namespace, pythonpath: list[str]
+) -> dict[str, Any]:
     """``typed-pallas check --output json`` on the same files (what a user would run)."""
     exe = Path(args.python).parent / "typed-pallas"
     cmd = [
@@ -440,9 +513,7 @@ def run_cli(files: list[str], root: Path, cache: Path, args: argparse.Namespace)
         "--explicit-package-bases",
     ]
     t0 = time.perf_counter()
-    p = subprocess.run(
-        cmd, cwd=root, capture_output=True, text=True, env=clean_env(args.pythonpath)
-    )
+    p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=clean_env(pythonpath))
     out: dict[str, Any] = {"rc": p.returncode, "seconds": round(time.perf_counter() - t0, 1)}
     try:
         found = json.loads(p.stdout)
@@ -454,6 +525,426 @@ def run_cli(files: list[str], root: Path, cache: Path, args: argparse.Namespace)
     except (ValueError, TypeError, KeyError):
         out["error"] = (p.stdout + p.stderr)[-2000:]
     return out
+
+
+# --------------------------------------------------------------------------- library calls
+
+#: top-level folders some wheels install that are no library (tpu-inference ships ``tests``)
+NOT_LIBRARIES = frozenset({"tests", "test", "tools", "benchmarks", "examples", "scripts", "docs"})
+#: jax's library kernels (the checking venv's jax)
+JAX_OPS = "jax.experimental.pallas.ops"
+#: sources of library calls that are not on PyPI (checked out by the user: ``--checkout``)
+LIBRARY_SOURCES = Path(__file__).with_name("library-sources.tsv")
+
+
+@dataclass
+class LibraryEval:
+    """Step 5 for one source: its library calls, the unmodified check, the mutants."""
+
+    source: str
+    version: str
+    origin: str
+    libraries: list[str] = field(default_factory=list)
+    files_scanned: int = 0
+    files_checked: int = 0
+    calls: list[LibraryCall] = field(default_factory=list)
+    without_requirement: dict[str, int] = field(default_factory=dict)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    results: list[LibraryResult] = field(default_factory=list)
+    not_mutated: list[NotMutated] = field(default_factory=list)
+    runs: list[RunResult] = field(default_factory=list)
+    skipped: str | None = None
+
+    @property
+    def crashes(self) -> int:
+        return sum(1 for r in self.runs if r.crashed or r.blocked)
+
+
+def corpus_versions(sites: Sequence[Site]) -> dict[str, str]:
+    return {s.package: s.version for s in sites}
+
+
+def imported_tops(root: Path, files: Sequence[str]) -> set[str]:
+    """The top-level names of every absolute import in ``files``."""
+    found: set[str] = set()
+    for rel in files:
+        try:
+            tree = ast.parse((root / rel).read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {a.name.split(".", 1)[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add(node.module.split(".", 1)[0])
+    return found
+
+
+def corpus_libraries(
+    pkg: str, root: Path, args: argparse.Namespace
+) -> list[tuple[str, str, set[str]]]:
+    """The corpus packages (name, version, top-level modules) that ``root``'s files
+    import, each installed (cached) to read its top-level names."""
+    imported = imported_tops(root, source_files(root))
+    out = []
+    for other, version in sorted(args.corpus_versions.items()):
+        if other in (pkg, "jax"):
+            continue
+        other_root, _ = install(other, version, args.cache_dir, args.python)
+        tops = top_level_modules(other_root) - NOT_LIBRARIES
+        if tops & imported and not tops & top_level_modules(root):
+            out.append((other, version, tops))
+    return out
+
+
+def install_libraries(
+    label: str, libraries: Sequence[tuple[str, str]], args: argparse.Namespace
+) -> Path:
+    """``pip install --no-deps --target`` the libraries into ``<cache>/libs/<label>/site-packages``
+    with the checking venv's ``jax`` linked in, as a venv holds them next to jax (the
+    plugin reads untyped libraries from the site-packages folders of the modules mypy
+    loads, jax's among them)."""
+    _, jax_site = venv_jax(args.python)
+    cache: Path = args.cache_dir
+    site = cache / "libs" / label / "site-packages"
+    stamp = "\n".join([*(f"{n}=={v}" for n, v in libraries), f"jax -> {jax_site / 'jax'}", ""])
+    if (site / ".complete").is_file() and (site / ".complete").read_text() == stamp:
+        return site
+    shutil.rmtree(site.parent, ignore_errors=True)
+    site.mkdir(parents=True)
+    if libraries:
+        subprocess.run(
+            [
+                args.python,
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "--no-compile",
+                "--disable-pip-version-check",
+                "--ignore-requires-python",
+                "--target",
+                str(site),
+                *(f"{n}=={v}" for n, v in libraries),
+            ],
+            check=True,
+        )
+    (site / "jax").symlink_to(jax_site / "jax", target_is_directory=True)
+    (site / ".complete").write_text(stamp)
+    return site
+
+
+def libraries_next_to(
+    pkg: str, version: str, root: Path, args: argparse.Namespace
+) -> tuple[list[str], Path | None]:
+    """Install the corpus packages ``pkg`` imports next to it; (their pins, the folder)."""
+    found = corpus_libraries(pkg, root, args)
+    if not found:
+        return [], None
+    pins = [(n, v) for n, v, _ in found]
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    site = install_libraries(f"{pkg}-{version}-{tag}", pins, args)
+    return [f"{n}=={v}" for n, v in pins], site
+
+
+def evaluate_library_calls(
+    source: str,
+    version: str,
+    origin: str,
+    root: Path,
+    pallas_files: Sequence[str],
+    site: Path | None,
+    args: argparse.Namespace,
+    config: Path,
+) -> LibraryEval:
+    """Step 5: the source's calls of library kernels (jax's ops and the corpus packages
+    installed next to it), checked unmodified, then the guard, swap and config mutants."""
+    ev = LibraryEval(source, version, origin)
+    if site is not None:
+        ev.libraries = sorted(
+            "==".join(p.name.removesuffix(".dist-info").rsplit("-", 1))
+            for p in site.glob("*.dist-info")
+        )
+    _, jax_site = venv_jax(args.python)
+    roots = [str(site)] if site is not None else []
+    facts = LibraryFacts([*roots, str(jax_site)], None)
+    prefixes = [JAX_OPS]
+    if site is not None:
+        prefixes += sorted(top_level_modules(site) - NOT_LIBRARIES - {"jax"})
+    own = top_level_modules(root)
+    prefixes = [p for p in prefixes if p.split(".", 1)[0] not in own]
+    scan = source_files(root)
+    found = find_library_calls(root, source, facts, prefixes, scan)
+    ev.files_scanned = found.files_read
+    ev.calls, ev.without_requirement = found.calls, found.without_requirement
+    if not ev.calls:
+        ev.skipped = "no call of a library function with a requirement"
+        return ev
+    files = sorted(set(pallas_files) | {c.relpath for c in ev.calls})
+    ev.files_checked = len(files)
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}-library"
+    work = args.cache_dir / "work" / tag / f"{source}-{version}"
+    pythonpath = [*args.pythonpath, *roots]
+    common: dict[str, Any] = dict(
+        cwd=root,
+        root=root,
+        cache_dir=args.cache_dir / "mypy" / tag,
+        config=config,
+        python=args.python,
+        extra_pythonpath=pythonpath,
+    )
+    mutants, ev.not_mutated = plan_library_mutants(root, ev.calls)
+    base, ev.results, ev.runs = check_library_mutants(files, mutants, work, **common)
+    for d in base.platform_errors:
+        ev.findings.append(
+            {
+                "where": f"{d.relpath}:{d.line}",
+                "message": d.message,
+                "calls": [c.callee for c in ev.calls if c.relpath == d.relpath and _in(c, d.line)],
+            }
+        )
+    return ev
+
+
+def check_library_mutants(
+    files: Sequence[str],
+    mutants: Sequence[LibraryMutant],
+    work: Path,
+    *,
+    extra_env: dict[str, str] | None = None,
+    **common: Any,
+) -> tuple[RunResult, list[LibraryResult], list[RunResult]]:
+    """mypy + plugin over ``files`` unmodified, then once per round of mutants (guard and
+    swap mutants as shadow files, config mutants through a ``pyproject.toml`` named by
+    ``TYPED_PALLAS_CONFIG``); each mutant judged on the new ``pallas-platform`` errors.
+    ``common``: ``run_mypy``'s keywords (cwd, root, cache_dir, config, ...).
+    Returns (the unmodified run, the results, every run)."""
+    targets = ["--explicit-package-bases", *files]
+    base = run_mypy(targets, extra_env=extra_env, **common)
+    runs = [base]
+    results: list[LibraryResult] = []
+    known = {d.key for d in base.platform_errors}
+    for i, batch in enumerate(schedule_library(mutants)):
+        shutil.rmtree(work, ignore_errors=True)
+        shadows: dict[str, Path] = {}
+        env = dict(extra_env or {})
+        for j, m in enumerate(batch):
+            shadows.update(write_library_mutant(common["root"], m, work / f"m{j}"))
+        stamp_round(common["root"], shadows, i)
+        overrides = {(m.override, m.platform) for m in batch if m.override is not None}
+        if overrides:
+            work.mkdir(parents=True, exist_ok=True)
+            (work / "pyproject.toml").write_text(config_text(overrides))
+            env["TYPED_PALLAS_CONFIG"] = str(work / "pyproject.toml")
+        res = run_mypy(targets, shadows=shadows, extra_env=env, **common)
+        runs.append(res)
+        new = [(d.relpath, d.line, d.message) for d in res.platform_errors if d.key not in known]
+        results += [judge(m, new, crashed=res.crashed) for m in batch]
+    shutil.rmtree(work, ignore_errors=True)
+    return base, results, runs
+
+
+def _in(call: LibraryCall, line: int) -> bool:
+    return call.span[0] <= line <= call.span[1]
+
+
+@dataclass(frozen=True)
+class CheckoutSource:
+    """A row of ``library-sources.tsv``: a repository at a commit, read from a checkout."""
+
+    name: str
+    repository: str
+    commit: str
+    #: the folder of the checkout that is the import root ("." or "src")
+    base: str
+    #: folders under ``base`` copied for the evaluation
+    folders: tuple[str, ...]
+    #: the jax versions (prefix) the row is for ("-": any)
+    jax: str
+    note: str
+
+
+def load_checkout_sources(path: Path = LIBRARY_SOURCES) -> list[CheckoutSource]:
+    with open(path, newline="") as f:
+        rows = list(
+            csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")
+        )
+    return [
+        CheckoutSource(
+            r["name"],
+            r["repository"],
+            r["commit"],
+            r["base"],
+            tuple(r["folders"].split(",")),
+            r["jax"],
+            r["note"],
+        )
+        for r in rows
+    ]
+
+
+def evaluate_checkout(
+    row: CheckoutSource, checkout: Path, args: argparse.Namespace, config: Path
+) -> LibraryEval:
+    """Step 5 on a checkout: its folders copied under the cache (nothing else of the
+    repository is importable from there), corpus libraries installed next to it."""
+    origin = f"{row.repository}@{row.commit[:12]}"
+    root = args.cache_dir / "checkouts" / f"{row.name}-{row.commit[:12]}"
+    shutil.rmtree(root, ignore_errors=True)
+    for folder in row.folders:
+        src = checkout / row.base / folder
+        if not src.is_dir():
+            ev = LibraryEval(row.name, row.commit[:12], origin)
+            ev.skipped = f"{src} is not a folder (check out {origin})"
+            return ev
+        shutil.copytree(src, root / folder, ignore=shutil.ignore_patterns("*.pyc", "__pycache__"))
+    site: Path | None = None
+    if not args.no_libraries:
+        _, site = libraries_next_to(row.name, row.commit[:12], root, args)
+    return evaluate_library_calls(row.name, row.commit[:12], origin, root, [], site, args, config)
+
+
+def load_proofs(paths: Sequence[Path]) -> dict[str, list[str]]:
+    """callee -> the platforms it lowered for, from ``eval.library_proofs``'s JSON files
+    (only functions whose platform was proved; the first file that proves one wins);
+    aliases included. Missing files are skipped."""
+    out: dict[str, list[str]] = {}
+    for path in paths:
+        if not path.is_file():
+            continue
+        data = json.loads(path.read_text())
+        for row in data["functions"]:
+            if row.get("proven"):
+                out.setdefault(row["function"], list(row["lowers_for"]))
+        for alias, target in data.get("aliases", {}).items():
+            if target in out:
+                out.setdefault(alias, out[target])
+    return out
+
+
+def summarize_library(evals: Sequence[LibraryEval], proofs: dict[str, list[str]]) -> dict[str, Any]:
+    results = [r for e in evals for r in e.results]
+    apply_proofs(results, proofs)
+    not_real: Counter[str] = Counter()
+    for r in results:
+        if not r.mutant.real_bug and r.mutant.why_not:
+            reason = r.mutant.why_not
+            if " lowers for " in reason:
+                reason = "the callee lowers for that platform"
+            elif reason.startswith("under the guard"):
+                reason = "under a guard that keeps it on its own platform"
+            not_real[f"{r.mutant.form}: {reason}"] += 1
+    skipped: Counter[str] = Counter(f"{n.form}: {n.reason}" for e in evals for n in e.not_mutated)
+    calls = [c for e in evals for c in e.calls]
+    return {
+        "sources": len(evals),
+        "calls": len(calls),
+        "calls_by_library": dict(Counter(c.library for c in calls)),
+        "calls_without_requirement": dict(
+            sum((Counter(e.without_requirement) for e in evals), Counter())
+        ),
+        "mutants": len(results),
+        "real_bugs": sum(r.mutant.real_bug for r in results),
+        "real_bugs_proven": sum(r.mutant.real_bug and r.proven is True for r in results),
+        "score": library_score(results),
+        "score_unproven_too": library_score(results, require_proof=False),
+        "real_bugs_not_lowered": sorted(
+            {r.mutant.call.callee for r in results if r.mutant.real_bug and r.proven is None}
+        ),
+        "real_bugs_disproven": sorted(
+            {r.mutant.id for r in results if r.mutant.real_bug and r.proven is False}
+        ),
+        "caught_not_real": sum(r.caught for r in results if not r.mutant.real_bug),
+        "not_real": dict(not_real),
+        "not_mutated": dict(skipped),
+        "findings_on_unmodified": sum(len(e.findings) for e in evals),
+        "crashes": sum(e.crashes for e in evals),
+        "runs": sum(len(e.runs) for e in evals),
+        "mypy_seconds": round(sum(r.seconds for e in evals for r in e.runs), 1),
+    }
+
+
+def library_row(e: LibraryEval) -> dict[str, Any]:
+    return {
+        "source": e.source,
+        "version": e.version,
+        "origin": e.origin,
+        "libraries": e.libraries,
+        "skipped": e.skipped,
+        "files_scanned": e.files_scanned,
+        "files_checked": e.files_checked,
+        "calls": [
+            {
+                "where": c.where,
+                "callee": c.callee,
+                "library": c.library,
+                "kind": c.kind,
+                "platforms": sorted(c.platforms),
+                "interpret": c.interpret,
+                "span": list(c.span),
+                "typed": c.typed,
+                "scope": c.scope,
+                "chain": list(c.chain),
+            }
+            for c in e.calls
+        ],
+        "calls_without_requirement": e.without_requirement,
+        "findings_on_unmodified": e.findings,
+        "crashes": e.crashes,
+        "crash_output": [r.tail for r in e.runs if r.crashed or r.blocked],
+        "run_seconds": [round(r.seconds, 1) for r in e.runs],
+        "not_mutated": [
+            {"where": n.call.where, "form": n.form, "reason": n.reason} for n in e.not_mutated
+        ],
+        "mutants": [
+            {
+                "id": r.mutant.id,
+                "form": r.mutant.form,
+                "where": r.mutant.call.where,
+                "callee": r.mutant.call.callee,
+                "library": r.mutant.call.library,
+                "platform": r.mutant.platform,
+                "detail": r.mutant.detail,
+                "real_bug": r.mutant.real_bug,
+                "why_not": r.mutant.why_not,
+                "proven": r.proven,
+                "caught": r.caught,
+                "messages": r.messages,
+                "elsewhere": r.elsewhere,
+                "crashed": r.crashed,
+            }
+            for r in e.results
+        ],
+    }
+
+
+def print_library(evals: Sequence[LibraryEval], summary: dict[str, Any]) -> None:
+    print(
+        "\nlibrary calls (real bugs proven by lowering; caught: a new pallas-platform error "
+        "on the call):"
+    )
+    for e in evals:
+        state = e.skipped or (
+            f"{len(e.calls)} calls, {len(e.results)} mutants, {len(e.findings)} findings on "
+            f"unmodified code, {e.crashes} crashes"
+        )
+        libs = f" [{', '.join(e.libraries)}]" if e.libraries else ""
+        print(f"  {e.source} {e.version} ({e.origin}){libs}: {state}")
+    for form, by_library in summary["score"].items():
+        print(
+            f"  {form:8s}",
+            ", ".join(f"{lib} {ratio(c['caught'], c['mutants'])}" for lib, c in by_library.items()),
+        )
+    print(f"  real bugs not lowered: {summary['real_bugs_not_lowered']}")
+    print(f"  not real bugs: {summary['not_real']}")
+    print(f"  not mutated: {summary['not_mutated']}")
+    for e in evals:
+        for f in e.findings:
+            print(f"    FINDING {e.source}: {f['where']}: {f['message']}")
+        for r in e.results:
+            if r.mutant.real_bug and not r.caught:
+                print(f"    missed {r.mutant.form} {r.mutant.call.where} {r.mutant.detail}")
 
 
 # --------------------------------------------------------------------------- reporting
@@ -569,6 +1060,7 @@ def package_row(e: PackageEval) -> dict[str, Any]:
     return {
         "package": f"{e.package}=={e.version}",
         "skipped": e.skipped,
+        "libraries_next_to_it": e.libraries,
         "files": e.files,
         "call_sites": e.sites,
         "mutated_sites": len({r.mutant.site.key for r in e.results}),
@@ -767,6 +1259,19 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
                 )
 
 
+def public_argv(argv: list[str] | None) -> list[str]:
+    """The command line as recorded in the JSON: checkout paths (machine-specific) become
+    ``NAME=<checkout>``."""
+    out: list[str] = []
+    for item in argv if argv is not None else sys.argv[1:]:
+        if item.startswith("--checkout="):
+            item = "--checkout=" + item.split("=", 2)[1] + "=<checkout>"
+        elif out and out[-1] == "--checkout":
+            item = item.partition("=")[0] + "=<checkout>"
+        out.append(item)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.corpus", description=__doc__.split("\n\n")[0])
     ap.add_argument("-p", "--package", action="append", help="only these packages (repeatable)")
@@ -793,6 +1298,34 @@ def main(argv: list[str] | None = None) -> int:
         "--site", action="append", help="only mutate these sites (relpath:line, repeatable)"
     )
     ap.add_argument(
+        "--no-libraries",
+        action="store_true",
+        help="install no corpus package next to the packages that import it (each alone)",
+    )
+    ap.add_argument(
+        "--no-library-calls", action="store_true", help="no library-call mutants (step 5)"
+    )
+    ap.add_argument(
+        "--only-library-calls",
+        action="store_true",
+        help="step 5 only (library calls), no unmodified run of the Pallas files, no other mutants",
+    )
+    ap.add_argument(
+        "--proofs",
+        type=Path,
+        action="append",
+        default=[],
+        help="eval.library_proofs's JSON (repeatable; default eval/results/"
+        "library-proofs-pyXY.json and library-proofs-h200.json)",
+    )
+    ap.add_argument(
+        "--checkout",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="a checkout of a library-sources.tsv row (step 5 on it; repeatable)",
+    )
+    ap.add_argument(
         "--cli",
         action="store_true",
         help="also run `typed-pallas check --output json` on the unmodified code and compare",
@@ -801,7 +1334,8 @@ def main(argv: list[str] | None = None) -> int:
         "--json",
         type=Path,
         default=None,
-        help="where to write the JSON (default eval/results/corpus-pyXY.json)",
+        help="where to write the JSON (default eval/results/corpus-pyXY.json, or "
+        "library-calls-pyXY.json with --only-library-calls)",
     )
     ap.add_argument(
         "--sites", type=Path, default=None, help="survey table (default eval/corpus-sites.tsv)"
@@ -812,6 +1346,13 @@ def main(argv: list[str] | None = None) -> int:
     if str(args.cache_dir).startswith(str(repo)):
         ap.error("--cache-dir must be outside the repository")
     sites = load_sites(args.sites) if args.sites else load_sites()
+    args.corpus_versions = corpus_versions(sites)
+    checkouts: dict[str, Path] = {}
+    for item in args.checkout:
+        name, sep, path = item.partition("=")
+        if not sep or not Path(path).expanduser().is_dir():
+            ap.error(f"--checkout {item!r}: expected NAME=PATH of a folder")
+        checkouts[name] = Path(path).expanduser().resolve()
     by_pkg: dict[tuple[str, str], list[Site]] = defaultdict(list)
     for s in sites:
         by_pkg[(s.package, s.version)].append(s)
@@ -826,18 +1367,38 @@ def main(argv: list[str] | None = None) -> int:
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}"
     shutil.rmtree(args.cache_dir / "mypy" / tag, ignore_errors=True)  # every run starts cold
     shutil.rmtree(args.cache_dir / "mypy" / f"{tag}-dispatch", ignore_errors=True)
+    shutil.rmtree(args.cache_dir / "mypy" / f"{tag}-library", ignore_errors=True)
     t0 = time.perf_counter()
     evals = []
     for pkg, ver in chosen:
         print(f"... {pkg}=={ver}", file=sys.stderr, flush=True)
         evals.append(evaluate_package(pkg, ver, by_pkg[(pkg, ver)], args, config))
+    library_evals = [e.library for e in evals if e.library is not None]
+    if checkouts:
+        jax_version, _ = venv_jax(args.python)
+        for row in load_checkout_sources():
+            if row.name in checkouts and (row.jax == "-" or jax_version.startswith(row.jax)):
+                print(f"... {row.name} ({row.repository}@{row.commit[:12]})", file=sys.stderr)
+                library_evals.append(evaluate_checkout(row, checkouts[row.name], args, config))
     wall = time.perf_counter() - t0
     done = [e for e in evals if not e.skipped]
     summary = summarize(done)
     if not args.no_dispatch:
         summary["dispatch"] = summarize_dispatch(done)
+    if library_evals:
+        proofs = load_proofs(
+            args.proofs
+            or [
+                RESULTS / f"library-proofs-py{sys.version_info[0]}{sys.version_info[1]}.json",
+                RESULTS / "library-proofs-h200.json",
+            ]
+        )
+        summary["library_calls"] = summarize_library(library_evals, proofs)
     summary["wall_seconds"] = round(wall, 1)
-    print_table(evals, summary)
+    if not args.only_library_calls:
+        print_table(evals, summary)
+    if library_evals:
+        print_library(library_evals, summary["library_calls"])
     print(
         f"\nwall time {wall:.0f} s for {len(done)} packages "
         f"({summary['mypy_seconds']['rounds']} mutant rounds)"
@@ -854,21 +1415,29 @@ def main(argv: list[str] | None = None) -> int:
     ).stdout.split()
     out = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": "python -m eval.corpus " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m eval.corpus " + " ".join(public_argv(argv)),
         "python": py[0] if py else None,
         "jax": py[1] if len(py) > 1 else None,
         "mypy": py[2] if len(py) > 2 else None,
         "plugin": args.plugin,
         "mypy_flags": preset_flags(check_untyped_defs=not args.default_flags),
         "host": f"{_platform.machine()} {os.cpu_count()} cpu",
+        "only_library_calls": args.only_library_calls,
         "summary": summary,
         "packages": [package_row(e) for e in evals],
+        "library_sources": [library_row(e) for e in library_evals],
     }
-    dest = args.json or RESULTS / f"corpus-py{sys.version_info[0]}{sys.version_info[1]}.json"
+    stem = "library-calls" if args.only_library_calls else "corpus"
+    dest = args.json or RESULTS / f"{stem}-py{sys.version_info[0]}{sys.version_info[1]}.json"
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps(out, indent=1) + "\n")
     print(f"JSON: {dest}")
-    return 1 if summary["crashes"] or summary.get("dispatch", {}).get("crashes") else 0
+    crashed = (
+        summary["crashes"]
+        or summary.get("dispatch", {}).get("crashes")
+        or summary.get("library_calls", {}).get("crashes")
+    )
+    return 1 if crashed else 0
 
 
 if __name__ == "__main__":

@@ -124,10 +124,12 @@ def run_mypy(
     flags: Iterable[str] = (),
     shadows: Mapping[str, Path] | None = None,
     extra_pythonpath: Sequence[str] = (),
+    extra_env: Mapping[str, str] | None = None,
     timeout: float = 3600,
 ) -> RunResult:
     """Run mypy once. ``targets`` are relative file paths (under ``cwd``) or ``-m``/``-p``
-    arguments; ``shadows`` maps a relpath under ``root`` to a mutated copy.
+    arguments; ``shadows`` maps a relpath under ``root`` to a mutated copy; ``extra_env``
+    is set on top of the clean environment (``TYPED_PALLAS_CONFIG`` for a configured run).
     Paths in the result are relative to ``root``."""
     arguments = [*BASE_FLAGS, *flags]
     for rel, shadow in (shadows or {}).items():
@@ -139,7 +141,7 @@ def run_mypy(
         proc = subprocess.run(
             cmd,
             cwd=cwd,
-            env=clean_env(extra_pythonpath),
+            env={**clean_env(extra_pythonpath), **(extra_env or {})},
             capture_output=True,
             text=True,
             timeout=timeout,

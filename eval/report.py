@@ -22,6 +22,8 @@ def pct(d: dict[str, int] | list[int]) -> str:
 
 def render(data: dict[str, Any]) -> str:
     s = data["summary"]
+    if data.get("only_library_calls"):
+        return "\n".join(library_section(data, s["library_calls"])) + "\n"
     m = s["mutation"]
     out = [
         f"Run {data['date']}: `{data['command']}` (Python {data['python']}, jax {data['jax']}, "
@@ -90,6 +92,8 @@ def render(data: dict[str, Any]) -> str:
     d = s.get("dispatch")
     if d is not None:
         out += dispatch_section(data, d)
+    if "library_calls" in s:
+        out += ["", *library_section(data, s["library_calls"])]
     fps = [(p["package"], f) for p in data["packages"] for f in p["false_positives"]]
     out += ["", f"Errors on unmodified code: {len(fps)}."]
     out += [f"- {pkg} `{f['where']}` [{f.get('source')}]: {f['message']}" for pkg, f in fps]
@@ -137,6 +141,110 @@ def dispatch_section(data: dict[str, Any], d: dict[str, Any]) -> list[str]:
                 f"| {m['kind']}/{m['form']} ({m['scope']}): `{m['detail']}` | {p['package']} `{m['where']}` | "
                 f"{'yes' if m['caught'] else 'no'} |"
             )
+    return out
+
+
+FORM_TITLES = {
+    "guard": '`if jax.default_backend() == "<other>":` inserted on the call\'s line',
+    "swap": "the platform string of a guard that decides the call, swapped",
+    "config": 'the call\'s module configured `platforms = ["<other>"]`',
+    "all": "all forms",
+}
+
+
+def library_section(data: dict[str, Any], s: dict[str, Any]) -> list[str]:
+    """Step 5: library calls, their mutants (real bugs proven by lowering), findings."""
+    out = [
+        f"Run {data['date']}: `{data['command']}` (Python {data['python']}, jax {data['jax']}, "
+        f"mypy {data['mypy']}, {data['host']}); {s['runs']} mypy runs, {s['mypy_seconds']:.0f} s.",
+        "",
+        "| source | libraries installed next to it | files read / checked | library calls with a requirement | library calls without one | findings on unmodified code | crashes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    quiet = []
+    for r in data["library_sources"]:
+        if not (
+            r["calls"] or r["calls_without_requirement"] or r["libraries"] or r["skipped"] is None
+        ):
+            quiet.append(r)
+            continue
+        if r["origin"] == "PyPI":
+            name = f"{r['source']}=={r['version']}"
+        else:
+            name = f"{r['source']} ({r['origin']})"
+        libs = ", ".join(r["libraries"]) or "-"
+        by_lib: dict[str, int] = {}
+        for c in r["calls"]:
+            by_lib[c["library"]] = by_lib.get(c["library"], 0) + 1
+        calls = ", ".join(f"{k} {v}" for k, v in sorted(by_lib.items())) or "0"
+        without = ", ".join(f"{k} {v}" for k, v in sorted(r["calls_without_requirement"].items()))
+        out.append(
+            f"| {name} | {libs} | {r['files_scanned']} / {r['files_checked']} | {calls} | "
+            f"{without or '0'} | {len(r['findings_on_unmodified'])} | {r['crashes']} |"
+        )
+    if quiet:
+        out += [
+            "",
+            f"No library call at all in the {len(quiet)} other sources read: "
+            + ", ".join(
+                f"{r['source']}=={r['version']}" if r["origin"] == "PyPI" else r["source"]
+                for r in quiet
+            )
+            + ".",
+        ]
+    libraries = sorted({lib for row in s["score"].values() for lib in row if lib != "all"})
+    out += [
+        "",
+        f"Mutants: {s['mutants']}; real bugs by the reader's platform: {s['real_bugs']}; "
+        f"of those, proven by lowering: {s['real_bugs_proven']}. Caught, real bugs proven "
+        "by lowering only (a new `pallas-platform` error on the call):",
+        "",
+        "| form | " + " | ".join(libraries) + " | all |",
+        "|---|" + "---|" * (len(libraries) + 1),
+    ]
+    for form in ("guard", "swap", "config", "all"):
+        row = s["score"].get(form, {})
+        cells = [pct(row[lib]) if lib in row else "-" for lib in [*libraries, "all"]]
+        out.append(f"| {FORM_TITLES[form]} | " + " | ".join(cells) + " |")
+    unproven = s["score_unproven_too"].get("all", {})
+    if unproven.get("all"):
+        out.append("")
+        out.append(
+            "Counting real bugs whose callee was not lowered too: "
+            + ", ".join(f"{lib} {pct(c)}" for lib, c in sorted(unproven.items()))
+            + f" (not lowered: {', '.join(f'`{c}`' for c in s['real_bugs_not_lowered']) or 'none'})."
+        )
+    if s["not_real"]:
+        out += [
+            "",
+            "Mutants that are no real bug (not counted): "
+            + "; ".join(f"{k} {v}" for k, v in sorted(s["not_real"].items()))
+            + f". Caught among them: {s['caught_not_real']}.",
+        ]
+    if s["not_mutated"]:
+        out.append(
+            "Not mutated: "
+            + "; ".join(f"{k} {v}" for k, v in sorted(s["not_mutated"].items()))
+            + "."
+        )
+    missed = [
+        (r["source"], m)
+        for r in data["library_sources"]
+        for m in r["mutants"]
+        if m["real_bug"] and not m["caught"]
+    ]
+    if missed:
+        out += ["", "| real bug missed | where | proven |", "|---|---|---|"]
+        out += [
+            f"| {m['form']}: `{m['detail']}` | {src} `{m['where']}` | "
+            f"{'yes' if m.get('proven') else 'not lowered' if m.get('proven') is None else 'no'} |"
+            for src, m in missed
+        ]
+    findings = [
+        (r["source"], f) for r in data["library_sources"] for f in r["findings_on_unmodified"]
+    ]
+    out += ["", f"`pallas-platform` errors on the unmodified sources: {len(findings)}."]
+    out += [f"- {src} `{f['where']}`: {f['message']}" for src, f in findings]
     return out
 
 
