@@ -535,6 +535,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
+    if os.sep in args.python:  # mypy runs in other folders; a venv's python is a symlink
+        args.python = os.path.abspath(args.python)
     work = Workdir()
     results: list[dict[str, object]] = []
     out: dict[str, object] = {
