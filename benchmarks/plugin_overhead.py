@@ -18,7 +18,7 @@ Targets:
   ``py.typed``: it is installed with ``pip install --no-deps --target`` into
   ``--cache-dir``/libs/tokamax-0.0.17/site-packages (outside the repository) and put on
   ``PYTHONPATH`` for both configurations. The plugin must report exactly the calls
-  marked ``# WRONG`` (checked, printed and kept in the JSON);
+  marked ``# WRONG``, in every run of every mode (checked, printed and kept in the JSON);
 * any surveyed package (``eval.corpus`` installs it into ``--cache-dir``), checked as
   the project's own code.
 
@@ -361,29 +361,32 @@ def measure(target: Target, args: argparse.Namespace, work: Path) -> dict[str, o
     edited = {c: Timing() for c in CONFIGS}
     errors: dict[str, int] = {}
     other_errors: dict[str, set[tuple[str, int, str]]] = {}
-    platform_lines: set[int] = set()
+    #: mode -> the distinct sets of lines (of the edited file) the plugin reported at
+    reported: dict[str, set[tuple[int, ...]]] = {}
     libraries = plugin_folder(str(caches["plugin"]), "libraries")
     facts_after_cold: dict[str, list[int]] = {}
     facts_reused: list[bool] = []
     shadow = work / "shadow.py"
 
-    def run(config: str, shadows: Mapping[str, Path] | None = None) -> tuple[RunResult, float]:
-        return timed_run(target, caches[config], configs[config], args.python, shadows)
+    def run(
+        config: str, mode: str, shadows: Mapping[str, Path] | None = None
+    ) -> tuple[RunResult, float]:
+        done = timed_run(target, caches[config], configs[config], args.python, shadows)
+        if config == "plugin":
+            lines = sorted({d.line for d in done[0].platform_errors if d.relpath == target.edited})
+            reported.setdefault(mode, set()).add(tuple(lines))
+        return done
 
     for round_number in range(max(args.cold_runs, 1)):
         for config in alternating(round_number):
             shutil.rmtree(caches[config], ignore_errors=True)
-            result = record(cold[config], run(config))
+            result = record(cold[config], run(config, "cold"))
             errors[config] = len([d for d in result.diagnostics if d.severity == "error"])
             other_errors[config] = {
                 (d.relpath, d.line, d.message)
                 for d in result.diagnostics
                 if d.severity == "error" and d.code != "pallas-platform"
             }
-            if config == "plugin":
-                platform_lines = {
-                    d.line for d in result.platform_errors if d.relpath == target.edited
-                }
         facts_after_cold = files_state(libraries)
         if facts_after_cold and libraries is not None:
             # the first run after the library facts exist: mypy's cache gone, facts kept
@@ -393,17 +396,17 @@ def measure(target: Target, args: argparse.Namespace, work: Path) -> dict[str, o
             shutil.rmtree(caches["plugin"])
             shutil.copytree(kept, libraries, copy_function=shutil.copy2)
             before = files_state(libraries)
-            record(first, run("plugin"))
+            record(first, run("plugin", "first-run-library-facts-kept"))
             facts_reused.append(files_state(libraries) == before)
     for pair in range(args.warm_runs):
         for config in alternating(pair):
-            record(warm[config], run(config))
+            record(warm[config], run(config, "warm"))
     for pair in range(args.warm_runs):
         for config in alternating(pair):
             shadow.write_text(
                 (target.root / target.edited).read_text() + f"\n# edit {config} {pair}\n"
             )
-            record(edited[config], run(config, shadows={target.edited: shadow}))
+            record(edited[config], run(config, "warm-edit", shadows={target.edited: shadow}))
 
     changed = sorted(other_errors["plugin"] ^ other_errors["baseline"])
     outcome: dict[str, object] = {
@@ -423,10 +426,11 @@ def measure(target: Target, args: argparse.Namespace, work: Path) -> dict[str, o
             "unchanged_by_each_first_run": facts_reused,
         }
     if target.expected_lines is not None:
+        expected = tuple(target.expected_lines)
         outcome["findings"] = {
             "expected_lines": target.expected_lines,
-            "reported_lines": sorted(platform_lines),
-            "exact": sorted(platform_lines) == target.expected_lines,
+            "reported_lines_by_mode": {m: sorted(found) for m, found in reported.items()},
+            "exact_in_every_run": all(found == {expected} for found in reported.values()),
         }
     print_result(outcome, changed, other_errors["plugin"])
     return outcome
@@ -447,8 +451,9 @@ def print_result(
     findings = result.get("findings")
     if isinstance(findings, dict):
         print(
-            f"  pallas-platform errors at lines {findings['reported_lines']}; expected "
-            f"{findings['expected_lines']}: {'exact' if findings['exact'] else 'DIFFERENT'}"
+            f"  pallas-platform errors, per mode: {findings['reported_lines_by_mode']}; expected "
+            f"{findings['expected_lines']}: "
+            f"{'exact in every run' if findings['exact_in_every_run'] else 'DIFFERENT'}"
         )
     facts = result.get("library_facts")
     if isinstance(facts, dict):
