@@ -15,7 +15,10 @@
   cache (``<cache_dir>/typed-pallas/library-uses``), and their size and mtime stamp goes
   into its config data: a changed library file makes the module stale in the next run.
   Inside mypy's daemon, the stamp of every library file read goes into the plugin's
-  version, which restarts the daemon when a library changes.
+  version, which restarts the daemon when a library changes. A ``LibraryStamps`` memo
+  (one per build, from ``new_library_stamps``) stamps each list of files once per build:
+  a warm run of a project whose modules recorded the same files stats them once, not
+  once per module; inside the daemon, which outlives builds, there is no memo.
 
 Imports nothing of mypy and nothing of the plugin's transformers: mypy reads these on
 every run, warm ones included, before any hook fires.
@@ -93,9 +96,14 @@ def versioned_name() -> str:
     the daemon has no other way to notice a config edit, so there it goes in.
     """
     name = f"code.{CODE_DIGEST}"
-    if "mypy.dmypy_server" in sys.modules:
+    if in_daemon():
         name += f".config.{_config_stamp}.libraries.{_stamp(_LIBRARY_FILES)}"
     return name
+
+
+def in_daemon() -> bool:
+    """Whether this process is mypy's daemon (which keeps one plugin across builds)."""
+    return "mypy.dmypy_server" in sys.modules
 
 
 def config_data(config: Fingerprinted) -> dict[str, Any]:
@@ -115,6 +123,15 @@ PLUGIN_FOLDER: Final = "typed-pallas"
 
 #: Every installed library file the library reader read in this process.
 _LIBRARY_FILES: set[str] = set()
+
+#: Stamps of lists of library files (sorted, unique) already stamped in this build.
+LibraryStamps = dict[tuple[str, ...], str]
+
+
+def new_library_stamps() -> LibraryStamps | None:
+    """A memo for one build's ``library_uses`` calls; None inside mypy's daemon, whose
+    next build must stat the files again."""
+    return None if in_daemon() else {}
 
 
 def plugin_folder(cache_dir: str | None, name: str) -> str | None:
@@ -136,16 +153,27 @@ def _file_stamp(path: str) -> list[int] | None:
     return [found.st_size, found.st_mtime_ns]
 
 
-def _stamp(paths: Iterable[str]) -> str:
-    stamps = [[path, _file_stamp(path)] for path in sorted(set(paths))]
-    return hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16] if stamps else "none"
+def _stamp(paths: Iterable[str], memo: LibraryStamps | None = None) -> str:
+    files = tuple(sorted(set(paths)))
+    if memo is not None:
+        known = memo.get(files)
+        if known is not None:
+            return known
+    stamps = [[path, _file_stamp(path)] for path in files]
+    stamp = hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16] if stamps else "none"
+    if memo is not None:
+        memo[files] = stamp
+    return stamp
 
 
-def library_uses(cache_dir: str | None, module: str, writing: bool) -> str | None:
+def library_uses(
+    cache_dir: str | None, module: str, writing: bool, memo: LibraryStamps | None = None
+) -> str | None:
     """The stamp of the library files ``module``'s findings may depend on (None: none).
 
     ``writing``: mypy is about to write the module's cache: record the files read so far.
-    Otherwise (mypy checks whether the cache is fresh): the recorded files as they are now.
+    Otherwise (mypy checks whether the cache is fresh): the recorded files as they are now,
+    or as they were when this build first stamped the same list (``memo``).
     """
     folder = plugin_folder(cache_dir, "library-uses")
     if folder is None:
@@ -162,7 +190,7 @@ def library_uses(cache_dir: str | None, module: str, writing: bool) -> str | Non
         with open(temporary, "w", encoding="utf-8") as out:
             json.dump(files, out)
         os.replace(temporary, target)
-        return _stamp(files)
+        return _stamp(files, memo)
     try:
         with open(target, encoding="utf-8") as found:
             recorded = json.load(found)
@@ -172,4 +200,4 @@ def library_uses(cache_dir: str | None, module: str, writing: bool) -> str | Non
         return "unreadable"
     if not isinstance(recorded, list) or not all(isinstance(f, str) for f in recorded):
         return "unreadable"
-    return _stamp(recorded)
+    return _stamp(recorded, memo)

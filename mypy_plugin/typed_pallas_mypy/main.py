@@ -67,6 +67,7 @@ class TypedPallasPlugin(Plugin):
         self._config_data: dict[str, Any] | None = None
         self._hook_tables: _HookTables | None = None
         self._user_hooks: dict[str, Any] = {}
+        self._library_stamps = cache_keys.new_library_stamps()
 
     def _tables(self) -> _HookTables:
         if self._hook_tables is None:
@@ -116,7 +117,9 @@ class TypedPallasPlugin(Plugin):
             self._tables().store_facts(ctx.id)
         if self._config_data is None:
             self._config_data = cache_keys.config_data(self._config)
-        uses = cache_keys.library_uses(self.options.cache_dir, ctx.id, writing=not ctx.is_check)
+        uses = cache_keys.library_uses(
+            self.options.cache_dir, ctx.id, writing=not ctx.is_check, memo=self._library_stamps
+        )
         if uses is None:
             return self._config_data
         return {**self._config_data, "libraries": uses}
