@@ -250,3 +250,19 @@ PLATFORM_ATTRIBUTES: Final = frozenset({"platform", "device_kind"})
 #: The only part of jax the library reader reads; the rest of jax is its framework
 #: (calls there are entry points or opaque).
 JAX_READ_PREFIX: Final = "jax.experimental.pallas.ops."
+#: Top-level packages that define no Pallas kernel: jax's own runtime dependencies (and
+#: typed-pallas). Names in them are never looked up in the library reader, which would
+#: otherwise read and cache their modules (numpy, jaxlib) for nothing.
+NO_KERNEL_PACKAGES: Final = frozenset(
+    {
+        "jaxlib",
+        "numpy",
+        "ml_dtypes",
+        "opt_einsum",
+        "scipy",
+        "absl",
+        "typing_extensions",
+        "typed_pallas",
+        "typed_pallas_mypy",
+    }
+)

@@ -38,7 +38,7 @@ from typing import Final
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables
 from typed_pallas_mypy.entries import ENTRIES
-from typed_pallas_mypy.fullnames import JAX_READ_PREFIX
+from typed_pallas_mypy.fullnames import JAX_READ_PREFIX, NO_KERNEL_PACKAGES
 from typed_pallas_mypy.library_facts import model, reader
 from typed_pallas_mypy.library_facts.model import (
     FALSE,
@@ -166,7 +166,10 @@ class Resolver:
         return found
 
     def is_framework(self, module: str) -> bool:
-        """jax's own modules, never read (``jax.experimental.pallas.ops`` is read)."""
+        """jax's own modules and the packages that define no kernel, never read
+        (``jax.experimental.pallas.ops`` is read)."""
+        if module.split(".", 1)[0] in NO_KERNEL_PACKAGES:
+            return True
         return (module == "jax" or module.startswith("jax.")) and not (module + ".").startswith(
             JAX_READ_PREFIX
         )

@@ -241,6 +241,10 @@ class Names:
         """Whether ``fullname`` belongs to an installed package: one mypy follows (its
         module is in the build, from site-packages) or one it could not (no ``py.typed``:
         the name came from the project's import statements)."""
+        if fullname.split(".", 1)[0] in fullnames.NO_KERNEL_PACKAGES:
+            return False
+        if fullname.startswith("jax.") and not fullname.startswith(fullnames.JAX_READ_PREFIX):
+            return False  # jax's framework: entry points are matched by name, not read
         module = self.module_of(fullname)
         if module is None:
             return "." in fullname and fullname.replace(".", "").isidentifier()
