@@ -8,7 +8,9 @@ Usage (from the repository root)::
 Prepares a target of ``plugin_overhead.py`` (default ``library-calls``), fills one cache
 with the plugin and one without, then runs mypy warm (nothing changed) ``--runs`` times
 per configuration, alternating, with ``PYTHONPROFILEIMPORTTIME=1`` (Python's
-``-X importtime``). Prints, for the modules only the plugin's runs import, the median of
+``-X importtime``); with ``--edit``, each of these runs sees the target's edited file
+with a new comment appended (``--shadow-file``), so mypy checks that module again and
+the plugin's checks run. Prints, for the modules only the plugin's runs import, the median of
 each module's own import time (without its imports'), their sum, and the median total
 import time of both configurations. ``--bytecode`` as in ``plugin_overhead.py``.
 
@@ -59,9 +61,19 @@ def own_import_times(stderr: str) -> dict[str, int]:
     return found
 
 
-def run(target: Target, cache: Path, config: Path, python: str, importtime: bool) -> str:
-    """One mypy run over ``target``; its stderr."""
-    command = mypy_command(str(config), str(cache), target.arguments, python=python)
+def run(
+    target: Target,
+    cache: Path,
+    config: Path,
+    python: str,
+    importtime: bool,
+    shadow: Path | None = None,
+) -> str:
+    """One mypy run over ``target`` (its edited file replaced by ``shadow``); its stderr."""
+    arguments = list(target.arguments)
+    if shadow is not None:
+        arguments[:0] = ["--shadow-file", str(target.root / target.edited), str(shadow)]
+    command = mypy_command(str(config), str(cache), arguments, python=python)
     env = clean_env(target.pythonpath)
     if importtime:
         env["PYTHONPROFILEIMPORTTIME"] = "1"
@@ -76,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", default="library-calls")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--bytecode", choices=("written", "none"), default="written")
+    ap.add_argument("--edit", action="store_true", help="warm runs after an edit")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--json", type=Path)
@@ -93,9 +106,14 @@ def main(argv: list[str] | None = None) -> int:
         for config in CONFIGS:
             run(target, caches[config], configs[config], python, importtime=False)
         times: dict[str, list[dict[str, int]]] = {c: [] for c in CONFIGS}
+        original = (target.root / target.edited).read_text()
         for number in range(args.runs):
             for config in alternating(number):
-                stderr = run(target, caches[config], configs[config], python, importtime=True)
+                shadow = None
+                if args.edit:
+                    shadow = work / "shadow.py"
+                    shadow.write_text(f"{original}\n# edit {config} {number}\n")
+                stderr = run(target, caches[config], configs[config], python, True, shadow)
                 times[config].append(own_import_times(stderr))
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -106,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     totals = {c: statistics.median(sum(run.values()) for run in times[c]) for c in CONFIGS}
     print(
         f"{args.target}, bytecode {args.bytecode} ({pyc} .pyc files), {args.runs} warm runs "
-        f"per configuration; modules only the plugin's runs import: {len(extra)}"
+        f"{'after an edit ' if args.edit else ''}per configuration; modules only the "
+        f"plugin's runs import: {len(extra)}"
     )
     for module in sorted(extra, key=lambda m: -medians[m]):
         print(f"  {module:50s} {medians[module] / 1000:7.2f} ms")
@@ -122,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": "python benchmarks/warm_imports.py " + " ".join(argv or sys.argv[1:]),
             "target": args.target,
             "bytecode": args.bytecode,
+            "edit": args.edit,
             "pyc_files": pyc,
             "runs": args.runs,
             "plugin_only_modules_ms": {m: round(medians[m] / 1000, 3) for m in extra},
