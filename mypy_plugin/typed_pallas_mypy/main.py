@@ -17,7 +17,9 @@ and returns). It hooks:
 * ``report_config_data``: for the project's modules, the code hash, JAX version and
   configuration (``cache_keys``), and, just before mypy writes a module's cache, its
   platform facts (``transformers.platform_facts``), so that incremental runs and the
-  daemon re-check callers when a callee's platform changes.
+  daemon re-check callers when a callee's platform changes;
+* ``get_additional_deps``: inside mypy's daemon, marks each project module's source as
+  it is parsed, so that an edit re-checks the callers that read its facts.
 
 The transformers are imported on the first hook that needs them: a warm run, where
 mypy checks nothing, loads only this module, ``cache_keys`` and ``config``.
@@ -104,6 +106,14 @@ class TypedPallasPlugin(Plugin):
         hook = self._tables().user_hook(fullname)
         self._user_hooks[fullname] = hook
         return hook
+
+    @override
+    def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        """No extra dependencies. Inside mypy's daemon, a project module it has just
+        parsed gets its source marked (``transformers.hooks.mark_parsed_source``)."""
+        if cache_keys.in_daemon() and not is_installed_path(file.path):
+            self._tables().mark_parsed_source(file)
+        return []
 
     @override
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
@@ -196,6 +206,9 @@ class _HookTables:
 
     def store_facts(self, module: str) -> None:
         self.hooks.store_facts(module, self.session, self.platform_config)
+
+    def mark_parsed_source(self, tree: MypyFile) -> None:
+        self.hooks.mark_parsed_source(tree, self.session)
 
 
 def plugin(version: str) -> type[Plugin]:

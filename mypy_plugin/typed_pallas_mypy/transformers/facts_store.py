@@ -10,14 +10,22 @@ the module's serialized symbol table, so a change of facts changes the module's 
 hash (incremental runs re-check its dependents) and its snapshot (the daemon fires the
 trigger ``trigger_of(module)``, on which callers register a dependency).
 
+Inside mypy's daemon a re-parsed module's facts are stored again only if a hook fires in
+it, which a module without calls (a platform predicate comparing ``device.platform``)
+never does. So there every project module, as soon as it is parsed, also gets a private
+symbol ``__typed_pallas_source__`` whose type holds the hash of its source
+(``mark_source``): any edit fires ``source_trigger_of(module)``, and callers that
+consulted the module's facts register a dependency on it too. Outside the daemon the
+symbol is never added (it would change the module's interface hash on every edit).
+
 What it does not do: infer anything (``requirements``), or read other modules.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -325,5 +333,26 @@ def trigger_of(module: str) -> str:
     return f"<{module}.{FACTS_SYMBOL}>"
 
 
-def in_daemon() -> bool:
-    return "mypy.dmypy_server" in sys.modules
+#: The private module symbol whose type holds the hash of its module's source (daemon only).
+SOURCE_SYMBOL: Final = "__typed_pallas_source__"
+
+
+def mark_source(tree: MypyFile, str_type: Instance) -> None:
+    """Give ``tree`` (just parsed, inside mypy's daemon) the symbol ``SOURCE_SYMBOL``,
+    typed with the hash of its source file; nothing if the file cannot be read."""
+    try:
+        with open(tree.path, "rb") as source:
+            digest = hashlib.sha256(source.read()).hexdigest()[:16]
+    except (OSError, ValueError):
+        return
+    var = Var(SOURCE_SYMBOL, LiteralType(digest, str_type))
+    var._fullname = f"{tree.fullname}.{SOURCE_SYMBOL}"
+    var.is_ready = True
+    tree.names[SOURCE_SYMBOL] = SymbolTableNode(
+        GDEF, var, module_public=False, plugin_generated=True
+    )
+
+
+def source_trigger_of(module: str) -> str:
+    """The daemon's trigger for any edit of ``module`` (``mark_source``)."""
+    return f"<{module}.{SOURCE_SYMBOL}>"

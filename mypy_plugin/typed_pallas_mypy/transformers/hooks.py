@@ -26,6 +26,7 @@ from mypy.plugin import CheckerPluginInterface, FunctionContext, FunctionSigCont
 from mypy.plugins.functools import partial_call_callback, partial_new_callback
 from mypy.types import FunctionLike, Instance, Overloaded, Type, get_proper_type
 
+from typed_pallas_mypy import cache_keys
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
 from typed_pallas_mypy.transformers import decisions, reporting, requirements, signatures
 from typed_pallas_mypy.transformers.calls import (
@@ -35,7 +36,7 @@ from typed_pallas_mypy.transformers.calls import (
     view_of_call,
     view_through_wrapper,
 )
-from typed_pallas_mypy.transformers.facts_store import in_daemon, trigger_of
+from typed_pallas_mypy.transformers.facts_store import mark_source, source_trigger_of, trigger_of
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.nodes import ref_fullname, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts
@@ -101,6 +102,15 @@ def function_kind(fullname: str, session: Session) -> Literal["project", "librar
     return None
 
 
+def _str_type(facts: Facts) -> Instance | None:
+    """``builtins.str`` once mypy has analysed builtins (None before)."""
+    builtins = facts.modules.get("builtins")
+    str_node = builtins.names.get("str") if builtins is not None else None
+    if str_node is None or not isinstance(str_node.node, TypeInfo):
+        return None
+    return Instance(str_node.node, [])
+
+
 def store_facts(module: str, session: Session, config: PlatformConfig) -> None:
     """Just before mypy serializes a project module: put its platform facts in its
     symbol table (cached, and part of its interface hash), and work out its findings,
@@ -109,13 +119,11 @@ def store_facts(module: str, session: Session, config: PlatformConfig) -> None:
     try:
         facts = session.facts_for(None)
         tree = facts.modules.get(module) if facts is not None else None
-        builtins = facts.modules.get("builtins") if facts is not None else None
-        str_node = builtins.names.get("str") if builtins is not None else None
-        if facts is None or tree is None or str_node is None or tree.is_cache_skeleton:
+        if facts is None or tree is None or tree.is_cache_skeleton:
             return
-        if not isinstance(str_node.node, TypeInfo):
+        str_type = _str_type(facts)
+        if str_type is None:
             return
-        str_type = Instance(str_node.node, [])
         facts.store_module(tree, str_type)
         if is_user_path(tree.path):
             module_findings(tree, session, config, str_type)
@@ -129,6 +137,21 @@ def _index(ctx: FunctionContext | MethodContext, session: Session) -> ModuleInde
     if tree is None:
         return None
     return index_of(tree, session.facts_for(ctx.api))
+
+
+def mark_parsed_source(tree: MypyFile, session: Session) -> None:
+    """Inside mypy's daemon, when it has parsed a project module: mark its source
+    (``facts_store.mark_source``), so that any edit of it re-checks the callers that
+    consulted its facts. Nothing before mypy has analysed builtins (the first build,
+    where every module is checked anyway)."""
+    try:
+        facts = session.facts_for(None)
+        str_type = _str_type(facts) if facts is not None else None
+        if str_type is not None:
+            mark_source(tree, str_type)
+    except Exception:
+        if debug_enabled():
+            raise
 
 
 def debug_enabled() -> bool:
@@ -145,7 +168,7 @@ def module_findings(
     facts = session.facts
     if facts is None:
         return None
-    daemon = in_daemon()
+    daemon = cache_keys.in_daemon()
     if daemon:
         facts.refresh()
     stamp = (stamp_of(tree), facts.generation)
@@ -166,7 +189,8 @@ def module_findings(
     consulted = facts.consulted - {tree.fullname}
     if daemon:
         for module in consulted:
-            tree.plugin_deps.setdefault(trigger_of(module), set()).update(found.targets)
+            for trigger in (trigger_of(module), source_trigger_of(module)):
+                tree.plugin_deps.setdefault(trigger, set()).update(found.targets)
         if str_type is not None:
             facts.store_module(tree, str_type)
     session.findings[tree.fullname] = (stamp, found)

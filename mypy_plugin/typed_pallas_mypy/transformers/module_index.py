@@ -66,6 +66,10 @@ from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, star
 class CrossModule(Protocol):
     """Answers for functions defined anywhere (``platform_facts.Facts``)."""
 
+    #: bumped when the answers may have changed (the daemon re-parsed a module): an
+    #: index built from older answers (its guard regions) is built again
+    generation: int
+
     def helper_sets(self, call: CallExpr) -> Sets | None: ...
 
     def is_platform_call(self, call: CallExpr) -> bool: ...
@@ -111,6 +115,8 @@ class ModuleIndex:
     body_cache: dict[int, object] = field(default_factory=dict)
     #: answers for guard helpers and platform helpers of any module (None: none known)
     cross: CrossModule | None = None
+    #: ``cross.generation`` when this index was built
+    cross_generation: int = 0
     #: whether the module references any name of jax.experimental.pallas, JAX's private
     #: Pallas modules or typed_pallas: without one, no function of it has kernel
     #: evidence or is a wrapper (both read only this module's names)
@@ -260,12 +266,17 @@ def stamp_of(tree: MypyFile) -> object:
 
 
 def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
-    """The cached index of ``tree``: one walk per module and version of its source."""
+    """The cached index of ``tree``: one walk per module and version of its source and,
+    since guard regions hold answers about other modules' functions (guard helpers,
+    predicates), per generation of those answers."""
     stamp = stamp_of(tree)
     cached = _CACHE.get(tree.fullname)
     if cached is not None and cached[0] == stamp and cached[1].tree is tree:
-        if cross is None or cached[1].cross is cross:
-            return cached[1]
+        index = cached[1]
+        if cross is None:
+            return index
+        if index.cross is cross and index.cross_generation == cross.generation:
+            return index
     index = _build(tree, cross)
     _CACHE[tree.fullname] = (stamp, index)
     return index
@@ -275,7 +286,7 @@ def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
 
 
 def _build(tree: MypyFile, cross: CrossModule | None) -> ModuleIndex:
-    index = ModuleIndex(tree, cross=cross)
+    index = ModuleIndex(tree, cross=cross, cross_generation=cross.generation if cross else 0)
     walker = _Walker(index)
     walker.block(tree.defs, None)
     _scan_expressions(index, tree)
