@@ -99,7 +99,7 @@ def test_one_build_keeps_the_stamp_it_first_gave(tmp_path: Path, library: list[P
 
 
 def test_the_daemon_gets_no_memo(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert cache_keys.new_library_stamps() == {}
+    assert cache_keys.new_library_stamps() == cache_keys.LibraryStamps()
     monkeypatch.setitem(sys.modules, "mypy.dmypy_server", sys.modules[__name__])
     assert cache_keys.new_library_stamps() is None
 
@@ -107,3 +107,29 @@ def test_the_daemon_gets_no_memo(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_module_that_recorded_nothing_has_no_stamp(tmp_path: Path) -> None:
     memo = cache_keys.new_library_stamps()
     assert cache_keys.library_uses(str(tmp_path), "pkg.none", writing=False, memo=memo) is None
+
+
+def test_one_build_lists_the_recorded_modules_once(
+    tmp_path: Path, library: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build opens the record of the modules that have one only: the folder is listed on
+    the first lookup, and a module written in the build is added to that list."""
+    cache = tmp_path / "cache"
+    _record(cache, "pkg.one", library)
+    memo = cache_keys.new_library_stamps()
+    listings: list[str] = []
+    real = os.listdir
+
+    def listing(path: str) -> list[str]:
+        listings.append(path)
+        return real(path)
+
+    monkeypatch.setattr(cache_keys.os, "listdir", listing)
+    assert cache_keys.library_uses(str(cache), "pkg.one", writing=False, memo=memo) is not None
+    assert cache_keys.library_uses(str(cache), "pkg.other", writing=False, memo=memo) is None
+    assert len(listings) == 1
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {str(library[0])})
+    written = cache_keys.library_uses(str(cache), "pkg.other", writing=True, memo=memo)
+    assert written is not None
+    assert cache_keys.library_uses(str(cache), "pkg.other", writing=False, memo=memo) == written
+    assert len(listings) == 1

@@ -124,14 +124,22 @@ PLUGIN_FOLDER: Final = "typed-pallas"
 #: Every installed library file the library reader read in this process.
 _LIBRARY_FILES: set[str] = set()
 
-#: Stamps of lists of library files (sorted, unique) already stamped in this build.
-LibraryStamps = dict[tuple[str, ...], str]
+
+@dataclasses.dataclass
+class LibraryStamps:
+    """One build's memo for ``library_uses``."""
+
+    #: stamps of lists of library files (sorted, unique) already stamped in this build
+    stamps: dict[tuple[str, ...], str] = dataclasses.field(default_factory=dict)
+    #: the files of the library-uses folder, listed on the first lookup (a warm run of a
+    #: project of many modules, few of which use a library, opens only theirs)
+    recorded: set[str] | None = None
 
 
 def new_library_stamps() -> LibraryStamps | None:
     """A memo for one build's ``library_uses`` calls; None inside mypy's daemon, whose
     next build must stat the files again."""
-    return None if in_daemon() else {}
+    return None if in_daemon() else LibraryStamps()
 
 
 def plugin_folder(cache_dir: str | None, name: str) -> str | None:
@@ -156,13 +164,13 @@ def _file_stamp(path: str) -> list[int] | None:
 def _stamp(paths: Iterable[str], memo: LibraryStamps | None = None) -> str:
     files = tuple(sorted(set(paths)))
     if memo is not None:
-        known = memo.get(files)
+        known = memo.stamps.get(files)
         if known is not None:
             return known
     stamps = [[path, _file_stamp(path)] for path in files]
     stamp = hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16] if stamps else "none"
     if memo is not None:
-        memo[files] = stamp
+        memo.stamps[files] = stamp
     return stamp
 
 
@@ -178,7 +186,8 @@ def library_uses(
     folder = plugin_folder(cache_dir, "library-uses")
     if folder is None:
         return None
-    target = os.path.join(folder, f"{module}.json")
+    name = f"{module}.json"
+    target = os.path.join(folder, name)
     if writing:
         files = sorted(_LIBRARY_FILES)
         if not files:
@@ -190,7 +199,17 @@ def library_uses(
         with open(temporary, "w", encoding="utf-8") as out:
             json.dump(files, out)
         os.replace(temporary, target)
+        if memo is not None and memo.recorded is not None:
+            memo.recorded.add(name)
         return _stamp(files, memo)
+    if memo is not None:
+        if memo.recorded is None:
+            try:
+                memo.recorded = set(os.listdir(folder))
+            except OSError:
+                memo.recorded = set()
+        if name not in memo.recorded:
+            return None
     try:
         with open(target, encoding="utf-8") as found:
             recorded = json.load(found)

@@ -49,12 +49,14 @@ ALIAS_DEPTH: Final = 4
 
 #: Path parts of installed packages and of mypy's typeshed.
 THIRD_PARTY_MARKERS: Final = ("site-packages", "dist-packages", "typeshed")
+#: ... as path components (mypy asks for every module of every run, warm ones included)
+_MARKER_PARTS: Final = tuple(f"/{marker}/" for marker in THIRD_PARTY_MARKERS)
 
 
 def is_installed_path(path: str) -> bool:
     """Whether a module path is an installed package's or typeshed's."""
     normal = path.replace("\\", "/")
-    return any(f"/{marker}/" in normal for marker in THIRD_PARTY_MARKERS)
+    return any(part in normal for part in _MARKER_PARTS)
 
 
 def is_user_path(path: str) -> bool:
