@@ -1524,15 +1524,25 @@ def apply_text_edits(data: bytes, edits: list[TextEdit]) -> bytes:
     return b"\n".join(lines)
 
 
+#: appended to every mutated file (after its last newline): see ``write_dispatch_mutant``
+SIZE_PAD = b" "
+
+
 def write_dispatch_mutant(root: Path, m: DispatchMutant, dest: Path) -> dict[str, Path]:
-    """Write the mutated files under ``dest``; relpath -> shadow path."""
+    """Write the mutated files under ``dest``; relpath -> shadow path.
+
+    Each mutated file ends with ``SIZE_PAD`` after its last newline, so that it never has
+    the size of the file it shadows. mypy (2.4) judges a shadowed module by the shadow's
+    size and mtime but hashes the *original* file when they do not settle it: a mutant of
+    the same size as the original (``"tpu"`` -> ``"gpu"``) checked in a cache warmed on
+    the unmodified code is taken as fresh and never read. The pad changes no line."""
     out: dict[str, Path] = {}
     by_file: dict[str, list[TextEdit]] = {}
     for e in m.edits:
         by_file.setdefault(e.relpath, []).append(e)
     for rel, edits in by_file.items():
         data = (root / rel).read_bytes()
-        new = apply_text_edits(data, edits)
+        new = apply_text_edits(data, edits) + SIZE_PAD
         ast.parse(new)
         assert new.count(b"\n") == data.count(b"\n"), "mutation moved lines"
         path = dest / rel
