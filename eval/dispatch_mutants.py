@@ -19,7 +19,27 @@ it was (each edit replaces a token by one of the same line count):
   mutant swaps two keys (tables whose values are data are listed, not mutated);
 * **platform_dependent**: ``lax.platform_dependent(..., tpu=f, cuda=g, default=h)``; one
   mutant renames each platform keyword to another platform, one swaps the values of the
-  first two branches.
+  first two branches;
+* **predicate**: a function or method with a device parameter (annotated ``jax.Device``,
+  or named ``device``) that returns a platform comparison of it (tokamax's
+  ``supported_on``; also the ``if device.platform != "tpu": return False`` shape); the
+  mutant swaps its string and counts at the predicate, at the methods of the class it
+  speaks for (its own, or one that returns its call) and at the ``if``s that call it;
+* **registration**: a registering decorator of ``REGISTRIES`` (ejkernel's
+  ``@kernel_registry.register(name, Platform.X, Backend.TPU)``) whose platform member is
+  swapped (``Backend.TPU`` <-> ``Backend.GPU``); the run configures the plugin with that
+  registry (``RegistrySpec.config``, a ``[[tool.typed-pallas.registries]]`` table) and
+  counts an error at the registration.
+
+Guards on a device object's ``.platform`` carry the form ``device:<how the device is
+named>`` (``device:mesh``, ``device:default``, ``device:parameter``, ``device:any``,
+``device:array``; ``devices_platform`` for ``jax.devices()[0]``).
+
+Each mutant says whether it is a **real bug** (``DispatchMutant.not_a_bug``, from
+``verdict``): the region its decision lets run on the other platform reaches a kernel
+(``Kernel``) whose params class (traced, or the survey's) or, without params, whose
+survey evidence names platforms that exclude it, with interpret mode known off and no
+platform guard of its own around the kernel.
 
 A mutant is *caught* (``eval.corpus`` decides) when a new ``pallas-platform`` error falls
 in one of its ``spans``: the guard statement and the region it decides (for a helper,
@@ -29,8 +49,9 @@ those of its callers), the table literal and the statement that indexes it, or t
 The fourth kind of the evaluation, calls of package wrappers that forward
 ``compiler_params``, reuses ``eval.mutants``' params swaps at those call sites.
 
-What it does not do: import the packages, run a checker, or know what the plugin infers
-(``form`` only says which syntax the guard uses).
+What it does not do: import the packages, run a checker, know what the plugin infers
+(``form`` only says which syntax the guard uses), or prove a verdict by lowering (a
+sample is proven by hand, docs/RESULTS.md).
 """
 
 from __future__ import annotations

@@ -148,16 +148,18 @@ def dispatch_section(data: dict[str, Any], d: dict[str, Any]) -> list[str]:
         + "; ".join(f"{k} {n}" for k, n in d["sites_skipped"].items())
         + ".",
         "",
-        "| mutant | where | real bug | caught |",
-        "|---|---|---|---|",
+        "The real-bug mutants (the JSON lists the others, with why each is none):",
+        "",
+        "| mutant | where | caught |",
+        "|---|---|---|",
     ]
     for p in data["packages"]:
         for m in p.get("dispatch_mutants", []):
-            bug = "yes" if m.get("real_bug", True) else f"no: {m.get('not_a_bug')}"
-            out.append(
-                f"| {m['kind']}/{m['form']} ({m['scope']}): `{m['detail']}` | {p['package']} `{m['where']}` | "
-                f"{bug} | {'yes' if m['caught'] else 'no'} |"
-            )
+            if m.get("real_bug", True):
+                out.append(
+                    f"| {m['kind']}/{m['form']} ({m['scope']}): `{m['detail']}` | "
+                    f"{p['package']} `{m['where']}` | {'yes' if m['caught'] else 'no'} |"
+                )
     return out
 
 

@@ -464,3 +464,16 @@ def test_verdict_needs_a_kernel_that_cannot_lower_there() -> None:
     triton = Kernel("k.py", 5, frozenset({"cuda", "rocm"}), "params", "off", False)
     assert verdict("tpu", [triton]) is None
     assert verdict("cuda", [triton]) == "kernel lowers there"
+
+
+def test_mutated_files_never_keep_the_original_size(tmp_path: Path) -> None:
+    # mypy takes a same-size shadow in a warm cache as unchanged (it hashes the original
+    # file): "tpu" -> "gpu" would never be read. Every mutated file is one byte longer.
+    root = _package(tmp_path)
+    plan = plan_dispatch(root, "pkg")
+    guard = next(m for m in plan.mutants if m.kind == "guard" and m.form == "default_backend")
+    shadow = write_dispatch_mutant(root, guard, tmp_path / "out")["pkg/model.py"]
+    old, new = (root / "pkg/model.py").read_bytes(), shadow.read_bytes()
+    assert len(new) == len(old) + 1
+    assert new.endswith(b"\n ")
+    assert new.count(b"\n") == old.count(b"\n")
