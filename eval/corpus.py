@@ -22,13 +22,17 @@ What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versi
    never holds two mutants that touch the same file), and counts a mutant as caught when
    a new ``pallas-platform`` error falls inside its call expression's lines;
 4. mutants at the package's dispatch sites (``eval.dispatch_mutants``: a guard's
-   platform string, a guard helper's, a platform table's keys, a ``platform_dependent``
+   platform string, a device object's, a guard helper's, a platform predicate's, a
+   registration's platform member, a platform table's keys, a ``platform_dependent``
    branch), checked the same way over the files that import Pallas plus the files that
    hold those sites (a second, cold cache: its unmodified run is part of the
    false-positive count), caught when a new ``pallas-platform`` error falls in the
-   guard statement and the region it decides (or the table and its use, or the call).
-   Calls of package wrappers that forward ``compiler_params`` are scored from step 3's
-   params swaps at those sites. ``--no-dispatch`` skips step 4;
+   guard statement and the region it decides (or the predicate and its class, the
+   registration, the table and its use, or the call), and scored only when the mutant
+   is a real bug (``DispatchMutant.not_a_bug``). A package with a registry in
+   ``REGISTRIES`` (ejkernel) runs with it configured (``TYPED_PALLAS_CONFIG``). Calls
+   of package wrappers that forward ``compiler_params`` are scored from step 3's params
+   swaps at those sites. ``--no-dispatch`` skips step 4;
 5. library calls (``eval.library_mutants``): every call, in the package, of a function
    of jax's ``pallas.ops`` or of another corpus package that carries a platform
    requirement (asked of ``LibraryFacts``, the reader the plugin uses), mutated three
