@@ -22,13 +22,17 @@ What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versi
    never holds two mutants that touch the same file), and counts a mutant as caught when
    a new ``pallas-platform`` error falls inside its call expression's lines;
 4. mutants at the package's dispatch sites (``eval.dispatch_mutants``: a guard's
-   platform string, a guard helper's, a platform table's keys, a ``platform_dependent``
+   platform string, a device object's, a guard helper's, a platform predicate's, a
+   registration's platform member, a platform table's keys, a ``platform_dependent``
    branch), checked the same way over the files that import Pallas plus the files that
    hold those sites (a second, cold cache: its unmodified run is part of the
    false-positive count), caught when a new ``pallas-platform`` error falls in the
-   guard statement and the region it decides (or the table and its use, or the call).
-   Calls of package wrappers that forward ``compiler_params`` are scored from step 3's
-   params swaps at those sites. ``--no-dispatch`` skips step 4;
+   guard statement and the region it decides (or the predicate and its class, the
+   registration, the table and its use, or the call), and scored only when the mutant
+   is a real bug (``DispatchMutant.not_a_bug``). A package with a registry in
+   ``REGISTRIES`` (ejkernel) runs with it configured (``TYPED_PALLAS_CONFIG``). Calls
+   of package wrappers that forward ``compiler_params`` are scored from step 3's params
+   swaps at those sites. ``--no-dispatch`` skips step 4;
 5. library calls (``eval.library_mutants``): every call, in the package, of a function
    of jax's ``pallas.ops`` or of another corpus package that carries a platform
    requirement (asked of ``LibraryFacts``, the reader the plugin uses), mutated three
@@ -80,6 +84,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.dispatch_mutants import (
+    REGISTRIES,
     DispatchMutant,
     plan_dispatch,
     schedule_dispatch,
@@ -239,6 +244,8 @@ class PackageEval:
     dispatch_skipped: list[dict[str, str]] = field(default_factory=list)
     dispatch_false_positives: list[dict[str, Any]] = field(default_factory=list)
     dispatch_runs: list[RunResult] = field(default_factory=list)
+    #: the registry configuration the dispatch step ran with ("" if none)
+    dispatch_registry_config: str = ""
     #: installed next to the package (``name==version``), on PYTHONPATH for every step
     libraries: list[str] = field(default_factory=list)
     pythonpath: list[str] = field(default_factory=list)
@@ -377,7 +384,7 @@ def evaluate_package(
         ]
     shutil.rmtree(work, ignore_errors=True)
     if not args.no_dispatch:
-        evaluate_dispatch(ev, pkg, version, root, cwd, files, args, config)
+        evaluate_dispatch(ev, pkg, version, root, cwd, files, args, config, sites)
     if pkg != "jax" and not args.no_library_calls:
         ev.library = evaluate_library_calls(pkg, version, "PyPI", root, files, site, args, config)
     return ev
@@ -402,9 +409,14 @@ def evaluate_dispatch(
     files: list[str],
     args: argparse.Namespace,
     config: Path,
+    sites: Sequence[Site] = (),
 ) -> None:
-    """Step 4: mutants at dispatch sites, over the Pallas files plus the sites' files."""
-    plan = plan_dispatch(root, pkg)
+    """Step 4: mutants at dispatch sites, over the Pallas files plus the sites' files.
+    The survey's ``sites`` tell the platform of the kernels a decided region reaches
+    (which mutants are real bugs). A package with a registry in ``REGISTRIES`` (ejkernel)
+    is checked, unmodified code included, with that registry configured through
+    ``TYPED_PALLAS_CONFIG`` (a ``[[tool.typed-pallas.registries]]`` table the eval writes)."""
+    plan = plan_dispatch(root, pkg, sites=sites)
     ev.dispatch_skipped = [
         {"kind": k.kind, "where": k.where, "reason": k.reason} for k in plan.skipped
     ]
@@ -416,6 +428,14 @@ def evaluate_dispatch(
     else:
         targets = ["--explicit-package-bases", *files, *extra]
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}-dispatch"
+    work = args.cache_dir / "work" / tag / f"{pkg}-{version}"
+    env: dict[str, str] = {}
+    if any(m.registry for m in plan.mutants):
+        registry_config = args.cache_dir / "work" / tag / f"{pkg}-registry" / "pyproject.toml"
+        registry_config.parent.mkdir(parents=True, exist_ok=True)
+        registry_config.write_text(REGISTRIES[pkg].config())
+        env["TYPED_PALLAS_CONFIG"] = str(registry_config)
+        ev.dispatch_registry_config = REGISTRIES[pkg].config()
     common = dict(
         cwd=cwd,
         root=root,
@@ -423,6 +443,7 @@ def evaluate_dispatch(
         config=config,
         python=args.python,
         extra_pythonpath=ev.pythonpath,
+        extra_env=env,
     )
     base = run_mypy(targets, **common)
     ev.dispatch_runs.append(base)
@@ -433,7 +454,6 @@ def evaluate_dispatch(
                 {"where": f"{d.relpath}:{d.line}", "message": d.message, "source": source_of(d)}
             )
     known = {d.key for d in base.typed_pallas_errors}
-    work = args.cache_dir / "work" / tag / f"{pkg}-{version}"
     for i, batch in enumerate(schedule_dispatch(plan.mutants)):
         shutil.rmtree(work, ignore_errors=True)
         shadows: dict[str, Path] = {}
@@ -460,6 +480,27 @@ def is_wrapper_site(r: MutantResult) -> bool:
     return "wrapper:" in r.mutant.site.entry_point
 
 
+#: the rows of the dispatch-site table, in order
+DISPATCH_ROWS = (
+    "guard",
+    "device-guard",
+    "guard-helper",
+    "predicate",
+    "registration",
+    "table",
+    "platform_dependent",
+)
+
+
+def dispatch_row(m: DispatchMutant) -> str:
+    """The table row of a mutant: its kind, with the guards that read a device object's
+    ``.platform`` (``jax.devices()[0]``, a mesh's devices, ``get_default_device()``, a
+    ``jax.Device`` parameter, ``any(...)`` over devices) in a row of their own."""
+    if m.kind == "guard" and (m.form.startswith("device:") or m.form == "devices_platform"):
+        return "device-guard"
+    return m.kind
+
+
 def summarize_dispatch(evals: list[PackageEval]) -> dict[str, Any]:
     allr = [r for e in evals for r in e.dispatch]
     wr = [r for e in evals for r in e.results if is_wrapper_site(r)]
@@ -467,26 +508,53 @@ def summarize_dispatch(evals: list[PackageEval]) -> dict[str, Any]:
     def sc(sel: list[Any]) -> dict[str, int]:
         return {"caught": sum(1 for r in sel if r.caught), "mutants": len(sel)}
 
+    def bugs(sel: list[DispatchResult]) -> dict[str, int]:
+        real = [r for r in sel if r.mutant.not_a_bug is None]
+        return {
+            "mutants": len(sel),
+            "real_bugs": len(real),
+            "caught": sum(1 for r in real if r.caught),
+            "caught_not_bugs": sum(1 for r in sel if r.caught and r.mutant.not_a_bug),
+        }
+
     by_kind = {
         k: sc([r for r in allr if r.mutant.kind == k])
-        for k in ("guard", "guard-helper", "table", "platform_dependent")
+        for k in (
+            "guard",
+            "guard-helper",
+            "predicate",
+            "registration",
+            "table",
+            "platform_dependent",
+        )
     }
     by_kind["wrapper"] = sc(wr)
+    by_row = {k: bugs([r for r in allr if dispatch_row(r.mutant) == k]) for k in DISPATCH_ROWS}
     by_form = {
         f"{k}/{f}": sc([r for r in allr if (r.mutant.kind, r.mutant.form) == (k, f)])
         for k, f in sorted({(r.mutant.kind, r.mutant.form) for r in allr})
     }
+    not_bugs: Counter[str] = Counter(
+        f"{dispatch_row(r.mutant)}: {r.mutant.not_a_bug}" for r in allr if r.mutant.not_a_bug
+    )
     skipped: Counter[str] = Counter()
     for e in evals:
         for k in e.dispatch_skipped:
-            reason = k["reason"].split(": ", 1)[-1] if k["kind"] == "guard-helper" else k["reason"]
+            reason = (
+                k["reason"].split(": ", 1)[-1]
+                if k["kind"] in ("guard-helper", "predicate")
+                else k["reason"]
+            )
             if reason.startswith("condition variable"):
                 reason = "condition variable: no if on it reaches a Pallas call"
             skipped[f"{k['kind']}: {reason}"] += 1
     return {
         "by_kind": by_kind,
+        "by_row": by_row,
         "by_form": by_form,
+        "not_bugs": dict(sorted(not_bugs.items(), key=lambda kv: -kv[1])),
         "all": sc(allr),
+        "real_bugs": bugs(allr),
         "wrapper_platform_swaps": sc([r for r in wr if r.mutant.kind == "platform"]),
         "false_positives": sum(len(e.dispatch_false_positives) for e in evals),
         "crashes": sum(e.dispatch_crashes for e in evals),
@@ -1098,6 +1166,12 @@ def package_row(e: PackageEval) -> dict[str, Any]:
                 "spans": [f"{a}:{b}-{c}" for a, b, c in r.mutant.spans],
                 "reaches": list(r.mutant.reaches),
                 "typed": r.mutant.typed,
+                "row": dispatch_row(r.mutant),
+                "to_platform": r.mutant.to_platform,
+                "kernels": [k.describe() for k in r.mutant.kernels],
+                "real_bug": r.mutant.not_a_bug is None,
+                "not_a_bug": r.mutant.not_a_bug,
+                "registry": r.mutant.registry,
                 "caught": r.caught,
                 "messages": r.messages,
                 "elsewhere": r.elsewhere,
@@ -1105,6 +1179,7 @@ def package_row(e: PackageEval) -> dict[str, Any]:
             }
             for r in e.dispatch
         ],
+        "dispatch_registry_config": e.dispatch_registry_config,
         "mutants_detail": [
             {
                 "id": r.mutant.id,
@@ -1220,12 +1295,16 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
     d = summary.get("dispatch")
     if d is not None:
         print("\ndispatch-site mutants (a new pallas-platform error in the decided region counts):")
-        for k, v in d["by_kind"].items():
+        for k, v in d["by_row"].items():
             print(
-                f"  {k:40s} {ratio(v['caught'], v['mutants'])}"
-                if v["mutants"]
-                else f"  {k:40s} 0 mutants"
+                f"  {k:20s} {v['mutants']:4d} mutants, {v['real_bugs']:4d} real bugs, caught "
+                f"{ratio(v['caught'], v['real_bugs'])}; not bugs caught: {v['caught_not_bugs']}"
             )
+        w = d["by_kind"]["wrapper"]
+        print(
+            f"  {'wrapper':20s} {ratio(w['caught'], w['mutants'])} (params swaps at wrapper calls)"
+        )
+        print("  not bugs:", "; ".join(f"{k} {n}" for k, n in d["not_bugs"].items()))
         print(
             "  by form:",
             ", ".join(f"{k} {ratio(v['caught'], v['mutants'])}" for k, v in d["by_form"].items()),
@@ -1240,6 +1319,7 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
                 dm = d_result.mutant
                 print(
                     f"    {'CAUGHT' if d_result.caught else 'missed'} {dm.kind}/{dm.form} {dm.relpath}:{dm.line} {dm.detail}"
+                    + (f"  [not a bug: {dm.not_a_bug}]" if dm.not_a_bug else "")
                 )
             for f in e.dispatch_false_positives:
                 print(f"    FP {e.package}: {f['where']}: [{f['source']}] {f['message']}")

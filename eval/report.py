@@ -100,30 +100,46 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-KIND_TITLES = {
-    "guard": "guard's platform string swapped (`if`, `elif`, early exit, condition variable)",
+#: the dispatch-site table's rows (``eval.corpus.DISPATCH_ROWS``) and their titles
+ROW_TITLES = {
+    "guard": "guard's platform string swapped (`default_backend()`, a variable, a helper call, a condition variable)",
+    "device-guard": "guard on a device object's `.platform` (`jax.devices()[0]`, a mesh's devices, `get_default_device()`, a `jax.Device` parameter, `any()` over devices)",
     "guard-helper": "guard helper's platform string swapped (counted at the ifs that call it)",
+    "predicate": "platform predicate (`supported_on(device)`): its platform string swapped",
+    "registration": "registration (`@kernel_registry.register(..., Backend.TPU)`): the platform member swapped",
     "table": "platform table: two keys swapped",
     "platform_dependent": "`lax.platform_dependent` branch keyword renamed, or two branches swapped",
-    "wrapper": "package wrapper call: params class swapped (the params swaps above, at wrapper calls)",
 }
+WRAPPER_TITLE = (
+    "package wrapper call: params class swapped (the params swaps above, at wrapper calls)"
+)
 
 
 def dispatch_section(data: dict[str, Any], d: dict[str, Any]) -> list[str]:
     out = [
         "",
         "Dispatch-site mutants (caught: a new `pallas-platform` error in the guard statement and "
-        "the region it decides, the table and its use, or the `platform_dependent` call):",
+        "the region it decides, the predicate and the class methods it speaks for, the "
+        "registration, the table and its use, or the `platform_dependent` call). A mutant is a "
+        "real bug when the region its decision lets run on the other platform reaches a kernel "
+        "that cannot lower there (params or the survey's evidence, interpret mode off, no guard "
+        "of its own); only real bugs are scored:",
         "",
-        "| kind | mutants | caught |",
-        "|---|---|---|",
+        "| form | mutants | real bugs | caught | not bugs, caught anyway |",
+        "|---|---|---|---|---|",
     ]
-    for k, v in d["by_kind"].items():
+    for k, v in d.get("by_row", {}).items():
         out.append(
-            f"| {KIND_TITLES.get(k, k)} | {v['mutants']} | {pct(v) if v['mutants'] else '-'} |"
+            f"| {ROW_TITLES.get(k, k)} | {v['mutants']} | {v['real_bugs']} | "
+            f"{pct([v['caught'], v['real_bugs']])} | {v['caught_not_bugs']} |"
         )
+    w = d["by_kind"]["wrapper"]
+    out.append(f"| {WRAPPER_TITLE} | {w['mutants']} | - | {pct(w)} | - |")
     out += [
         "",
+        "Why mutants are not real bugs: "
+        + "; ".join(f"{k} {n}" for k, n in d.get("not_bugs", {}).items())
+        + ".",
         "By form: " + ", ".join(f"{k} {pct(v)}" for k, v in d["by_form"].items()) + ".",
         f"Errors on the unmodified files of the dispatch runs (Pallas files plus the sites' files): "
         f"{d['false_positives']}; crashes: {d['crashes']} ({d['runs']} mypy runs, {d['mypy_seconds']:.0f} s).",
@@ -132,15 +148,18 @@ def dispatch_section(data: dict[str, Any], d: dict[str, Any]) -> list[str]:
         + "; ".join(f"{k} {n}" for k, n in d["sites_skipped"].items())
         + ".",
         "",
+        "The real-bug mutants (the JSON lists the others, with why each is none):",
+        "",
         "| mutant | where | caught |",
         "|---|---|---|",
     ]
     for p in data["packages"]:
         for m in p.get("dispatch_mutants", []):
-            out.append(
-                f"| {m['kind']}/{m['form']} ({m['scope']}): `{m['detail']}` | {p['package']} `{m['where']}` | "
-                f"{'yes' if m['caught'] else 'no'} |"
-            )
+            if m.get("real_bug", True):
+                out.append(
+                    f"| {m['kind']}/{m['form']} ({m['scope']}): `{m['detail']}` | "
+                    f"{p['package']} `{m['where']}` | {'yes' if m['caught'] else 'no'} |"
+                )
     return out
 
 
