@@ -204,11 +204,13 @@ class Names:
     def _self_method(self, expr: MemberExpr, func: FuncItem) -> str | None:
         """``self.name`` inside a method: the method's fullname, "" for an attribute that
         is not a method, None when ``expr`` is not on ``self``."""
+        # a plain function's ``info`` is mypy's falsy stand-in, which is a TypeInfo too
         info = getattr(func, "info", None)
         assert isinstance(expr.expr, NameExpr)
         if not (
             isinstance(func, FuncDef)
             and isinstance(info, TypeInfo)
+            and info
             and func.arguments
             and func.arguments[0].variable.name == expr.expr.name
             and not func.is_static
