@@ -26,14 +26,18 @@ What it does not do: resolve names (``resolution``), keep or store facts
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from mypy.nodes import (
     ARG_STAR,
     ARG_STAR2,
     AssignmentStmt,
+    Block,
+    BreakStmt,
     CallExpr,
     ClassDef,
+    ContinueStmt,
     Decorator,
     DictExpr,
     Expression,
@@ -43,6 +47,8 @@ from mypy.nodes import (
     MemberExpr,
     MypyFile,
     NameExpr,
+    Node,
+    RaiseStmt,
     RefExpr,
     ReturnStmt,
     Statement,
@@ -69,6 +75,8 @@ from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_ta
 from typed_pallas_mypy.transformers.nodes import end_of, start_of
 from typed_pallas_mypy.transformers.resolution import ref_name
 from typed_pallas_mypy.transformers.unconditional import (
+    alternatives,
+    may_return,
     unconditional_expressions,
     unconditional_roots,
 )
@@ -255,57 +263,135 @@ def _requirement(
     where: str,
     depth: int = 0,
 ) -> Requirement | None:
+    """What ``func`` lowers for: the platforms some successful path through its body
+    allows (a path allows what every call on it lowers for; an ``if`` or ``match`` whose
+    every alternative calls kernels of one platform restricts the function as a call on
+    every path would). None when no path is restricted, on an unknown callee, or on a
+    contradiction (which the local check reports)."""
     if _branches_on_platform(func, index):
         return None
-    platforms: frozenset[str] = LOWERING
-    first: Requirement | None = None
-    for expr in unconditional_expressions(unconditional_roots(func.body)):
-        if not isinstance(expr, CallExpr):
-            continue
+    scan = _PathScan(facts, func, tree, index, where, depth)
+    try:
+        through, returned = scan.block(func.body.body, LOWERING)
+    except _UnknownCallee:
+        return None
+    platforms = returned | (through if through is not None else frozenset())
+    if not scan.found or not platforms or platforms >= LOWERING:
+        return None  # no evidence, a contradiction, or a path with no restriction
+    first = next((f for f in scan.found if f.platforms == platforms), scan.found[0])
+    return Requirement(platforms, first.cause, first.chain)
+
+
+class _UnknownCallee(Exception):
+    """A call whose callee is unknown (a parameter, a local callable): no requirement."""
+
+
+class _PathScan:
+    """The paths through one function body and what each allows (``_requirement``)."""
+
+    def __init__(
+        self,
+        facts: Facts,
+        func: FuncDef,
+        tree: MypyFile,
+        index: ModuleIndex,
+        where: str,
+        depth: int,
+    ) -> None:
+        self.facts = facts
+        self.func = func
+        self.tree = tree
+        self.index = index
+        self.where = where
+        self.depth = depth
+        #: every requirement met on some path, in source order (for the notes)
+        self.found: list[Requirement] = []
+
+    def block(
+        self, stmts: list[Statement], allowed: frozenset[str]
+    ) -> tuple[frozenset[str] | None, frozenset[str]]:
+        """(what the paths falling through the end of ``stmts`` allow, None if none does;
+        what the paths returning inside them allow), starting from ``allowed``."""
+        returned: frozenset[str] = frozenset()
+        for stmt in stmts:
+            split = alternatives(stmt)
+            if split is not None:
+                first_evaluated, bodies = split
+                allowed = self.restrict(allowed, [first_evaluated])
+                through: frozenset[str] | None = None
+                for body in bodies:
+                    if body is None:
+                        body_through: frozenset[str] | None = allowed
+                    else:
+                        body_through, body_returned = self.block(body.body, allowed)
+                        returned |= body_returned
+                    if body_through is not None:
+                        through = body_through | (through or frozenset())
+                if through is None:
+                    return None, returned  # every alternative returns or raises
+                allowed = through
+                continue
+            roots = unconditional_roots(Block([stmt]))
+            allowed = self.restrict(allowed, roots)
+            if isinstance(stmt, ReturnStmt):
+                return None, returned | allowed
+            if isinstance(stmt, (RaiseStmt, BreakStmt, ContinueStmt)):
+                return None, returned  # no successful path goes on from here
+            if may_return(stmt):
+                # returns inside a statement not followed path by path: those paths
+                # allow at most what was known before it
+                returned |= allowed
+        return allowed, returned
+
+    def restrict(self, allowed: frozenset[str], roots: Sequence[Node]) -> frozenset[str]:
+        for expr in unconditional_expressions(roots):
+            if isinstance(expr, CallExpr):
+                found = self.call(expr)
+                if found is not None:
+                    self.found.append(found)
+                    allowed = allowed & found.platforms
+        return allowed
+
+    def call(self, expr: CallExpr) -> Requirement | None:
+        """The requirement of one call (raises ``_UnknownCallee``)."""
+        func, tree, index, where = self.func, self.tree, self.index, self.where
         entry_name = ref_name(expr.callee)
         nested = _nested_function(expr.callee, func, index)
         if entry_name in ENTRIES:
-            found = _entry_requirement(expr, entry_name, func, tree, index, where)
-        elif isinstance(expr.callee, CallExpr) and ref_name(expr.callee.callee) in ENTRIES:
-            continue  # pl.pallas_call(...)(x): the inner call is the entry call
-        elif nested is not None:
-            if depth >= MAX_DEPTH:
-                return None
-            inner = _requirement(facts, nested, tree, index, location(tree, nested.line), depth + 1)
+            return _entry_requirement(expr, entry_name, func, tree, index, where)
+        if isinstance(expr.callee, CallExpr) and ref_name(expr.callee.callee) in ENTRIES:
+            return None  # pl.pallas_call(...)(x): the inner call is the entry call
+        if nested is not None:
+            if self.depth >= MAX_DEPTH:
+                raise _UnknownCallee
+            inner = _requirement(
+                self.facts, nested, tree, index, location(tree, nested.line), self.depth + 1
+            )
             if inner is None:
-                continue
+                return None
             link = (
                 f"{func.name} ({where}) lowers only for {', '.join(sorted(inner.platforms))}: "
                 f"it calls its nested {nested.name} at {location(tree, expr.line)}"
             )
-            found = Requirement(inner.platforms, inner.cause, (link, *inner.chain)[:MAX_DEPTH])
-        else:
-            target = facts.names.call_target(expr, func)
-            if target.kind == "unknown":
-                return None
-            if target.fullname is None:
-                continue
-            callee_req = facts.of(target.fullname).requirement
-            if callee_req is None:
-                continue
-            if callee_req.interpret is not None:
-                if calls.interpret_argument(expr, callee_req.interpret) != "off":
-                    continue  # interpreted (or maybe): lowers anywhere
-            link = (
-                f"{func.name} ({where}) lowers only for {', '.join(sorted(callee_req.platforms))}: "
-                f"it calls {target.fullname.rsplit('.', 1)[1]} at {location(tree, expr.line)}"
-            )
-            found = Requirement(
-                callee_req.platforms, callee_req.cause, (link, *callee_req.chain)[:MAX_DEPTH]
-            )
-        if found is None:
-            continue
-        platforms = platforms & found.platforms
-        if first is None:
-            first = found
-    if first is None or not platforms:
-        return None  # no evidence, or a contradiction the local check reports
-    return Requirement(platforms, first.cause, first.chain)
+            return Requirement(inner.platforms, inner.cause, (link, *inner.chain)[:MAX_DEPTH])
+        target = self.facts.names.call_target(expr, func)
+        if target.kind == "unknown":
+            raise _UnknownCallee
+        if target.fullname is None:
+            return None
+        callee_req = self.facts.of(target.fullname).requirement
+        if callee_req is None:
+            return None
+        if callee_req.interpret is not None:
+            if calls.interpret_argument(expr, callee_req.interpret) != "off":
+                return None  # interpreted (or maybe): lowers anywhere
+        link = (
+            f"{func.name} ({where}) lowers only for {', '.join(sorted(callee_req.platforms))}: "
+            f"it calls {target.fullname.rsplit('.', 1)[1]} at {location(tree, expr.line)}"
+        )
+        return Requirement(
+            callee_req.platforms, callee_req.cause, (link, *callee_req.chain)[:MAX_DEPTH]
+        )
 
 
 def _entry_requirement(

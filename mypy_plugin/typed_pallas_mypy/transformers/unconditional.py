@@ -8,6 +8,11 @@ so code after an argument check still counts.) The body of a ``for`` loop over a
 non-empty literal sequence (``for block in (128, 256):``) runs at least once: its first
 iteration counts, up to a ``break`` or ``continue``.
 
+``alternatives(stmt)`` gives the bodies of an ``if`` / ``elif`` / ``else`` or of a
+``match``, one of which runs (``None`` standing for "none of them": no ``else``, or no
+case that always matches): a requirement may then come from every alternative
+(``requirements``).
+
 What it does not do: decide what the calls mean (``platform_facts``).
 """
 
@@ -33,6 +38,7 @@ from mypy.nodes import (
     IfStmt,
     LambdaExpr,
     ListExpr,
+    MatchStmt,
     Node,
     OperatorAssignmentStmt,
     OpExpr,
@@ -48,6 +54,7 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
 )
+from mypy.patterns import AsPattern, Pattern
 from mypy.server.subexpr import get_subexpressions
 
 
@@ -72,9 +79,16 @@ def _contains_return(stmt: Statement) -> bool:
         if stmt.finally_body is not None:
             blocks.append(stmt.finally_body)
         return any(_block_returns(b) for b in blocks)
+    if isinstance(stmt, MatchStmt):
+        return any(_block_returns(b) for b in stmt.bodies)
     if isinstance(stmt, Block):
         return _block_returns(stmt)
     return False
+
+
+def may_return(stmt: Statement) -> bool:
+    """Whether a compound statement may return from the function (a ``return`` in it)."""
+    return not isinstance(stmt, ReturnStmt) and _contains_return(stmt)
 
 
 def _block_returns(block: Block) -> bool:
@@ -160,8 +174,35 @@ def unconditional_roots(body: Block) -> list[Node]:
                 break
             if stmt.finally_body is not None:
                 roots.extend(unconditional_roots(stmt.finally_body))
+        elif isinstance(stmt, MatchStmt):
+            roots.append(stmt.subject)
+            if _contains_return(stmt):
+                break
         elif isinstance(stmt, Block):
             roots.extend(unconditional_roots(stmt))
         elif isinstance(stmt, (PassStmt, FuncDef, Decorator, ClassDef, OverloadedFuncDef)):
             continue
     return roots
+
+
+def alternatives(stmt: Statement) -> tuple[Expression, list[Block | None]] | None:
+    """(what is evaluated first, the bodies one of which runs) of an ``if`` chain or a
+    ``match``; ``None`` in the list: the path where no body runs. None for any other
+    statement."""
+    if isinstance(stmt, IfStmt) and len(stmt.expr) == 1 and len(stmt.body) == 1:
+        return stmt.expr[0], [stmt.body[0], stmt.else_body]
+    if isinstance(stmt, MatchStmt):
+        bodies: list[Block | None] = list(stmt.bodies)
+        last = len(stmt.patterns) - 1
+        exhaustive = (
+            last >= 0 and stmt.guards[last] is None and _always_matches(stmt.patterns[last])
+        )
+        if not exhaustive:
+            bodies.append(None)
+        return stmt.subject, bodies
+    return None
+
+
+def _always_matches(pattern: Pattern) -> bool:
+    """``case _:`` or ``case name:`` (a capture without a pattern)."""
+    return isinstance(pattern, AsPattern) and pattern.pattern is None
