@@ -38,7 +38,7 @@ from typed_pallas_mypy.transformers.guards import Sets
 #: The private module symbol that holds a module's facts in mypy's cache.
 FACTS_SYMBOL: Final = "__typed_pallas_facts__"
 #: Bump when the stored format changes.
-FACTS_FORMAT: Final = 4
+FACTS_FORMAT: Final = 5
 
 # --------------------------------------------------------------------------- facts
 
@@ -122,6 +122,9 @@ class FunctionFacts:
     predicate: Predicate | None = None
     #: a method gating calls of ``self``'s methods on a predicate of ``self``
     gates: tuple[Gate, ...] = ()
+    #: positions of the parameters annotated ``jax.Device`` (an override that leaves
+    #: them unannotated, ``def supported_on(self, device)``, takes them from here)
+    device_params: tuple[int, ...] = ()
 
     def is_empty(self) -> bool:
         return (
@@ -133,6 +136,7 @@ class FunctionFacts:
             and not self.table
             and self.predicate is None
             and not self.gates
+            and not self.device_params
         )
 
 
@@ -182,6 +186,8 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
             facts.wrapper.entry,
             [list(f) for f in facts.wrapper.forwards],
             facts.wrapper.line,
+            facts.wrapper.kwargs,
+            list(facts.wrapper.args) if facts.wrapper.args is not None else None,
         ]
     if facts.evidence:
         data["evidence"] = [[sorted(b), what, line] for b, what, line in facts.evidence]
@@ -194,6 +200,8 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
         data["gates"] = [
             [gate.predicate, gate.line, [list(call) for call in gate.calls]] for gate in facts.gates
         ]
+    if facts.device_params:
+        data["devices"] = list(facts.device_params)
     return data
 
 
@@ -272,6 +280,12 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
         for item in raw:
             if isinstance(item, list) and len(item) == 2:
                 table.append((str(item[0]), str(item[1])))
+    raw = data.get("devices")
+    device_params = (
+        tuple(i for i in raw if isinstance(i, int) and not isinstance(i, bool))
+        if isinstance(raw, list)
+        else ()
+    )
     return FunctionFacts(
         name,
         requirement=requirement,
@@ -283,6 +297,7 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
         table=tuple(table),
         predicate=_predicate_from_json(data.get("predicate")),
         gates=_gates_from_json(data.get("gates")),
+        device_params=device_params,
     )
 
 

@@ -174,6 +174,9 @@ class Facts:
             found,
             predicate=self.predicate_of(fullname),
             gates=predicates.gates_of(node, index.guard_at),
+            device_params=tuple(i for i, _ in predicates.device_parameters(node, tree))
+            if node.info
+            else (),
         )
 
     def local_requirement(
@@ -274,6 +277,10 @@ class Facts:
             found = predicates.predicate_kind(node, _HelperScope(self), tree, self)
         self._predicates[fullname] = found
         return found
+
+    def device_parameters_of(self, fullname: str) -> tuple[int, ...]:
+        """Positions of the ``jax.Device`` parameters of the method ``fullname``."""
+        return self.of(fullname).device_params
 
     def callee_function(self, expr: Expression, func: FuncItem | None) -> str | None:
         return self.names.callee_function(expr, func)

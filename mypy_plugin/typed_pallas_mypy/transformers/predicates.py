@@ -25,7 +25,9 @@ before a last ``return``, of which only the true side is known):
   predicate with the requirement's chain.
 
 A parameter without the annotation is not a device (an attribute named ``platform`` on
-an arbitrary object says nothing). What it does not do: infer requirements
+an arbitrary object says nothing), unless the method overrides one whose parameter at
+that position is annotated ``jax.Device`` (``def supported_on(self, device) -> bool:``
+in a subclass of tokamax's ``Op``; ``inherited_device_parameters``). What it does not do: infer requirements
 (``requirements``), keep or store facts (``platform_facts``, ``facts_store``), or word
 messages (``decisions``).
 """
@@ -69,10 +71,12 @@ from mypy.nodes import (
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
+    AnyType,
     CallableType,
     Instance,
     ProperType,
     Type,
+    TypeOfAny,
     UnboundType,
     UnionType,
     get_proper_type,
@@ -242,7 +246,7 @@ def predicate_kind(
     body that returns a condition on it (a docstring aside; see the module docstring)."""
     if func.is_static or func.is_class:
         return None
-    params = device_parameters(func, tree)
+    params = device_parameters(func, tree) or inherited_device_parameters(func, lookup)
     if len(params) != 1:
         return None
     position, variable = params[0]
@@ -282,6 +286,37 @@ class PredicateLookup(Protocol):
     def callee_function(self, expr: Expression, func: FuncItem | None) -> str | None: ...
 
     def predicate_of(self, fullname: str) -> Predicate | None: ...
+
+    def device_parameters_of(self, fullname: str) -> tuple[int, ...]: ...
+
+
+def inherited_device_parameters(func: FuncDef, lookup: PredicateLookup) -> list[tuple[int, Var]]:
+    """The parameters of a method, left unannotated, that the nearest method it
+    overrides annotates ``jax.Device`` (read from that method's facts, so from mypy's
+    cache too)."""
+    if not func.info:
+        return []
+    for base in func.info.mro[1:]:
+        symbol = base.names.get(func.name)
+        if symbol is None or symbol.node is None:
+            continue
+        positions = lookup.device_parameters_of(symbol.node.fullname)
+        return [
+            (i, func.arguments[i].variable)
+            for i in positions
+            if i < len(func.arguments) and _unannotated(func, i)
+        ]
+    return []
+
+
+def _unannotated(func: FuncDef, position: int) -> bool:
+    written = func.unanalyzed_type
+    if not isinstance(written, CallableType):
+        return True
+    if position >= len(written.arg_types):
+        return False
+    annotation = get_proper_type(written.arg_types[position])
+    return isinstance(annotation, AnyType) and annotation.type_of_any == TypeOfAny.unannotated
 
 
 #: The expression a variable of a function was assigned once, if any.
