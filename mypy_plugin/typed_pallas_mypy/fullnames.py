@@ -77,6 +77,13 @@ KEEPS_FUNCTION: Final = frozenset(
         "functools._lru_cache_wrapper",
         "typing.override",
         "typing_extensions.override",
+        # runtime type checkers: they call the function after checking its arguments
+        # (tokamax's ``@jaxtyping.jaxtyped``, ejkernel's ``typechecker=beartype``)
+        "jaxtyping.jaxtyped",
+        "jaxtyping._decorator.jaxtyped",
+        "beartype.beartype",
+        "beartype._decor.decorcache.beartype",
+        "beartype._decor.decormain.beartype",
         *PLATFORM_TAG,
     }
 )

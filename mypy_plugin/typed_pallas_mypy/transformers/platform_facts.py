@@ -149,7 +149,7 @@ class Facts:
         index = index_of(tree, self)
         rules = False
         if isinstance(node, Decorator):
-            if not keeps_function(node):
+            if not keeps_function(node, self.names):
                 return NO_FACTS
             rules = custom_derivative(node)
             node = node.func
@@ -238,7 +238,7 @@ class Facts:
         self._helpers_in_progress.add(fullname)
         try:
             node = self.names.node_of(fullname)
-            if isinstance(node, Decorator) and keeps_function(node):
+            if isinstance(node, Decorator) and keeps_function(node, self.names):
                 node = node.func
             result: tuple[Sets | None, bool] = (None, False)
             if isinstance(node, FuncDef) and node.body.body:
@@ -270,7 +270,7 @@ class Facts:
             return self._predicates[fullname]
         self._predicates[fullname] = None  # a predicate calling itself: none
         node = self.names.node_of(fullname)
-        if isinstance(node, Decorator) and keeps_function(node):
+        if isinstance(node, Decorator) and keeps_function(node, self.names):
             node = node.func
         found = None
         if isinstance(node, FuncDef) and node.body.body:

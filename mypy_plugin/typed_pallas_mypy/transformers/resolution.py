@@ -71,20 +71,33 @@ def ref_name(expr: Expression) -> str | None:
     return None
 
 
-def decorator_name(dec: Expression) -> str | None:
-    """``jax.jit`` for ``@jax.jit``, ``@jax.jit(...)`` and ``@functools.partial(jax.jit, ...)``."""
+def decorator_name(dec: Expression, names: Names | None = None) -> str | None:
+    """``jax.jit`` for ``@jax.jit``, ``@jax.jit(...)`` and ``@functools.partial(jax.jit, ...)``;
+    for a package mypy could not follow, the name as imported (``@jaxtyping.jaxtyped``
+    after ``import jaxtyping``: ``jaxtyping.jaxtyped``), when ``names`` reads imports."""
     target = dec.callee if isinstance(dec, CallExpr) else dec
+    if names is not None and _unfollowed(target):
+        return names.untyped_target(target, None)
     name = ref_name(target)
     if name == fullnames.FUNCTOOLS_PARTIAL and isinstance(dec, CallExpr) and dec.args:
         name = ref_name(dec.args[0])
     return name
 
 
-def keeps_function(node: Decorator) -> bool:
+def _unfollowed(expr: Expression) -> bool:
+    """Whether ``expr`` names something of a package mypy could not follow."""
+    while isinstance(expr, MemberExpr):
+        expr = expr.expr
+    return (
+        isinstance(expr, NameExpr) and isinstance(expr.node, Var) and expr.node.is_suppressed_import
+    )
+
+
+def keeps_function(node: Decorator, names: Names | None = None) -> bool:
     """Whether every decorator of ``node`` returns the function's behaviour unchanged
     (``jax.custom_vjp`` too: a call runs the primal; ``custom_derivative`` says more)."""
     return all(
-        decorator_name(dec) in fullnames.KEEPS_FUNCTION | fullnames.CUSTOM_DERIVATIVES
+        decorator_name(dec, names) in fullnames.KEEPS_FUNCTION | fullnames.CUSTOM_DERIVATIVES
         for dec in node.decorators
     )
 
@@ -236,7 +249,7 @@ class Names:
         if isinstance(node, (FuncDef, OverloadedFuncDef)):
             return node.fullname
         if isinstance(node, Decorator):
-            return node.fullname if keeps_function(node) else None
+            return node.fullname if keeps_function(node, self) else None
         if isinstance(node, Var) and node.is_inferred and self.is_user_module(module):
             return expr.fullname  # an alias: its facts follow the assignment
         return None
