@@ -64,3 +64,9 @@ def test_a_requirement_comes_back() -> None:
     assert found.requirement == Requirement(
         frozenset({"tpu"}), ("params", "tpu", "mosaic_tpu"), ("f (a.py:1) lowers only for tpu",)
     )
+
+
+def test_a_variable_holding_a_keeping_decorator_comes_back() -> None:
+    found = _round_trip(FunctionFacts("pkg.checks.jaxtyped", keeping_decorator=True))
+    assert found.keeping_decorator is True
+    assert not found.is_empty()

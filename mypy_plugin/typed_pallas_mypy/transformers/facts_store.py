@@ -125,6 +125,9 @@ class FunctionFacts:
     #: positions of the parameters annotated ``jax.Device`` (an override that leaves
     #: them unannotated, ``def supported_on(self, device)``, takes them from here)
     device_params: tuple[int, ...] = ()
+    #: a module-level variable holding a function-keeping decorator
+    #: (``jaxtyped = jaxtyping.jaxtyped(typechecker=...)``)
+    keeping_decorator: bool = False
 
     def is_empty(self) -> bool:
         return (
@@ -137,6 +140,7 @@ class FunctionFacts:
             and self.predicate is None
             and not self.gates
             and not self.device_params
+            and not self.keeping_decorator
         )
 
 
@@ -202,6 +206,8 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
         ]
     if facts.device_params:
         data["devices"] = list(facts.device_params)
+    if facts.keeping_decorator:
+        data["keeps"] = True
     return data
 
 
@@ -298,6 +304,7 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
         predicate=_predicate_from_json(data.get("predicate")),
         gates=_gates_from_json(data.get("gates")),
         device_params=device_params,
+        keeping_decorator=data.get("keeps") is True,
     )
 
 

@@ -81,6 +81,7 @@ class Facts:
     ) -> None:
         self.modules = modules
         self.names = Names(modules)
+        self.names.keeping_alias = lambda fullname: self.of(fullname).keeping_decorator
         self.library = LibraryUse(modules, cache_dir, python_executable)
         self._computed: dict[str, FunctionFacts] = {}
         self._in_progress: set[str] = set()
@@ -162,6 +163,10 @@ class Facts:
                     return FunctionFacts(fullname, gates=gates, where=location(tree, impl.line))
             return NO_FACTS
         if isinstance(node, Var):
+            if requirements.holds_keeping_decorator(self, fullname, index):
+                return FunctionFacts(
+                    fullname, keeping_decorator=True, where=location(tree, node.line)
+                )
             found = requirements.alias_facts(self, fullname, tree, index)
             return requirements.with_derivative_rules(self, found, fullname, tree)
         if not isinstance(node, FuncDef) or not node.body.body:

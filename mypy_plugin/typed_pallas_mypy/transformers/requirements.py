@@ -73,7 +73,7 @@ from typed_pallas_mypy.transformers.facts_store import (
 from typed_pallas_mypy.transformers.guards import LOWERING, Sets
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
 from typed_pallas_mypy.transformers.nodes import end_of, start_of
-from typed_pallas_mypy.transformers.resolution import ref_name
+from typed_pallas_mypy.transformers.resolution import is_keeping_decorator, ref_name
 from typed_pallas_mypy.transformers.unconditional import (
     alternatives,
     may_return,
@@ -112,6 +112,14 @@ def function_facts(
         evidence=body_evidence,
         where=where,
     )
+
+
+def holds_keeping_decorator(facts: Facts, fullname: str, index: ModuleIndex) -> bool:
+    """Whether a module-level variable is assigned once a function-keeping decorator
+    (``jaxtyped = jaxtyping.jaxtyped(typechecker=_typechecker)``)."""
+    name = fullname.rsplit(".", 1)[1]
+    assigned = index.assignments.get((0, name), [])
+    return len(assigned) == 1 and is_keeping_decorator(assigned[0][1], facts.names)
 
 
 def alias_facts(facts: Facts, fullname: str, tree: MypyFile, index: ModuleIndex) -> FunctionFacts:

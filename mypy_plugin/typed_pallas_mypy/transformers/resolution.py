@@ -19,7 +19,7 @@ What it does not do: infer platforms (``requirements``), keep facts
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -95,11 +95,29 @@ def _unfollowed(expr: Expression) -> bool:
 
 def keeps_function(node: Decorator, names: Names | None = None) -> bool:
     """Whether every decorator of ``node`` returns the function's behaviour unchanged
-    (``jax.custom_vjp`` too: a call runs the primal; ``custom_derivative`` says more)."""
-    return all(
-        decorator_name(dec, names) in fullnames.KEEPS_FUNCTION | fullnames.CUSTOM_DERIVATIVES
-        for dec in node.decorators
-    )
+    (``jax.custom_vjp`` too: a call runs the primal; ``custom_derivative`` says more);
+    with ``names``, also a project variable holding such a decorator."""
+    return all(_keeps(dec, names) for dec in node.decorators)
+
+
+def _keeps(dec: Expression, names: Names | None) -> bool:
+    name = decorator_name(dec, names)
+    if name is None:
+        return False
+    if name in fullnames.KEEPS_FUNCTION or name in fullnames.CUSTOM_DERIVATIVES:
+        return True
+    return names is not None and names.keeping_alias(name)
+
+
+def is_keeping_decorator(expr: Expression, names: Names) -> bool:
+    """Whether ``expr`` (a variable's value) is a function-keeping decorator:
+    ``jaxtyping.jaxtyped(typechecker=...)``, ``jax.jit``, ``functools.partial(jax.jit, ...)``."""
+    if isinstance(expr, CallExpr):
+        name = decorator_name(expr.callee, names)
+        if name == fullnames.FUNCTOOLS_PARTIAL and expr.args:
+            name = decorator_name(expr.args[0], names)
+        return name in fullnames.KEEPS_FUNCTION
+    return isinstance(expr, RefExpr) and decorator_name(expr, names) in fullnames.KEEPS_FUNCTION
 
 
 def custom_derivative(node: Decorator) -> bool:
@@ -133,6 +151,10 @@ class Names:
 
     def __init__(self, modules: Mapping[str, MypyFile]) -> None:
         self.modules = modules
+        #: whether a project variable holds a function-keeping decorator
+        #: (``jaxtyped = jaxtyping.jaxtyped(typechecker=...)``); set by ``platform_facts``,
+        #: which reads it from the variable's module or its stored facts
+        self.keeping_alias: Callable[[str], bool] = lambda fullname: False
         self._module_of: dict[str, str | None] = {}
         self._user_paths: dict[str, bool] = {}
         self._imports: dict[str, dict[str, str]] = {}
