@@ -356,6 +356,8 @@ def test_installed_library_upgrade(project: Project) -> None:
 
 
 GATED_BASE = """\
+from typing import Any, overload
+
 import jax
 from jax.extend import backend
 
@@ -364,7 +366,11 @@ class Op:
     def supported_on(self, device: jax.Device) -> bool:
         return True
 
-    def __call__(self, x: jax.Array) -> jax.Array:
+    @overload
+    def __call__(self, x: jax.Array) -> jax.Array: ...
+    @overload
+    def __call__(self, x: int) -> int: ...
+    def __call__(self, x: Any) -> Any:  # an overloaded gate (tokamax's Op.__call__)
         device = backend.get_default_device()
         if not self.supported_on(device):
             GATE

@@ -48,6 +48,7 @@ from mypy.nodes import (
     MypyFile,
     NameExpr,
     Node,
+    OverloadedFuncDef,
     RaiseStmt,
     RefExpr,
     ReturnStmt,
@@ -498,12 +499,12 @@ def definitions(tree: MypyFile) -> list[str]:
 
 
 def _defined(stmt: Statement) -> list[str]:
-    if isinstance(stmt, (FuncDef, Decorator)):
+    if isinstance(stmt, (FuncDef, Decorator, OverloadedFuncDef)):
         return [stmt.fullname]
     if isinstance(stmt, ClassDef):
         out: list[str] = []
         for inner in stmt.defs.body:
-            if isinstance(inner, (FuncDef, Decorator)):
+            if isinstance(inner, (FuncDef, Decorator, OverloadedFuncDef)):
                 out.append(inner.fullname)
         return out
     if isinstance(stmt, AssignmentStmt) and len(stmt.lvalues) == 1:
