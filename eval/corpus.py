@@ -429,6 +429,17 @@ def evaluate_dispatch(
         targets = ["--explicit-package-bases", *files, *extra]
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{args.label}-dispatch"
     work = args.cache_dir / "work" / tag / f"{pkg}-{version}"
+    if pkg != "jax":
+        # the package's own modules followed normally, as `typed-pallas check` follows a
+        # project's: a dispatch decides in one module what a function of another runs,
+        # and mypy keeps no function body of a silently followed module
+        own = sorted({Path(f).parts[0].removesuffix(".py") for f in [*files, *extra]})
+        config = write_config(
+            args.cache_dir / "work" / tag / f"{pkg}-mypy.ini",
+            args.plugin,
+            check_untyped_defs=not args.default_flags,
+            own_modules=own,
+        )
     env: dict[str, str] = {}
     if any(m.registry for m in plan.mutants):
         registry_config = args.cache_dir / "work" / tag / f"{pkg}-registry" / "pyproject.toml"

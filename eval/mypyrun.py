@@ -85,10 +85,20 @@ def source_of(d: Diagnostic) -> str | None:
     return None
 
 
-def write_config(path: Path, plugin: str | None, *, check_untyped_defs: bool = True) -> Path:
-    """The CLI's preset config with ``plugin`` (None: plain mypy with the same settings)."""
+def write_config(
+    path: Path,
+    plugin: str | None,
+    *,
+    check_untyped_defs: bool = True,
+    own_modules: Sequence[str] = (),
+) -> Path:
+    """The CLI's preset config with ``plugin`` (None: plain mypy with the same settings);
+    ``own_modules``: top-level modules followed normally, as ``typed-pallas check`` follows
+    the project's own (mypy drops the function bodies of silently followed modules)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(preset_config(plugin, check_untyped_defs=check_untyped_defs))
+    path.write_text(
+        preset_config(plugin, check_untyped_defs=check_untyped_defs, own_modules=own_modules)
+    )
     return path
 
 
