@@ -59,7 +59,7 @@ from __future__ import annotations
 import ast
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -997,27 +997,46 @@ def _predicate_mutants(
                     )
                 )
                 continue
-            edits = [_swap_const(src, c) for c in g.constants]
-            if any(e is None for e in edits):
-                plan.skipped.append(Skipped("predicate", where, "string literal spans lines"))
-                continue
-            plan.mutants.append(
-                DispatchMutant(
-                    "predicate",
-                    g.form,
-                    src.relpath,
-                    g.compare.lineno,
-                    f"{name}: {' '.join(repr(c.value) for c in g.constants)} -> "
-                    f"{' '.join(repr(_swap(c)) for c in g.constants)}",
-                    [e for e in edits if e],
-                    spans,
-                    typed=is_annotated(fn),
-                    reaches=tuple(reaches),
-                    scope=_scope_of_path(src.relpath),
-                    to_platform=_swap(g.constants[0]),
-                    kernels=tuple(kernels),
-                )
+            _add_constant_swap(
+                plan, "predicate", src, g, name, where, spans, reaches, kernels, is_annotated(fn)
             )
+
+
+def _add_constant_swap(
+    plan: Plan,
+    kind: str,
+    src: SourceFile,
+    g: GuardCompare,
+    name: str,
+    where: str,
+    spans: Sequence[tuple[str, int, int]],
+    reaches: Iterable[str],
+    kernels: Iterable[Kernel],
+    typed: bool = True,
+) -> None:
+    """A mutant swapping the platform strings a predicate or a guard helper compares
+    with (``g``), or a skip when one of them spans lines."""
+    edits = [_swap_const(src, c) for c in g.constants]
+    if any(e is None for e in edits):
+        plan.skipped.append(Skipped(kind, where, "string literal spans lines"))
+        return
+    plan.mutants.append(
+        DispatchMutant(
+            kind,
+            g.form,
+            src.relpath,
+            g.compare.lineno,
+            f"{name}: {' '.join(repr(c.value) for c in g.constants)} -> "
+            f"{' '.join(repr(_swap(c)) for c in g.constants)}",
+            [e for e in edits if e],
+            list(spans),
+            typed=typed,
+            reaches=tuple(reaches),
+            scope=_scope_of_path(src.relpath),
+            to_platform=_swap(g.constants[0]),
+            kernels=tuple(kernels),
+        )
+    )
 
 
 def _registration_mutants(src: SourceFile, spec: RegistrySpec, reach: Reach, plan: Plan) -> None:
@@ -1338,27 +1357,7 @@ def _helper_mutants(
                     )
                 )
                 continue
-            edits = [_swap_const(src, c) for c in g.constants]
-            if any(e is None for e in edits):
-                plan.skipped.append(Skipped("guard-helper", where, "string literal spans lines"))
-                continue
-            plan.mutants.append(
-                DispatchMutant(
-                    "guard-helper",
-                    g.form,
-                    src.relpath,
-                    g.compare.lineno,
-                    f"{name}: {' '.join(repr(c.value) for c in g.constants)} -> "
-                    f"{' '.join(repr(_swap(c)) for c in g.constants)}",
-                    [e for e in edits if e],
-                    spans,
-                    typed=True,
-                    reaches=tuple(reaches),
-                    scope=_scope_of_path(src.relpath),
-                    to_platform=_swap(g.constants[0]),
-                    kernels=tuple(kernels),
-                )
-            )
+            _add_constant_swap(plan, "guard-helper", src, g, name, where, spans, reaches, kernels)
 
 
 def _callable_value(v: ast.AST) -> bool:
