@@ -484,3 +484,79 @@ def test_predicates_and_gates_of_cached_modules(project: Project) -> None:
     )
     assert project.mypy("warm") == cold
     assert project.daemon() == cold
+
+
+DECORATOR_ALIASES = """\
+import jaxtyping
+import somewhere
+
+checked = DECORATOR
+"""
+
+DECORATED_KERNELS = """\
+from typing import Any
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+import checks
+
+
+def _body(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...] + 1
+
+
+@checks.checked
+def add_one(x: jax.Array) -> jax.Array:
+    return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+"""
+
+DECORATED_USER = """\
+import jax
+import kernels
+
+
+def run(x: jax.Array) -> object:
+    if jax.default_backend() == "gpu":
+        return kernels.add_one(x)
+    return x
+"""
+
+
+def test_a_decorator_alias_of_another_module(project: Project) -> None:
+    """Whether a project variable holds a function-keeping decorator is a fact of its
+    module: editing only that assignment changes the finding two modules away, warm, from
+    mypy's cache and under the daemon."""
+    project.files = ("checks.py", "kernels.py", "user.py")
+    project.lines_of = ("kernels.py", "user.py", "Success", "Found")
+    ini = "[mypy]\nplugins = typed_pallas_mypy\nignore_missing_imports = True\n"
+
+    def write(decorator: str) -> None:
+        project.write_files(
+            {
+                "checks.py": DECORATOR_ALIASES.replace("DECORATOR", decorator),
+                "kernels.py": DECORATED_KERNELS,
+                "user.py": DECORATED_USER,
+                "mypy.ini": ini,
+            }
+        )
+
+    write("jaxtyping.jaxtyped(typechecker=None)")  # keeps the function: the error
+    cold = project.mypy("warm")
+    assert [line for line in cold if ": error:" in line] == [
+        "user.py:7: error: Compiler params for platform tpu cannot be used for gpu lowering."
+        "  [pallas-platform]"
+    ], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("somewhere.wrap(strict=True)")  # an unknown decorator: silent
+    cold = project.cold()
+    assert cold == ["Success: no issues found in 3 source files"], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("jaxtyping.jaxtyped(typechecker=None)")  # and back
+    cold = project.cold()
+    assert [line for line in cold if ": error:" in line] != [], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
