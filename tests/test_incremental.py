@@ -83,6 +83,19 @@ def _lines(completed: subprocess.CompletedProcess[str], lines_of: tuple[str, ...
     return [line for line in completed.stdout.splitlines() if line.startswith(lines_of)]
 
 
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` if it differs, with an mtime in another whole second than the old
+    file's: mypy takes a file of the same size and the same mtime second as unchanged
+    without hashing it (a "tpu" -> "gpu" edit keeps the size)."""
+    if path.exists() and path.read_text() == text:
+        return
+    old = path.stat().st_mtime_ns if path.exists() else 0
+    path.write_text(text)
+    stat = path.stat()
+    mtime = max(stat.st_mtime_ns, old + 1_000_000_000) + 10_000_000
+    os.utime(path, ns=(stat.st_atime_ns, mtime))
+
+
 class Project:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -106,22 +119,13 @@ class Project:
             ("other.py", OTHER),
             ("mypy.ini", INI.format(platforms=platforms)),
         ):
-            path = self.src / name
-            if not path.exists() or path.read_text() != text:
-                path.write_text(text)
-                # mtime granularity: make sure the daemon sees a new stamp
-                stat = path.stat()
-                os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
+            _write(self.src / name, text)
 
     files = ("ops.py", "other.py")
 
     def write_files(self, files: dict[str, str]) -> None:
         for name, text in files.items():
-            path = self.src / name
-            if not path.exists() or path.read_text() != text:
-                path.write_text(text)
-                stat = path.stat()
-                os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
+            _write(self.src / name, text)
 
     def mypy(self, cache: str, *extra: str) -> list[str]:
         completed = subprocess.run(
