@@ -548,6 +548,33 @@ def test_src_layout_and_unresolved_own_imports(tmp_path: Path, mypy_cache: str) 
     )
 
 
+@pytest.mark.slow
+def test_check_lets_inline_comments_and_mypy_options_name_the_code(
+    tmp_path: Path, mypy_cache: str
+) -> None:
+    """``pallas-platform`` in a module's ``# mypy:`` comment and in mypy's own options after
+    ``--``: mypy stopped on both (an INTERNAL ERROR, ``Invalid error code(s)``) while the
+    plugin created the code only with its first report (tests/test_error_code.py runs
+    every form under plain mypy)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "bad_call.py").write_text(BAD)
+    (tmp_path / "silenced.py").write_text('# mypy: disable-error-code="pallas-platform"\n' + BAD)
+    inline = run_cli(tmp_path, mypy_cache, "bad_call.py", "silenced.py")
+    assert inline.returncode == 1, inline.stdout + inline.stderr
+    errors = [line for line in inline.stdout.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and errors[0].startswith(f"bad_call.py:{BAD_LINE}:"), inline.stdout
+    assert inline.stdout.splitlines()[-1] == "Found 1 typed-pallas error in 1 file"
+
+    # a global option: its own cache, so that the shared one keeps its configuration
+    flag = run_cli(
+        tmp_path, str(tmp_path / "cache"), "bad_call.py", "--", "--disable-error-code",
+        "pallas-platform",
+    )  # fmt: skip
+    assert (flag.returncode, flag.stdout) == (0, "Success: no typed-pallas issues found\n"), (
+        flag.stdout + flag.stderr
+    )
+
+
 # The configured runs come last and share one configuration (platforms = gpu, from
 # --platform or from the project file), so whatever a configuration change costs mypy's
 # cache is paid once.
