@@ -1,5 +1,15 @@
-"""Running mypy for the language server: pre-started workers and shadow files.
+"""Running mypy for the language server: mypy's state kept between checks, pre-started
+workers and shadow files.
 
+* :class:`Incremental` keeps mypy's fine-grained state in one long-lived worker
+  (``typed_pallas_mypy.lsp.worker --incremental``, ``finegrained``): an edit re-checks
+  what it changes. It starts once the environment's cache is warm, in the background
+  (loading the cache and checking the project's modules takes about as long as a fresh
+  run, or longer): until it is ready, and whenever it cannot check (this mypy lacks what
+  it uses, mypy refused the command line, a file was added, it crashed), :meth:`run`
+  returns None and the check runs in a fresh process. A worker that must start again
+  (a file added or removed, the configuration changed) starts in the background; one
+  that crashed twice is not started again, nor one this mypy cannot run.
 * :class:`Workers` runs one mypy command at a time in a worker process
   (``typed_pallas_mypy.lsp.worker``) that was started ahead of time with the check's
   environment and folder, and starts the next one as soon as a run ends; a run
@@ -36,13 +46,237 @@ from typing import Final
 
 from typed_pallas_mypy.cli.findings import MypyRun, parse_mypy_json, parse_mypy_text
 
-__all__ = ["WORKER_MODULE", "Shadows", "Workers"]
+__all__ = ["WORKER_MODULE", "Incremental", "Shadows", "Workers"]
 
 WORKER_MODULE: Final = "typed_pallas_mypy.lsp.worker"
 #: shadow modification times: tenths of a second since the epoch, modulo this (1970-2001)
 SHADOW_CLOCK_SPAN: Final = 10**9
 #: how long a worker may take to end after it was asked to, before it is killed
 STOP_GRACE_S: Final = 2.0
+#: the incremental worker's option (``worker.INCREMENTAL``)
+INCREMENTAL_OPTION: Final = "--incremental"
+#: crashes of mypy's fine-grained mode after which every check is a fresh process
+MAX_CRASHES: Final = 2
+#: the longest reply line read from a worker (mypy's output for a large project)
+REPLY_LIMIT: Final = 1 << 30
+
+Key = tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]
+
+
+class Incremental:
+    """mypy's fine-grained state in one long-lived worker, for one command line."""
+
+    def __init__(self, log: Callable[[str], None] = lambda _: None) -> None:
+        self._log = log
+        self._proc: asyncio.subprocess.Process | None = None
+        self._key: Key | None = None
+        #: the first request of the worker, sent in the background
+        self._first: asyncio.Task[dict[str, object] | None] | None = None
+        self._ready = False
+        self._crashes = 0
+        self._closed = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: why it is not used (None: it is, or will be once started)
+        self.disabled: str | None = None
+        #: every worker process started
+        self.started: list[int] = []
+
+    @staticmethod
+    def _key_of(command: Sequence[str], env: Mapping[str, str], cwd: str) -> Key:
+        return (cwd, tuple(sorted(env.items())), tuple(command))
+
+    @property
+    def ready(self) -> bool:
+        return self._ready and self._proc is not None and self._proc.returncode is None
+
+    async def run(
+        self,
+        command: Sequence[str],
+        shadows: Sequence[tuple[str, str]],
+        env: Mapping[str, str],
+        cwd: str,
+        *,
+        cache_warm: bool,
+    ) -> MypyRun | None:
+        """The check in the worker; None when a fresh process must run it (the worker is
+        not ready: it starts in the background when the cache is warm)."""
+        if self._closed or self.disabled is not None:
+            return None
+        key = self._key_of(command, env, cwd)
+        if key != self._key:
+            await self._stop()
+        if not self.ready:
+            if self._proc is None and cache_warm:
+                await self._begin(key, command, shadows, env, cwd)
+            return None
+        start = time.perf_counter()
+        reply = await self._ask(command, shadows)
+        run = self._read(reply, command, shadows, env, cwd)
+        if run is not None and reply is not None:
+            updated = reply.get("updated")
+            names = [str(m) for m in updated] if isinstance(updated, list) else []
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            self._log(
+                f"fine-grained check in {time.perf_counter() - start:.3f} s: "
+                f"{len(names)} changed module(s){f' ({shown})' if names else ''}"
+            )
+        return run
+
+    async def start(
+        self,
+        command: Sequence[str],
+        shadows: Sequence[tuple[str, str]],
+        env: Mapping[str, str],
+        cwd: str,
+    ) -> None:
+        """Start the worker in the background, unless it runs or is not used."""
+        if self._closed or self.disabled is not None or self._proc is not None:
+            return
+        await self._begin(self._key_of(command, env, cwd), command, shadows, env, cwd)
+
+    async def _begin(
+        self,
+        key: Key,
+        command: Sequence[str],
+        shadows: Sequence[tuple[str, str]],
+        env: Mapping[str, str],
+        cwd: str,
+    ) -> None:
+        """Start a worker and send it its first request (the cache load), not waiting."""
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", WORKER_MODULE, INCREMENTAL_OPTION,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=dict(env), cwd=cwd, limit=REPLY_LIMIT,
+        )  # fmt: skip
+        self._proc, self._key, self._ready = proc, key, False
+        self.started.append(proc.pid)
+        self._log(f"mypy worker {proc.pid} started (fine-grained: loading the cache)")
+        self._keep(asyncio.ensure_future(self._drain(proc)))
+        self._first = asyncio.ensure_future(self._first_reply(proc, command, shadows, env, cwd))
+
+    async def _first_reply(
+        self,
+        proc: asyncio.subprocess.Process,
+        command: Sequence[str],
+        shadows: Sequence[tuple[str, str]],
+        env: Mapping[str, str],
+        cwd: str,
+    ) -> dict[str, object] | None:
+        start = time.perf_counter()
+        reply = await self._ask(command, shadows, proc)
+        if proc is not self._proc or self._closed:
+            return reply
+        if reply is not None and "stdout" in reply:
+            self._ready = True
+            self._log(
+                f"fine-grained checking ready in {time.perf_counter() - start:.1f} s "
+                f"(mypy worker {proc.pid}): edits re-check what they change"
+            )
+        else:
+            self._read(reply, command, shadows, env, cwd)
+        return reply
+
+    def _keep(self, task: asyncio.Task[None]) -> None:
+        """Keep a reference to a background task until it is done."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drain(self, proc: asyncio.subprocess.Process) -> None:
+        """What the worker prints outside a request (a warning at import): the log."""
+        assert proc.stderr is not None
+        while line := await proc.stderr.readline():
+            self._log(f"mypy worker {proc.pid}: {line.decode('utf-8', 'replace').rstrip()}")
+
+    async def _ask(
+        self,
+        command: Sequence[str],
+        shadows: Sequence[tuple[str, str]],
+        proc: asyncio.subprocess.Process | None = None,
+    ) -> dict[str, object] | None:
+        """Send one request and read its reply; None when the worker ended."""
+        proc = proc or self._proc
+        if proc is None or proc.stdin is None or proc.stdout is None:
+            return None
+        request = {"command": list(command), "shadows": [list(pair) for pair in shadows]}
+        try:
+            proc.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
+            await proc.stdin.drain()
+            line = await proc.stdout.readline()
+        except (ConnectionError, OSError):
+            return None
+        try:
+            reply = json.loads(line.decode("utf-8", "replace"))
+        except ValueError:
+            return None
+        return reply if isinstance(reply, dict) else None
+
+    def _read(
+        self,
+        reply: dict[str, object] | None,
+        command: Sequence[str],
+        shadows: Sequence[tuple[str, str]],
+        env: Mapping[str, str],
+        cwd: str,
+    ) -> MypyRun | None:
+        """The run a reply gives, or None (a fresh process checks), after acting on why."""
+        if reply is not None and "stdout" in reply:
+            return _parse_reply(list(command), 0, json.dumps(reply).encode("utf-8"), b"")
+        if reply is not None and "fresh" in reply:
+            self._log(f"this check runs in a fresh mypy process: {reply['fresh']}")
+            return None
+        if reply is not None and "unavailable" in reply:
+            self.disabled = str(reply["unavailable"])
+            self._log(
+                f"fine-grained checking is not available with this mypy ({self.disabled}): "
+                "every check runs in a fresh mypy process"
+            )
+        elif reply is not None and "restart" in reply:
+            self._log(f"fine-grained checking starts again: {reply['restart']}")
+        else:
+            self._crashes += 1
+            why = str(reply["crashed"]) if reply is not None and "crashed" in reply else "it ended"
+            self._log(f"mypy's fine-grained mode failed ({why.rstrip()})")
+            if self._crashes >= MAX_CRASHES:
+                self.disabled = f"it failed {self._crashes} times"
+                self._log("every check runs in a fresh mypy process from now on")
+        self._ready = False
+        proc, self._proc, self._key = self._proc, None, None
+        if proc is not None:
+            self._keep(asyncio.ensure_future(_end(proc)))
+        return None
+
+    async def _stop(self) -> None:
+        proc, self._proc, self._key, self._ready = self._proc, None, None, False
+        if self._first is not None and not self._first.done():
+            self._first.cancel()
+        if proc is not None:
+            await _end(proc)
+
+    def kill_now(self) -> None:
+        """End the worker without an event loop (the server's loop has ended)."""
+        self._closed = True
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(OSError):
+                os.kill(proc.pid, signal.SIGKILL)
+
+    async def close(self) -> None:
+        """End the worker and wait for it."""
+        self._closed = True
+        await self._stop()
+
+
+async def _end(proc: asyncio.subprocess.Process) -> None:
+    """End a worker: end of input, then killed if it does not end in time."""
+    if proc.returncode is not None:
+        return
+    if proc.stdin is not None:
+        proc.stdin.close()
+    try:
+        await asyncio.wait_for(proc.wait(), STOP_GRACE_S)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
 
 
 class Workers:
@@ -155,6 +389,7 @@ class Shadows:
     def __init__(self, folder: str) -> None:
         self.folder = folder
         self._last_size: dict[str, int] = {}
+        self._last_text: dict[str, str] = {}
         self._last_tick = 0
 
     def _tick(self) -> int:
@@ -169,7 +404,11 @@ class Shadows:
         return os.path.join(self.folder, digest, os.path.basename(source))
 
     def write(self, source: str, text: str) -> str:
-        """Write ``text`` as the shadow of ``source``; returns the shadow's path."""
+        """Write ``text`` as the shadow of ``source``, unless its shadow has that text
+        already; returns the shadow's path."""
+        shadow = self.path_for(source)
+        if self._last_text.get(source) == text and os.path.isfile(shadow):
+            return shadow
         data = text.encode("utf-8")
         avoid = {self._last_size.get(source)}
         with contextlib.suppress(OSError):
@@ -178,13 +417,13 @@ class Shadows:
         while len(data) + pad in avoid:
             pad += 1
         data += b"\n" * pad
-        shadow = self.path_for(source)
         os.makedirs(os.path.dirname(shadow), exist_ok=True)
         with open(shadow, "wb") as f:
             f.write(data)
         tick = self._tick()
         os.utime(shadow, (tick, tick))
         self._last_size[source] = len(data)
+        self._last_text[source] = text
         return shadow
 
     def remove_all(self) -> None:

@@ -57,11 +57,18 @@ from pygls.workspace import TextDocument
 
 from typed_pallas_mypy import config
 from typed_pallas_mypy.cli.explain import error_doc, project_urls
-from typed_pallas_mypy.cli.findings import MypyMessage
+from typed_pallas_mypy.cli.findings import MypyMessage, cache_is_warm
 from typed_pallas_mypy.lsp import session, text
-from typed_pallas_mypy.lsp.runner import Shadows, Workers
+from typed_pallas_mypy.lsp.runner import Incremental, Shadows, Workers
 
-__all__ = ["DEBOUNCE_S", "EXPLAIN_COMMAND", "SOURCE", "TypedPallasServer", "build_server"]
+__all__ = [
+    "DEBOUNCE_S",
+    "EXPLAIN_COMMAND",
+    "INCREMENTAL_ENV",
+    "SOURCE",
+    "TypedPallasServer",
+    "build_server",
+]
 
 SOURCE: Final = "typed-pallas"
 EXPLAIN_COMMAND: Final = "typed-pallas.explain"
@@ -70,6 +77,8 @@ DEBOUNCE_S: Final = 0.4
 #: delay of the check after an open or a save (files opened together: one check)
 SOON_S: Final = 0.05
 PROGRESS_TITLE: Final = "typed-pallas"
+#: ``0`` here: every check runs in a fresh mypy process (mypy's fine-grained mode unused)
+INCREMENTAL_ENV: Final = "TYPED_PALLAS_LSP_INCREMENTAL"
 _SEVERITY: Final = {
     "error": types.MessageType.Error,
     "warning": types.MessageType.Warning,
@@ -115,6 +124,9 @@ class TypedPallasServer(LanguageServer):
         self.workdir = tempfile.mkdtemp(prefix="typed-pallas-lsp-")
         self.shadows = Shadows(os.path.join(self.workdir, "shadows"))
         self.workers = Workers(self.log)
+        self.incremental = Incremental(self.log)
+        if os.environ.get(INCREMENTAL_ENV, "") == "0":
+            self.incremental.disabled = f"{INCREMENTAL_ENV}=0"
         #: uri -> diagnostics published last
         self.published: dict[str, list[types.Diagnostic]] = {}
         self._timer: asyncio.TimerHandle | None = None
@@ -207,14 +219,21 @@ class TypedPallasServer(LanguageServer):
                 self.publish(planned.findings)
             return
         self._shadowed = {source for source, _ in shadows}
-        token: str | None = None
-        if planned.cold:
-            token = await self._begin_progress(planned.slow_notice)
-        try:
-            run = await self.workers.run(planned.command, planned.env, os.getcwd())
-        finally:
-            if token is not None:
-                self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+        cwd = os.getcwd()
+        run = await self.incremental.run(
+            planned.command, planned.shadows, planned.env, cwd, cache_warm=not planned.cold
+        )
+        if run is None:
+            token: str | None = None
+            if planned.cold:
+                token = await self._begin_progress(planned.slow_notice)
+            try:
+                run = await self.workers.run(planned.fresh_command, planned.env, cwd)
+            finally:
+                if token is not None:
+                    self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+            if planned.cold and not self._closed and cache_is_warm(planned.cache_dir):
+                await self.incremental.start(planned.command, planned.shadows, planned.env, cwd)
         if self._closed:
             return
         result = session.outcome(planned, run)
@@ -407,6 +426,7 @@ class TypedPallasServer(LanguageServer):
         if self._timer is not None:
             self._timer.cancel()
         self.workers.kill_now()
+        self.incremental.kill_now()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     async def close(self) -> None:
@@ -417,6 +437,7 @@ class TypedPallasServer(LanguageServer):
         if self._timer is not None:
             self._timer.cancel()
         await self.workers.close()
+        await self.incremental.close()
         if self._task is not None and not self._task.done():
             self._task.cancel()
             with contextlib.suppress(BaseException):

@@ -6,9 +6,10 @@ as the plugin reads it (``check.configured_environment``, ``config.resolve_confi
 an empty selection checks nothing, mypy must be installed, the project's layout gives
 the preset (``project.find_layout``, ``findings.preset_config``) and the cache is this
 environment's (``findings.environment_cache``, shared with ``typed-pallas check``). It
-gives the mypy command (``findings.mypy_command``, plus one ``--shadow-file`` per
-unsaved buffer), or a :class:`Stop`: the one line ``typed-pallas check`` would print on
-stderr, for the editor to show, and nothing run.
+gives the mypy command (``findings.mypy_command``) and the unsaved buffers' shadow
+files (a fresh process gets them as ``--shadow-file``: ``Plan.fresh_command``), or a
+:class:`Stop`: the one line ``typed-pallas check`` would print on stderr, for the editor
+to show, and nothing run.
 
 :func:`outcome` reads a run as ``check`` does: an excluded selection is no finding; a run
 mypy did not complete (a syntax error while a line is being typed, a crash) keeps the
@@ -73,13 +74,24 @@ class Options:
 class Plan:
     """One check to run."""
 
+    #: ``typed-pallas check``'s mypy command (no shadow files)
     command: list[str]
+    #: (file, shadow file) for each unsaved buffer
+    shadows: list[tuple[str, str]]
     env: dict[str, str]
     paths: list[str]
     cache_dir: str
     #: no cache yet: the run analyses jax first (about half a minute)
     cold: bool
     layout: project.Layout
+    #: the preset (the server's own mypy.ini)
+    config_file: str
+
+    @property
+    def fresh_command(self) -> list[str]:
+        """The command of a fresh mypy process: the shadow files before the paths."""
+        shadow_args = [arg for pair in self.shadows for arg in ("--shadow-file", *pair)]
+        return mypy_command(self.config_file, self.cache_dir, [*shadow_args, *self.paths])
 
     @property
     def slow_notice(self) -> str:
@@ -143,9 +155,9 @@ def plan(options: Options, workdir: str, shadows: Sequence[tuple[str, str]] = ()
     with open(ini, "w", encoding="utf-8") as f:
         f.write(preset)
     cache_dir = options.cache_dir or environment_cache()
-    shadow_args = [arg for pair in shadows for arg in ("--shadow-file", *pair)]
-    command = mypy_command(ini, cache_dir, [*shadow_args, *paths])
-    return Plan(command, env, paths, cache_dir, not cache_is_warm(cache_dir), layout)
+    command = mypy_command(ini, cache_dir, paths)
+    cold = not cache_is_warm(cache_dir)
+    return Plan(command, list(shadows), env, paths, cache_dir, cold, layout, ini)
 
 
 def outcome(checked: Plan, run: MypyRun) -> Outcome:
