@@ -1,5 +1,7 @@
 """``typed-pallas lsp``: edit-to-diagnostics latency against ``dmypy run`` on the same edit,
-and the first diagnostics after open on a cold and a warm cache.
+for both of the server's routes (mypy's fine-grained state kept in its worker, and a
+fresh mypy process per check), and the first diagnostics after open on a cold and a warm
+cache.
 
 Usage (from the repository root; needs the ``test`` extra: pytest-lsp is the client)::
 
@@ -16,16 +18,23 @@ The edit: ``dispatch.py``'s guard alternates between ``'gpu'`` (the finding) and
 two edits within one second: it takes a file of the same size and modification second
 as unchanged).
 
-Measured in this run; the saved edits go in rounds (the server, then ``dmypy run``, then a
-fresh mypy process, on the same edit), so a change of the host's load hits all three:
+Measured in this run; the saved edits go in rounds (the server with its fine-grained
+route, the server with fresh processes only, then ``dmypy run``, then a fresh mypy
+process, on the same edit), so a change of the host's load hits all four:
 
 * **cold**: a new server on an empty cache folder: from ``didOpen`` of ``dispatch.py`` to
   its diagnostics (jax is analysed first);
-* **warm**: a new server on that cache: the same;
+* **warm**: a new server on that cache: the same (a fresh process checks, while the
+  fine-grained state loads in the background);
+* **fine-grained ready**: from that ``didOpen`` to the server's log line that its
+  fine-grained state is loaded (later edits use it);
 * **save**: as an editor saves: ``didChange``, the file written, then ``didSave``: from
-  ``didSave`` to the diagnostics that show the edit (the median of ``--edits``);
-* **change**: the same edit as an unsaved ``didChange``: includes the server's
-  debounce (``server.DEBOUNCE_S``);
+  ``didSave`` to the diagnostics that show the edit (the median of ``--edits``), for the
+  fine-grained route (``save``) and for a second server that has it turned off
+  (``server.INCREMENTAL_ENV=0``: ``save, fresh route``);
+* **change**: the same edit as an unsaved ``didChange``, for both servers: includes the
+  server's debounce (``server.DEBOUNCE_FINE_GRAINED_S`` once the fine-grained state is
+  loaded, ``server.DEBOUNCE_S`` for fresh processes);
 * **baseline, dmypy run**: the same file written, then ``dmypy run`` (the daemon
   warmed first with two runs): wall time of the command. The daemon cannot run
   ``typed-pallas check``'s preset (it refuses ``follow_imports = silent``), so it runs
@@ -35,7 +44,7 @@ fresh mypy process, on the same edit), so a change of the host's load hits all t
   cache, as ``typed-pallas check`` runs it (no worker started ahead): what the server
   would take without its workers.
 
-Printed: the medians and the ratios save / dmypy, change / dmypy, fresh process / dmypy.
+Printed: the medians and their ratios to ``dmypy run``.
 
 What it does not do: assert a time, or measure memory.
 """
@@ -62,7 +71,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from typed_pallas._versions import installed_version
 from typed_pallas_mypy.cli.findings import mypy_command, preset_config
-from typed_pallas_mypy.lsp.server import DEBOUNCE_S
+from typed_pallas_mypy.lsp.server import DEBOUNCE_FINE_GRAINED_S, DEBOUNCE_S, INCREMENTAL_ENV
 
 TPU_OPS = """\
 import jax
@@ -96,6 +105,8 @@ def step_{i}(x):
 """
 GUARDS = ("tpus", "gpu")  # no finding, one finding
 INIT_MYPY = "[mypy]\nplugins = typed_pallas_mypy\ncheck_untyped_defs = True\n"
+#: the server's log line once its fine-grained state is loaded
+READY = "fine-grained checking ready"
 
 
 def write_project(root: Path, modules: int) -> None:
@@ -122,7 +133,11 @@ async def wait_for(client: LanguageClient, key: str, findings: int, timeout: flo
     return time.perf_counter() - start
 
 
-async def session(root: Path, cache: Path) -> LanguageClient:
+async def session(root: Path, cache: Path, *, incremental: bool = True) -> LanguageClient:
+    env = dict(os.environ)
+    env.pop(INCREMENTAL_ENV, None)
+    if not incremental:
+        env[INCREMENTAL_ENV] = "0"
     cfg = ClientServerConfig(
         server_command=[
             sys.executable,
@@ -131,7 +146,8 @@ async def session(root: Path, cache: Path) -> LanguageClient:
             "lsp",
             "--cache-dir",
             str(cache),
-        ]
+        ],
+        server_env=env,
     )
     client = await cfg.start()
     assert isinstance(client, LanguageClient)
@@ -143,8 +159,12 @@ async def session(root: Path, cache: Path) -> LanguageClient:
     return client
 
 
-async def first_diagnostics(root: Path, cache: Path) -> tuple[LanguageClient, float]:
-    client = await session(root, cache)
+async def first_diagnostics(
+    root: Path, cache: Path, *, incremental: bool = True
+) -> tuple[LanguageClient, float, float]:
+    """A new server with ``dispatch.py`` open: the seconds from ``didOpen`` to its
+    diagnostics, and from then to the server's fine-grained state loaded."""
+    client = await session(root, cache, incremental=incremental)
     dispatch = root / "dispatch.py"
     start = time.perf_counter()
     client.text_document_did_open(
@@ -153,7 +173,48 @@ async def first_diagnostics(root: Path, cache: Path) -> tuple[LanguageClient, fl
         )
     )
     await wait_for(client, uri(dispatch), 1)
-    return client, time.perf_counter() - start
+    first = time.perf_counter() - start
+    if not incremental:
+        return client, first, 0.0
+    while not any(READY in m.message for m in client.log_messages):
+        if time.perf_counter() - start > 600:
+            raise TimeoutError("the server's fine-grained state did not load")
+        await asyncio.sleep(0.01)
+    return client, first, time.perf_counter() - start
+
+
+async def stop(client: LanguageClient) -> None:
+    await client.shutdown_session()
+    await client.stop()  # type: ignore[no-untyped-call]  # pytest-lsp leaves it untyped
+
+
+async def save(client: LanguageClient, key: str, version: int, text: str, findings: int) -> float:
+    """As an editor saves (the file is written already): the seconds from ``didSave``."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=version, uri=key),
+            [types.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+    start = time.perf_counter()
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(key), text)
+    )
+    await wait_for(client, key, findings)
+    return time.perf_counter() - start
+
+
+async def change(client: LanguageClient, key: str, version: int, text: str, findings: int) -> float:
+    """An unsaved edit: the seconds from ``didChange`` (the debounce included)."""
+    start = time.perf_counter()
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=version, uri=key),
+            [types.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+    await wait_for(client, key, findings)
+    return time.perf_counter() - start
 
 
 class Dmypy:
@@ -200,13 +261,17 @@ async def measure(modules: int, edits: int) -> dict[str, Any]:
     write_project(root, modules)
     dispatch = root / "dispatch.py"
     key = uri(dispatch)
-    times: dict[str, list[float]] = {"save": [], "dmypy": [], "fresh": [], "change": []}
+    names = ("save", "save, fresh route", "dmypy", "fresh", "change", "change, fresh route")
+    times: dict[str, list[float]] = {name: [] for name in names}
     dmypy = Dmypy(root, work)
+    clients: list[LanguageClient] = []
     try:
-        client, cold = await first_diagnostics(root, cache)
-        await client.shutdown_session()
-        await client.stop()  # type: ignore[no-untyped-call]  # pytest-lsp leaves it untyped
-        client, warm = await first_diagnostics(root, cache)
+        client, cold, _ = await first_diagnostics(root, cache)
+        await stop(client)
+        client, warm, ready = await first_diagnostics(root, cache)
+        clients.append(client)
+        fresh_client, _, _ = await first_diagnostics(root, cache, incremental=False)
+        clients.append(fresh_client)
         # the fresh process gets a copy of the warm cache: it must see each edit too
         fresh_cache = work / "fresh-cache"
         shutil.copytree(cache, fresh_cache)
@@ -216,56 +281,43 @@ async def measure(modules: int, edits: int) -> dict[str, Any]:
             dispatch.write_text(DISPATCH.format(guard=GUARDS[n % 2]))
             dmypy.run(GUARDS[n % 2])
         version = 1
-        # rounds: the same edit to the server (saved), to dmypy, to a fresh mypy process
+        # rounds: the same edit to each server (saved), to dmypy, to a fresh mypy process
         for n in range(edits):
             guard = GUARDS[n % 2]
             text = DISPATCH.format(guard=guard)
             version += 1  # as an editor saves: the buffer changes, is written, then didSave
-            client.text_document_did_change(
-                types.DidChangeTextDocumentParams(
-                    types.VersionedTextDocumentIdentifier(version=version, uri=key),
-                    [types.TextDocumentContentChangeWholeDocument(text)],
-                )
-            )
             dispatch.write_text(text)
-            start = time.perf_counter()
-            client.text_document_did_save(
-                types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(key), text)
-            )
-            await wait_for(client, key, guard == "gpu")
-            times["save"].append(time.perf_counter() - start)
+            found = int(guard == "gpu")
+            times["save"].append(await save(client, key, version, text, found))
+            times["save, fresh route"].append(await save(fresh_client, key, version, text, found))
             times["dmypy"].append(dmypy.run(guard))
             times["fresh"].append(fresh_process(root, ini, fresh_cache, guard))
         # unsaved edits (the debounce included), starting from the other state
         for n in range(edits):
             guard = GUARDS[(n + edits) % 2]
+            text = DISPATCH.format(guard=guard)
             version += 1
-            start = time.perf_counter()
-            client.text_document_did_change(
-                types.DidChangeTextDocumentParams(
-                    types.VersionedTextDocumentIdentifier(version=version, uri=key),
-                    [types.TextDocumentContentChangeWholeDocument(DISPATCH.format(guard=guard))],
-                )
+            found = int(guard == "gpu")
+            times["change"].append(await change(client, key, version, text, found))
+            times["change, fresh route"].append(
+                await change(fresh_client, key, version, text, found)
             )
-            await wait_for(client, key, guard == "gpu")
-            times["change"].append(time.perf_counter() - start)
-        await client.shutdown_session()
-        await client.stop()  # type: ignore[no-untyped-call]  # pytest-lsp leaves it untyped
     finally:
+        for each in clients:
+            await stop(each)
         dmypy.kill()
         shutil.rmtree(work, ignore_errors=True)
     med = {k: statistics.median(v) for k, v in times.items()}
     return {
         "modules": modules + 2,
         "edits": edits,
-        "debounce_s": DEBOUNCE_S,
+        "debounce_s": {"fine-grained": DEBOUNCE_FINE_GRAINED_S, "fresh route": DEBOUNCE_S},
         "cold_first_diagnostics_s": round(cold, 3),
         "warm_first_diagnostics_s": round(warm, 3),
+        "warm_fine_grained_ready_s": round(ready, 3),
         "median_s": {k: round(v, 3) for k, v in med.items()},
         "ratio_vs_dmypy_run": {
-            "save": round(med["save"] / med["dmypy"], 3),
-            "change (with debounce)": round(med["change"] / med["dmypy"], 3),
-            "fresh mypy process": round(med["fresh"] / med["dmypy"], 3),
+            k: round(v / med["dmypy"], 3) for k, v in med.items() if k != "dmypy"
         },
         "all_s": {k: [round(t, 3) for t in v] for k, v in times.items()},
     }
@@ -292,16 +344,19 @@ def main() -> int:
     m, r = result["median_s"], result["ratio_vs_dmypy_run"]
     print(f"project: {result['modules']} modules; {args.edits} edits per mode; medians")
     print(
-        f"first diagnostics after open: cold {result['cold_first_diagnostics_s']:.2f} s, warm {result['warm_first_diagnostics_s']:.2f} s"
+        f"first diagnostics after open: cold {result['cold_first_diagnostics_s']:.2f} s, "
+        f"warm {result['warm_first_diagnostics_s']:.2f} s; fine-grained state loaded "
+        f"{result['warm_fine_grained_ready_s']:.2f} s after open (warm)"
     )
-    print(f"dmypy run (baseline):        {m['dmypy']:.3f} s")
-    print(f"server, didSave:             {m['save']:.3f} s  ratio {r['save']:.2f}")
-    print(
-        f"server, didChange (+{DEBOUNCE_S} s debounce): {m['change']:.3f} s  ratio {r['change (with debounce)']:.2f}"
-    )
-    print(
-        f"fresh mypy process (no worker): {m['fresh']:.3f} s  ratio {r['fresh mypy process']:.2f}"
-    )
+    print(f"dmypy run (baseline):                       {m['dmypy']:.3f} s")
+    for name, what in (
+        ("save", "server, didSave"),
+        ("save, fresh route", "server (fresh route), didSave"),
+        ("change", f"server, didChange (+{DEBOUNCE_FINE_GRAINED_S} s debounce)"),
+        ("change, fresh route", f"server (fresh route), didChange (+{DEBOUNCE_S} s)"),
+        ("fresh", "fresh mypy process (no worker)"),
+    ):
+        print(f"{what + ':':44s}{m[name]:.3f} s  ratio {r[name]:.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
     return 0

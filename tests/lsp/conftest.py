@@ -1,5 +1,7 @@
 """Fixtures of the language server tests: a small project with a wrong-platform call, and
-a client connected to ``typed-pallas lsp`` over stdio (pytest-lsp), one per test module.
+a client connected to ``typed-pallas lsp`` over stdio (pytest-lsp), one per test module
+and route: the server as it runs by default (mypy's fine-grained state in its worker,
+once loaded), and with every check a fresh mypy process (``server.INCREMENTAL_ENV=0``).
 
 The mypy cache is the module's own: its first check is a cold one (jax is analysed
 once, with work-done progress), the later ones are warm.
@@ -21,10 +23,17 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from typed_pallas_mypy import config
+from typed_pallas_mypy.lsp.server import INCREMENTAL_ENV
 
 #: how long a check may take before a test gives up (a cold one analyses jax: ~30 s, more
 #: on a loaded 2-core runner)
 CHECK_TIMEOUT_S = 240.0
+#: the routes a server checks by: its fine-grained state, or fresh processes only
+ROUTES = ("fine-grained", "fresh")
+#: the server's log line once its fine-grained state is loaded
+READY = "fine-grained checking ready"
+#: its log line for each check in that state
+FINE_GRAINED_CHECK = "fine-grained check in"
 
 TPU_OPS = """\
 import jax
@@ -97,19 +106,26 @@ def server_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "typed_pallas_mypy.cli", "lsp", *args]
 
 
-def server_env() -> dict[str, str]:
+def server_env(route: str = "fine-grained", **extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    for name in (config.CONFIG_ENV, config.PLATFORMS_ENV, "MYPYPATH"):
+    for name in (config.CONFIG_ENV, config.PLATFORMS_ENV, "MYPYPATH", INCREMENTAL_ENV):
         env.pop(name, None)
+    if route == "fresh":
+        env[INCREMENTAL_ENV] = "0"
+    env.update(extra)
     return env
 
 
 async def start(
-    root: Path, *args: str, command: list[str] | None = None, capabilities: str = "neovim@v0.11.0"
+    root: Path,
+    *args: str,
+    command: list[str] | None = None,
+    capabilities: str = "neovim@v0.11.0",
+    env: dict[str, str] | None = None,
 ) -> LanguageClient:
     """A client connected to a new server for the project at ``root``."""
     cfg = ClientServerConfig(
-        server_command=command or server_command(*args), server_env=server_env()
+        server_command=command or server_command(*args), server_env=env or server_env()
     )
     client = await cfg.start()
     assert isinstance(client, LanguageClient)
@@ -139,10 +155,26 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_project(tmp_path_factory.mktemp("lsp-project"))
 
 
+def logged(client: LanguageClient, text: str) -> list[str]:
+    """The server's log lines that contain ``text``."""
+    return [m.message for m in client.log_messages if text in m.message]
+
+
+async def ready(client: LanguageClient) -> None:
+    """Wait until the server's fine-grained state is loaded."""
+    await wait_until(lambda: bool(logged(client, READY)), "the fine-grained state to load")
+
+
+@pytest.fixture(scope="module", params=ROUTES)
+def route(request: pytest.FixtureRequest) -> str:
+    found: str = request.param
+    return found
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def client(project: Path) -> AsyncIterator[LanguageClient]:
-    """The module's server session (Neovim 0.11's capabilities)."""
-    client = await start(project)
+async def client(project: Path, route: str) -> AsyncIterator[LanguageClient]:
+    """The module's server session for ``route`` (Neovim 0.11's capabilities)."""
+    client = await start(project, env=server_env(route))
     yield client
     await client.shutdown_session()
     await client.stop()

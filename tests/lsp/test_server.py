@@ -1,10 +1,13 @@
 """``typed-pallas lsp`` end to end: a real LSP client (pytest-lsp) over stdio.
 
-One server session for the module (``conftest.client``, Neovim 0.11's capabilities); its
-first check is cold (work-done progress). The tests run in file order on that session:
+One server session for the module and route (``conftest.client``, Neovim 0.11's
+capabilities): the default one, whose edits are checked in mypy's fine-grained state once
+it is loaded, and one whose every check is a fresh mypy process; the first session's
+first check is cold (work-done progress). The tests run in file order on each session:
 open, unsaved edits of the guard, an edit of a callee module, code actions, a broken
-configuration; then two sessions of their own: shutdown leaves no process, and an
-environment without mypy gets a message.
+configuration; then sessions of their own: shutdown leaves no process, a mypy whose
+internals the fine-grained route cannot use falls back to fresh processes (and says so),
+and an environment without mypy gets a message.
 """
 
 from __future__ import annotations
@@ -20,7 +23,19 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.conftest import DISPATCH, TPU_OPS, start, uri, wait_until
+from tests.lsp.conftest import (
+    DISPATCH,
+    FINE_GRAINED_CHECK,
+    READY,
+    TPU_OPS,
+    logged,
+    ready,
+    server_env,
+    start,
+    uri,
+    wait_until,
+)
+from typed_pallas_mypy.lsp.server import INCREMENTAL_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
@@ -99,17 +114,27 @@ async def test_open_gives_the_finding_with_its_chain(client: LanguageClient, pro
     # nothing else of mypy's output: untyped.py's errors are not published, and the
     # annotation mypy could not read is check's warning, in the log
     assert set(client.diagnostics) == {uri(dispatch)}
-    logged = [log.message for log in client.log_messages]
+    lines = [log.message for log in client.log_messages]
     assert any(
         m.startswith("typed-pallas: warning: cannot read the type annotation at untyped.py:6:12 ")
-        for m in logged
-    ), logged
-    # the first check analysed jax: work-done progress, begun and ended
-    kinds = [[type(v).__name__ for v in values] for values in client.progress_reports.values()]
-    assert ["WorkDoneProgressBegin", "WorkDoneProgressEnd"] in kinds, kinds
+        for m in lines
+    ), lines
+    # a first check that analysed jax (the module's first session): work-done progress,
+    # begun and ended
+    if logged(client, "first analysis of jax"):
+        kinds = [[type(v).__name__ for v in values] for values in client.progress_reports.values()]
+        assert ["WorkDoneProgressBegin", "WorkDoneProgressEnd"] in kinds, kinds
 
 
-async def test_unsaved_guard_edits_come_and_go(client: LanguageClient, project: Path) -> None:
+def _fine_grained_checks(client: LanguageClient, module: str) -> int:
+    return len([m for m in logged(client, FINE_GRAINED_CHECK) if f"({module}" in m])
+
+
+async def test_unsaved_guard_edits_come_and_go(
+    client: LanguageClient, project: Path, route: str
+) -> None:
+    if route == "fine-grained":
+        await ready(client)
     dispatch = project / "dispatch.py"
     text = DISPATCH
     # 'gpu' -> 'tpu' keeps the file's size: mypy must still see every edit
@@ -122,9 +147,16 @@ async def test_unsaved_guard_edits_come_and_go(client: LanguageClient, project: 
             f"dispatch.py's findings to be {expected} with the {guard} guard",
         )
     assert dispatch.read_text(encoding="utf-8") == DISPATCH  # the file itself is untouched
+    if route == "fine-grained":  # each edit: a fine-grained check of dispatch alone
+        assert _fine_grained_checks(client, "dispatch") >= 4, logged(client, FINE_GRAINED_CHECK)
+    else:
+        assert not logged(client, FINE_GRAINED_CHECK) and not logged(client, READY)
+        assert logged(client, f"off ({INCREMENTAL_ENV}=0): every check runs in a fresh")
 
 
-async def test_callee_edit_updates_a_closed_caller(client: LanguageClient, project: Path) -> None:
+async def test_callee_edit_updates_a_closed_caller(
+    client: LanguageClient, project: Path, route: str
+) -> None:
     tpu_ops, caller = project / "tpu_ops.py", project / "caller.py"
     assert _messages(client, caller) == []
     _open(client, tpu_ops)
@@ -143,6 +175,8 @@ async def test_callee_edit_updates_a_closed_caller(client: LanguageClient, proje
         types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(tpu_ops)))
     )
     await wait_until(lambda: _messages(client, caller) == [], "caller.py's finding to go")
+    if route == "fine-grained":  # mypy was given tpu_ops: caller.py was checked through it
+        assert _fine_grained_checks(client, "tpu_ops") >= 2, logged(client, FINE_GRAINED_CHECK)
 
 
 async def test_code_actions_explain_and_ignore(client: LanguageClient, project: Path) -> None:
@@ -215,6 +249,7 @@ async def test_shutdown_leaves_no_process(project: Path) -> None:
     dispatch = project / "dispatch.py"
     _open(client, dispatch)
     await wait_until(lambda: bool(client.diagnostics.get(uri(dispatch))), "a finding")
+    await wait_until(lambda: bool(logged(client, "(fine-grained")), "the fine-grained worker")
     _replace(client, dispatch, 4, "'gpu'", "'tpu'", DISPATCH)  # a check starts: shut down during it
     await asyncio.sleep(0.5)
     pids = [
@@ -222,13 +257,40 @@ async def test_shutdown_leaves_no_process(project: Path) -> None:
         for log in client.log_messages
         if (m := re.search(r"mypy worker (\d+) started", log.message))
     ]
-    assert len(pids) >= 2, [log.message for log in client.log_messages]
+    assert len(pids) >= 3, [log.message for log in client.log_messages]
     server = client._server
     assert server is not None
     await client.shutdown_session()
     await client.stop()
     assert server.returncode == 0
     await wait_until(lambda: not any(_alive(p) for p in pids), "every mypy worker to end", 10)
+
+
+#: a sitecustomize that takes from mypy a name the fine-grained route uses (another
+#: mypy's internals), in every process the server starts
+INCOMPATIBLE_MYPY = "import mypy.build\ndel mypy.build.DEPS_META_FILE\n"
+
+
+async def test_incompatible_mypy_falls_back_to_fresh_processes(
+    project: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "sitecustomize.py").write_text(INCOMPATIBLE_MYPY, encoding="utf-8")
+    client = await start(project, env=server_env(PYTHONPATH=str(tmp_path)))
+    try:
+        dispatch = project / "dispatch.py"
+        _open(client, dispatch)
+        await wait_until(lambda: _messages(client, dispatch) == [MESSAGE], "the finding")
+        unavailable = (
+            "fine-grained checking is not available with this mypy "
+            "(mypy.build has no DEPS_META_FILE): every check runs in a fresh mypy process"
+        )
+        await wait_until(lambda: bool(logged(client, unavailable)), "the fallback's log line")
+        _replace(client, dispatch, 4, "'gpu'", "'tpu'", DISPATCH)
+        await wait_until(lambda: _messages(client, dispatch) == [], "the edit's check")
+        assert not logged(client, FINE_GRAINED_CHECK)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
 
 
 async def test_missing_mypy_is_a_message(project: Path) -> None:
