@@ -151,7 +151,7 @@ def render_checkers() -> str:
     for checker, use in CHECKER_USE.items():
         version = pins.get(checker, "not pinned")
         if checker == "mypy":
-            version += f"; {MYPY_OLDEST} (the oldest of the declared range: plugin and CLI tests)"
+            version += f"; {MYPY_OLDEST} (the oldest of the declared range: plugin, CLI and language server tests)"
         lines.append(f"| {checker} | {version} | {use} |")
     return "\n".join(lines) + "\n"
 
