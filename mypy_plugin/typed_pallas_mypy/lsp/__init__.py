@@ -3,9 +3,11 @@ the editor, and nothing else of mypy's output (``docs/lsp.md``).
 
 The package: ``server`` is the server (pygls): when to check, diagnostics, code actions,
 shutdown; ``session`` is what one check runs and reports, with ``typed-pallas check``'s
-own functions; ``runner`` runs mypy in workers started ahead of time and writes the
-shadow files of unsaved buffers; ``worker`` is such a worker; ``text`` reads the
-plugin's notes and the source (places notes name, the ignore comment).
+own functions; ``runner`` runs mypy in a long-lived worker that keeps mypy's
+fine-grained state, or in workers started ahead of time, and writes the shadow files of
+unsaved buffers; ``worker`` is such a worker; ``finegrained`` keeps mypy's state between
+checks (the one module that uses mypy's internals); ``text`` reads the plugin's notes
+and the source (places notes name, the ignore comment).
 
 This module holds the command line (:func:`add_parser`, :func:`run_lsp`) and imports
 neither pygls nor mypy: pygls and lsprotocol come with the ``lsp`` extra

@@ -3,11 +3,11 @@ workers and shadow files.
 
 * :class:`Incremental` keeps mypy's fine-grained state in one long-lived worker
   (``typed_pallas_mypy.lsp.worker --incremental``, ``finegrained``): an edit re-checks
-  what it changes. It starts once the environment's cache is warm, in the background
-  (loading the cache and checking the project's modules takes about as long as a fresh
-  run, or longer): until it is ready, and whenever it cannot check (this mypy lacks what
-  it uses, mypy refused the command line, a file was added, it crashed), :meth:`run`
-  returns None and the check runs in a fresh process. A worker that must start again
+  what it changes. It starts in the background after a fresh process has checked (the
+  cache is then warm, and loading it and checking the project's modules takes about as
+  long as a fresh run, or longer): until it is ready, and whenever it cannot check (this
+  mypy lacks what it uses, mypy refused the command line, a file was added, it crashed),
+  :meth:`run` returns None and the check runs in a fresh process. A worker that must start again
   (a file added or removed, the configuration changed) starts in the background; one
   that crashed twice is not started again, nor one this mypy cannot run.
 * :class:`Workers` runs one mypy command at a time in a worker process
@@ -95,19 +95,15 @@ class Incremental:
         shadows: Sequence[tuple[str, str]],
         env: Mapping[str, str],
         cwd: str,
-        *,
-        cache_warm: bool,
     ) -> MypyRun | None:
         """The check in the worker; None when a fresh process must run it (the worker is
-        not ready: it starts in the background when the cache is warm)."""
+        not ready, or not started: :meth:`start`)."""
         if self._closed or self.disabled is not None:
             return None
         key = self._key_of(command, env, cwd)
         if key != self._key:
             await self._stop()
         if not self.ready:
-            if self._proc is None and cache_warm:
-                await self._begin(key, command, shadows, env, cwd)
             return None
         start = time.perf_counter()
         reply = await self._ask(command, shadows)
@@ -129,7 +125,9 @@ class Incremental:
         env: Mapping[str, str],
         cwd: str,
     ) -> None:
-        """Start the worker in the background, unless it runs or is not used."""
+        """Start the worker in the background, unless it runs or is not used: after a
+        fresh process has checked (the cache is warm, and the first diagnostics do not
+        wait for the cache load)."""
         if self._closed or self.disabled is not None or self._proc is not None:
             return
         await self._begin(self._key_of(command, env, cwd), command, shadows, env, cwd)
@@ -172,6 +170,11 @@ class Incremental:
                 f"fine-grained checking ready in {time.perf_counter() - start:.1f} s "
                 f"(mypy worker {proc.pid}): edits re-check what they change"
             )
+        elif reply is not None and "fresh" in reply:
+            # mypy refused the command line before loading anything: counted as a
+            # failure, so that a command it always refuses is not tried at every check
+            self._read({"crashed": f"mypy refused the command line: {reply['fresh']}"},
+                       command, shadows, env, cwd)  # fmt: skip
         else:
             self._read(reply, command, shadows, env, cwd)
         return reply

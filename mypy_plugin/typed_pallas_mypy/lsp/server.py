@@ -3,12 +3,18 @@ diagnostics, with code actions.
 
 When it checks: once the editor has connected (the analysis of jax starts before the
 first file is opened), when a file is opened or saved (after 50 ms, so that a batch of
-opened files is one check), and after :data:`DEBOUNCE_S` without a change while a
-buffer is edited. One check runs at a time; an edit during a check starts another
-after it. Every check checks the same paths as ``typed-pallas check`` with the server's
-arguments (default: the project's root), with one shadow file per unsaved buffer
-(``runner.Shadows``), so a finding a change causes in another module (a caller of an
-edited function) shows there too, open or not.
+opened files is one check), and while a buffer is edited after
+:data:`DEBOUNCE_FINE_GRAINED_S` without a change (:data:`DEBOUNCE_S` until mypy's
+fine-grained state is loaded). One check runs at a time; an edit during a check starts
+another after it. Every check checks the same paths as ``typed-pallas check`` with the
+server's arguments (default: the project's root), with one shadow file per unsaved
+buffer (``runner.Shadows``), so a finding a change causes in another module (a caller
+of an edited function) shows there too, open or not.
+
+How: in mypy's fine-grained state kept by a worker (``runner.Incremental``, started in
+the background after the first check), which re-checks what an edit changes; until it
+is loaded, and whenever it cannot check, in a fresh mypy process (``runner.Workers``).
+:data:`INCREMENTAL_ENV` ``=0`` turns the first off.
 
 What it publishes, per file: the findings ``session.outcome`` selects, each one a
 diagnostic with source ``typed-pallas``, its error code, a ``codeDescription`` link to
@@ -78,7 +84,7 @@ EXPLAIN_COMMAND: Final = "typed-pallas.explain"
 DEBOUNCE_S: Final = 0.4
 #: the same once mypy's fine-grained state is loaded (a check of an edit: a few
 #: hundredths of a second)
-DEBOUNCE_FINE_GRAINED_S: Final = 0.2
+DEBOUNCE_FINE_GRAINED_S: Final = 0.1
 #: delay of the check after an open or a save (files opened together: one check)
 SOON_S: Final = 0.05
 PROGRESS_TITLE: Final = "typed-pallas"
@@ -231,9 +237,7 @@ class TypedPallasServer(LanguageServer):
             return
         self._shadowed = {source for source, _ in shadows}
         cwd = os.getcwd()
-        run = await self.incremental.run(
-            planned.command, planned.shadows, planned.env, cwd, cache_warm=not planned.cold
-        )
+        run = await self.incremental.run(planned.command, planned.shadows, planned.env, cwd)
         if run is None:
             token: str | None = None
             if planned.cold:
@@ -243,7 +247,7 @@ class TypedPallasServer(LanguageServer):
             finally:
                 if token is not None:
                     self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
-            if planned.cold and not self._closed and cache_is_warm(planned.cache_dir):
+            if not self._closed and cache_is_warm(planned.cache_dir):
                 await self.incremental.start(planned.command, planned.shadows, planned.env, cwd)
         if self._closed:
             return
