@@ -1,5 +1,7 @@
 """The editor setups of ``docs/lsp.md``: the files in ``editors/`` are what the page quotes,
-each one parses, and the command each one starts is a working ``typed-pallas lsp``."""
+each one parses, and the command each one starts is a working ``typed-pallas lsp``. The
+Zed extension's Rust source is read, not built (building it needs Zed's extension
+crate and the WebAssembly target): the command it starts and the settings it reads."""
 
 from __future__ import annotations
 
@@ -52,17 +54,50 @@ def _commands() -> dict[str, list[str]]:
             lsp_mode.replace('" "', '", "').replace("(", "[").replace(")", "]")
         ),
         "vscode": setting["default"],
+        "zed": _zed_command(),
     }
+
+
+def _zed_command() -> list[str]:
+    """The command the Zed extension starts, read from its Rust source, after checking
+    that its manifest, crate and settings snippet are what Zed reads."""
+    zed = EDITORS / "zed"
+    manifest = tomllib.loads((zed / "extension.toml").read_text())
+    assert manifest["id"] == "typed-pallas" and manifest["schema_version"] == 1
+    assert manifest["language_servers"] == {
+        "typed-pallas": {"name": "typed-pallas", "languages": ["Python"]}
+    }
+    crate = tomllib.loads((zed / "Cargo.toml").read_text())
+    assert crate["lib"]["crate-type"] == ["cdylib"]
+    assert (zed / crate["lib"]["path"]).is_file() and "zed_extension_api" in crate["dependencies"]
+    source = (zed / crate["lib"]["path"]).read_text()
+    assert "impl zed::Extension for TypedPallas" in source
+    assert "zed::register_extension!(TypedPallas);" in source
+    # the server id Zed passes names the settings it reads (lsp.typed-pallas.binary)
+    assert "LspSettings::for_worktree(language_server_id.as_ref(), worktree)" in source
+    (binary,) = re.findall(r'worktree\.which\("([^"]+)"\)', source)
+    (arguments,) = re.findall(r"unwrap_or_else\(\|\| vec!\[(.*?)\]\)", source)
+    settings = json.loads(re.sub(r"(?m)^\s*//.*$", "", (zed / "settings.json").read_text()))
+    assert settings["languages"]["Python"]["language_servers"] == [manifest["id"], "..."]
+    return [binary, *re.findall(r'"([^"]+)"\.to_string\(\)', arguments)]
 
 
 def test_every_setup_starts_typed_pallas_lsp() -> None:
     assert _commands() == dict.fromkeys(
-        ["neovim", "helix", "emacs (eglot)", "emacs (lsp-mode)", "vscode"], COMMAND
+        ["neovim", "helix", "emacs (eglot)", "emacs (lsp-mode)", "vscode", "zed"], COMMAND
     )
 
 
 @pytest.mark.parametrize(
-    "name", ["neovim/typed_pallas.lua", "helix/languages.toml", "emacs/typed-pallas.el"]
+    "name",
+    [
+        "neovim/typed_pallas.lua",
+        "helix/languages.toml",
+        "emacs/typed-pallas.el",
+        "zed/extension.toml",
+        "zed/src/lib.rs",
+        "zed/settings.json",
+    ],
 )
 def test_the_docs_quote_the_files(name: str) -> None:
     page = (ROOT / "docs" / "lsp.md").read_text()
