@@ -34,6 +34,8 @@ ROUTES = ("fine-grained", "fresh")
 READY = "fine-grained checking ready"
 #: its log line for each check in that state
 FINE_GRAINED_CHECK = "fine-grained check in"
+#: its log line when a fine-grained worker starts
+FINE_GRAINED_START = "(fine-grained: loading the cache)"
 
 TPU_OPS = """\
 import jax
@@ -161,8 +163,12 @@ def logged(client: LanguageClient, text: str) -> list[str]:
 
 
 async def ready(client: LanguageClient) -> None:
-    """Wait until the server's fine-grained state is loaded."""
-    await wait_until(lambda: bool(logged(client, READY)), "the fine-grained state to load")
+    """Wait until the server's fine-grained state is loaded: every fine-grained worker
+    started so far (a change of the configuration starts another) is ready."""
+    await wait_until(
+        lambda: 0 < len(logged(client, READY)) == len(logged(client, FINE_GRAINED_START)),
+        "the fine-grained state to load",
+    )
 
 
 @pytest.fixture(scope="module", params=ROUTES)

@@ -234,6 +234,29 @@ async def test_broken_configuration_is_a_message(client: LanguageClient, project
     )
 
 
+async def test_a_configuration_edit_changes_the_findings(
+    client: LanguageClient, project: Path, route: str
+) -> None:
+    """The plugin's configuration is read when mypy's state loads: an edit of it (the
+    file's content, the same file) reaches the findings on either route."""
+    pyproject, tpu_ops = project / "pyproject.toml", project / "tpu_ops.py"
+    steps = (('["tpu", "gpu"]', []), ('["gpu"]', [MESSAGE]), ('["tpu", "gpu"]', []))
+    try:
+        for platforms, expected in steps:
+            if route == "fine-grained":
+                await ready(client)
+            pyproject.write_text(f"[tool.typed-pallas]\nplatforms = {platforms}\n")
+            client.text_document_did_save(
+                types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri(pyproject)))
+            )
+            await wait_until(
+                lambda e=expected: _messages(client, tpu_ops) == e,  # type: ignore[misc]
+                f"tpu_ops.py's findings to be {expected} with platforms = {platforms}",
+            )
+    finally:
+        pyproject.unlink()
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

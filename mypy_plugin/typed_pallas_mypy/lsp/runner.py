@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from typed_pallas_mypy.cli.findings import MypyRun, parse_mypy_json, parse_mypy_text
+from typed_pallas_mypy.lsp.session import Plan
 
 __all__ = ["WORKER_MODULE", "Incremental", "Shadows", "Workers"]
 
@@ -60,7 +61,7 @@ MAX_CRASHES: Final = 2
 #: the longest reply line read from a worker (mypy's output for a large project)
 REPLY_LIMIT: Final = 1 << 30
 
-Key = tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]
+Key = tuple[str, tuple[tuple[str, str], ...], tuple[str, ...], str]
 
 
 class Incremental:
@@ -82,32 +83,28 @@ class Incremental:
         self.started: list[int] = []
 
     @staticmethod
-    def _key_of(command: Sequence[str], env: Mapping[str, str], cwd: str) -> Key:
-        return (cwd, tuple(sorted(env.items())), tuple(command))
+    def _key_of(planned: Plan, cwd: str) -> Key:
+        """What a worker is for: another folder, environment, command line or plugin
+        configuration needs another (the plugin reads its configuration once)."""
+        return (cwd, tuple(sorted(planned.env.items())), tuple(planned.command),
+                planned.plugin_config)  # fmt: skip
 
     @property
     def ready(self) -> bool:
         return self._ready and self._proc is not None and self._proc.returncode is None
 
-    async def run(
-        self,
-        command: Sequence[str],
-        shadows: Sequence[tuple[str, str]],
-        env: Mapping[str, str],
-        cwd: str,
-    ) -> MypyRun | None:
+    async def run(self, planned: Plan, cwd: str) -> MypyRun | None:
         """The check in the worker; None when a fresh process must run it (the worker is
         not ready, or not started: :meth:`start`)."""
         if self._closed or self.disabled is not None:
             return None
-        key = self._key_of(command, env, cwd)
-        if key != self._key:
+        if self._key_of(planned, cwd) != self._key:
             await self._stop()
         if not self.ready:
             return None
         start = time.perf_counter()
-        reply = await self._ask(command, shadows)
-        run = self._read(reply, command, shadows, env, cwd)
+        reply = await self._ask(planned)
+        run = self._read(reply, planned.command)
         if run is not None and reply is not None:
             updated = reply.get("updated")
             names = [str(m) for m in updated] if isinstance(updated, list) else []
@@ -118,50 +115,29 @@ class Incremental:
             )
         return run
 
-    async def start(
-        self,
-        command: Sequence[str],
-        shadows: Sequence[tuple[str, str]],
-        env: Mapping[str, str],
-        cwd: str,
-    ) -> None:
+    async def start(self, planned: Plan, cwd: str) -> None:
         """Start the worker in the background, unless it runs or is not used: after a
         fresh process has checked (the cache is warm, and the first diagnostics do not
         wait for the cache load)."""
         if self._closed or self.disabled is not None or self._proc is not None:
             return
-        await self._begin(self._key_of(command, env, cwd), command, shadows, env, cwd)
-
-    async def _begin(
-        self,
-        key: Key,
-        command: Sequence[str],
-        shadows: Sequence[tuple[str, str]],
-        env: Mapping[str, str],
-        cwd: str,
-    ) -> None:
-        """Start a worker and send it its first request (the cache load), not waiting."""
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", WORKER_MODULE, INCREMENTAL_OPTION,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=dict(env), cwd=cwd, limit=REPLY_LIMIT,
+            stderr=asyncio.subprocess.PIPE, env=dict(planned.env), cwd=cwd,
+            limit=REPLY_LIMIT,
         )  # fmt: skip
-        self._proc, self._key, self._ready = proc, key, False
+        self._proc, self._key, self._ready = proc, self._key_of(planned, cwd), False
         self.started.append(proc.pid)
         self._log(f"mypy worker {proc.pid} started (fine-grained: loading the cache)")
         self._keep(asyncio.ensure_future(self._drain(proc)))
-        self._first = asyncio.ensure_future(self._first_reply(proc, command, shadows, env, cwd))
+        self._first = asyncio.ensure_future(self._first_reply(proc, planned))
 
     async def _first_reply(
-        self,
-        proc: asyncio.subprocess.Process,
-        command: Sequence[str],
-        shadows: Sequence[tuple[str, str]],
-        env: Mapping[str, str],
-        cwd: str,
+        self, proc: asyncio.subprocess.Process, planned: Plan
     ) -> dict[str, object] | None:
         start = time.perf_counter()
-        reply = await self._ask(command, shadows, proc)
+        reply = await self._ask(planned, proc)
         if proc is not self._proc or self._closed:
             return reply
         if reply is not None and "stdout" in reply:
@@ -173,10 +149,10 @@ class Incremental:
         elif reply is not None and "fresh" in reply:
             # mypy refused the command line before loading anything: counted as a
             # failure, so that a command it always refuses is not tried at every check
-            self._read({"crashed": f"mypy refused the command line: {reply['fresh']}"},
-                       command, shadows, env, cwd)  # fmt: skip
+            why = f"mypy refused the command line: {reply['fresh']}"
+            self._read({"crashed": why}, planned.command)
         else:
-            self._read(reply, command, shadows, env, cwd)
+            self._read(reply, planned.command)
         return reply
 
     def _keep(self, task: asyncio.Task[None]) -> None:
@@ -191,16 +167,14 @@ class Incremental:
             self._log(f"mypy worker {proc.pid}: {line.decode('utf-8', 'replace').rstrip()}")
 
     async def _ask(
-        self,
-        command: Sequence[str],
-        shadows: Sequence[tuple[str, str]],
-        proc: asyncio.subprocess.Process | None = None,
+        self, planned: Plan, proc: asyncio.subprocess.Process | None = None
     ) -> dict[str, object] | None:
         """Send one request and read its reply; None when the worker ended."""
         proc = proc or self._proc
         if proc is None or proc.stdin is None or proc.stdout is None:
             return None
-        request = {"command": list(command), "shadows": [list(pair) for pair in shadows]}
+        shadows = [list(pair) for pair in planned.shadows]
+        request = {"command": list(planned.command), "shadows": shadows}
         try:
             proc.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
             await proc.stdin.drain()
@@ -213,14 +187,7 @@ class Incremental:
             return None
         return reply if isinstance(reply, dict) else None
 
-    def _read(
-        self,
-        reply: dict[str, object] | None,
-        command: Sequence[str],
-        shadows: Sequence[tuple[str, str]],
-        env: Mapping[str, str],
-        cwd: str,
-    ) -> MypyRun | None:
+    def _read(self, reply: dict[str, object] | None, command: Sequence[str]) -> MypyRun | None:
         """The run a reply gives, or None (a fresh process checks), after acting on why."""
         if reply is not None and "stdout" in reply:
             return _parse_reply(list(command), 0, json.dumps(reply).encode("utf-8"), b"")

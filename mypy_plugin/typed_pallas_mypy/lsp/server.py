@@ -237,7 +237,7 @@ class TypedPallasServer(LanguageServer):
             return
         self._shadowed = {source for source, _ in shadows}
         cwd = os.getcwd()
-        run = await self.incremental.run(planned.command, planned.shadows, planned.env, cwd)
+        run = await self.incremental.run(planned, cwd)
         if run is None:
             token: str | None = None
             if planned.cold:
@@ -248,7 +248,7 @@ class TypedPallasServer(LanguageServer):
                 if token is not None:
                     self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
             if not self._closed and cache_is_warm(planned.cache_dir):
-                await self.incremental.start(planned.command, planned.shadows, planned.env, cwd)
+                await self.incremental.start(planned, cwd)
         if self._closed:
             return
         result = session.outcome(planned, run)

@@ -23,6 +23,7 @@ What it does not do: run mypy (``runner``) or talk to the editor (``server``).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -86,6 +87,9 @@ class Plan:
     layout: project.Layout
     #: the preset (the server's own mypy.ini)
     config_file: str
+    #: the plugin's configuration as it reads it (``PluginConfig.fingerprint``): mypy's
+    #: fine-grained state keeps the plugin, so another configuration needs another state
+    plugin_config: str = ""
 
     @property
     def fresh_command(self) -> list[str]:
@@ -138,7 +142,7 @@ def plan(options: Options, workdir: str, shadows: Sequence[tuple[str, str]] = ()
         )
     try:
         env = configured_environment(options.platforms or None, options.config_file)
-        config.resolve_config(None, environ=env)
+        resolved = config.resolve_config(None, environ=env)
     except config.ConfigError as e:
         return Stop(config_problem(e), "error")
     if not project.python_files_in(paths):
@@ -157,7 +161,8 @@ def plan(options: Options, workdir: str, shadows: Sequence[tuple[str, str]] = ()
     cache_dir = options.cache_dir or environment_cache()
     command = mypy_command(ini, cache_dir, paths)
     cold = not cache_is_warm(cache_dir)
-    return Plan(command, list(shadows), env, paths, cache_dir, cold, layout, ini)
+    stamp = json.dumps(resolved.fingerprint(), sort_keys=True, default=str)
+    return Plan(command, list(shadows), env, paths, cache_dir, cold, layout, ini, stamp)
 
 
 def outcome(checked: Plan, run: MypyRun) -> Outcome:
