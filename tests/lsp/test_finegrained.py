@@ -198,6 +198,41 @@ def test_a_file_added_restarts_the_worker(
 
 
 @pytest.mark.slow
+def test_a_module_added_that_the_project_imports_restarts_the_worker(
+    project: Path, planned: session.Plan, tmp_path: Path
+) -> None:
+    """A file outside the checked paths that an import could not find until now (a new
+    module of a package of the project): mypy's state would keep the import missing."""
+    package = project / "helpers"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    dispatch = project / "dispatch.py"
+    before = os.getcwd()
+    os.chdir(project)
+    try:
+        narrow = session.plan(session.Options(paths=("dispatch.py",)), str(tmp_path))
+    finally:
+        os.chdir(before)
+    assert isinstance(narrow, session.Plan)
+    worker = Worker(project, _env(narrow))
+    try:
+        dispatch.write_text(DISPATCH + "import helpers.extra\n", encoding="utf-8")
+        missing = _run(narrow, worker.ask(narrow.command, {}))
+        assert [f.code for f in missing.findings if f.code != "pallas-platform"] == [
+            "import-not-found"
+        ]
+        (package / "extra.py").write_text("X = 1\n", encoding="utf-8")
+        reply = worker.ask(narrow.command, {})
+        assert reply == {"restart": "helpers.extra, which the project imports, was added"}
+    finally:
+        worker.close()
+        dispatch.write_text(DISPATCH, encoding="utf-8")
+        for each in (package / "extra.py", package / "__init__.py"):
+            each.unlink(missing_ok=True)
+        package.rmdir()
+
+
+@pytest.mark.slow
 def test_a_command_mypy_refuses_is_checked_by_a_fresh_process(
     worker: Worker, planned: session.Plan
 ) -> None:

@@ -31,8 +31,12 @@ daemon, ``mypy/dmypy_server.py``, uses the same, and cannot be used itself: it r
 * ``mypy.server.update.FineGrainedBuildManager``: ``update(changed, removed)`` re-checks
   the changed modules and, through the recorded dependencies, the targets of other
   modules that depend on what changed; ``graph`` (each module's ``State``: ``path``,
-  ``ignore_all``, ``dependencies``), ``blocking_error``, ``flush_cache``;
-  ``manager.errors.simplify_path``.
+  ``ignore_all``, ``dependencies``, ``suppressed``: the imports it could not find),
+  ``blocking_error``, ``flush_cache``, ``previous_targets_with_errors`` (the targets
+  checked again at every update: see :meth:`Incremental._after_update`);
+  ``manager.errors`` (``error_info_map``: each error's target; ``simplify_path``);
+  ``manager.find_module_cache`` (``clear``, ``find_module``: whether an import that
+  mypy could not find can be found now).
 * ``mypy.dmypy_server`` is imported once the cache is loaded: the plugin keeps facts
   and dependencies for a process that keeps one plugin across checks when that module
   is loaded (``cache_keys.in_daemon``); before the load it must not be, since the
@@ -107,8 +111,10 @@ OPTIONS: Final = (
 )
 #: what it reads of the state: the manager's, its errors', each module's
 MANAGER_READS: Final = ("graph", "blocking_error", "previous_targets_with_errors", "manager")
+BUILD_READS: Final = ("errors", "find_module_cache")
 ERRORS_READS: Final = ("error_info_map", "simplify_path")
-STATE_READS: Final = ("path", "ignore_all", "dependencies")
+FINDER_READS: Final = ("clear", "find_module")
+STATE_READS: Final = ("path", "ignore_all", "dependencies", "suppressed")
 #: the module whose presence switches the plugin to its long-lived mode
 DAEMON_MODULE: Final = "mypy.dmypy_server"
 
@@ -164,13 +170,16 @@ def unsupported() -> str | None:
 
 def _probe(manager: FineGrainedBuildManager) -> None:
     """Unsupported when this mypy's state lacks an attribute this module reads."""
-    errors = manager.manager.errors
+    build = manager.manager
+    errors, finder = build.errors, build.find_module_cache
     state = next(iter(manager.graph.values()), None)
     missing = [
         f"{kind}.{name}"
         for kind, owner, names in (
             ("FineGrainedBuildManager", manager, MANAGER_READS),
+            ("BuildManager", build, BUILD_READS),
             ("Errors", errors, ERRORS_READS),
+            ("FindModuleCache", finder, FINDER_READS),
             ("State", state, STATE_READS if state is not None else ()),
         )
         for name in names
@@ -402,6 +411,13 @@ class Incremental:
             now = _stamp(state.path)
             if self._stamps.setdefault(state.path, now) != now:
                 raise Restart(f"{state.path} changed (a module the project imports)")
+        missing = sorted({m for h in self.home if h in graph for m in graph[h].suppressed})
+        if missing:  # an import mypy could not find: a file for it may have appeared
+            finder = self.manager.manager.find_module_cache
+            finder.clear()
+            for module in missing:
+                if isinstance(finder.find_module(module), str):
+                    raise Restart(f"{module}, which the project imports, was added")
         return changed
 
     # ------------------------------------------------------------------ what mypy reports
