@@ -50,8 +50,19 @@ found for a module while the file at that path keeps its size and modification t
 so it would not see the edit. The shadow's path is replaced by the file's in what
 mypy reports.
 
-When this mypy lacks any of it, :func:`unsupported` says why, and the server checks
-with a fresh mypy process each time (``runner.Workers``), as before.
+The guard: :func:`unsupported` checks the names above before anything is loaded,
+``_probe`` the state's attributes once mypy has loaded it, and an ``AttributeError``,
+``TypeError`` or ``ImportError`` while loading is another mypy's internals too: each is
+:class:`Unsupported`, and the server checks with a fresh mypy process each time
+(``runner.Workers``), as before, and logs why. An exception in a later update (mypy's
+fine-grained mode has its own bugs) ends the worker: that check runs in a fresh process,
+and after a second one every check does.
+
+``follow_imports = silent``, which ``dmypy`` refuses, needs nothing here: the daemon
+refuses it because its own search for changed files follows imports only with
+``normal``; this module finds the changed files itself (the project's modules by size,
+modification time and content; every other file in mypy's graph by size and
+modification time), and mypy's update follows a new import as the preset says.
 
 What it does not do: talk to the server (``worker``), or choose mypy's arguments.
 """
