@@ -233,11 +233,25 @@ class _Scan:
         func = self._func_at(call)
         name = self.facts.names.callee_function(call.callee, func)
         if name is None:
+            self._read_call(call)
             return
         pos = start_of(call)
         if (self.target_of(pos), name) in self.imported:
             return  # the import in this target is the finding
         self._check_where_decided(name, call)
+
+    def _read_call(self, call: CallExpr) -> None:
+        """A call whose callee mypy's names do not give (``make(x)(y)``, a variable
+        holding a kernel object, ``Op()(x)``): what the engine reads it to run."""
+        if isinstance(call.callee, RefExpr) and ref_fullname(call.callee) in ENTRIES:
+            return
+        decided = self.decided_at(start_of(call))
+        if decided is None:
+            decided = guards.configured_decision(self.configured, self.tree.fullname)
+        if decided is None:
+            return
+        requirement = self.facts.call_requirement(self.tree, call)
+        self.check_requirement(requirement, spelling(call.callee), call, decided[0], decided[1])
 
     def _registration(self, call: CallExpr) -> None:
         """A configured registry's registration (``[tool.typed-pallas] registries``):
@@ -348,11 +362,11 @@ class _Scan:
                 return None
             short = target.rsplit(".", 1)[-1]
             if self.facts.names.is_library_name(target):
-                found = self.facts.library.wrapper_of(target)
-                if found is None or found.entry not in ENTRIES:
+                library = self.facts.of(target).wrapper
+                if library is None or library.entry not in ENTRIES:
                     return None
-                wrapper = Wrapper(found.entry, found.forwards, 0, kwargs=found.kwargs)
-                out.append((short, ENTRIES[found.entry], (found.where, wrapper)))
+                where = self.facts.inference.wrapper_where(target)
+                out.append((short, ENTRIES[library.entry], (where, library)))
                 continue
             own = self.facts.of(target)
             if own.wrapper is None or own.wrapper.entry not in ENTRIES:

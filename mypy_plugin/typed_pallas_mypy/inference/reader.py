@@ -27,6 +27,7 @@ anything it reads, or raise on bad source (a syntax error gives ``None``).
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import sys
 from collections.abc import Iterator, Sequence
@@ -48,8 +49,8 @@ from typed_pallas_mypy.fullnames import (
     PLATFORM_ATTRIBUTES,
     PLATFORM_SOURCES,
 )
-from typed_pallas_mypy.library_facts import model
-from typed_pallas_mypy.library_facts.model import (
+from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference.model import (
     FALSE,
     TRUE,
     UNKNOWN,
@@ -65,6 +66,7 @@ from typed_pallas_mypy.library_facts.model import (
     FunctionSummary,
     ModuleFacts,
     Param,
+    Step,
     WrapperFact,
 )
 
@@ -73,7 +75,7 @@ KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "3"
+READER_VERSION: Final = "4"
 
 #: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
 BODY_DEPTH: Final = 2
@@ -86,6 +88,10 @@ _CALLABLE_DEPTH: Final = 8
 
 _OVERLOAD: Final = frozenset({"typing.overload", "typing_extensions.overload"})
 _FIELD: Final = frozenset({"dataclasses.field"})
+#: References that read the platform (a function making one has no requirement):
+#: ``platform_dependent`` and ``typed_pallas.dispatch`` are not among them, since the
+#: trace program follows their per-platform branches (``program``)
+_PLATFORM_READS: Final = PLATFORM_SOURCES - fullnames.PLATFORM_DEPENDENT - fullnames.TP_DISPATCH
 #: Top-level packages whose names are never worth recording as references.
 _UNRECORDED_TOPS: Final = frozenset({"builtins", "numpy", "jaxlib", *sys.stdlib_module_names})
 
@@ -94,33 +100,38 @@ ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 Pos = tuple[int, int]
 
 
-#: Byte strings whose absence from a module's source means it neither runs Pallas nor
-#: reads the platform (such a module is only read for the names it re-exports).
+#: The byte string whose presence says a module mentions Pallas (``ModuleFacts.pallas``).
 PALLAS_MARKER: Final = b"pallas"
-PLATFORM_MARKERS: Final = (
-    b"default_backend",
-    b"platform",
-    b"device_kind",
-    b"is_tpu_device",
-)
 
 
-def worth_reading(source: bytes) -> bool:
-    """Whether a module may hold facts beyond its imports (a byte test, no parse)."""
-    return PALLAS_MARKER in source or any(m in source for m in PLATFORM_MARKERS)
-
-
-def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts | None:
-    """The local facts of ``module`` (``is_package``: read from an ``__init__.py``);
-    None when the source does not parse. A module that ``worth_reading`` rejects gets
-    only its bindings (what it imports and defines)."""
+def call_site(
+    source: bytes, module: str, is_package: bool, where: tuple[int, int, int, int]
+) -> tuple[str, tuple[Step, ...]] | None:
+    """(qualname of the function around it, "" at module level; what the call at
+    ``where`` (line, column, end line, end column) runs, as trace steps), or None when
+    there is no such call."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
     try:
-        return reader.facts(full=worth_reading(source))
+        reader.prepare()
+        return reader.call_site(where)
+    except RecursionError:
+        return None
+
+
+def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts | None:
+    """The local facts of ``module`` (``is_package``: read from an ``__init__.py``);
+    None when the source does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
+    try:
+        return reader.facts()
     except RecursionError:
         return None
 
@@ -309,9 +320,43 @@ class _EntryVariable:
 
     name: str
     value: ast.Call
+    #: the scope the variable was assigned in
+    scope: _Scope = field(compare=False)
 
 
-_Callable = _Entry | _Func | _Result | _Known | _Unknown | _EntryVariable
+@dataclass(frozen=True)
+class _DecoratedEntry:
+    """A function of this module decorated with ``functools.partial(pl.pallas_call, ...)``
+    (or ``pl.kernel``): calling it runs that entry point with the function as kernel."""
+
+    event: EntryEvent
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """``(a if c else b)``: one of these runs."""
+
+    options: tuple[_Callable, ...]
+
+
+@dataclass(frozen=True)
+class _PlatformChoice:
+    """``typed_pallas.dispatch(tpu=f, gpu=g, ...)``: the branch of the lowering platform."""
+
+    branches: tuple[tuple[str | None, ast.expr], ...] = field(compare=False)
+
+
+_Callable = (
+    _Entry
+    | _Func
+    | _Result
+    | _Known
+    | _Unknown
+    | _EntryVariable
+    | _DecoratedEntry
+    | _Choice
+    | _PlatformChoice
+)
 
 KNOWN: Final = _Known()
 
@@ -444,6 +489,10 @@ class _ModuleReader:
         #: qualname -> (function node, its scope)
         self.function_nodes: dict[str, tuple[FunctionNode, _Scope]] = {}
         self.class_nodes: dict[str, ast.ClassDef] = {}
+        #: qualname -> (lambda, its scope)
+        self.lambda_nodes: dict[str, tuple[ast.Lambda, _Scope]] = {}
+        #: modules ``from m import *`` reads names from
+        self.stars: list[str] = []
         self.bindings: dict[str, Binding] = {}
         self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
@@ -452,24 +501,59 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ building
 
-    def facts(self, *, full: bool) -> ModuleFacts:
+    def prepare(self) -> None:
+        """Bindings and scopes: what name lookups need."""
         self._collect_module(self.tree.body)
         self._resolve_bindings()
+        self._build_scopes()
+
+    def facts(self) -> ModuleFacts:
+        self.prepare()
         functions: dict[str, FunctionSummary] = {}
         classes: dict[str, ClassSummary] = {}
         aliases: dict[str, Alias] = {}
-        if full:
-            self._build_scopes()
-            for qualname, (node, scope) in self.function_nodes.items():
-                functions[qualname] = self._summarize(node, scope)
-            for qualname, cls in self.class_nodes.items():
-                classes[qualname] = self._class_summary(qualname, cls, functions)
-            for name, binding in self.bindings.items():
-                if binding.kind == model.ALIAS:
-                    alias = self._alias(name)
-                    if alias is not None:
-                        aliases[name] = alias
-        return ModuleFacts(self.module, self.pallas, self.bindings, functions, classes, aliases)
+        for qualname, (node, scope) in self.function_nodes.items():
+            functions[qualname] = self._summarize(node, scope)
+        for qualname, (lam, scope) in self.lambda_nodes.items():
+            functions[qualname] = self._summarize(lam, scope)
+        for qualname, cls in self.class_nodes.items():
+            classes[qualname] = self._class_summary(qualname, cls, functions)
+        for name, binding in self.bindings.items():
+            if binding.kind == model.ALIAS:
+                alias = self._alias(name)
+                if alias is not None:
+                    aliases[name] = alias
+        rules = self._derivative_rules()
+        return ModuleFacts(
+            self.module,
+            self.pallas,
+            self.bindings,
+            functions,
+            classes,
+            aliases,
+            rules,
+            tuple(self.stars),
+        )
+
+    def _derivative_rules(self) -> dict[str, tuple[tuple[str, int], ...]]:
+        """``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` at the top level: f's rules."""
+        found: dict[str, list[tuple[str, int]]] = {}
+        for stmt in self.tree.body:
+            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+                continue
+            callee = stmt.value.func
+            if not (
+                isinstance(callee, ast.Attribute)
+                and callee.attr in fullnames.DERIVATIVE_RULES
+                and isinstance(callee.value, ast.Name)
+            ):
+                continue
+            owner = callee.value.id
+            for arg in stmt.value.args:
+                what = self.callable_of(arg, self.module_scope)
+                if isinstance(what, _Func) and len(what.targets) == 1 and not what.self_bound:
+                    found.setdefault(owner, []).append((what.targets[0], stmt.lineno))
+        return {name: tuple(rules) for name, rules in found.items()}
 
     def _import_target(self, node: ast.ImportFrom) -> str | None:
         if node.level == 0:
@@ -514,6 +598,10 @@ class _ModuleReader:
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 for name, full in self._import_names(stmt):
                     self.raw.setdefault(name, []).append(("import", full))
+                if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+                    target = self._import_target(stmt)
+                    if target:
+                        self.stars.append(target)
             elif isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
                     if isinstance(target, ast.Name):
@@ -629,8 +717,11 @@ class _ModuleReader:
                 self._lambda_scope(node, scope)
 
     def _lambda_scope(self, node: ast.Lambda, parent: _Scope) -> None:
-        scope = _Scope(node, f"{parent.qualname}.<lambda>", parent)
+        prefix = f"{parent.qualname}.<locals>." if parent.qualname else ""
+        qualname = f"{prefix}<lambda:{node.lineno}:{node.col_offset}>"
+        scope = _Scope(node, qualname, parent)
         self.scopes[id(node)] = scope
+        self.lambda_nodes[qualname] = (node, scope)
         self._params(node.args, scope)
         self._nested([ast.Expr(node.body)], scope)
 
@@ -735,6 +826,8 @@ class _ModuleReader:
         a plain alias (``partial = functools.partial``) rebinds, or this module's own."""
         binding = self.bindings.get(name)
         if binding is None:
+            if self.stars and not hasattr(builtins, name):
+                return f"{self.module}.{name}"  # from a ``from m import *`` (``combine``)
             return f"builtins.{name}"
         if binding.kind == model.IMPORT:
             return binding.target
@@ -860,13 +953,16 @@ class _ModuleReader:
         if isinstance(expr, ast.IfExp):
             left = self.callable_of(expr.body, scope, depth + 1)
             right = self.callable_of(expr.orelse, scope, depth + 1)
-            if isinstance(left, _Func) and isinstance(right, _Func):
-                if left.bound is None and right.bound is None and not left.self_bound:
-                    if not right.self_bound:
-                        return _Func(left.targets + right.targets)
             if isinstance(left, _Known) and isinstance(right, _Known):
                 return KNOWN
-            return _Unknown(f"{spelling(expr)} (a choice between callables)")
+            return _Choice((left, right))
+        if isinstance(expr, ast.Lambda):
+            lambda_scope = self.scopes.get(id(expr))
+            if lambda_scope is None:
+                return _Unknown("a lambda")
+            return _Func((f"{self.module}.{lambda_scope.qualname}",))
+        if isinstance(expr, ast.Subscript):
+            return self._table_entry(expr, scope)
         attr = self.self_attribute(expr, scope)
         if attr is not None:
             return _Func((f"self:{attr}",), None, self_bound=True)
@@ -887,7 +983,23 @@ class _ModuleReader:
     def _global_callable(self, name: str) -> _Callable:
         if name in ENTRIES or name in KEEPERS or name == PARTIAL or is_opaque_name(name):
             return KNOWN  # an entry point named but not called here, or framework code
+        local = self.function_of(name)
+        if local is not None:
+            decorated = self._decorated_entry(local[0], local[1])
+            if decorated is not None:
+                return _DecoratedEntry(decorated)
         return _Func((name,))
+
+    def _table_entry(self, expr: ast.Subscript, scope: _Scope) -> _Callable:
+        """``KERNELS["tpu"]``: the entry of a module-level platform table (of this module
+        or another one: ``combine`` looks it up) under a literal key."""
+        key = expr.slice
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return _Unknown(spelling(expr))
+        table = self.ref(expr.value, scope)
+        if table is None or is_opaque_name(table):
+            return _Unknown(spelling(expr))
+        return _Func((f"{table}[{key.value}]",))
 
     def _local_callable(
         self, expr: ast.Name, found: _Local, scope: _Scope, depth: int
@@ -896,7 +1008,7 @@ class _ModuleReader:
         if value is None:
             return _Unknown(f"the local variable {found.name}")
         if isinstance(value, ast.Call) and self.entry_of(value, found.scope) is not None:
-            return _EntryVariable(found.name, value)
+            return _EntryVariable(found.name, value, found.scope)
         result = self.callable_of(value, found.scope, depth + 1)
         if found.scope is not scope:
             # assigned in an enclosing function: its parameters are not this one's
@@ -904,10 +1016,14 @@ class _ModuleReader:
                 result = _Func(result.targets, _outer(result.bound), result.self_bound)
             elif isinstance(result, _Result):
                 result = _Result(result.target, _outer(result.args), result.call)
-        if isinstance(result, _Result | _Func | _Known | _EntryVariable):
+        if isinstance(
+            result, _Result | _Func | _Known | _EntryVariable | _DecoratedEntry | _Choice
+        ):
             return result
-        if isinstance(result, _Entry):
-            return _EntryVariable(found.name, result.call)
+        if isinstance(result, _Entry) and not result.partial:
+            return _EntryVariable(found.name, result.call, found.scope)
+        if isinstance(result, _PlatformChoice):
+            return result
         return _Unknown(f"the local variable {found.name}")
 
     def value_at(self, found: _Local, pos: Pos) -> ast.expr | None:
@@ -968,6 +1084,8 @@ class _ModuleReader:
             return self.callable_of(keeper, scope, depth + 1)
         if self._is_keeper_factory(call, scope):
             return KNOWN  # ``jax.jit(static_argnames=...)``: a decorator, not a function
+        if callee in fullnames.TP_DISPATCH:
+            return _PlatformChoice(tuple((k.arg, k.value) for k in call.keywords))
         if callee is not None:
             if callee in KEEPERS or is_opaque_name(callee):
                 return KNOWN
@@ -1036,7 +1154,7 @@ class _ModuleReader:
         return out, None
 
     def _reads_platform_name(self, name: str) -> bool:
-        if name in PLATFORM_SOURCES:
+        if name in _PLATFORM_READS:
             return True
         if name.startswith(self.module + "."):
             local = self.bindings.get(name[len(self.module) + 1 :])
@@ -1327,7 +1445,7 @@ class _ModuleReader:
                 args[keyword.arg] = keyword.value
         return args, has_splat, splats
 
-    def _entry_event(
+    def entry_event(
         self, found: _Entry, scope: _Scope, line: int, decorated: FunctionNode | None
     ) -> EntryEvent:
         entry = ENTRIES[found.fullname]
@@ -1342,9 +1460,9 @@ class _ModuleReader:
         elif has_splat:
             params = UNKNOWN
         evidence: list[Evidence] = []
-        declared = args.get("platform")
+        declared = args.get(entry.platform_keyword) if entry.platform_keyword else None
         if (
-            entry.title.startswith("typed_pallas.")
+            entry.platform_keyword is not None
             and isinstance(declared, ast.Constant)
             and isinstance(declared.value, str)
         ):
@@ -1393,173 +1511,185 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ functions
 
-    def _summarize(self, node: FunctionNode, scope: _Scope) -> FunctionSummary:
+    def _summarize(self, node: ScopeNode, scope: _Scope) -> FunctionSummary:
+        from typed_pallas_mypy.inference.program import ProgramBuilder
+
         scan = self._scan(node)
         blocked = scan.platform
         blocked_reason = f"reads the platform ({blocked})" if blocked is not None else None
-        roots = unconditional_roots(node.body)
+        if isinstance(node, ast.Lambda):
+            body: list[ast.stmt] = [_lambda_return(node)]
+            opaque, decorators, derivative = False, (), False
+            decorated_entry = None
+        else:
+            body = list(node.body)
+            opaque, decorators, derivative = self._decorators(node, scope)
+            decorated_entry = self._decorated_entry(node, scope)
+        steps = ProgramBuilder(self, scope).body(body)
+        roots = unconditional_roots(body)
         nodes = unconditional_nodes(roots.nodes)
-        calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda c: position_of(c))
-        applied: set[int] = {id(c.func) for c in calls if isinstance(c.func, ast.Call)}
-        called_entries: set[int] = set()
-        called_defs: set[str] = set()
-        events: list[tuple[Pos, Event]] = []
-        entries: list[tuple[ast.Call, _Entry]] = []
-        unknown: str | None = None
-        for call in calls:
-            entry = self.entry_of(call, scope)
-            if entry is not None:
-                if not entry.partial:
-                    entries.append((call, entry))
-                continue
-            if id(call) in applied:
-                continue  # f(...)(x): the outer call says what runs
-            if isinstance(call.func, ast.Call):
-                what = self._callable_call(call.func, scope, 0)
-                then: CallArgs | None = self.call_args(call, scope)
-            else:
-                what = self.callable_of(call.func, scope)
-                then = None
-            if isinstance(what, _Unknown):
-                if unknown is None:
-                    unknown = f"calls {what.reason} at line {call.lineno}"
-                continue
-            if isinstance(what, _EntryVariable):
-                called_entries.add(id(what.value))
-                continue
-            if isinstance(what, _Entry):
-                if isinstance(call.func, ast.Call):
-                    applied.add(id(call.func))
-                continue
-            if isinstance(what, _Known):
-                continue
-            if isinstance(what, _Result):
-                follow = then if then is not None else self.call_args(call, scope)
-                event: Event = CallEvent(
-                    call.lineno,
-                    (what.target,),
-                    what.args,
-                    model.RESULT,
-                    follow,
-                    as_entry=self._as_entry(what.call, scope),
-                )
-                events.append((position_of(call), event))
-                continue
-            args = self.call_args(call, scope) if then is None else then
-            if what.bound is not None:
-                args = _merge(what.bound, args)
-            callees = what.targets
-            if len(callees) == 1:
-                local = self.function_of(callees[0])
-                if local is not None and callees[0] in self._entry_decorated_names(local):
-                    called_defs.add(callees[0])
-                    continue
-                if local is not None:
-                    called_defs.add(callees[0])
-            as_entry = self._as_entry(call, scope) if then is None and len(callees) == 1 else None
-            events.append(
-                (
-                    position_of(call),
-                    CallEvent(call.lineno, callees, args, bound=what.self_bound, as_entry=as_entry),
-                )
-            )
-        # entry calls whose kernel runs on every path
-        for call, entry in entries:
-            runs = (
-                id(call) in applied
-                or call is roots.returned
-                or id(call) in called_entries
-                or entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC)
-            )
-            if runs:
-                events.append(
-                    (position_of(call), self._entry_event(entry, scope, call.lineno, None))
-                )
-        for definition in roots.defs:
-            qualname = f"{self.module}.{scope.qualname}.<locals>.{definition.name}"
-            for decorator in definition.decorator_list:
-                if not isinstance(decorator, ast.Call):
-                    continue
-                entry = self.entry_of(decorator, scope)
-                if entry is None:
-                    continue
-                immediate = entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC)
-                if immediate or qualname in called_defs:
-                    events.append(
-                        (
-                            position_of(decorator),
-                            self._entry_event(entry, scope, decorator.lineno, definition),
-                        )
-                    )
-        events.sort(key=lambda item: item[0])
-        if blocked_reason is None and unknown is not None:
-            blocked_reason = unknown
-        returns, closure = self._returned(roots.returned, scope)
         return FunctionSummary(
             qualname=scope.qualname,
             line=node.lineno,
             params=tuple(scope.param_list),
             is_method=scope.is_method,
-            opaque=self._opaque(node, scope),
+            opaque=opaque,
             blocked=blocked_reason,
-            events=tuple(e for _, e in events),
-            returns=returns,
-            returns_closure=closure,
+            steps=steps,
             refs=tuple(sorted(scan.refs)),
-            helper=self._helper_kind(node, scope),
+            helper=self._helper_kind(node, scope) if not isinstance(node, ast.Lambda) else "",
             body_evidence=self.body_evidence(node),
-            wrapper=self._wrapper(node, scope, roots, nodes),
+            wrapper=self._wrapper(node, scope, roots, nodes)
+            if not isinstance(node, ast.Lambda)
+            else None,
             self_attrs=(),
+            decorators=decorators,
+            derivative=derivative,
+            decorator=self._decorator_kind(node, scope) if not isinstance(node, ast.Lambda) else "",
+            decorated_entry=decorated_entry,
         )
 
-    def _as_entry(self, call: ast.Call | None, scope: _Scope) -> EntryEvent | None:
+    def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
+        from typed_pallas_mypy.inference.program import ProgramBuilder
+
+        line, column, end_line, end_column = where
+        found: ast.Call | None = None
+        for node in ast.walk(self.tree):
+            if (
+                isinstance(node, ast.Call)
+                and node.lineno == line
+                and node.col_offset == column
+                and node.end_lineno == end_line
+                and node.end_col_offset == end_column
+            ):
+                found = node
+                break
+        if found is None:
+            return None
+        scope = self.module_scope
+        best: tuple[int, int] | None = None
+        candidates: list[tuple[ScopeNode, _Scope]] = [
+            *self.function_nodes.values(),
+            *self.lambda_nodes.values(),
+        ]
+        for node, node_scope in candidates:
+            start = (node.lineno, node.col_offset)
+            end = end_of(node)
+            if start <= (line, column) and (end_line, end_column) <= end:
+                if best is None or start >= best:
+                    best = start
+                    scope = node_scope
+        steps = ProgramBuilder(self, scope).own(found)
+        return scope.qualname, tuple(steps)
+
+    def definition_steps(self, node: FunctionNode, scope: _Scope) -> list[Step]:
+        """What defining a nested function runs: a ``pl.core_map(mesh)`` decorator runs
+        the function as a kernel right away."""
+        out: list[Step] = []
+        for decorator in node.decorator_list:
+            if not isinstance(decorator, ast.Call):
+                continue
+            entry = self.entry_of(decorator, scope)
+            if entry is not None and entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC):
+                out.append(self.entry_event(entry, scope, decorator.lineno, node))
+        return out
+
+    def _decorated_entry(self, node: ScopeNode, scope: _Scope) -> EntryEvent | None:
+        """The entry point a ``functools.partial(pl.pallas_call, ...)`` (or
+        ``pl.kernel(...)``) decorator makes of ``node``, if any (``pl.core_map`` runs
+        at definition: not here)."""
+        if isinstance(node, ast.Lambda):
+            return None
+        parent = scope.parent if scope.parent is not None else self.module_scope
+        for decorator in node.decorator_list:
+            if not isinstance(decorator, ast.Call):
+                continue
+            entry = self.entry_of(decorator, parent)
+            if entry is None or entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC):
+                continue
+            if len(node.decorator_list) != 1:
+                return None  # another decorator changes what runs
+            return self.entry_event(entry, parent, decorator.lineno, node)
+        return None
+
+    def as_entry(self, call: ast.Call | None, scope: _Scope) -> EntryEvent | None:
         """A call that passes ``compiler_params=``, read as a ``pl.pallas_call``: what it
         means if the callee turns out to be a wrapper of one (``qpl.pallas_call``)."""
         if call is None or not any(k.arg == "compiler_params" for k in call.keywords):
             return None
         entry = _Entry(fullnames.PALLAS_CALL_PUBLIC, call)
-        return self._entry_event(entry, scope, call.lineno, None)
+        return self.entry_event(entry, scope, call.lineno, None)
 
-    def _entry_decorated_names(self, found: tuple[FunctionNode, _Scope]) -> set[str]:
-        node, scope = found
+    def _decorators(self, node: FunctionNode, scope: _Scope) -> tuple[bool, tuple[str, ...], bool]:
+        """(opaque, decorators of this project or library to resolve, custom derivative).
+
+        A decorator keeps the function when it is one of ``KEEPERS`` (or a method
+        keeper on a method), an entry point's partial (``decorated_entry``), or a name
+        ``combine`` resolves to a keeping decorator (a variable holding one, a
+        decorator whose wrapper uses ``functools.wraps``)."""
         parent = scope.parent if scope.parent is not None else self.module_scope
+        unresolved: list[str] = []
+        derivative = False
         for decorator in node.decorator_list:
             if isinstance(decorator, ast.Call) and self.entry_of(decorator, parent) is not None:
-                return {f"{self.module}.{scope.qualname}"}
-        return set()
-
-    def _returned(
-        self, value: ast.expr | None, scope: _Scope
-    ) -> tuple[tuple[str, CallArgs, int] | None, tuple[str, int] | None]:
-        if value is None:
-            return None, None
-        if isinstance(value, ast.Call) and self.entry_of(value, scope) is None:
-            name = self.ref(value.func, scope)
-            if name is not None and not is_opaque_name(name) and name not in KEEPERS:
-                if name != PARTIAL:
-                    return (name, self.call_args(value, scope), value.lineno), None
-        target = value
-        while isinstance(target, ast.Call) and self.ref(target.func, scope) == PARTIAL:
-            if not target.args:
-                return None, None
-            target = target.args[0]
-        name = self.ref(target, scope)
-        if name is not None and name.startswith(f"{self.module}.{scope.qualname}.<locals>."):
-            return None, (name, value.lineno)
-        return None, None
-
-    def _opaque(self, node: FunctionNode, scope: _Scope) -> bool:
-        parent = scope.parent if scope.parent is not None else self.module_scope
-        for decorator in node.decorator_list:
+                continue
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             name = self.ref(target, parent)
             if name == PARTIAL and isinstance(decorator, ast.Call) and decorator.args:
                 name = self.ref(decorator.args[0], parent)
+            if name in CUSTOM_DERIVATIVES:
+                derivative = True
             if name in KEEPERS:
                 continue
             if scope.class_qualname is not None and name in METHOD_KEEPERS:
                 continue
-            return True
+            if name is None or is_opaque_name(name):
+                return True, (), derivative
+            # a name of this project or library: a variable holding a keeper, or a
+            # decorator built with functools.wraps (``combine`` decides)
+            marker = "()" if isinstance(decorator, ast.Call) else ""
+            unresolved.append(name + marker)
+        return False, tuple(unresolved), derivative
+
+    def _decorator_kind(self, node: FunctionNode, scope: _Scope) -> str:
+        """KEEPS for ``def deco(fn)`` returning a ``functools.wraps(fn)`` closure that
+        calls ``fn``; KEEPS_FACTORY for a function returning such a decorator."""
+        returned = _single_return(node.body)
+        if not isinstance(returned, ast.Name):
+            return ""
+        found = self.lookup(returned.id, scope)
+        if not isinstance(found, _Global):
+            return ""
+        inner = self.function_of(found.fullname)
+        if inner is None or inner[1].parent is not scope:
+            return ""
+        inner_node, inner_scope = inner
+        if self._wraps_parameter(inner_node, inner_scope, scope):
+            return model.KEEPS
+        if self._decorator_kind(inner_node, inner_scope) == model.KEEPS:
+            return model.KEEPS_FACTORY
+        return ""
+
+    def _wraps_parameter(self, node: FunctionNode, scope: _Scope, outer: _Scope) -> bool:
+        """``@functools.wraps(fn) def wrapper(*args, **kwargs): ... fn(...)``: ``fn`` a
+        parameter of ``outer`` called on every path of ``wrapper``."""
+        wrapped: str | None = None
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and self.ref(decorator.func, outer) == "functools.wraps"
+                and decorator.args
+                and isinstance(decorator.args[0], ast.Name)
+            ):
+                found = self.lookup(decorator.args[0].id, outer)
+                if isinstance(found, _ParamRef) and found.scope is outer:
+                    wrapped = decorator.args[0].id
+        if wrapped is None:
+            return False
+        for sub in unconditional_nodes(unconditional_roots(node.body).nodes):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+                if sub.func.id == wrapped:
+                    return True
         return False
 
     def _helper_kind(self, node: FunctionNode, scope: _Scope) -> str:
@@ -1613,7 +1743,10 @@ class _ModuleReader:
                     else:
                         kwargs = None
                         break
-                if any(isinstance(a, ast.Starred) for a in sub.args[len(spec.positional) :]):
+                star_args = self._forwarded_star(sub, candidate_scope, scope)
+                if star_args is None and any(
+                    isinstance(a, ast.Starred) for a in sub.args[len(spec.positional) :]
+                ):
                     continue
                 if len(splats) != (1 if kwargs is not None else 0):
                     continue
@@ -1623,6 +1756,8 @@ class _ModuleReader:
                     if param is not None:
                         forwards.append((formal, param, positions.get(param, -1)))
                 forwarded = {f[0] for f in forwards}
+                if star_args is not None and spec.body is not None and spec.body not in args:
+                    forwarded = forwarded | {spec.body}  # the kernel comes in through *args
                 if spec.body is None or spec.body not in forwarded:
                     continue
                 if "compiler_params" not in forwarded and kwargs is None:
@@ -1635,8 +1770,32 @@ class _ModuleReader:
                 ):
                     return None
                 deferred = candidate is not node or sub is candidate_roots.returned
-                return WrapperFact(entry.fullname, tuple(sorted(forwards)), kwargs, deferred)
+                return WrapperFact(
+                    entry.fullname,
+                    tuple(sorted(forwards)),
+                    kwargs,
+                    deferred,
+                    sub.lineno,
+                    star_args,
+                )
         return None
+
+    def _forwarded_star(self, call: ast.Call, where: _Scope, wrapper: _Scope) -> tuple[str, int] | None:
+        """(name, position) of the wrapper's ``*args`` when the entry call passes it first
+        (``pl.pallas_call(*args, **kwargs)``)."""
+        if not call.args or not isinstance(call.args[0], ast.Starred):
+            return None
+        value = call.args[0].value
+        if not isinstance(value, ast.Name):
+            return None
+        found = self.lookup(value.id, where)
+        if not isinstance(found, _ParamRef) or found.scope is not wrapper:
+            return None
+        param = wrapper.params[value.id]
+        if param.kind != model.STAR or param.rebound:
+            return None
+        index = wrapper.param_list.index(param)
+        return (value.id, index - (1 if wrapper.is_method else 0))
 
     def _forwarded_param(
         self, actual: ast.expr, where: _Scope, wrapper: _Scope, formal: str, spec: EntrySpec
@@ -1771,6 +1930,12 @@ class _ModuleReader:
         value = self.raw[name][0][1]
         if not isinstance(value, ast.expr):
             return None
+        if isinstance(value, ast.Dict):
+            return self._table(value)
+        if isinstance(value, ast.Call) and self._is_keeper_factory(value, self.module_scope):
+            return Alias(value.lineno, model.KEEPER, ())
+        if not isinstance(value, ast.Call) and self.ref(value, self.module_scope) in KEEPERS:
+            return Alias(value.lineno, model.KEEPER, ())
         what = self.callable_of(value, self.module_scope)
         if isinstance(what, _Func) and not what.self_bound:
             if len(what.targets) > 1:
@@ -1781,7 +1946,36 @@ class _ModuleReader:
             return Alias(value.lineno, model.KEEP if keeps else model.REF, what.targets)
         if isinstance(what, _Result) and isinstance(value, ast.Call):
             return Alias(value.lineno, model.INSTANCE, (what.target,), what.args)
+        if isinstance(what, _Choice):
+            targets = [
+                option.targets[0]
+                for option in what.options
+                if isinstance(option, _Func)
+                and len(option.targets) == 1
+                and option.bound is None
+                and not option.self_bound
+            ]
+            if len(targets) == len(what.options):
+                return Alias(value.lineno, model.CHOICE, tuple(targets))
         return None
+
+    def _table(self, value: ast.Dict) -> Alias | None:
+        """``{"tpu": f, "gpu": g, "default": h}``: a platform table (every key a platform
+        name, ``"cpu"`` or ``"default"``)."""
+        keys: list[str] = []
+        targets: list[str] = []
+        for key, item in zip(value.keys, value.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            if key.value not in _platforms.LOWERINGS_OF_NAME and key.value not in ("cpu", "default"):
+                return None
+            what = self.callable_of(item, self.module_scope)
+            if isinstance(what, _Func) and len(what.targets) == 1 and what.bound is None:
+                keys.append(key.value)
+                targets.append(what.targets[0])
+        if not keys:
+            return None
+        return Alias(value.lineno, model.TABLE, tuple(targets), keys=tuple(keys))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -1878,3 +2072,18 @@ def _positions(scope: _Scope) -> dict[str, int]:
         else:
             out[param.name] = -1
     return out
+
+
+def _lambda_return(node: ast.Lambda) -> ast.stmt:
+    """A lambda's body as the ``return`` statement it is."""
+    stmt = ast.Return(value=node.body)
+    ast.copy_location(stmt, node.body)
+    return stmt
+
+
+def _single_return(body: Sequence[ast.stmt]) -> ast.expr | None:
+    """The value of the last statement of ``body`` when it is a ``return``."""
+    stmts = [s for s in body if not _is_docstring(s)]
+    if stmts and isinstance(stmts[-1], ast.Return):
+        return stmts[-1].value
+    return None

@@ -1,6 +1,6 @@
 """The on-disk cache of local facts (``library_facts.store``).
 
-A second ``LibraryFacts`` over the same cache reads the JSON and parses nothing; a
+A second ``Inference`` over the same cache reads the JSON and parses nothing; a
 module whose file changed (size, or mtime alone) is parsed again; a cache file that is
 corrupt, from another reader version, or cannot be written is ignored without an error.
 Parses are counted by wrapping ``reader.read_module``.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from library_fakes import OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.library_facts import reader, requirements, store
+from typed_pallas_mypy.inference import reader, combine, store
 
 USE = OPS + "\ndef outer(x):\n    return tpu_op(x)\n"
 
@@ -30,7 +30,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(module)
         return original(source, module, is_package=is_package)
 
-    monkeypatch.setattr(requirements.reader, "read_module", counting)
+    monkeypatch.setattr(combine.reader, "read_module", counting)
     return seen
 
 
@@ -119,12 +119,12 @@ def test_memory_only_and_unwritable_cache(make_lib: MakeLib, tmp_path: Path) -> 
     assert blocked.read_text() == "not a folder"
 
 
-def test_module_not_worth_reading_is_remembered(
+def test_module_without_pallas_is_stored_too(
     make_lib: MakeLib, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = make_lib({"pkg/util.py": "def helper(x):\n    return x\n"})
     cache = tmp_path / "cache"
     assert reader_for(root, cache).requirement("pkg.util.helper") is None
     entry = json.loads((cache / "pkg.json").read_text())["modules"]["pkg.util"]
-    assert entry["worth"] is False
-    assert entry["facts"] is None
+    assert "helper" in entry["facts"]["functions"]
+    assert "worth" not in entry

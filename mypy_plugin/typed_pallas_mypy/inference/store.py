@@ -1,8 +1,8 @@
 """The on-disk cache of local facts: one JSON file per top-level package.
 
 ``<cache_dir>/<top>.json`` holds, for each module of the package ``top`` that was read,
-the module's path, size and ``st_mtime_ns`` when it was read, whether it was worth
-reading (``reader.worth_reading``), and its local facts (``model.module_json``). The
+the module's path, size and ``st_mtime_ns`` when it was read, and its local facts
+(``model.module_json``). The
 whole file is keyed by ``DIGEST``: the reader's version, the Python version (``ast``
 differs between versions) and the tables the reader uses; a file with another digest is
 ignored (and overwritten on the next write). A module whose path, size or mtime changed
@@ -28,10 +28,10 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import entries, evidence_tables, fullnames
-from typed_pallas_mypy.library_facts import reader
+from typed_pallas_mypy.inference import reader
 
 #: Bump when the file layout changes.
-STORE_FORMAT: Final = 1
+STORE_FORMAT: Final = 2
 
 
 def _digest() -> str:
@@ -56,7 +56,6 @@ def _digest() -> str:
         sorted(fullnames.CLASS_KEEPERS),
         sorted(fullnames.PLATFORM_SOURCES),
         sorted(fullnames.PLATFORM_ATTRIBUTES),
-        reader.PLATFORM_MARKERS,
     ]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
@@ -76,9 +75,8 @@ class Stamp:
 
 @dataclass(frozen=True)
 class Entry:
-    """One module's stored result: worth reading, and its facts JSON (None: not parsed)."""
+    """One module's stored result: its facts JSON (``{"unparsed": true}``: it did not parse)."""
 
-    worth: bool
     facts: object
 
 
@@ -126,10 +124,7 @@ class FactsStore:
             or found.get("mtime_ns") != stamp.mtime_ns
         ):
             return None
-        worth = found.get("worth")
-        if not isinstance(worth, bool):
-            return None
-        return Entry(worth, found.get("facts"))
+        return Entry(found.get("facts"))
 
     def put(self, module: str, stamp: Stamp, entry: Entry) -> None:
         top = _top(module)
@@ -137,7 +132,6 @@ class FactsStore:
             "path": stamp.path,
             "size": stamp.size,
             "mtime_ns": stamp.mtime_ns,
-            "worth": entry.worth,
             "facts": entry.facts,
         }
         self._dirty.add(top)

@@ -1,4 +1,4 @@
-"""The public API of ``typed_pallas_mypy.library_facts``: wrappers, calls through a
+"""The public API of ``typed_pallas_mypy.inference``: wrappers, calls through a
 wrapper, ``modules_read``, ``module_map``, silence on failure, and the import promise
 (neither mypy nor jax)."""
 
@@ -11,7 +11,7 @@ import sys
 import pytest
 from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.library_facts import LibraryFacts, LibraryWrapper, requirements
+from typed_pallas_mypy.inference import Inference, WrapperFacts, combine
 
 #: A qwix-like wrapper: builds the call in a closure and splats its **kwargs into it.
 QWIX_LIKE = (
@@ -66,13 +66,14 @@ def through_wrapper_without_params(x):
 def test_wrappers(make_lib: MakeLib) -> None:
     root = make_lib({"qpkg/core.py": QWIX_LIKE, "qpkg/__init__.py": "from qpkg.core import *\n"})
     facts = reader_for(root)
-    assert facts.wrapper("qpkg.core.pallas_call") == LibraryWrapper(
+    assert facts.wrapper("qpkg.core.pallas_call") == WrapperFacts(
         entry="jax.experimental.pallas.pallas_call",
         forwards=(("grid", "grid", -1), ("kernel", "kernel", 0), ("out_shape", "out_shape", 1)),
         kwargs="kwargs",
         where="qpkg/core.py:7",
+        line=9,
     )
-    assert facts.wrapper("qpkg.core.direct") == LibraryWrapper(
+    assert facts.wrapper("qpkg.core.direct") == WrapperFacts(
         entry="jax.experimental.pallas.pallas_call",
         forwards=(
             ("compiler_params", "compiler_params", 2),
@@ -81,6 +82,7 @@ def test_wrappers(make_lib: MakeLib) -> None:
         ),
         kwargs=None,
         where="qpkg/core.py:18",
+        line=19,
     )
     assert facts.wrapper("qpkg.core.fixed_params") is None
     assert facts.wrapper("qpkg.core.interprets") is None
@@ -138,7 +140,7 @@ def test_failures_are_silent_unless_debugging(
     def broken(source: bytes, module: str, *, is_package: bool) -> object:
         raise RuntimeError("reader bug")
 
-    monkeypatch.setattr(requirements.reader, "read_module", broken)
+    monkeypatch.setattr(combine.reader, "read_module", broken)
     monkeypatch.setenv("TYPED_PALLAS_MYPY_DEBUG", "1")
     with pytest.raises(RuntimeError, match="reader bug"):
         reader_for(root).requirement("pkg.ops.tpu_op")
@@ -152,9 +154,9 @@ def test_failures_are_silent_unless_debugging(
 def test_search_paths_in_order(make_lib: MakeLib) -> None:
     first = make_lib({"pkg/ops.py": OPS})
     second = make_lib({"pkg/ops.py": OPS.replace("pltpu.CompilerParams", "plgpu.CompilerParams")})
-    facts = LibraryFacts([str(first), str(second)], None)
+    facts = Inference([str(first), str(second)], None)
     assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}
-    facts = LibraryFacts([str(second), str(first)], None)
+    facts = Inference([str(second), str(first)], None)
     assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"cuda"}
 
 
@@ -162,7 +164,7 @@ def test_search_paths_in_order(make_lib: MakeLib) -> None:
 def test_importing_it_imports_neither_mypy_nor_jax() -> None:
     probe = (
         "import json, sys\n"
-        "import typed_pallas_mypy.library_facts\n"
+        "import typed_pallas_mypy.inference\n"
         "print(json.dumps(sorted(m for m in sys.modules "
         "if m.split('.')[0] in ('mypy', 'jax', 'jaxlib'))))\n"
     )
@@ -172,7 +174,7 @@ def test_importing_it_imports_neither_mypy_nor_jax() -> None:
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
     # the probe can fail: the same check after importing the plugin's mypy side
     done = subprocess.run(
-        [sys.executable, "-c", probe.replace("library_facts\n", "main\n")],
+        [sys.executable, "-c", probe.replace("inference\n", "main\n")],
         capture_output=True,
         text=True,
         timeout=120,

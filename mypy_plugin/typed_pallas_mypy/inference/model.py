@@ -1,9 +1,22 @@
-"""The local facts of one library module, and their JSON form.
+"""The local facts of one module, and their JSON form: the inference's one IR.
 
-``reader`` turns one module's source into a ``ModuleFacts``: what each function, class
-and module-level alias of that module does, with every name already resolved to a
-fully qualified name, but nothing looked up in other modules yet. ``requirements``
-combines the local facts of several modules lazily; ``store`` keeps them on disk.
+``reader`` turns one module's source (a project module or an installed package's, the
+same way) into a ``ModuleFacts``: what each function, class and module-level name of
+that module does, with every name already resolved to a fully qualified name, but
+nothing looked up in other modules yet. ``combine`` combines the local facts of several
+modules lazily; ``store`` keeps them on disk.
+
+A function is summarised as the **trace program** of its body (``steps``): what runs
+when Python executes it, which is what JAX traces. Steps are
+
+* ``EntryEvent``: a Pallas kernel run (an entry point's result called, or a kernel
+  object run by ``pl.core_map``);
+* ``CallEvent``: a call of a named function, method or class, or of the result of one;
+* ``Alt``: alternatives, one of which runs (``if``/``else``, ``match``, a conditional
+  expression, a loop body that may run or not, ``lax.platform_dependent``'s branches,
+  each run only when lowering for its platforms);
+* ``Return``: the path returns here, with what calling the returned value would run;
+* ``Stop``: the path ends without returning (``raise``).
 
 An argument as a caller passes it is summarised as a short string (``ArgSum``), enough
 to decide interpret mode:
@@ -13,15 +26,17 @@ to decide interpret mode:
 * ``"p:NAME"``: the calling function's own parameter ``NAME`` (never rebound in it);
 * ``"o:NAME"``: a parameter ``NAME`` of an enclosing function (a closure's free variable);
 * ``"a:ATTR"``: ``self.ATTR`` inside a method (for a ``**self.ATTR`` splat: that splat);
+* ``"c:CLASS.FIELD"``: a field of a config object whose class declares a literal
+  default (``config.interpret``, the parameter ``config: Config``);
 * ``"?"``: anything else.
 
-What it does not do: read source (``reader``) or decide requirements (``requirements``).
+What it does not do: read source (``reader``) or decide requirements (``combine``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 #: An argument summary (see the module docstring).
@@ -53,6 +68,8 @@ class Param:
     default: str
     #: rebound somewhere in the function body (its value may differ from the argument)
     rebound: bool = False
+    #: the annotation's class, when it is a name of a class (``config: Config``)
+    annotation: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,11 @@ class CallArgs:
 
 
 NO_ARGS: Final = CallArgs()
+#: The arguments of a call made by JAX (``lax.cond``'s operands): not known
+UNKNOWN_ARGS: Final = CallArgs(star=True, star_kwargs=(UNKNOWN,))
+#: In a ``Return`` value: the arguments the caller of the returned value passes
+CALLER = "@"
+CALLER_ARGS: Final = CallArgs(star_kwargs=(CALLER,))
 
 
 @dataclass(frozen=True)
@@ -90,7 +112,7 @@ class Evidence:
 
 @dataclass(frozen=True)
 class EntryEvent:
-    """A Pallas entry-point call that runs on every path and whose kernel is run."""
+    """A Pallas kernel run: an entry point's result called (or ``pl.core_map``)."""
 
     line: int
     #: the entry point's fullname (a key of ``ENTRIES``)
@@ -111,11 +133,11 @@ RESULT: Final = "result"
 
 @dataclass(frozen=True)
 class CallEvent:
-    """A call that runs on every path, of a named function, method or class."""
+    """A call of a named function, method or class."""
 
     line: int
-    #: fullnames of the callee (several: one of them, chosen at run time);
-    #: ``"self:NAME"`` for a method of the same instance
+    #: fullnames of the callee; ``"self:NAME"`` for a method of the same instance;
+    #: ``"TABLE[KEY]"`` for a literal key into a module-level platform table
     targets: tuple[str, ...]
     args: CallArgs
     #: CALL, or RESULT: ``target(args)(then)`` (a class's instance, or a factory's result)
@@ -132,6 +154,44 @@ Event = EntryEvent | CallEvent
 
 
 @dataclass(frozen=True)
+class Arm:
+    """One alternative of an ``Alt``."""
+
+    steps: tuple[Step, ...]
+    #: the lowering platforms for which this arm runs (``platform_dependent``); None: any
+    platforms: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Alt:
+    """Alternatives, one of which runs (an empty arm: none of them)."""
+
+    line: int
+    arms: tuple[Arm, ...]
+
+
+@dataclass(frozen=True)
+class Return:
+    """The path returns here. ``value``: what calling the returned value runs (an entry
+    point's kernel, or a call of a function, class instance or factory result with the
+    arguments the caller will pass, ``UNKNOWN_ARGS`` standing for them); None when
+    the value is not a callable the reader knows."""
+
+    line: int
+    value: Event | None = None
+
+
+@dataclass(frozen=True)
+class Stop:
+    """The path ends without returning (``raise``, ``sys.exit``)."""
+
+    line: int
+
+
+Step = EntryEvent | CallEvent | Alt | Return | Stop
+
+
+@dataclass(frozen=True)
 class WrapperFact:
     """A function that forwards its parameters to a Pallas entry point."""
 
@@ -143,11 +203,21 @@ class WrapperFact:
     #: the kernel runs when the wrapper's result is called (the entry call is in a
     #: returned closure, or returned unapplied), not in the wrapper's own call
     deferred: bool = False
+    #: the line of the entry call
+    line: int = 0
+    #: (name, position) of the wrapper's ``*args`` when it passes it on as the entry
+    #: point's leading positional arguments
+    args: tuple[str, int] | None = None
+
+
+#: ``FunctionSummary.decorator``: what the function does as a decorator
+KEEPS: Final = "keeps"  # returns a ``functools.wraps`` closure calling its argument
+KEEPS_FACTORY: Final = "factory"  # returns such a decorator
 
 
 @dataclass(frozen=True)
 class FunctionSummary:
-    """What one function does on every path, with names resolved."""
+    """What one function does, with names resolved."""
 
     #: qualified name inside its module: ``f``, ``C.m``, ``f.<locals>.g``
     qualname: str
@@ -157,13 +227,10 @@ class FunctionSummary:
     is_method: bool
     #: decorated with something that does not keep the function (a call runs something else)
     opaque: bool
-    #: why it can have no requirement (it branches on the platform, calls a parameter...)
+    #: why it can have no requirement (it reads the platform)
     blocked: str | None
-    events: tuple[Event, ...]
-    #: ``return target(args)`` on every path: a class's instance or a factory's result
-    returns: tuple[str, CallArgs, int] | None
-    #: ``return inner`` (a nested function) on every path: its fullname and the line
-    returns_closure: tuple[str, int] | None
+    #: the trace program of its body
+    steps: tuple[Step, ...]
     #: global names it references anywhere (for platform helpers and variables elsewhere)
     refs: tuple[str, ...]
     #: a body that is one ``return`` of an expression: "platform" when that expression
@@ -176,6 +243,16 @@ class FunctionSummary:
     wrapper: WrapperFact | None
     #: for ``__init__``: instance attribute -> ``"p:NAME"`` (a parameter) or ``"kwargs"``
     self_attrs: tuple[tuple[str, str], ...] = ()
+    #: decorators of other modules whose meaning ``combine`` resolves (a variable
+    #: holding ``jaxtyping.jaxtyped(...)``, a library's own ``functools.wraps`` decorator)
+    decorators: tuple[str, ...] = ()
+    #: decorated with ``jax.custom_vjp`` / ``custom_jvp`` (its ``defvjp`` rules count)
+    derivative: bool = False
+    #: KEEPS / KEEPS_FACTORY / ""
+    decorator: str = ""
+    #: decorated with ``functools.partial(pl.pallas_call, ...)`` (or ``pl.kernel``):
+    #: calling it runs that entry point with this function as the kernel
+    decorated_entry: EntryEvent | None = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +267,8 @@ class ClassSummary:
     methods: tuple[tuple[str, str], ...]
     #: a dataclass without bases: its fields, in order, as constructor parameters
     fields: tuple[Param, ...] | None = None
+    #: class-level attributes with a literal default (``interpret: bool = False``)
+    defaults: tuple[tuple[str, str], ...] = ()
 
 
 #: ``Alias.kind``
@@ -198,6 +277,8 @@ PARTIAL: Final = "partial"  # name = functools.partial(target, *args, **kwargs)
 KEEP: Final = "keep"  # name = jax.jit(target) / jax.custom_vjp(target)
 INSTANCE: Final = "instance"  # name = target(args): a class's instance or a factory's result
 CHOICE: Final = "choice"  # name = a if cond else b
+TABLE: Final = "table"  # name = {"tpu": f, "gpu": g}: a platform table
+KEEPER: Final = "keeper"  # name = jaxtyping.jaxtyped(typechecker=...): a keeping decorator
 
 
 @dataclass(frozen=True)
@@ -208,6 +289,8 @@ class Alias:
     kind: str
     targets: tuple[str, ...]
     args: CallArgs = NO_ARGS
+    #: TABLE: the key of each target
+    keys: tuple[str, ...] = ()
 
 
 #: ``Binding.kind``
@@ -238,6 +321,10 @@ class ModuleFacts:
     functions: Mapping[str, FunctionSummary]
     classes: Mapping[str, ClassSummary]
     aliases: Mapping[str, Alias]
+    #: module-level name -> (fullname, line) of its ``defvjp`` / ``defjvp`` rules
+    rules: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    #: modules whose names ``from m import *`` brings in
+    stars: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- JSON
@@ -261,6 +348,12 @@ def _str(value: object) -> str:
 def _int(value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise FactsFormatError(f"expected an int, got {value!r}")
+    return value
+
+
+def _bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise FactsFormatError(f"expected a bool, got {value!r}")
     return value
 
 
@@ -307,67 +400,103 @@ def _evidence_from(raw: object) -> Evidence:
     return Evidence(_strs(items[0]), _str(items[1]), _int(items[2]))
 
 
-def _event_json(event: Event) -> dict[str, object]:
-    if isinstance(event, EntryEvent):
+def _step_json(step: Step) -> dict[str, object]:
+    if isinstance(step, EntryEvent):
         return {
-            "entry": event.entry,
-            "line": event.line,
-            "params": event.params,
-            "evidence": [_evidence_json(e) for e in event.evidence],
-            "kernel": event.kernel,
-            "interpret": event.interpret,
+            "entry": step.entry,
+            "line": step.line,
+            "params": step.params,
+            "evidence": [_evidence_json(e) for e in step.evidence],
+            "kernel": step.kernel,
+            "interpret": step.interpret,
         }
-    return {
-        "call": list(event.targets),
-        "line": event.line,
-        "args": _args_json(event.args),
-        "mode": event.mode,
-        "then": _args_json(event.then) if event.then is not None else None,
-        "bound": event.bound,
-        "as_entry": _event_json(event.as_entry) if event.as_entry is not None else None,
-    }
+    if isinstance(step, CallEvent):
+        return {
+            "call": list(step.targets),
+            "line": step.line,
+            "args": _args_json(step.args),
+            "mode": step.mode,
+            "then": _args_json(step.then) if step.then is not None else None,
+            "bound": step.bound,
+            "as_entry": _step_json(step.as_entry) if step.as_entry is not None else None,
+        }
+    if isinstance(step, Alt):
+        return {
+            "alt": [
+                [[_step_json(s) for s in arm.steps], list(arm.platforms) if arm.platforms else None]
+                for arm in step.arms
+            ],
+            "line": step.line,
+        }
+    if isinstance(step, Return):
+        return {
+            "return": _step_json(step.value) if step.value is not None else None,
+            "line": step.line,
+        }
+    return {"stop": True, "line": step.line}
 
 
 def _event_from(raw: object) -> Event:
+    step = _step_from(raw)
+    if not isinstance(step, (EntryEvent, CallEvent)):
+        raise FactsFormatError(f"expected an event, got {raw!r}")
+    return step
+
+
+def _step_from(raw: object) -> Step:
     data = _dict(raw)
+    line = _int(data.get("line"))
     if "entry" in data:
         kernel = data.get("kernel")
         return EntryEvent(
-            _int(data.get("line")),
+            line,
             _str(data.get("entry")),
             _str(data.get("params")),
             tuple(_evidence_from(e) for e in _list(data.get("evidence"))),
             _str(kernel) if kernel is not None else None,
             _str(data.get("interpret")),
         )
-    then = data.get("then")
-    bound = data.get("bound")
-    as_entry_raw = data.get("as_entry")
-    if not isinstance(bound, bool):
-        raise FactsFormatError(f"bad call event {raw!r}")
-    as_entry = _event_from(as_entry_raw) if as_entry_raw is not None else None
-    if as_entry is not None and not isinstance(as_entry, EntryEvent):
-        raise FactsFormatError(f"bad call event {raw!r}")
-    return CallEvent(
-        _int(data.get("line")),
-        _strs(data.get("call")),
-        _args_from(data.get("args")),
-        _str(data.get("mode")),
-        _args_from(then) if then is not None else None,
-        bound,
-        as_entry,
-    )
+    if "call" in data:
+        then = data.get("then")
+        as_entry_raw = data.get("as_entry")
+        as_entry = _step_from(as_entry_raw) if as_entry_raw is not None else None
+        if as_entry is not None and not isinstance(as_entry, EntryEvent):
+            raise FactsFormatError(f"bad call event {raw!r}")
+        return CallEvent(
+            line,
+            _strs(data.get("call")),
+            _args_from(data.get("args")),
+            _str(data.get("mode")),
+            _args_from(then) if then is not None else None,
+            _bool(data.get("bound")),
+            as_entry,
+        )
+    if "alt" in data:
+        arms: list[Arm] = []
+        for raw_arm in _list(data.get("alt")):
+            items = _list(raw_arm)
+            if len(items) != 2:
+                raise FactsFormatError(f"bad alternative {raw_arm!r}")
+            platforms = _strs(items[1]) if items[1] is not None else None
+            arms.append(Arm(tuple(_step_from(s) for s in _list(items[0])), platforms))
+        return Alt(line, tuple(arms))
+    if "return" in data:
+        value = data.get("return")
+        return Return(line, _event_from(value) if value is not None else None)
+    if data.get("stop") is True:
+        return Stop(line)
+    raise FactsFormatError(f"bad step {raw!r}")
 
 
 def _param_json(param: Param) -> list[object]:
-    return [param.name, param.kind, param.default, param.rebound]
+    return [param.name, param.kind, param.default, param.rebound, param.annotation]
 
 
 def _param_from(raw: object) -> Param:
     items = _list(raw)
-    if len(items) != 4 or not isinstance(items[3], bool):
+    if len(items) != 5 or not isinstance(items[3], bool):
         raise FactsFormatError(f"bad parameter {raw!r}")
-    return Param(_str(items[0]), _str(items[1]), _str(items[2]), items[3])
+    return Param(_str(items[0]), _str(items[1]), _str(items[2]), items[3], _str(items[4]))
 
 
 def function_json(fn: FunctionSummary) -> dict[str, object]:
@@ -378,11 +507,7 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
         "method": fn.is_method,
         "opaque": fn.opaque,
         "blocked": fn.blocked,
-        "events": [_event_json(e) for e in fn.events],
-        "returns": [fn.returns[0], _args_json(fn.returns[1]), fn.returns[2]]
-        if fn.returns is not None
-        else None,
-        "closure": list(fn.returns_closure) if fn.returns_closure is not None else None,
+        "steps": [_step_json(s) for s in fn.steps],
         "refs": list(fn.refs),
         "helper": fn.helper,
         "body": [_evidence_json(e) for e in fn.body_evidence],
@@ -391,17 +516,19 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
             [list(f) for f in wrapper.forwards],
             wrapper.kwargs,
             wrapper.deferred,
+            wrapper.line,
+            list(wrapper.args) if wrapper.args is not None else None,
         ]
         if wrapper is not None
         else None,
         "attrs": [list(a) for a in fn.self_attrs],
+        "decorators": list(fn.decorators),
+        "derivative": fn.derivative,
+        "decorator": fn.decorator,
+        "decorated_entry": _step_json(fn.decorated_entry)
+        if fn.decorated_entry is not None
+        else None,
     }
-
-
-def _bool(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise FactsFormatError(f"expected a bool, got {value!r}")
-    return value
 
 
 def _forward_from(raw: object) -> tuple[str, str, int]:
@@ -414,32 +541,25 @@ def _forward_from(raw: object) -> tuple[str, str, int]:
 def function_from(qualname: str, raw: object) -> FunctionSummary:
     data = _dict(raw)
     blocked = data.get("blocked")
-    returns_raw = data.get("returns")
-    returns: tuple[str, CallArgs, int] | None = None
-    if returns_raw is not None:
-        items = _list(returns_raw)
-        if len(items) != 3:
-            raise FactsFormatError(f"bad return {returns_raw!r}")
-        returns = (_str(items[0]), _args_from(items[1]), _int(items[2]))
-    closure_raw = data.get("closure")
-    closure: tuple[str, int] | None = None
-    if closure_raw is not None:
-        items = _list(closure_raw)
-        if len(items) != 2:
-            raise FactsFormatError(f"bad closure {closure_raw!r}")
-        closure = (_str(items[0]), _int(items[1]))
     wrapper_raw = data.get("wrapper")
     wrapper: WrapperFact | None = None
     if wrapper_raw is not None:
         items = _list(wrapper_raw)
-        if len(items) != 4:
+        if len(items) != 6:
             raise FactsFormatError(f"bad wrapper {wrapper_raw!r}")
+        star = items[5]
         wrapper = WrapperFact(
             _str(items[0]),
             tuple(_forward_from(f) for f in _list(items[1])),
             _str(items[2]) if items[2] is not None else None,
             _bool(items[3]),
+            _int(items[4]),
+            (_str(_list(star)[0]), _int(_list(star)[1])) if star is not None else None,
         )
+    decorated_raw = data.get("decorated_entry")
+    decorated = _step_from(decorated_raw) if decorated_raw is not None else None
+    if decorated is not None and not isinstance(decorated, EntryEvent):
+        raise FactsFormatError(f"bad decorated entry {decorated_raw!r}")
     return FunctionSummary(
         qualname=qualname,
         line=_int(data.get("line")),
@@ -447,14 +567,16 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
         is_method=_bool(data.get("method")),
         opaque=_bool(data.get("opaque")),
         blocked=_str(blocked) if blocked is not None else None,
-        events=tuple(_event_from(e) for e in _list(data.get("events"))),
-        returns=returns,
-        returns_closure=closure,
+        steps=tuple(_step_from(s) for s in _list(data.get("steps"))),
         refs=_strs(data.get("refs")),
         helper=_str(data.get("helper")),
         body_evidence=tuple(_evidence_from(e) for e in _list(data.get("body"))),
         wrapper=wrapper,
         self_attrs=tuple(_pair(a) for a in _list(data.get("attrs"))),
+        decorators=_strs(data.get("decorators")),
+        derivative=_bool(data.get("derivative")),
+        decorator=_str(data.get("decorator")),
+        decorated_entry=decorated,
     )
 
 
@@ -465,6 +587,7 @@ def class_json(cls: ClassSummary) -> dict[str, object]:
         "opaque": cls.opaque,
         "methods": [list(m) for m in cls.methods],
         "fields": [_param_json(p) for p in cls.fields] if cls.fields is not None else None,
+        "defaults": [list(d) for d in cls.defaults],
     }
 
 
@@ -478,6 +601,7 @@ def class_from(qualname: str, raw: object) -> ClassSummary:
         opaque=_bool(data.get("opaque")),
         methods=tuple(_pair(m) for m in _list(data.get("methods"))),
         fields=tuple(_param_from(p) for p in _list(fields)) if fields is not None else None,
+        defaults=tuple(_pair(d) for d in _list(data.get("defaults"))),
     )
 
 
@@ -488,9 +612,11 @@ def module_json(facts: ModuleFacts) -> dict[str, object]:
         "functions": {k: function_json(f) for k, f in sorted(facts.functions.items())},
         "classes": {k: class_json(c) for k, c in sorted(facts.classes.items())},
         "aliases": {
-            k: [a.line, a.kind, list(a.targets), _args_json(a.args)]
+            k: [a.line, a.kind, list(a.targets), _args_json(a.args), list(a.keys)]
             for k, a in sorted(facts.aliases.items())
         },
+        "rules": {k: [list(r) for r in v] for k, v in sorted(dict(facts.rules).items())},
+        "stars": list(facts.stars),
     }
 
 
@@ -504,9 +630,20 @@ def module_from(module: str, raw: object) -> ModuleFacts:
     aliases = {}
     for name, value in _dict(data.get("aliases")).items():
         items = _list(value)
-        if len(items) != 4:
+        if len(items) != 5:
             raise FactsFormatError(f"bad alias {value!r}")
-        aliases[name] = Alias(_int(items[0]), _str(items[1]), _strs(items[2]), _args_from(items[3]))
+        aliases[name] = Alias(
+            _int(items[0]), _str(items[1]), _strs(items[2]), _args_from(items[3]), _strs(items[4])
+        )
+    rules: dict[str, tuple[tuple[str, int], ...]] = {}
+    for name, value in _dict(data.get("rules")).items():
+        found: list[tuple[str, int]] = []
+        for item in _list(value):
+            pair = _list(item)
+            if len(pair) != 2:
+                raise FactsFormatError(f"bad rule {item!r}")
+            found.append((_str(pair[0]), _int(pair[1])))
+        rules[name] = tuple(found)
     return ModuleFacts(
         module=module,
         pallas=_bool(data.get("pallas")),
@@ -514,4 +651,6 @@ def module_from(module: str, raw: object) -> ModuleFacts:
         functions={k: function_from(k, v) for k, v in _dict(data.get("functions")).items()},
         classes={k: class_from(k, v) for k, v in _dict(data.get("classes")).items()},
         aliases=aliases,
+        rules=rules,
+        stars=_strs(data.get("stars")),
     )
