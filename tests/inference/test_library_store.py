@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from library_fakes import OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.inference import reader, combine, store
+from typed_pallas_mypy.inference import combine, reader, store
 
 USE = OPS + "\ndef outer(x):\n    return tpu_op(x)\n"
 

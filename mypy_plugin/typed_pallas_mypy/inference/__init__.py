@@ -130,16 +130,12 @@ class Inference:
         ``def``), nested functions included."""
         return self._guarded(None, lambda: _public(self._resolver.requirement_at(module, line)))
 
-    def call_requirement(
-        self, module: str, where: tuple[int, int, int, int]
-    ) -> Requirement | None:
+    def call_requirement(self, module: str, where: tuple[int, int, int, int]) -> Requirement | None:
         """What the call at ``where`` (line, column, end line, end column) of ``module``
         runs lowers for, when its interpret mode is known off there: the same reading
         of a call as the inference's (``make(x)(y)``, ``k = make(x); k(y)``,
         ``Op(...)(x)``, ``(a if c else b)(x)``, ``TABLE["tpu"](x)``, ``lax.cond``...)."""
-        return self._guarded(
-            None, lambda: _public(self._resolver.call_requirement(module, where))
-        )
+        return self._guarded(None, lambda: _public(self._resolver.call_requirement(module, where)))
 
     def modules_of(self, fullname: str) -> frozenset[str]:
         """The modules ``requirement(fullname)`` was read from (after asking it)."""

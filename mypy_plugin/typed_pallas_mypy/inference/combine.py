@@ -438,10 +438,12 @@ class Resolver:
             return None
         for qualname, fn in facts.functions.items():
             if fn.line == line and "<lambda:" not in qualname:
-                target = Target(located, facts, "function", qualname, function=fn)
-                found = self.memoized("body", target.fullname, lambda: self._body(target))
-                return found if isinstance(found, Req) else None
+                return self._body_at(Target(located, facts, "function", qualname, function=fn))
         return None
+
+    def _body_at(self, target: Target) -> Req | None:
+        found = self.memoized("body", target.fullname, lambda: self._body(target))
+        return found if isinstance(found, Req) else None
 
     def _body(self, target: Target) -> Req | None:
         fn = target.function
@@ -589,7 +591,9 @@ class Resolver:
         runs: dict[str, tuple[frozenset[str], list[Req]]] = {}
         for mode in ("compiled", "callers"):
             found: list[Req] = []
-            through, returned = self._block(target, steps, LOWERING, mode == "callers", found, cache)
+            through, returned = self._block(
+                target, steps, LOWERING, mode == "callers", found, cache
+            )
             runs[mode] = (returned | (through or frozenset()), found)
         compiled, found_compiled = runs["compiled"]
         always, found_always = runs["callers"]
@@ -769,7 +773,7 @@ class Resolver:
             return []
         return self._one_call(caller, event, event.targets[0])
 
-    def _callee(self, caller: Target, name: str) -> Target | None | _Drop:
+    def _callee(self, caller: Target, name: str) -> Target | _Drop | None:
         """The target a call event names (``self:NAME`` resolved through the class)."""
         if name.startswith("self:"):
             callee = self._self_method(caller, name[len("self:") :])
@@ -907,10 +911,10 @@ class Resolver:
             found = self._entry_source(factory, value, returned=True)
             if not isinstance(found, Req):
                 return DROP
-            marker = _translate(found.marker, args, False, caller, factory)
-            if isinstance(marker, _Drop):
+            entry_marker = _translate(found.marker, args, False, caller, factory)
+            if isinstance(entry_marker, _Drop):
                 return DROP
-            return Req(found.platforms, found.cause, found.chain, marker)
+            return Req(found.platforms, found.cause, found.chain, entry_marker)
         # a function or a call's result: its arguments are the factory's (``p:``) or
         # those the caller passes to the returned value (``@``)
         inner_args = _substitute(value.args, made_fn, args, then)
@@ -928,7 +932,9 @@ class Resolver:
             if not isinstance(found_result, Req):
                 return DROP
             plats = ", ".join(sorted(found_result.platforms))
-            what = f"a {inner.name}" if inner.kind == "class" else f"what {self._short(inner)} returns"
+            what = (
+                f"a {inner.name}" if inner.kind == "class" else f"what {self._short(inner)} returns"
+            )
             link = (
                 f"{head} returns {what} at {self._where(factory, value.line)}, "
                 f"which lowers only for {plats}"

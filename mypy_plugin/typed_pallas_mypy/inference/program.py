@@ -58,8 +58,12 @@ if TYPE_CHECKING:
 #: JAX's control flow: fullname -> the positions (and keywords) of the functions it traces
 #: whatever the predicate or trip count. ``switch`` takes a sequence of branches.
 TRACED_ARGUMENTS: Final[dict[str, tuple[tuple[int, str], ...]]] = {}
-for _module in ("jax.lax", "jax._src.lax.control_flow", "jax._src.lax.control_flow.loops",
-                "jax._src.lax.control_flow.conditionals"):
+for _module in (
+    "jax.lax",
+    "jax._src.lax.control_flow",
+    "jax._src.lax.control_flow.loops",
+    "jax._src.lax.control_flow.conditionals",
+):
     TRACED_ARGUMENTS.update(
         {
             f"{_module}.cond": ((1, "true_fun"), (2, "false_fun")),
@@ -153,7 +157,7 @@ class ProgramBuilder:
         steps, ending = self.block(stmts)
         return Arm(tuple(steps)), ending
 
-    def statement(self, stmt: ast.stmt, steps: list[Step]) -> str:  # noqa: C901
+    def statement(self, stmt: ast.stmt, steps: list[Step]) -> str:
         """Add ``stmt``'s steps to ``steps``; how it ends."""
         if isinstance(stmt, ast.Expr):
             steps.extend(self.expression(stmt.value))
@@ -259,13 +263,16 @@ class ProgramBuilder:
 
     # ------------------------------------------------------------------ expressions
 
-    def expression(self, expr: ast.expr) -> list[Step]:  # noqa: C901
+    def expression(self, expr: ast.expr) -> list[Step]:
         """The steps of evaluating ``expr``, in evaluation order."""
         if isinstance(expr, ast.Call):
             return self.call(expr)
         if isinstance(expr, ast.IfExp):
             out = self.expression(expr.test)
-            arms = (Arm(tuple(self.expression(expr.body))), Arm(tuple(self.expression(expr.orelse))))
+            arms = (
+                Arm(tuple(self.expression(expr.body))),
+                Arm(tuple(self.expression(expr.orelse))),
+            )
             if any(arm.steps for arm in arms):
                 out.append(Alt(expr.lineno, arms))
             return out
@@ -309,7 +316,9 @@ class ProgramBuilder:
             out.extend(self._traced(call, TRACED_ARGUMENTS[callee]))
             return out
         if callee is not None and callee in fullnames.PLATFORM_DEPENDENT:
-            branches = {k.arg: k.value for k in call.keywords if k.arg is not None}
+            branches: dict[str | None, ast.expr] = {
+                k.arg: k.value for k in call.keywords if k.arg is not None
+            }
             alt = self._platform_alternatives(call.lineno, branches, UNKNOWN_ARGS)
             if alt is not None:
                 out.append(alt)
@@ -366,7 +375,9 @@ class ProgramBuilder:
             return self._choice(line, events)
         if isinstance(what, _Result):
             as_entry = reader.as_entry(what.call, scope)
-            return [CallEvent(line, (what.target,), what.args, model.RESULT, args, as_entry=as_entry)]
+            return [
+                CallEvent(line, (what.target,), what.args, model.RESULT, args, as_entry=as_entry)
+            ]
         if isinstance(what, _Choice):
             arms = [
                 Arm(tuple(self._run_callable(option, line, call, args, reader_mod)))
@@ -398,14 +409,17 @@ class ProgramBuilder:
         starred = len(positional) != len(call.args)
         for position, keyword in where:
             value: ast.expr | None = keywords.get(keyword)
-            if value is None and position < len(positional) and not (
-                starred and any(isinstance(a, ast.Starred) for a in call.args[:position])
+            if (
+                value is None
+                and position < len(positional)
+                and not (starred and any(isinstance(a, ast.Starred) for a in call.args[:position]))
             ):
                 value = positional[position]
             if value is None:
                 continue
             functions = (
-                list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) and keyword == "branches"
+                list(value.elts)
+                if isinstance(value, (ast.List, ast.Tuple)) and keyword == "branches"
                 else [value]
             )
             for function in functions:
@@ -418,17 +432,17 @@ class ProgramBuilder:
         """One arm per lowering platform: the branch named for it, else ``default``."""
         default = branches.get("default")
         chosen: dict[str, ast.expr | None] = {}
-        for platform in sorted(_platforms.LOWERING_SET):
-            chosen[platform] = default
+        for each in sorted(_platforms.LOWERING_SET):
+            chosen[each] = default
         # the broader name first, so that ``cuda=`` wins over ``gpu=``
         for name, platforms in sorted(_BRANCH_PLATFORMS.items(), key=lambda kv: -len(kv[1])):
             if name in branches:
-                for platform in platforms:
-                    chosen[platform] = branches[name]
+                for one in platforms:
+                    chosen[one] = branches[name]
         arms: list[Arm] = []
-        for platform, branch in chosen.items():
+        for lowering_platform, branch in chosen.items():
             steps = tuple(self.run(branch, None, args)) if branch is not None else ()
-            arms.append(Arm(steps, (platform,)))
+            arms.append(Arm(steps, (lowering_platform,)))
         if not any(arm.steps for arm in arms):
             return None
         return Alt(line, tuple(arms))

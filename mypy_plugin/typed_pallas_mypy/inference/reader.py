@@ -58,10 +58,8 @@ from typed_pallas_mypy.inference.model import (
     ArgSum,
     Binding,
     CallArgs,
-    CallEvent,
     ClassSummary,
     EntryEvent,
-    Event,
     Evidence,
     FunctionSummary,
     ModuleFacts,
@@ -599,9 +597,9 @@ class _ModuleReader:
                 for name, full in self._import_names(stmt):
                     self.raw.setdefault(name, []).append(("import", full))
                 if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-                    target = self._import_target(stmt)
-                    if target:
-                        self.stars.append(target)
+                    star = self._import_target(stmt)
+                    if star:
+                        self.stars.append(star)
             elif isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
                     if isinstance(target, ast.Name):
@@ -1519,7 +1517,8 @@ class _ModuleReader:
         blocked_reason = f"reads the platform ({blocked})" if blocked is not None else None
         if isinstance(node, ast.Lambda):
             body: list[ast.stmt] = [_lambda_return(node)]
-            opaque, decorators, derivative = False, (), False
+            opaque, derivative = False, False
+            decorators: tuple[str, ...] = ()
             decorated_entry = None
         else:
             body = list(node.body)
@@ -1590,7 +1589,10 @@ class _ModuleReader:
             if not isinstance(decorator, ast.Call):
                 continue
             entry = self.entry_of(decorator, scope)
-            if entry is not None and entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC):
+            if entry is not None and entry.fullname in (
+                fullnames.CORE_MAP,
+                fullnames.CORE_MAP_PUBLIC,
+            ):
                 out.append(self.entry_event(entry, scope, decorator.lineno, node))
         return out
 
@@ -1780,7 +1782,9 @@ class _ModuleReader:
                 )
         return None
 
-    def _forwarded_star(self, call: ast.Call, where: _Scope, wrapper: _Scope) -> tuple[str, int] | None:
+    def _forwarded_star(
+        self, call: ast.Call, where: _Scope, wrapper: _Scope
+    ) -> tuple[str, int] | None:
         """(name, position) of the wrapper's ``*args`` when the entry call passes it first
         (``pl.pallas_call(*args, **kwargs)``)."""
         if not call.args or not isinstance(call.args[0], ast.Starred):
@@ -1967,7 +1971,10 @@ class _ModuleReader:
         for key, item in zip(value.keys, value.values):
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return None
-            if key.value not in _platforms.LOWERINGS_OF_NAME and key.value not in ("cpu", "default"):
+            if key.value not in _platforms.LOWERINGS_OF_NAME and key.value not in (
+                "cpu",
+                "default",
+            ):
                 return None
             what = self.callable_of(item, self.module_scope)
             if isinstance(what, _Func) and len(what.targets) == 1 and what.bound is None:

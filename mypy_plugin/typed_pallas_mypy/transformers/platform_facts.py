@@ -183,9 +183,7 @@ class Facts:
             return (None, False, None, ()), ()
         index = index_of(tree, self)
         guard, source = self.helper_of(fullname)
-        devices = (
-            tuple(i for i, _ in predicates.device_parameters(node, tree)) if node.info else ()
-        )
+        devices = tuple(i for i, _ in predicates.device_parameters(node, tree)) if node.info else ()
         gates = predicates.gates_of(node, index.guard_at)
         return (guard, source, self.predicate_of(fullname), gates), devices
 
