@@ -177,6 +177,8 @@ class Resolver:
         #: the modules the computations on the stack have read so far
         self._reading: list[set[str]] = []
         self._helpers: dict[str, bool] = {}
+        #: computing what runs under ``jax.grad`` (``defvjp`` rules count)
+        self._differentiated = False
 
     # ------------------------------------------------------------------ modules
 
@@ -379,7 +381,7 @@ class Resolver:
     def memoized(self, kind: str, key: str, compute: Callable[[], object]) -> object:
         """``compute()`` once per (kind, key) and version of the modules it read; a
         cycle gives None."""
-        slot = (kind, key)
+        slot = (f"{kind}-grad" if self._differentiated else kind, key)
         found = self._memo.get(slot)
         if found is not None:
             for reading in self._reading:
@@ -512,6 +514,8 @@ class Resolver:
         """A ``custom_vjp`` / ``custom_jvp`` function runs its ``defvjp`` rules when
         differentiated: their requirements join the primal's (platforms in common; a
         contradiction gives none)."""
+        if not self._differentiated:
+            return found  # the rules run only when the function is differentiated
         if "." in target.name or target.name not in target.facts.rules:
             return found
         fn = target.function
@@ -791,6 +795,12 @@ class Resolver:
         return self.resolve(name)
 
     def _one_call(self, caller: Target, event: CallEvent, name: str) -> list[Req]:
+        if event.differentiated and not self._differentiated:
+            self._differentiated = True
+            try:
+                return self._one_call(caller, event, name)
+            finally:
+                self._differentiated = False
         fn = caller.function
         assert fn is not None
         target = self._callee(caller, name)
@@ -975,15 +985,17 @@ class Resolver:
             return None
         if wrapper.deferred != (event.mode == model.RESULT):
             return None
-        forwarded = set()
-        for formal, param, position in wrapper.forwards:
-            expected = spec.positional.index(formal) if formal in spec.positional else -1
-            if formal != param or position != expected:
-                return None
-            forwarded.add(formal)
-        if spec.body not in forwarded:
+        as_entry = event.as_entry
+        if as_entry is None:
             return None
-        if "compiler_params" not in forwarded and wrapper.kwargs is None:
+        kernel_from, params_from = as_entry.via
+        sources = {formal: (param, str(position)) for formal, param, position in wrapper.forwards}
+        if spec.body not in sources or kernel_from not in sources[spec.body]:
+            return None
+        if "compiler_params" in sources:
+            if params_from not in sources["compiler_params"]:
+                return None
+        elif wrapper.kwargs is None or params_from != "compiler_params":
             return None
         where = f"{found.located.relpath}:{found.function.line}"
         return f"a wrapper of {spec.title}, {where}"

@@ -124,6 +124,10 @@ class EntryEvent:
     kernel: str | None
     #: the ``interpret=`` argument
     interpret: ArgSum
+    #: read from a call of something else (``CallEvent.as_entry``): where that call
+    #: passes the kernel and the params (a position or a keyword), for matching them
+    #: with a wrapper's parameters
+    via: tuple[str, str] = ("", "")
 
 
 #: ``CallEvent.mode``: call the target / call the result of calling the target
@@ -148,6 +152,9 @@ class CallEvent:
     #: the call read as a ``pl.pallas_call`` (it passes ``compiler_params=``), in case
     #: the callee is a wrapper of one
     as_entry: EntryEvent | None = None
+    #: under ``jax.grad`` (and the other differentiating transformations): the
+    #: ``defvjp`` / ``defjvp`` rules of the ``custom_vjp`` functions it reaches run too
+    differentiated: bool = False
 
 
 Event = EntryEvent | CallEvent
@@ -409,6 +416,7 @@ def _step_json(step: Step) -> dict[str, object]:
             "evidence": [_evidence_json(e) for e in step.evidence],
             "kernel": step.kernel,
             "interpret": step.interpret,
+            "via": list(step.via),
         }
     if isinstance(step, CallEvent):
         return {
@@ -419,6 +427,7 @@ def _step_json(step: Step) -> dict[str, object]:
             "then": _args_json(step.then) if step.then is not None else None,
             "bound": step.bound,
             "as_entry": _step_json(step.as_entry) if step.as_entry is not None else None,
+            "grad": step.differentiated,
         }
     if isinstance(step, Alt):
         return {
@@ -455,6 +464,7 @@ def _step_from(raw: object) -> Step:
             tuple(_evidence_from(e) for e in _list(data.get("evidence"))),
             _str(kernel) if kernel is not None else None,
             _str(data.get("interpret")),
+            _pair(data.get("via")),
         )
     if "call" in data:
         then = data.get("then")
@@ -470,6 +480,7 @@ def _step_from(raw: object) -> Step:
             _args_from(then) if then is not None else None,
             _bool(data.get("bound")),
             as_entry,
+            _bool(data.get("grad")),
         )
     if "alt" in data:
         arms: list[Arm] = []

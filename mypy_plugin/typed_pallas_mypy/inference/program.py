@@ -75,9 +75,12 @@ for _module in (
             f"{_module}.associative_scan": ((0, "fn"),),
         }
     )
-for _name in ("vjp", "jvp", "linearize"):
-    TRACED_ARGUMENTS[f"jax.{_name}"] = ((0, "fun"),)
-    TRACED_ARGUMENTS[f"jax._src.api.{_name}"] = ((0, "fun"),)
+#: ... and differentiate it: the ``defvjp`` rules of what it reaches run too
+DIFFERENTIATING_TRACERS: Final = frozenset(
+    f"{module}.{name}" for module in ("jax", "jax._src.api") for name in ("vjp", "jvp", "linearize")
+)
+for _name in DIFFERENTIATING_TRACERS:
+    TRACED_ARGUMENTS[_name] = ((0, "fun"),)
 
 #: ``with`` contexts under which every Pallas kernel is interpreted (lowers anywhere)
 INTERPRET_CONTEXTS: Final = frozenset(
@@ -137,6 +140,8 @@ class ProgramBuilder:
         self.scope = scope
         #: inside ``with force_tpu_interpret_mode()``
         self.interpreted = False
+        #: reading the function a differentiating transformation traces (``jax.vjp``)
+        self.differentiating = False
 
     # ------------------------------------------------------------------ statements
 
@@ -313,7 +318,7 @@ class ProgramBuilder:
         out: list[Step] = []
         callee = reader.ref(call.func, scope)
         if callee is not None and callee in TRACED_ARGUMENTS:
-            out.extend(self._traced(call, TRACED_ARGUMENTS[callee]))
+            out.extend(self._traced(call, callee, TRACED_ARGUMENTS[callee]))
             return out
         if callee is not None and callee in fullnames.PLATFORM_DEPENDENT:
             branches: dict[str | None, ast.expr] = {
@@ -369,14 +374,29 @@ class ProgramBuilder:
                 else None
             )
             events = [
-                CallEvent(line, (target,), merged, bound=what.self_bound, as_entry=as_entry)
+                CallEvent(
+                    line,
+                    (target,),
+                    merged,
+                    bound=what.self_bound,
+                    as_entry=as_entry,
+                    differentiated=what.differentiated or self.differentiating,
+                )
                 for target in what.targets
             ]
             return self._choice(line, events)
         if isinstance(what, _Result):
             as_entry = reader.as_entry(what.call, scope)
             return [
-                CallEvent(line, (what.target,), what.args, model.RESULT, args, as_entry=as_entry)
+                CallEvent(
+                    line,
+                    (what.target,),
+                    what.args,
+                    model.RESULT,
+                    args,
+                    as_entry=as_entry,
+                    differentiated=what.differentiated or self.differentiating,
+                )
             ]
         if isinstance(what, _Choice):
             arms = [
@@ -401,7 +421,9 @@ class ProgramBuilder:
             )
         return event
 
-    def _traced(self, call: ast.Call, where: tuple[tuple[int, str], ...]) -> list[Step]:
+    def _traced(
+        self, call: ast.Call, callee: str, where: tuple[tuple[int, str], ...]
+    ) -> list[Step]:
         """The functions JAX's control flow traces (every branch, every body)."""
         out: list[Step] = []
         keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
@@ -422,8 +444,13 @@ class ProgramBuilder:
                 if isinstance(value, (ast.List, ast.Tuple)) and keyword == "branches"
                 else [value]
             )
-            for function in functions:
-                out.extend(self.run(function, None, UNKNOWN_ARGS))
+            before = self.differentiating
+            self.differentiating = before or callee in DIFFERENTIATING_TRACERS
+            try:
+                for function in functions:
+                    out.extend(self.run(function, None, UNKNOWN_ARGS))
+            finally:
+                self.differentiating = before
         return out
 
     def _platform_alternatives(

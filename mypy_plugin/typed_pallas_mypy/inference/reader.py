@@ -70,6 +70,12 @@ from typed_pallas_mypy.inference.model import (
 
 #: What the reader lets through as a function-keeping decorator or wrapper call.
 KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
+#: Transformations that differentiate the function they keep (its ``defvjp`` rules run).
+DIFFERENTIATING: Final = frozenset(
+    f"{module}.{name}"
+    for module in ("jax", "jax._src.api")
+    for name in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian")
+)
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
@@ -292,6 +298,8 @@ class _Func:
     bound: CallArgs | None = None
     #: ``self.method``
     self_bound: bool = False
+    #: called through ``jax.grad`` and the like
+    differentiated: bool = False
 
 
 @dataclass(frozen=True)
@@ -300,6 +308,8 @@ class _Result:
     args: CallArgs
     #: the call whose result is called (for a wrapper's call: its own arguments)
     call: ast.Call | None = field(default=None, compare=False)
+    #: called through ``jax.grad`` and the like
+    differentiated: bool = False
 
 
 @dataclass(frozen=True)
@@ -1079,7 +1089,10 @@ class _ModuleReader:
             return inner if isinstance(inner, _Known | _Unknown) else _Unknown(spelling(call))
         keeper = self._keeper(call, scope)
         if keeper is not None:
-            return self.callable_of(keeper, scope, depth + 1)
+            kept = self.callable_of(keeper, scope, depth + 1)
+            if callee in DIFFERENTIATING and isinstance(kept, _Func | _Result):
+                return dataclasses.replace(kept, differentiated=True)
+            return kept
         if self._is_keeper_factory(call, scope):
             return KNOWN  # ``jax.jit(static_argnames=...)``: a decorator, not a function
         if callee in fullnames.TP_DISPATCH:
@@ -1615,12 +1628,43 @@ class _ModuleReader:
         return None
 
     def as_entry(self, call: ast.Call | None, scope: _Scope) -> EntryEvent | None:
-        """A call that passes ``compiler_params=``, read as a ``pl.pallas_call``: what it
-        means if the callee turns out to be a wrapper of one (``qpl.pallas_call``)."""
-        if call is None or not any(k.arg == "compiler_params" for k in call.keywords):
+        """A call that passes params (``compiler_params=``, or a params constructor as
+        an argument) and a kernel, read as the ``pl.pallas_call`` a wrapper would make
+        of them (``qpl.pallas_call``, ``my_pallas_call(kernel, shape, params)``);
+        ``EntryEvent.via`` says where each came from (``combine`` matches it with the
+        wrapper's parameters)."""
+        if call is None:
             return None
-        entry = _Entry(fullnames.PALLAS_CALL_PUBLIC, call)
-        return self.entry_event(entry, scope, call.lineno, None)
+        params_from: str | None = None
+        params_expr: ast.expr | None = None
+        for keyword in call.keywords:
+            if keyword.arg == "compiler_params":
+                params_from, params_expr = keyword.arg, keyword.value
+        positional: list[ast.expr] = []
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                break
+            positional.append(arg)
+        if params_expr is None:
+            for i, arg in enumerate(positional):
+                if self.params_of(arg, scope, position_of(call)) not in ("", UNKNOWN):
+                    params_from, params_expr = str(i), arg
+                    break
+        if params_expr is None or params_from is None or not positional:
+            return None
+        kernel_expr = positional[0]
+        read = ast.Call(
+            func=call.func,
+            args=[kernel_expr],
+            keywords=[
+                ast.keyword(arg="compiler_params", value=params_expr),
+                *(k for k in call.keywords if k.arg not in ("compiler_params", "kernel", None)),
+            ],
+        )
+        ast.copy_location(read, call)
+        entry = _Entry(fullnames.PALLAS_CALL_PUBLIC, read)
+        event = self.entry_event(entry, scope, call.lineno, None)
+        return dataclasses.replace(event, via=("0", params_from))
 
     def _decorators(self, node: FunctionNode, scope: _Scope) -> tuple[bool, tuple[str, ...], bool]:
         """(opaque, decorators of this project or library to resolve, custom derivative).
