@@ -190,6 +190,16 @@ CUSTOM_DERIVATIVES: Final = frozenset(
         "jax._src.custom_derivatives.custom_jvp",
     }
 )
+#: transformations that differentiate the function they are given: its custom
+#: derivative rules run (``jax.vjp`` / ``jvp`` / ``linearize`` call it right away)
+DIFFERENTIATING: Final = frozenset(
+    f"{module}.{name}"
+    for module in ("jax", "jax._src.api")
+    for name in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian")
+)
+DIFFERENTIATING_CALLS: Final = frozenset(
+    f"{module}.{name}" for module in ("jax", "jax._src.api") for name in ("vjp", "jvp", "linearize")
+)
 #: methods registering a custom derivative's rules (``f.defvjp(fwd, bwd)``)
 DERIVATIVE_RULES: Final = frozenset({"defvjp", "defjvp"})
 

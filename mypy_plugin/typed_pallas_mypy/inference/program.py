@@ -76,9 +76,7 @@ for _module in (
         }
     )
 #: ... and differentiate it: the ``defvjp`` rules of what it reaches run too
-DIFFERENTIATING_TRACERS: Final = frozenset(
-    f"{module}.{name}" for module in ("jax", "jax._src.api") for name in ("vjp", "jvp", "linearize")
-)
+DIFFERENTIATING_TRACERS: Final = fullnames.DIFFERENTIATING_CALLS
 for _name in DIFFERENTIATING_TRACERS:
     TRACED_ARGUMENTS[_name] = ((0, "fun"),)
 

@@ -71,11 +71,7 @@ from typed_pallas_mypy.inference.model import (
 #: What the reader lets through as a function-keeping decorator or wrapper call.
 KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
 #: Transformations that differentiate the function they keep (its ``defvjp`` rules run).
-DIFFERENTIATING: Final = frozenset(
-    f"{module}.{name}"
-    for module in ("jax", "jax._src.api")
-    for name in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian")
-)
+DIFFERENTIATING: Final = fullnames.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).

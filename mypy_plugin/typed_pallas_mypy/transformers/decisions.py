@@ -55,6 +55,7 @@ from mypy.types import Instance, get_proper_type
 from mypy.util import correct_relative_import
 
 from typed_pallas import _platforms
+from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
 from typed_pallas_mypy.transformers import calls, guards, predicates
 from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
@@ -232,7 +233,7 @@ class _Scan:
                 self._table(call.callee.expr, call)
         func = self._func_at(call)
         name = self.facts.names.callee_function(call.callee, func)
-        if name is None:
+        if name is None or _differentiates(call):
             self._read_call(call)
             return
         pos = start_of(call)
@@ -487,6 +488,13 @@ class _Scan:
                         continue  # calls are checked as calls
                     bound = self.facts.names.callee_function(item, self.index.function_at(pos))
                     self.check(bound, item, decided[0], decided[1])
+
+
+def _differentiates(call: CallExpr) -> bool:
+    """``jax.grad(f)(x)``: ``f`` runs with its custom derivative rules (the engine reads
+    such a call; mypy's name of its callee is ``f``'s)."""
+    callee = call.callee
+    return isinstance(callee, CallExpr) and ref_fullname(callee.callee) in fullnames.DIFFERENTIATING
 
 
 def _argument(call: CallExpr, keyword: str | None, position: int | None) -> Expression | None:
