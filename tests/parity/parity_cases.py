@@ -67,6 +67,7 @@ INPUTS: dict[str, tuple[int, ...]] = {
     "silent_scan": (2, 8, 128),
 }
 DEFAULT_INPUT = (8, 128)
+TPU_ON_GPU = "Compiler params for platform tpu cannot be used for gpu lowering."
 
 
 def fire_functions() -> list[str]:
@@ -92,19 +93,49 @@ def every_function_has_a_form() -> set[str]:
     return defined - set(fire_functions()) - set(silent_functions())
 
 
-def application() -> tuple[str, dict[int, str]]:
-    """The application's source (every function called under a GPU guard) and the line
-    of each ``fire_*`` call (where a finding belongs)."""
+#: Forms decided in the application itself, with the library's pieces: (form, the
+#: application's body for the firing case, for the silent one). ``{x}`` is the array.
+APPLICATION_FORMS: tuple[tuple[str, str, str], ...] = (
+    (
+        "a guard helper of the library",
+        "if kernlib.kernels.on_gpu():\n        return kernlib.fire_direct({x})",
+        "if kernlib.kernels.on_gpu():\n        return kernlib.silent_direct({x})",
+    ),
+    (
+        "a TPU-only kernel body of the library in the caller's pl.pallas_call",
+        'if jax.default_backend() == "gpu":\n'
+        "        return pl.pallas_call(kernlib.kernels.copy_body, out_shape=jax.ShapeDtypeStruct("
+        "{x}.shape, {x}.dtype))({x})",
+        'if jax.default_backend() == "gpu":\n'
+        "        return pl.pallas_call(kernlib.kernels.add_one, out_shape=jax.ShapeDtypeStruct("
+        "{x}.shape, {x}.dtype))({x})",
+    ),
+)
+
+#: what the firing case of each application form reports
+APPLICATION_MESSAGES: dict[str, str] = {
+    "a guard helper of the library": TPU_ON_GPU,
+    "a TPU-only kernel body of the library in the caller's pl.pallas_call": (
+        "The kernel of this pl.pallas_call lowers only for tpu; it cannot be used for gpu lowering."
+    ),
+}
+
+
+def application() -> tuple[str, dict[int, tuple[str, str]]]:
+    """The application's source (every function called under a GPU guard) and, for each
+    line where a finding belongs, (what fires there, the message)."""
     lines = [
         '"""Calls every shape of kernlib where the platform is decided: on the GPU path."""',
         "",
         "import jax",
         "import jax.numpy as jnp",
+        "from jax.experimental import pallas as pl",
         "",
         "import kernlib",
+        "import kernlib.kernels",
         "",
     ]
-    expected: dict[int, str] = {}
+    expected: dict[int, tuple[str, str]] = {}
     for name in [*fire_functions(), *silent_functions()]:
         shape = input_of(name)
         lines += [
@@ -116,5 +147,16 @@ def application() -> tuple[str, dict[int, str]]:
             "    return x",
         ]
         if name.startswith("fire_"):
-            expected[len(lines) - 1] = name
+            expected[len(lines) - 1] = (name, TPU_ON_GPU)
+    for index, (form, fire, silent) in enumerate(APPLICATION_FORMS):
+        for kind, body in (("fire", fire), ("silent", silent)):
+            lines += [
+                "",
+                f"def call_{kind}_application_{index}() -> object:",
+                f"    x = jnp.zeros({DEFAULT_INPUT}, jnp.float32)",
+                *f"    {body.format(x='x')}".split("\n"),
+                "    return x",
+            ]
+            if kind == "fire":
+                expected[len(lines) - 1] = (form, APPLICATION_MESSAGES[form])
     return "\n".join(lines) + "\n", expected

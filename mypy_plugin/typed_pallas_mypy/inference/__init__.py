@@ -44,6 +44,9 @@ __all__ = ["Inference", "Located", "ModuleSource", "Requirement", "WrapperFacts"
 
 _T = TypeVar("_T")
 
+#: (platforms when a guard helper returns true, when false) or None; returns a platform
+HelperFacts = tuple[tuple[frozenset[str] | None, frozenset[str] | None] | None, bool]
+
 
 @dataclass(frozen=True)
 class Requirement:
@@ -124,6 +127,13 @@ class Inference:
         """The requirement of calling what ``fullname(...)`` returns (a factory of
         kernels: ``make_splash_mha(...)``), both called without an interpret argument."""
         return self._guarded(None, lambda: _public(self._resolver.result_requirement(fullname)))
+
+    def helper(self, fullname: str) -> HelperFacts:
+        """(platforms when it returns true, when false) of a guard helper
+        (``def on_tpu(): return jax.default_backend() == "tpu"``), and whether it returns
+        the platform string itself; ``(None, False)`` for anything else."""
+        unknown: HelperFacts = (None, False)
+        return self._guarded(unknown, lambda: self._resolver.helper(fullname))
 
     def requirement_at(self, module: str, line: int) -> Requirement | None:
         """The requirement of the function of ``module`` defined at ``line`` (its

@@ -69,6 +69,10 @@ MAX_DEPTH: Final = 8
 #: How many aliases, re-exports and base classes deep a name is followed.
 _NAME_DEPTH: Final = 8
 LOWERING: Final = _platforms.LOWERING_SET
+GUARD_UNIVERSE: Final = _platforms.GUARD_UNIVERSE
+
+#: (platforms when a condition is true, platforms when it is false); None = not known
+Sets = tuple[frozenset[str] | None, frozenset[str] | None]
 
 #: How interpret mode reaches a requirement's kernels:
 #: None: never (the requirement always holds);
@@ -693,6 +697,55 @@ class Resolver:
         self._helpers[name] = result
         return result
 
+    # ------------------------------------------------------------------ guard helpers
+
+    def helper(self, fullname: str, depth: int = 0) -> tuple[Sets | None, bool]:
+        """(platforms when it returns true, when false) of a guard helper, and whether it
+        returns the platform itself (a platform helper); (None, False) for anything else."""
+        if depth > _NAME_DEPTH:
+            return None, False
+        target = self.resolve(fullname)
+        if target is not None and target.alias is not None:
+            alias = target.alias
+            if alias.kind in (model.REF, model.KEEP) and len(alias.targets) == 1:
+                return self.helper(alias.targets[0], depth + 1)
+            return None, False
+        if target is None or target.function is None or target.function.condition is None:
+            return None, False
+        fn = target.function
+        if self.is_opaque(target):
+            return None, False
+        if fn.condition == ["source"]:
+            return None, True
+        sets = self._sets(fn.condition, depth)
+        return (None, False) if sets == (None, None) else (sets, False)
+
+    def _sets(self, condition: object, depth: int) -> Sets:
+        """What a ``model.Condition`` says, as ``guards.conditions`` reads one."""
+        if not isinstance(condition, list) or not condition:
+            return None, None
+        kind = condition[0]
+        if kind == "cmp" and len(condition) == 3 and isinstance(condition[2], list):
+            matched: frozenset[str] = frozenset()
+            for name in condition[2]:
+                matched |= _platforms.LOWERINGS_OF_GUARD_NAME.get(str(name), frozenset())
+            if condition[1] in ("==", "in"):
+                return matched, GUARD_UNIVERSE - matched
+            return GUARD_UNIVERSE - matched, matched
+        if kind == "not" and len(condition) == 2:
+            true_set, false_set = self._sets(condition[1], depth)
+            return false_set, true_set
+        if kind in ("and", "or"):
+            result: Sets | None = None
+            for part in condition[1:]:
+                sets = self._sets(part, depth)
+                result = sets if result is None else _join(kind, result, sets)
+            return result if result is not None else (None, None)
+        if kind == "call" and len(condition) == 2:
+            found, _ = self.helper(str(condition[1]), depth + 1)
+            return found if found is not None else (None, None)
+        return None, None
+
     # ------------------------------------------------------------------ sources
 
     def _where(self, target: Target, line: int) -> str:
@@ -1224,6 +1277,23 @@ _API_CALLER: Final = FunctionSummary(
     body_evidence=(),
     wrapper=None,
 )
+
+
+def _join(kind: object, left: Sets, right: Sets) -> Sets:
+    """``left and right`` / ``left or right`` of two conditions' sets."""
+    lt, lf = left
+    rt, rf = right
+    if kind == "and":
+        true_set = (
+            None if lt is None and rt is None else (lt or GUARD_UNIVERSE) & (rt or GUARD_UNIVERSE)
+        )
+        false_set = None if lf is None or rf is None else lf | rf
+    else:
+        true_set = None if lt is None or rt is None else lt | rt
+        false_set = (
+            None if lf is None and rf is None else (lf or GUARD_UNIVERSE) & (rf or GUARD_UNIVERSE)
+        )
+    return true_set, false_set
 
 
 def _restricts(platforms: frozenset[str]) -> bool:

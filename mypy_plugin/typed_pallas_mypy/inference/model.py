@@ -217,6 +217,14 @@ class WrapperFact:
     args: tuple[str, int] | None = None
 
 
+#: What a guard helper returns, as nested lists (JSON as it is):
+#: ``["source"]``: a platform string itself (``jax.default_backend()``);
+#: ``["cmp", op, [names]]``: the platform compared with literals (op: ==, !=, in, not in);
+#: ``["not", c]``, ``["and", c, ...]``, ``["or", c, ...]``; ``["call", fullname]``: what
+#: another helper returns.
+Condition = list[object]
+
+
 #: ``FunctionSummary.decorator``: what the function does as a decorator
 KEEPS: Final = "keeps"  # returns a ``functools.wraps`` closure calling its argument
 KEEPS_FACTORY: Final = "factory"  # returns such a decorator
@@ -260,6 +268,8 @@ class FunctionSummary:
     #: decorated with ``functools.partial(pl.pallas_call, ...)`` (or ``pl.kernel``):
     #: calling it runs that entry point with this function as the kernel
     decorated_entry: EntryEvent | None = None
+    #: a guard helper's condition (``helper == "platform"``): ``Condition``
+    condition: Condition | None = None
 
 
 @dataclass(frozen=True)
@@ -539,6 +549,7 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
         "decorated_entry": _step_json(fn.decorated_entry)
         if fn.decorated_entry is not None
         else None,
+        "condition": fn.condition,
     }
 
 
@@ -588,7 +599,17 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
         derivative=_bool(data.get("derivative")),
         decorator=_str(data.get("decorator")),
         decorated_entry=decorated,
+        condition=_condition_from(data.get("condition")),
     )
+
+
+def _condition_from(raw: object) -> Condition | None:
+    if raw is None:
+        return None
+    items = _list(raw)
+    if not items or not isinstance(items[0], str):
+        raise FactsFormatError(f"bad condition {raw!r}")
+    return list(items)
 
 
 def class_json(cls: ClassSummary) -> dict[str, object]:

@@ -75,7 +75,7 @@ DIFFERENTIATING: Final = fullnames.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "4"
+READER_VERSION: Final = "5"
 
 #: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
 BODY_DEPTH: Final = 2
@@ -1555,6 +1555,9 @@ class _ModuleReader:
             derivative=derivative,
             decorator=self._decorator_kind(node, scope) if not isinstance(node, ast.Lambda) else "",
             decorated_entry=decorated_entry,
+            condition=self._helper_condition(node, scope)
+            if not isinstance(node, ast.Lambda)
+            else None,
         )
 
     def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
@@ -1739,6 +1742,79 @@ class _ModuleReader:
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
             return ""
         return "platform" if self._expr_platform(stmts[0].value, scope) is not None else "return"
+
+    def _helper_condition(self, node: FunctionNode, scope: _Scope) -> model.Condition | None:
+        """What a one-``return`` guard or platform helper returns (``model.Condition``)."""
+        stmts = [s for s in node.body if not _is_docstring(s)]
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
+            return None
+        return self.condition(stmts[0].value, scope)
+
+    def condition(self, expr: ast.expr, scope: _Scope) -> model.Condition | None:
+        if self._is_platform_value(expr, scope):
+            return ["source"]
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            inner = self.condition(expr.operand, scope)
+            return ["not", inner] if inner is not None else None
+        if isinstance(expr, ast.BoolOp):
+            parts = [self.condition(v, scope) for v in expr.values]
+            kind = "and" if isinstance(expr.op, ast.And) else "or"
+            return [kind, *parts]  # an unknown part: None inside (``combine`` decides)
+        if isinstance(expr, ast.Call) and not expr.args and not expr.keywords:
+            name = self.ref(expr.func, scope)
+            if name in fullnames.IS_TPU_DEVICE:
+                return ["cmp", "==", ["tpu"]]
+            if name is not None and not is_opaque_name(name):
+                return ["call", name]
+            return None
+        if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+            left, right = expr.left, expr.comparators[0]
+            op = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}.get(
+                type(expr.ops[0])
+            )
+            if op is None:
+                return None
+            if op in ("==", "!=") and self._is_platform_value(right, scope):
+                left, right = right, left
+            if not self._is_platform_value(left, scope):
+                return None
+            names = _strings(right)
+            if names is None or (op in ("==", "!=") and len(names) != 1):
+                return None
+            return ["cmp", op, names]
+        return None
+
+    def _is_platform_value(self, expr: ast.expr, scope: _Scope) -> bool:
+        """``jax.default_backend()``, ``jax.devices()[0].platform``,
+        ``get_default_device().platform``, or a module's variable holding one."""
+        if isinstance(expr, ast.Call) and not expr.args:
+            return self.ref(expr.func, scope) in fullnames.DEFAULT_BACKEND
+        if isinstance(expr, ast.Attribute) and expr.attr == "platform":
+            device = expr.value
+            if isinstance(device, ast.Subscript) and isinstance(device.value, ast.Call):
+                index = device.slice
+                return (
+                    isinstance(index, ast.Constant)
+                    and index.value == 0
+                    and not device.value.args
+                    and not device.value.keywords
+                    and self.ref(device.value.func, scope) in fullnames.DEVICES
+                )
+            if isinstance(device, ast.Call) and not device.args:
+                return self.ref(device.func, scope) in fullnames.GET_DEFAULT_DEVICE
+            return False
+        if isinstance(expr, ast.Name):
+            found = self.lookup(expr.id, scope)
+            if isinstance(found, _Global) and found.fullname == f"{self.module}.{expr.id}":
+                binding = self.bindings.get(expr.id)
+                value = self.raw.get(expr.id, [("", None)])[0][1]
+                return (
+                    binding is not None
+                    and binding.kind == model.PLATFORM_VALUE
+                    and isinstance(value, ast.expr)
+                    and self._is_platform_value(value, self.module_scope)
+                )
+        return False
 
     # ------------------------------------------------------------------ wrappers
 
@@ -2118,6 +2194,17 @@ def _positions(scope: _Scope) -> dict[str, int]:
             index += 1
         else:
             out[param.name] = -1
+    return out
+
+
+def _strings(expr: ast.expr) -> list[str] | None:
+    """The literal strings of ``"tpu"`` or ``("cuda", "rocm")``; None for anything else."""
+    items = expr.elts if isinstance(expr, (ast.Tuple, ast.List, ast.Set)) else [expr]
+    out: list[str] = []
+    for item in items:
+        if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            return None
+        out.append(item.value)
     return out
 
 

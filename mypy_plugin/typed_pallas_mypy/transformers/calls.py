@@ -433,7 +433,9 @@ def problem_of(
     if interpret == "on":
         return None
     if "compiler_params" not in view.args:
-        return None  # absent (backend default) or inside a splat: unknown
+        if view.has_splat or interpret != "off":
+            return None  # inside a splat, or maybe interpreted: unknown
+        return _evidence_only(view, index, config)
     pos = start_of(view.context)
     func = index.function_at(pos)
     expr = view.args["compiler_params"]
@@ -465,6 +467,48 @@ def problem_of(
             f"every branch of the conditional expression at line {expr.line} fails; the first is shown",
         ]
     return message, [*notes, *_wrapper_note(view)]
+
+
+def _evidence_only(view: CallView, index: ModuleIndex, config: PlatformConfig) -> Problem | None:
+    """A call without params (the platform's default backend) whose kernel's own
+    evidence cannot lower where the platform is decided: ``pl.pallas_call(tpu_body, ...)``
+    on the GPU path."""
+    pos = start_of(view.context)
+    evidence = evidence_of(view, index, index.function_at(pos))
+    if not evidence:
+        return None
+    platforms: frozenset[str] = LOWERING
+    for ev in evidence:
+        platforms = platforms & frozenset(
+            p for b in ev.backends for p in evidence_tables.ROW_OF_BACKEND[b].lowers_on
+        )
+    if not platforms or platforms == LOWERING:
+        return None  # a contradiction inside the kernel, or no restriction
+    decided: tuple[frozenset[str], str] | None = None
+    guard = index.guard_at(pos)
+    if guard is not None:
+        lowering = guard.platforms & LOWERING
+        if lowering:
+            decided = (
+                lowering,
+                f"{guard.regions[-1].why} lets this call lower only for "
+                f"{', '.join(sorted(lowering))}",
+            )
+    else:
+        decided = configured_decision(
+            config.platforms_for(index.tree.fullname), index.tree.fullname
+        )
+    if decided is None or decided[0] & platforms:
+        return None
+    lowering, why = decided
+    registry = sorted({_platforms.PLATFORM_OF_LOWERING[p] for p in lowering})
+    message = _platforms.REQUIREMENT_TEMPLATE.format(
+        name=f"The kernel of this {view.entry.title}",
+        required=", ".join(sorted(platforms)),
+        platform=", ".join(registry),
+    )
+    notes = [e.describe() for e in evidence[:3]]
+    return message, [*notes, why, *_wrapper_note(view)]
 
 
 def _problem(

@@ -44,6 +44,7 @@ from mypy.nodes import (
     MemberExpr,
     MypyFile,
     NameExpr,
+    Node,
     RefExpr,
     ReturnStmt,
     StrExpr,
@@ -83,6 +84,9 @@ class ModuleFindings:
     by_target: dict[int, list[Finding]] = field(default_factory=dict)
     #: targets' fullnames (for the daemon's dependencies)
     targets: set[str] = field(default_factory=set)
+    #: targets in which no call surely fires a hook (``kernlib.on_gpu()`` of a package
+    #: mypy cannot follow is ``Any``): any hook of the module reports their findings
+    orphans: set[int] = field(default_factory=set)
 
     def add(self, target: int, finding: Finding) -> None:
         items = self.by_target.setdefault(target, [])
@@ -206,7 +210,36 @@ class _Scan:
             elif isinstance(expr, IndexExpr):
                 self._table_index(expr)
         self._class_claims()
+        self._orphans()
         return self.out
+
+    def _orphans(self) -> None:
+        """The targets with findings where no hook surely fires (``ModuleFindings.orphans``)."""
+        functions = {id(item[2]): item[2] for item in self.index.functions}
+        for target in self.out.by_target:
+            func = functions.get(target)
+            scope: Node = func if func is not None else self.tree
+            if not any(
+                isinstance(expr, CallExpr) and self._hooked(expr)
+                for expr in get_subexpressions(scope)
+            ):
+                self.out.orphans.add(target)
+
+    def _hooked(self, call: CallExpr) -> bool:
+        """Whether mypy surely calls one of the plugin's hooks for ``call``."""
+        name = ref_fullname(call.callee)
+        if name is None:
+            return False
+        if (
+            name in ENTRIES
+            or name in fullnames.DECISION_CALLS
+            or name == fullnames.FUNCTOOLS_PARTIAL
+        ):
+            return True
+        node = call.callee.node if isinstance(call.callee, RefExpr) else None
+        return isinstance(node, FuncDef) and self.facts.names.is_user_module(
+            self.facts.names.module_of(name)
+        )
 
     def _class_claims(self) -> None:
         """A predicate admitting what a kernel method of its class cannot lower for:

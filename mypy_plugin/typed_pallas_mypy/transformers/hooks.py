@@ -209,13 +209,16 @@ def report_decisions(
         return
     assert isinstance(ctx.context, CallExpr)
     func = index_of(tree, session.facts).outermost_function_at(start_of(ctx.context))
-    pending = found.by_target.get(id(func) if func is not None else 0)
+    pending = list(found.by_target.get(id(func) if func is not None else 0, []))
+    for orphan in found.orphans:
+        pending.extend(found.by_target.get(orphan, []))
     if not pending:
         return
     present = reporting.reported(ctx.api, tree.path)
     for finding in pending:
         if (finding.line, finding.column, finding.message) not in present:
             report(ctx.api, finding.context(), finding.message, list(finding.notes))
+            present.add((finding.line, finding.column, finding.message))
 
 
 def _guarded(

@@ -70,9 +70,9 @@ class CrossModule(Protocol):
     #: index built from older answers (its guard regions) is built again
     generation: int
 
-    def helper_sets(self, call: CallExpr) -> Sets | None: ...
+    def helper_sets(self, call: CallExpr, module: str | None = None) -> Sets | None: ...
 
-    def is_platform_call(self, call: CallExpr) -> bool: ...
+    def is_platform_call(self, call: CallExpr, module: str | None = None) -> bool: ...
 
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]: ...
 
@@ -206,7 +206,9 @@ class ModuleIndex:
         return False
 
     def helper_sets(self, call: CallExpr) -> Sets | None:
-        return self.cross.helper_sets(call) if self.cross is not None else None
+        if self.cross is None:
+            return None
+        return self.cross.helper_sets(call, self.tree.fullname)
 
     def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
         """A condition held by a variable of ``func``, or by a module-level variable
@@ -220,7 +222,9 @@ class ModuleIndex:
         return None
 
     def is_platform_call(self, call: CallExpr) -> bool:
-        return self.cross.is_platform_call(call) if self.cross is not None else False
+        if self.cross is None:
+            return False
+        return self.cross.is_platform_call(call, self.tree.fullname)
 
     def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
         if isinstance(name.node, Var) and id(name.node) in self.device_params:

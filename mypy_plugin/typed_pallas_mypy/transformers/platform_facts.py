@@ -230,14 +230,16 @@ class Facts:
 
     # ---------------------------------------------------------------- guard helpers
 
-    def helper_sets(self, call: CallExpr) -> Sets | None:
-        name = self.names.callee_function(call.callee, None)
+    def helper_sets(self, call: CallExpr, module: str | None = None) -> Sets | None:
+        """The sets of the guard helper ``call`` calls (``module``: the module the call
+        is in, for names imported from a package mypy could not follow)."""
+        name = self.names.callee_function(call.callee, None, module=module)
         if name is None:
             return None
         return self.helper_of(name)[0]
 
-    def is_platform_call(self, call: CallExpr) -> bool:
-        name = self.names.callee_function(call.callee, None)
+    def is_platform_call(self, call: CallExpr, module: str | None = None) -> bool:
+        name = self.names.callee_function(call.callee, None, module=module)
         return name is not None and self.helper_of(name)[1]
 
     def helper_of(self, fullname: str) -> tuple[Sets | None, bool]:
@@ -249,6 +251,9 @@ class Facts:
         order the hooks come in."""
         module = self.names.module_of(fullname)
         if module is None or not self.names.is_user_module(module):
+            if self.names.is_library_name(fullname):
+                # a library's guard helper (``if lib.on_tpu():``): read by the engine
+                return self.inference.engine().helper(fullname)
             return None, False
         self._note_module(module)
         tree = self.modules[module]

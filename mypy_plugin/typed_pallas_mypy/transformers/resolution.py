@@ -213,10 +213,11 @@ class Names:
         return node
 
     def callee_function(
-        self, expr: Expression, func: FuncItem | None, depth: int = 0
+        self, expr: Expression, func: FuncItem | None, depth: int = 0, module: str | None = None
     ) -> str | None:
         """The fullname of the function ``expr`` names, through partial, jit, aliases
-        and ``self.``; None when it is not a function the plugin can know."""
+        and ``self.``; None when it is not a function the plugin can know (``module``:
+        the module ``expr`` is in, when ``func`` is not known)."""
         if depth > ALIAS_DEPTH:
             return None
         if isinstance(expr, CallExpr):
@@ -226,14 +227,14 @@ class Names:
                 or wrapped in fullnames.KEEPS_FUNCTION
                 or wrapped in fullnames.CUSTOM_DERIVATIVES
             ) and expr.args:
-                return self.callee_function(expr.args[0], func, depth + 1)
+                return self.callee_function(expr.args[0], func, depth + 1, module)
             return None
         if isinstance(expr, MemberExpr) and isinstance(expr.expr, NameExpr) and func is not None:
             method = self._self_method(expr, func)
             if method is not None:
                 return method or None
         if isinstance(expr, RefExpr):
-            return self._reference(expr, func)
+            return self._reference(expr, func, module)
         return None
 
     def _self_method(self, expr: MemberExpr, func: FuncItem) -> str | None:
@@ -259,10 +260,12 @@ class Names:
             return method.node.fullname
         return ""
 
-    def _reference(self, expr: RefExpr, func: FuncItem | None) -> str | None:
+    def _reference(
+        self, expr: RefExpr, func: FuncItem | None, module: str | None = None
+    ) -> str | None:
         node = expr.node
         if not expr.fullname or (isinstance(node, Var) and node.is_suppressed_import):
-            return self.untyped_target(expr, func)
+            return self.untyped_target(expr, func, module)
         module = self.module_of(expr.fullname)
         if self.is_installed_module(module):
             # an installed package: mypy dropped its bodies; the library reader knows
@@ -290,12 +293,14 @@ class Names:
         tree = self.modules[module]
         return is_installed_path(tree.path) and not tree.path.endswith(".pyi")
 
-    def untyped_target(self, expr: Expression, func: FuncItem | None) -> str | None:
+    def untyped_target(
+        self, expr: Expression, func: FuncItem | None, module: str | None = None
+    ) -> str | None:
         """The dotted name an import of a package mypy could not follow binds
         (``from tokamax import ragged_dot`` -> ``tokamax.ragged_dot``): mypy types such
         names ``Any`` and records no target, so the module's import statements say it."""
         if isinstance(expr, MemberExpr):
-            base = self.untyped_target(expr.expr, func)
+            base = self.untyped_target(expr.expr, func, module)
             return f"{base}.{expr.name}" if base is not None else None
         if not isinstance(expr, NameExpr):
             return None
@@ -303,10 +308,10 @@ class Names:
         if not isinstance(node, Var) or not node.is_suppressed_import:
             return None
         owner = node.fullname if "." in node.fullname else (func.fullname if func else "")
-        module = self.module_of(owner) if owner else None
-        if module is None:
+        where = self.module_of(owner) if owner else module
+        if where is None or where not in self.modules:
             return None
-        return self._import_map(module).get(expr.name)
+        return self._import_map(where).get(expr.name)
 
     def _import_map(self, module: str) -> dict[str, str]:
         """Local name -> dotted target of every import in ``module`` (names bound to two

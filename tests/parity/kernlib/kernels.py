@@ -1,5 +1,5 @@
-"""The kernels the shapes reach: one per backend, an interpret switch, a TPU-only body,
-a guard helper."""
+"""The kernels the shapes reach: one per backend, an interpret switch, a TPU-only body
+(``copy_body``: ``pltpu.sync_copy``), and a guard helper the application decides with."""
 
 import jax
 from jax.experimental import pallas as pl
@@ -48,5 +48,5 @@ def tpu_op_i(x, interpret=False):
     )(x)
 
 
-def on_tpu():
-    return jax.default_backend() == "tpu"
+def on_gpu():
+    return jax.default_backend() == "gpu"
