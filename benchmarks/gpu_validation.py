@@ -25,9 +25,13 @@ What it does:
    ``plgpu.kernel`` raw vs ``typed_pallas.mosaic_gpu_kernel``, and Triton params on
    ``plgpu.kernel`` raw vs typed.
 
-It writes a JSON with everything and prints a table. ``--interpret`` runs the ops in
-Pallas interpret mode on any machine (a smoke test of this script: no timings worth
-reading, no Mosaic GPU, no GPU-only cases).
+   Each case says what it must give (the typed API's exact ``ValueError``, the control
+   runs); the raw cases measure what JAX does. A case not as expected fails the run.
+
+It writes a JSON with everything and prints a table. ``--interpret`` is a smoke test of
+this script on any machine: the ops run in Pallas interpret mode (no timings worth
+reading, no Mosaic GPU), and the wrong-params cases are lowered for cuda on this host with
+``jax.export`` instead of run (tests/test_gpu_validation.py compiles and runs them on CPU).
 
 What it does not do: tune kernels, or measure anything but whole compiled calls.
 """
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import json
 import os
@@ -51,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 EXPECTED = "Compiler params for platform tpu cannot be used for gpu lowering."
+EXPECTED_BACKEND = "Compiler params for backend triton cannot be used for mosaic_gpu lowering."
 
 
 # --------------------------------------------------------------------------- typed routing
@@ -321,6 +327,12 @@ def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- mismatch cases
 
+# Each case is a program of its own, run in a fresh interpreter: the prelude, the case's
+# ``build`` (which defines ``f``, a function of ``x``), then one step, all built by
+# mismatch_program() and nowhere else (tests/test_gpu_validation.py compiles and runs
+# exactly these programs on CPU). The programs are strings: mypy does not see into them,
+# and they cannot use this module's helpers.
+
 _PRELUDE = textwrap.dedent("""
     import json, sys, traceback
     import jax, jax.numpy as jnp
@@ -338,84 +350,136 @@ _PRELUDE = textwrap.dedent("""
         import inspect
         ps = inspect.signature(mgpu().kernel).parameters
         return {"out_type": out} if "out_type" in ps else {"out_shape": out}
-""")
-
-MISMATCH_CASES: dict[str, str] = {
-    "raw pl.pallas_call + TPU params": """
-        f = pl.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
-        _ready(jax.jit(f)(x))
-    """,
-    "typed_pallas.pallas_call + TPU params": """
-        import typed_pallas
-        f = typed_pallas.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
-        _ready(jax.jit(f)(x))
-    """,
-    "raw pl.pallas_call + TPU params, after install_backstop()": """
-        import typed_pallas
-        typed_pallas.install_backstop()
-        f = pl.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
-        _ready(jax.jit(f)(x))
-    """,
-    "raw plgpu.kernel + TPU params": """
-        plgpu = mgpu()
-        def body(x_ref, o_ref):
-            o_ref[...] = x_ref[...] + 1.0
-        f = plgpu.kernel(body, compiler_params=pltpu.CompilerParams(), **mgpu_kw())
-        _ready(jax.jit(f)(x))
-    """,
-    "typed_pallas.mosaic_gpu_kernel + TPU params": """
-        import typed_pallas
-        plgpu = mgpu()
-        def body(x_ref, o_ref):
-            o_ref[...] = x_ref[...] + 1.0
-        f = typed_pallas.mosaic_gpu_kernel(body, compiler_params=pltpu.CompilerParams(), **mgpu_kw())
-        _ready(jax.jit(f)(x))
-    """,
-    "raw plgpu.kernel + Triton params": """
-        plgpu = mgpu()
-        def body(x_ref, o_ref):
-            o_ref[...] = x_ref[...] + 1.0
-        f = plgpu.kernel(body, compiler_params=pltriton.CompilerParams(), **mgpu_kw())
-        _ready(jax.jit(f)(x))
-    """,
-    "typed_pallas.mosaic_gpu_kernel + Triton params": """
-        import typed_pallas
-        plgpu = mgpu()
-        def body(x_ref, o_ref):
-            o_ref[...] = x_ref[...] + 1.0
-        f = typed_pallas.mosaic_gpu_kernel(body, compiler_params=pltriton.CompilerParams(), **mgpu_kw())
-        _ready(jax.jit(f)(x))
-    """,
-    "control: typed_pallas.pallas_call + Triton params (must run)": """
-        import typed_pallas
-        f = typed_pallas.pallas_call(add_one, out_shape=out, compiler_params=pltriton.CompilerParams())
-        y = _ready(jax.jit(f)(x))
-        assert bool((y == x + 1).all())
-    """,
-}
-
-_EPILOGUE = textwrap.dedent("""
     def _report(exc):
         print("@@RESULT@@" + json.dumps({"raised": type(exc).__name__ if exc else None,
                "is_value_error": isinstance(exc, ValueError), "message": str(exc) if exc else None,
                "mro": [c.__name__ for c in type(exc).__mro__] if exc else None}))
 """)
 
+#: the step on the GPU: run ``f`` on ``x``
+_RUN = "y = jax.block_until_ready(jax.jit(f)(x))\n"
+#: and, for a case that must run, check its result
+_CHECK = "assert bool((y == x + 1).all())\n"
+#: the step on a CPU host (``--interpret``, the tests): lower ``f`` for a GPU platform with
+#: jax.export (cross-lowering, as tests/runtime/test_matrix.py does), run nothing
+_LOWER = "from typed_pallas import _jaxcompat\n_jaxcompat.export_text(f, {platform!r}, x)\n"
 
-def run_mismatch(name: str, body: str, env: dict[str, str]) -> dict[str, Any]:
-    code = (
+
+@dataclasses.dataclass(frozen=True)
+class MismatchCase:
+    """One wrong-params case (or the control)."""
+
+    #: source that defines ``f`` from the prelude's names
+    build: str
+    #: the exact ``ValueError`` text the typed API must give; None where the case measures
+    #: what raw JAX does
+    expect: str | None = None
+    #: the control: ``f`` must run (lower, on a CPU host) and give ``x + 1``
+    must_run: bool = False
+
+
+MISMATCH_CASES: dict[str, MismatchCase] = {
+    "raw pl.pallas_call + TPU params": MismatchCase("""
+        f = pl.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
+    """),
+    "typed_pallas.pallas_call + TPU params": MismatchCase(
+        """
+        import typed_pallas
+        f = typed_pallas.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
+        """,
+        expect=EXPECTED,
+    ),
+    "raw pl.pallas_call + TPU params, after install_backstop()": MismatchCase(
+        """
+        import typed_pallas
+        typed_pallas.install_backstop()
+        f = pl.pallas_call(add_one, out_shape=out, compiler_params=pltpu.CompilerParams())
+        """,
+        expect=EXPECTED,
+    ),
+    "raw plgpu.kernel + TPU params": MismatchCase("""
+        plgpu = mgpu()
+        def body(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + 1.0
+        f = plgpu.kernel(body, compiler_params=pltpu.CompilerParams(), **mgpu_kw())
+    """),
+    "typed_pallas.mosaic_gpu_kernel + TPU params": MismatchCase(
+        """
+        import typed_pallas
+        plgpu = mgpu()
+        def body(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + 1.0
+        f = typed_pallas.mosaic_gpu_kernel(body, compiler_params=pltpu.CompilerParams(), **mgpu_kw())
+        """,
+        expect=EXPECTED,
+    ),
+    "raw plgpu.kernel + Triton params": MismatchCase("""
+        plgpu = mgpu()
+        def body(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + 1.0
+        f = plgpu.kernel(body, compiler_params=pltriton.CompilerParams(), **mgpu_kw())
+    """),
+    "typed_pallas.mosaic_gpu_kernel + Triton params": MismatchCase(
+        """
+        import typed_pallas
+        plgpu = mgpu()
+        def body(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + 1.0
+        f = typed_pallas.mosaic_gpu_kernel(body, compiler_params=pltriton.CompilerParams(), **mgpu_kw())
+        """,
+        expect=EXPECTED_BACKEND,
+    ),
+    "control: typed_pallas.pallas_call + Triton params (must run)": MismatchCase(
+        """
+        import typed_pallas
+        f = typed_pallas.pallas_call(add_one, out_shape=out, compiler_params=pltriton.CompilerParams())
+        """,
+        must_run=True,
+    ),
+}
+
+
+def mismatch_program(case: MismatchCase, lower_for: str | None = None) -> str:
+    """The whole program of ``case``: on the GPU (``lower_for`` None) it runs ``f``; with
+    ``lower_for`` (``"cuda"``) it lowers ``f`` for that platform on this host instead."""
+    if lower_for is None:
+        step = _RUN + (_CHECK if case.must_run else "")
+    else:
+        step = _LOWER.format(platform=lower_for)
+    body = textwrap.dedent(case.build).strip() + "\n" + step
+    return (
         _PRELUDE
-        + _EPILOGUE
         + "try:\n"
-        + textwrap.indent(textwrap.dedent(body), "    ")
-        + "\nexcept Exception as exc:\n    _report(exc)\nelse:\n    _report(None)\n"
+        + textwrap.indent(body, "    ")
+        + "except Exception as exc:\n    _report(exc)\nelse:\n    _report(None)\n"
     )
+
+
+def as_expected(case: MismatchCase, result: dict[str, Any]) -> bool | None:
+    """Whether ``result`` is what ``case`` claims; None for raw JAX (what it does is measured)."""
+    if case.must_run:
+        return result.get("raised") is None
+    if case.expect is not None:
+        return bool(result.get("is_value_error")) and result.get("message") == case.expect
+    return None
+
+
+def run_mismatch(
+    name: str, case: MismatchCase, env: dict[str, str], lower_for: str | None = None
+) -> dict[str, Any]:
+    """Run ``mismatch_program(case, lower_for)`` in a fresh interpreter; its result row."""
     t0 = time.perf_counter()
     p = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-c", mismatch_program(case, lower_for)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     line = next((ln for ln in p.stdout.splitlines() if ln.startswith("@@RESULT@@")), None)
     res: dict[str, Any] = {"case": name, "seconds": round(time.perf_counter() - t0, 1)}
+    if lower_for is not None:
+        res["lowered_for"] = lower_for
     if line is None:
         res.update(
             raised="(process failed)", message=(p.stdout + p.stderr)[-1500:], is_value_error=False
@@ -423,6 +487,7 @@ def run_mismatch(name: str, body: str, env: dict[str, str]) -> dict[str, Any]:
     else:
         res.update(json.loads(line[len("@@RESULT@@") :]))
     res["exact_expected_text"] = res.get("message") == EXPECTED
+    res["as_expected"] = as_expected(case, res)
     return res
 
 
@@ -449,9 +514,10 @@ def main(argv: list[str] | None = None) -> int:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "command": "python benchmarks/gpu_validation.py " + " ".join(argv or sys.argv[1:]),
     }
-    # mismatch cases first, each in a fresh interpreter
-    if not args.skip_mismatch and not args.interpret:
-        report["mismatch"] = [run_mismatch(n, b, env) for n, b in MISMATCH_CASES.items()]
+    # mismatch cases first, each in a fresh interpreter (--interpret: lowered for cuda here)
+    if not args.skip_mismatch:
+        lower_for = "cuda" if args.interpret else None
+        report["mismatch"] = [run_mismatch(n, c, env, lower_for) for n, c in MISMATCH_CASES.items()]
 
     import jax
 
@@ -493,11 +559,13 @@ def main(argv: list[str] | None = None) -> int:
             f"- {m['case']}: {m['raised']}"
             + (f": {msg[:160]!r}" if m["raised"] else "")
             + ("  [exact]" if m["exact_expected_text"] else "")
+            + {True: "  [as expected]", False: "  [NOT AS EXPECTED]", None: ""}[m["as_expected"]]
         )
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=1) + "\n")
     print(f"JSON: {args.json}")
-    return 0 if all(r.get("ok") for r in report["ops"]) else 1
+    mismatch_ok = all(m["as_expected"] is not False for m in report.get("mismatch", []))
+    return 0 if mismatch_ok and all(r.get("ok") for r in report["ops"]) else 1
 
 
 if __name__ == "__main__":

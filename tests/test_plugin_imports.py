@@ -142,3 +142,36 @@ def test_a_warm_run_does_not_import_importlib_metadata() -> None:
 def test_meta_the_importlib_metadata_check_can_fail() -> None:
     code = WARM_RUN_CODE + "\nimport importlib.metadata\n"
     assert "importlib.metadata" in loaded(code, "importlib.metadata")
+
+
+REGISTERED_CODE = """
+import typed_pallas_mypy
+from mypy.errorcodes import error_codes
+{call}
+print(json.dumps(["pallas-platform" in error_codes]))
+"""
+
+
+def test_the_entry_point_registers_the_error_code() -> None:
+    # mypy checks `disable_error_code`, `--disable-error-code`, per-module sections and
+    # inline `# mypy:` comments before any hook runs: calling the entry point (what mypy
+    # does when it loads the plugin) must have created the code (tests/test_error_code.py
+    # runs each form). It costs the warm run one module, errorcodes (mypy.errorcodes is
+    # mypy's own, already loaded).
+    assert _registered('typed_pallas_mypy.plugin("2.4.1")') is True
+
+
+def test_meta_the_registration_check_can_fail() -> None:
+    assert _registered("") is False  # importing the package alone creates nothing
+
+
+def _registered(call: str) -> bool:
+    completed = subprocess.run(
+        [sys.executable, "-c", "import json\n" + REGISTERED_CODE.format(call=call)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    result: list[bool] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return result[0]

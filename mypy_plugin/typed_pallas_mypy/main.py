@@ -22,7 +22,10 @@ and returns). It hooks:
   it is parsed, so that an edit re-checks the callers that read its facts.
 
 The transformers are imported on the first hook that needs them: a warm run, where
-mypy checks nothing, loads only this module, ``cache_keys`` and ``config``.
+mypy checks nothing, loads only this module, ``cache_keys``, ``config`` and
+``errorcodes``. The error code is registered when this module is imported, so that
+``disable_error_code``, ``--disable-error-code``, per-module sections and inline
+``# mypy:`` comments may name it (mypy checks them before any hook runs).
 
 What it does not do: import jax (it reads names, never values), or report anything
 when the platform cannot be known. Installed packages get no ``report_config_data``
@@ -47,12 +50,19 @@ from mypy.plugin import (
 from mypy.types import FunctionLike, Type
 from typing_extensions import override
 
-from typed_pallas_mypy import cache_keys, config, fullnames
+from typed_pallas_mypy import cache_keys, config, errorcodes, fullnames
 from typed_pallas_mypy.transformers.resolution import is_installed_path
 
 FunctionHook = Callable[[FunctionContext], Type]
 MethodHook = Callable[[MethodContext], Type]
 SignatureHook = Callable[[FunctionSigContext], FunctionLike]
+
+#: The plugin's error codes, registered with mypy by importing ``errorcodes`` (creating an
+#: ``ErrorCode`` registers it). mypy checks the codes its options name
+#: (``disable_error_code``, ``--enable-error-code``, a per-module section) right after
+#: loading the plugins, and a module's ``# mypy:`` comment when it parses the module,
+#: before any hook runs: the codes must exist once this entry module is loaded.
+ERROR_CODES: Final = (errorcodes.PALLAS_PLATFORM,)
 
 #: "not looked up yet" in the per-fullname hook memo (None means "no hook")
 _UNSEEN: Final = object()

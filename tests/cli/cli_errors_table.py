@@ -101,6 +101,17 @@ INPUTS = (
         runs_mypy=("check", "platforms"),
     ),
     Input(
+        "an annotation mypy cannot read",
+        {"bench.py": b"def sample() -> (int, str):\n    return 1, ''\n"},
+        {
+            "check": ("bench.py",),
+            "platforms": ("bench.py",),
+            "init": ("bench.py",),
+            "explain": ("bench.py",),
+        },
+        runs_mypy=("check", "platforms"),
+    ),
+    Input(
         "invalid TOML (pyproject.toml)",
         {"pyproject.toml": b"[tool.typed-pallas\n", "k.py": OK_PY},
         {"check": ("k.py",), "platforms": ("k.py",), "init": (), "explain": ("pallas-platform",)},
@@ -272,6 +283,33 @@ EXPECTED: dict[tuple[str, str], Expected] = {
     ("an empty file", "explain"): Expected(
         2,
         "typed-pallas: error: unknown error code 'empty.py'; known codes: ...",
+    ),
+    ("an annotation mypy cannot read", "check"): Expected(
+        0,
+        "typed-pallas: warning: cannot read the type annotation at bench.py:1:17 (Syntax error in type annotation; Suggestion: Use Tuple[T1, ..., Tn] instead of (T1, ..., Tn)): mypy takes it as Any, so findings that depend on it may be missed; fix it, or see mypy's message with --all-errors",
+        {
+            "text": "Success: no typed-pallas issues found",
+            "json": "[]",
+            "github": "Success: no typed-pallas issues found",
+            "sarif": "executionSuccessful=true, results=[]",
+        },
+    ),
+    ("an annotation mypy cannot read", "platforms"): Expected(
+        0,
+        "",
+        {
+            "text": "No platform facts: no function here has a platform requirement or decides one.",
+            "json": 'modules=["bench"]',
+            "mermaid": "graph LR",
+        },
+    ),
+    ("an annotation mypy cannot read", "init"): Expected(
+        2,
+        "typed-pallas: error: bench.py: not a folder; name the project's root folder (default: the current folder)",
+    ),
+    ("an annotation mypy cannot read", "explain"): Expected(
+        2,
+        "typed-pallas: error: unknown error code 'bench.py'; known codes: ...",
     ),
     ("invalid TOML (pyproject.toml)", "check"): Expected(
         2,

@@ -18,7 +18,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import ROOT, fake_mypy, first_block_after, mypy_json_line, smallest_code
+from cli_support import (
+    ROOT,
+    fake_mypy,
+    first_block_after,
+    mypy_json_line,
+    smallest_code,
+    validate_sarif,
+)
 
 from typed_pallas_mypy import cli, config
 from typed_pallas_mypy.cli import findings, formats
@@ -323,6 +330,177 @@ def test_unresolved_own_import_is_a_warning(
     assert "warning" not in capsys.readouterr().err
 
 
+# --------------------------------------------------------------------------- mypy's own errors
+#
+# Errors of mypy's own that a run went on after are no findings: not in any format,
+# not in the exit status. A syntax error that did not stop mypy (an annotation it could
+# not read, as sglang-jax's `-> (Image, str, int)`) was shown and counted as one, and so
+# was a wrong `compiler_params` argument to any function (another function's
+# `compiler_params=` of any type); the syntax errors are now a warning on stderr.
+
+ANNOTATION_WARNING = (
+    "typed-pallas: warning: cannot read the type annotation at pkg/bench.py:1681:81 "
+    "(Syntax error in type annotation; Suggestion: Use Tuple[T1, ..., Tn] instead of "
+    "(T1, ..., Tn)): mypy takes it as Any, so findings that depend on it may be missed; "
+    "fix it, or see mypy's message with --all-errors"
+)
+
+
+def _syntax_warning(where: str, message: str) -> str:
+    return (
+        f"typed-pallas: warning: mypy went on after a syntax error at {where} ({message}): it "
+        "is mypy's own error, not a typed-pallas finding, but findings that depend on that "
+        "code may be missed; fix it, or see mypy's message with --all-errors"
+    )
+
+
+#: (mypy's JSON line, the warning it gives, or None)
+MYPY_OWN_ERRORS = {
+    "annotation-syntax": (
+        mypy_json_line(
+            file="pkg/bench.py", line=1681, column=80, end_line=1681, end_column=97,
+            code="syntax", message="Syntax error in type annotation",
+            hint="Suggestion: Use Tuple[T1, ..., Tn] instead of (T1, ..., Tn)",
+        ),
+        ANNOTATION_WARNING,
+    ),
+    "invalid-type-ignore": (
+        mypy_json_line(
+            file="pkg/bench.py", line=24, column=12, code="syntax",
+            message='Invalid "type: ignore" comment',
+        ),
+        _syntax_warning("pkg/bench.py:24:13", 'Invalid "type: ignore" comment'),
+    ),
+    "async-for-outside-async": (
+        mypy_json_line(
+            file="pkg/bench.py", line=29, column=4, code="syntax",
+            message='"async for" outside async function',
+        ),
+        _syntax_warning("pkg/bench.py:29:5", '"async for" outside async function'),
+    ),
+    "compiler-params-of-another-function": (
+        mypy_json_line(
+            file="pkg/bench.py", line=42, column=22, code="arg-type",
+            message='Argument "compiler_params" to "build" has incompatible type "int"; '
+            'expected "dict[str, int]"',
+        ),
+        None,
+    ),
+}  # fmt: skip
+
+FINDING = mypy_json_line(
+    file="pkg/k.py", line=12, column=4, end_line=12, end_column=20,
+    message="Compiler params for platform gpu cannot be used for tpu lowering.",
+)  # fmt: skip
+
+
+def _shown(output: str, out: str) -> list[str]:
+    """What one format shows, one line per finding (or the summary for text and github)."""
+    if output == "json":
+        return [f"{f['file']}:{f['line']} [{f['code']}]" for f in json.loads(out)]
+    if output == "sarif":
+        log = json.loads(out)
+        validate_sarif(log)
+        (run,) = log["runs"]
+        (invocation,) = run["invocations"]
+        assert invocation["executionSuccessful"] is True
+        assert "toolExecutionNotifications" not in invocation
+        return [
+            f"{r['locations'][0]['physicalLocation']['artifactLocation']['uri']}:"
+            f"{r['locations'][0]['physicalLocation']['region']['startLine']} [{r['ruleId']}]"
+            for r in run["results"]
+        ]
+    return out.splitlines()
+
+
+#: what each format shows with only mypy's own error / with a finding as well
+NOTHING = {
+    "text": ["Success: no typed-pallas issues found"],
+    "json": [],
+    "github": ["Success: no typed-pallas issues found"],
+    "sarif": [],
+}
+ONE_FINDING = {
+    "text": [
+        "pkg/k.py:12:5: error: Compiler params for platform gpu cannot be used for tpu "
+        "lowering.  [pallas-platform]",
+        "Found 1 typed-pallas error in 1 file",
+    ],
+    "json": ["pkg/k.py:12 [pallas-platform]"],
+    "github": [
+        "::error file=pkg/k.py,line=12,col=5,endLine=12,endColumn=21,title=pallas-platform::"
+        "Compiler params for platform gpu cannot be used for tpu lowering.",
+        "Found 1 typed-pallas error in 1 file",
+    ],
+    "sarif": ["pkg/k.py:12 [pallas-platform]"],
+}
+
+
+@pytest.mark.parametrize("output", formats.OUTPUTS)
+@pytest.mark.parametrize("with_finding", [False, True], ids=["alone", "with-a-finding"])
+@pytest.mark.parametrize("leak", list(MYPY_OWN_ERRORS))
+def test_mypy_own_errors_are_no_findings(
+    proj: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    leak: str,
+    with_finding: bool,
+    output: str,
+) -> None:
+    (proj / "pkg").mkdir()
+    (proj / "pkg" / "bench.py").write_text("x = 1\n")
+    (proj / "pkg" / "k.py").write_text("x = 1\n")
+    line, warning = MYPY_OWN_ERRORS[leak]
+    stdout = line + "\n" + (FINDING + "\n" if with_finding else "")
+    fake_mypy(monkeypatch, stdout=stdout, returncode=1)
+    assert cli.main(["check", "--output", output, "pkg"]) == (1 if with_finding else 0)
+    captured = capsys.readouterr()
+    assert _shown(output, captured.out) == (ONE_FINDING if with_finding else NOTHING)[output]
+    warnings = [w for w in captured.err.splitlines() if w.startswith("typed-pallas: warning:")]
+    assert warnings == ([warning] if warning else [])
+
+
+def test_mypy_own_errors_are_shown_with_all_errors_and_not_warned(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (proj / "bench.py").write_text("x = 1\n")
+    annotation, _ = MYPY_OWN_ERRORS["annotation-syntax"]
+    fake_mypy(monkeypatch, stdout=annotation.replace("pkg/bench.py", "bench.py"), returncode=1)
+    assert cli.main(["check", "--all-errors", "bench.py"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        "bench.py:1681:81: error: Syntax error in type annotation  [syntax]",
+        "bench.py:1681:81: note: Suggestion: Use Tuple[T1, ..., Tn] instead of (T1, ..., Tn)",
+        "Found 1 error in 1 file",
+    ]
+    assert "warning" not in captured.err
+
+
+def test_several_unread_annotations_and_syntax_errors_are_one_line_each(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (proj / "a.py").write_text("x = 1\n")
+    lines = [
+        mypy_json_line(line=n, column=0, code="syntax", message="Syntax error in type annotation")
+        for n in (1, 2, 3, 4)
+    ] + [
+        mypy_json_line(line=n, column=0, code="syntax", message='Invalid "type: ignore" comment')
+        for n in (5, 6)
+    ]
+    fake_mypy(monkeypatch, stdout="\n".join(lines), returncode=1)
+    assert cli.main(["check", "a.py"]) == 0
+    warnings = [w for w in capsys.readouterr().err.splitlines() if "warning" in w]
+    assert warnings == [
+        "typed-pallas: warning: cannot read 4 type annotations, at a.py:1:1, a.py:2:1, a.py:3:1, "
+        "... (the first: Syntax error in type annotation): mypy takes them as Any, so findings "
+        "that depend on them may be missed; fix them, or see mypy's messages with --all-errors",
+        "typed-pallas: warning: mypy went on after 2 syntax errors, at a.py:5:1, a.py:6:1 (the "
+        'first: Invalid "type: ignore" comment): they are mypy\'s own errors, not typed-pallas '
+        "findings, but findings that depend on that code may be missed; fix them, or see "
+        "mypy's messages with --all-errors",
+    ]
+
+
 # --------------------------------------------------------------------------- empty selection
 
 
@@ -545,6 +723,72 @@ def test_src_layout_and_unresolved_own_imports(tmp_path: Path, mypy_cache: str) 
     assert (
         "warning: cannot resolve the project's own import pkg.missing_kernels (src/pkg/dispatch.py:4)"
         in missed.stderr
+    )
+
+
+BENCH = """\
+from typing import Any
+
+
+class Image: ...
+
+
+def sample(data: Any) -> (Image, str, int):
+    return Image(), "prompt", len(data)
+"""
+
+
+@pytest.mark.slow
+def test_an_annotation_mypy_cannot_read_is_a_warning(tmp_path: Path, mypy_cache: str) -> None:
+    """sglang-jax's ``-> (Image, str, int)``: mypy goes on after it (exit status 1, in its
+    JSON output); it is no finding, in no format and not in the exit status."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "bench.py").write_text(BENCH)
+    (tmp_path / "bad_call.py").write_text(BAD)
+    warning = (
+        "typed-pallas: warning: cannot read the type annotation at bench.py:7:26 (Syntax "
+        "error in type annotation; Suggestion: Use Tuple[T1, ..., Tn] instead of (T1, ..., "
+        "Tn)): mypy takes it as Any, so findings that depend on it may be missed; fix it, or "
+        "see mypy's message with --all-errors"
+    )
+    alone = run_cli(tmp_path, mypy_cache, "bench.py")
+    assert (alone.returncode, alone.stdout) == (0, "Success: no typed-pallas issues found\n"), (
+        alone.stdout + alone.stderr
+    )
+    assert warning in alone.stderr.splitlines(), alone.stderr
+
+    both = run_cli(tmp_path, mypy_cache, "--output", "json", "bench.py", "bad_call.py")
+    assert both.returncode == 1, both.stdout + both.stderr
+    assert [(f["file"], f["line"], f["code"]) for f in json.loads(both.stdout)] == [
+        ("bad_call.py", BAD_LINE, "pallas-platform")
+    ]
+    assert warning in both.stderr.splitlines(), both.stderr
+
+
+@pytest.mark.slow
+def test_check_lets_inline_comments_and_mypy_options_name_the_code(
+    tmp_path: Path, mypy_cache: str
+) -> None:
+    """``pallas-platform`` in a module's ``# mypy:`` comment and in mypy's own options after
+    ``--``: mypy stopped on both (an INTERNAL ERROR, ``Invalid error code(s)``) while the
+    plugin created the code only with its first report (tests/test_error_code.py runs
+    every form under plain mypy)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "bad_call.py").write_text(BAD)
+    (tmp_path / "silenced.py").write_text('# mypy: disable-error-code="pallas-platform"\n' + BAD)
+    inline = run_cli(tmp_path, mypy_cache, "bad_call.py", "silenced.py")
+    assert inline.returncode == 1, inline.stdout + inline.stderr
+    errors = [line for line in inline.stdout.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and errors[0].startswith(f"bad_call.py:{BAD_LINE}:"), inline.stdout
+    assert inline.stdout.splitlines()[-1] == "Found 1 typed-pallas error in 1 file"
+
+    # a global option: its own cache, so that the shared one keeps its configuration
+    flag = run_cli(
+        tmp_path, str(tmp_path / "cache"), "bad_call.py", "--", "--disable-error-code",
+        "pallas-platform",
+    )  # fmt: skip
+    assert (flag.returncode, flag.stdout) == (0, "Success: no typed-pallas issues found\n"), (
+        flag.stdout + flag.stderr
     )
 
 

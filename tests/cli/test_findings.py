@@ -32,7 +32,9 @@ def test_parse_mypy_json_attaches_notes_and_makes_columns_one_based() -> None:
     assert other == ["Found 1 error in 1 file (errors prevented further checking)"]
 
 
-def test_select_keeps_plugin_and_blocking_codes_unless_all_errors() -> None:
+def test_select_keeps_plugin_codes_and_stub_mismatches_unless_all_errors() -> None:
+    # a syntax error is mypy's own: a run it stopped is shown whole (``check``), one it
+    # did not stop is a warning (``unread_code``); it was kept as a finding before
     parsed, _ = findings.parse_mypy_json(
         "\n".join(
             [
@@ -66,11 +68,33 @@ def test_select_keeps_plugin_and_blocking_codes_unless_all_errors() -> None:
     kept = findings.select(parsed, codes, all_errors=False)
     assert [(f.code, f.line) for f in kept] == [
         ("pallas-platform", 3),
-        ("syntax", 3),
         ("arg-type", 11),
         ("call-overload", 12),
     ]
     assert len(findings.select(parsed, codes, all_errors=True)) == 7
+    assert [(f.code, f.message) for f in findings.unread_code(parsed)] == [("syntax", "bad syntax")]
+
+
+def test_unread_code_is_the_syntax_errors_only() -> None:
+    parsed, _ = findings.parse_mypy_json(
+        "\n".join(
+            [
+                mypy_json_line(code="syntax", message="Syntax error in type annotation", line=1),
+                mypy_json_line(code="syntax", severity="note", message="Suggestion", line=1),
+                mypy_json_line(code="syntax", message='Invalid "type: ignore" comment', line=2),
+                mypy_json_line(code="valid-type", message="Invalid type", line=3),
+                mypy_json_line(code="misc", message="Invalid base class", line=4),
+                mypy_json_line(code="pallas-platform", line=5),
+                mypy_json_line(code=None, file="b.py", severity="note", message="a note", line=6),
+            ]
+        )
+    )
+    unread = findings.unread_code(parsed)
+    assert [(f.line, f.message, f.notes) for f in unread] == [
+        (1, "Syntax error in type annotation", ["Suggestion"]),
+        (2, 'Invalid "type: ignore" comment', []),
+    ]
+    assert findings.select(parsed, findings.plugin_error_codes(), all_errors=False) == [parsed[4]]
 
 
 # --------------------------------------------------------------------------- what `check` shows
@@ -98,6 +122,30 @@ def _finding(message: str, code: str, notes: list[str] | None = None) -> object:
             "arg-type",
             True,
             id="stub-platform-mismatch-shown",
+        ),
+        pytest.param(
+            'Argument "compiler_params" to "build" has incompatible type "int"; '
+            'expected "dict[str, int]"',
+            "arg-type",
+            False,
+            id="another-functions-compiler-params-hidden",
+        ),
+        pytest.param(
+            'Argument "compiler_params" to "make" of "Builder" has incompatible type "str"; '
+            'expected "int"',
+            "arg-type",
+            False,
+            id="a-methods-compiler-params-hidden",
+        ),
+        pytest.param(
+            'Argument "compiler_params" to "build" has incompatible type "dict[str, int]"; '
+            'expected "CompilerParams"',
+            "arg-type",
+            True,
+            id="dict-where-params-expected-shown",
+        ),
+        pytest.param(
+            "Syntax error in type annotation", "syntax", False, id="annotation-syntax-hidden"
         ),
         pytest.param(
             'Argument "out_shape" to "pallas_call" has incompatible type "int"; expected "Any"',

@@ -1,7 +1,7 @@
 """The support matrix as data: what the packaging tests assert, and what docs/support-matrix.md shows.
 
 One table, two readers: tests/packaging/test_coinstall.py checks every cell against
-real installs, and tests/packaging/test_support_matrix.py checks that the generated
+real installs, and tests/packaging/test_docs.py checks that the generated
 Markdown below is, byte for byte, what docs/support-matrix.md contains between its
 ``<!-- BEGIN generated:... -->`` / ``<!-- END generated:... -->`` markers.
 Regenerate after changing a cell::
@@ -38,38 +38,42 @@ ENVIRONMENT_RUNS: Final = {
 #: CLI slice (`MYPY_OLDEST_TESTS` in scripts/test) over .venv312; the newest is the test pin
 MYPY_OLDEST: Final = "2.4.0"
 
-CHECKERS: Final = ("mypy", "pyright", "pyrefly", "ty")
-Checker = Literal["mypy", "pyright", "pyrefly", "ty"]
+CHECKERS: Final = ("mypy", "pyright", "basedpyright", "pyrefly", "ty")
+Checker = Literal["mypy", "pyright", "basedpyright", "pyrefly", "ty"]
 
-#: install sequences: (label, steps); a step is "+ours", "+theirs" (pip install --no-deps
-#: of that wheel) or "-ours", "-theirs" (pip uninstall -y)
+#: install sequences: (label, steps); a step is "+ours", "+theirs" (``pip install`` of
+#: typed-pallas's wheel / of jax-pyrefly-stubs, with their dependencies) or "-ours",
+#: "-theirs" (``pip uninstall -y`` of that package)
 SEQUENCES: Final = {
     "typed-pallas first": ("+ours", "+theirs", "-theirs"),
     "jax-pyrefly-stubs first": ("+theirs", "+ours", "-ours"),
 }
 
-#: what each checker sees after each step that is checked: (sees typed-pallas's stubs,
-#: sees jax-pyrefly-stubs'). None = that package is not installed at that point.
-#: mypy runs with the jax.numpy workaround, pyright with stubPath (docs/support-matrix.md).
-Seen = tuple[bool | None, bool | None]
+#: what a checker makes of typed-pallas's stubs, read off a wrong-platform call and a
+#: right-platform call of JAX's params classes: "yes" (the wrong call is an error and the
+#: right one is not), "wrong passes" (neither is an error: no platform types, the mistake
+#: goes unreported), "right flagged" (both are: JAX's classes without their platform)
+Ours = Literal["yes", "wrong passes", "right flagged"]
+#: what each checker sees after each step that is checked: (typed-pallas's stubs, sees
+#: jax-pyrefly-stubs'). None = that package is not installed at that point.
+#: mypy runs with the jax.numpy workaround, pyright and basedpyright with stubPath
+#: (docs/support-matrix.md).
+Seen = tuple[Ours | None, bool | None]
 _BOTH: Final[dict[str, Seen]] = {
-    "mypy": (True, True),
-    "pyright": (True, True),
-    "pyrefly": (
-        False,
-        True,
-    ),  # takes the first jax-stubs on the path (theirs, in site-packages) only
-    "ty": (False, True),  # same
+    "mypy": ("yes", True),
+    # take their jax-stubs (an __init__.pyi, no "partial\n") for all of jax in site-packages:
+    # jax._src resolves nowhere, JAX's params classes derive from Unknown and fit anything
+    "pyright": ("wrong passes", True),
+    "basedpyright": ("wrong passes", True),
+    # take the first jax-stubs on the path (theirs, in site-packages) and no second one
+    "pyrefly": ("right flagged", True),
+    "ty": ("right flagged", True),
 }
 EXPECTED: Final[dict[tuple[str, str], dict[str, Seen]]] = {
     ("typed-pallas first", "+theirs"): _BOTH,
-    ("typed-pallas first", "-theirs"): dict.fromkeys(
-        ("mypy", "pyright", "pyrefly", "ty"), (True, None)
-    ),
+    ("typed-pallas first", "-theirs"): dict.fromkeys(CHECKERS, ("yes", None)),
     ("jax-pyrefly-stubs first", "+ours"): _BOTH,
-    ("jax-pyrefly-stubs first", "-ours"): dict.fromkeys(
-        ("mypy", "pyright", "pyrefly", "ty"), (None, True)
-    ),
+    ("jax-pyrefly-stubs first", "-ours"): dict.fromkeys(CHECKERS, (None, True)),
 }
 
 _STEP_TEXT: Final = {
@@ -80,11 +84,17 @@ _STEP_TEXT: Final = {
 }
 
 
-def _cell(seen: Seen) -> str:
-    def one(value: bool | None) -> str:
-        return "–" if value is None else ("yes" if value else "**no**")
+_OURS_TEXT: Final[dict[Ours | None, str]] = {
+    "yes": "yes",
+    "wrong passes": "**no** (the wrong call passes)",
+    "right flagged": "**no** (the right call is an error)",
+    None: "–",
+}
 
-    return f"{one(seen[0])} / {one(seen[1])}"
+
+def _cell(seen: Seen) -> str:
+    ours, theirs = seen
+    return f"{_OURS_TEXT[ours]} / {'–' if theirs is None else ('yes' if theirs else '**no**')}"
 
 
 def render_coinstall() -> str:

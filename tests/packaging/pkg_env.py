@@ -11,10 +11,16 @@ every entry except typed-pallas's own (``typed_pallas*``, the editable ``.pth``
 files, ``jax-stubs``) and except other ``.pth`` files, so the editable paths
 (src/, mypy_plugin/, stubs/) never reach ``sys.path``. Tests assert that too.
 
-What this module does not do: download jax (the test environment's is reused), or
-touch the test environment itself (pip installs and uninstalls go into the test
-venv's own site-packages; only typed-pallas and the co-installed stub packages,
-which the mirror leaves out, are ever uninstalled).
+What this module does not do: touch the test environment itself (pip installs and
+uninstalls go into the test venv's own site-packages; only typed-pallas and the
+co-installed stub packages, which the mirror leaves out, are ever uninstalled).
+
+The mirror is right for what typed-pallas's files alone do. It is wrong where another
+package shares a folder with jax: through the mirror jax sits in another ``sys.path`` root
+than ``site-packages``, and pyright, for one, resolves a module by root. Tests of what a
+user gets next to another package use ``user_venv`` instead: a fresh venv with pip, and
+``pip install`` of the built wheel and of the other package with their dependencies from
+the index (jax included), as a user types it; they skip when the index cannot be reached.
 """
 
 from __future__ import annotations
@@ -28,9 +34,11 @@ import sys
 import sysconfig
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from matrix_data import JAX_PYREFLY_STUBS
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -167,6 +175,8 @@ class Checked:
 class Venv:
     root: Path
     mypy_cache: Path
+    #: pip's constraints for ``pip_install`` (a user venv's; None for a mirror venv)
+    constraints: Path | None = None
 
     @property
     def python(self) -> Path:
@@ -191,6 +201,25 @@ class Venv:
     def install(self, *wheels: Path) -> None:
         self.pip("install", "--no-deps", "--no-index", *wheels)
 
+    def pip_install(self, requirement: str) -> None:
+        """``pip install REQUIREMENT`` with its dependencies from the index, as a user runs it
+        (held to ``constraints``; ``--no-compile``: no checker reads bytecode, and compiling jax
+        and scipy takes longer than the rest of the install). Skips when the index is unreachable."""
+        assert self.constraints is not None, "pip_install is for a user venv (user_venv)"
+        cmd: list[str | Path] = ["install", "--no-compile", "-c", self.constraints, requirement]
+        result = _run(
+            [self.python, "-m", "pip", *cmd], cwd=self.root, env=clean_environ(), timeout=900
+        )
+        if result.returncode != 0:
+            log = result.stdout + result.stderr
+            if OFFLINE.search(log):
+                pytest.skip(f"the package index is unreachable: {log[-800:]}")
+            pytest.fail(f"pip install {requirement} failed:\n{log[-4000:]}")
+
+    def run(self, script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        """One of the venv's own commands (``typed-pallas``...), in ``cwd``."""
+        return _run([self.root / "bin" / script, *args], cwd=cwd, env=clean_environ(), timeout=900)
+
     def uninstall(self, *names: str) -> None:
         self.pip("uninstall", "-y", *names)
 
@@ -199,15 +228,18 @@ class Venv:
 
     # --- checkers: each runs in `cwd` (a folder with no config of the checkout) ---------------
 
-    def mypy(self, cwd: Path, files: Sequence[str], config: str = "[mypy]\n") -> Checked:
-        (cwd / "mypy.ini").write_text(config)
+    def mypy(self, cwd: Path, files: Sequence[str], config: str | None = "[mypy]\n") -> Checked:
+        """The venv's mypy; ``config`` is written to mypy.ini, None: the project's own config."""
+        options: list[str] = []
+        if config is not None:
+            (cwd / "mypy.ini").write_text(config)
+            options = ["--config-file", "mypy.ini"]
         result = _run(
             [
                 self.python,
                 "-m",
                 "mypy",
-                "--config-file",
-                "mypy.ini",
+                *options,
                 "--cache-dir",
                 self.mypy_cache,
                 "--no-error-summary",
@@ -216,6 +248,7 @@ class Venv:
             ],
             cwd=cwd,
             env=clean_environ(),
+            timeout=900,
         )
         pattern = re.compile(r"^(?P<file>[^:\s]+\.pyi?):(?P<line>\d+): error:", re.M)
         return _checked(result, pattern)
@@ -225,12 +258,16 @@ class Venv:
         root = (self.site / stubs_in_wheel()).parent
         return root if root != self.site and (root / "jax-stubs").is_dir() else None
 
-    def pyright(self, cwd: Path, files: Sequence[str], tool: str = "pyright") -> Checked:
-        """pyright as docs/checkers.md tells users to run it: stubPath at our stubs root, if any."""
+    def pyright(
+        self, cwd: Path, files: Sequence[str], tool: str = "pyright", *, configure: bool = True
+    ) -> Checked:
+        """pyright (or ``tool``: basedpyright) as docs/checkers.md tells users to run it: stubPath
+        at our stubs root, if any; ``configure=False``: with the project's own config."""
         exe = _tool(tool)
-        root = self.stubs_root()
-        config = {"stubPath": str(root)} if root is not None else {}
-        (cwd / "pyrightconfig.json").write_text(json.dumps(config))
+        if configure:
+            root = self.stubs_root()
+            config = {"stubPath": str(root)} if root is not None else {}
+            (cwd / "pyrightconfig.json").write_text(json.dumps(config))
         result = _run(
             [exe, "--pythonpath", self.python, "--outputjson", *files], cwd=cwd, env=clean_environ()
         )
@@ -247,15 +284,16 @@ class Venv:
         )
         return Checked(result.returncode, result.stdout + result.stderr, errors)
 
-    def pyrefly(self, cwd: Path, files: Sequence[str]) -> Checked:
+    def pyrefly(self, cwd: Path, files: Sequence[str], preset: str | None = "default") -> Checked:
+        """pyrefly with ``--preset``; None: the preset of the project's config."""
+        options = [] if preset is None else ["--preset", preset]
         result = _run(
             [
                 _tool("pyrefly"),
                 "check",
                 "--python-interpreter-path",
                 self.python,
-                "--preset",
-                "default",
+                *options,
                 "--output-format",
                 "min-text",
                 *files,
@@ -338,6 +376,52 @@ def installed(
     venv = new_venv(tmp_path_factory.mktemp("wheel-venv") / "venv", site_mirror, mypy_cache)
     venv.install(dist.wheel)
     return venv
+
+
+# --- a user's venv -------------------------------------------------------------------------
+
+#: held to the test environment's versions in a user venv, so that the tests measure the
+#: versions the docs name (pip would take the newest in the declared range otherwise)
+USER_PINNED = ("jax", "jaxlib", "mypy")
+#: pip's words when the index cannot be reached (its retry warnings name the connection
+#: error; "versions: none" is a package it found nowhere): the test skips
+OFFLINE = re.compile(
+    r"Network is unreachable|Temporary failure in name resolution|Name or service not known"
+    r"|Failed to establish a new connection|Max retries exceeded|ConnectTimeoutError"
+    r"|ReadTimeoutError|\(from versions: none\)"
+)
+
+
+def user_requirements(dist: Dist) -> dict[str, str]:
+    """What a user types after ``pip install`` for each package of matrix_data.SEQUENCES
+    (ours: the built wheel with its mypy extra)."""
+    return {"ours": f"typed-pallas[mypy] @ {dist.wheel.as_uri()}", "theirs": JAX_PYREFLY_STUBS}
+
+
+def user_venv(root: Path, mypy_cache: Path) -> Venv:
+    """A fresh venv at ``root`` (what was there is removed), made as a user makes one:
+    ``python -m venv``, pip included, nothing of the test environment; ``Venv.pip_install``
+    installs into it from the index, held to the test environment's versions."""
+    shutil.rmtree(root, ignore_errors=True)
+    result = _run([sys.executable, "-m", "venv", root], env=clean_environ())
+    assert result.returncode == 0, result.stderr
+    constraints = root.parent / "constraints.txt"
+    pins = [f"{name}=={metadata.version(name)}" for name in USER_PINNED]
+    constraints.write_text("".join(f"{pin}\n" for pin in [*pins, JAX_PYREFLY_STUBS]))
+    return Venv(root=root, mypy_cache=mypy_cache, constraints=constraints)
+
+
+@pytest.fixture(scope="module")
+def make_user_venv(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Venv]:
+    """``make_user_venv()`` -> a fresh user venv, at the same path each time within a module,
+    with one mypy cache: jax's files keep their paths, so mypy analyses jax once per module
+    (it compares a cached file's hash when only its mtime changed)."""
+    folder = tmp_path_factory.mktemp("user")
+
+    def make() -> Venv:
+        return user_venv(folder / "venv", folder / "mypy-cache")
+
+    return make
 
 
 def assert_not_from_checkout(venv: Venv) -> None:

@@ -1,31 +1,55 @@
-"""``typed-pallas init`` next to jax-pyrefly-stubs, in both install orders (built wheel, clean venv).
+"""``typed-pallas init`` next to jax-pyrefly-stubs, set up as a user does, in both install orders.
+
+The steps are a user's: a fresh venv made with ``python -m venv`` (pip included), then
+``pip install <the built wheel>[mypy]`` and ``pip install jax-pyrefly-stubs`` (one order or
+the other), each with its dependencies from the index, so jax, jaxlib and their
+``jax-stubs`` all land in the venv's ``site-packages``; ``typed-pallas init`` in the
+project; each checker run from the project's root with only the interpreter named.
 
 What it shows (docs/editors.md, "Next to jax-pyrefly-stubs"):
 
-* before ``init``: ``typed-pallas check`` and ``init`` print one stderr line that names the
-  package and says to run ``typed-pallas init``; pyright then sees what it sees without
-  jax-pyrefly-stubs: ``typed_pallas.TPUCompilerParams`` is typed, JAX's own
-  ``pltpu.CompilerParams`` is not (no ``stubPath`` yet); plain mypy stops on their numpy
-  stub (``test_coinstall.py`` pins that);
-* after ``init`` (no other setting): pyright and basedpyright report the wrong-platform call
-  and not the right one, and still see jax-pyrefly-stubs' ``jax.jit``; mypy runs (the
-  override ``init`` adds) and sees both packages: the wrong call and their ``jax.jit``.
+* before ``init``: ``typed-pallas check`` prints one stderr line that names the package,
+  says to run ``typed-pallas init`` and that the other checkers need links, and its mypy
+  stops on their ``jax.numpy`` stub; pyright cannot resolve ``jax.experimental`` at all
+  (their ``jax-stubs`` has an ``__init__.pyi`` and no ``experimental``);
+* after ``init``: mypy runs (the override ``init`` adds) and reports the wrong-platform call
+  and their ``jax.jit``; pyright and basedpyright report only their ``jax.jit``: the pallas
+  modules come from ``.typings`` but the ``jax._src`` modules they derive from do not
+  resolve (pyright takes their ``jax-stubs`` for all of ``jax`` in ``site-packages``), so
+  JAX's params classes derive from ``Unknown`` and pass for anything; pyrefly and ty see
+  only theirs (the right call is an error too); ``init`` says both on stderr;
+* after the two links docs/editors.md gives (jax into typed-pallas's own ``sys.path`` root,
+  for pyright; typed-pallas's ``experimental`` into their folder, for pyrefly and ty): all
+  five report the wrong call and not the right ones, and keep their ``jax.jit``; Python
+  still imports jax from ``site-packages``; ``init`` again changes nothing (its stub copy
+  stays typed-pallas's own) and warns no more.
 
-Needs Python >= 3.12 (jax-pyrefly-stubs' Requires-Python) and the two wheels
-(``test_coinstall.py`` downloads them once).
+An earlier version installed the two wheels with ``--no-deps --no-index`` into a venv that
+saw jax through a ``.pth`` line (``pkg_env``'s mirror of the test environment): jax then
+sat in another ``sys.path`` root than their ``jax-stubs``, pyright found ``jax._src`` there,
+and the test passed where a user's setup fails.
+
+Versions: pip resolves from the index, held to the test environment's jax, jaxlib and mypy
+and to jax-pyrefly-stubs 1.4.0 (pkg_env.user_venv, shared with ``test_coinstall.py``), so
+that the test measures the versions the docs name; pyright, basedpyright, pyrefly and ty
+are the test environment's (pinned by the test extra; ``pip install pyright`` gave the same
+pyright 1.1.414 when this was written), named the venv's interpreter with ``--pythonpath``
+/ ``--python-interpreter-path`` / ``--python``, and read the project's config. Needs the
+index (pip's cache makes a rerun fast); skips when it is unreachable. The two orders reuse
+one venv path and one mypy cache, so the second mypy run does not analyse jax again.
+
+Needs Python >= 3.12 (jax-pyrefly-stubs' Requires-Python).
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from matrix_data import SEQUENCES
-from pkg_env import Dist, Venv, clean_environ
+from pkg_env import Dist, Venv, user_requirements
 
 pytestmark = [
     pytest.mark.slow,
@@ -56,105 +80,82 @@ takes_tpu(typed_pallas.TPUCompilerParams())
 takes_tpu(pltriton.CompilerParams())
 jax.jit(double)("not an int")
 """
+TPU_IMPORT_LINE, TRITON_IMPORT_LINE = 5, 6
 JAX_CLASS_LINE, WRONG_LINE, JIT_LINE = 16, 18, 19
-BIN = Path(sys.executable).parent
 
 
-def _pyright(tool: str, venv: Venv, root: Path) -> set[int]:
-    proc = subprocess.run(
-        [str(BIN / tool), "--pythonpath", str(venv.python), "--outputjson", "probe.py"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=clean_environ(),
-        timeout=600,
-        check=False,
-    )
-    report = json.loads(proc.stdout)
-    return {
-        d["range"]["start"]["line"] + 1
-        for d in report["generalDiagnostics"]
-        if d["severity"] == "error"
-    }
+def _error_lines(tool: str, venv: Venv, root: Path) -> set[int]:
+    """The probe's error lines as ``tool`` reports them, run from the project's root with
+    the project's config (what ``init`` wrote) and only the interpreter named."""
+    if tool in ("pyright", "basedpyright"):
+        checked = venv.pyright(root, ["probe.py"], tool, configure=False)
+    elif tool == "pyrefly":  # its preset comes from the [tool.pyrefly] table init writes
+        checked = venv.pyrefly(root, ["probe.py"], preset=None)
+    else:
+        checked = venv.ty(root, ["probe.py"])
+    return checked.error_lines("probe.py")
 
 
 def _mypy(venv: Venv, root: Path) -> tuple[int, set[int], str]:
-    proc = subprocess.run(
-        [
-            str(venv.python),
-            "-m",
-            "mypy",
-            "--cache-dir",
-            str(root.parent / "mypy-cache"),
-            "-O",
-            "json",
-            "probe.py",
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=clean_environ(),
-        timeout=900,
-        check=False,
-    )
-    lines = {
-        json.loads(raw)["line"]
-        for raw in proc.stdout.splitlines()
-        if raw.startswith("{")
-        and json.loads(raw)["severity"] == "error"
-        and json.loads(raw)["file"] == "probe.py"
-    }
-    return proc.returncode, lines, proc.stdout[-3000:] + proc.stderr[-2000:]
-
-
-def _cli(venv: Venv, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(venv.python), "-m", "typed_pallas_mypy.cli", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=clean_environ(),
-        timeout=900,
-        check=False,
-    )
+    checked = venv.mypy(root, ["probe.py"], config=None)  # the config init wrote
+    return checked.returncode, checked.error_lines("probe.py"), checked.output[-5000:]
 
 
 @pytest.mark.parametrize("order", list(SEQUENCES))
 def test_init_next_to_jax_pyrefly_stubs(
-    order: str,
-    dist: Dist,
-    their_wheels: tuple[Path, Path],
-    make_venv: Callable[[str], Venv],
-    tmp_path: Path,
+    order: str, dist: Dist, make_user_venv: Callable[[], Venv], tmp_path: Path
 ) -> None:
-    stubs_wheel, shapes_wheel = their_wheels
-    venv = make_venv("venv")
-    first, second = SEQUENCES[order][:2]
-    wheels = {"+ours": [dist.wheel], "+theirs": [shapes_wheel, stubs_wheel]}
-    venv.install(*wheels[first])
-    venv.install(*wheels[second])
+    venv = make_user_venv()
+    requirement = user_requirements(dist)
+    for step in SEQUENCES[order][:2]:
+        venv.pip_install(requirement[step[1:]])
+    site = venv.site
+    assert (site / "jax").is_dir() and (site / "jax-stubs" / "__init__.pyi").is_file()
+
     root = tmp_path / "proj"
     root.mkdir()
     (root / ".git").mkdir()
     (root / "probe.py").write_text(PROBE)
 
-    # before init: as without jax-pyrefly-stubs, typed-pallas's names are typed and JAX's own
-    # class is not (line 16: no stubPath yet); their jax.jit is seen
-    assert _pyright("pyright", venv, root) == {JAX_CLASS_LINE, WRONG_LINE, JIT_LINE}
-    check = _cli(venv, root, "check", "probe.py")
+    # before init: pyright takes their jax-stubs for all of jax, which has no experimental
+    assert _error_lines("pyright", venv, root) == {TPU_IMPORT_LINE, TRITON_IMPORT_LINE, JIT_LINE}
+    check = venv.run("typed-pallas", "check", "probe.py", cwd=root)
     assert "typed-pallas: jax-pyrefly-stubs 1.4.0 is installed" in check.stderr, check.stderr
     assert "run `typed-pallas init`" in check.stderr
+    assert "pyright, basedpyright, pyrefly and ty see no platform types" in check.stderr
+    # and its mypy stops on their jax.numpy stub (the preset does not skip it)
+    assert check.returncode == 2, check.stdout + check.stderr
+    assert "Too many arguments for argument constructor" in check.stderr, check.stderr
 
-    done = _cli(venv, root, "init")
+    done = venv.run("typed-pallas", "init", cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "skip jax-pyrefly-stubs' jax.numpy stub" in done.stdout, done.stdout
     assert "pyrefly and ty see only its jax-stubs" in done.stderr, done.stderr
+    assert "pyright, basedpyright and Pylance see none of jax's own modules" in done.stderr
+    ours = site / "typed_pallas_stubs"
+    assert f"ln -s {site / 'jax'} {ours / 'jax'}" in done.stderr, done.stderr
+    experimental = f"{ours / 'jax-stubs' / 'experimental'} {site / 'jax-stubs' / 'experimental'}"
+    assert f"ln -s {experimental}" in done.stderr, done.stderr
 
-    for tool in ("pyright", "basedpyright"):
-        assert _pyright(tool, venv, root) == {WRONG_LINE, JIT_LINE}, (
-            tool
-        )  # ours and theirs both seen
+    # after init: mypy sees both; pyright's JAX classes derive from Unknown and pass anywhere
     rc, lines, output = _mypy(venv, root)
-    assert rc == 1 and lines == {WRONG_LINE, JIT_LINE}, output  # ours and theirs both seen
-    again = _cli(venv, root, "init")
-    assert "nothing changed" in again.stdout, again.stdout
+    assert rc == 1 and lines == {WRONG_LINE, JIT_LINE}, output
+    for tool in ("pyright", "basedpyright"):
+        assert _error_lines(tool, venv, root) == {JIT_LINE}, tool
+    for tool in ("pyrefly", "ty"):  # theirs only: JAX's class has no platform
+        assert _error_lines(tool, venv, root) == {JAX_CLASS_LINE, WRONG_LINE, JIT_LINE}, tool
+
+    # the two links of docs/editors.md, as written there
+    (site / "typed_pallas_stubs" / "jax").symlink_to("../jax")
+    (site / "jax-stubs" / "experimental").symlink_to(
+        site / "typed_pallas_stubs" / "jax-stubs" / "experimental"
+    )
+    for tool in ("pyright", "basedpyright", "pyrefly", "ty"):
+        assert _error_lines(tool, venv, root) == {WRONG_LINE, JIT_LINE}, tool
+    rc, lines, output = _mypy(venv, root)
+    assert rc == 1 and lines == {WRONG_LINE, JIT_LINE}, output
+    imported = venv.python_run("import jax; print(jax.__file__)", cwd=root)
+    assert imported.stdout.strip() == str(site / "jax" / "__init__.py"), imported
+    again = venv.run("typed-pallas", "init", cwd=root)
+    assert again.returncode == 0 and "nothing changed" in again.stdout, again.stdout + again.stderr
+    assert "warning" not in again.stderr, again.stderr

@@ -8,6 +8,7 @@ Commands::
     typed-pallas init [PATH] [--dry-run]  # set up mypy, pyright, Pylance, pyrefly, ty (docs/editors.md)
     typed-pallas platforms PATHS... [--platform P ...] [--output text|json|mermaid]  # the map
     typed-pallas explain CODE        # e.g. pallas-platform, PlatformMismatchError
+    typed-pallas lsp [PATHS...]      # the language server (stdio; the lsp extra; docs/lsp.md)
     typed-pallas --version
 
 ``check`` runs mypy with a preset (the plugin, ``follow_imports = silent``,
@@ -46,7 +47,7 @@ else:  # typing_extensions costs the command ~10 ms to import
     from typing_extensions import override
 
 from typed_pallas._versions import installed_version
-from typed_pallas_mypy import config
+from typed_pallas_mypy import config, lsp
 from typed_pallas_mypy.cli import init, platforms
 from typed_pallas_mypy.cli.check import fail, run_check
 from typed_pallas_mypy.cli.explain import error_doc, known_error_docs, run_explain
@@ -87,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check that JAX Pallas compiler params match the platforms the code lowers for.",
     )
     parser.add_argument("--version", action="version", version=_version_text())
-    sub = parser.add_subparsers(dest="command", metavar="{check,init,platforms,explain}")
+    sub = parser.add_subparsers(dest="command", metavar="{check,init,platforms,explain,lsp}")
 
     check = sub.add_parser(
         "check",
@@ -155,6 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     explain_parser.add_argument(
         "code", metavar="CODE", help="e.g. pallas-platform or PlatformMismatchError"
     )
+
+    lsp.add_parser(sub)
     return parser
 
 
@@ -192,5 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return platforms.run_platforms(args)
     if args.command == "explain":
         return run_explain(args.code, sys.stdout, sys.stderr)
+    if args.command == "lsp":
+        return lsp.run_lsp(args)
     parser.print_help()
     return 2

@@ -10,11 +10,13 @@ so a pre-commit run or a CI step over a folder without Python code passes); find
 (``project.find_layout``: ``mypy_path``, a src layout, the project's own module names);
 picks this environment's cache folder (``findings.environment_cache``) and says on
 stderr when the run will be slow (no cache yet: jax is analysed first); runs mypy
-(``findings.run_mypy``); warns when the project's own imports could not be resolved;
-shows the typed-pallas findings (or all, with ``--all-errors``) in the chosen format
-(``formats``); with ``--expect`` compares them with the ``# expect`` comments
-(``expect``); and returns mypy's kind of exit status: 0 nothing found, 1 findings, 2
-usage, configuration or blocking errors.
+(``findings.run_mypy``); warns when the project's own imports could not be resolved,
+and when mypy went on after a syntax error (an annotation it could not read, such as
+``-> (A, B)``: mypy's own error, not a finding, but findings that depend on it may be
+missed; ``findings.unread_code``); shows the typed-pallas findings (or all, with
+``--all-errors``) in the chosen format (``formats``); with ``--expect`` compares them
+with the ``# expect`` comments (``expect``); and returns mypy's kind of exit status: 0
+nothing found, 1 findings, 2 usage, configuration or blocking errors.
 
 Bad input never ends in a traceback: each error is one line on stderr,
 ``typed-pallas: error: ...``, that says what is wrong and what to do (:func:`fail`). When
@@ -54,6 +56,7 @@ from typed_pallas_mypy.cli.findings import (
     preset_config,
     run_mypy,
     select,
+    unread_code,
 )
 from typed_pallas_mypy.cli.formats import emit
 
@@ -73,6 +76,9 @@ SLOW_NOTICE: Final = (
 )
 
 PROG: Final = "typed-pallas"
+
+#: how mypy's message starts for a type annotation or type comment it cannot read
+UNREADABLE_ANNOTATION: Final = "Syntax error in type"
 
 
 def fail(message: str) -> int:
@@ -163,6 +169,9 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     unresolved = _unresolved_own_imports(run.findings)
     if unresolved:
         _warn_unresolved(unresolved, layout)
+    unread = unread_code(run.findings)
+    if unread and not args.all_errors:  # --all-errors shows them as mypy's errors
+        _warn_unread(unread)
     shown = select(run.findings, plugin_error_codes(), args.all_errors)
     shown = [f for f in shown if _in_paths(f.file, paths)]
     shown.sort(key=lambda f: (f.file, f.line, f.column))
@@ -261,6 +270,49 @@ def _warn_unresolved(unresolved: list[tuple[str, MypyMessage]], layout: project.
         "silence a deliberate one with `# type: ignore[import-not-found]`",
         file=sys.stderr,
     )
+
+
+def _warn_unread(unread: list[MypyMessage]) -> None:
+    """One warning line for the annotations mypy could not read, one for its other syntax
+    errors that it went on after: where, mypy's message (the first one's), what it means."""
+    annotations = [f for f in unread if f.message.startswith(UNREADABLE_ANNOTATION)]
+    others = [f for f in unread if not f.message.startswith(UNREADABLE_ANNOTATION)]
+    if annotations:
+        one = len(annotations) == 1
+        what = "the type annotation" if one else f"{len(annotations)} type annotations,"
+        it = "it" if one else "them"
+        print(
+            f"{PROG}: warning: cannot read {what} at {_unread_where(annotations)}: mypy "
+            f"takes {it} as Any, so findings that depend on {it} may be missed; fix {it}, or "
+            f"see mypy's message{'' if one else 's'} with --all-errors",
+            file=sys.stderr,
+        )
+    if others:
+        one = len(others) == 1
+        what = "a syntax error" if one else f"{len(others)} syntax errors,"
+        they = (
+            "it is mypy's own error, not a typed-pallas finding"
+            if one
+            else "they are mypy's own errors, not typed-pallas findings"
+        )
+        print(
+            f"{PROG}: warning: mypy went on after {what} at {_unread_where(others)}: {they}, "
+            "but findings that depend on that code may be missed; "
+            f"fix {'it' if one else 'them'}, or see mypy's message{'' if one else 's'} with "
+            "--all-errors",
+            file=sys.stderr,
+        )
+
+
+def _unread_where(unread: list[MypyMessage]) -> str:
+    """``a.py:9:21 (message; note)``, or ``a.py:9:21, b.py:3:4, ... (the first: message)``."""
+    first = unread[0]
+    said = "; ".join([first.message.rstrip("."), *first.notes])
+    where = ", ".join(f"{f.file}:{f.line}:{f.column}" for f in unread[:3])
+    if len(unread) == 1:
+        return f"{where} ({said})"
+    more = ", ..." if len(unread) > 3 else ""
+    return f"{where}{more} (the first: {said})"
 
 
 def _mypy_requirement() -> str:

@@ -6,7 +6,9 @@ temporary file, runs ``python -m mypy -O json`` in a subprocess (:func:`run_mypy
 parses mypy's JSON lines into :class:`MypyMessage` objects (:func:`parse_mypy_json`), and
 the blocking errors mypy prints as text on stderr even then (:func:`parse_mypy_text`: a
 file it cannot read or decode, a module it cannot find, which name no line), and
-decides which of them are typed-pallas findings (:func:`select`).
+decides which of them are typed-pallas findings (:func:`select`). mypy's own errors are
+not, also the syntax errors it went on after (an annotation it could not read):
+:func:`unread_code` picks those out for ``check``'s warning.
 
 The preset and the parser are shared: ``eval/`` and ``benchmarks/`` run mypy through
 :func:`preset_config`, :func:`mypy_command` and :func:`parse_mypy_json` too, so the
@@ -57,6 +59,7 @@ __all__ = [
     "preset_config",
     "run_mypy",
     "select",
+    "unread_code",
 ]
 
 #: The module mypy loads as the plugin.
@@ -75,7 +78,11 @@ NO_FILES_MESSAGE: Final = "There are no .py[i] files in directory"
 
 #: Codes shown without ``--all-errors`` when the plugin's errorcodes module is absent.
 FALLBACK_CODES: Final = frozenset({"pallas-platform"})
-#: mypy's own codes that stop checking; always shown.
+#: mypy's codes of errors that can stop checking (a parse error). A run that stopped is
+#: shown whole (``MypyRun.blocked``); in a run that went on, an error with one of these
+#: codes did not stop it (an annotation mypy could not read: ``-> (A, B)``, an invalid
+#: ``type: ignore`` comment, ``async for`` outside an async function): it is no
+#: finding, and :func:`unread_code` picks it out for a warning.
 BLOCKING_CODES: Final = frozenset({"syntax"})
 #: How mypy names a ``**`` argument in ``has incompatible type "**dict[str, Mesh]"``: a
 #: splat's value type is checked against every keyword, params or not, so such an
@@ -87,9 +94,13 @@ STUB_MARKERS: Final = (
     "CompilerParams[Literal['",
     "PlatformFn[Literal['",
     "__pallas_platform__",
-    # any wrong type for the params themselves, e.g. legacy dict params, which JAX
-    # accepts when building the call and rejects only when lowering
-    'Argument "compiler_params" to ',
+)
+#: any wrong type for the params themselves, e.g. legacy dict params, which JAX accepts
+#: when building the call and rejects only when lowering: a ``compiler_params`` argument
+#: where params are expected (another function's ``compiler_params``, expecting a dict
+#: or an int, is mypy's own error)
+PARAMS_ARGUMENT: Final = re.compile(
+    r'^Argument "compiler_params" to .*; expected "[^"]*CompilerParams'
 )
 
 
@@ -325,24 +336,38 @@ def plugin_error_codes() -> frozenset[str]:
 
 
 def is_typed_pallas_finding(finding: MypyMessage, codes: frozenset[str]) -> bool:
-    """A plugin error, a blocking error, or a platform mismatch the stubs found.
+    """A plugin error, or a platform mismatch the stubs found.
 
     The stubs type params by platform, so some mismatches (``plgpu.kernel`` or
     ``pl.kernel`` with a mesh given other params, the ``typed_pallas`` entry points,
     ``typed_pallas.dispatch``) are mypy's own ``arg-type``/``call-overload`` errors, and
     the plugin does not repeat them. They are recognised by the platform types they name; any wrong type for
-    ``compiler_params`` (legacy dict params) is shown too.
+    ``compiler_params`` where params are expected (legacy dict params) is shown too.
+
+    mypy's other errors are not findings, syntax errors included: a run they stopped is
+    shown whole (``MypyRun.blocked``), and one they did not stop is a warning
+    (:func:`unread_code`).
     """
     if finding.severity != "error":
         return False
-    if finding.code in codes or finding.code in BLOCKING_CODES:
+    if finding.code in codes:
         return True
     if finding.code in STUB_CODES:
         if SPLAT_MARKER in finding.message:
             return False  # mypy checks a ``**`` splat's value type against every keyword
+        if PARAMS_ARGUMENT.match(finding.message):
+            return True
         text = "\n".join([finding.message, *finding.notes])
         return any(marker in text for marker in STUB_MARKERS)
     return False
+
+
+def unread_code(findings: Iterable[MypyMessage]) -> list[MypyMessage]:
+    """The syntax errors of a run that mypy went on after (it did not stop: not
+    ``MypyRun.blocked``): an annotation it could not read (``-> (A, B)``: it takes it as
+    Any, so findings that depend on it may be missed), an invalid ``type: ignore``
+    comment, ``async for`` outside an async function. Not findings; ``check`` warns."""
+    return [f for f in findings if f.severity == "error" and f.code in BLOCKING_CODES]
 
 
 def select(

@@ -28,9 +28,11 @@ is not UTF-8 text, cannot be read, or is not valid TOML or INI, and a typed-pall
 configuration the plugin would refuse (mypy would stop on it after ``init``).
 
 Next to ``jax-pyrefly-stubs`` (detected through ``importlib.metadata``) it also adds the
-mypy override that lets mypy run there, and says what pyrefly and ty need
-(``docs/support-matrix.md``); :func:`coinstall_warning` is the line ``typed-pallas check``
-prints there.
+mypy override that lets mypy run there, and says what pyright, basedpyright, Pylance,
+pyrefly and ty need: nothing ``init`` can write into the project makes them see the
+platform types there, only a link in the environment does (:func:`coinstall_links`,
+``docs/editors.md``); each warning stops once its link is there. :func:`coinstall_warning`
+is the line ``typed-pallas check`` prints there.
 
 What it does not do: install anything, touch a ``pyrightconfig.json`` it cannot parse
 (it prints the line to add instead), or edit VS Code's settings.
@@ -41,6 +43,7 @@ from __future__ import annotations
 import argparse
 import configparser
 import difflib
+import importlib.util
 import json
 import re
 import sys
@@ -59,6 +62,7 @@ __all__ = [
     "STUB_DIR",
     "InitError",
     "Plan",
+    "coinstall_links",
     "coinstall_warning",
     "find_installed_stubs",
     "make_plan",
@@ -130,12 +134,58 @@ def coinstall_warning() -> str | None:
     theirs = installed_version(JAX_PYREFLY_STUBS)
     if theirs is None:
         return None
-    return (
+    line = (
         f"typed-pallas: {JAX_PYREFLY_STUBS} {theirs} is installed: its jax.numpy stub stops mypy unless that "
-        "module is skipped (typed-pallas check's preset does not skip it), and pyright loses the platform types "
-        "of JAX's classes; run `typed-pallas init` (it adds the mypy override and pyright's stubPath), then run "
-        f"mypy itself; for pyrefly and ty see {DOCS}#next-to-jax-pyrefly-stubs"
+        "module is skipped (typed-pallas check's preset does not skip it): run `typed-pallas init` (it adds "
+        "the override), then run mypy itself"
     )
+    if any(command is not None for command in coinstall_links(find_installed_stubs()).values()):
+        line += (
+            "; pyright, basedpyright, pyrefly and ty see no platform types there without the links in "
+            f"{DOCS}#next-to-jax-pyrefly-stubs"
+        )
+    return line
+
+
+def coinstall_links(ours: Path | None) -> dict[str, str | None]:
+    """The links that make the other checkers see typed-pallas's stubs (``ours``) next to
+    jax-pyrefly-stubs (``docs/editors.md``), by who needs them: the shell command that makes
+    one, ``""`` when it is needed but its paths are not known here, None once it is there.
+
+    ``"pyright"``: pyright takes a ``jax-stubs`` folder that has an ``__init__.pyi`` (theirs;
+    their ``py.typed`` is not ``partial\\n``, pyright's marker of a partial stub package) for
+    all of ``jax`` in the ``sys.path`` root that holds it, so ``jax._src`` and
+    ``jax.experimental`` resolve nowhere and JAX's params classes in typed-pallas's stubs
+    derive from ``Unknown``, which passes for any type; with ``jax`` linked into
+    typed-pallas's own root (the ``.pth`` one), pyright finds them there. ``"pyrefly, ty"``:
+    they take the first ``jax-stubs`` on the path (theirs) for all of ``jax``; with
+    typed-pallas's ``experimental`` linked into it, they find the pallas stubs there.
+    """
+    if ours is None:
+        return {"pyright": "", "pyrefly, ty": ""}
+    ours = ours.resolve()
+    links: dict[str, str | None] = {}
+    if (ours.parent / "jax").is_dir():
+        links["pyright"] = None
+    else:
+        spec = importlib.util.find_spec("jax")
+        jax_dir = next(iter(spec.submodule_search_locations or ()), None) if spec else None
+        links["pyright"] = f"ln -s {jax_dir} {ours.parent / 'jax'}" if jax_dir else ""
+    theirs = next(
+        (
+            Path(entry or ".", STUB_PACKAGE)
+            for entry in sys.path
+            if Path(entry or ".", STUB_PACKAGE, "__init__.pyi").is_file()
+        ),
+        None,
+    )
+    if theirs is None:
+        links["pyrefly, ty"] = ""
+    elif (theirs / "experimental").resolve() == ours / "experimental":
+        links["pyrefly, ty"] = None
+    else:
+        links["pyrefly, ty"] = f"ln -s {ours / 'experimental'} {theirs / 'experimental'}"
+    return links
 
 
 def find_installed_stubs() -> Path | None:
@@ -144,7 +194,9 @@ def find_installed_stubs() -> Path | None:
         candidate = Path(entry or ".", STUB_PACKAGE)
         marker = candidate / "experimental" / "pallas" / "tpu.pyi"
         if marker.is_file() and "typed_pallas" in marker.read_text(encoding="utf-8"):
-            return candidate.resolve()
+            # the folder the file is really in: jax-pyrefly-stubs' jax-stubs (first on sys.path)
+            # reaches it too once docs/editors.md's link for pyrefly and ty is there
+            return marker.resolve().parents[2]
     return None
 
 
@@ -649,14 +701,31 @@ def make_plan(root: Path, *, coinstalled: bool | None = None, stubs: Path | None
     root = plan.root
     if coinstalled is None:
         coinstalled = installed_version(JAX_PYREFLY_STUBS) is not None
+    source = stubs if stubs is not None else find_installed_stubs()
     _plan_mypy(root, plan, coinstalled)
-    _plan_pyright(root, plan, stubs if stubs is not None else find_installed_stubs())
+    _plan_pyright(root, plan, source)
     _plan_pyrefly(root, plan)
     plan.unchanged.append("ty: nothing to set (it reads the stubs from sys.path)")
     if coinstalled:
-        plan.warnings.append(
-            f"{JAX_PYREFLY_STUBS} is installed: pyrefly and ty see only its jax-stubs, not typed-pallas's; "
-            f"see {DOCS} (section jax-pyrefly-stubs) for the link that fixes it"
+        links = coinstall_links(source)
+        if links["pyright"] is not None:
+            plan.warnings.append(
+                f"{JAX_PYREFLY_STUBS} is installed: pyright, basedpyright and Pylance see none of jax's own "
+                "modules (jax._src, jax.experimental: they take its jax-stubs for all of jax), so JAX's params "
+                "classes pass for any platform and no wrong-platform call is reported, stubPath or not; "
+                f"see {DOCS} (section jax-pyrefly-stubs) for the link that fixes it"
+                + (f": {links['pyright']}" if links["pyright"] else "")
+            )
+        if links["pyrefly, ty"] is not None:
+            plan.warnings.append(
+                f"{JAX_PYREFLY_STUBS} is installed: pyrefly and ty see only its jax-stubs, not typed-pallas's; "
+                f"see {DOCS} (section jax-pyrefly-stubs) for the link that fixes it"
+                + (f": {links['pyrefly, ty']}" if links["pyrefly, ty"] else "")
+            )
+        plan.unchanged.extend(
+            f"{who}: the link for jax-pyrefly-stubs is there"
+            for who, command in links.items()
+            if command is None
         )
     return plan
 
