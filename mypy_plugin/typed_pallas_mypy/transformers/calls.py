@@ -19,7 +19,7 @@ notes say what the evidence is and where, and what to use instead. ``CallView`` 
 call's arguments by parameter name, read from mypy's hook context or from the source
 alone (``view_of_syntax``, for calls the requirement inference reads).
 
-What it does not do: follow the platform across functions (``requirements``,
+What it does not do: follow the platform across functions (``inference``,
 ``decisions``), or touch mypy's internals (``reporting``).
 """
 

@@ -18,7 +18,7 @@ symbol ``__typed_pallas_source__`` whose type holds the hash of its source
 consulted the module's facts register a dependency on it too. Outside the daemon the
 symbol is never added (it would change the module's interface hash on every edit).
 
-What it does not do: infer anything (``requirements``), or read other modules.
+What it does not do: infer anything (``typed_pallas_mypy.inference``), or read other modules.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@
   of the project or of an installed package (by fullname), a known call that needs no
   looking into, or something only runtime knows (a parameter, a local callable).
 
-What it does not do: infer platforms (``requirements``), keep facts
+What it does not do: infer platforms (``typed_pallas_mypy.inference``), keep facts
 (``platform_facts``), or read function bodies.
 """
 
