@@ -181,6 +181,8 @@ class Resolver:
         #: the modules the computations on the stack have read so far
         self._reading: list[set[str]] = []
         self._helpers: dict[str, bool] = {}
+        #: the calls of each module decision sites asked about
+        self._sites: dict[str, reader.Sites | None] = {}
         #: computing what runs under ``jax.grad`` (``defvjp`` rules count)
         self._differentiated = False
 
@@ -285,6 +287,7 @@ class Resolver:
         self.read.clear()
         self._memo.clear()
         self._helpers.clear()
+        self._sites.clear()
 
     # ------------------------------------------------------------------ names
 
@@ -471,7 +474,10 @@ class Resolver:
         source = self._source(located) if located is not None else None
         if located is None or facts is None or source is None:
             return None
-        site = reader.call_site(source, module, located.is_package, where)
+        if module not in self._sites:
+            self._sites[module] = reader.sites(source, module, located.is_package)
+        module_sites = self._sites[module]
+        site = module_sites.call_site(where) if module_sites is not None else None
         if site is None:
             return None
         qualname, all_steps = site

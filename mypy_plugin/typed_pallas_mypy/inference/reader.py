@@ -104,12 +104,32 @@ Pos = tuple[int, int]
 PALLAS_MARKER: Final = b"pallas"
 
 
-def call_site(
-    source: bytes, module: str, is_package: bool, where: tuple[int, int, int, int]
-) -> tuple[str, tuple[Step, ...]] | None:
-    """(qualname of the function around it, "" at module level; what the call at
-    ``where`` (line, column, end line, end column) runs, as trace steps), or None when
-    there is no such call."""
+class Sites:
+    """The calls of one module, read as the inference reads them (``call_site``)."""
+
+    def __init__(self, reader: _ModuleReader) -> None:
+        self.reader = reader
+        self.calls: dict[tuple[int, int, int, int], ast.Call] = {}
+        for node in ast.walk(reader.tree):
+            if isinstance(node, ast.Call) and node.end_lineno is not None:
+                key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset or 0)
+                self.calls.setdefault(key, node)
+
+    def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
+        """(qualname of the function around it, "" at module level; what the call at
+        ``where`` (line, column, end line, end column) runs, as trace steps), or None
+        when there is no such call."""
+        found = self.calls.get(where)
+        if found is None:
+            return None
+        try:
+            return self.reader.call_site(found)
+        except RecursionError:
+            return None
+
+
+def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
+    """The calls of ``module`` (None when its source does not parse)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -117,9 +137,9 @@ def call_site(
     reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
     try:
         reader.prepare()
-        return reader.call_site(where)
     except RecursionError:
         return None
+    return Sites(reader)
 
 
 def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts | None:
@@ -1560,23 +1580,11 @@ class _ModuleReader:
             else None,
         )
 
-    def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
+    def call_site(self, found: ast.Call) -> tuple[str, tuple[Step, ...]]:
         from typed_pallas_mypy.inference.program import ProgramBuilder
 
-        line, column, end_line, end_column = where
-        found: ast.Call | None = None
-        for node in ast.walk(self.tree):
-            if (
-                isinstance(node, ast.Call)
-                and node.lineno == line
-                and node.col_offset == column
-                and node.end_lineno == end_line
-                and node.end_col_offset == end_column
-            ):
-                found = node
-                break
-        if found is None:
-            return None
+        line, column = found.lineno, found.col_offset
+        end_line, end_column = end_of(found)
         scope = self.module_scope
         best: tuple[int, int] | None = None
         candidates: list[tuple[ScopeNode, _Scope]] = [
