@@ -55,6 +55,7 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
         "silent_partial_interpret_on",
     ),
     ("a literal key into a platform table", "fire_table_literal_key", "silent_table_literal_key"),
+    ("a config object's interpret field", "fire_config_default", "silent_config_interpret"),
 )
 
 #: function -> the shape of the array it is called with (default (8, 128))
@@ -102,6 +103,13 @@ APPLICATION_FORMS: tuple[tuple[str, str, str], ...] = (
         "if kernlib.kernels.on_gpu():\n        return kernlib.silent_direct({x})",
     ),
     (
+        "the caller's config object deciding interpret=",
+        'if jax.default_backend() == "gpu":\n'
+        "        return kernlib.kernel_with_config({x}, kernlib.Config(block=8))",
+        'if jax.default_backend() == "gpu":\n'
+        "        return kernlib.kernel_with_config({x}, kernlib.Config(interpret=True))",
+    ),
+    (
         "a TPU-only kernel body of the library in the caller's pl.pallas_call",
         'if jax.default_backend() == "gpu":\n'
         "        return pl.pallas_call(kernlib.kernels.copy_body, out_shape=jax.ShapeDtypeStruct("
@@ -115,6 +123,7 @@ APPLICATION_FORMS: tuple[tuple[str, str, str], ...] = (
 #: what the firing case of each application form reports
 APPLICATION_MESSAGES: dict[str, str] = {
     "a guard helper of the library": TPU_ON_GPU,
+    "the caller's config object deciding interpret=": TPU_ON_GPU,
     "a TPU-only kernel body of the library in the caller's pl.pallas_call": (
         "The kernel of this pl.pallas_call lowers only for tpu; it cannot be used for gpu lowering."
     ),

@@ -64,6 +64,9 @@ class Requirement:
     #: what a caller passes: a method's ``self`` is not counted; for a class, the
     #: parameter is its constructor's.
     interpret: tuple[str, int] | None
+    #: when interpret mode is a field of a config object that parameter holds
+    #: (``interpret=config.interpret``): (the field, whether its class declares it off)
+    interpret_field: tuple[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,21 @@ class Inference:
         self._store = FactsStore(cache_dir)
         self._resolver = Resolver(search_paths, self._store, project)
 
+    def _public(self, req: Req | None) -> Requirement | None:
+        if req is None:
+            return None
+        marker = req.marker
+        if marker is None:
+            return Requirement(req.platforms, req.cause, req.chain, None)
+        if marker[0] == "p":
+            return Requirement(req.platforms, req.cause, req.chain, (marker[1], int(marker[2])))
+        if marker[0] == "c":
+            _, name, position, _, field_name, cls = marker
+            off = self._resolver.field_default(cls, field_name) == model.FALSE
+            interpret = (name, int(position))
+            return Requirement(req.platforms, req.cause, req.chain, interpret, (field_name, off))
+        return None  # interpret comes from where a caller cannot say it
+
     def _guarded(self, default: _T, work: Callable[[], _T]) -> _T:
         try:
             return work()
@@ -121,12 +139,14 @@ class Inference:
         """The requirement of a function, method (``pkg.mod.Class.method``), alias,
         re-export, ``jax.jit`` / ``custom_vjp`` / ``partial`` object, or class (its
         instances' ``__call__``); None when unknown, unreadable, or without one."""
-        return self._guarded(None, lambda: _public(self._resolver.requirement(fullname)))
+        return self._guarded(None, lambda: self._public(self._resolver.requirement(fullname)))
 
     def result_requirement(self, fullname: str) -> Requirement | None:
         """The requirement of calling what ``fullname(...)`` returns (a factory of
         kernels: ``make_splash_mha(...)``), both called without an interpret argument."""
-        return self._guarded(None, lambda: _public(self._resolver.result_requirement(fullname)))
+        return self._guarded(
+            None, lambda: self._public(self._resolver.result_requirement(fullname))
+        )
 
     def helper(self, fullname: str) -> HelperFacts:
         """(platforms when it returns true, when false) of a guard helper
@@ -138,14 +158,18 @@ class Inference:
     def requirement_at(self, module: str, line: int) -> Requirement | None:
         """The requirement of the function of ``module`` defined at ``line`` (its
         ``def``), nested functions included."""
-        return self._guarded(None, lambda: _public(self._resolver.requirement_at(module, line)))
+        return self._guarded(
+            None, lambda: self._public(self._resolver.requirement_at(module, line))
+        )
 
     def call_requirement(self, module: str, where: tuple[int, int, int, int]) -> Requirement | None:
         """What the call at ``where`` (line, column, end line, end column) of ``module``
         runs lowers for, when its interpret mode is known off there: the same reading
         of a call as the inference's (``make(x)(y)``, ``k = make(x); k(y)``,
         ``Op(...)(x)``, ``(a if c else b)(x)``, ``TABLE["tpu"](x)``, ``lax.cond``...)."""
-        return self._guarded(None, lambda: _public(self._resolver.call_requirement(module, where)))
+        return self._guarded(
+            None, lambda: self._public(self._resolver.call_requirement(module, where))
+        )
 
     def modules_of(self, fullname: str) -> frozenset[str]:
         """The modules ``requirement(fullname)`` was read from (after asking it)."""
@@ -256,7 +280,7 @@ class Inference:
             ]
             for name in sorted(names):
                 fullname = f"{module}.{name}"
-                out.append((fullname, _public(self._resolver.requirement(fullname))))
+                out.append((fullname, self._public(self._resolver.requirement(fullname))))
         return out
 
     def _modules_under(self, prefix: str) -> list[str]:
@@ -283,15 +307,3 @@ class Inference:
                 elif stem.isidentifier():
                     found.append(".".join([prefix, *parts, stem]))
         return found
-
-
-def _public(req: Req | None) -> Requirement | None:
-    if req is None:
-        return None
-    marker = req.marker
-    interpret: tuple[str, int] | None = None
-    if marker is not None:
-        if marker[0] != "p":
-            return None  # interpret comes from where a caller cannot say it
-        interpret = (marker[1], int(marker[2]))
-    return Requirement(req.platforms, req.cause, req.chain, interpret)

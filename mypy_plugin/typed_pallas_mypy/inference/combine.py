@@ -80,7 +80,9 @@ Sets = tuple[frozenset[str] | None, frozenset[str] | None]
 #: ("o", name): a parameter ``name`` of an enclosing function (a closure);
 #: ("a", attr): the instance attribute ``self.attr``;
 #: ("k", attr, key, fallback): the key ``key`` of a ``**self.attr`` splat, with the
-#: ``fallback`` argument summary when the key is absent.
+#: ``fallback`` argument summary when the key is absent;
+#: ("c", name, position or -1, default, field, class): the field ``field`` of the config
+#: object the parameter ``name`` (annotated ``class``) holds.
 Marker = tuple[str, ...] | None
 
 
@@ -919,7 +921,48 @@ class Resolver:
         if target.kind == "function" and target.function is not None:
             if target.function.is_method and not event.bound and own.marker is not None:
                 return DROP  # an unbound method call: positions shift
-        return _translate(own.marker, event.args, event.bound, caller, target)
+        return self._translate(own.marker, event.args, event.bound, caller, target)
+
+    def _translate(
+        self, marker: Marker, args: CallArgs, bound: bool, caller: Target, callee: Target
+    ) -> Marker | _Drop:
+        """A callee's marker seen from a call of it in ``caller`` (``_translate``), a
+        config object's field followed through what the caller passes."""
+        if marker is None or marker[0] != "c":
+            return _translate(marker, args, bound, caller, callee)
+        _, name, position, default, field_name, cls = marker
+        passed = _evaluate(args, ("p", name, position, default))
+        if not isinstance(passed, str):
+            return DROP
+        fn = caller.function
+        assert fn is not None
+        if passed.startswith("p:"):
+            param = next((p for p in fn.params if p.name == passed[2:]), None)
+            found = _param_marker(fn, passed[2:])
+            if param is None or found is None or param.rebound:
+                return DROP
+            return ("c", found[0], str(found[1]), found[2], field_name, param.annotation or cls)
+        if passed.startswith("n:") and passed.endswith(")"):
+            made, _, fields = passed[2:-1].partition("(")
+            given = dict(item.partition("=")[::2] for item in fields.split(",") if item)
+            if field_name in given:
+                return None if given[field_name] == FALSE else DROP
+            return None if self.field_default(made, field_name) == FALSE else DROP
+        return DROP
+
+    def field_default(self, cls: str, field_name: str) -> str:
+        """The literal default (an ``ArgSum``) of a class's field, or ``?``."""
+        target = self.resolve(cls)
+        if target is None or target.cls is None:
+            return UNKNOWN
+        for _, _, summary in self._mro(target.located, target.facts, target.cls, 0):
+            for name, value in summary.defaults:
+                if name == field_name:
+                    return value
+            for param in summary.fields or ():
+                if param.name == field_name:
+                    return param.default
+        return UNKNOWN
 
     # ------------------------------------------------------------------ results
 
@@ -980,7 +1023,7 @@ class Resolver:
             found = self._entry_source(factory, value, returned=True)
             if not isinstance(found, Req):
                 return DROP
-            entry_marker = _translate(found.marker, args, False, caller, factory)
+            entry_marker = self._translate(found.marker, args, False, caller, factory)
             if isinstance(entry_marker, _Drop):
                 return DROP
             return Req(found.platforms, found.cause, found.chain, entry_marker)
@@ -1018,7 +1061,7 @@ class Resolver:
             passed = _evaluate(args, _param_marker_of(made_fn, own.marker[1]))
             marker = _lift(passed, caller.function)
         else:
-            marker = _translate(own.marker, inner_args, value.bound, caller, inner)
+            marker = self._translate(own.marker, inner_args, value.bound, caller, inner)
         if isinstance(marker, _Drop):
             return DROP
         plats = ", ".join(sorted(own.platforms))
@@ -1365,6 +1408,13 @@ def _lift(value: ArgSum | tuple[str, ...], caller: FunctionSummary | None) -> Ma
         if found is None or found[2] not in (FALSE, model.REQUIRED):
             return DROP
         return ("p", found[0], str(found[1]), found[2])
+    if kind == "c":
+        param_name, _, field_name = name.partition(".")
+        param = next((p for p in caller.params if p.name == param_name), None)
+        found = _param_marker(caller, param_name)
+        if param is None or found is None or not param.annotation:
+            return DROP
+        return ("c", found[0], str(found[1]), found[2], field_name, param.annotation)
     if kind == "o":
         return ("o", name)
     if kind == "a":

@@ -75,7 +75,7 @@ DIFFERENTIATING: Final = fullnames.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "5"
+READER_VERSION: Final = "6"
 
 #: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
 BODY_DEPTH: Final = 2
@@ -753,16 +753,43 @@ class _ModuleReader:
         positional = [*args.posonlyargs, *args.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
         defaults.extend(args.defaults)
+        outer = scope.parent if scope.parent is not None else self.module_scope
         for i, arg in enumerate(positional):
             kind = model.POSONLY if i < len(args.posonlyargs) else model.POS
-            scope.param_list.append(Param(arg.arg, kind, self._default(defaults[i])))
+            scope.param_list.append(
+                Param(
+                    arg.arg,
+                    kind,
+                    self._default(defaults[i]),
+                    annotation=self._annotation(arg.annotation, outer),
+                )
+            )
         if args.vararg is not None:
             scope.param_list.append(Param(args.vararg.arg, model.STAR, model.REQUIRED))
         for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=False):
-            scope.param_list.append(Param(arg.arg, model.KWONLY, self._default(default)))
+            scope.param_list.append(
+                Param(
+                    arg.arg,
+                    model.KWONLY,
+                    self._default(default),
+                    annotation=self._annotation(arg.annotation, outer),
+                )
+            )
         if args.kwarg is not None:
             scope.param_list.append(Param(args.kwarg.arg, model.DSTAR, model.REQUIRED))
         scope.params = {p.name: p for p in scope.param_list}
+
+    def _annotation(self, expr: ast.expr | None, scope: _Scope) -> str:
+        """The class an annotation names (``Config``, ``"Config"``, ``cfg.Config``), or ""."""
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            try:
+                expr = ast.parse(expr.value, mode="eval").body
+            except SyntaxError:
+                return ""
+        if not isinstance(expr, (ast.Name, ast.Attribute)):
+            return ""
+        name = self.ref(expr, scope)
+        return name if name is not None and not is_opaque_name(name) else ""
 
     def _default(self, expr: ast.expr | None) -> str:
         if expr is None:
@@ -923,6 +950,13 @@ class _ModuleReader:
             name = self.ref(expr.func, scope)
             if name is not None and name.rsplit(".", 1)[-1] == "InterpretParams":
                 return TRUE
+            plain = not any(isinstance(a, ast.Starred) for a in expr.args) and all(
+                k.arg is not None for k in expr.keywords
+            )
+            if name is not None and plain and not is_opaque_name(name):
+                # a constructor call, as a config object (``Config(interpret=False)``)
+                fields = ",".join(f"{k.arg}={_literal(k.value) or UNKNOWN}" for k in expr.keywords)
+                return f"n:{name}({fields})"
             return UNKNOWN
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
@@ -936,6 +970,17 @@ class _ModuleReader:
         attr = self.self_attribute(expr, scope)
         if attr is not None:
             return f"a:{attr}"
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            # ``config.interpret``: a field of a config object this function is given
+            found = self.lookup(expr.value.id, scope)
+            if isinstance(found, _ParamRef) and found.scope is scope:
+                param = scope.params[expr.value.id]
+                if (
+                    not param.rebound
+                    and param.annotation
+                    and param.kind not in (model.STAR, model.DSTAR)
+                ):
+                    return f"c:{param.name}.{expr.attr}"
         return UNKNOWN
 
     def _splat(self, expr: ast.expr, scope: _Scope) -> ArgSum:
@@ -1975,11 +2020,25 @@ class _ModuleReader:
         fields = (
             self._fields(cls) if is_dataclass and not cls.bases and not dataclass_kw_only else None
         )
+        defaults: list[tuple[str, str]] = []
+        for item in cls.body:
+            if isinstance(item, ast.Assign):
+                targets, value = list(item.targets), item.value
+            elif isinstance(item, ast.AnnAssign) and item.value is not None:
+                targets, value = [item.target], item.value
+            else:
+                continue
+            literal = _literal(value)
+            for target in targets:
+                if isinstance(target, ast.Name) and literal is not None:
+                    defaults.append((target.id, literal))
         init = functions.get(f"{qualname}.__init__")
         if init is not None:
             attrs = self._init_attrs(cls, qualname)
             functions[init.qualname] = dataclasses.replace(init, self_attrs=attrs)
-        return ClassSummary(qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields)
+        return ClassSummary(
+            qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields, tuple(defaults)
+        )
 
     def _fields(self, cls: ast.ClassDef) -> tuple[Param, ...] | None:
         out: list[Param] = []

@@ -223,10 +223,17 @@ def _literal_mode(expr: Expression) -> Interpret:
     return "on" if is_true(expr) else "unknown"
 
 
-def interpret_argument(node: Expression, parameter: tuple[str, int]) -> Interpret:
+def interpret_argument(
+    node: Expression, parameter: tuple[str, int], field: tuple[str, bool] | None = None
+) -> Interpret:
     """How ``node`` passes a callee's ``interpret`` parameter (``(name, position)``):
     in a call ``f(x, interpret=True)``, a partial ``functools.partial(f, interpret=True)``
-    or a call of one; a bare reference ``f`` passes nothing ("off", the default)."""
+    or a call of one; a bare reference ``f`` passes nothing ("off", the default). With
+    ``field`` (the parameter holds a config object whose field decides: (name, declared
+    off)), the argument must be that object's construction: ``f(Config())`` is off when
+    the field's default is, ``f(Config(interpret=True))`` on, anything else unknown."""
+    if field is not None:
+        return _config_argument(node, parameter, field)
     if not isinstance(node, CallExpr):
         return "off"
     arguments = list(zip(node.arg_kinds, node.arg_names, node.args))
@@ -250,6 +257,32 @@ def interpret_argument(node: Expression, parameter: tuple[str, int]) -> Interpre
         elif kind != ARG_NAMED:
             splat = True
     return "unknown" if splat else "off"
+
+
+def _config_argument(
+    node: Expression, parameter: tuple[str, int], field: tuple[str, bool]
+) -> Interpret:
+    if not isinstance(node, CallExpr):
+        return "unknown"
+    name, position = parameter
+    field_name, default_off = field
+    passed: Expression | None = None
+    positional = 0
+    for kind, arg_name, arg in zip(node.arg_kinds, node.arg_names, node.args):
+        if kind == ARG_NAMED and arg_name == name:
+            passed = arg
+        elif kind == ARG_POS:
+            if positional == position:
+                passed = arg
+            positional += 1
+    if not isinstance(passed, CallExpr) or any(
+        kind not in (ARG_POS, ARG_NAMED) for kind in passed.arg_kinds
+    ):
+        return "unknown"
+    for kind, arg_name, arg in zip(passed.arg_kinds, passed.arg_names, passed.args):
+        if kind == ARG_NAMED and arg_name == field_name:
+            return _literal_mode(arg)
+    return "off" if default_off else "unknown"
 
 
 def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:

@@ -180,7 +180,10 @@ class _Scan:
         if requirement is None or (requirement.platforms & decided):
             return
         if requirement.interpret is not None:
-            if calls.interpret_argument(node, requirement.interpret) != "off":
+            mode = calls.interpret_argument(
+                node, requirement.interpret, requirement.interpret_field
+            )
+            if mode != "off":
                 return  # interpreted (or maybe): lowers anywhere
         message = message_for(requirement, name, decided)
         notes = (*requirement.chain, why)

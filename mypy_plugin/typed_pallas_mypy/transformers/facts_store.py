@@ -38,7 +38,7 @@ from typed_pallas_mypy.transformers.guards import Sets
 #: The private module symbol that holds a module's facts in mypy's cache.
 FACTS_SYMBOL: Final = "__typed_pallas_facts__"
 #: Bump when the stored format changes.
-FACTS_FORMAT: Final = 5
+FACTS_FORMAT: Final = 6
 
 # --------------------------------------------------------------------------- facts
 
@@ -56,6 +56,9 @@ class Requirement:
     #: (parameter, position or -1) through which a caller turns interpret mode on for
     #: every kernel on the chain (a library function's ``interpret=``); None if none
     interpret: tuple[str, int] | None = None
+    #: when that parameter holds a config object: (its field deciding interpret mode,
+    #: whether the field's declared default is off)
+    interpret_field: tuple[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,8 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
         data["req"] = [sorted(req.platforms), list(req.cause), list(req.chain)]
         if req.interpret is not None:
             data["interpret"] = list(req.interpret)
+        if req.interpret_field is not None:
+            data["interpret_field"] = list(req.interpret_field)
     if facts.guard is not None:
         data["guard"] = _sets_to_json(facts.guard)
     if facts.platform_source:
@@ -250,12 +255,16 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
             and isinstance(chain, list)
         ):
             interpret = data.get("interpret")
+            field = data.get("interpret_field")
             requirement = Requirement(
                 frozenset(str(p) for p in plats),
                 (str(cause[0]), str(cause[1]), str(cause[2])),
                 tuple(str(c) for c in chain),
                 interpret=(str(interpret[0]), int(interpret[1]))
                 if isinstance(interpret, list) and len(interpret) == 2
+                else None,
+                interpret_field=(str(field[0]), field[1] is True)
+                if isinstance(field, list) and len(field) == 2
                 else None,
             )
     wrapper = None

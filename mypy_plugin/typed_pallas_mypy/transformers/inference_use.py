@@ -178,6 +178,7 @@ class InferenceUse:
                     requirement.cause,
                     requirement.chain,
                     interpret=requirement.interpret,
+                    interpret_field=requirement.interpret_field,
                 )
                 if requirement is not None
                 else None,

@@ -201,7 +201,13 @@ class Facts:
                 self._note_module(read)
         if found is None:
             return None
-        return Requirement(found.platforms, found.cause, found.chain, interpret=found.interpret)
+        return Requirement(
+            found.platforms,
+            found.cause,
+            found.chain,
+            interpret=found.interpret,
+            interpret_field=found.interpret_field,
+        )
 
     def local_requirement(
         self, func: FuncDef, tree: MypyFile, index: ModuleIndex
@@ -212,7 +218,13 @@ class Facts:
         found = self.inference.engine().requirement_at(tree.fullname, func.line)
         if found is None:
             return None
-        return Requirement(found.platforms, found.cause, found.chain, interpret=found.interpret)
+        return Requirement(
+            found.platforms,
+            found.cause,
+            found.chain,
+            interpret=found.interpret,
+            interpret_field=found.interpret_field,
+        )
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)

@@ -4,6 +4,7 @@ tpu; every ``silent_*`` lowers for cuda and rocm (``tests/parity/test_ground_tru
 proves both by cross-lowering). The argument each takes is in ``tests/parity/parity_cases.py``.
 """
 
+import dataclasses
 import functools
 
 import jax
@@ -400,6 +401,29 @@ def fire_partial_interpret_off(x):
 
 def silent_partial_interpret_on(x):
     return functools.partial(tpu_op_i, interpret=True)(x)
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    block: int = 128
+    interpret: bool = False
+
+
+def kernel_with_config(x, config: Config):
+    return pl.pallas_call(
+        add_one,
+        out_shape=_shape(x),
+        compiler_params=pltpu.CompilerParams(),
+        interpret=config.interpret,
+    )(x)
+
+
+def fire_config_default(x):
+    return kernel_with_config(x, Config())
+
+
+def silent_config_interpret(x):
+    return kernel_with_config(x, Config(interpret=True))
 
 
 # -- platform tables ---------------------------------------------------------------------
