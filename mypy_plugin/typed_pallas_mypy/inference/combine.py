@@ -355,17 +355,6 @@ class Resolver:
                     return Target(found[0], found[1], "function", qualname, function=function)
         return None
 
-    def has_unknown_base(self, located: Located, facts: ModuleFacts, cls: ClassSummary) -> bool:
-        """Whether some base of ``cls`` is not read (its methods are not known)."""
-        for base_facts in self._mro(located, facts, cls, 0):
-            for base in base_facts[2].bases:
-                if base in ("builtins.object", "typing.Generic", "abc.ABC"):
-                    continue
-                target = self.resolve(base) if base != UNKNOWN else None
-                if target is None or target.kind != "class":
-                    return True
-        return False
-
     def _mro(
         self, located: Located, facts: ModuleFacts, cls: ClassSummary, depth: int
     ) -> Iterator[tuple[Located, ModuleFacts, ClassSummary]]:

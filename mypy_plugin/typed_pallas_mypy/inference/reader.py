@@ -520,7 +520,6 @@ class _ModuleReader:
         self.bindings: dict[str, Binding] = {}
         self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
-        self._entry_decorated: set[str] = set()
         self._straight_cache: dict[int, set[int]] = {}
 
     # ------------------------------------------------------------------ building

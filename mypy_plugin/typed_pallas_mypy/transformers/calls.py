@@ -213,10 +213,6 @@ def interpret_mode(view: CallView) -> Interpret:
     return "on" if is_true(expr) else "unknown"
 
 
-def interpret_may_be_on(view: CallView) -> bool:
-    return interpret_mode(view) != "off"
-
-
 def _literal_mode(expr: Expression) -> Interpret:
     if is_false(expr):
         return "off"

@@ -156,16 +156,6 @@ class ModuleIndex:
             platforms = platforms & region.platforms
         return Guard(platforms, tuple(found))
 
-    def has_region_within(self, start: Pos, end: Pos, *, tags: bool = True) -> bool:
-        """Whether a guard region lies inside ``start``..``end`` (looked up by line, so
-        the cost is the span's lines, not the module's regions)."""
-        self._lines()
-        for line in range(start[0], end[0] + 1):
-            for region in self._region_lines.get(line, ()):
-                if (tags or not region.from_tag) and start <= region.start and region.end <= end:
-                    return True
-        return False
-
     def function_at(self, pos: Pos) -> FuncItem | None:
         """The innermost function or lambda of this module spanning ``pos``."""
         self._lines()

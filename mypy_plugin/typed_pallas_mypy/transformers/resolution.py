@@ -8,10 +8,9 @@
   package (site-packages; ``is_user_path`` and ``is_installed_path`` for paths);
 * ``callee_function(expr)``: the function an expression names, through
   ``functools.partial``, function-keeping wrappers (``jax.jit``, ``functools.wraps``...:
-  ``fullnames.KEEPS_FUNCTION``), aliases and ``self.method``;
-* ``call_target(call)``: what a call inside a function runs (``CallTarget``): a function
-  of the project or of an installed package (by fullname), a known call that needs no
-  looking into, or something only runtime knows (a parameter, a local callable).
+  ``fullnames.KEEPS_FUNCTION``), aliases and ``self.method``: the names mypy gives a
+  callee where the platform is decided (what a call runs is the engine's reading,
+  ``typed_pallas_mypy.inference``).
 
 What it does not do: infer platforms (``typed_pallas_mypy.inference``), keep facts
 (``platform_facts``), or read function bodies.
@@ -20,8 +19,7 @@ What it does not do: infer platforms (``typed_pallas_mypy.inference``), keep fac
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from mypy.nodes import (
     CallExpr,
@@ -107,42 +105,6 @@ def _keeps(dec: Expression, names: Names | None) -> bool:
     if name in fullnames.KEEPS_FUNCTION or name in fullnames.CUSTOM_DERIVATIVES:
         return True
     return names is not None and names.keeping_alias(name)
-
-
-def is_keeping_decorator(expr: Expression, names: Names) -> bool:
-    """Whether ``expr`` (a variable's value) is a function-keeping decorator:
-    ``jaxtyping.jaxtyped(typechecker=...)``, ``jax.jit``, ``functools.partial(jax.jit, ...)``."""
-    if isinstance(expr, CallExpr):
-        name = decorator_name(expr.callee, names)
-        if name == fullnames.FUNCTOOLS_PARTIAL and expr.args:
-            name = decorator_name(expr.args[0], names)
-        return name in fullnames.KEEPS_FUNCTION
-    return isinstance(expr, RefExpr) and decorator_name(expr, names) in fullnames.KEEPS_FUNCTION
-
-
-def custom_derivative(node: Decorator) -> bool:
-    """Whether ``node`` is decorated with ``jax.custom_vjp`` / ``jax.custom_jvp``."""
-    return any(decorator_name(dec) in fullnames.CUSTOM_DERIVATIVES for dec in node.decorators)
-
-
-@dataclass(frozen=True)
-class CallTarget:
-    """What a call inside a function runs, as far as the source says.
-
-    * ``function``: a function (or alias) of the project or of an installed package,
-      named by ``fullname``: its facts say what it lowers for;
-    * ``known``: nothing to look into (a class, a method of a value, a library call
-      that is not a function the plugin knows);
-    * ``unknown``: only runtime knows (a parameter, a local callable, ``self.attr``):
-      a function making such a call has no requirement.
-    """
-
-    kind: Literal["function", "known", "unknown"]
-    fullname: str | None = None
-
-
-KNOWN: Final = CallTarget("known")
-UNKNOWN: Final = CallTarget("unknown")
 
 
 class Names:
@@ -341,30 +303,3 @@ class Names:
         found = {name: target for name, target in bound.items() if target is not None}
         self._imports[module] = found
         return found
-
-    def call_target(self, call: CallExpr, func: FuncDef) -> CallTarget:
-        """What ``call`` (inside ``func``) runs."""
-        params = {arg.variable.name for arg in func.arguments}
-        callee = call.callee
-        target = self.callee_function(callee, func)
-        if target is not None:
-            if self.is_user_module(self.module_of(target)) or self.is_library_name(target):
-                return CallTarget("function", target)
-            return KNOWN
-        if isinstance(callee, NameExpr):
-            node = callee.node
-            if isinstance(node, Var):
-                if callee.name in params or node.fullname == callee.name:
-                    return UNKNOWN  # a parameter or a local callable
-                return UNKNOWN if self.is_user_module(self.module_of(node.fullname)) else KNOWN
-            return KNOWN
-        if isinstance(callee, MemberExpr):
-            if isinstance(callee.expr, NameExpr) and self._self_method(callee, func) == "":
-                return UNKNOWN  # self.attr(...) that is not a method
-            return KNOWN  # x.method(...): a method of a value, library code
-        if isinstance(callee, CallExpr):
-            inner = ref_name(callee.callee)
-            if inner is not None and not self.is_user_module(self.module_of(inner)):
-                return UNKNOWN if inner in fullnames.KEEPS_FUNCTION else KNOWN
-            return UNKNOWN
-        return UNKNOWN
