@@ -121,15 +121,17 @@ def experts_wrong(lhs: Any, rhs: Any, sizes: Any) -> Any:
     return tokamax.ragged_dot(lhs, rhs, sizes)
 
 
-def splash_attend(mask: Any) -> Any:
+def splash_attend(mask: Any, q: Any, k: Any, v: Any) -> Any:
     if jax.default_backend() == "tpu":
-        return splash.make_splash_mha(mask, head_shards=1, q_seq_shards=1)
+        kernel = splash.make_splash_mha(mask, head_shards=1, q_seq_shards=1)
+        return jax.vmap(kernel)(q, k, v)
     return None
 
 
-def splash_attend_wrong(mask: Any) -> Any:
+def splash_attend_wrong(mask: Any, q: Any, k: Any, v: Any) -> Any:
     if jax.default_backend() == "gpu":
-        return splash.make_splash_mha(mask, head_shards=1, q_seq_shards=1)  {WRONG}
+        kernel = splash.make_splash_mha(mask, head_shards=1, q_seq_shards=1)
+        return jax.vmap(kernel)(q, k, v)  {WRONG}
     return None
 
 
