@@ -40,6 +40,19 @@ from typed_pallas_mypy.transformers.resolution import is_installed_path, is_user
 
 if TYPE_CHECKING:
     from typed_pallas_mypy.inference import Inference, Located
+    from typed_pallas_mypy.inference import Requirement as EngineRequirement
+
+
+def _requirement(found: EngineRequirement | None) -> Requirement | None:
+    if found is None:
+        return None
+    return Requirement(
+        found.platforms,
+        found.cause,
+        found.chain,
+        interpret=found.interpret,
+        interpret_field=found.interpret_field,
+    )
 
 
 def search_roots(modules: Mapping[str, MypyFile]) -> list[str]:
@@ -165,23 +178,17 @@ class InferenceUse:
         if cached is not None:
             return cached
         requirement = engine.requirement(fullname)
+        result = engine.result_requirement(fullname)
         wrapper = engine.wrapper(fullname)
         evidence = engine.body_evidence(fullname)
         table = engine.table(fullname)
         keeps = engine.keeping_decorator(fullname)
         found = NO_FACTS
-        if requirement or wrapper or evidence or table or keeps:
+        if requirement or result or wrapper or evidence or table or keeps:
             found = FunctionFacts(
                 fullname,
-                requirement=Requirement(
-                    requirement.platforms,
-                    requirement.cause,
-                    requirement.chain,
-                    interpret=requirement.interpret,
-                    interpret_field=requirement.interpret_field,
-                )
-                if requirement is not None
-                else None,
+                requirement=_requirement(requirement),
+                result=_requirement(result),
                 wrapper=Wrapper(
                     wrapper.entry,
                     wrapper.forwards,
