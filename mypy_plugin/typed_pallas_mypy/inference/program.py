@@ -314,6 +314,8 @@ class ProgramBuilder:
         """What a call itself runs (not its callee expression or its arguments)."""
         reader, scope = self.reader, self.scope
         out: list[Step] = []
+        if self.interpreted:
+            return out  # every kernel traced here runs interpreted: it lowers anywhere
         callee = reader.ref(call.func, scope)
         if callee is not None and callee in TRACED_ARGUMENTS:
             out.extend(self._traced(call, callee, TRACED_ARGUMENTS[callee]))
