@@ -254,6 +254,10 @@ class Inference:
         """Module name -> file path, of every module whose facts were consulted."""
         return {name: located.path for name, located in self._resolver.read.items()}
 
+    def modules_read_since(self, count: int) -> list[str]:
+        """The paths of the modules read after the first ``count`` (in reading order)."""
+        return self._resolver.read_order[count:]
+
     def forget(self) -> None:
         """Forget every answer (a module read may have changed)."""
         self._resolver.forget()

@@ -178,6 +178,8 @@ class Resolver:
         self._sources: dict[str, bytes | None] = {}
         #: module -> the path of every module whose facts were consulted
         self.read: dict[str, Located] = {}
+        #: the paths of ``read``, in the order they were read
+        self.read_order: list[str] = []
         self._memo: dict[tuple[str, str], _Memo] = {}
         self._in_progress: set[tuple[str, str]] = set()
         #: the modules the computations on the stack have read so far
@@ -273,12 +275,13 @@ class Resolver:
             stamp,
             Entry(model.module_json(parsed) if parsed is not None else {"unparsed": True}),
         )
-        self.read[module] = located
-        self._facts[module] = parsed
+        self._remember(located, parsed)
         return parsed
 
-    def _remember(self, located: Located, facts: ModuleFacts) -> None:
+    def _remember(self, located: Located, facts: ModuleFacts | None) -> None:
         self._facts[located.module] = facts
+        if located.module not in self.read:
+            self.read_order.append(located.path)
         self.read[located.module] = located
 
     def forget(self) -> None:
@@ -287,6 +290,7 @@ class Resolver:
         self._facts.clear()
         self._sources.clear()
         self.read.clear()
+        self.read_order.clear()
         self._memo.clear()
         self._helpers.clear()
         self._sites.clear()

@@ -1,17 +1,16 @@
-"""The on-disk cache of local facts: one JSON file per top-level package.
+"""The on-disk cache of local facts: one JSON file per module.
 
-``<cache_dir>/<top>.json`` holds, for each module of the package ``top`` that was read,
-the module's path, size and ``st_mtime_ns`` when it was read, and its local facts
-(``model.module_json``). The
-whole file is keyed by ``DIGEST``: the reader's version, the Python version (``ast``
-differs between versions) and the tables the reader uses; a file with another digest is
-ignored (and overwritten on the next write). A module whose path, size or mtime changed
-is read again. Writes are atomic (a temporary file in the same folder, then
-``os.replace``); a cache that cannot be read, decoded or written is treated as empty,
-never as an error.
+``<cache_dir>/<module>.json`` holds the module's path, size and ``st_mtime_ns`` when it
+was read, and its local facts (``model.module_json``). Every file is keyed by ``DIGEST``:
+the reader's version, the Python version (``ast`` differs between versions) and the
+tables the reader uses; a file with another digest is ignored (and overwritten on the
+next write). A module whose path, size or mtime changed is read again. Each module is
+written once, when it is read (atomically: a temporary file in the same folder, then
+``os.replace``), so a build writes each file it reads at most once; a cache that cannot
+be read, decoded or written is treated as empty, never as an error.
 
-What it does not do: decide what to cache (``requirements`` does), or lock: two
-processes writing at once lose one another's new entries, not correctness.
+What it does not do: decide what to cache (``combine`` does), or lock: two processes
+writing the same module at once write the same facts.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from typed_pallas_mypy import entries, evidence_tables, fullnames
 from typed_pallas_mypy.inference import reader
 
 #: Bump when the file layout changes.
-STORE_FORMAT: Final = 2
+STORE_FORMAT: Final = 3
 
 
 def _digest() -> str:
@@ -85,41 +84,26 @@ class FactsStore:
 
     def __init__(self, cache_dir: str | None) -> None:
         self.cache_dir = cache_dir
-        #: top-level package -> module -> its stored JSON entry
-        self._files: dict[str, dict[str, dict[str, object]]] = {}
-        self._dirty: set[str] = set()
 
-    def _path(self, top: str) -> str | None:
+    def _path(self, module: str) -> str | None:
         if self.cache_dir is None:
             return None
-        return os.path.join(self.cache_dir, f"{top}.json")
-
-    def _file(self, top: str) -> dict[str, dict[str, object]]:
-        loaded = self._files.get(top)
-        if loaded is not None:
-            return loaded
-        modules: dict[str, dict[str, object]] = {}
-        path = self._path(top)
-        if path is not None:
-            try:
-                with open(path, "rb") as handle:
-                    data = json.loads(handle.read())
-            except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-                data = None
-            if isinstance(data, dict) and data.get("digest") == DIGEST:
-                raw = data.get("modules")
-                if isinstance(raw, dict):
-                    modules = {str(k): v for k, v in raw.items() if isinstance(v, dict)}
-        self._files[top] = modules
-        return modules
+        return os.path.join(self.cache_dir, f"{module}.json")
 
     def get(self, module: str, stamp: Stamp) -> Entry | None:
         """The stored entry of ``module`` if it was stored for this exact file."""
-        found = self._file(_top(module)).get(module)
-        if found is None:
+        path = self._path(module)
+        if path is None:
+            return None
+        try:
+            with open(path, "rb") as handle:
+                found = json.loads(handle.read())
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
             return None
         if (
-            found.get("path") != stamp.path
+            not isinstance(found, dict)
+            or found.get("digest") != DIGEST
+            or found.get("path") != stamp.path
             or found.get("size") != stamp.size
             or found.get("mtime_ns") != stamp.mtime_ns
         ):
@@ -127,26 +111,22 @@ class FactsStore:
         return Entry(found.get("facts"))
 
     def put(self, module: str, stamp: Stamp, entry: Entry) -> None:
-        top = _top(module)
-        self._file(top)[module] = {
-            "path": stamp.path,
-            "size": stamp.size,
-            "mtime_ns": stamp.mtime_ns,
-            "facts": entry.facts,
-        }
-        self._dirty.add(top)
+        path = self._path(module)
+        if path is None:
+            return
+        _write(
+            path,
+            {
+                "digest": DIGEST,
+                "path": stamp.path,
+                "size": stamp.size,
+                "mtime_ns": stamp.mtime_ns,
+                "facts": entry.facts,
+            },
+        )
 
     def flush(self) -> None:
-        """Write every file that changed since the last flush (atomically)."""
-        for top in sorted(self._dirty):
-            path = self._path(top)
-            if path is not None:
-                _write(path, {"digest": DIGEST, "modules": self._files.get(top, {})})
-        self._dirty.clear()
-
-
-def _top(module: str) -> str:
-    return module.split(".", 1)[0]
+        """Nothing is kept back (each module is written when it is read)."""
 
 
 def _write(path: str, data: Mapping[str, object]) -> None:

@@ -133,6 +133,8 @@ class InferenceUse:
         self._roots: list[str] = []
         self._modules_seen = -1
         self._facts: dict[str, FunctionFacts] = {}
+        #: how many of the engine's modules read were noted in ``cache_keys``
+        self._noted = 0
 
     def engine(self) -> Inference:
         """The engine over the site-packages folders seen so far (mypy adds modules as
@@ -146,6 +148,7 @@ class InferenceUse:
                 from typed_pallas_mypy.inference import Inference
 
                 self._roots = roots
+                self._noted = 0
                 self._engine = Inference(
                     roots,
                     cache_keys.plugin_folder(self.cache_dir, "libraries"),
@@ -157,6 +160,7 @@ class InferenceUse:
     def forget(self) -> None:
         """Forget every answer (the daemon re-parsed a module the engine read)."""
         self._facts.clear()
+        self._noted = 0
         if self._engine is not None:
             self._engine.forget()
 
@@ -219,6 +223,7 @@ class InferenceUse:
         return found.where if found is not None else ""
 
     def _note_installed(self, engine: Inference) -> None:
-        cache_keys.note_library_files(
-            path for path in engine.modules_read().values() if is_installed_path(path)
-        )
+        """Note the installed files read since the last call (``cache_keys``)."""
+        read = engine.modules_read_since(self._noted)
+        self._noted += len(read)
+        cache_keys.note_library_files(path for path in read if is_installed_path(path))
