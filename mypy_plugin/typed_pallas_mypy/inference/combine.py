@@ -175,6 +175,11 @@ class Resolver:
         self.project = project
         self._located: dict[str, Located | None] = {}
         self._facts: dict[str, ModuleFacts | None] = {}
+        #: the file stamp each module's facts were read from (kept across ``forget``:
+        #: a module whose file did not change is not read again)
+        self._fact_stamps: dict[str, Stamp] = {}
+        #: modules whose stamp was checked since the last ``forget``
+        self._checked: set[str] = set()
         self._sources: dict[str, bytes | None] = {}
         #: module -> the path of every module whose facts were consulted
         self.read: dict[str, Located] = {}
@@ -244,10 +249,10 @@ class Resolver:
 
     def module_facts(self, module: str) -> ModuleFacts | None:
         """The local facts of ``module`` (None: not found, framework, or unparsable)."""
-        if module in self._facts:
-            if self._facts[module] is not None:
+        if module in self._checked:
+            if self._facts.get(module) is not None:
                 self._note(module)
-            return self._facts[module]
+            return self._facts.get(module)
         if self.is_framework(module):
             return None
         located = self.locate(module)
@@ -256,7 +261,13 @@ class Resolver:
         stamp = self._stamp(located)
         if stamp is None:
             return None
+        self._checked.add(module)
         self._note(module)
+        if module in self._facts and self._fact_stamps.get(module) == stamp:
+            known = self._facts[module]
+            self._remember(located, known)
+            return known
+        self._fact_stamps[module] = stamp
         stored = self.store.get(module, stamp)
         if stored is not None and stored.facts is not None:
             try:
@@ -285,9 +296,10 @@ class Resolver:
         self.read[located.module] = located
 
     def forget(self) -> None:
-        """Drop everything computed (the plugin calls it when a module read changed)."""
+        """Drop everything computed (the plugin calls it when a module read changed);
+        a module's local facts stay, to be used again while its file is unchanged."""
         self._located.clear()
-        self._facts.clear()
+        self._checked.clear()
         self._sources.clear()
         self.read.clear()
         self.read_order.clear()
