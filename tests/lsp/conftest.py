@@ -61,12 +61,16 @@ def run(x):
     return x
 """
 
-#: a module with mypy errors that are not typed-pallas findings (never published)
+#: a module with mypy errors that are not typed-pallas findings (never published), one of
+#: them an annotation mypy cannot read (check's warning: in the server's log)
 UNTYPED = """\
 def f(x: int) -> str:
     return x
 
 y: int = "no"
+
+def g() -> (int, str):
+    return 1, ""
 """
 
 

@@ -96,8 +96,14 @@ async def test_open_gives_the_finding_with_its_chain(client: LanguageClient, pro
         ("tpu_ops.py", 8, chain),
         ("dispatch.py", 4, guard),
     ]
-    # nothing else of mypy's output: untyped.py's two type errors are not published
+    # nothing else of mypy's output: untyped.py's errors are not published, and the
+    # annotation mypy could not read is check's warning, in the log
     assert set(client.diagnostics) == {uri(dispatch)}
+    logged = [log.message for log in client.log_messages]
+    assert any(
+        m.startswith("typed-pallas: warning: cannot read the type annotation at untyped.py:6:12 ")
+        for m in logged
+    ), logged
     # the first check analysed jax: work-done progress, begun and ended
     kinds = [[type(v).__name__ for v in values] for values in client.progress_reports.values()]
     assert ["WorkDoneProgressBegin", "WorkDoneProgressEnd"] in kinds, kinds

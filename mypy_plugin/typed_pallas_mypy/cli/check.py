@@ -67,6 +67,7 @@ __all__ = [
     "missing_paths",
     "mypy_missing",
     "run_check",
+    "unread_warnings",
 ]
 
 #: the line for a cold cache (what the first run in an environment costs)
@@ -273,19 +274,25 @@ def _warn_unresolved(unresolved: list[tuple[str, MypyMessage]], layout: project.
 
 
 def _warn_unread(unread: list[MypyMessage]) -> None:
-    """One warning line for the annotations mypy could not read, one for its other syntax
-    errors that it went on after: where, mypy's message (the first one's), what it means."""
+    for line in unread_warnings(unread):
+        print(f"{PROG}: warning: {line}", file=sys.stderr)
+
+
+def unread_warnings(unread: list[MypyMessage]) -> list[str]:
+    """One warning for the annotations mypy could not read, one for its other syntax
+    errors that it went on after: where, mypy's message (the first one's), what it means
+    (``check`` prints them on stderr, ``typed-pallas lsp`` logs them)."""
     annotations = [f for f in unread if f.message.startswith(UNREADABLE_ANNOTATION)]
     others = [f for f in unread if not f.message.startswith(UNREADABLE_ANNOTATION)]
+    lines = []
     if annotations:
         one = len(annotations) == 1
         what = "the type annotation" if one else f"{len(annotations)} type annotations,"
         it = "it" if one else "them"
-        print(
-            f"{PROG}: warning: cannot read {what} at {_unread_where(annotations)}: mypy "
+        lines.append(
+            f"cannot read {what} at {_unread_where(annotations)}: mypy "
             f"takes {it} as Any, so findings that depend on {it} may be missed; fix {it}, or "
-            f"see mypy's message{'' if one else 's'} with --all-errors",
-            file=sys.stderr,
+            f"see mypy's message{'' if one else 's'} with --all-errors"
         )
     if others:
         one = len(others) == 1
@@ -295,13 +302,13 @@ def _warn_unread(unread: list[MypyMessage]) -> None:
             if one
             else "they are mypy's own errors, not typed-pallas findings"
         )
-        print(
-            f"{PROG}: warning: mypy went on after {what} at {_unread_where(others)}: {they}, "
+        lines.append(
+            f"mypy went on after {what} at {_unread_where(others)}: {they}, "
             "but findings that depend on that code may be missed; "
             f"fix {'it' if one else 'them'}, or see mypy's message{'' if one else 's'} with "
-            "--all-errors",
-            file=sys.stderr,
+            "--all-errors"
         )
+    return lines
 
 
 def _unread_where(unread: list[MypyMessage]) -> str:

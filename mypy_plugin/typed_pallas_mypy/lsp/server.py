@@ -135,9 +135,10 @@ class TypedPallasServer(LanguageServer):
             self.window_log_message(types.LogMessageParams(kind, f"typed-pallas: {message}"))
 
     def tell(self, message: str, severity: session.Severity) -> None:
-        """Show a problem once (again only after another one, or after a good check)."""
+        """Show a problem once (again only after another one, or after a good check);
+        information (nothing to check) goes to the log only."""
         self.log(message, _SEVERITY[severity])
-        if message == self._problem:
+        if severity == "info" or message == self._problem:
             return
         self._problem = message
         self.window_show_message(

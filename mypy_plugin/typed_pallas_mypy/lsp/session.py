@@ -13,8 +13,9 @@ stderr, for the editor to show, and nothing run.
 :func:`outcome` reads a run as ``check`` does: an excluded selection is no finding; a run
 mypy did not complete (a syntax error while a line is being typed, a crash) keeps the
 findings shown before and gives ``check``'s blocking line for the log; the project's own
-unresolved imports are a warning; the findings shown are ``findings.select``'s, in the
-checked paths.
+unresolved imports are a warning; mypy's syntax errors that it went on after are
+``check``'s warning lines, for the log; the findings shown are ``findings.select``'s, in
+the checked paths.
 
 What it does not do: run mypy (``runner``) or talk to the editor (``server``).
 """
@@ -37,6 +38,7 @@ from typed_pallas_mypy.cli.check import (
     configured_environment,
     missing_paths,
     mypy_missing,
+    unread_warnings,
 )
 from typed_pallas_mypy.cli.findings import (
     NO_FILES_MESSAGE,
@@ -48,6 +50,7 @@ from typed_pallas_mypy.cli.findings import (
     plugin_error_codes,
     preset_config,
     select,
+    unread_code,
 )
 
 __all__ = ["Options", "Outcome", "Plan", "Stop", "outcome", "plan"]
@@ -80,7 +83,8 @@ class Plan:
 
     @property
     def slow_notice(self) -> str:
-        return SLOW_NOTICE.format(prog=PROG, cache=self.cache_dir)
+        """``check``'s line for a cold cache, without its ``typed-pallas:``."""
+        return SLOW_NOTICE.format(prog=PROG, cache=self.cache_dir).removeprefix(f"{PROG}: ")
 
 
 @dataclass
@@ -171,7 +175,9 @@ def outcome(checked: Plan, run: MypyRun) -> Outcome:
             "findings that depend on them are missed; add the folder that holds them to "
             "MYPYPATH or to mypy_path"
         )
+    # mypy's own syntax errors it went on after: check's warning lines, for the log
+    log = [f"warning: {line}" for line in unread_warnings(unread_code(run.findings))]
     shown = select(run.findings, plugin_error_codes(), all_errors=False)
     shown = [f for f in shown if _in_paths(f.file, checked.paths)]
     shown.sort(key=lambda f: (f.file, f.line, f.column))
-    return Outcome(shown, [], warning)
+    return Outcome(shown, log, warning)
