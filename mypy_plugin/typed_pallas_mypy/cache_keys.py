@@ -105,12 +105,10 @@ def versioned_name() -> str:
 
 
 def changed_library_files() -> str:
-    """"same" when every library file read is as it was when first read, else a hash of
+    """ "same" when every library file read is as it was when first read, else a hash of
     the changed ones."""
     changed = sorted(
-        (path, now)
-        for path, then in _LIBRARY_FILES.items()
-        if (now := _file_stamp(path)) != then
+        (path, now) for path, then in _LIBRARY_FILES.items() if (now := _file_stamp(path)) != then
     )
     if not changed:
         return "same"

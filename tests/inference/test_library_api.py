@@ -181,3 +181,74 @@ def test_importing_it_imports_neither_mypy_nor_jax() -> None:
         check=True,
     )
     assert "mypy" in json.loads(done.stdout.strip().splitlines()[-1])
+
+
+WRAPPER_SHAPES = (
+    HEADER
+    + """\
+def block_pallas_call(kernel, out_shape, *, compiler_params=None, **kwargs):
+    def helper(*args):
+        def wrapped_kernel(*refs):
+            with jax.named_scope("block"):
+                return kernel(*refs)
+
+        return pl.pallas_call(
+            wrapped_kernel, out_shape, compiler_params=compiler_params, **kwargs
+        )(*args)
+
+    return helper
+
+
+def core_map_kernel(body, *, out_type, mesh, compiler_params=None, interpret=False):
+    @jax.jit
+    def run(*operands):
+        @pl.core_map(mesh, compiler_params=compiler_params, interpret=interpret)
+        def _():
+            return body(*operands)
+
+        return operands
+
+    return run
+
+
+def inner_kernel(body, out_type, **kwargs):
+    return plgpu.kernel(body, out_type=out_type, **kwargs)
+
+
+def outer_kernel(body, out_type=(), *, cluster=(), **kwargs):
+    return inner_kernel(body, out_type, **kwargs)
+
+
+def not_forwarding(body, out_type):
+    return inner_kernel(body, out_type, compiler_params=plgpu.CompilerParams())
+"""
+)
+
+
+def test_wrapper_shapes_of_real_libraries(make_lib: MakeLib) -> None:
+    """A kernel passed through a nested function calling it (tokamax's
+    ``block.pallas_call``), a ``pl.core_map`` decorator over one (tpu-inference's
+    ``core_map_helper.kernel``: a wrapper of ``pl.kernel``), and a function forwarding its
+    parameters to another wrapper (tokamax's persistent kernels)."""
+    facts = reader_for(make_lib({"wpkg/shapes.py": WRAPPER_SHAPES}))
+    block = facts.wrapper("wpkg.shapes.block_pallas_call")
+    assert block is not None
+    assert block.entry == "jax.experimental.pallas.pallas_call"
+    assert block.forwards == (
+        ("compiler_params", "compiler_params", -1),
+        ("kernel", "kernel", 0),
+        ("out_shape", "out_shape", 1),
+    )
+    assert block.kwargs == "kwargs"
+    core = facts.wrapper("wpkg.shapes.core_map_kernel")
+    assert core is not None
+    assert core.entry == "jax.experimental.pallas.kernel"
+    assert ("body", "body", 0) in core.forwards
+    assert ("compiler_params", "compiler_params", -1) in core.forwards
+    assert ("mesh", "mesh", -1) in core.forwards
+    outer = facts.wrapper("wpkg.shapes.outer_kernel")
+    assert outer is not None
+    assert outer.entry == "jax.experimental.pallas.mosaic_gpu.kernel"
+    assert outer.forwards == (("body", "body", 0), ("out_type", "out_type", 1))
+    assert outer.kwargs == "kwargs"
+    assert facts.wrapper("wpkg.shapes.not_forwarding") is None

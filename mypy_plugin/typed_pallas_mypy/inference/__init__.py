@@ -185,11 +185,12 @@ class Inference:
         return self._guarded(None, lambda: self._wrapper(fullname))
 
     def _wrapper(self, fullname: str) -> WrapperFacts | None:
-        found = self._resolver.wrapper_target(fullname)
-        if found is None or found.function is None or found.function.wrapper is None:
+        found = self._resolver.wrapper_of(fullname)
+        if found is None:
             return None
-        fact = found.function.wrapper
-        where = f"{found.located.relpath}:{found.function.line}"
+        target, fact = found
+        assert target.function is not None
+        where = f"{target.located.relpath}:{target.function.line}"
         return WrapperFacts(fact.entry, fact.forwards, fact.kwargs, where, fact.line, fact.args)
 
     def body_evidence(self, fullname: str) -> tuple[tuple[tuple[str, ...], str, str], ...]:

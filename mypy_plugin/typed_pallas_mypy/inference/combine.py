@@ -1084,9 +1084,11 @@ class Resolver:
         parameters on under the same names and positions (or its ``**kwargs``), called
         (or its result called) where the kernel runs."""
         found = self._wrapper_target(target, 0)
-        if found is None or found.function is None or found.function.wrapper is None:
+        if found is None or found.function is None:
             return None
-        wrapper = found.function.wrapper
+        wrapper = found.function.wrapper or self._composed_wrapper(found, 0)
+        if wrapper is None:
+            return None
         spec = ENTRIES.get(wrapper.entry)
         if spec is None or spec.positional != ("kernel", "out_shape") or spec.body is None:
             return None
@@ -1107,16 +1109,24 @@ class Resolver:
         where = f"{found.located.relpath}:{found.function.line}"
         return f"a wrapper of {spec.title}, {where}"
 
-    def wrapper_target(self, fullname: str) -> Target | None:
+    def wrapper_of(self, fullname: str) -> tuple[Target, model.WrapperFact] | None:
+        """The function ``fullname`` names and how it forwards to an entry point, if it
+        is a wrapper (``_wrapper_target``)."""
         target = self.resolve(fullname)
-        return self._wrapper_target(target, 0) if target is not None else None
+        found = self._wrapper_target(target, 0) if target is not None else None
+        if found is None or found.function is None:
+            return None
+        fact = found.function.wrapper or self._composed_wrapper(found, 0)
+        return (found, fact) if fact is not None else None
 
     def _wrapper_target(self, target: Target, depth: int) -> Target | None:
         if depth > _NAME_DEPTH:
             return None
         if target.kind == "function":
             fn = target.function
-            if fn is None or fn.wrapper is None or self.is_opaque(target):
+            if fn is None or self.is_opaque(target):
+                return None
+            if fn.wrapper is None and self._composed_wrapper(target, depth) is None:
                 return None
             return target
         if target.kind == "alias" and target.alias is not None:
@@ -1125,6 +1135,62 @@ class Resolver:
                 inner = self.resolve(alias.targets[0])
                 return self._wrapper_target(inner, depth + 1) if inner is not None else None
         return None
+
+    def _composed_wrapper(self, target: Target, depth: int) -> model.WrapperFact | None:
+        """A function passing its own parameters on to another wrapper on every path
+        (tokamax's ``static_scheduling_persistent_kernel`` calls ``_persistent_kernel``
+        with its ``body`` and ``**kwargs``): a wrapper of that wrapper's entry point."""
+        found = self.memoized(
+            "wrapper", target.fullname, lambda: self._compose_through_calls(target, depth)
+        )
+        return found if isinstance(found, model.WrapperFact) else None
+
+    def _compose_through_calls(self, target: Target, depth: int) -> model.WrapperFact | None:
+        fn = target.function
+        if fn is None or depth > _NAME_DEPTH:
+            return None
+        for step in fn.steps:
+            if not isinstance(step, CallEvent) or len(step.targets) != 1:
+                continue
+            inner = self._callee(target, step.targets[0])
+            if inner is None or isinstance(inner, _Drop) or inner.function is None:
+                continue
+            if inner.fullname == target.fullname or self._wrapper_target(inner, depth + 1) is None:
+                continue
+            fact = inner.function.wrapper or self._composed_wrapper(inner, depth + 1)
+            if fact is None:
+                continue
+            composed = self._compose(fact, step.args, fn)
+            if composed is not None:
+                return composed
+        return None
+
+    def _compose(
+        self, inner: model.WrapperFact, args: CallArgs, fn: FunctionSummary
+    ) -> model.WrapperFact | None:
+        spec = ENTRIES.get(inner.entry)
+        if spec is None or spec.body is None:
+            return None
+        forwards: list[tuple[str, str, int]] = []
+        for formal, param, position in inner.forwards:
+            passed = _evaluate(args, ("p", param, str(position), model.REQUIRED))
+            if isinstance(passed, str) and passed.startswith("p:"):
+                found = _param_marker(fn, passed[2:])
+                if found is not None:
+                    forwards.append((formal, found[0], found[1]))
+        kwargs: str | None = None
+        if inner.kwargs is not None:
+            own = [s[2:] for s in args.star_kwargs if s.startswith("p:")]
+            splat = next((p for p in fn.params if own and p.name == own[0]), None)
+            if len(own) == 1 and len(args.star_kwargs) == 1 and splat is not None:
+                if splat.kind == model.DSTAR:
+                    kwargs = splat.name
+        names = {f[0] for f in forwards}
+        if spec.body not in names or ("compiler_params" not in names and kwargs is None):
+            return None
+        return model.WrapperFact(
+            inner.entry, tuple(sorted(forwards)), kwargs, inner.deferred, inner.line, None
+        )
 
     # ------------------------------------------------------------------ classes
 

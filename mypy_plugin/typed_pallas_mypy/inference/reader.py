@@ -1889,6 +1889,9 @@ class _ModuleReader:
                 candidates.append((found[0], found[1], inner_roots, inner_nodes))
         positions = _positions(scope)
         for candidate, candidate_scope, candidate_roots, candidate_nodes in candidates:
+            decorated = self._decorated_wrapper(candidate_roots, candidate_scope, scope, positions)
+            if decorated is not None:
+                return decorated
             for sub in candidate_nodes:
                 if not isinstance(sub, ast.Call):
                     continue
@@ -1969,17 +1972,80 @@ class _ModuleReader:
         index = wrapper.param_list.index(param)
         return (value.id, index - (1 if wrapper.is_method else 0))
 
+    def _decorated_wrapper(
+        self, roots: _Roots, where: _Scope, wrapper: _Scope, positions: dict[str, int]
+    ) -> WrapperFact | None:
+        """A nested function run by a ``pl.core_map(mesh, compiler_params=...)`` decorator
+        that calls the wrapper's kernel parameter (tpu-inference's ``core_map_helper.kernel``,
+        a drop-in ``pl.kernel``): a wrapper of ``pl.kernel``."""
+        for definition in roots.defs:
+            for decorator in definition.decorator_list:
+                if not isinstance(decorator, ast.Call):
+                    continue
+                entry = self.entry_of(decorator, where)
+                if entry is None or entry.fullname not in (
+                    fullnames.CORE_MAP,
+                    fullnames.CORE_MAP_PUBLIC,
+                ):
+                    continue
+                inner = self.scopes.get(id(definition))
+                kernel = (
+                    self._calls_parameter(definition, inner, wrapper) if inner is not None else None
+                )
+                if kernel is None:
+                    continue
+                spec = ENTRIES[entry.fullname]
+                args, has_splat, _ = self._view(spec, decorator, False)
+                if has_splat:
+                    continue
+                forwards = [("body", kernel, positions.get(kernel, -1))]
+                for formal, actual in args.items():
+                    param = self._forwarded_param(actual, where, wrapper, formal, spec)
+                    if param is not None:
+                        forwards.append((formal, param, positions.get(param, -1)))
+                if "compiler_params" not in {f[0] for f in forwards}:
+                    continue
+                interpret = args.get("interpret")
+                if interpret is not None and not any(f[0] == "interpret" for f in forwards):
+                    if self.argsum(interpret, where) != FALSE:
+                        return None
+                return WrapperFact(
+                    fullnames.PL_KERNEL_PUBLIC,
+                    tuple(sorted(forwards)),
+                    None,
+                    True,
+                    decorator.lineno,
+                    None,
+                )
+        return None
+
+    def _calls_parameter(self, node: FunctionNode, scope: _Scope, wrapper: _Scope) -> str | None:
+        """The parameter of ``wrapper`` that ``node`` calls on every path (a kernel that
+        runs the wrapper's kernel argument: ``def wrapped(*refs): return kernel(*refs)``)."""
+        for sub in unconditional_nodes(unconditional_roots(node.body).nodes):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+                found = self.lookup(sub.func.id, scope)
+                if isinstance(found, _ParamRef) and found.scope is wrapper:
+                    param = wrapper.params[sub.func.id]
+                    if not param.rebound and param.kind not in (model.STAR, model.DSTAR):
+                        return sub.func.id
+        return None
+
     def _forwarded_param(
         self, actual: ast.expr, where: _Scope, wrapper: _Scope, formal: str, spec: EntrySpec
     ) -> str | None:
         """The wrapper parameter ``actual`` passes on: a parameter by name, or (for the
-        kernel) a lambda that calls that parameter."""
+        kernel) a lambda or a nested function that calls that parameter."""
         if isinstance(actual, ast.Name):
             found = self.lookup(actual.id, where)
             if isinstance(found, _ParamRef) and found.scope is wrapper:
                 param = wrapper.params[actual.id]
                 if not param.rebound and param.kind not in (model.STAR, model.DSTAR):
                     return actual.id
+            if formal == spec.body and isinstance(found, _Global):
+                local = self.function_of(found.fullname)
+                if local is not None and ".<locals>." in found.fullname:
+                    return self._calls_parameter(local[0], local[1], wrapper)
             return None
         if formal == spec.body and isinstance(actual, ast.Lambda):
             body = actual.body
