@@ -161,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         medians = {name: statistics.median(values) for name, values in times.items()}
         ratio = medians["plugin"] / medians["baseline"]
         print(f"target: a copy of {OPS} ({len(files)} files), body edit of {edited}")
-        print(f"first run (cold daemon): plugin {first['plugin']:.2f} s, alone {first['baseline']:.2f} s")
+        print(
+            f"first run (cold daemon): plugin {first['plugin']:.2f} s, alone {first['baseline']:.2f} s"
+        )
         print(
             f"edit-to-diagnostics, median of {args.rounds}: plugin {medians['plugin']:.3f} s, "
             f"alone {medians['baseline']:.3f} s, ratio {ratio:.2f}"

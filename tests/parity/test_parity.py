@@ -117,7 +117,10 @@ def test_each_fire_call_is_one_finding_and_nothing_else(
         assert message == expected_message, (layout, what)
         if what.startswith("fire_"):
             assert notes[0].startswith(f"{what} (kernlib/shapes.py:"), (layout, notes)
-        assert re.search(r"lets this (call )?lower only for cuda, rocm$", notes[-1]), (layout, notes)
+        assert re.search(r"lets this (call )?lower only for cuda, rocm$", notes[-1]), (
+            layout,
+            notes,
+        )
 
 
 def test_the_three_layouts_give_the_same_notes(

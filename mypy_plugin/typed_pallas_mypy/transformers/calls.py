@@ -36,6 +36,7 @@ from mypy.nodes import (
     CallExpr,
     ConditionalExpr,
     Expression,
+    FuncDef,
     FuncItem,
     IntExpr,
     NameExpr,
@@ -461,10 +462,14 @@ def problem_of(
     interpret = interpret_mode(view)
     if interpret == "on":
         return None
+    default = _default_off(view, index) if interpret == "unknown" else None
+    if default is not None:
+        interpret = "off"  # judged as it runs by default, compiled (note below)
     if "compiler_params" not in view.args:
         if view.has_splat or interpret != "off":
             return None  # inside a splat, or maybe interpreted: unknown
-        return _evidence_only(view, index, config)
+        problem = _evidence_only(view, index, config)
+        return _with_default_note(problem, default)
     pos = start_of(view.context)
     func = index.function_at(pos)
     expr = view.args["compiler_params"]
@@ -495,7 +500,40 @@ def problem_of(
             *notes,
             f"every branch of the conditional expression at line {expr.line} fails; the first is shown",
         ]
-    return message, [*notes, *_wrapper_note(view)]
+    return _with_default_note((message, [*notes, *_wrapper_note(view)]), default)
+
+
+def _with_default_note(problem: Problem | None, default: str | None) -> Problem | None:
+    if problem is None or default is None:
+        return problem
+    message, notes = problem
+    return message, [*notes, _platforms.INTERPRET_DEFAULT_NOTE.format(name=default)]
+
+
+def _default_off(view: CallView, index: ModuleIndex) -> str | None:
+    """The name of the enclosing function's parameter ``interpret=`` passes, when its
+    default keeps interpret mode off (``False``, ``None``, ``0``), it is never rebound,
+    and no call of the function in this module passes it something else: then the call
+    runs compiled unless a caller turns it on."""
+    expr = view.args.get("interpret")
+    if not isinstance(expr, NameExpr):
+        return None
+    func = index.function_at(start_of(view.context))
+    if func is None:
+        return None
+    argument = next((a for a in func.arguments if a.variable.name == expr.name), None)
+    if argument is None or argument.initializer is None or not is_false(argument.initializer):
+        return None
+    if expr.node is not argument.variable or (id(func), expr.name) in index.assignments:
+        return None
+    name = getattr(func, "fullname", "")
+    position = func.arguments.index(argument)
+    if isinstance(func, FuncDef) and func.info and not func.is_static:
+        position -= 1  # called on an instance: ``self`` is not passed
+    for call in index.calls_of(name):
+        if interpret_argument(call, (expr.name, position)) != "off":
+            return None
+    return expr.name
 
 
 def _evidence_only(view: CallView, index: ModuleIndex, config: PlatformConfig) -> Problem | None:

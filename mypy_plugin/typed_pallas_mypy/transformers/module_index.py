@@ -130,6 +130,19 @@ class ModuleIndex:
     )
     _function_ids: set[int] = field(default_factory=set, repr=False)
     _lines_built_for: tuple[int, int] = field(default=(-1, -1), repr=False)
+    #: callee fullname -> the calls of it in this module (built on first lookup)
+    _calls: dict[str, list[CallExpr]] | None = field(default=None, repr=False)
+
+    def calls_of(self, fullname: str) -> list[CallExpr]:
+        """The calls in this module whose callee mypy names ``fullname``."""
+        if self._calls is None:
+            self._calls = {}
+            for expr in get_subexpressions(self.tree):
+                if isinstance(expr, CallExpr):
+                    name = ref_fullname(expr.callee)
+                    if name is not None:
+                        self._calls.setdefault(name, []).append(expr)
+        return self._calls.get(fullname, [])
 
     def _lines(self) -> None:
         sizes = (len(self.regions), len(self.functions))
