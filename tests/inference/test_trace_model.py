@@ -347,3 +347,50 @@ def not_a_helper():
     assert facts.helper("pkg.forms.either") == ((gpu | {"tpu"}, frozenset({"cpu"})), False)
     assert facts.helper("pkg.forms.backend") == (None, True)
     assert facts.helper("pkg.forms.not_a_helper") == (None, False)
+
+
+def test_decorators_of_the_library_that_keep_the_function(make_lib: MakeLib) -> None:
+    """A decorator of the library keeps the function when every value it returns does: a
+    ``functools.wraps(fn)`` closure, ``jax.jit(fn)`` (also through a variable), and
+    ``functools.partial(itself, ...)`` for its ``@deco(...)`` form (ejkernel's ``ejit``).
+    One that may return something else hides what the function runs."""
+    facts = _library(
+        make_lib,
+        """
+def ejit(func=None, *, static_argnums=None):
+    if func is None:
+        return functools.partial(ejit, static_argnums=static_argnums)
+    if static_argnums is None:
+        jitted = jax.jit(func)
+        return jitted
+    jitted = jax.jit(func, static_argnums=static_argnums)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return jitted(*args, **kwargs)
+
+    return wrapper
+
+def replaces(func):
+    if func is None:
+        return None
+    return lambda *args: 0
+
+@ejit
+def bare(x):
+    return tpu_op(x)
+
+@ejit(static_argnums=(1,))
+def called(x, n):
+    return tpu_op(x)
+
+@replaces
+def replaced(x):
+    return tpu_op(x)
+""",
+    )
+    assert _platforms(facts, "bare") == {"tpu"}
+    assert _platforms(facts, "called") == {"tpu"}
+    assert _platforms(facts, "replaced") is None
+    assert facts.keeping_decorator("pkg.forms.ejit")
+    assert not facts.keeping_decorator("pkg.forms.replaces")

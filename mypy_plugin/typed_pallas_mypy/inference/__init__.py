@@ -230,7 +230,11 @@ class Inference:
             return False
         if target.alias is not None:
             return target.alias.kind == model.KEEPER
-        return target.function is not None and target.function.decorator == model.KEEPS
+        return target.function is not None and target.function.decorator in (
+            model.KEEPS,
+            model.KEEPS_FACTORY,
+            model.KEEPS_BOTH,
+        )
 
     def where(self, fullname: str) -> str:
         """``path:line`` of the definition of ``fullname``, or ""."""

@@ -588,7 +588,7 @@ class Resolver:
                 return True
             inner = resolved.function
             wanted = model.KEEPS_FACTORY if called else model.KEEPS
-            if inner is None or inner.decorator != wanted:
+            if inner is None or inner.decorator not in (wanted, model.KEEPS_BOTH):
                 return True
         return False
 

@@ -228,6 +228,7 @@ Condition = list[object]
 #: ``FunctionSummary.decorator``: what the function does as a decorator
 KEEPS: Final = "keeps"  # returns a ``functools.wraps`` closure calling its argument
 KEEPS_FACTORY: Final = "factory"  # returns such a decorator
+KEEPS_BOTH: Final = "both"  # either: ``@deco`` and ``@deco(...)`` (``func=None`` first)
 
 
 @dataclass(frozen=True)

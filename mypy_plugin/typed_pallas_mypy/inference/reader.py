@@ -75,7 +75,7 @@ DIFFERENTIATING: Final = fullnames.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "6"
+READER_VERSION: Final = "7"
 
 #: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
 BODY_DEPTH: Final = 2
@@ -1749,43 +1749,77 @@ class _ModuleReader:
         return False, tuple(unresolved), derivative
 
     def _decorator_kind(self, node: FunctionNode, scope: _Scope) -> str:
-        """KEEPS for ``def deco(fn)`` returning a ``functools.wraps(fn)`` closure that
-        calls ``fn``; KEEPS_FACTORY for a function returning such a decorator."""
-        returned = _single_return(node.body)
-        if not isinstance(returned, ast.Name):
+        """What ``node`` is as a decorator, from every value it returns: KEEPS when
+        each is its first parameter kept (``functools.wraps(fn)`` closures, ``jax.jit(fn)``
+        and the other keepers, a variable holding one), KEEPS_FACTORY when each is such
+        a decorator (``def deco(**options): return inner``), KEEPS_BOTH when it also
+        returns ``functools.partial(deco, ...)`` (``@ejit`` and ``@ejit(...)`` alike)."""
+        values = _returned_values(node.body)
+        if not values or not scope.param_list:
             return ""
-        found = self.lookup(returned.id, scope)
+        wrapped = scope.param_list[0].name
+        kinds: set[str] = set()
+        for value in values:
+            kind = self._returned_decorator(value, scope, wrapped, node)
+            if not kind:
+                return ""
+            kinds.add(kind)
+        if kinds == {model.KEEPS_FACTORY}:
+            return model.KEEPS_FACTORY
+        if kinds == {model.KEEPS}:
+            return model.KEEPS
+        if kinds == {model.KEEPS, "self"}:
+            return model.KEEPS_BOTH
+        return ""
+
+    def _returned_decorator(
+        self, value: ast.expr, scope: _Scope, wrapped: str, node: FunctionNode
+    ) -> str:
+        """KEEPS, KEEPS_FACTORY, "self" (``functools.partial(<this function>, ...)``) or
+        "" for one value a decorator returns."""
+        if isinstance(value, ast.Call):
+            callee = self.ref(value.func, scope)
+            first = value.args[0] if value.args else None
+            if callee in KEEPERS and isinstance(first, ast.Name) and first.id == wrapped:
+                return model.KEEPS
+            own = f"{self.module}.{scope.qualname}"
+            if callee == PARTIAL and first is not None and self.ref(first, scope) == own:
+                return "self"
+            return ""
+        if not isinstance(value, ast.Name):
+            return ""
+        found = self.lookup(value.id, scope)
+        if isinstance(found, _Local):
+            held = [v for _, v in found.scope.assigns.get(found.name, [])] if found.simple else []
+            kinds = {self._returned_decorator(v, scope, wrapped, node) for v in held}
+            return kinds.pop() if len(kinds) == 1 and "self" not in kinds else ""
         if not isinstance(found, _Global):
             return ""
         inner = self.function_of(found.fullname)
         if inner is None or inner[1].parent is not scope:
             return ""
         inner_node, inner_scope = inner
-        if self._wraps_parameter(inner_node, inner_scope, scope):
+        if self._wraps_parameter(inner_node, inner_scope, scope, wrapped):
             return model.KEEPS
         if self._decorator_kind(inner_node, inner_scope) == model.KEEPS:
             return model.KEEPS_FACTORY
         return ""
 
-    def _wraps_parameter(self, node: FunctionNode, scope: _Scope, outer: _Scope) -> bool:
-        """``@functools.wraps(fn) def wrapper(*args, **kwargs): ... fn(...)``: ``fn`` a
-        parameter of ``outer`` called on every path of ``wrapper``."""
-        wrapped: str | None = None
+    def _wraps_parameter(
+        self, node: FunctionNode, scope: _Scope, outer: _Scope, wrapped: str
+    ) -> bool:
+        """``@functools.wraps(fn) def wrapper(*args, **kwargs): ...``: a closure standing
+        for ``fn``, the parameter ``wrapped`` of ``outer``."""
         for decorator in node.decorator_list:
             if (
                 isinstance(decorator, ast.Call)
                 and self.ref(decorator.func, outer) == "functools.wraps"
                 and decorator.args
                 and isinstance(decorator.args[0], ast.Name)
+                and decorator.args[0].id == wrapped
             ):
                 found = self.lookup(decorator.args[0].id, outer)
                 if isinstance(found, _ParamRef) and found.scope is outer:
-                    wrapped = decorator.args[0].id
-        if wrapped is None:
-            return False
-        for sub in unconditional_nodes(unconditional_roots(node.body).nodes):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
-                if sub.func.id == wrapped:
                     return True
         return False
 
@@ -2347,9 +2381,21 @@ def _lambda_return(node: ast.Lambda) -> ast.stmt:
     return stmt
 
 
-def _single_return(body: Sequence[ast.stmt]) -> ast.expr | None:
-    """The value of the last statement of ``body`` when it is a ``return``."""
-    stmts = [s for s in body if not _is_docstring(s)]
-    if stmts and isinstance(stmts[-1], ast.Return):
-        return stmts[-1].value
-    return None
+def _returned_values(body: Sequence[ast.stmt]) -> list[ast.expr]:
+    """The values of every ``return`` of a body (nested functions and classes left out);
+    an empty list when one returns nothing."""
+    out: list[ast.expr] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            if node.value is None:
+                return []
+            out.append(node.value)
+            continue
+        if isinstance(node, ast.expr):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return out
