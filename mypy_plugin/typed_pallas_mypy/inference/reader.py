@@ -1,26 +1,27 @@
-"""One library module's source -> its local facts (``model.ModuleFacts``), with ``ast``.
+"""One module's source -> its local facts (``model.ModuleFacts``), with ``ast``.
 
-It applies the plugin's rules for the project's own functions (``platform_facts``,
-``unconditional``, ``evidence``, ``params``) to a module parsed with the standard
-library's ``ast``, using the same tables (``entries.ENTRIES``,
-``typed_pallas._platforms.PARAMS_BY_FULLNAME``, ``evidence_tables``):
+The same reading for a project module and an installed one, with the tables every part
+of the plugin shares (``entries.ENTRIES``, ``typed_pallas._platforms.PARAMS_BY_FULLNAME``,
+``evidence_tables``):
 
 * every name is resolved to a fully qualified name through the module's imports
-  (relative ones too), the imports inside functions, nested functions, and the
-  module's own definitions;
-* per function: the Pallas entry calls and the named calls that run on every path
-  (only code that runs whenever the function returns: the same rules as
-  ``unconditional.py``), in source order; an entry call counts only when its kernel is
-  run on every path too (applied, assigned and then called, or returned); whether the
-  function reads the platform itself or calls a parameter or an unknown callable
-  (then it has no requirement); what it returns (an instance of a class, a closure);
-  whether it is a guard or platform helper; its body evidence (for callers in other
-  modules that pass it as a kernel); whether it is a wrapper;
-* per class: bases, methods, and the constructor parameters instance attributes hold;
-* per module-level alias: ``f = g``, ``functools.partial(g, ...)``, ``jax.jit(g)``,
-  ``jax.custom_vjp(g)``, ``g(...)`` (an instance), ``a if c else b``.
+  (relative and ``*`` ones too), the imports inside functions, nested functions and
+  lambdas, and the module's own definitions;
+* per function (and lambda): its trace program (``program``: what runs on each path,
+  JAX's control flow and transformations); whether it reads the platform itself (then
+  it has no requirement); whether it is a guard or platform helper (its condition);
+  its body evidence (for callers in other modules that pass it as a kernel); whether
+  it is a wrapper of an entry point (directly, through a returned closure, a nested
+  kernel calling its kernel parameter, or a ``pl.core_map`` decorator); what it is as
+  a decorator; its decorators' names, for ``combine`` to resolve;
+* per class: bases, methods, class-level defaults, and the constructor parameters
+  instance attributes hold;
+* per module-level name: aliases (``f = g``, ``functools.partial(g, ...)``,
+  ``jax.jit(g)``, ``g(...)``, ``a if c else b``), platform tables, variables holding a
+  keeping decorator, and ``defvjp`` rules;
+* ``Sites``: the calls of a module read the same way, for decision sites.
 
-What it does not do: look at other modules (``requirements`` combines modules), import
+What it does not do: look at other modules (``combine`` combines modules), import
 anything it reads, or raise on bad source (a syntax error gives ``None``).
 """
 
