@@ -66,9 +66,12 @@ def body_edit(source: str, round_number: int) -> str:
         node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     )
     first = func.body[0]
+    # a decorated statement starts at its first decorator, not at its ``def``
+    decorators = getattr(first, "decorator_list", [])
+    start = min([first.lineno, *(d.lineno for d in decorators)])
     lines = source.splitlines(keepends=True)
     indent = lines[first.lineno - 1][: first.col_offset]
-    lines.insert(first.lineno - 1, f"{indent}_edit = {round_number}\n")
+    lines.insert(start - 1, f"{indent}_edit = {round_number}\n")
     return "".join(lines)
 
 

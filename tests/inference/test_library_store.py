@@ -101,6 +101,26 @@ def test_bad_entry_in_the_cache_is_read_again(
     assert parses == ["pkg.ops", "pkg.ops"]
 
 
+def test_stored_functions_decode_when_asked_and_a_bad_one_reads_as_unknown(
+    make_lib: MakeLib, tmp_path: Path, parses: list[str]
+) -> None:
+    """A stored module's functions are decoded one by one, as they are asked for; one
+    whose entry does not decode reads as unknown (no requirement: nothing reported),
+    and the others keep theirs."""
+    root = make_lib({"pkg/ops.py": USE})
+    cache = tmp_path / "cache"
+    reader_for(root, cache).requirement("pkg.ops.outer")
+    path = cache / "pkg.ops.json"
+    data = json.loads(path.read_text())
+    data["facts"]["functions"]["triton_op"]["steps"] = "not a list"
+    path.write_text(json.dumps(data))
+    facts = reader_for(root, cache)
+    assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}
+    assert facts.requirement("pkg.ops.triton_op") is None
+    assert platforms_of(facts.requirement("pkg.ops.outer")) == {"tpu"}
+    assert parses == ["pkg.ops"]  # read from the cache, not parsed again
+
+
 def test_writes_are_atomic_and_leave_no_temporary_files(make_lib: MakeLib, tmp_path: Path) -> None:
     root = make_lib({"pkg/ops.py": USE, "other/ops.py": OPS})
     cache = tmp_path / "cache"

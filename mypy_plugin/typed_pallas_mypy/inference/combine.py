@@ -61,7 +61,6 @@ from typed_pallas_mypy.inference.model import (
     Step,
     Stop,
 )
-from typed_pallas_mypy.inference.program import model_merge
 from typed_pallas_mypy.inference.store import Entry, FactsStore, Stamp
 
 #: How many calls deep a requirement chain is followed (and shown in notes).
@@ -988,7 +987,11 @@ class Resolver:
             if alias.kind in (model.REF, model.KEEP, model.PARTIAL) and len(alias.targets) == 1:
                 inner = self.resolve(alias.targets[0])
                 if inner is not None:
-                    bound = model_merge(alias.args, args) if alias.kind == model.PARTIAL else args
+                    bound = (
+                        model.partial_args(alias.args, args)
+                        if alias.kind == model.PARTIAL
+                        else args
+                    )
                     return self._result(caller, inner, bound, then, depth + 1)
             return DROP
         made_fn = factory.function
@@ -1368,35 +1371,11 @@ class Resolver:
 # --------------------------------------------------------------------------- helpers
 
 #: Code at a module's top level, calling something
-_MODULE_CALLER: Final = FunctionSummary(
-    qualname="",
-    line=0,
-    params=(),
-    is_method=False,
-    opaque=False,
-    blocked=None,
-    steps=(),
-    refs=(),
-    helper="",
-    body_evidence=(),
-    wrapper=None,
-)
+_MODULE_CALLER: Final = model.bare_function("")
 
 #: The caller the API stands for (no parameters: an interpret argument it would pass is
 #: its default)
-_API_CALLER: Final = FunctionSummary(
-    qualname="<api>",
-    line=0,
-    params=(),
-    is_method=False,
-    opaque=False,
-    blocked=None,
-    steps=(),
-    refs=(),
-    helper="",
-    body_evidence=(),
-    wrapper=None,
-)
+_API_CALLER: Final = model.bare_function("<api>")
 
 
 def _join(kind: object, left: Sets, right: Sets) -> Sets:

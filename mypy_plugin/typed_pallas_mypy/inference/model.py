@@ -35,9 +35,11 @@ What it does not do: read source (``reader``) or decide requirements (``combine`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
+
+from typing_extensions import override
 
 #: An argument summary (see the module docstring).
 ArgSum = str
@@ -326,6 +328,19 @@ class Binding:
     kind: str
     #: DEF/CLASS: qualname; IMPORT: the imported fullname; others: ""
     target: str = ""
+
+
+def partial_args(bound: CallArgs, later: CallArgs) -> CallArgs:
+    """The arguments a ``functools.partial`` passes: its own, then the call's."""
+    positional = bound.positional if bound.star else bound.positional + later.positional
+    keywords = dict(bound.keywords)
+    keywords.update(dict(later.keywords))
+    return CallArgs(
+        positional,
+        tuple(keywords.items()),
+        bound.star or later.star,
+        bound.star_kwargs + later.star_kwargs,
+    )
 
 
 @dataclass(frozen=True)
@@ -653,6 +668,66 @@ def module_json(facts: ModuleFacts) -> dict[str, object]:
     }
 
 
+class StoredFunctions(Mapping[str, FunctionSummary]):
+    """The functions of a stored module, each decoded when first asked for: a caller
+    reads a few functions of a library module, not its hundreds. One that does not
+    decode reads as opaque (its requirement unknown: nothing is said of its calls)."""
+
+    def __init__(self, raw: Mapping[str, object]) -> None:
+        self._raw = raw
+        self._decoded: dict[str, FunctionSummary] = {}
+
+    @override
+    def __getitem__(self, qualname: str) -> FunctionSummary:
+        found = self._decoded.get(qualname)
+        if found is None:
+            raw = self._raw[qualname]
+            try:
+                found = function_from(qualname, raw)
+            except (FactsFormatError, TypeError, ValueError):
+                found = _opaque(qualname, raw)
+            self._decoded[qualname] = found
+        return found
+
+    @override
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    @override
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+def _opaque(qualname: str, raw: object) -> FunctionSummary:
+    line = raw.get("line") if isinstance(raw, dict) else None
+    return bare_function(
+        qualname,
+        line if isinstance(line, int) else 0,
+        opaque=True,
+        blocked="its stored facts do not decode",
+    )
+
+
+def bare_function(
+    qualname: str, line: int = 0, *, opaque: bool = False, blocked: str | None = None
+) -> FunctionSummary:
+    """A function with no parameters whose body does nothing known (code at a module's
+    top level, the API's caller, a function whose facts are lost)."""
+    return FunctionSummary(
+        qualname=qualname,
+        line=line,
+        params=(),
+        is_method=False,
+        opaque=opaque,
+        blocked=blocked,
+        steps=(),
+        refs=(),
+        helper="",
+        body_evidence=(),
+        wrapper=None,
+    )
+
+
 def module_from(module: str, raw: object) -> ModuleFacts:
     """The facts ``module_json`` wrote; ``FactsFormatError`` for anything else."""
     data = _dict(raw)
@@ -681,7 +756,7 @@ def module_from(module: str, raw: object) -> ModuleFacts:
         module=module,
         pallas=_bool(data.get("pallas")),
         bindings=bindings,
-        functions={k: function_from(k, v) for k, v in _dict(data.get("functions")).items()},
+        functions=StoredFunctions(_dict(data.get("functions"))),
         classes={k: class_from(k, v) for k, v in _dict(data.get("classes")).items()},
         aliases=aliases,
         rules=rules,

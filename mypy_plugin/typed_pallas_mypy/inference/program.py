@@ -367,7 +367,7 @@ class ProgramBuilder:
         if isinstance(what, _DecoratedEntry):
             return [self._entry(what.event)]
         if isinstance(what, _Func):
-            merged = model_merge(what.bound, args) if what.bound is not None else args
+            merged = model.partial_args(what.bound, args) if what.bound is not None else args
             as_entry = (
                 reader.as_entry(call, scope)
                 if call is not None and len(what.targets) == 1 and what.bound is None
@@ -515,7 +515,11 @@ class ProgramBuilder:
         if isinstance(what, _DecoratedEntry):
             return self._entry(what.event)
         if isinstance(what, _Func) and len(what.targets) == 1:
-            args = model_merge(what.bound, CALLER_ARGS) if what.bound is not None else CALLER_ARGS
+            args = (
+                model.partial_args(what.bound, CALLER_ARGS)
+                if what.bound is not None
+                else CALLER_ARGS
+            )
             return CallEvent(line, what.targets, args, bound=what.self_bound)
         if isinstance(what, _Result):
             return CallEvent(line, (what.target,), what.args, model.RESULT, CALLER_ARGS)
@@ -525,16 +529,3 @@ class ProgramBuilder:
 def _irrefutable(pattern: ast.pattern) -> bool:
     """``case _:`` or ``case name:``."""
     return isinstance(pattern, ast.MatchAs) and pattern.pattern is None
-
-
-def model_merge(bound: CallArgs, later: CallArgs) -> CallArgs:
-    """The arguments a ``functools.partial`` passes: its own, then the call's."""
-    positional = bound.positional if bound.star else bound.positional + later.positional
-    keywords = dict(bound.keywords)
-    keywords.update(dict(later.keywords))
-    return CallArgs(
-        positional,
-        tuple(keywords.items()),
-        bound.star or later.star,
-        bound.star_kwargs + later.star_kwargs,
-    )

@@ -1143,7 +1143,7 @@ class _ModuleReader:
             inner = self.callable_of(call.args[0], scope, depth + 1)
             bound = self.call_args(call, scope, skip=1)
             if isinstance(inner, _Func) and not inner.self_bound:
-                merged = bound if inner.bound is None else _merge(inner.bound, bound)
+                merged = bound if inner.bound is None else model.partial_args(inner.bound, bound)
                 return _Func(inner.targets, merged)
             if isinstance(inner, _Func):
                 return _Unknown(f"{spelling(call)} (a partial of a method)")
@@ -2331,22 +2331,6 @@ def _outer(args: CallArgs) -> CallArgs:
         tuple((k, convert(v)) for k, v in args.keywords),
         args.star,
         tuple(convert(v) for v in args.star_kwargs),
-    )
-
-
-def _merge(bound: CallArgs, later: CallArgs) -> CallArgs:
-    """The arguments a ``functools.partial`` passes: its own, then the call's."""
-    if bound.star:
-        positional = bound.positional
-    else:
-        positional = bound.positional + later.positional
-    keywords = dict(bound.keywords)
-    keywords.update(dict(later.keywords))
-    return CallArgs(
-        positional,
-        tuple(keywords.items()),
-        bound.star or later.star,
-        bound.star_kwargs + later.star_kwargs,
     )
 
 
