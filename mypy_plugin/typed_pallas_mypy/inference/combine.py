@@ -516,14 +516,19 @@ class Resolver:
 
     def _table_req(self, fullname: str, depth: int) -> Req | None:
         """``TABLE[key]``: the requirement of the table's entry under ``key``."""
-        table, _, key = fullname[:-1].partition("[")
+        entry = self._table_entry(fullname)
+        return self._callable_req(entry, depth + 1) if entry is not None else None
+
+    def _table_entry(self, subscript: str) -> str | None:
+        """The fullname ``TABLE[key]`` names: the table's entry under ``key``."""
+        table, _, key = subscript[:-1].partition("[")
         target = self.resolve(table)
         alias = target.alias if target is not None else None
         if alias is None or alias.kind != model.TABLE:
             return None
         for entry_key, entry in zip(alias.keys, alias.targets):
             if entry_key == key:
-                return self._callable_req(entry, depth + 1)
+                return entry
         return None
 
     def _with_rules(self, target: Target, found: Req | None) -> Req | None:
@@ -848,15 +853,8 @@ class Resolver:
             callee = self._self_method(caller, name[len("self:") :])
             return DROP if callee is None else callee
         if name.endswith("]") and "[" in name:
-            table, _, key = name[:-1].partition("[")
-            target = self.resolve(table)
-            alias = target.alias if target is not None else None
-            if alias is None or alias.kind != model.TABLE:
-                return None
-            for entry_key, entry in zip(alias.keys, alias.targets):
-                if entry_key == key:
-                    return self.resolve(entry)
-            return None
+            entry = self._table_entry(name)
+            return self.resolve(entry) if entry is not None else None
         return self.resolve(name)
 
     def _one_call(self, caller: Target, event: CallEvent, name: str) -> list[Req]:

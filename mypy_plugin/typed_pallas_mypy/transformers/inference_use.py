@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from typed_pallas_mypy.inference import Requirement as EngineRequirement
 
 
-def _requirement(found: EngineRequirement | None) -> Requirement | None:
+def requirement_of(found: EngineRequirement | None) -> Requirement | None:
+    """The engine's requirement as the plugin's facts keep it."""
     if found is None:
         return None
     return Requirement(
@@ -191,8 +192,8 @@ class InferenceUse:
         if requirement or result or wrapper or evidence or table or keeps:
             found = FunctionFacts(
                 fullname,
-                requirement=_requirement(requirement),
-                result=_requirement(result),
+                requirement=requirement_of(requirement),
+                result=requirement_of(result),
                 wrapper=Wrapper(
                     wrapper.entry,
                     wrapper.forwards,

@@ -52,7 +52,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     stored_json,
 )
 from typed_pallas_mypy.transformers.guards import GuardScope, Sets
-from typed_pallas_mypy.transformers.inference_use import InferenceUse
+from typed_pallas_mypy.transformers.inference_use import InferenceUse, requirement_of
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
 from typed_pallas_mypy.transformers.resolution import Names, keeps_function
 
@@ -199,15 +199,7 @@ class Facts:
         for read in engine.modules_of_call(tree.fullname, where):
             if self.names.is_user_module(read):
                 self._note_module(read)
-        if found is None:
-            return None
-        return Requirement(
-            found.platforms,
-            found.cause,
-            found.chain,
-            interpret=found.interpret,
-            interpret_field=found.interpret_field,
-        )
+        return requirement_of(found)
 
     def local_requirement(
         self, func: FuncDef, tree: MypyFile, index: ModuleIndex
@@ -216,15 +208,7 @@ class Facts:
         (found by where it is defined)."""
         self._note_module(tree.fullname)
         found = self.inference.engine().requirement_at(tree.fullname, func.line)
-        if found is None:
-            return None
-        return Requirement(
-            found.platforms,
-            found.cause,
-            found.chain,
-            interpret=found.interpret,
-            interpret_field=found.interpret_field,
-        )
+        return requirement_of(found)
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)
