@@ -1,12 +1,12 @@
-"""Cost of the library reader (``typed_pallas_mypy.library_facts``), cold and cached.
+"""Cost of the library reader (``typed_pallas_mypy.inference``), cold and cached.
 
 Reads every public name of jax's ``jax.experimental.pallas.ops`` (the jax of the
 interpreter running this script, found without importing it) with ``module_map``:
 
 * **parse only** (baseline): ``ast.parse`` of the same files, nothing else;
-* **cold**: a fresh ``LibraryFacts`` with an empty cache folder (parse, local facts,
+* **cold**: a fresh ``Inference`` with an empty cache folder (parse, local facts,
   requirements, cache written);
-* **cached**: a fresh ``LibraryFacts`` over the cache the cold run wrote (no parse).
+* **cached**: a fresh ``Inference`` over the cache the cold run wrote (no parse).
 
 Each is the median of ``--repeat`` runs, printed with its ratio to the baseline of the
 same run. ``--package NAME`` (repeatable) also maps third-party packages found under
@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from typed_pallas_mypy.library_facts import LibraryFacts
+from typed_pallas_mypy.inference import Inference
 
 OPS = "jax.experimental.pallas.ops"
 
@@ -45,7 +45,7 @@ def _jax_site_packages() -> Path:
 
 
 def _module_map(roots: list[str], cache: str, package: str) -> object:
-    return LibraryFacts(roots, cache).module_map(package)
+    return Inference(roots, cache).module_map(package)
 
 
 def _median(runs: int, work: Callable[[], object]) -> float:
@@ -62,14 +62,14 @@ def _parse_only(site_packages: Path) -> None:
         ast.parse(path.read_bytes())
 
 
-def _cold(roots: Sequence[str], prefix: str) -> LibraryFacts:
+def _cold(roots: Sequence[str], prefix: str) -> Inference:
     with tempfile.TemporaryDirectory() as cache:
-        facts = LibraryFacts(roots, cache)
+        facts = Inference(roots, cache)
         facts.module_map(prefix)
         return facts
 
 
-def _summary(facts: LibraryFacts, prefix: str) -> tuple[int, Counter[str], int]:
+def _summary(facts: Inference, prefix: str) -> tuple[int, Counter[str], int]:
     mapped = facts.module_map(prefix)
     by_platform: Counter[str] = Counter(
         ",".join(sorted(found.platforms)) if found is not None else "none" for _, found in mapped
@@ -93,8 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline = _median(args.repeat, lambda: _parse_only(site_packages))
     cold = _median(args.repeat, lambda: _cold(roots, OPS))
     with tempfile.TemporaryDirectory() as cache:
-        LibraryFacts(roots, cache).module_map(OPS)
-        cached = _median(args.repeat, lambda: LibraryFacts(roots, cache).module_map(OPS))
+        Inference(roots, cache).module_map(OPS)
+        cached = _median(args.repeat, lambda: Inference(roots, cache).module_map(OPS))
     files = len(list((site_packages / OPS.replace(".", "/")).rglob("*.py")))
     print(f"\n{OPS} ({files} files), median seconds (ratio to parse only):")
     print(f"  parse only (baseline)  {baseline:8.3f}  1.00x")
@@ -109,11 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for package in args.package:
             package_cold = _median(args.repeat, functools.partial(_cold, all_roots, package))
             with tempfile.TemporaryDirectory() as cache:
-                LibraryFacts(all_roots, cache).module_map(package)
+                Inference(all_roots, cache).module_map(package)
                 package_cached = _median(
                     args.repeat, functools.partial(_module_map, all_roots, cache, package)
                 )
-                read, by_platform, wrappers = _summary(LibraryFacts(all_roots, cache), package)
+                read, by_platform, wrappers = _summary(Inference(all_roots, cache), package)
             print(
                 f"  {package}: modules read {read}, public names by requirement "
                 f"{dict(sorted(by_platform.items()))}, wrappers {wrappers}, "

@@ -35,7 +35,7 @@ What it does, per package of the survey (``eval/corpus-sites.tsv``, pinned versi
    swaps at those sites. ``--no-dispatch`` skips step 4;
 5. library calls (``eval.library_mutants``): every call, in the package, of a function
    of jax's ``pallas.ops`` or of another corpus package that carries a platform
-   requirement (asked of ``LibraryFacts``, the reader the plugin uses), mutated three
+   requirement (asked of ``Inference``, the reader the plugin uses), mutated three
    ways (an inserted ``jax.default_backend()`` guard on the call's line, the swapped
    string of a guard that decides it, its module configured for the other platform
    through ``TYPED_PALLAS_CONFIG``), checked like step 4 in a third cold cache whose
@@ -127,7 +127,7 @@ from eval.mypyrun import (
     source_of,
     write_config,
 )
-from typed_pallas_mypy.library_facts import LibraryFacts
+from typed_pallas_mypy.inference import Inference
 
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
 RESULTS = Path(__file__).with_name("results")
@@ -747,7 +747,7 @@ def evaluate_library_calls(
         )
     _, jax_site = venv_jax(args.python)
     roots = [str(site)] if site is not None else []
-    facts = LibraryFacts([*roots, str(jax_site)], None)
+    facts = Inference([*roots, str(jax_site)], None)
     prefixes = [JAX_OPS]
     if site is not None:
         prefixes += sorted(top_level_modules(site) - NOT_LIBRARIES - {"jax"})

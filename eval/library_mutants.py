@@ -6,7 +6,7 @@ What it does, over the source of one package (stdlib ``ast``, nothing imported):
   through the file's import statements (module level and inside the enclosing
   functions, plus module-level aliases ``name = module.attr``), names a function of an
   installed library that carries a platform requirement. The requirement is asked of
-  ``typed_pallas_mypy.library_facts.LibraryFacts`` over the installed libraries (the
+  ``typed_pallas_mypy.inference.Inference`` over the installed libraries (the
   same reader the plugin uses), never of a list. A call of a library *wrapper* that
   forwards ``compiler_params`` to a Pallas entry point (qwix's ``pallas_call``) counts
   too, with the platform of the params construction the call passes. Only callees
@@ -57,7 +57,7 @@ from pathlib import Path
 from eval.dispatch_mutants import SWAP, TextEdit, apply_text_edits, decided_region, guard_compares
 from eval.mutants import BACKEND_MODULES, SourceFile, Trace, Tracer, is_annotated, schedule
 from typed_pallas._platforms import LOWERINGS_OF_NAME
-from typed_pallas_mypy.library_facts import LibraryFacts, LibraryRequirement, LibraryWrapper
+from typed_pallas_mypy.inference import Inference, Requirement, WrapperFacts
 
 #: the alias of the ``import jax`` a guard mutant appends when the module has none
 GUARD_ALIAS = "_tp_jax"
@@ -261,7 +261,7 @@ def _truth(value: ast.AST) -> str:
 
 
 def interpret_at_call(call: ast.Call, interpret: tuple[str, int] | None) -> str:
-    """How a call sets the callee's interpret parameter (``LibraryRequirement.interpret``)."""
+    """How a call sets the callee's interpret parameter (``Requirement.interpret``)."""
     if interpret is None:
         return "none"
     name, position = interpret
@@ -346,7 +346,7 @@ def _wrapper_platforms(tracer: Tracer, src: SourceFile, call: ast.Call) -> froze
 def find_library_calls(
     root: Path,
     package: str,
-    facts: LibraryFacts,
+    facts: Inference,
     libraries: Iterable[str],
     files: Sequence[str] | None = None,
 ) -> CallSearch:
@@ -363,13 +363,13 @@ def find_library_calls(
 def _find(
     root: Path,
     package: str,
-    facts: LibraryFacts,
+    facts: Inference,
     prefixes: tuple[str, ...],
     files: Sequence[str] | None,
 ) -> CallSearch:
     found = CallSearch()
     tracer = Tracer(root, {})
-    asked: dict[str, tuple[LibraryRequirement | None, LibraryWrapper | None]] = {}
+    asked: dict[str, tuple[Requirement | None, WrapperFacts | None]] = {}
     for rel in files if files is not None else source_files(root):
         src = tracer.file(rel)
         if src is None:

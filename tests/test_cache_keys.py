@@ -128,8 +128,31 @@ def test_one_build_lists_the_recorded_modules_once(
     assert cache_keys.library_uses(str(cache), "pkg.one", writing=False, memo=memo) is not None
     assert cache_keys.library_uses(str(cache), "pkg.other", writing=False, memo=memo) is None
     assert len(listings) == 1
-    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {str(library[0])})
+    monkeypatch.setattr(
+        cache_keys, "_LIBRARY_FILES", {str(library[0]): cache_keys._file_stamp(str(library[0]))}
+    )
     written = cache_keys.library_uses(str(cache), "pkg.other", writing=True, memo=memo)
     assert written is not None
     assert cache_keys.library_uses(str(cache), "pkg.other", writing=False, memo=memo) == written
     assert len(listings) == 1
+
+
+def test_the_daemon_version_does_not_grow_with_the_files_read(
+    monkeypatch: pytest.MonkeyPatch, library: list[Path]
+) -> None:
+    """Inside mypy's daemon the plugin's version names library files that changed since
+    they were read, not the files read: reading one more file must not change it (the
+    daemon restarts, cold, whenever the version of a ``dmypy run`` differs from the one
+    it started with), while an upgrade of a file read must."""
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    monkeypatch.setitem(sys.modules, "mypy.dmypy_server", sys.modules[__name__])
+    started = cache_keys.versioned_name()
+    assert started.endswith(".libraries.same")
+    cache_keys.note_library_files([str(library[0])])
+    assert cache_keys.versioned_name() == started
+    cache_keys.note_library_files([str(library[1])])
+    assert cache_keys.versioned_name() == started
+    library[0].write_text("x = 2  # upgraded\n")
+    assert cache_keys.versioned_name() != started
+    monkeypatch.delitem(sys.modules, "mypy.dmypy_server")
+    assert ".libraries." not in cache_keys.versioned_name()

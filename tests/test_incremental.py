@@ -273,6 +273,78 @@ def test_body_only_edit_in_another_module(project: Project) -> None:
     assert project.daemon() == cold
 
 
+FACTORY = """\
+from typing import Any, Callable
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+
+def _body(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...] + 1
+
+
+def make() -> Callable[[jax.Array], jax.Array]:
+    def run(x: jax.Array) -> jax.Array:
+        return pl.pallas_call(_body, out_shape=x, compiler_params=PARAMS)(x)
+
+    return run
+"""
+
+RUNS_RESULT = """\
+import jax
+import kernels
+
+
+def run(x: jax.Array) -> jax.Array:
+    if jax.default_backend() == "gpu":
+        kernel = kernels.make()
+        return jax.vmap(kernel)(x)
+    return x
+"""
+
+RESULT_ERROR = (
+    "dispatch.py:8: error: Compiler params for platform tpu cannot be used for gpu lowering."
+    "  [pallas-platform]"
+)
+
+
+def test_factory_result_edit_in_another_module(project: Project) -> None:
+    """What a factory of another module returns changes (its kernel's params): the
+    caller that runs the result follows, warm and under the daemon (the result's
+    requirement is part of the factory module's stored facts)."""
+    project.files = ("kernels.py", "dispatch.py")
+    ini = "[mypy]\nplugins = typed_pallas_mypy\n"
+
+    def write(params: str) -> None:
+        project.write_files(
+            {
+                "kernels.py": FACTORY.replace("PARAMS", params),
+                "dispatch.py": RUNS_RESULT,
+                "mypy.ini": ini,
+            }
+        )
+
+    write("pltpu.CompilerParams()")
+    cold = project.mypy("warm")
+    assert cold[:1] == [RESULT_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("pltriton.CompilerParams()")
+    cold = project.cold()
+    assert cold == ["Success: no issues found in 2 source files"], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("pltpu.CompilerParams()")
+    cold = project.cold()
+    assert cold[:1] == [RESULT_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+
 LIBRARY_OPS = """\
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu

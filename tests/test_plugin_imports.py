@@ -41,10 +41,11 @@ from mypy.options import Options
 import typed_pallas_mypy
 from typed_pallas_mypy import cache_keys, entries, errorcodes, evidence_tables, fullnames, main
 from typed_pallas_mypy.transformers import (
-    calls, decisions, evidence, facts_store, guards, hooks, module_index, nodes, params,
-    platform_facts, reporting, requirements, resolution, signatures, unconditional,
+    calls, decisions, evidence, facts_store, guards, helpers, hooks, inference_use,
+    module_index, nodes, params, platform_facts, reporting, resolution, signatures,
 )
-from typed_pallas_mypy import platform_map
+from typed_pallas_mypy import inference, platform_map
+from typed_pallas_mypy.inference import combine, model, program, reader, store
 plugin_class = typed_pallas_mypy.plugin("2.4.1")
 instance = plugin_class(Options())
 assert instance.get_function_hook("jax._src.pallas.pallas_call.pallas_call") is not None

@@ -88,17 +88,31 @@ def remember_config(config: Fingerprinted) -> None:
 
 
 def versioned_name() -> str:
-    """``typed_pallas_mypy.__version__``: the code hash, plus the config hash inside
-    mypy's daemon.
+    """``typed_pallas_mypy.__version__``: the code hash, plus, inside mypy's daemon, the
+    config hash and which library files read so far changed since they were read.
 
     A changed plugin snapshot discards the whole cache, jax included, so plain mypy
     runs leave the config out (``config_data`` re-checks just the project's modules);
-    the daemon has no other way to notice a config edit, so there it goes in.
+    the daemon has no other way to notice a config edit or a library upgrade, so there
+    they go in. The library part does not grow with the files read: the daemon compares
+    the snapshot of each ``dmypy run`` with the one it started with, and a name that
+    changed whenever the plugin read one more file restarted it on every run.
     """
     name = f"code.{CODE_DIGEST}"
     if in_daemon():
-        name += f".config.{_config_stamp}.libraries.{_stamp(_LIBRARY_FILES)}"
+        name += f".config.{_config_stamp}.libraries.{changed_library_files()}"
     return name
+
+
+def changed_library_files() -> str:
+    """ "same" when every library file read is as it was when first read, else a hash of
+    the changed ones."""
+    changed = sorted(
+        (path, now) for path, then in _LIBRARY_FILES.items() if (now := _file_stamp(path)) != then
+    )
+    if not changed:
+        return "same"
+    return hashlib.sha256(json.dumps(changed).encode()).hexdigest()[:16]
 
 
 def in_daemon() -> bool:
@@ -121,8 +135,9 @@ def config_data(config: Fingerprinted) -> dict[str, Any]:
 #: Folder of the plugin's own files inside mypy's cache folder.
 PLUGIN_FOLDER: Final = "typed-pallas"
 
-#: Every installed library file the library reader read in this process.
-_LIBRARY_FILES: set[str] = set()
+#: Every installed library file the inference read in this process, with its stamp
+#: ([size, mtime_ns], None when gone) when it was first noted.
+_LIBRARY_FILES: dict[str, list[int] | None] = {}
 
 
 @dataclasses.dataclass
@@ -150,7 +165,9 @@ def plugin_folder(cache_dir: str | None, name: str) -> str | None:
 
 
 def note_library_files(paths: Iterable[str]) -> None:
-    _LIBRARY_FILES.update(paths)
+    for path in paths:
+        if path not in _LIBRARY_FILES:
+            _LIBRARY_FILES[path] = _file_stamp(path)
 
 
 def _file_stamp(path: str) -> list[int] | None:

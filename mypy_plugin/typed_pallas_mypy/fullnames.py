@@ -62,6 +62,12 @@ KEEPS_FUNCTION: Final = frozenset(
         "jax._src.api.grad",
         "jax.value_and_grad",
         "jax._src.api.value_and_grad",
+        "jax.jacfwd",
+        "jax._src.api.jacfwd",
+        "jax.jacrev",
+        "jax._src.api.jacrev",
+        "jax.hessian",
+        "jax._src.api.hessian",
         "jax.checkpoint",
         "jax.remat",
         "jax._src.ad_checkpoint.checkpoint",
@@ -183,6 +189,16 @@ CUSTOM_DERIVATIVES: Final = frozenset(
         "jax._src.custom_derivatives.custom_vjp",
         "jax._src.custom_derivatives.custom_jvp",
     }
+)
+#: transformations that differentiate the function they are given: its custom
+#: derivative rules run (``jax.vjp`` / ``jvp`` / ``linearize`` call it right away)
+DIFFERENTIATING: Final = frozenset(
+    f"{module}.{name}"
+    for module in ("jax", "jax._src.api")
+    for name in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian")
+)
+DIFFERENTIATING_CALLS: Final = frozenset(
+    f"{module}.{name}" for module in ("jax", "jax._src.api") for name in ("vjp", "jvp", "linearize")
 )
 #: methods registering a custom derivative's rules (``f.defvjp(fwd, bwd)``)
 DERIVATIVE_RULES: Final = frozenset({"defvjp", "defjvp"})

@@ -280,10 +280,10 @@ def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]
     import sys
 
     from typed_pallas_mypy.cache_keys import plugin_folder
-    from typed_pallas_mypy.library_facts import LibraryFacts
+    from typed_pallas_mypy.inference import Inference
 
     roots = [p for p in sys.path if p and os.path.isdir(p)]
-    reader = LibraryFacts(roots, plugin_folder(cache_dir or DEFAULT_MAP_CACHE, "libraries"))
+    reader = Inference(roots, plugin_folder(cache_dir or DEFAULT_MAP_CACHE, "libraries"))
     entries = reader.module_map(prefix)
     read = reader.modules_read()
     if not entries and prefix not in read:

@@ -224,6 +224,8 @@ def _reachable_params(jaxpr: Any, platform: str) -> Iterator[Any]:
     for eqn in getattr(jaxpr, "eqns", ()):
         params = eqn.params
         name = eqn.primitive.name
+        if params.get("interpret"):
+            continue  # an interpreted kernel runs anywhere: JAX ignores its params
         if "compiler_params" in params and params["compiler_params"] is not None:
             yield params["compiler_params"]
         if name == "typed_pallas_on_platforms" and platform not in params.get("platforms", ()):

@@ -420,6 +420,13 @@ INTERPRET_UNKNOWN_NOTE: Final = (
     "so this call fails unless it is interpreted"
 )
 
+#: A call whose ``interpret=`` is the enclosing function's parameter, off by default: the
+#: call is judged as it runs by default (compiled).
+INTERPRET_DEFAULT_NOTE: Final = (
+    "interpret= is the parameter {name}, off by default: the call is judged as it runs "
+    "compiled; it fails unless its caller turns interpret mode on"
+)
+
 #: A function that lowers only for some platforms, used where the platform is another
 #: (when the requirement comes from kernel evidence, not from params).
 REQUIREMENT_TEMPLATE: Final = (

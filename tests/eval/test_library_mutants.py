@@ -28,7 +28,7 @@ from eval.library_mutants import (
     write_library_mutant,
 )
 from eval.mypyrun import PLUGIN, write_config
-from typed_pallas_mypy.library_facts import LibraryFacts
+from typed_pallas_mypy.inference import Inference
 
 JAX_SITE = os.path.dirname(os.path.dirname(jax.__file__))
 
@@ -121,7 +121,7 @@ def _line(text: str, needle: str) -> int:
 
 
 def _calls(root: Path, site: Path) -> CallSearch:
-    facts = LibraryFacts([str(site), JAX_SITE], None)
+    facts = Inference([str(site), JAX_SITE], None)
     return find_library_calls(root, "app", facts, ["fakelib"])
 
 

@@ -116,6 +116,19 @@ def test_a_tpu_kernel_in_the_gpu_slot_is_a_mismatch_on_cuda_and_rocm() -> None:
     report.assert_lowers("tpu")
 
 
+def test_an_interpreted_kernel_lowers_everywhere_whatever_its_params() -> None:
+    """JAX ignores the params of an interpreted kernel: TPU params with interpret=True
+    lower for cuda and rocm (the compiled twin is the firing case)."""
+    interpreted = typed_pallas.check_lowering(raw_kernel("mosaic_tpu", interpret=True), X)
+    assert {p: r.status for p, r in interpreted.items()} == {
+        "tpu": "lowered",
+        "cuda": "lowered",
+        "rocm": "lowered",
+    }
+    compiled = typed_pallas.check_lowering(raw_kernel("mosaic_tpu"), X)
+    assert compiled.mismatched == ("cuda", "rocm")
+
+
 def test_gpu_expands_and_unknown_platforms_are_refused() -> None:
     report = typed_pallas.check_lowering(reference, X, platforms=("gpu",))
     assert tuple(report) == ("cuda", "rocm") and report.ok

@@ -8,8 +8,8 @@ Reading the source:
 * ``module_index``: the one walk per module (guard regions, decorators, assignments);
 * ``params``: which compiler-params class an argument is;
 * ``evidence``: what the entry point, mesh, memory spaces and kernel body prove;
-* ``unconditional``: the code of a function that runs on every path;
-* ``resolution``: which function an expression or a call names, and whose code it is.
+* ``resolution``: which function an expression or a call names, and whose code it is;
+* ``helpers``: guard and platform helpers (``return jax.default_backend() == "tpu"``).
 
 Checking one Pallas call:
 
@@ -17,10 +17,14 @@ Checking one Pallas call:
 * ``signatures``: one error per mistake (widening what the stubs reject and the plugin
   proves).
 
-Following the platform across functions and modules:
+Following the platform across functions, modules and libraries:
 
-* ``requirements``: what one function of the project lowers for, and why;
-* ``platform_facts``: those facts for any function, from this run or from mypy's cache;
+* ``inference_use``: the one inference (``typed_pallas_mypy.inference``) for this build:
+  what any function of the project or of an installed package lowers for, and why;
+* ``platform_facts``: those facts, with what needs mypy's types (guard helpers,
+  predicates), from this run or from mypy's cache;
+* ``predicates``: platform predicates (``supported_on(device)``) and the methods gating
+  on them;
 * ``facts_store``: the facts' JSON form, kept in mypy's cache;
 * ``decisions``: requirements checked where a platform is decided.
 

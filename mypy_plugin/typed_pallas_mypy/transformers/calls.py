@@ -19,7 +19,7 @@ notes say what the evidence is and where, and what to use instead. ``CallView`` 
 call's arguments by parameter name, read from mypy's hook context or from the source
 alone (``view_of_syntax``, for calls the requirement inference reads).
 
-What it does not do: follow the platform across functions (``requirements``,
+What it does not do: follow the platform across functions (``inference``,
 ``decisions``), or touch mypy's internals (``reporting``).
 """
 
@@ -36,6 +36,7 @@ from mypy.nodes import (
     CallExpr,
     ConditionalExpr,
     Expression,
+    FuncDef,
     FuncItem,
     IntExpr,
     NameExpr,
@@ -213,20 +214,23 @@ def interpret_mode(view: CallView) -> Interpret:
     return "on" if is_true(expr) else "unknown"
 
 
-def interpret_may_be_on(view: CallView) -> bool:
-    return interpret_mode(view) != "off"
-
-
 def _literal_mode(expr: Expression) -> Interpret:
     if is_false(expr):
         return "off"
     return "on" if is_true(expr) else "unknown"
 
 
-def interpret_argument(node: Expression, parameter: tuple[str, int]) -> Interpret:
+def interpret_argument(
+    node: Expression, parameter: tuple[str, int], field: tuple[str, bool] | None = None
+) -> Interpret:
     """How ``node`` passes a callee's ``interpret`` parameter (``(name, position)``):
     in a call ``f(x, interpret=True)``, a partial ``functools.partial(f, interpret=True)``
-    or a call of one; a bare reference ``f`` passes nothing ("off", the default)."""
+    or a call of one; a bare reference ``f`` passes nothing ("off", the default). With
+    ``field`` (the parameter holds a config object whose field decides: (name, declared
+    off)), the argument must be that object's construction: ``f(Config())`` is off when
+    the field's default is, ``f(Config(interpret=True))`` on, anything else unknown."""
+    if field is not None:
+        return _config_argument(node, parameter, field)
     if not isinstance(node, CallExpr):
         return "off"
     arguments = list(zip(node.arg_kinds, node.arg_names, node.args))
@@ -250,6 +254,32 @@ def interpret_argument(node: Expression, parameter: tuple[str, int]) -> Interpre
         elif kind != ARG_NAMED:
             splat = True
     return "unknown" if splat else "off"
+
+
+def _config_argument(
+    node: Expression, parameter: tuple[str, int], field: tuple[str, bool]
+) -> Interpret:
+    if not isinstance(node, CallExpr):
+        return "unknown"
+    name, position = parameter
+    field_name, default_off = field
+    passed: Expression | None = None
+    positional = 0
+    for kind, arg_name, arg in zip(node.arg_kinds, node.arg_names, node.args):
+        if kind == ARG_NAMED and arg_name == name:
+            passed = arg
+        elif kind == ARG_POS:
+            if positional == position:
+                passed = arg
+            positional += 1
+    if not isinstance(passed, CallExpr) or any(
+        kind not in (ARG_POS, ARG_NAMED) for kind in passed.arg_kinds
+    ):
+        return "unknown"
+    for kind, arg_name, arg in zip(passed.arg_kinds, passed.arg_names, passed.args):
+        if kind == ARG_NAMED and arg_name == field_name:
+            return _literal_mode(arg)
+    return "off" if default_off else "unknown"
 
 
 def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:
@@ -432,8 +462,14 @@ def problem_of(
     interpret = interpret_mode(view)
     if interpret == "on":
         return None
+    default = _default_off(view, index) if interpret == "unknown" else None
+    if default is not None:
+        interpret = "off"  # judged as it runs by default, compiled (note below)
     if "compiler_params" not in view.args:
-        return None  # absent (backend default) or inside a splat: unknown
+        if view.has_splat or interpret != "off":
+            return None  # inside a splat, or maybe interpreted: unknown
+        problem = _evidence_only(view, index, config)
+        return _with_default_note(problem, default)
     pos = start_of(view.context)
     func = index.function_at(pos)
     expr = view.args["compiler_params"]
@@ -464,7 +500,82 @@ def problem_of(
             *notes,
             f"every branch of the conditional expression at line {expr.line} fails; the first is shown",
         ]
-    return message, [*notes, *_wrapper_note(view)]
+    return _with_default_note((message, [*notes, *_wrapper_note(view)]), default)
+
+
+def _with_default_note(problem: Problem | None, default: str | None) -> Problem | None:
+    if problem is None or default is None:
+        return problem
+    message, notes = problem
+    return message, [*notes, _platforms.INTERPRET_DEFAULT_NOTE.format(name=default)]
+
+
+def _default_off(view: CallView, index: ModuleIndex) -> str | None:
+    """The name of the enclosing function's parameter ``interpret=`` passes, when its
+    default keeps interpret mode off (``False``, ``None``, ``0``), it is never rebound,
+    and no call of the function in this module passes it something else: then the call
+    runs compiled unless a caller turns it on."""
+    expr = view.args.get("interpret")
+    if not isinstance(expr, NameExpr):
+        return None
+    func = index.function_at(start_of(view.context))
+    if func is None:
+        return None
+    argument = next((a for a in func.arguments if a.variable.name == expr.name), None)
+    if argument is None or argument.initializer is None or not is_false(argument.initializer):
+        return None
+    if expr.node is not argument.variable or (id(func), expr.name) in index.assignments:
+        return None
+    name = getattr(func, "fullname", "")
+    position = func.arguments.index(argument)
+    if isinstance(func, FuncDef) and func.info and not func.is_static:
+        position -= 1  # called on an instance: ``self`` is not passed
+    for call in index.calls_of(name):
+        if interpret_argument(call, (expr.name, position)) != "off":
+            return None
+    return expr.name
+
+
+def _evidence_only(view: CallView, index: ModuleIndex, config: PlatformConfig) -> Problem | None:
+    """A call without params (the platform's default backend) whose kernel's own
+    evidence cannot lower where the platform is decided: ``pl.pallas_call(tpu_body, ...)``
+    on the GPU path."""
+    pos = start_of(view.context)
+    evidence = evidence_of(view, index, index.function_at(pos))
+    if not evidence:
+        return None
+    platforms: frozenset[str] = LOWERING
+    for ev in evidence:
+        platforms = platforms & frozenset(
+            p for b in ev.backends for p in evidence_tables.ROW_OF_BACKEND[b].lowers_on
+        )
+    if not platforms or platforms == LOWERING:
+        return None  # a contradiction inside the kernel, or no restriction
+    decided: tuple[frozenset[str], str] | None = None
+    guard = index.guard_at(pos)
+    if guard is not None:
+        lowering = guard.platforms & LOWERING
+        if lowering:
+            decided = (
+                lowering,
+                f"{guard.regions[-1].why} lets this call lower only for "
+                f"{', '.join(sorted(lowering))}",
+            )
+    else:
+        decided = configured_decision(
+            config.platforms_for(index.tree.fullname), index.tree.fullname
+        )
+    if decided is None or decided[0] & platforms:
+        return None
+    lowering, why = decided
+    registry = sorted({_platforms.PLATFORM_OF_LOWERING[p] for p in lowering})
+    message = _platforms.REQUIREMENT_TEMPLATE.format(
+        name=f"The kernel of this {view.entry.title}",
+        required=", ".join(sorted(platforms)),
+        platform=", ".join(registry),
+    )
+    notes = [e.describe() for e in evidence[:3]]
+    return message, [*notes, why, *_wrapper_note(view)]
 
 
 def _problem(

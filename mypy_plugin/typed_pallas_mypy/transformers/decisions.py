@@ -44,6 +44,7 @@ from mypy.nodes import (
     MemberExpr,
     MypyFile,
     NameExpr,
+    Node,
     RefExpr,
     ReturnStmt,
     StrExpr,
@@ -55,6 +56,7 @@ from mypy.types import Instance, get_proper_type
 from mypy.util import correct_relative_import
 
 from typed_pallas import _platforms
+from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
 from typed_pallas_mypy.transformers import calls, guards, predicates
 from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
@@ -82,6 +84,9 @@ class ModuleFindings:
     by_target: dict[int, list[Finding]] = field(default_factory=dict)
     #: targets' fullnames (for the daemon's dependencies)
     targets: set[str] = field(default_factory=set)
+    #: targets in which no call surely fires a hook (``kernlib.on_gpu()`` of a package
+    #: mypy cannot follow is ``Any``): any hook of the module reports their findings
+    orphans: set[int] = field(default_factory=set)
 
     def add(self, target: int, finding: Finding) -> None:
         items = self.by_target.setdefault(target, [])
@@ -175,7 +180,10 @@ class _Scan:
         if requirement is None or (requirement.platforms & decided):
             return
         if requirement.interpret is not None:
-            if calls.interpret_argument(node, requirement.interpret) != "off":
+            mode = calls.interpret_argument(
+                node, requirement.interpret, requirement.interpret_field
+            )
+            if mode != "off":
                 return  # interpreted (or maybe): lowers anywhere
         message = message_for(requirement, name, decided)
         notes = (*requirement.chain, why)
@@ -205,7 +213,36 @@ class _Scan:
             elif isinstance(expr, IndexExpr):
                 self._table_index(expr)
         self._class_claims()
+        self._orphans()
         return self.out
+
+    def _orphans(self) -> None:
+        """The targets with findings where no hook surely fires (``ModuleFindings.orphans``)."""
+        functions = {id(item[2]): item[2] for item in self.index.functions}
+        for target in self.out.by_target:
+            func = functions.get(target)
+            scope: Node = func if func is not None else self.tree
+            if not any(
+                isinstance(expr, CallExpr) and self._hooked(expr)
+                for expr in get_subexpressions(scope)
+            ):
+                self.out.orphans.add(target)
+
+    def _hooked(self, call: CallExpr) -> bool:
+        """Whether mypy surely calls one of the plugin's hooks for ``call``."""
+        name = ref_fullname(call.callee)
+        if name is None:
+            return False
+        if (
+            name in ENTRIES
+            or name in fullnames.DECISION_CALLS
+            or name == fullnames.FUNCTOOLS_PARTIAL
+        ):
+            return True
+        node = call.callee.node if isinstance(call.callee, RefExpr) else None
+        return isinstance(node, FuncDef) and self.facts.names.is_user_module(
+            self.facts.names.module_of(name)
+        )
 
     def _class_claims(self) -> None:
         """A predicate admitting what a kernel method of its class cannot lower for:
@@ -232,12 +269,26 @@ class _Scan:
                 self._table(call.callee.expr, call)
         func = self._func_at(call)
         name = self.facts.names.callee_function(call.callee, func)
-        if name is None:
+        if name is None or _differentiates(call):
+            self._read_call(call)
             return
         pos = start_of(call)
         if (self.target_of(pos), name) in self.imported:
             return  # the import in this target is the finding
         self._check_where_decided(name, call)
+
+    def _read_call(self, call: CallExpr) -> None:
+        """A call whose callee mypy's names do not give (``make(x)(y)``, a variable
+        holding a kernel object, ``Op()(x)``): what the engine reads it to run."""
+        if isinstance(call.callee, RefExpr) and ref_fullname(call.callee) in ENTRIES:
+            return
+        decided = self.decided_at(start_of(call))
+        if decided is None:
+            decided = guards.configured_decision(self.configured, self.tree.fullname)
+        if decided is None:
+            return
+        requirement = self.facts.call_requirement(self.tree, call)
+        self.check_requirement(requirement, spelling(call.callee), call, decided[0], decided[1])
 
     def _registration(self, call: CallExpr) -> None:
         """A configured registry's registration (``[tool.typed-pallas] registries``):
@@ -348,11 +399,11 @@ class _Scan:
                 return None
             short = target.rsplit(".", 1)[-1]
             if self.facts.names.is_library_name(target):
-                found = self.facts.library.wrapper_of(target)
-                if found is None or found.entry not in ENTRIES:
+                library = self.facts.of(target).wrapper
+                if library is None or library.entry not in ENTRIES:
                     return None
-                wrapper = Wrapper(found.entry, found.forwards, 0, kwargs=found.kwargs)
-                out.append((short, ENTRIES[found.entry], (found.where, wrapper)))
+                where = self.facts.inference.wrapper_where(target)
+                out.append((short, ENTRIES[library.entry], (where, library)))
                 continue
             own = self.facts.of(target)
             if own.wrapper is None or own.wrapper.entry not in ENTRIES:
@@ -473,6 +524,13 @@ class _Scan:
                         continue  # calls are checked as calls
                     bound = self.facts.names.callee_function(item, self.index.function_at(pos))
                     self.check(bound, item, decided[0], decided[1])
+
+
+def _differentiates(call: CallExpr) -> bool:
+    """``jax.grad(f)(x)``: ``f`` runs with its custom derivative rules (the engine reads
+    such a call; mypy's name of its callee is ``f``'s)."""
+    callee = call.callee
+    return isinstance(callee, CallExpr) and ref_fullname(callee.callee) in fullnames.DIFFERENTIATING
 
 
 def _argument(call: CallExpr, keyword: str | None, position: int | None) -> Expression | None:

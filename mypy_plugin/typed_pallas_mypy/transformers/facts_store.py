@@ -18,7 +18,7 @@ symbol ``__typed_pallas_source__`` whose type holds the hash of its source
 consulted the module's facts register a dependency on it too. Outside the daemon the
 symbol is never added (it would change the module's interface hash on every edit).
 
-What it does not do: infer anything (``requirements``), or read other modules.
+What it does not do: infer anything (``typed_pallas_mypy.inference``), or read other modules.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typed_pallas_mypy.transformers.guards import Sets
 #: The private module symbol that holds a module's facts in mypy's cache.
 FACTS_SYMBOL: Final = "__typed_pallas_facts__"
 #: Bump when the stored format changes.
-FACTS_FORMAT: Final = 5
+FACTS_FORMAT: Final = 7
 
 # --------------------------------------------------------------------------- facts
 
@@ -56,6 +56,9 @@ class Requirement:
     #: (parameter, position or -1) through which a caller turns interpret mode on for
     #: every kernel on the chain (a library function's ``interpret=``); None if none
     interpret: tuple[str, int] | None = None
+    #: when that parameter holds a config object: (its field deciding interpret mode,
+    #: whether the field's declared default is off)
+    interpret_field: tuple[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,9 @@ class FunctionFacts:
     #: a module-level variable holding a function-keeping decorator
     #: (``jaxtyped = jaxtyping.jaxtyped(typechecker=...)``)
     keeping_decorator: bool = False
+    #: what calling its result lowers for (a factory of kernels: ``make(...)(x)``);
+    #: stored so that a caller of the result re-checks when it changes
+    result: Requirement | None = None
 
     def is_empty(self) -> bool:
         return (
@@ -141,6 +147,7 @@ class FunctionFacts:
             and not self.gates
             and not self.device_params
             and not self.keeping_decorator
+            and self.result is None
         )
 
 
@@ -174,13 +181,21 @@ def _sets_from_json(raw: object) -> Sets | None:
     return (out[0], out[1])
 
 
+def _requirement_json(req: Requirement) -> dict[str, object]:
+    data: dict[str, object] = {"req": [sorted(req.platforms), list(req.cause), list(req.chain)]}
+    if req.interpret is not None:
+        data["interpret"] = list(req.interpret)
+    if req.interpret_field is not None:
+        data["interpret_field"] = list(req.interpret_field)
+    return data
+
+
 def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
     data: dict[str, object] = {"where": facts.where}
     if facts.requirement is not None:
-        req = facts.requirement
-        data["req"] = [sorted(req.platforms), list(req.cause), list(req.chain)]
-        if req.interpret is not None:
-            data["interpret"] = list(req.interpret)
+        data.update(_requirement_json(facts.requirement))
+    if facts.result is not None:
+        data["result"] = _requirement_json(facts.result)
     if facts.guard is not None:
         data["guard"] = _sets_to_json(facts.guard)
     if facts.platform_source:
@@ -238,7 +253,7 @@ def _gates_from_json(raw: object) -> tuple[Gate, ...]:
     return tuple(gates)
 
 
-def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
+def _requirement_from_json(data: Mapping[str, object]) -> Requirement | None:
     requirement = None
     raw = data.get("req")
     if isinstance(raw, list) and len(raw) == 3:
@@ -250,6 +265,7 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
             and isinstance(chain, list)
         ):
             interpret = data.get("interpret")
+            field = data.get("interpret_field")
             requirement = Requirement(
                 frozenset(str(p) for p in plats),
                 (str(cause[0]), str(cause[1]), str(cause[2])),
@@ -257,7 +273,17 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
                 interpret=(str(interpret[0]), int(interpret[1]))
                 if isinstance(interpret, list) and len(interpret) == 2
                 else None,
+                interpret_field=(str(field[0]), field[1] is True)
+                if isinstance(field, list) and len(field) == 2
+                else None,
             )
+    return requirement
+
+
+def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
+    requirement = _requirement_from_json(data)
+    result_raw = data.get("result")
+    result = _requirement_from_json(result_raw) if isinstance(result_raw, dict) else None
     wrapper = None
     raw = data.get("wrapper")
     if isinstance(raw, list) and len(raw) == 5 and isinstance(raw[1], list):
@@ -305,6 +331,7 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
         gates=_gates_from_json(data.get("gates")),
         device_params=device_params,
         keeping_decorator=data.get("keeps") is True,
+        result=result,
     )
 
 

@@ -28,7 +28,7 @@ from mypy.types import FunctionLike, Instance, Overloaded, Type, get_proper_type
 
 from typed_pallas_mypy import cache_keys
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
-from typed_pallas_mypy.transformers import decisions, reporting, requirements, signatures
+from typed_pallas_mypy.transformers import decisions, helpers, reporting, signatures
 from typed_pallas_mypy.transformers.calls import (
     CallView,
     PlatformConfig,
@@ -79,7 +79,7 @@ class Session:
                 modules = self.modules()
             if modules is None:
                 return None
-            self.facts = Facts(modules, self.cache_dir, self.python_executable)
+            self.facts = Facts(modules, self.cache_dir, self.python_executable, self.options)
         return self.facts
 
 
@@ -185,7 +185,7 @@ def module_findings(
         session.checks_untyped(tree.fullname),
         config.registries,
     )
-    found.targets = {tree.fullname, *requirements.definitions(tree)}
+    found.targets = {tree.fullname, *helpers.definitions(tree)}
     consulted = facts.consulted - {tree.fullname}
     if daemon:
         for module in consulted:
@@ -209,13 +209,16 @@ def report_decisions(
         return
     assert isinstance(ctx.context, CallExpr)
     func = index_of(tree, session.facts).outermost_function_at(start_of(ctx.context))
-    pending = found.by_target.get(id(func) if func is not None else 0)
+    pending = list(found.by_target.get(id(func) if func is not None else 0, []))
+    for orphan in found.orphans:
+        pending.extend(found.by_target.get(orphan, []))
     if not pending:
         return
     present = reporting.reported(ctx.api, tree.path)
     for finding in pending:
         if (finding.line, finding.column, finding.message) not in present:
             report(ctx.api, finding.context(), finding.message, list(finding.notes))
+            present.add((finding.line, finding.column, finding.message))
 
 
 def _guarded(

@@ -70,9 +70,9 @@ class CrossModule(Protocol):
     #: index built from older answers (its guard regions) is built again
     generation: int
 
-    def helper_sets(self, call: CallExpr) -> Sets | None: ...
+    def helper_sets(self, call: CallExpr, module: str | None = None) -> Sets | None: ...
 
-    def is_platform_call(self, call: CallExpr) -> bool: ...
+    def is_platform_call(self, call: CallExpr, module: str | None = None) -> bool: ...
 
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]: ...
 
@@ -130,6 +130,19 @@ class ModuleIndex:
     )
     _function_ids: set[int] = field(default_factory=set, repr=False)
     _lines_built_for: tuple[int, int] = field(default=(-1, -1), repr=False)
+    #: callee fullname -> the calls of it in this module (built on first lookup)
+    _calls: dict[str, list[CallExpr]] | None = field(default=None, repr=False)
+
+    def calls_of(self, fullname: str) -> list[CallExpr]:
+        """The calls in this module whose callee mypy names ``fullname``."""
+        if self._calls is None:
+            self._calls = {}
+            for expr in get_subexpressions(self.tree):
+                if isinstance(expr, CallExpr):
+                    name = ref_fullname(expr.callee)
+                    if name is not None:
+                        self._calls.setdefault(name, []).append(expr)
+        return self._calls.get(fullname, [])
 
     def _lines(self) -> None:
         sizes = (len(self.regions), len(self.functions))
@@ -155,16 +168,6 @@ class ModuleIndex:
         for region in found:
             platforms = platforms & region.platforms
         return Guard(platforms, tuple(found))
-
-    def has_region_within(self, start: Pos, end: Pos, *, tags: bool = True) -> bool:
-        """Whether a guard region lies inside ``start``..``end`` (looked up by line, so
-        the cost is the span's lines, not the module's regions)."""
-        self._lines()
-        for line in range(start[0], end[0] + 1):
-            for region in self._region_lines.get(line, ()):
-                if (tags or not region.from_tag) and start <= region.start and region.end <= end:
-                    return True
-        return False
 
     def function_at(self, pos: Pos) -> FuncItem | None:
         """The innermost function or lambda of this module spanning ``pos``."""
@@ -206,7 +209,9 @@ class ModuleIndex:
         return False
 
     def helper_sets(self, call: CallExpr) -> Sets | None:
-        return self.cross.helper_sets(call) if self.cross is not None else None
+        if self.cross is None:
+            return None
+        return self.cross.helper_sets(call, self.tree.fullname)
 
     def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
         """A condition held by a variable of ``func``, or by a module-level variable
@@ -220,7 +225,9 @@ class ModuleIndex:
         return None
 
     def is_platform_call(self, call: CallExpr) -> bool:
-        return self.cross.is_platform_call(call) if self.cross is not None else False
+        if self.cross is None:
+            return False
+        return self.cross.is_platform_call(call, self.tree.fullname)
 
     def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
         if isinstance(name.node, Var) and id(name.node) in self.device_params:

@@ -1,16 +1,13 @@
 """The platform facts of every function the checked code reaches, in any module.
 
 ``Facts.of(fullname)`` answers what a function (or alias, or platform table) lowers
-for, whatever module defines it:
-
-* a module of the project checked in this run: inferred from its AST
-  (``requirements``), once per build;
-* a module of the project loaded from mypy's cache (no function bodies): read from the
-  facts stored in its symbol table when that cache was written (``facts_store``);
-* a function of an installed package (whose bodies mypy drops), or a name imported from
-  a package mypy could not follow: read from the library's source outside mypy
-  (``library_use``, once per installed version);
-* anything else: no facts (silence).
+for, whatever module defines it. What it lowers for is inferred from source by one
+engine, the same way for the project's modules and for installed packages
+(``inference_use``: a name imported from a package mypy could not follow too). What
+needs mypy's declared types is read from mypy's nodes for a module checked in this run,
+and from the facts stored in its symbol table for one loaded from mypy's cache
+(``facts_store``): guard helpers, platform predicates and the methods gating on them.
+Anything else: no facts (silence).
 
 ``helper_of`` answers whether a function is a guard helper or a platform helper (read
 without the helper module's index, so that building an index never needs itself),
@@ -19,7 +16,7 @@ without the helper module's index, so that building an index never needs itself)
 serializes it. Every module consulted is noted (``consulted``), so that the daemon can
 re-check callers when those facts change.
 
-What it does not do: resolve names (``resolution``), infer (``requirements``), or report.
+What it does not do: resolve names (``resolution``), infer (``inference``), or report.
 """
 
 from __future__ import annotations
@@ -39,25 +36,25 @@ from mypy.nodes import (
     OverloadedFuncDef,
     Var,
 )
+from mypy.options import Options
 from mypy.types import Instance
 
-from typed_pallas_mypy.transformers import predicates, requirements
+from typed_pallas_mypy.transformers import helpers, predicates
 from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
     NO_FACTS,
     FunctionFacts,
+    Gate,
     Predicate,
     Requirement,
     facts_from_json,
-    location,
     store,
     stored_json,
 )
 from typed_pallas_mypy.transformers.guards import GuardScope, Sets
-from typed_pallas_mypy.transformers.library_use import LibraryUse
+from typed_pallas_mypy.transformers.inference_use import InferenceUse, requirement_of
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
-from typed_pallas_mypy.transformers.requirements import MAX_DEPTH
-from typed_pallas_mypy.transformers.resolution import Names, custom_derivative, keeps_function
+from typed_pallas_mypy.transformers.resolution import Names, keeps_function
 
 
 @dataclass
@@ -78,13 +75,13 @@ class Facts:
         modules: Mapping[str, MypyFile],
         cache_dir: str | None = None,
         python_executable: str | None = None,
+        options: Options | None = None,
     ) -> None:
         self.modules = modules
         self.names = Names(modules)
         self.names.keeping_alias = lambda fullname: self.of(fullname).keeping_decorator
-        self.library = LibraryUse(modules, cache_dir, python_executable)
+        self.inference = InferenceUse(modules, cache_dir, python_executable, options)
         self._computed: dict[str, FunctionFacts] = {}
-        self._in_progress: set[str] = set()
         self._stored: dict[str, _ModuleFacts] = {}
         #: modules whose facts were consulted (the daemon's dependencies of a caller)
         self.consulted: set[str] = set()
@@ -94,7 +91,6 @@ class Facts:
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
         self._helpers_in_progress: set[str] = set()
         self._predicates: dict[str, Predicate | None] = {}
-        self._local: dict[int, Requirement | None] = {}
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -108,8 +104,8 @@ class Facts:
                 self._predicates.clear()
                 self._stored.clear()
                 self._stamps.clear()
-                self._local.clear()
                 self.names.forget()
+                self.inference.forget()
                 self.generation += 1
                 return
 
@@ -126,73 +122,93 @@ class Facts:
         module = self.names.module_of(fullname)
         if module is None or not self.names.is_user_module(module):
             if self.names.is_library_name(fullname):
-                return self.library.facts_of(fullname)
+                return self.inference.facts_of(fullname)
             return NO_FACTS
         self._note_module(module)
+        cached = self._computed.get(fullname)
+        if cached is None:
+            cached = self._compute(fullname, module)
+            self._computed[fullname] = cached
+        for read in self.inference.modules_of(fullname):
+            if self.names.is_user_module(read):
+                self._note_module(read)
+        return cached
+
+    def _compute(self, fullname: str, module: str) -> FunctionFacts:
+        """The engine's facts of a project function, with what needs mypy's types."""
+        inferred = self.inference.facts_of(fullname)
         tree = self.modules[module]
         if tree.is_cache_skeleton:
-            return self._stored_facts(module, tree).get(fullname, NO_FACTS)
-        cached = self._computed.get(fullname)
-        if cached is not None:
-            return cached
-        if fullname in self._in_progress or len(self._in_progress) > MAX_DEPTH * 4:
-            return NO_FACTS  # recursion: no requirement from the cycle
-        self._in_progress.add(fullname)
-        try:
-            result = self._compute(fullname, tree)
-        finally:
-            self._in_progress.discard(fullname)
-        self._computed[fullname] = result
-        return result
+            stored = self._stored_facts(module, tree).get(fullname, NO_FACTS)
+            typed = (stored.guard, stored.platform_source, stored.predicate, stored.gates)
+            devices = stored.device_params
+        else:
+            typed, devices = self._typed(fullname, tree)
+        guard, source, predicate, gates = typed
+        if inferred.is_empty() and guard is None and not source and predicate is None:
+            if not gates and not devices:
+                return NO_FACTS
+        return dataclasses.replace(
+            inferred,
+            name=fullname,
+            where=inferred.where or self.inference.engine().where(fullname),
+            guard=guard,
+            platform_source=source,
+            predicate=predicate,
+            gates=gates,
+            device_params=devices,
+        )
 
-    def _compute(self, fullname: str, tree: MypyFile) -> FunctionFacts:
+    def _typed(
+        self, fullname: str, tree: MypyFile
+    ) -> tuple[tuple[Sets | None, bool, Predicate | None, tuple[Gate, ...]], tuple[int, ...]]:
+        """(guard sets, platform source, predicate, gates), device parameters: what is
+        read from mypy's nodes of a module checked in this run."""
         node = self.names.node_of(fullname)
-        index = index_of(tree, self)
-        rules = False
         if isinstance(node, Decorator):
             if not keeps_function(node, self.names):
-                return NO_FACTS
-            rules = custom_derivative(node)
+                return (None, False, None, ()), ()
             node = node.func
         if isinstance(node, OverloadedFuncDef):
             # an overloaded method (tokamax's ``Op.__call__``) may still gate on a predicate
             impl = node.impl.func if isinstance(node.impl, Decorator) else node.impl
             if isinstance(impl, FuncDef) and impl.body.body:
-                gates = predicates.gates_of(impl, index.guard_at)
-                if gates:
-                    return FunctionFacts(fullname, gates=gates, where=location(tree, impl.line))
-            return NO_FACTS
+                index = index_of(tree, self)
+                return (None, False, None, predicates.gates_of(impl, index.guard_at)), ()
+            return (None, False, None, ()), ()
         if isinstance(node, Var):
-            if requirements.holds_keeping_decorator(self, fullname, index):
-                return FunctionFacts(
-                    fullname, keeping_decorator=True, where=location(tree, node.line)
-                )
-            found = requirements.alias_facts(self, fullname, tree, index)
-            return requirements.with_derivative_rules(self, found, fullname, tree)
+            guard, source = self.helper_of(fullname)
+            return (guard, source, None, ()), ()
         if not isinstance(node, FuncDef) or not node.body.body:
-            return NO_FACTS
-        found = requirements.function_facts(self, node, tree, index)
-        if rules:
-            found = requirements.with_derivative_rules(self, found, fullname, tree)
-        # platform predicates and the methods gating on them (``predicates``)
-        return dataclasses.replace(
-            found,
-            predicate=self.predicate_of(fullname),
-            gates=predicates.gates_of(node, index.guard_at),
-            device_params=tuple(i for i, _ in predicates.device_parameters(node, tree))
-            if node.info
-            else (),
-        )
+            return (None, False, None, ()), ()
+        index = index_of(tree, self)
+        guard, source = self.helper_of(fullname)
+        devices = tuple(i for i, _ in predicates.device_parameters(node, tree)) if node.info else ()
+        gates = predicates.gates_of(node, index.guard_at)
+        return (guard, source, self.predicate_of(fullname), gates), devices
+
+    def call_requirement(self, tree: MypyFile, call: CallExpr) -> Requirement | None:
+        """What a call of a project module runs lowers for, read by the engine (a call
+        whose callee mypy cannot name: ``make(x)(y)``, a local variable, ``Op()(x)``)."""
+        if call.end_line is None or call.end_column is None:
+            return None
+        where = (call.line, call.column, call.end_line, call.end_column)
+        self._note_module(tree.fullname)
+        engine = self.inference.engine()
+        found = engine.call_requirement(tree.fullname, where)
+        for read in engine.modules_of_call(tree.fullname, where):
+            if self.names.is_user_module(read):
+                self._note_module(read)
+        return requirement_of(found)
 
     def local_requirement(
         self, func: FuncDef, tree: MypyFile, index: ModuleIndex
     ) -> Requirement | None:
-        """The requirement of a function defined inside another one (no fullname of its
-        own: not kept in any store)."""
-        key = id(func)
-        if key not in self._local:
-            self._local[key] = requirements.function_facts(self, func, tree, index).requirement
-        return self._local[key]
+        """The requirement of a function of a project module, nested ones included
+        (found by where it is defined)."""
+        self._note_module(tree.fullname)
+        found = self.inference.engine().requirement_at(tree.fullname, func.line)
+        return requirement_of(found)
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)
@@ -210,14 +226,16 @@ class Facts:
 
     # ---------------------------------------------------------------- guard helpers
 
-    def helper_sets(self, call: CallExpr) -> Sets | None:
-        name = self.names.callee_function(call.callee, None)
+    def helper_sets(self, call: CallExpr, module: str | None = None) -> Sets | None:
+        """The sets of the guard helper ``call`` calls (``module``: the module the call
+        is in, for names imported from a package mypy could not follow)."""
+        name = self.names.callee_function(call.callee, None, module=module)
         if name is None:
             return None
         return self.helper_of(name)[0]
 
-    def is_platform_call(self, call: CallExpr) -> bool:
-        name = self.names.callee_function(call.callee, None)
+    def is_platform_call(self, call: CallExpr, module: str | None = None) -> bool:
+        name = self.names.callee_function(call.callee, None, module=module)
         return name is not None and self.helper_of(name)[1]
 
     def helper_of(self, fullname: str) -> tuple[Sets | None, bool]:
@@ -229,6 +247,9 @@ class Facts:
         order the hooks come in."""
         module = self.names.module_of(fullname)
         if module is None or not self.names.is_user_module(module):
+            if self.names.is_library_name(fullname):
+                # a library's guard helper (``if lib.on_tpu():``): read by the engine
+                return self.inference.engine().helper(fullname)
             return None, False
         self._note_module(module)
         tree = self.modules[module]
@@ -247,7 +268,7 @@ class Facts:
                 node = node.func
             result: tuple[Sets | None, bool] = (None, False)
             if isinstance(node, FuncDef) and node.body.body:
-                result = requirements.helper_kind(node, _HelperScope(self))
+                result = helpers.helper_kind(node, _HelperScope(self))
             elif isinstance(node, Var):
                 index = index_of(tree, self)
                 assigned = index.assignments.get((0, fullname.rsplit(".", 1)[1]), [])
@@ -315,7 +336,7 @@ class Facts:
     def module_facts(self, tree: MypyFile) -> dict[str, FunctionFacts]:
         """Facts of every top-level function, method and alias of a fresh module."""
         out: dict[str, FunctionFacts] = {}
-        for name in requirements.definitions(tree):
+        for name in helpers.definitions(tree):
             found = self.of(name)
             if not found.is_empty():
                 out[name] = found

@@ -28,7 +28,7 @@ A parameter without the annotation is not a device (an attribute named ``platfor
 an arbitrary object says nothing), unless the method overrides one whose parameter at
 that position is annotated ``jax.Device`` (``def supported_on(self, device) -> bool:``
 in a subclass of tokamax's ``Op``; ``inherited_device_parameters``). What it does not do: infer requirements
-(``requirements``), keep or store facts (``platform_facts``, ``facts_store``), or word
+(``typed_pallas_mypy.inference``), keep or store facts (``platform_facts``, ``facts_store``), or word
 messages (``decisions``).
 """
 

@@ -8,20 +8,18 @@
   package (site-packages; ``is_user_path`` and ``is_installed_path`` for paths);
 * ``callee_function(expr)``: the function an expression names, through
   ``functools.partial``, function-keeping wrappers (``jax.jit``, ``functools.wraps``...:
-  ``fullnames.KEEPS_FUNCTION``), aliases and ``self.method``;
-* ``call_target(call)``: what a call inside a function runs (``CallTarget``): a function
-  of the project or of an installed package (by fullname), a known call that needs no
-  looking into, or something only runtime knows (a parameter, a local callable).
+  ``fullnames.KEEPS_FUNCTION``), aliases and ``self.method``: the names mypy gives a
+  callee where the platform is decided (what a call runs is the engine's reading,
+  ``typed_pallas_mypy.inference``).
 
-What it does not do: infer platforms (``requirements``), keep facts
+What it does not do: infer platforms (``typed_pallas_mypy.inference``), keep facts
 (``platform_facts``), or read function bodies.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from mypy.nodes import (
     CallExpr,
@@ -109,42 +107,6 @@ def _keeps(dec: Expression, names: Names | None) -> bool:
     return names is not None and names.keeping_alias(name)
 
 
-def is_keeping_decorator(expr: Expression, names: Names) -> bool:
-    """Whether ``expr`` (a variable's value) is a function-keeping decorator:
-    ``jaxtyping.jaxtyped(typechecker=...)``, ``jax.jit``, ``functools.partial(jax.jit, ...)``."""
-    if isinstance(expr, CallExpr):
-        name = decorator_name(expr.callee, names)
-        if name == fullnames.FUNCTOOLS_PARTIAL and expr.args:
-            name = decorator_name(expr.args[0], names)
-        return name in fullnames.KEEPS_FUNCTION
-    return isinstance(expr, RefExpr) and decorator_name(expr, names) in fullnames.KEEPS_FUNCTION
-
-
-def custom_derivative(node: Decorator) -> bool:
-    """Whether ``node`` is decorated with ``jax.custom_vjp`` / ``jax.custom_jvp``."""
-    return any(decorator_name(dec) in fullnames.CUSTOM_DERIVATIVES for dec in node.decorators)
-
-
-@dataclass(frozen=True)
-class CallTarget:
-    """What a call inside a function runs, as far as the source says.
-
-    * ``function``: a function (or alias) of the project or of an installed package,
-      named by ``fullname``: its facts say what it lowers for;
-    * ``known``: nothing to look into (a class, a method of a value, a library call
-      that is not a function the plugin knows);
-    * ``unknown``: only runtime knows (a parameter, a local callable, ``self.attr``):
-      a function making such a call has no requirement.
-    """
-
-    kind: Literal["function", "known", "unknown"]
-    fullname: str | None = None
-
-
-KNOWN: Final = CallTarget("known")
-UNKNOWN: Final = CallTarget("unknown")
-
-
 class Names:
     """Name lookups over the modules of one mypy build (``modules`` is mypy's own dict,
     so modules added later in the build are seen)."""
@@ -213,10 +175,11 @@ class Names:
         return node
 
     def callee_function(
-        self, expr: Expression, func: FuncItem | None, depth: int = 0
+        self, expr: Expression, func: FuncItem | None, depth: int = 0, module: str | None = None
     ) -> str | None:
         """The fullname of the function ``expr`` names, through partial, jit, aliases
-        and ``self.``; None when it is not a function the plugin can know."""
+        and ``self.``; None when it is not a function the plugin can know (``module``:
+        the module ``expr`` is in, when ``func`` is not known)."""
         if depth > ALIAS_DEPTH:
             return None
         if isinstance(expr, CallExpr):
@@ -226,14 +189,14 @@ class Names:
                 or wrapped in fullnames.KEEPS_FUNCTION
                 or wrapped in fullnames.CUSTOM_DERIVATIVES
             ) and expr.args:
-                return self.callee_function(expr.args[0], func, depth + 1)
+                return self.callee_function(expr.args[0], func, depth + 1, module)
             return None
         if isinstance(expr, MemberExpr) and isinstance(expr.expr, NameExpr) and func is not None:
             method = self._self_method(expr, func)
             if method is not None:
                 return method or None
         if isinstance(expr, RefExpr):
-            return self._reference(expr, func)
+            return self._reference(expr, func, module)
         return None
 
     def _self_method(self, expr: MemberExpr, func: FuncItem) -> str | None:
@@ -259,10 +222,12 @@ class Names:
             return method.node.fullname
         return ""
 
-    def _reference(self, expr: RefExpr, func: FuncItem | None) -> str | None:
+    def _reference(
+        self, expr: RefExpr, func: FuncItem | None, module: str | None = None
+    ) -> str | None:
         node = expr.node
         if not expr.fullname or (isinstance(node, Var) and node.is_suppressed_import):
-            return self.untyped_target(expr, func)
+            return self.untyped_target(expr, func, module)
         module = self.module_of(expr.fullname)
         if self.is_installed_module(module):
             # an installed package: mypy dropped its bodies; the library reader knows
@@ -290,12 +255,14 @@ class Names:
         tree = self.modules[module]
         return is_installed_path(tree.path) and not tree.path.endswith(".pyi")
 
-    def untyped_target(self, expr: Expression, func: FuncItem | None) -> str | None:
+    def untyped_target(
+        self, expr: Expression, func: FuncItem | None, module: str | None = None
+    ) -> str | None:
         """The dotted name an import of a package mypy could not follow binds
         (``from tokamax import ragged_dot`` -> ``tokamax.ragged_dot``): mypy types such
         names ``Any`` and records no target, so the module's import statements say it."""
         if isinstance(expr, MemberExpr):
-            base = self.untyped_target(expr.expr, func)
+            base = self.untyped_target(expr.expr, func, module)
             return f"{base}.{expr.name}" if base is not None else None
         if not isinstance(expr, NameExpr):
             return None
@@ -303,10 +270,10 @@ class Names:
         if not isinstance(node, Var) or not node.is_suppressed_import:
             return None
         owner = node.fullname if "." in node.fullname else (func.fullname if func else "")
-        module = self.module_of(owner) if owner else None
-        if module is None:
+        where = self.module_of(owner) if owner else module
+        if where is None or where not in self.modules:
             return None
-        return self._import_map(module).get(expr.name)
+        return self._import_map(where).get(expr.name)
 
     def _import_map(self, module: str) -> dict[str, str]:
         """Local name -> dotted target of every import in ``module`` (names bound to two
@@ -336,30 +303,3 @@ class Names:
         found = {name: target for name, target in bound.items() if target is not None}
         self._imports[module] = found
         return found
-
-    def call_target(self, call: CallExpr, func: FuncDef) -> CallTarget:
-        """What ``call`` (inside ``func``) runs."""
-        params = {arg.variable.name for arg in func.arguments}
-        callee = call.callee
-        target = self.callee_function(callee, func)
-        if target is not None:
-            if self.is_user_module(self.module_of(target)) or self.is_library_name(target):
-                return CallTarget("function", target)
-            return KNOWN
-        if isinstance(callee, NameExpr):
-            node = callee.node
-            if isinstance(node, Var):
-                if callee.name in params or node.fullname == callee.name:
-                    return UNKNOWN  # a parameter or a local callable
-                return UNKNOWN if self.is_user_module(self.module_of(node.fullname)) else KNOWN
-            return KNOWN
-        if isinstance(callee, MemberExpr):
-            if isinstance(callee.expr, NameExpr) and self._self_method(callee, func) == "":
-                return UNKNOWN  # self.attr(...) that is not a method
-            return KNOWN  # x.method(...): a method of a value, library code
-        if isinstance(callee, CallExpr):
-            inner = ref_name(callee.callee)
-            if inner is not None and not self.is_user_module(self.module_of(inner)):
-                return UNKNOWN if inner in fullnames.KEEPS_FUNCTION else KNOWN
-            return UNKNOWN
-        return UNKNOWN

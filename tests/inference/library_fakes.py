@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from typed_pallas_mypy.library_facts import LibraryFacts, LibraryRequirement
+from typed_pallas_mypy.inference import Inference, Requirement
 
 MakeLib = Callable[[Mapping[str, str]], Path]
 
@@ -69,10 +69,10 @@ def fake_library_maker(folder: Path) -> MakeLib:
     return make
 
 
-def platforms_of(found: LibraryRequirement | None) -> set[str] | None:
+def platforms_of(found: Requirement | None) -> set[str] | None:
     """The platforms of a requirement, None for none."""
     return set(found.platforms) if found is not None else None
 
 
-def reader_for(root: Path, cache: Path | None = None) -> LibraryFacts:
-    return LibraryFacts([str(root)], str(cache) if cache is not None else None)
+def reader_for(root: Path, cache: Path | None = None) -> Inference:
+    return Inference([str(root)], str(cache) if cache is not None else None)

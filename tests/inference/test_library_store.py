@@ -1,6 +1,6 @@
-"""The on-disk cache of local facts (``library_facts.store``).
+"""The on-disk cache of local facts (``inference.store``): one file per module.
 
-A second ``LibraryFacts`` over the same cache reads the JSON and parses nothing; a
+A second ``Inference`` over the same cache reads the JSON and parses nothing; a
 module whose file changed (size, or mtime alone) is parsed again; a cache file that is
 corrupt, from another reader version, or cannot be written is ignored without an error.
 Parses are counted by wrapping ``reader.read_module``.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from library_fakes import OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.library_facts import reader, requirements, store
+from typed_pallas_mypy.inference import combine, reader, store
 
 USE = OPS + "\ndef outer(x):\n    return tpu_op(x)\n"
 
@@ -30,7 +30,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(module)
         return original(source, module, is_package=is_package)
 
-    monkeypatch.setattr(requirements.reader, "read_module", counting)
+    monkeypatch.setattr(combine.reader, "read_module", counting)
     return seen
 
 
@@ -41,9 +41,9 @@ def test_second_instance_reads_the_cache(
     cache = tmp_path / "cache"
     first = reader_for(root, cache).requirement("pkg.ops.outer")
     assert parses == ["pkg.ops"]
-    data = json.loads((cache / "pkg.json").read_text())
+    data = json.loads((cache / "pkg.ops.json").read_text())
     assert data["digest"] == store.DIGEST
-    assert sorted(data["modules"]) == ["pkg.ops"]
+    assert data["path"] == str(root / "pkg" / "ops.py")
     second_facts = reader_for(root, cache)
     second = second_facts.requirement("pkg.ops.outer")
     assert parses == ["pkg.ops"]  # nothing parsed the second time
@@ -72,7 +72,7 @@ def test_changed_file_is_read_again(make_lib: MakeLib, tmp_path: Path, parses: l
 
 @pytest.mark.parametrize(
     "content",
-    [b"{not json", b"[]", b'{"digest": "other", "modules": {}}', b"\xff\xfe"],
+    [b"{not json", b"[]", b'{"digest": "other", "facts": {}}', b"\xff\xfe"],
     ids=["corrupt", "not-an-object", "other-digest", "not-utf8"],
 )
 def test_bad_cache_file_is_ignored_and_rewritten(
@@ -81,10 +81,10 @@ def test_bad_cache_file_is_ignored_and_rewritten(
     root = make_lib({"pkg/ops.py": USE})
     cache = tmp_path / "cache"
     cache.mkdir()
-    (cache / "pkg.json").write_bytes(content)
+    (cache / "pkg.ops.json").write_bytes(content)
     assert platforms_of(reader_for(root, cache).requirement("pkg.ops.outer")) == {"tpu"}
     assert parses == ["pkg.ops"]
-    assert json.loads((cache / "pkg.json").read_text())["digest"] == store.DIGEST
+    assert json.loads((cache / "pkg.ops.json").read_text())["digest"] == store.DIGEST
 
 
 def test_bad_entry_in_the_cache_is_read_again(
@@ -93,12 +93,32 @@ def test_bad_entry_in_the_cache_is_read_again(
     root = make_lib({"pkg/ops.py": USE})
     cache = tmp_path / "cache"
     reader_for(root, cache).requirement("pkg.ops.outer")
-    path = cache / "pkg.json"
+    path = cache / "pkg.ops.json"
     data = json.loads(path.read_text())
-    data["modules"]["pkg.ops"]["facts"]["functions"] = ["not", "a", "mapping"]
+    data["facts"]["functions"] = ["not", "a", "mapping"]
     path.write_text(json.dumps(data))
     assert platforms_of(reader_for(root, cache).requirement("pkg.ops.outer")) == {"tpu"}
     assert parses == ["pkg.ops", "pkg.ops"]
+
+
+def test_stored_functions_decode_when_asked_and_a_bad_one_reads_as_unknown(
+    make_lib: MakeLib, tmp_path: Path, parses: list[str]
+) -> None:
+    """A stored module's functions are decoded one by one, as they are asked for; one
+    whose entry does not decode reads as unknown (no requirement: nothing reported),
+    and the others keep theirs."""
+    root = make_lib({"pkg/ops.py": USE})
+    cache = tmp_path / "cache"
+    reader_for(root, cache).requirement("pkg.ops.outer")
+    path = cache / "pkg.ops.json"
+    data = json.loads(path.read_text())
+    data["facts"]["functions"]["triton_op"]["steps"] = "not a list"
+    path.write_text(json.dumps(data))
+    facts = reader_for(root, cache)
+    assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}
+    assert facts.requirement("pkg.ops.triton_op") is None
+    assert platforms_of(facts.requirement("pkg.ops.outer")) == {"tpu"}
+    assert parses == ["pkg.ops"]  # read from the cache, not parsed again
 
 
 def test_writes_are_atomic_and_leave_no_temporary_files(make_lib: MakeLib, tmp_path: Path) -> None:
@@ -107,7 +127,7 @@ def test_writes_are_atomic_and_leave_no_temporary_files(make_lib: MakeLib, tmp_p
     facts = reader_for(root, cache)
     facts.requirement("pkg.ops.outer")
     facts.requirement("other.ops.tpu_op")
-    assert sorted(p.name for p in cache.iterdir()) == ["other.json", "pkg.json"]
+    assert sorted(p.name for p in cache.iterdir()) == ["other.ops.json", "pkg.ops.json"]
 
 
 def test_memory_only_and_unwritable_cache(make_lib: MakeLib, tmp_path: Path) -> None:
@@ -119,12 +139,12 @@ def test_memory_only_and_unwritable_cache(make_lib: MakeLib, tmp_path: Path) -> 
     assert blocked.read_text() == "not a folder"
 
 
-def test_module_not_worth_reading_is_remembered(
+def test_module_without_pallas_is_stored_too(
     make_lib: MakeLib, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = make_lib({"pkg/util.py": "def helper(x):\n    return x\n"})
     cache = tmp_path / "cache"
     assert reader_for(root, cache).requirement("pkg.util.helper") is None
-    entry = json.loads((cache / "pkg.json").read_text())["modules"]["pkg.util"]
-    assert entry["worth"] is False
-    assert entry["facts"] is None
+    entry = json.loads((cache / "pkg.util.json").read_text())
+    assert "helper" in entry["facts"]["functions"]
+    assert "worth" not in entry

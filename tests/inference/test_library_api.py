@@ -1,4 +1,4 @@
-"""The public API of ``typed_pallas_mypy.library_facts``: wrappers, calls through a
+"""The public API of ``typed_pallas_mypy.inference``: wrappers, calls through a
 wrapper, ``modules_read``, ``module_map``, silence on failure, and the import promise
 (neither mypy nor jax)."""
 
@@ -11,7 +11,7 @@ import sys
 import pytest
 from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.library_facts import LibraryFacts, LibraryWrapper, requirements
+from typed_pallas_mypy.inference import Inference, WrapperFacts, combine
 
 #: A qwix-like wrapper: builds the call in a closure and splats its **kwargs into it.
 QWIX_LIKE = (
@@ -66,13 +66,14 @@ def through_wrapper_without_params(x):
 def test_wrappers(make_lib: MakeLib) -> None:
     root = make_lib({"qpkg/core.py": QWIX_LIKE, "qpkg/__init__.py": "from qpkg.core import *\n"})
     facts = reader_for(root)
-    assert facts.wrapper("qpkg.core.pallas_call") == LibraryWrapper(
+    assert facts.wrapper("qpkg.core.pallas_call") == WrapperFacts(
         entry="jax.experimental.pallas.pallas_call",
         forwards=(("grid", "grid", -1), ("kernel", "kernel", 0), ("out_shape", "out_shape", 1)),
         kwargs="kwargs",
         where="qpkg/core.py:7",
+        line=9,
     )
-    assert facts.wrapper("qpkg.core.direct") == LibraryWrapper(
+    assert facts.wrapper("qpkg.core.direct") == WrapperFacts(
         entry="jax.experimental.pallas.pallas_call",
         forwards=(
             ("compiler_params", "compiler_params", 2),
@@ -81,6 +82,7 @@ def test_wrappers(make_lib: MakeLib) -> None:
         ),
         kwargs=None,
         where="qpkg/core.py:18",
+        line=19,
     )
     assert facts.wrapper("qpkg.core.fixed_params") is None
     assert facts.wrapper("qpkg.core.interprets") is None
@@ -138,7 +140,7 @@ def test_failures_are_silent_unless_debugging(
     def broken(source: bytes, module: str, *, is_package: bool) -> object:
         raise RuntimeError("reader bug")
 
-    monkeypatch.setattr(requirements.reader, "read_module", broken)
+    monkeypatch.setattr(combine.reader, "read_module", broken)
     monkeypatch.setenv("TYPED_PALLAS_MYPY_DEBUG", "1")
     with pytest.raises(RuntimeError, match="reader bug"):
         reader_for(root).requirement("pkg.ops.tpu_op")
@@ -152,9 +154,9 @@ def test_failures_are_silent_unless_debugging(
 def test_search_paths_in_order(make_lib: MakeLib) -> None:
     first = make_lib({"pkg/ops.py": OPS})
     second = make_lib({"pkg/ops.py": OPS.replace("pltpu.CompilerParams", "plgpu.CompilerParams")})
-    facts = LibraryFacts([str(first), str(second)], None)
+    facts = Inference([str(first), str(second)], None)
     assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}
-    facts = LibraryFacts([str(second), str(first)], None)
+    facts = Inference([str(second), str(first)], None)
     assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"cuda"}
 
 
@@ -162,7 +164,7 @@ def test_search_paths_in_order(make_lib: MakeLib) -> None:
 def test_importing_it_imports_neither_mypy_nor_jax() -> None:
     probe = (
         "import json, sys\n"
-        "import typed_pallas_mypy.library_facts\n"
+        "import typed_pallas_mypy.inference\n"
         "print(json.dumps(sorted(m for m in sys.modules "
         "if m.split('.')[0] in ('mypy', 'jax', 'jaxlib'))))\n"
     )
@@ -172,10 +174,81 @@ def test_importing_it_imports_neither_mypy_nor_jax() -> None:
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
     # the probe can fail: the same check after importing the plugin's mypy side
     done = subprocess.run(
-        [sys.executable, "-c", probe.replace("library_facts\n", "main\n")],
+        [sys.executable, "-c", probe.replace("inference\n", "main\n")],
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
     assert "mypy" in json.loads(done.stdout.strip().splitlines()[-1])
+
+
+WRAPPER_SHAPES = (
+    HEADER
+    + """\
+def block_pallas_call(kernel, out_shape, *, compiler_params=None, **kwargs):
+    def helper(*args):
+        def wrapped_kernel(*refs):
+            with jax.named_scope("block"):
+                return kernel(*refs)
+
+        return pl.pallas_call(
+            wrapped_kernel, out_shape, compiler_params=compiler_params, **kwargs
+        )(*args)
+
+    return helper
+
+
+def core_map_kernel(body, *, out_type, mesh, compiler_params=None, interpret=False):
+    @jax.jit
+    def run(*operands):
+        @pl.core_map(mesh, compiler_params=compiler_params, interpret=interpret)
+        def _():
+            return body(*operands)
+
+        return operands
+
+    return run
+
+
+def inner_kernel(body, out_type, **kwargs):
+    return plgpu.kernel(body, out_type=out_type, **kwargs)
+
+
+def outer_kernel(body, out_type=(), *, cluster=(), **kwargs):
+    return inner_kernel(body, out_type, **kwargs)
+
+
+def not_forwarding(body, out_type):
+    return inner_kernel(body, out_type, compiler_params=plgpu.CompilerParams())
+"""
+)
+
+
+def test_wrapper_shapes_of_real_libraries(make_lib: MakeLib) -> None:
+    """A kernel passed through a nested function calling it (tokamax's
+    ``block.pallas_call``), a ``pl.core_map`` decorator over one (tpu-inference's
+    ``core_map_helper.kernel``: a wrapper of ``pl.kernel``), and a function forwarding its
+    parameters to another wrapper (tokamax's persistent kernels)."""
+    facts = reader_for(make_lib({"wpkg/shapes.py": WRAPPER_SHAPES}))
+    block = facts.wrapper("wpkg.shapes.block_pallas_call")
+    assert block is not None
+    assert block.entry == "jax.experimental.pallas.pallas_call"
+    assert block.forwards == (
+        ("compiler_params", "compiler_params", -1),
+        ("kernel", "kernel", 0),
+        ("out_shape", "out_shape", 1),
+    )
+    assert block.kwargs == "kwargs"
+    core = facts.wrapper("wpkg.shapes.core_map_kernel")
+    assert core is not None
+    assert core.entry == "jax.experimental.pallas.kernel"
+    assert ("body", "body", 0) in core.forwards
+    assert ("compiler_params", "compiler_params", -1) in core.forwards
+    assert ("mesh", "mesh", -1) in core.forwards
+    outer = facts.wrapper("wpkg.shapes.outer_kernel")
+    assert outer is not None
+    assert outer.entry == "jax.experimental.pallas.mosaic_gpu.kernel"
+    assert outer.forwards == (("body", "body", 0), ("out_type", "out_type", 1))
+    assert outer.kwargs == "kwargs"
+    assert facts.wrapper("wpkg.shapes.not_forwarding") is None

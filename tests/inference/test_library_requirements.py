@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.library_facts import LibraryFacts, LibraryRequirement
+from typed_pallas_mypy.inference import Inference, Requirement
 
 IMPORTS = HEADER + "from pkg.ops import kernel, plain, tpu_op, tpu_op_i, triton_op\n"
 
@@ -22,14 +22,14 @@ TPU_OP_NOTE = (
 )
 
 
-def _library(make_lib: MakeLib, **modules: str) -> LibraryFacts:
+def _library(make_lib: MakeLib, **modules: str) -> Inference:
     files = {"pkg/ops.py": OPS}
     for name, source in modules.items():
         files[f"pkg/{name}.py"] = IMPORTS + source
     return reader_for(make_lib(files))
 
 
-def _req(facts: LibraryFacts, name: str) -> LibraryRequirement:
+def _req(facts: Inference, name: str) -> Requirement:
     found = facts.requirement(name)
     assert found is not None, name
     return found
@@ -41,7 +41,7 @@ def _req(facts: LibraryFacts, name: str) -> LibraryRequirement:
 def test_params_give_the_platforms_and_the_note(make_lib: MakeLib) -> None:
     facts = _library(make_lib)
     found = _req(facts, "pkg.ops.tpu_op")
-    assert found == LibraryRequirement(
+    assert found == Requirement(
         frozenset({"tpu"}), ("params", "tpu", "mosaic_tpu"), (TPU_OP_NOTE,), None
     )
     triton = _req(facts, "pkg.ops.triton_op")
@@ -400,9 +400,13 @@ def construct_only(x):
     return x
 """,
     )
-    assert _req(facts, "pkg.fac.make_k").chain == (
-        "make_k (pkg/fac.py:17) lowers only for tpu: it returns a K at pkg/fac.py:18, "
-        "whose __call__ lowers only for tpu",
+    # a factory builds a kernel object: calling it runs nothing; calling what it
+    # returns runs K.__call__
+    assert facts.requirement("pkg.fac.make_k") is None
+    result = facts.result_requirement("pkg.fac.make_k")
+    assert result is not None
+    assert result.chain == (
+        "make_k (pkg/fac.py:17) returns a K at pkg/fac.py:18, which lowers only for tpu",
         "__call__ (pkg/fac.py:10) lowers only for tpu: it calls tpu_op at pkg/fac.py:11",
         TPU_OP_NOTE,
     )
@@ -413,6 +417,7 @@ def construct_only(x):
     assert platforms_of(facts.requirement("pkg.fac.use_variable")) == {"tpu"}
     assert platforms_of(facts.requirement("pkg.fac.K")) == {"tpu"}
     assert facts.requirement("pkg.fac.make_plain") is None
+    assert facts.result_requirement("pkg.fac.make_plain") is None
     assert facts.requirement("pkg.fac.Plain") is None
     assert facts.requirement("pkg.fac.construct_only") is None
 
@@ -471,12 +476,13 @@ class KDInitVar:
 """,
     )
     assert _req(facts, "pkg.ctor.KI").interpret == ("interpret", 0)
-    assert _req(facts, "pkg.ctor.make_ki").interpret == ("interpret", 0)
-    assert _req(facts, "pkg.ctor.make_kk").interpret == ("interpret", -1)
-    assert facts.requirement("pkg.ctor.make_ki_on") is None
+    # what a factory returns, called with the factory's default (interpret off)
+    assert platforms_of(facts.result_requirement("pkg.ctor.make_ki")) == {"tpu"}
+    assert platforms_of(facts.result_requirement("pkg.ctor.make_kk")) == {"tpu"}
+    assert facts.result_requirement("pkg.ctor.make_ki_on") is None
     # interpret may come at call time through **kwargs: nothing a caller can say
     assert facts.requirement("pkg.ctor.KK") is None
-    assert facts.requirement("pkg.ctor.make_kk_without") is None
+    assert facts.result_requirement("pkg.ctor.make_kk_without") is None
     assert _req(facts, "pkg.ctor.KD").interpret == ("interpret", 1)
     assert facts.requirement("pkg.ctor.KDInitVar") is None
 
@@ -618,7 +624,9 @@ def by_flag(x, flag):
     assert platforms_of(facts.requirement("pkg.plat.by_flag")) == {"tpu"}
 
 
-def test_unknown_callables_give_none(make_lib: MakeLib) -> None:
+def test_unknown_callables_restrict_nothing(make_lib: MakeLib) -> None:
+    """A call of something unknown may run anything, but the kernels that run around it
+    still lower only for their platform: they restrict the function."""
     facts = _library(
         make_lib,
         unk="""
@@ -636,11 +644,16 @@ def calls_result_of_parameter(make, x):
 
 def calls_library_code(x):
     return jnp.sum(tpu_op(x))
+
+def only_unknown(fn, make, x):
+    fn(x)
+    return make()(TABLE["a"](x))
 """,
     )
     for name in ("calls_parameter", "calls_table_entry", "calls_result_of_parameter"):
-        assert facts.requirement(f"pkg.unk.{name}") is None, name
+        assert platforms_of(facts.requirement(f"pkg.unk.{name}")) == {"tpu"}, name
     assert platforms_of(facts.requirement("pkg.unk.calls_library_code")) == {"tpu"}
+    assert facts.requirement("pkg.unk.only_unknown") is None
 
 
 def test_conditional_calls_give_none(make_lib: MakeLib) -> None:
@@ -714,20 +727,23 @@ def test_jax_framework_is_not_read(make_lib: MakeLib) -> None:
     assert sorted(facts.modules_read()) == ["jax.experimental.pallas.ops.tpu.fake"]
 
 
-def test_module_without_pallas_is_not_read(make_lib: MakeLib) -> None:
+def test_module_without_pallas_passes_on_what_it_calls(make_lib: MakeLib) -> None:
+    """A module that never mentions Pallas (tokamax's ``ops/op.py``) still runs the
+    kernels of the functions it calls."""
     root = make_lib(
         {
             "pkg/ops.py": OPS,
-            "pkg/util.py": "from pkg.ops import tpu_op\n\ndef helper(x):\n    return tpu_op(x)\n",
+            "pkg/util.py": "from pkg.ops import tpu_op, plain\n\n"
+            "def helper(x):\n    return tpu_op(x)\n\n"
+            "def plain_helper(x):\n    return plain(x)\n",
             "pkg/use.py": IMPORTS + "from pkg.util import helper\n"
             "def op(x):\n"
             "    return helper(x)\n",
         }
     )
     facts = reader_for(root)
-    assert facts.requirement("pkg.util.helper") is None
-    assert facts.requirement("pkg.use.op") is None
-    assert "pkg.util" not in facts.modules_read()
-    # a name it re-exports is still followed (reading its imports only)
-    assert platforms_of(facts.requirement("pkg.util.tpu_op")) == {"tpu"}
+    assert platforms_of(facts.requirement("pkg.util.helper")) == {"tpu"}
+    assert platforms_of(facts.requirement("pkg.use.op")) == {"tpu"}
+    assert facts.requirement("pkg.util.plain_helper") is None
     assert "pkg.util" in facts.modules_read()
+    assert platforms_of(facts.requirement("pkg.util.tpu_op")) == {"tpu"}

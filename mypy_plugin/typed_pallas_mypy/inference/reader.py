@@ -1,32 +1,34 @@
-"""One library module's source -> its local facts (``model.ModuleFacts``), with ``ast``.
+"""One module's source -> its local facts (``model.ModuleFacts``), with ``ast``.
 
-It applies the plugin's rules for the project's own functions (``platform_facts``,
-``unconditional``, ``evidence``, ``params``) to a module parsed with the standard
-library's ``ast``, using the same tables (``entries.ENTRIES``,
-``typed_pallas._platforms.PARAMS_BY_FULLNAME``, ``evidence_tables``):
+The same reading for a project module and an installed one, with the tables every part
+of the plugin shares (``entries.ENTRIES``, ``typed_pallas._platforms.PARAMS_BY_FULLNAME``,
+``evidence_tables``):
 
 * every name is resolved to a fully qualified name through the module's imports
-  (relative ones too), the imports inside functions, nested functions, and the
-  module's own definitions;
-* per function: the Pallas entry calls and the named calls that run on every path
-  (only code that runs whenever the function returns: the same rules as
-  ``unconditional.py``), in source order; an entry call counts only when its kernel is
-  run on every path too (applied, assigned and then called, or returned); whether the
-  function reads the platform itself or calls a parameter or an unknown callable
-  (then it has no requirement); what it returns (an instance of a class, a closure);
-  whether it is a guard or platform helper; its body evidence (for callers in other
-  modules that pass it as a kernel); whether it is a wrapper;
-* per class: bases, methods, and the constructor parameters instance attributes hold;
-* per module-level alias: ``f = g``, ``functools.partial(g, ...)``, ``jax.jit(g)``,
-  ``jax.custom_vjp(g)``, ``g(...)`` (an instance), ``a if c else b``.
+  (relative and ``*`` ones too), the imports inside functions, nested functions and
+  lambdas, and the module's own definitions;
+* per function (and lambda): its trace program (``program``: what runs on each path,
+  JAX's control flow and transformations); whether it reads the platform itself (then
+  it has no requirement); whether it is a guard or platform helper (its condition);
+  its body evidence (for callers in other modules that pass it as a kernel); whether
+  it is a wrapper of an entry point (directly, through a returned closure, a nested
+  kernel calling its kernel parameter, or a ``pl.core_map`` decorator); what it is as
+  a decorator; its decorators' names, for ``combine`` to resolve;
+* per class: bases, methods, class-level defaults, and the constructor parameters
+  instance attributes hold;
+* per module-level name: aliases (``f = g``, ``functools.partial(g, ...)``,
+  ``jax.jit(g)``, ``g(...)``, ``a if c else b``), platform tables, variables holding a
+  keeping decorator, and ``defvjp`` rules;
+* ``Sites``: the calls of a module read the same way, for decision sites.
 
-What it does not do: look at other modules (``requirements`` combines modules), import
+What it does not do: look at other modules (``combine`` combines modules), import
 anything it reads, or raise on bad source (a syntax error gives ``None``).
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import sys
 from collections.abc import Iterator, Sequence
@@ -48,8 +50,8 @@ from typed_pallas_mypy.fullnames import (
     PLATFORM_ATTRIBUTES,
     PLATFORM_SOURCES,
 )
-from typed_pallas_mypy.library_facts import model
-from typed_pallas_mypy.library_facts.model import (
+from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference.model import (
     FALSE,
     TRUE,
     UNKNOWN,
@@ -57,23 +59,24 @@ from typed_pallas_mypy.library_facts.model import (
     ArgSum,
     Binding,
     CallArgs,
-    CallEvent,
     ClassSummary,
     EntryEvent,
-    Event,
     Evidence,
     FunctionSummary,
     ModuleFacts,
     Param,
+    Step,
     WrapperFact,
 )
 
 #: What the reader lets through as a function-keeping decorator or wrapper call.
 KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
+#: Transformations that differentiate the function they keep (its ``defvjp`` rules run).
+DIFFERENTIATING: Final = fullnames.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "3"
+READER_VERSION: Final = "7"
 
 #: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
 BODY_DEPTH: Final = 2
@@ -86,6 +89,10 @@ _CALLABLE_DEPTH: Final = 8
 
 _OVERLOAD: Final = frozenset({"typing.overload", "typing_extensions.overload"})
 _FIELD: Final = frozenset({"dataclasses.field"})
+#: References that read the platform (a function making one has no requirement):
+#: ``platform_dependent`` and ``typed_pallas.dispatch`` are not among them, since the
+#: trace program follows their per-platform branches (``program``)
+_PLATFORM_READS: Final = PLATFORM_SOURCES - fullnames.PLATFORM_DEPENDENT - fullnames.TP_DISPATCH
 #: Top-level packages whose names are never worth recording as references.
 _UNRECORDED_TOPS: Final = frozenset({"builtins", "numpy", "jaxlib", *sys.stdlib_module_names})
 
@@ -94,33 +101,58 @@ ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 Pos = tuple[int, int]
 
 
-#: Byte strings whose absence from a module's source means it neither runs Pallas nor
-#: reads the platform (such a module is only read for the names it re-exports).
+#: The byte string whose presence says a module mentions Pallas (``ModuleFacts.pallas``).
 PALLAS_MARKER: Final = b"pallas"
-PLATFORM_MARKERS: Final = (
-    b"default_backend",
-    b"platform",
-    b"device_kind",
-    b"is_tpu_device",
-)
 
 
-def worth_reading(source: bytes) -> bool:
-    """Whether a module may hold facts beyond its imports (a byte test, no parse)."""
-    return PALLAS_MARKER in source or any(m in source for m in PLATFORM_MARKERS)
+class Sites:
+    """The calls of one module, read as the inference reads them (``call_site``)."""
+
+    def __init__(self, reader: _ModuleReader) -> None:
+        self.reader = reader
+        self.calls: dict[tuple[int, int, int, int], ast.Call] = {}
+        for node in ast.walk(reader.tree):
+            if isinstance(node, ast.Call) and node.end_lineno is not None:
+                key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset or 0)
+                self.calls.setdefault(key, node)
+
+    def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
+        """(qualname of the function around it, "" at module level; what the call at
+        ``where`` (line, column, end line, end column) runs, as trace steps), or None
+        when there is no such call."""
+        found = self.calls.get(where)
+        if found is None:
+            return None
+        try:
+            return self.reader.call_site(found)
+        except RecursionError:
+            return None
 
 
-def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts | None:
-    """The local facts of ``module`` (``is_package``: read from an ``__init__.py``);
-    None when the source does not parse. A module that ``worth_reading`` rejects gets
-    only its bindings (what it imports and defines)."""
+def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
+    """The calls of ``module`` (None when its source does not parse)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
     try:
-        return reader.facts(full=worth_reading(source))
+        reader.prepare()
+    except RecursionError:
+        return None
+    return Sites(reader)
+
+
+def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts | None:
+    """The local facts of ``module`` (``is_package``: read from an ``__init__.py``);
+    None when the source does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
+    try:
+        return reader.facts()
     except RecursionError:
         return None
 
@@ -283,6 +315,8 @@ class _Func:
     bound: CallArgs | None = None
     #: ``self.method``
     self_bound: bool = False
+    #: called through ``jax.grad`` and the like
+    differentiated: bool = False
 
 
 @dataclass(frozen=True)
@@ -291,6 +325,8 @@ class _Result:
     args: CallArgs
     #: the call whose result is called (for a wrapper's call: its own arguments)
     call: ast.Call | None = field(default=None, compare=False)
+    #: called through ``jax.grad`` and the like
+    differentiated: bool = False
 
 
 @dataclass(frozen=True)
@@ -309,9 +345,43 @@ class _EntryVariable:
 
     name: str
     value: ast.Call
+    #: the scope the variable was assigned in
+    scope: _Scope = field(compare=False)
 
 
-_Callable = _Entry | _Func | _Result | _Known | _Unknown | _EntryVariable
+@dataclass(frozen=True)
+class _DecoratedEntry:
+    """A function of this module decorated with ``functools.partial(pl.pallas_call, ...)``
+    (or ``pl.kernel``): calling it runs that entry point with the function as kernel."""
+
+    event: EntryEvent
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """``(a if c else b)``: one of these runs."""
+
+    options: tuple[_Callable, ...]
+
+
+@dataclass(frozen=True)
+class _PlatformChoice:
+    """``typed_pallas.dispatch(tpu=f, gpu=g, ...)``: the branch of the lowering platform."""
+
+    branches: tuple[tuple[str | None, ast.expr], ...] = field(compare=False)
+
+
+_Callable = (
+    _Entry
+    | _Func
+    | _Result
+    | _Known
+    | _Unknown
+    | _EntryVariable
+    | _DecoratedEntry
+    | _Choice
+    | _PlatformChoice
+)
 
 KNOWN: Final = _Known()
 
@@ -444,32 +514,70 @@ class _ModuleReader:
         #: qualname -> (function node, its scope)
         self.function_nodes: dict[str, tuple[FunctionNode, _Scope]] = {}
         self.class_nodes: dict[str, ast.ClassDef] = {}
+        #: qualname -> (lambda, its scope)
+        self.lambda_nodes: dict[str, tuple[ast.Lambda, _Scope]] = {}
+        #: modules ``from m import *`` reads names from
+        self.stars: list[str] = []
         self.bindings: dict[str, Binding] = {}
         self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
-        self._entry_decorated: set[str] = set()
         self._straight_cache: dict[int, set[int]] = {}
 
     # ------------------------------------------------------------------ building
 
-    def facts(self, *, full: bool) -> ModuleFacts:
+    def prepare(self) -> None:
+        """Bindings and scopes: what name lookups need."""
         self._collect_module(self.tree.body)
         self._resolve_bindings()
+        self._build_scopes()
+
+    def facts(self) -> ModuleFacts:
+        self.prepare()
         functions: dict[str, FunctionSummary] = {}
         classes: dict[str, ClassSummary] = {}
         aliases: dict[str, Alias] = {}
-        if full:
-            self._build_scopes()
-            for qualname, (node, scope) in self.function_nodes.items():
-                functions[qualname] = self._summarize(node, scope)
-            for qualname, cls in self.class_nodes.items():
-                classes[qualname] = self._class_summary(qualname, cls, functions)
-            for name, binding in self.bindings.items():
-                if binding.kind == model.ALIAS:
-                    alias = self._alias(name)
-                    if alias is not None:
-                        aliases[name] = alias
-        return ModuleFacts(self.module, self.pallas, self.bindings, functions, classes, aliases)
+        for qualname, (node, scope) in self.function_nodes.items():
+            functions[qualname] = self._summarize(node, scope)
+        for qualname, (lam, scope) in self.lambda_nodes.items():
+            functions[qualname] = self._summarize(lam, scope)
+        for qualname, cls in self.class_nodes.items():
+            classes[qualname] = self._class_summary(qualname, cls, functions)
+        for name, binding in self.bindings.items():
+            if binding.kind == model.ALIAS:
+                alias = self._alias(name)
+                if alias is not None:
+                    aliases[name] = alias
+        rules = self._derivative_rules()
+        return ModuleFacts(
+            self.module,
+            self.pallas,
+            self.bindings,
+            functions,
+            classes,
+            aliases,
+            rules,
+            tuple(self.stars),
+        )
+
+    def _derivative_rules(self) -> dict[str, tuple[tuple[str, int], ...]]:
+        """``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` at the top level: f's rules."""
+        found: dict[str, list[tuple[str, int]]] = {}
+        for stmt in self.tree.body:
+            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+                continue
+            callee = stmt.value.func
+            if not (
+                isinstance(callee, ast.Attribute)
+                and callee.attr in fullnames.DERIVATIVE_RULES
+                and isinstance(callee.value, ast.Name)
+            ):
+                continue
+            owner = callee.value.id
+            for arg in stmt.value.args:
+                what = self.callable_of(arg, self.module_scope)
+                if isinstance(what, _Func) and len(what.targets) == 1 and not what.self_bound:
+                    found.setdefault(owner, []).append((what.targets[0], stmt.lineno))
+        return {name: tuple(rules) for name, rules in found.items()}
 
     def _import_target(self, node: ast.ImportFrom) -> str | None:
         if node.level == 0:
@@ -514,6 +622,10 @@ class _ModuleReader:
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 for name, full in self._import_names(stmt):
                     self.raw.setdefault(name, []).append(("import", full))
+                if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+                    star = self._import_target(stmt)
+                    if star:
+                        self.stars.append(star)
             elif isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
                     if isinstance(target, ast.Name):
@@ -629,8 +741,11 @@ class _ModuleReader:
                 self._lambda_scope(node, scope)
 
     def _lambda_scope(self, node: ast.Lambda, parent: _Scope) -> None:
-        scope = _Scope(node, f"{parent.qualname}.<lambda>", parent)
+        prefix = f"{parent.qualname}.<locals>." if parent.qualname else ""
+        qualname = f"{prefix}<lambda:{node.lineno}:{node.col_offset}>"
+        scope = _Scope(node, qualname, parent)
         self.scopes[id(node)] = scope
+        self.lambda_nodes[qualname] = (node, scope)
         self._params(node.args, scope)
         self._nested([ast.Expr(node.body)], scope)
 
@@ -638,16 +753,43 @@ class _ModuleReader:
         positional = [*args.posonlyargs, *args.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
         defaults.extend(args.defaults)
+        outer = scope.parent if scope.parent is not None else self.module_scope
         for i, arg in enumerate(positional):
             kind = model.POSONLY if i < len(args.posonlyargs) else model.POS
-            scope.param_list.append(Param(arg.arg, kind, self._default(defaults[i])))
+            scope.param_list.append(
+                Param(
+                    arg.arg,
+                    kind,
+                    self._default(defaults[i]),
+                    annotation=self._annotation(arg.annotation, outer),
+                )
+            )
         if args.vararg is not None:
             scope.param_list.append(Param(args.vararg.arg, model.STAR, model.REQUIRED))
         for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=False):
-            scope.param_list.append(Param(arg.arg, model.KWONLY, self._default(default)))
+            scope.param_list.append(
+                Param(
+                    arg.arg,
+                    model.KWONLY,
+                    self._default(default),
+                    annotation=self._annotation(arg.annotation, outer),
+                )
+            )
         if args.kwarg is not None:
             scope.param_list.append(Param(args.kwarg.arg, model.DSTAR, model.REQUIRED))
         scope.params = {p.name: p for p in scope.param_list}
+
+    def _annotation(self, expr: ast.expr | None, scope: _Scope) -> str:
+        """The class an annotation names (``Config``, ``"Config"``, ``cfg.Config``), or ""."""
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            try:
+                expr = ast.parse(expr.value, mode="eval").body
+            except SyntaxError:
+                return ""
+        if not isinstance(expr, (ast.Name, ast.Attribute)):
+            return ""
+        name = self.ref(expr, scope)
+        return name if name is not None and not is_opaque_name(name) else ""
 
     def _default(self, expr: ast.expr | None) -> str:
         if expr is None:
@@ -735,6 +877,8 @@ class _ModuleReader:
         a plain alias (``partial = functools.partial``) rebinds, or this module's own."""
         binding = self.bindings.get(name)
         if binding is None:
+            if self.stars and not hasattr(builtins, name):
+                return f"{self.module}.{name}"  # from a ``from m import *`` (``combine``)
             return f"builtins.{name}"
         if binding.kind == model.IMPORT:
             return binding.target
@@ -806,6 +950,13 @@ class _ModuleReader:
             name = self.ref(expr.func, scope)
             if name is not None and name.rsplit(".", 1)[-1] == "InterpretParams":
                 return TRUE
+            plain = not any(isinstance(a, ast.Starred) for a in expr.args) and all(
+                k.arg is not None for k in expr.keywords
+            )
+            if name is not None and plain and not is_opaque_name(name):
+                # a constructor call, as a config object (``Config(interpret=False)``)
+                fields = ",".join(f"{k.arg}={_literal(k.value) or UNKNOWN}" for k in expr.keywords)
+                return f"n:{name}({fields})"
             return UNKNOWN
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
@@ -819,6 +970,17 @@ class _ModuleReader:
         attr = self.self_attribute(expr, scope)
         if attr is not None:
             return f"a:{attr}"
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            # ``config.interpret``: a field of a config object this function is given
+            found = self.lookup(expr.value.id, scope)
+            if isinstance(found, _ParamRef) and found.scope is scope:
+                param = scope.params[expr.value.id]
+                if (
+                    not param.rebound
+                    and param.annotation
+                    and param.kind not in (model.STAR, model.DSTAR)
+                ):
+                    return f"c:{param.name}.{expr.attr}"
         return UNKNOWN
 
     def _splat(self, expr: ast.expr, scope: _Scope) -> ArgSum:
@@ -860,13 +1022,16 @@ class _ModuleReader:
         if isinstance(expr, ast.IfExp):
             left = self.callable_of(expr.body, scope, depth + 1)
             right = self.callable_of(expr.orelse, scope, depth + 1)
-            if isinstance(left, _Func) and isinstance(right, _Func):
-                if left.bound is None and right.bound is None and not left.self_bound:
-                    if not right.self_bound:
-                        return _Func(left.targets + right.targets)
             if isinstance(left, _Known) and isinstance(right, _Known):
                 return KNOWN
-            return _Unknown(f"{spelling(expr)} (a choice between callables)")
+            return _Choice((left, right))
+        if isinstance(expr, ast.Lambda):
+            lambda_scope = self.scopes.get(id(expr))
+            if lambda_scope is None:
+                return _Unknown("a lambda")
+            return _Func((f"{self.module}.{lambda_scope.qualname}",))
+        if isinstance(expr, ast.Subscript):
+            return self._table_entry(expr, scope)
         attr = self.self_attribute(expr, scope)
         if attr is not None:
             return _Func((f"self:{attr}",), None, self_bound=True)
@@ -887,7 +1052,23 @@ class _ModuleReader:
     def _global_callable(self, name: str) -> _Callable:
         if name in ENTRIES or name in KEEPERS or name == PARTIAL or is_opaque_name(name):
             return KNOWN  # an entry point named but not called here, or framework code
+        local = self.function_of(name)
+        if local is not None:
+            decorated = self._decorated_entry(local[0], local[1])
+            if decorated is not None:
+                return _DecoratedEntry(decorated)
         return _Func((name,))
+
+    def _table_entry(self, expr: ast.Subscript, scope: _Scope) -> _Callable:
+        """``KERNELS["tpu"]``: the entry of a module-level platform table (of this module
+        or another one: ``combine`` looks it up) under a literal key."""
+        key = expr.slice
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return _Unknown(spelling(expr))
+        table = self.ref(expr.value, scope)
+        if table is None or is_opaque_name(table):
+            return _Unknown(spelling(expr))
+        return _Func((f"{table}[{key.value}]",))
 
     def _local_callable(
         self, expr: ast.Name, found: _Local, scope: _Scope, depth: int
@@ -896,7 +1077,7 @@ class _ModuleReader:
         if value is None:
             return _Unknown(f"the local variable {found.name}")
         if isinstance(value, ast.Call) and self.entry_of(value, found.scope) is not None:
-            return _EntryVariable(found.name, value)
+            return _EntryVariable(found.name, value, found.scope)
         result = self.callable_of(value, found.scope, depth + 1)
         if found.scope is not scope:
             # assigned in an enclosing function: its parameters are not this one's
@@ -904,10 +1085,14 @@ class _ModuleReader:
                 result = _Func(result.targets, _outer(result.bound), result.self_bound)
             elif isinstance(result, _Result):
                 result = _Result(result.target, _outer(result.args), result.call)
-        if isinstance(result, _Result | _Func | _Known | _EntryVariable):
+        if isinstance(
+            result, _Result | _Func | _Known | _EntryVariable | _DecoratedEntry | _Choice
+        ):
             return result
-        if isinstance(result, _Entry):
-            return _EntryVariable(found.name, result.call)
+        if isinstance(result, _Entry) and not result.partial:
+            return _EntryVariable(found.name, result.call, found.scope)
+        if isinstance(result, _PlatformChoice):
+            return result
         return _Unknown(f"the local variable {found.name}")
 
     def value_at(self, found: _Local, pos: Pos) -> ast.expr | None:
@@ -958,16 +1143,21 @@ class _ModuleReader:
             inner = self.callable_of(call.args[0], scope, depth + 1)
             bound = self.call_args(call, scope, skip=1)
             if isinstance(inner, _Func) and not inner.self_bound:
-                merged = bound if inner.bound is None else _merge(inner.bound, bound)
+                merged = bound if inner.bound is None else model.partial_args(inner.bound, bound)
                 return _Func(inner.targets, merged)
             if isinstance(inner, _Func):
                 return _Unknown(f"{spelling(call)} (a partial of a method)")
             return inner if isinstance(inner, _Known | _Unknown) else _Unknown(spelling(call))
         keeper = self._keeper(call, scope)
         if keeper is not None:
-            return self.callable_of(keeper, scope, depth + 1)
+            kept = self.callable_of(keeper, scope, depth + 1)
+            if callee in DIFFERENTIATING and isinstance(kept, _Func | _Result):
+                return dataclasses.replace(kept, differentiated=True)
+            return kept
         if self._is_keeper_factory(call, scope):
             return KNOWN  # ``jax.jit(static_argnames=...)``: a decorator, not a function
+        if callee in fullnames.TP_DISPATCH:
+            return _PlatformChoice(tuple((k.arg, k.value) for k in call.keywords))
         if callee is not None:
             if callee in KEEPERS or is_opaque_name(callee):
                 return KNOWN
@@ -1036,7 +1226,7 @@ class _ModuleReader:
         return out, None
 
     def _reads_platform_name(self, name: str) -> bool:
-        if name in PLATFORM_SOURCES:
+        if name in _PLATFORM_READS:
             return True
         if name.startswith(self.module + "."):
             local = self.bindings.get(name[len(self.module) + 1 :])
@@ -1327,7 +1517,7 @@ class _ModuleReader:
                 args[keyword.arg] = keyword.value
         return args, has_splat, splats
 
-    def _entry_event(
+    def entry_event(
         self, found: _Entry, scope: _Scope, line: int, decorated: FunctionNode | None
     ) -> EntryEvent:
         entry = ENTRIES[found.fullname]
@@ -1342,9 +1532,9 @@ class _ModuleReader:
         elif has_splat:
             params = UNKNOWN
         evidence: list[Evidence] = []
-        declared = args.get("platform")
+        declared = args.get(entry.platform_keyword) if entry.platform_keyword else None
         if (
-            entry.title.startswith("typed_pallas.")
+            entry.platform_keyword is not None
             and isinstance(declared, ast.Constant)
             and isinstance(declared.value, str)
         ):
@@ -1393,173 +1583,245 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ functions
 
-    def _summarize(self, node: FunctionNode, scope: _Scope) -> FunctionSummary:
+    def _summarize(self, node: ScopeNode, scope: _Scope) -> FunctionSummary:
+        from typed_pallas_mypy.inference.program import ProgramBuilder
+
         scan = self._scan(node)
         blocked = scan.platform
         blocked_reason = f"reads the platform ({blocked})" if blocked is not None else None
-        roots = unconditional_roots(node.body)
+        if isinstance(node, ast.Lambda):
+            body: list[ast.stmt] = [_lambda_return(node)]
+            opaque, derivative = False, False
+            decorators: tuple[str, ...] = ()
+            decorated_entry = None
+        else:
+            body = list(node.body)
+            opaque, decorators, derivative = self._decorators(node, scope)
+            decorated_entry = self._decorated_entry(node, scope)
+        steps = ProgramBuilder(self, scope).body(body)
+        roots = unconditional_roots(body)
         nodes = unconditional_nodes(roots.nodes)
-        calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda c: position_of(c))
-        applied: set[int] = {id(c.func) for c in calls if isinstance(c.func, ast.Call)}
-        called_entries: set[int] = set()
-        called_defs: set[str] = set()
-        events: list[tuple[Pos, Event]] = []
-        entries: list[tuple[ast.Call, _Entry]] = []
-        unknown: str | None = None
-        for call in calls:
-            entry = self.entry_of(call, scope)
-            if entry is not None:
-                if not entry.partial:
-                    entries.append((call, entry))
-                continue
-            if id(call) in applied:
-                continue  # f(...)(x): the outer call says what runs
-            if isinstance(call.func, ast.Call):
-                what = self._callable_call(call.func, scope, 0)
-                then: CallArgs | None = self.call_args(call, scope)
-            else:
-                what = self.callable_of(call.func, scope)
-                then = None
-            if isinstance(what, _Unknown):
-                if unknown is None:
-                    unknown = f"calls {what.reason} at line {call.lineno}"
-                continue
-            if isinstance(what, _EntryVariable):
-                called_entries.add(id(what.value))
-                continue
-            if isinstance(what, _Entry):
-                if isinstance(call.func, ast.Call):
-                    applied.add(id(call.func))
-                continue
-            if isinstance(what, _Known):
-                continue
-            if isinstance(what, _Result):
-                follow = then if then is not None else self.call_args(call, scope)
-                event: Event = CallEvent(
-                    call.lineno,
-                    (what.target,),
-                    what.args,
-                    model.RESULT,
-                    follow,
-                    as_entry=self._as_entry(what.call, scope),
-                )
-                events.append((position_of(call), event))
-                continue
-            args = self.call_args(call, scope) if then is None else then
-            if what.bound is not None:
-                args = _merge(what.bound, args)
-            callees = what.targets
-            if len(callees) == 1:
-                local = self.function_of(callees[0])
-                if local is not None and callees[0] in self._entry_decorated_names(local):
-                    called_defs.add(callees[0])
-                    continue
-                if local is not None:
-                    called_defs.add(callees[0])
-            as_entry = self._as_entry(call, scope) if then is None and len(callees) == 1 else None
-            events.append(
-                (
-                    position_of(call),
-                    CallEvent(call.lineno, callees, args, bound=what.self_bound, as_entry=as_entry),
-                )
-            )
-        # entry calls whose kernel runs on every path
-        for call, entry in entries:
-            runs = (
-                id(call) in applied
-                or call is roots.returned
-                or id(call) in called_entries
-                or entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC)
-            )
-            if runs:
-                events.append(
-                    (position_of(call), self._entry_event(entry, scope, call.lineno, None))
-                )
-        for definition in roots.defs:
-            qualname = f"{self.module}.{scope.qualname}.<locals>.{definition.name}"
-            for decorator in definition.decorator_list:
-                if not isinstance(decorator, ast.Call):
-                    continue
-                entry = self.entry_of(decorator, scope)
-                if entry is None:
-                    continue
-                immediate = entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC)
-                if immediate or qualname in called_defs:
-                    events.append(
-                        (
-                            position_of(decorator),
-                            self._entry_event(entry, scope, decorator.lineno, definition),
-                        )
-                    )
-        events.sort(key=lambda item: item[0])
-        if blocked_reason is None and unknown is not None:
-            blocked_reason = unknown
-        returns, closure = self._returned(roots.returned, scope)
         return FunctionSummary(
             qualname=scope.qualname,
             line=node.lineno,
             params=tuple(scope.param_list),
             is_method=scope.is_method,
-            opaque=self._opaque(node, scope),
+            opaque=opaque,
             blocked=blocked_reason,
-            events=tuple(e for _, e in events),
-            returns=returns,
-            returns_closure=closure,
+            steps=steps,
             refs=tuple(sorted(scan.refs)),
-            helper=self._helper_kind(node, scope),
+            helper=self._helper_kind(node, scope) if not isinstance(node, ast.Lambda) else "",
             body_evidence=self.body_evidence(node),
-            wrapper=self._wrapper(node, scope, roots, nodes),
+            wrapper=self._wrapper(node, scope, roots, nodes)
+            if not isinstance(node, ast.Lambda)
+            else None,
             self_attrs=(),
+            decorators=decorators,
+            derivative=derivative,
+            decorator=self._decorator_kind(node, scope) if not isinstance(node, ast.Lambda) else "",
+            decorated_entry=decorated_entry,
+            condition=self._helper_condition(node, scope)
+            if not isinstance(node, ast.Lambda)
+            else None,
         )
 
-    def _as_entry(self, call: ast.Call | None, scope: _Scope) -> EntryEvent | None:
-        """A call that passes ``compiler_params=``, read as a ``pl.pallas_call``: what it
-        means if the callee turns out to be a wrapper of one (``qpl.pallas_call``)."""
-        if call is None or not any(k.arg == "compiler_params" for k in call.keywords):
-            return None
-        entry = _Entry(fullnames.PALLAS_CALL_PUBLIC, call)
-        return self._entry_event(entry, scope, call.lineno, None)
+    def call_site(self, found: ast.Call) -> tuple[str, tuple[Step, ...]]:
+        from typed_pallas_mypy.inference.program import ProgramBuilder
 
-    def _entry_decorated_names(self, found: tuple[FunctionNode, _Scope]) -> set[str]:
-        node, scope = found
+        line, column = found.lineno, found.col_offset
+        end_line, end_column = end_of(found)
+        scope = self.module_scope
+        best: tuple[int, int] | None = None
+        candidates: list[tuple[ScopeNode, _Scope]] = [
+            *self.function_nodes.values(),
+            *self.lambda_nodes.values(),
+        ]
+        for node, node_scope in candidates:
+            start = (node.lineno, node.col_offset)
+            end = end_of(node)
+            if start <= (line, column) and (end_line, end_column) <= end:
+                if best is None or start >= best:
+                    best = start
+                    scope = node_scope
+        steps = ProgramBuilder(self, scope).own(found)
+        return scope.qualname, tuple(steps)
+
+    def definition_steps(self, node: FunctionNode, scope: _Scope) -> list[Step]:
+        """What defining a nested function runs: a ``pl.core_map(mesh)`` decorator runs
+        the function as a kernel right away."""
+        out: list[Step] = []
+        for decorator in node.decorator_list:
+            if not isinstance(decorator, ast.Call):
+                continue
+            entry = self.entry_of(decorator, scope)
+            if entry is not None and entry.fullname in (
+                fullnames.CORE_MAP,
+                fullnames.CORE_MAP_PUBLIC,
+            ):
+                out.append(self.entry_event(entry, scope, decorator.lineno, node))
+        return out
+
+    def _decorated_entry(self, node: ScopeNode, scope: _Scope) -> EntryEvent | None:
+        """The entry point a ``functools.partial(pl.pallas_call, ...)`` (or
+        ``pl.kernel(...)``) decorator makes of ``node``, if any (``pl.core_map`` runs
+        at definition: not here)."""
+        if isinstance(node, ast.Lambda):
+            return None
         parent = scope.parent if scope.parent is not None else self.module_scope
+        for decorator in node.decorator_list:
+            if not isinstance(decorator, ast.Call):
+                continue
+            entry = self.entry_of(decorator, parent)
+            if entry is None or entry.fullname in (fullnames.CORE_MAP, fullnames.CORE_MAP_PUBLIC):
+                continue
+            if len(node.decorator_list) != 1:
+                return None  # another decorator changes what runs
+            return self.entry_event(entry, parent, decorator.lineno, node)
+        return None
+
+    def as_entry(self, call: ast.Call | None, scope: _Scope) -> EntryEvent | None:
+        """A call that passes params (``compiler_params=``, or a params constructor as
+        an argument) and a kernel, read as the ``pl.pallas_call`` a wrapper would make
+        of them (``qpl.pallas_call``, ``my_pallas_call(kernel, shape, params)``);
+        ``EntryEvent.via`` says where each came from (``combine`` matches it with the
+        wrapper's parameters)."""
+        if call is None:
+            return None
+        params_from: str | None = None
+        params_expr: ast.expr | None = None
+        for keyword in call.keywords:
+            if keyword.arg == "compiler_params":
+                params_from, params_expr = keyword.arg, keyword.value
+        positional: list[ast.expr] = []
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                break
+            positional.append(arg)
+        if params_expr is None:
+            for i, arg in enumerate(positional):
+                if self.params_of(arg, scope, position_of(call)) not in ("", UNKNOWN):
+                    params_from, params_expr = str(i), arg
+                    break
+        if params_expr is None or params_from is None or not positional:
+            return None
+        kernel_expr = positional[0]
+        read = ast.Call(
+            func=call.func,
+            args=[kernel_expr],
+            keywords=[
+                ast.keyword(arg="compiler_params", value=params_expr),
+                *(k for k in call.keywords if k.arg not in ("compiler_params", "kernel", None)),
+            ],
+        )
+        ast.copy_location(read, call)
+        entry = _Entry(fullnames.PALLAS_CALL_PUBLIC, read)
+        event = self.entry_event(entry, scope, call.lineno, None)
+        return dataclasses.replace(event, via=("0", params_from))
+
+    def _decorators(self, node: FunctionNode, scope: _Scope) -> tuple[bool, tuple[str, ...], bool]:
+        """(opaque, decorators of this project or library to resolve, custom derivative).
+
+        A decorator keeps the function when it is one of ``KEEPERS`` (or a method
+        keeper on a method), an entry point's partial (``decorated_entry``), or a name
+        ``combine`` resolves to a keeping decorator (a variable holding one, a
+        decorator whose wrapper uses ``functools.wraps``)."""
+        parent = scope.parent if scope.parent is not None else self.module_scope
+        unresolved: list[str] = []
+        derivative = False
         for decorator in node.decorator_list:
             if isinstance(decorator, ast.Call) and self.entry_of(decorator, parent) is not None:
-                return {f"{self.module}.{scope.qualname}"}
-        return set()
-
-    def _returned(
-        self, value: ast.expr | None, scope: _Scope
-    ) -> tuple[tuple[str, CallArgs, int] | None, tuple[str, int] | None]:
-        if value is None:
-            return None, None
-        if isinstance(value, ast.Call) and self.entry_of(value, scope) is None:
-            name = self.ref(value.func, scope)
-            if name is not None and not is_opaque_name(name) and name not in KEEPERS:
-                if name != PARTIAL:
-                    return (name, self.call_args(value, scope), value.lineno), None
-        target = value
-        while isinstance(target, ast.Call) and self.ref(target.func, scope) == PARTIAL:
-            if not target.args:
-                return None, None
-            target = target.args[0]
-        name = self.ref(target, scope)
-        if name is not None and name.startswith(f"{self.module}.{scope.qualname}.<locals>."):
-            return None, (name, value.lineno)
-        return None, None
-
-    def _opaque(self, node: FunctionNode, scope: _Scope) -> bool:
-        parent = scope.parent if scope.parent is not None else self.module_scope
-        for decorator in node.decorator_list:
+                continue
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             name = self.ref(target, parent)
             if name == PARTIAL and isinstance(decorator, ast.Call) and decorator.args:
                 name = self.ref(decorator.args[0], parent)
+            if name in CUSTOM_DERIVATIVES:
+                derivative = True
             if name in KEEPERS:
                 continue
             if scope.class_qualname is not None and name in METHOD_KEEPERS:
                 continue
-            return True
+            if name is None or is_opaque_name(name):
+                return True, (), derivative
+            # a name of this project or library: a variable holding a keeper, or a
+            # decorator built with functools.wraps (``combine`` decides)
+            marker = "()" if isinstance(decorator, ast.Call) else ""
+            unresolved.append(name + marker)
+        return False, tuple(unresolved), derivative
+
+    def _decorator_kind(self, node: FunctionNode, scope: _Scope) -> str:
+        """What ``node`` is as a decorator, from every value it returns: KEEPS when
+        each is its first parameter kept (``functools.wraps(fn)`` closures, ``jax.jit(fn)``
+        and the other keepers, a variable holding one), KEEPS_FACTORY when each is such
+        a decorator (``def deco(**options): return inner``), KEEPS_BOTH when it also
+        returns ``functools.partial(deco, ...)`` (``@ejit`` and ``@ejit(...)`` alike)."""
+        values = _returned_values(node.body)
+        if not values or not scope.param_list:
+            return ""
+        wrapped = scope.param_list[0].name
+        kinds: set[str] = set()
+        for value in values:
+            kind = self._returned_decorator(value, scope, wrapped, node)
+            if not kind:
+                return ""
+            kinds.add(kind)
+        if kinds == {model.KEEPS_FACTORY}:
+            return model.KEEPS_FACTORY
+        if kinds == {model.KEEPS}:
+            return model.KEEPS
+        if kinds == {model.KEEPS, "self"}:
+            return model.KEEPS_BOTH
+        return ""
+
+    def _returned_decorator(
+        self, value: ast.expr, scope: _Scope, wrapped: str, node: FunctionNode
+    ) -> str:
+        """KEEPS, KEEPS_FACTORY, "self" (``functools.partial(<this function>, ...)``) or
+        "" for one value a decorator returns."""
+        if isinstance(value, ast.Call):
+            callee = self.ref(value.func, scope)
+            first = value.args[0] if value.args else None
+            if callee in KEEPERS and isinstance(first, ast.Name) and first.id == wrapped:
+                return model.KEEPS
+            own = f"{self.module}.{scope.qualname}"
+            if callee == PARTIAL and first is not None and self.ref(first, scope) == own:
+                return "self"
+            return ""
+        if not isinstance(value, ast.Name):
+            return ""
+        found = self.lookup(value.id, scope)
+        if isinstance(found, _Local):
+            held = [v for _, v in found.scope.assigns.get(found.name, [])] if found.simple else []
+            kinds = {self._returned_decorator(v, scope, wrapped, node) for v in held}
+            return kinds.pop() if len(kinds) == 1 and "self" not in kinds else ""
+        if not isinstance(found, _Global):
+            return ""
+        inner = self.function_of(found.fullname)
+        if inner is None or inner[1].parent is not scope:
+            return ""
+        inner_node, inner_scope = inner
+        if self._wraps_parameter(inner_node, inner_scope, scope, wrapped):
+            return model.KEEPS
+        if self._decorator_kind(inner_node, inner_scope) == model.KEEPS:
+            return model.KEEPS_FACTORY
+        return ""
+
+    def _wraps_parameter(
+        self, node: FunctionNode, scope: _Scope, outer: _Scope, wrapped: str
+    ) -> bool:
+        """``@functools.wraps(fn) def wrapper(*args, **kwargs): ...``: a closure standing
+        for ``fn``, the parameter ``wrapped`` of ``outer``."""
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and self.ref(decorator.func, outer) == "functools.wraps"
+                and decorator.args
+                and isinstance(decorator.args[0], ast.Name)
+                and decorator.args[0].id == wrapped
+            ):
+                found = self.lookup(decorator.args[0].id, outer)
+                if isinstance(found, _ParamRef) and found.scope is outer:
+                    return True
         return False
 
     def _helper_kind(self, node: FunctionNode, scope: _Scope) -> str:
@@ -1567,6 +1829,79 @@ class _ModuleReader:
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
             return ""
         return "platform" if self._expr_platform(stmts[0].value, scope) is not None else "return"
+
+    def _helper_condition(self, node: FunctionNode, scope: _Scope) -> model.Condition | None:
+        """What a one-``return`` guard or platform helper returns (``model.Condition``)."""
+        stmts = [s for s in node.body if not _is_docstring(s)]
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
+            return None
+        return self.condition(stmts[0].value, scope)
+
+    def condition(self, expr: ast.expr, scope: _Scope) -> model.Condition | None:
+        if self._is_platform_value(expr, scope):
+            return ["source"]
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            inner = self.condition(expr.operand, scope)
+            return ["not", inner] if inner is not None else None
+        if isinstance(expr, ast.BoolOp):
+            parts = [self.condition(v, scope) for v in expr.values]
+            kind = "and" if isinstance(expr.op, ast.And) else "or"
+            return [kind, *parts]  # an unknown part: None inside (``combine`` decides)
+        if isinstance(expr, ast.Call) and not expr.args and not expr.keywords:
+            name = self.ref(expr.func, scope)
+            if name in fullnames.IS_TPU_DEVICE:
+                return ["cmp", "==", ["tpu"]]
+            if name is not None and not is_opaque_name(name):
+                return ["call", name]
+            return None
+        if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+            left, right = expr.left, expr.comparators[0]
+            op = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}.get(
+                type(expr.ops[0])
+            )
+            if op is None:
+                return None
+            if op in ("==", "!=") and self._is_platform_value(right, scope):
+                left, right = right, left
+            if not self._is_platform_value(left, scope):
+                return None
+            names = _strings(right)
+            if names is None or (op in ("==", "!=") and len(names) != 1):
+                return None
+            return ["cmp", op, names]
+        return None
+
+    def _is_platform_value(self, expr: ast.expr, scope: _Scope) -> bool:
+        """``jax.default_backend()``, ``jax.devices()[0].platform``,
+        ``get_default_device().platform``, or a module's variable holding one."""
+        if isinstance(expr, ast.Call) and not expr.args:
+            return self.ref(expr.func, scope) in fullnames.DEFAULT_BACKEND
+        if isinstance(expr, ast.Attribute) and expr.attr == "platform":
+            device = expr.value
+            if isinstance(device, ast.Subscript) and isinstance(device.value, ast.Call):
+                index = device.slice
+                return (
+                    isinstance(index, ast.Constant)
+                    and index.value == 0
+                    and not device.value.args
+                    and not device.value.keywords
+                    and self.ref(device.value.func, scope) in fullnames.DEVICES
+                )
+            if isinstance(device, ast.Call) and not device.args:
+                return self.ref(device.func, scope) in fullnames.GET_DEFAULT_DEVICE
+            return False
+        if isinstance(expr, ast.Name):
+            found = self.lookup(expr.id, scope)
+            if isinstance(found, _Global) and found.fullname == f"{self.module}.{expr.id}":
+                binding = self.bindings.get(expr.id)
+                value = self.raw.get(expr.id, [("", None)])[0][1]
+                return (
+                    binding is not None
+                    and binding.kind == model.PLATFORM_VALUE
+                    and isinstance(value, ast.expr)
+                    and self._is_platform_value(value, self.module_scope)
+                )
+        return False
 
     # ------------------------------------------------------------------ wrappers
 
@@ -1589,6 +1924,9 @@ class _ModuleReader:
                 candidates.append((found[0], found[1], inner_roots, inner_nodes))
         positions = _positions(scope)
         for candidate, candidate_scope, candidate_roots, candidate_nodes in candidates:
+            decorated = self._decorated_wrapper(candidate_roots, candidate_scope, scope, positions)
+            if decorated is not None:
+                return decorated
             for sub in candidate_nodes:
                 if not isinstance(sub, ast.Call):
                     continue
@@ -1613,7 +1951,10 @@ class _ModuleReader:
                     else:
                         kwargs = None
                         break
-                if any(isinstance(a, ast.Starred) for a in sub.args[len(spec.positional) :]):
+                star_args = self._forwarded_star(sub, candidate_scope, scope)
+                if star_args is None and any(
+                    isinstance(a, ast.Starred) for a in sub.args[len(spec.positional) :]
+                ):
                     continue
                 if len(splats) != (1 if kwargs is not None else 0):
                     continue
@@ -1623,6 +1964,8 @@ class _ModuleReader:
                     if param is not None:
                         forwards.append((formal, param, positions.get(param, -1)))
                 forwarded = {f[0] for f in forwards}
+                if star_args is not None and spec.body is not None and spec.body not in args:
+                    forwarded = forwarded | {spec.body}  # the kernel comes in through *args
                 if spec.body is None or spec.body not in forwarded:
                     continue
                 if "compiler_params" not in forwarded and kwargs is None:
@@ -1635,20 +1978,109 @@ class _ModuleReader:
                 ):
                     return None
                 deferred = candidate is not node or sub is candidate_roots.returned
-                return WrapperFact(entry.fullname, tuple(sorted(forwards)), kwargs, deferred)
+                return WrapperFact(
+                    entry.fullname,
+                    tuple(sorted(forwards)),
+                    kwargs,
+                    deferred,
+                    sub.lineno,
+                    star_args,
+                )
+        return None
+
+    def _forwarded_star(
+        self, call: ast.Call, where: _Scope, wrapper: _Scope
+    ) -> tuple[str, int] | None:
+        """(name, position) of the wrapper's ``*args`` when the entry call passes it first
+        (``pl.pallas_call(*args, **kwargs)``)."""
+        if not call.args or not isinstance(call.args[0], ast.Starred):
+            return None
+        value = call.args[0].value
+        if not isinstance(value, ast.Name):
+            return None
+        found = self.lookup(value.id, where)
+        if not isinstance(found, _ParamRef) or found.scope is not wrapper:
+            return None
+        param = wrapper.params[value.id]
+        if param.kind != model.STAR or param.rebound:
+            return None
+        index = wrapper.param_list.index(param)
+        return (value.id, index - (1 if wrapper.is_method else 0))
+
+    def _decorated_wrapper(
+        self, roots: _Roots, where: _Scope, wrapper: _Scope, positions: dict[str, int]
+    ) -> WrapperFact | None:
+        """A nested function run by a ``pl.core_map(mesh, compiler_params=...)`` decorator
+        that calls the wrapper's kernel parameter (tpu-inference's ``core_map_helper.kernel``,
+        a drop-in ``pl.kernel``): a wrapper of ``pl.kernel``."""
+        for definition in roots.defs:
+            for decorator in definition.decorator_list:
+                if not isinstance(decorator, ast.Call):
+                    continue
+                entry = self.entry_of(decorator, where)
+                if entry is None or entry.fullname not in (
+                    fullnames.CORE_MAP,
+                    fullnames.CORE_MAP_PUBLIC,
+                ):
+                    continue
+                inner = self.scopes.get(id(definition))
+                kernel = (
+                    self._calls_parameter(definition, inner, wrapper) if inner is not None else None
+                )
+                if kernel is None:
+                    continue
+                spec = ENTRIES[entry.fullname]
+                args, has_splat, _ = self._view(spec, decorator, False)
+                if has_splat:
+                    continue
+                forwards = [("body", kernel, positions.get(kernel, -1))]
+                for formal, actual in args.items():
+                    param = self._forwarded_param(actual, where, wrapper, formal, spec)
+                    if param is not None:
+                        forwards.append((formal, param, positions.get(param, -1)))
+                if "compiler_params" not in {f[0] for f in forwards}:
+                    continue
+                interpret = args.get("interpret")
+                if interpret is not None and not any(f[0] == "interpret" for f in forwards):
+                    if self.argsum(interpret, where) != FALSE:
+                        return None
+                return WrapperFact(
+                    fullnames.PL_KERNEL_PUBLIC,
+                    tuple(sorted(forwards)),
+                    None,
+                    True,
+                    decorator.lineno,
+                    None,
+                )
+        return None
+
+    def _calls_parameter(self, node: FunctionNode, scope: _Scope, wrapper: _Scope) -> str | None:
+        """The parameter of ``wrapper`` that ``node`` calls on every path (a kernel that
+        runs the wrapper's kernel argument: ``def wrapped(*refs): return kernel(*refs)``)."""
+        for sub in unconditional_nodes(unconditional_roots(node.body).nodes):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+                found = self.lookup(sub.func.id, scope)
+                if isinstance(found, _ParamRef) and found.scope is wrapper:
+                    param = wrapper.params[sub.func.id]
+                    if not param.rebound and param.kind not in (model.STAR, model.DSTAR):
+                        return sub.func.id
         return None
 
     def _forwarded_param(
         self, actual: ast.expr, where: _Scope, wrapper: _Scope, formal: str, spec: EntrySpec
     ) -> str | None:
         """The wrapper parameter ``actual`` passes on: a parameter by name, or (for the
-        kernel) a lambda that calls that parameter."""
+        kernel) a lambda or a nested function that calls that parameter."""
         if isinstance(actual, ast.Name):
             found = self.lookup(actual.id, where)
             if isinstance(found, _ParamRef) and found.scope is wrapper:
                 param = wrapper.params[actual.id]
                 if not param.rebound and param.kind not in (model.STAR, model.DSTAR):
                     return actual.id
+            if formal == spec.body and isinstance(found, _Global):
+                local = self.function_of(found.fullname)
+                if local is not None and ".<locals>." in found.fullname:
+                    return self._calls_parameter(local[0], local[1], wrapper)
             return None
         if formal == spec.body and isinstance(actual, ast.Lambda):
             body = actual.body
@@ -1688,11 +2120,25 @@ class _ModuleReader:
         fields = (
             self._fields(cls) if is_dataclass and not cls.bases and not dataclass_kw_only else None
         )
+        defaults: list[tuple[str, str]] = []
+        for item in cls.body:
+            if isinstance(item, ast.Assign):
+                targets, value = list(item.targets), item.value
+            elif isinstance(item, ast.AnnAssign) and item.value is not None:
+                targets, value = [item.target], item.value
+            else:
+                continue
+            literal = _literal(value)
+            for target in targets:
+                if isinstance(target, ast.Name) and literal is not None:
+                    defaults.append((target.id, literal))
         init = functions.get(f"{qualname}.__init__")
         if init is not None:
             attrs = self._init_attrs(cls, qualname)
             functions[init.qualname] = dataclasses.replace(init, self_attrs=attrs)
-        return ClassSummary(qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields)
+        return ClassSummary(
+            qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields, tuple(defaults)
+        )
 
     def _fields(self, cls: ast.ClassDef) -> tuple[Param, ...] | None:
         out: list[Param] = []
@@ -1771,6 +2217,12 @@ class _ModuleReader:
         value = self.raw[name][0][1]
         if not isinstance(value, ast.expr):
             return None
+        if isinstance(value, ast.Dict):
+            return self._table(value)
+        if isinstance(value, ast.Call) and self._is_keeper_factory(value, self.module_scope):
+            return Alias(value.lineno, model.KEEPER, ())
+        if not isinstance(value, ast.Call) and self.ref(value, self.module_scope) in KEEPERS:
+            return Alias(value.lineno, model.KEEPER, ())
         what = self.callable_of(value, self.module_scope)
         if isinstance(what, _Func) and not what.self_bound:
             if len(what.targets) > 1:
@@ -1781,7 +2233,39 @@ class _ModuleReader:
             return Alias(value.lineno, model.KEEP if keeps else model.REF, what.targets)
         if isinstance(what, _Result) and isinstance(value, ast.Call):
             return Alias(value.lineno, model.INSTANCE, (what.target,), what.args)
+        if isinstance(what, _Choice):
+            targets = [
+                option.targets[0]
+                for option in what.options
+                if isinstance(option, _Func)
+                and len(option.targets) == 1
+                and option.bound is None
+                and not option.self_bound
+            ]
+            if len(targets) == len(what.options):
+                return Alias(value.lineno, model.CHOICE, tuple(targets))
         return None
+
+    def _table(self, value: ast.Dict) -> Alias | None:
+        """``{"tpu": f, "gpu": g, "default": h}``: a platform table (every key a platform
+        name, ``"cpu"`` or ``"default"``)."""
+        keys: list[str] = []
+        targets: list[str] = []
+        for key, item in zip(value.keys, value.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            if key.value not in _platforms.LOWERINGS_OF_NAME and key.value not in (
+                "cpu",
+                "default",
+            ):
+                return None
+            what = self.callable_of(item, self.module_scope)
+            if isinstance(what, _Func) and len(what.targets) == 1 and what.bound is None:
+                keys.append(key.value)
+                targets.append(what.targets[0])
+        if not keys:
+            return None
+        return Alias(value.lineno, model.TABLE, tuple(targets), keys=tuple(keys))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -1850,22 +2334,6 @@ def _outer(args: CallArgs) -> CallArgs:
     )
 
 
-def _merge(bound: CallArgs, later: CallArgs) -> CallArgs:
-    """The arguments a ``functools.partial`` passes: its own, then the call's."""
-    if bound.star:
-        positional = bound.positional
-    else:
-        positional = bound.positional + later.positional
-    keywords = dict(bound.keywords)
-    keywords.update(dict(later.keywords))
-    return CallArgs(
-        positional,
-        tuple(keywords.items()),
-        bound.star or later.star,
-        bound.star_kwargs + later.star_kwargs,
-    )
-
-
 def _positions(scope: _Scope) -> dict[str, int]:
     """Parameter name -> the position a caller passes it at (-1: keyword only)."""
     out: dict[str, int] = {}
@@ -1877,4 +2345,42 @@ def _positions(scope: _Scope) -> dict[str, int]:
             index += 1
         else:
             out[param.name] = -1
+    return out
+
+
+def _strings(expr: ast.expr) -> list[str] | None:
+    """The literal strings of ``"tpu"`` or ``("cuda", "rocm")``; None for anything else."""
+    items = expr.elts if isinstance(expr, (ast.Tuple, ast.List, ast.Set)) else [expr]
+    out: list[str] = []
+    for item in items:
+        if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            return None
+        out.append(item.value)
+    return out
+
+
+def _lambda_return(node: ast.Lambda) -> ast.stmt:
+    """A lambda's body as the ``return`` statement it is."""
+    stmt = ast.Return(value=node.body)
+    ast.copy_location(stmt, node.body)
+    return stmt
+
+
+def _returned_values(body: Sequence[ast.stmt]) -> list[ast.expr]:
+    """The values of every ``return`` of a body (nested functions and classes left out);
+    an empty list when one returns nothing."""
+    out: list[ast.expr] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            if node.value is None:
+                return []
+            out.append(node.value)
+            continue
+        if isinstance(node, ast.expr):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
     return out

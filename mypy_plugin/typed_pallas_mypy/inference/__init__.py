@@ -1,0 +1,318 @@
+"""The inference: what a function of the project or of an installed library lowers for.
+
+One engine for every module. mypy keeps no function bodies of installed packages (most
+kernel libraries ship no ``py.typed``), and the same rule written twice drifts, so the
+plugin infers platforms from source, with Python's ``ast``, the same way for the
+project's own modules and for installed ones: it never imports what it reads. A function
+is read as the program JAX traces when it runs (``program``): the kernels it runs on each
+path, the functions, methods, class instances and returned closures it calls, JAX's
+control flow (every ``cond``/``switch`` branch, every loop body) and its transformations,
+``platform_dependent`` per platform, ``interpret=`` followed to where it is decided.
+docs/inference-model.md describes the model and its table of forms.
+
+* ``Inference(search_paths, cache_dir, project)``: the engine over site-packages-like
+  roots and the project's modules (``combine.ModuleSource``);
+  ``requirement(fullname)``, ``wrapper(fullname)``, ``body_evidence(fullname)``,
+  ``table(fullname)``, ``keeping_decorator(fullname)``, ``modules_of(fullname)``,
+  ``modules_read()``, ``module_map(prefix)``, ``forget()``;
+* ``Requirement`` / ``WrapperFacts``: what it answers.
+
+Unknown means silent: a name it cannot find or read, a file that does not parse, a
+function that reads the platform all give ``None``. No exception leaves the API (set
+``TYPED_PALLAS_MYPY_DEBUG=1`` to let them through).
+
+Local facts of each module are cached on disk per top-level package (``store``), keyed
+by the file's path, size and mtime and by the reader's version and tables; requirements
+across modules are computed lazily, in memory (``combine``).
+
+What it does not do: import mypy or jax, import the modules it reads, or decide
+anything about where the platform is decided (the plugin does, with these answers).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference.combine import Located, ModuleSource, Req, Resolver
+from typed_pallas_mypy.inference.store import FactsStore
+
+__all__ = ["Inference", "Located", "ModuleSource", "Requirement", "WrapperFacts"]
+
+_T = TypeVar("_T")
+
+#: (platforms when a guard helper returns true, when false) or None; returns a platform
+HelperFacts = tuple[tuple[frozenset[str] | None, frozenset[str] | None] | None, bool]
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """The lowering platforms a function can lower for, and why."""
+
+    #: lowering platforms it can lower for, a subset of {"tpu", "cuda", "rocm"}
+    platforms: frozenset[str]
+    #: ("params", registry platform, backend) or ("evidence", backend, backend)
+    cause: tuple[str, str, str]
+    #: notes, the function itself first (paths relative to the project's folder or to
+    #: the site-packages root)
+    chain: tuple[str, ...]
+    #: (parameter name, position or -1 if keyword-only) through which a caller turns
+    #: interpret mode on for every kernel on the chain; None if none. Positions count
+    #: what a caller passes: a method's ``self`` is not counted; for a class, the
+    #: parameter is its constructor's.
+    interpret: tuple[str, int] | None
+    #: when interpret mode is a field of a config object that parameter holds
+    #: (``interpret=config.interpret``): (the field, whether its class declares it off)
+    interpret_field: tuple[str, bool] | None = None
+
+
+@dataclass(frozen=True)
+class WrapperFacts:
+    """A function forwarding its params to a Pallas entry point (qwix's ``pallas_call``)."""
+
+    #: entry point fullname (a key of ``ENTRIES``)
+    entry: str
+    #: (entry parameter, wrapper parameter, its position or -1)
+    forwards: tuple[tuple[str, str, int], ...]
+    #: name of the wrapper's ``**kwargs`` if it forwards it to the entry (else None)
+    kwargs: str | None
+    #: where the wrapper is defined ("qwix/_src/core/pallas.py:27")
+    where: str
+    #: the line of its entry-point call
+    line: int = 0
+    #: (name, position) of its ``*args`` when passed on as the entry's leading arguments
+    args: tuple[str, int] | None = None
+
+
+def _debug() -> bool:
+    return os.environ.get("TYPED_PALLAS_MYPY_DEBUG", "") not in ("", "0")
+
+
+class Inference:
+    """Requirements of the functions of the project (``project``) and of the installed
+    packages under ``search_paths``.
+
+    ``search_paths``: site-packages-like roots (module ``a.b.c`` is ``root/a/b/c.py`` or
+    ``root/a/b/c/__init__.py``, the first root that has it); ``cache_dir``: where to
+    keep the on-disk cache of local facts (None: memory only); ``project``: where the
+    project's own modules are (tried first).
+    """
+
+    def __init__(
+        self,
+        search_paths: Sequence[str],
+        cache_dir: str | None,
+        project: ModuleSource | None = None,
+    ) -> None:
+        self._store = FactsStore(cache_dir)
+        self._resolver = Resolver(search_paths, self._store, project)
+
+    def _public(self, req: Req | None) -> Requirement | None:
+        if req is None:
+            return None
+        marker = req.marker
+        if marker is None:
+            return Requirement(req.platforms, req.cause, req.chain, None)
+        if marker[0] == "p":
+            return Requirement(req.platforms, req.cause, req.chain, (marker[1], int(marker[2])))
+        if marker[0] == "c":
+            _, name, position, _, field_name, cls = marker
+            off = self._resolver.field_default(cls, field_name) == model.FALSE
+            interpret = (name, int(position))
+            return Requirement(req.platforms, req.cause, req.chain, interpret, (field_name, off))
+        return None  # interpret comes from where a caller cannot say it
+
+    def _guarded(self, default: _T, work: Callable[[], _T]) -> _T:
+        try:
+            return work()
+        except Exception:
+            if _debug():
+                raise
+            return default
+        finally:
+            self._store.flush()
+
+    def requirement(self, fullname: str) -> Requirement | None:
+        """The requirement of a function, method (``pkg.mod.Class.method``), alias,
+        re-export, ``jax.jit`` / ``custom_vjp`` / ``partial`` object, or class (its
+        instances' ``__call__``); None when unknown, unreadable, or without one."""
+        return self._guarded(None, lambda: self._public(self._resolver.requirement(fullname)))
+
+    def result_requirement(self, fullname: str) -> Requirement | None:
+        """The requirement of calling what ``fullname(...)`` returns (a factory of
+        kernels: ``make_splash_mha(...)``), both called without an interpret argument."""
+        return self._guarded(
+            None, lambda: self._public(self._resolver.result_requirement(fullname))
+        )
+
+    def helper(self, fullname: str) -> HelperFacts:
+        """(platforms when it returns true, when false) of a guard helper
+        (``def on_tpu(): return jax.default_backend() == "tpu"``), and whether it returns
+        the platform string itself; ``(None, False)`` for anything else."""
+        unknown: HelperFacts = (None, False)
+        return self._guarded(unknown, lambda: self._resolver.helper(fullname))
+
+    def requirement_at(self, module: str, line: int) -> Requirement | None:
+        """The requirement of the function of ``module`` defined at ``line`` (its
+        ``def``), nested functions included."""
+        return self._guarded(
+            None, lambda: self._public(self._resolver.requirement_at(module, line))
+        )
+
+    def call_requirement(self, module: str, where: tuple[int, int, int, int]) -> Requirement | None:
+        """What the call at ``where`` (line, column, end line, end column) of ``module``
+        runs lowers for, when its interpret mode is known off there: the same reading
+        of a call as the inference's (``make(x)(y)``, ``k = make(x); k(y)``,
+        ``Op(...)(x)``, ``(a if c else b)(x)``, ``TABLE["tpu"](x)``, ``lax.cond``...)."""
+        return self._guarded(
+            None, lambda: self._public(self._resolver.call_requirement(module, where))
+        )
+
+    def modules_of(self, fullname: str) -> frozenset[str]:
+        """The modules ``requirement(fullname)`` was read from (after asking it)."""
+        return self._resolver.modules_of("req", fullname)
+
+    def modules_of_call(self, module: str, where: tuple[int, int, int, int]) -> frozenset[str]:
+        """The modules ``call_requirement(module, where)`` was read from."""
+        return self._resolver.modules_of("call", f"{module}:{':'.join(map(str, where))}")
+
+    def wrapper(self, fullname: str) -> WrapperFacts | None:
+        """The wrapper facts of a function (through aliases and re-exports), if it
+        forwards its kernel and params (or its ``**kwargs``) to a Pallas entry point."""
+        return self._guarded(None, lambda: self._wrapper(fullname))
+
+    def _wrapper(self, fullname: str) -> WrapperFacts | None:
+        found = self._resolver.wrapper_of(fullname)
+        if found is None:
+            return None
+        target, fact = found
+        assert target.function is not None
+        where = f"{target.located.relpath}:{target.function.line}"
+        return WrapperFacts(fact.entry, fact.forwards, fact.kwargs, where, fact.line, fact.args)
+
+    def body_evidence(self, fullname: str) -> tuple[tuple[tuple[str, ...], str, str], ...]:
+        """(backends, spelling, ``path:line``) of the backend-only primitives a kernel
+        body defined as ``fullname`` uses."""
+        return self._guarded((), lambda: self._body_evidence(fullname))
+
+    def _body_evidence(self, fullname: str) -> tuple[tuple[tuple[str, ...], str, str], ...]:
+        target = self._resolver.resolve(fullname)
+        if target is None or target.function is None:
+            return ()
+        return tuple(
+            (ev.backends, ev.what, f"{target.located.relpath}:{ev.line}")
+            for ev in target.function.body_evidence
+        )
+
+    def table(self, fullname: str) -> tuple[tuple[str, str], ...]:
+        """(key, fullname of the entry's function) of a module-level platform table."""
+        return self._guarded((), lambda: self._table(fullname))
+
+    def _table(self, fullname: str) -> tuple[tuple[str, str], ...]:
+        target = self._resolver.resolve(fullname)
+        alias = target.alias if target is not None else None
+        if alias is None or alias.kind != model.TABLE:
+            return ()
+        return tuple(zip(alias.keys, alias.targets))
+
+    def keeping_decorator(self, fullname: str) -> bool:
+        """Whether ``fullname`` is a variable holding a function-keeping decorator
+        (``jaxtyped = jaxtyping.jaxtyped(typechecker=...)``) or a decorator whose wrapper
+        calls the function (``functools.wraps``)."""
+        return self._guarded(False, lambda: self._keeping(fullname))
+
+    def _keeping(self, fullname: str) -> bool:
+        target = self._resolver.resolve(fullname)
+        if target is None:
+            return False
+        if target.alias is not None:
+            return target.alias.kind == model.KEEPER
+        return target.function is not None and target.function.decorator in (
+            model.KEEPS,
+            model.KEEPS_FACTORY,
+            model.KEEPS_BOTH,
+        )
+
+    def where(self, fullname: str) -> str:
+        """``path:line`` of the definition of ``fullname``, or ""."""
+        return self._guarded("", lambda: self._where(fullname))
+
+    def _where(self, fullname: str) -> str:
+        target = self._resolver.resolve(fullname)
+        if target is None:
+            return ""
+        line = (
+            target.function.line
+            if target.function is not None
+            else target.cls.line
+            if target.cls is not None
+            else target.alias.line
+            if target.alias is not None
+            else 0
+        )
+        return f"{target.located.relpath}:{line}"
+
+    def modules_read(self) -> dict[str, str]:
+        """Module name -> file path, of every module whose facts were consulted."""
+        return {name: located.path for name, located in self._resolver.read.items()}
+
+    def modules_read_since(self, count: int) -> list[str]:
+        """The paths of the modules read after the first ``count`` (in reading order)."""
+        return self._resolver.read_order[count:]
+
+    def forget(self) -> None:
+        """Forget every answer (a module read may have changed)."""
+        self._resolver.forget()
+
+    def module_map(self, prefix: str) -> list[tuple[str, Requirement | None]]:
+        """Every public top-level function, class and alias of the modules under
+        ``prefix`` (e.g. ``"jax.experimental.pallas.ops"``), with its requirement."""
+        return self._guarded([], lambda: self._module_map(prefix))
+
+    def _module_map(self, prefix: str) -> list[tuple[str, Requirement | None]]:
+        out: list[tuple[str, Requirement | None]] = []
+        for module in self._modules_under(prefix):
+            facts = self._resolver.module_facts(module)
+            if facts is None or not facts.pallas:
+                continue
+            names = [
+                name
+                for name, binding in facts.bindings.items()
+                if not name.startswith("_")
+                and (
+                    binding.kind in (model.DEF, model.CLASS)
+                    or (binding.kind == model.ALIAS and name in facts.aliases)
+                )
+            ]
+            for name in sorted(names):
+                fullname = f"{module}.{name}"
+                out.append((fullname, self._public(self._resolver.requirement(fullname))))
+        return out
+
+    def _modules_under(self, prefix: str) -> list[str]:
+        located = self._resolver.locate(prefix)
+        if located is None:
+            return []
+        if not located.is_package:
+            return [prefix]
+        folder = os.path.dirname(located.path)
+        found: list[str] = []
+        for here, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d.isidentifier())
+            if "__init__.py" not in files and here != folder:
+                dirs[:] = []
+                continue
+            rel = os.path.relpath(here, folder)
+            parts = [] if rel == "." else rel.split(os.sep)
+            for file in sorted(files):
+                if not file.endswith(".py"):
+                    continue
+                stem = file[:-3]
+                if stem == "__init__":
+                    found.append(".".join([prefix, *parts]))
+                elif stem.isidentifier():
+                    found.append(".".join([prefix, *parts, stem]))
+        return found

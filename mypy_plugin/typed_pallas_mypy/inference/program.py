@@ -1,0 +1,531 @@
+"""A function body -> its trace program (``model.Step``): what JAX traces when it runs.
+
+JAX traces a Python function by running it: every statement on the path Python takes
+runs, and a Pallas kernel is lowered when its entry point's result is called. So the
+program of a body follows Python's control flow, statement by statement:
+
+* calls run in evaluation order (arguments first); a conditional expression, the right
+  operand of ``and`` / ``or`` and a loop body whose trip count is not known become
+  alternatives (``Alt``), one arm of which may be empty (nothing runs);
+* ``if``/``elif``/``else`` and ``match`` are alternatives; ``try`` is the body (with
+  ``else``) or one of the handlers, then ``finally``; ``with`` runs its body (under
+  ``pltpu.force_tpu_interpret_mode()`` every kernel is interpreted); a ``for`` over a
+  non-empty literal sequence runs its body at least once;
+* ``return`` ends a path (``Return``, with what calling the returned value would run),
+  ``raise`` and ``pytest.skip``/``sys.exit`` end it without returning (``Stop``);
+* a call of an entry point's result (``pl.pallas_call(...)(x)``, a variable holding
+  one, a function decorated with ``functools.partial(pl.pallas_call, ...)``) runs its
+  kernel (``EntryEvent``); building a kernel and not calling it runs nothing;
+* JAX's control flow traces the functions it is given whatever the predicate or trip
+  count: ``lax.cond`` and ``lax.switch`` every branch, ``fori_loop``, ``while_loop``,
+  ``scan``, ``map`` and ``associative_scan`` their bodies, ``jax.vjp`` / ``jvp`` /
+  ``linearize`` their function; transformations (``jit``, ``vmap``, ``checkpoint``,
+  ``shard_map``, ``custom_vjp``...) keep what their function runs (``reader``);
+* ``lax.platform_dependent`` and ``typed_pallas.dispatch`` run, for each lowering
+  platform, only the branch of that platform (``Arm.platforms``).
+
+What it does not do: decide what a program lowers for (``combine``), or resolve names
+(``reader``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from typed_pallas import _platforms
+from typed_pallas_mypy import fullnames
+from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference.model import (
+    CALLER_ARGS,
+    TRUE,
+    UNKNOWN_ARGS,
+    Alt,
+    Arm,
+    CallArgs,
+    CallEvent,
+    EntryEvent,
+    Event,
+    Return,
+    Step,
+    Stop,
+)
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.inference.reader import _ModuleReader, _Scope
+
+#: JAX's control flow: fullname -> the positions (and keywords) of the functions it traces
+#: whatever the predicate or trip count. ``switch`` takes a sequence of branches.
+TRACED_ARGUMENTS: Final[dict[str, tuple[tuple[int, str], ...]]] = {}
+for _module in (
+    "jax.lax",
+    "jax._src.lax.control_flow",
+    "jax._src.lax.control_flow.loops",
+    "jax._src.lax.control_flow.conditionals",
+):
+    TRACED_ARGUMENTS.update(
+        {
+            f"{_module}.cond": ((1, "true_fun"), (2, "false_fun")),
+            f"{_module}.switch": ((1, "branches"),),
+            f"{_module}.fori_loop": ((2, "body_fun"),),
+            f"{_module}.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+            f"{_module}.scan": ((0, "f"),),
+            f"{_module}.map": ((0, "f"),),
+            f"{_module}.associative_scan": ((0, "fn"),),
+        }
+    )
+#: ... and differentiate it: the ``defvjp`` rules of what it reaches run too
+DIFFERENTIATING_TRACERS: Final = fullnames.DIFFERENTIATING_CALLS
+for _name in DIFFERENTIATING_TRACERS:
+    TRACED_ARGUMENTS[_name] = ((0, "fun"),)
+
+#: ``with`` contexts under which every Pallas kernel is interpreted (lowers anywhere)
+INTERPRET_CONTEXTS: Final = frozenset(
+    {
+        "jax.experimental.pallas.tpu.force_tpu_interpret_mode",
+        "jax._src.pallas.mosaic.interpret.force_tpu_interpret_mode",
+        "jax._src.pallas.mosaic.interpret.interpret_pallas_call.force_tpu_interpret_mode",
+    }
+)
+
+#: keyword of ``platform_dependent`` / ``typed_pallas.dispatch`` -> the lowering
+#: platforms its branch runs for
+_BRANCH_PLATFORMS: Final = {
+    name: tuple(sorted(_platforms.LOWERINGS_OF_NAME[name] & _platforms.LOWERING_SET))
+    for name in _platforms.LOWERINGS_OF_NAME
+    if _platforms.LOWERINGS_OF_NAME[name] & _platforms.LOWERING_SET
+}
+
+#: The ending of a block: falls through, returns, stops, or leaves its loop.
+_THROUGH: Final = ""
+_RETURN: Final = "return"
+_STOP: Final = "stop"
+_BREAK: Final = "break"
+
+
+def _non_empty_literal(expr: ast.expr) -> bool:
+    return (
+        isinstance(expr, (ast.Tuple, ast.List, ast.Set))
+        and bool(expr.elts)
+        and not any(isinstance(e, ast.Starred) for e in expr.elts)
+    )
+
+
+def _leaves_loop(body: Sequence[ast.stmt]) -> bool:
+    """Whether a loop body has a ``break`` or ``continue`` of its own."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(
+            node,
+            (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef),
+        ):
+            continue
+        if isinstance(node, ast.expr):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+class ProgramBuilder:
+    """Builds the trace program of one function (or lambda) of ``reader``'s module."""
+
+    def __init__(self, reader: _ModuleReader, scope: _Scope) -> None:
+        self.reader = reader
+        self.scope = scope
+        #: inside ``with force_tpu_interpret_mode()``
+        self.interpreted = False
+        #: reading the function a differentiating transformation traces (``jax.vjp``)
+        self.differentiating = False
+
+    # ------------------------------------------------------------------ statements
+
+    def body(self, stmts: Sequence[ast.stmt]) -> tuple[Step, ...]:
+        steps, _ = self.block(stmts)
+        return tuple(steps)
+
+    def block(self, stmts: Sequence[ast.stmt]) -> tuple[list[Step], str]:
+        """(the steps of ``stmts``, how the block ends)."""
+        steps: list[Step] = []
+        for stmt in stmts:
+            ending = self.statement(stmt, steps)
+            if ending != _THROUGH:
+                return steps, ending
+        return steps, _THROUGH
+
+    def _arm(self, stmts: Sequence[ast.stmt]) -> tuple[Arm, str]:
+        steps, ending = self.block(stmts)
+        return Arm(tuple(steps)), ending
+
+    def statement(self, stmt: ast.stmt, steps: list[Step]) -> str:
+        """Add ``stmt``'s steps to ``steps``; how it ends."""
+        if isinstance(stmt, ast.Expr):
+            steps.extend(self.expression(stmt.value))
+            if isinstance(stmt.value, ast.Call) and self._ends_run(stmt.value):
+                steps.append(Stop(stmt.lineno))
+                return _STOP
+            return _THROUGH
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            if stmt.value is not None:
+                steps.extend(self.expression(stmt.value))
+            return _THROUGH
+        if isinstance(stmt, ast.Assert):
+            steps.extend(self.expression(stmt.test))
+            return _THROUGH
+        if isinstance(stmt, ast.Return):
+            value: Event | None = None
+            if stmt.value is not None:
+                steps.extend(self.expression(stmt.value))
+                value = self.returned(stmt.value)
+            steps.append(Return(stmt.lineno, value))
+            return _RETURN
+        if isinstance(stmt, ast.Raise):
+            steps.append(Stop(stmt.lineno))
+            return _STOP
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            return _BREAK
+        if isinstance(stmt, ast.If):
+            steps.extend(self.expression(stmt.test))
+            return self._alternatives(stmt.lineno, [stmt.body, stmt.orelse], steps)
+        if isinstance(stmt, ast.Match):
+            steps.extend(self.expression(stmt.subject))
+            bodies: list[Sequence[ast.stmt]] = [case.body for case in stmt.cases]
+            last = stmt.cases[-1] if stmt.cases else None
+            if last is None or last.guard is not None or not _irrefutable(last.pattern):
+                bodies.append([])
+            return self._alternatives(stmt.lineno, bodies, steps)
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            steps.extend(self.expression(stmt.iter))
+            if _non_empty_literal(stmt.iter) and not _leaves_loop(stmt.body):
+                body, ending = self.block(stmt.body)  # the first iteration runs
+                steps.extend(body)
+                return ending if ending != _BREAK else _THROUGH
+            self._alternatives(stmt.lineno, [stmt.body, []], steps, loop=True)
+            return _THROUGH
+        if isinstance(stmt, ast.While):
+            steps.extend(self.expression(stmt.test))
+            self._alternatives(stmt.lineno, [stmt.body, []], steps, loop=True)
+            return _THROUGH
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            interpreted = False
+            for item in stmt.items:
+                steps.extend(self.expression(item.context_expr))
+                if self._interpret_context(item.context_expr):
+                    interpreted = True
+            before = self.interpreted
+            self.interpreted = before or interpreted
+            try:
+                body, ending = self.block(stmt.body)
+            finally:
+                self.interpreted = before
+            steps.extend(body)
+            return ending
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            return self._try(stmt, steps)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            steps.extend(self.reader.definition_steps(stmt, self.scope))
+            return _THROUGH
+        return _THROUGH  # pass, import, global, class, del...
+
+    def _alternatives(
+        self,
+        line: int,
+        bodies: Sequence[Sequence[ast.stmt]],
+        steps: list[Step],
+        *,
+        loop: bool = False,
+    ) -> str:
+        arms: list[Arm] = []
+        endings: list[str] = []
+        for body in bodies:
+            arm, ending = self._arm(body)
+            arms.append(arm)
+            endings.append(_THROUGH if (loop and ending == _BREAK) else ending)
+        if any(arm.steps for arm in arms):
+            steps.append(Alt(line, tuple(arms)))
+        if endings and all(e in (_RETURN, _STOP) for e in endings):
+            return _STOP if all(e == _STOP for e in endings) else _RETURN
+        if endings and all(e != _THROUGH for e in endings):
+            return _BREAK if _BREAK in endings else _RETURN
+        return _THROUGH
+
+    def _try(self, stmt: ast.stmt, steps: list[Step]) -> str:
+        body: list[ast.stmt] = [*getattr(stmt, "body", []), *getattr(stmt, "orelse", [])]
+        handlers = [h.body for h in getattr(stmt, "handlers", [])]
+        ending = self._alternatives(stmt.lineno, [body, *handlers], steps)
+        final: list[ast.stmt] = getattr(stmt, "finalbody", [])
+        if final:
+            final_steps, final_ending = self.block(final)
+            steps.extend(final_steps)
+            if final_ending != _THROUGH:
+                return final_ending
+        return ending
+
+    # ------------------------------------------------------------------ expressions
+
+    def expression(self, expr: ast.expr) -> list[Step]:
+        """The steps of evaluating ``expr``, in evaluation order."""
+        if isinstance(expr, ast.Call):
+            return self.call(expr)
+        if isinstance(expr, ast.IfExp):
+            out = self.expression(expr.test)
+            arms = (
+                Arm(tuple(self.expression(expr.body))),
+                Arm(tuple(self.expression(expr.orelse))),
+            )
+            if any(arm.steps for arm in arms):
+                out.append(Alt(expr.lineno, arms))
+            return out
+        if isinstance(expr, ast.BoolOp):
+            out = self.expression(expr.values[0])
+            for value in expr.values[1:]:
+                maybe = self.expression(value)
+                if maybe:
+                    out.append(Alt(value.lineno, (Arm(tuple(maybe)), Arm(()))))
+            return out
+        if isinstance(expr, ast.Lambda):
+            return []
+        if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self.expression(expr.generators[0].iter)
+        out = []
+        for child in ast.iter_child_nodes(expr):
+            if isinstance(child, ast.expr):
+                out.extend(self.expression(child))
+        return out
+
+    def call(self, call: ast.Call) -> list[Step]:
+        """The steps of one call: its callee and arguments, then what it runs."""
+        out: list[Step] = []
+        if isinstance(call.func, ast.Call):
+            out.extend(self.call(call.func))
+        elif not isinstance(call.func, ast.Lambda):
+            out.extend(self.expression(call.func))
+        for arg in call.args:
+            out.extend(self.expression(arg.value if isinstance(arg, ast.Starred) else arg))
+        for keyword in call.keywords:
+            out.extend(self.expression(keyword.value))
+        out.extend(self.own(call))
+        return out
+
+    def own(self, call: ast.Call) -> list[Step]:
+        """What a call itself runs (not its callee expression or its arguments)."""
+        reader, scope = self.reader, self.scope
+        out: list[Step] = []
+        if self.interpreted:
+            return out  # every kernel traced here runs interpreted: it lowers anywhere
+        callee = reader.ref(call.func, scope)
+        if callee is not None and callee in TRACED_ARGUMENTS:
+            out.extend(self._traced(call, callee, TRACED_ARGUMENTS[callee]))
+            return out
+        if callee is not None and callee in fullnames.PLATFORM_DEPENDENT:
+            branches: dict[str | None, ast.expr] = {
+                k.arg: k.value for k in call.keywords if k.arg is not None
+            }
+            alt = self._platform_alternatives(call.lineno, branches, UNKNOWN_ARGS)
+            if alt is not None:
+                out.append(alt)
+            return out
+        if reader.entry_of(call, scope) is not None:
+            return out  # building a kernel runs nothing
+        out.extend(self.run(call.func, call, reader.call_args(call, scope)))
+        return out
+
+    def run(self, func: ast.expr, call: ast.Call | None, args: CallArgs) -> list[Step]:
+        """The steps of calling ``func`` with ``args`` (``call``: the call doing it)."""
+        from typed_pallas_mypy.inference import reader as reader_mod
+
+        reader, scope = self.reader, self.scope
+        what = reader.callable_of(func, scope)
+        line = call.lineno if call is not None else func.lineno
+        return self._run_callable(what, line, call, args, reader_mod)
+
+    def _run_callable(
+        self, what: object, line: int, call: ast.Call | None, args: CallArgs, reader_mod: object
+    ) -> list[Step]:
+        from typed_pallas_mypy.inference.reader import (
+            _Choice,
+            _DecoratedEntry,
+            _Entry,
+            _EntryVariable,
+            _Func,
+            _PlatformChoice,
+            _Result,
+        )
+
+        reader, scope = self.reader, self.scope
+        if isinstance(what, _Entry):
+            return [self._entry(reader.entry_event(what, scope, what.call.lineno, None))]
+        if isinstance(what, _EntryVariable):
+            entry = reader.entry_of(what.value, what.scope)
+            if entry is None:
+                return []
+            event = reader.entry_event(entry, what.scope, what.value.lineno, None)
+            return [self._entry(event)]
+        if isinstance(what, _DecoratedEntry):
+            return [self._entry(what.event)]
+        if isinstance(what, _Func):
+            merged = model.partial_args(what.bound, args) if what.bound is not None else args
+            as_entry = (
+                reader.as_entry(call, scope)
+                if call is not None and len(what.targets) == 1 and what.bound is None
+                else None
+            )
+            events = [
+                CallEvent(
+                    line,
+                    (target,),
+                    merged,
+                    bound=what.self_bound,
+                    as_entry=as_entry,
+                    differentiated=what.differentiated or self.differentiating,
+                )
+                for target in what.targets
+            ]
+            return self._choice(line, events)
+        if isinstance(what, _Result):
+            as_entry = reader.as_entry(what.call, scope)
+            return [
+                CallEvent(
+                    line,
+                    (what.target,),
+                    what.args,
+                    model.RESULT,
+                    args,
+                    as_entry=as_entry,
+                    differentiated=what.differentiated or self.differentiating,
+                )
+            ]
+        if isinstance(what, _Choice):
+            arms = [
+                Arm(tuple(self._run_callable(option, line, call, args, reader_mod)))
+                for option in what.options
+            ]
+            return [Alt(line, tuple(arms))] if any(a.steps for a in arms) else []
+        if isinstance(what, _PlatformChoice):
+            alt = self._platform_alternatives(line, dict(what.branches), args)
+            return [alt] if alt is not None else []
+        return []  # known (framework code, a value's method) or unknown: nothing to follow
+
+    def _choice(self, line: int, events: list[CallEvent]) -> list[Step]:
+        if len(events) == 1:
+            return list(events)
+        return [Alt(line, tuple(Arm((event,)) for event in events))]
+
+    def _entry(self, event: EntryEvent) -> EntryEvent:
+        if self.interpreted and event.interpret != TRUE:
+            return EntryEvent(
+                event.line, event.entry, event.params, event.evidence, event.kernel, TRUE
+            )
+        return event
+
+    def _traced(
+        self, call: ast.Call, callee: str, where: tuple[tuple[int, str], ...]
+    ) -> list[Step]:
+        """The functions JAX's control flow traces (every branch, every body)."""
+        out: list[Step] = []
+        keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+        starred = len(positional) != len(call.args)
+        for position, keyword in where:
+            value: ast.expr | None = keywords.get(keyword)
+            if (
+                value is None
+                and position < len(positional)
+                and not (starred and any(isinstance(a, ast.Starred) for a in call.args[:position]))
+            ):
+                value = positional[position]
+            if value is None:
+                continue
+            functions = (
+                list(value.elts)
+                if isinstance(value, (ast.List, ast.Tuple)) and keyword == "branches"
+                else [value]
+            )
+            before = self.differentiating
+            self.differentiating = before or callee in DIFFERENTIATING_TRACERS
+            try:
+                for function in functions:
+                    out.extend(self.run(function, None, UNKNOWN_ARGS))
+            finally:
+                self.differentiating = before
+        return out
+
+    def _platform_alternatives(
+        self, line: int, branches: dict[str | None, ast.expr], args: CallArgs
+    ) -> Alt | None:
+        """One arm per lowering platform: the branch named for it, else ``default``."""
+        default = branches.get("default")
+        chosen: dict[str, ast.expr | None] = {}
+        for each in sorted(_platforms.LOWERING_SET):
+            chosen[each] = default
+        # the broader name first, so that ``cuda=`` wins over ``gpu=``
+        for name, platforms in sorted(_BRANCH_PLATFORMS.items(), key=lambda kv: -len(kv[1])):
+            if name in branches:
+                for one in platforms:
+                    chosen[one] = branches[name]
+        arms: list[Arm] = []
+        for lowering_platform, branch in chosen.items():
+            steps = tuple(self.run(branch, None, args)) if branch is not None else ()
+            arms.append(Arm(steps, (lowering_platform,)))
+        if not any(arm.steps for arm in arms):
+            return None
+        return Alt(line, tuple(arms))
+
+    def _interpret_context(self, expr: ast.expr) -> bool:
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        return self.reader.ref(target, self.scope) in INTERPRET_CONTEXTS
+
+    def _ends_run(self, call: ast.Call) -> bool:
+        """``pytest.skip(...)``, ``sys.exit(...)``, ``self.skipTest(...)``."""
+        name = self.reader.ref(call.func, self.scope)
+        if name in fullnames.SKIP_CALLS:
+            return True
+        return isinstance(call.func, ast.Attribute) and call.func.attr in fullnames.SKIP_METHODS
+
+    # ------------------------------------------------------------------ returns
+
+    def returned(self, value: ast.expr) -> Event | None:
+        """What calling the value ``return value`` returns would run; None: not known."""
+        from typed_pallas_mypy.inference.reader import (
+            _DecoratedEntry,
+            _Entry,
+            _EntryVariable,
+            _Func,
+            _Result,
+        )
+
+        reader, scope = self.reader, self.scope
+        line = value.lineno
+        if isinstance(value, ast.Call):
+            entry = reader.entry_of(value, scope)
+            if entry is not None and not entry.partial:
+                return self._entry(reader.entry_event(entry, scope, line, None))
+        what = reader.callable_of(value, scope)
+        if isinstance(what, _Entry):
+            # ``return partial(pl.pallas_call, ...)`` and similar: not a kernel yet
+            return None
+        if isinstance(what, _EntryVariable):
+            entry = reader.entry_of(what.value, what.scope)
+            if entry is None:
+                return None
+            return self._entry(reader.entry_event(entry, what.scope, line, None))
+        if isinstance(what, _DecoratedEntry):
+            return self._entry(what.event)
+        if isinstance(what, _Func) and len(what.targets) == 1:
+            args = (
+                model.partial_args(what.bound, CALLER_ARGS)
+                if what.bound is not None
+                else CALLER_ARGS
+            )
+            return CallEvent(line, what.targets, args, bound=what.self_bound)
+        if isinstance(what, _Result):
+            return CallEvent(line, (what.target,), what.args, model.RESULT, CALLER_ARGS)
+        return None
+
+
+def _irrefutable(pattern: ast.pattern) -> bool:
+    """``case _:`` or ``case name:``."""
+    return isinstance(pattern, ast.MatchAs) and pattern.pattern is None

@@ -1,0 +1,230 @@
+"""The inference as the plugin uses it: one engine for the project and its libraries.
+
+What a function lowers for is inferred from source by ``typed_pallas_mypy.inference``,
+for the project's own modules and for installed packages alike (mypy keeps no function
+bodies of installed packages, and one engine keeps the rules written once).
+``InferenceUse`` is that engine for one mypy build:
+
+* the project's modules are found through mypy's modules of the build (their paths,
+  and mypy's ``--shadow-file`` substitutes, so that an unsaved buffer or an eval
+  mutant is what is read); installed packages through the site-packages folders of the
+  build and the folders mypy searches (``sys.path`` of the checked Python: PYTHONPATH
+  included);
+* ``facts_of(fullname)``: what the engine knows of a function as ``FunctionFacts``
+  (requirement, wrapper, kernel evidence, platform table, keeping decorator), with the
+  modules it read (``modules_of``), so the daemon re-checks callers when they change;
+* its on-disk cache lives in mypy's cache folder (``<cache_dir>/typed-pallas/libraries``),
+  so a module is read once per version of its file.
+
+Every installed file read is noted in ``cache_keys`` (``note_library_files``), which
+makes the project modules' cached results depend on them.
+
+What it does not do: read source itself (``inference``), infer what needs mypy's types
+(guard helpers, predicates: ``platform_facts``), or decide where a requirement is
+violated (``decisions``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from mypy.modulefinder import get_search_dirs
+from mypy.nodes import MypyFile
+from mypy.options import Options
+
+from typed_pallas_mypy import cache_keys
+from typed_pallas_mypy.transformers.facts_store import NO_FACTS, FunctionFacts, Requirement, Wrapper
+from typed_pallas_mypy.transformers.resolution import is_installed_path, is_user_path
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.inference import Inference, Located
+    from typed_pallas_mypy.inference import Requirement as EngineRequirement
+
+
+def requirement_of(found: EngineRequirement | None) -> Requirement | None:
+    """The engine's requirement as the plugin's facts keep it."""
+    if found is None:
+        return None
+    return Requirement(
+        found.platforms,
+        found.cause,
+        found.chain,
+        interpret=found.interpret,
+        interpret_field=found.interpret_field,
+    )
+
+
+def search_roots(modules: Mapping[str, MypyFile]) -> list[str]:
+    """The site-packages folders of the installed top-level packages in the build."""
+    roots: list[str] = []
+    for name, tree in modules.items():
+        if "." in name or not tree.path or not is_installed_path(tree.path):
+            continue
+        path = tree.path.replace("\\", "/")
+        if path.endswith(".pyi"):
+            continue
+        if path.endswith("/__init__.py"):
+            path = path[: -len("/__init__.py")]
+        elif path.endswith(".py"):
+            path = path[: -len(".py")]
+        if not path.endswith("/" + name):
+            continue
+        root = path[: -len(name) - 1]
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
+def display_path(path: str) -> str:
+    """How notes name a project file: relative to the working folder when inside it."""
+    normal = path.replace("\\", "/")
+    if os.path.isabs(normal):
+        try:
+            rel = os.path.relpath(normal)
+            if not rel.startswith(".."):
+                return rel.replace("\\", "/")
+        except ValueError:
+            pass
+    return normal
+
+
+class ProjectModules:
+    """The project's own modules of a mypy build, for the engine (``ModuleSource``)."""
+
+    def __init__(self, modules: Mapping[str, MypyFile], options: Options | None) -> None:
+        self.modules = modules
+        self._shadows: dict[str, str] = {}
+        for source, shadow in (options.shadow_file or []) if options is not None else []:
+            self._shadows[os.path.abspath(source)] = shadow
+
+    def locate(self, module: str) -> Located | None:
+        from typed_pallas_mypy.inference import Located
+
+        tree = self.modules.get(module)
+        if tree is None or not is_user_path(tree.path):
+            return None
+        shadow = self._shadows.get(os.path.abspath(tree.path), "")
+        return Located(
+            module,
+            display_path(tree.path),
+            tree.path,
+            tree.is_package_init_file(),
+            read_path=shadow,
+            project=True,
+        )
+
+
+class InferenceUse:
+    """The engine for one build, created on first use."""
+
+    def __init__(
+        self,
+        modules: Mapping[str, MypyFile],
+        cache_dir: str | None,
+        python_executable: str | None = None,
+        options: Options | None = None,
+    ) -> None:
+        self.modules = modules
+        self.cache_dir = cache_dir
+        self.python_executable = python_executable
+        self.options = options
+        self._engine: Inference | None = None
+        self._roots: list[str] = []
+        self._modules_seen = -1
+        self._facts: dict[str, FunctionFacts] = {}
+        #: how many of the engine's modules read were noted in ``cache_keys``
+        self._noted = 0
+
+    def engine(self) -> Inference:
+        """The engine over the site-packages folders seen so far (mypy adds modules as
+        the build goes on: a new folder gives a new engine, and forgets what was not
+        found)."""
+        if self._engine is None or len(self.modules) != self._modules_seen:
+            self._modules_seen = len(self.modules)
+            roots = search_roots(self.modules)
+            roots += [root for root in self._package_dirs() if root not in roots]
+            if self._engine is None or roots != self._roots:
+                from typed_pallas_mypy.inference import Inference
+
+                self._roots = roots
+                self._noted = 0
+                self._engine = Inference(
+                    roots,
+                    cache_keys.plugin_folder(self.cache_dir, "libraries"),
+                    ProjectModules(self.modules, self.options),
+                )
+                self._facts.clear()
+        return self._engine
+
+    def forget(self) -> None:
+        """Forget every answer (the daemon re-parsed a module the engine read)."""
+        self._facts.clear()
+        self._noted = 0
+        if self._engine is not None:
+            self._engine.forget()
+
+    def _package_dirs(self) -> list[str]:
+        """The folders mypy searches for installed packages (``sys.path`` of the
+        checked Python): mypy computed them for this build, and keeps the answer."""
+        if self.python_executable is None:
+            return []
+        try:
+            sys_path, site_packages = get_search_dirs(self.python_executable)
+        except Exception:  # no answer: the build's own folders only
+            return []
+        return [*site_packages, *sys_path]
+
+    def facts_of(self, fullname: str) -> FunctionFacts:
+        """What the engine knows of a function (or alias, or object); empty when unknown."""
+        engine = self.engine()
+        cached = self._facts.get(fullname)
+        if cached is not None:
+            return cached
+        requirement = engine.requirement(fullname)
+        result = engine.result_requirement(fullname)
+        wrapper = engine.wrapper(fullname)
+        evidence = engine.body_evidence(fullname)
+        table = engine.table(fullname)
+        keeps = engine.keeping_decorator(fullname)
+        found = NO_FACTS
+        if requirement or result or wrapper or evidence or table or keeps:
+            found = FunctionFacts(
+                fullname,
+                requirement=requirement_of(requirement),
+                result=requirement_of(result),
+                wrapper=Wrapper(
+                    wrapper.entry,
+                    wrapper.forwards,
+                    wrapper.line,
+                    kwargs=wrapper.kwargs,
+                    args=wrapper.args,
+                )
+                if wrapper is not None
+                else None,
+                evidence=tuple(
+                    (frozenset(backends), what, int(where.rsplit(":", 1)[1]))
+                    for backends, what, where in evidence
+                ),
+                where=engine.where(fullname),
+                table=table,
+                keeping_decorator=keeps,
+            )
+        self._note_installed(engine)
+        self._facts[fullname] = found
+        return found
+
+    def modules_of(self, fullname: str) -> frozenset[str]:
+        """The modules ``facts_of(fullname)``'s requirement was read from."""
+        return self.engine().modules_of(fullname)
+
+    def wrapper_where(self, fullname: str) -> str:
+        found = self.engine().wrapper(fullname)
+        return found.where if found is not None else ""
+
+    def _note_installed(self, engine: Inference) -> None:
+        """Note the installed files read since the last call (``cache_keys``)."""
+        read = engine.modules_read_since(self._noted)
+        self._noted += len(read)
+        cache_keys.note_library_files(path for path in read if is_installed_path(path))

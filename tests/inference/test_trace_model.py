@@ -1,0 +1,396 @@
+"""The trace model (``inference.program``, docs/inference-model.md), form by form.
+
+Each form has a firing case (the platforms the function lowers for) and a silent twin
+(no requirement) in a small fake library. ``pkg/ops.py`` is ``library_fakes.OPS``:
+``tpu_op``, ``triton_op``, ``tpu_op_i`` (``interpret=`` from its parameter) and
+``plain`` (no kernel). The parity harness (``tests/parity``) checks the same forms end
+to end under mypy, in three layouts.
+"""
+
+from __future__ import annotations
+
+from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
+
+from typed_pallas_mypy.inference import Inference
+
+IMPORTS = HEADER + "from pkg.ops import kernel, plain, tpu_op, tpu_op_i, triton_op\n"
+
+
+def _library(make_lib: MakeLib, source: str) -> Inference:
+    return reader_for(make_lib({"pkg/ops.py": OPS, "pkg/forms.py": IMPORTS + source}))
+
+
+def _platforms(facts: Inference, name: str) -> set[str] | None:
+    return platforms_of(facts.requirement(f"pkg.forms.{name}"))
+
+
+def test_paths_union_and_intersection(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def both_tpu(x, c):
+    if c:
+        return tpu_op(x)
+    return tpu_op(x + 1)
+
+def tpu_or_triton(x, c):
+    if c:
+        return tpu_op(x)
+    return triton_op(x)
+
+def tpu_or_nothing(x, c):
+    if c:
+        return tpu_op(x)
+    return x
+
+def raise_or_tpu(x, c):
+    if c:
+        raise ValueError(c)
+    return tpu_op(x)
+
+def tpu_then_unknown(x, fn):
+    return fn(tpu_op(x))
+
+def contradiction(x):
+    return triton_op(tpu_op(x))
+""",
+    )
+    assert _platforms(facts, "both_tpu") == {"tpu"}
+    assert _platforms(facts, "raise_or_tpu") == {"tpu"}
+    assert _platforms(facts, "tpu_then_unknown") == {"tpu"}
+    assert _platforms(facts, "tpu_or_triton") is None
+    assert _platforms(facts, "tpu_or_nothing") is None
+    assert _platforms(facts, "contradiction") is None
+
+
+def test_loops(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def literal(x):
+    for scale in (1, 2):
+        x = tpu_op(x * scale)
+    return x
+
+def literal_with_break(x, c):
+    for scale in (1, 2):
+        if c:
+            break
+        x = tpu_op(x * scale)
+    return x
+
+def over_a_parameter(x, blocks):
+    for _ in blocks:
+        x = tpu_op(x)
+    return x
+
+def while_loop(x, n):
+    while n:
+        x = tpu_op(x)
+        n -= 1
+    return x
+""",
+    )
+    assert _platforms(facts, "literal") == {"tpu"}
+    assert _platforms(facts, "literal_with_break") is None
+    assert _platforms(facts, "over_a_parameter") is None
+    assert _platforms(facts, "while_loop") is None
+
+
+def test_jax_control_flow_traces_every_branch_and_body(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def cond(x):
+    return jax.lax.cond(x.sum() > 0, tpu_op, lambda y: y, x)
+
+def cond_two_platforms(x):
+    return jax.lax.cond(x.sum() > 0, tpu_op, triton_op, x)
+
+def switch(x, i):
+    return jax.lax.switch(i, [plain, tpu_op], x)
+
+def fori(x):
+    return jax.lax.fori_loop(0, 0, lambda i, y: tpu_op(y), x)
+
+def while_body(x):
+    return jax.lax.while_loop(lambda y: False, tpu_op, x)
+
+def scan(x):
+    return jax.lax.scan(lambda c, y: (c, tpu_op(y)), 0, x)
+
+def plain_branches(x):
+    return jax.lax.cond(x.sum() > 0, plain, lambda y: y, x)
+""",
+    )
+    for name in ("cond", "switch", "fori", "while_body", "scan"):
+        assert _platforms(facts, name) == {"tpu"}, name
+    # both branches are lowered: TPU params and Triton params on one path lower nowhere
+    assert _platforms(facts, "cond_two_platforms") is None
+    assert _platforms(facts, "plain_branches") is None
+
+
+def test_platform_dependent_runs_the_branch_of_each_platform(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def tpu_everywhere(x):
+    return jax.lax.platform_dependent(x, tpu=tpu_op, default=tpu_op)
+
+def tpu_for_cuda(x):
+    return jax.lax.platform_dependent(x, tpu=tpu_op, cuda=tpu_op, default=plain)
+
+def right(x):
+    return jax.lax.platform_dependent(x, tpu=tpu_op, default=triton_op)
+""",
+    )
+    assert _platforms(facts, "tpu_everywhere") == {"tpu"}
+    assert _platforms(facts, "tpu_for_cuda") == {"tpu", "rocm"}
+    assert _platforms(facts, "right") is None
+
+
+def test_derivative_rules_run_under_differentiation_only(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+@jax.custom_vjp
+def f(x):
+    return x * 2
+
+def f_fwd(x):
+    return tpu_op(x), None
+
+def f_bwd(res, g):
+    return (g,)
+
+f.defvjp(f_fwd, f_bwd)
+
+def primal(x):
+    return f(x)
+
+def differentiated(x):
+    return jax.grad(f)(x)
+
+def vjp(x):
+    return jax.vjp(f, x)
+
+def through_a_caller(x):
+    return jax.grad(primal)(x)
+""",
+    )
+    assert _platforms(facts, "primal") is None
+    assert _platforms(facts, "differentiated") == {"tpu"}
+    assert _platforms(facts, "vjp") == {"tpu"}
+    assert _platforms(facts, "through_a_caller") == {"tpu"}
+
+
+def test_kernels_built_and_run(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def _shape(x):
+    return x
+
+def built_only(x):
+    pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+    return x
+
+def run_through_a_variable(x):
+    call = pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+    return call(x)
+
+def returned_unapplied(x):
+    return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+
+def interpreted_context(x):
+    with pltpu.force_tpu_interpret_mode():
+        return tpu_op(x)
+""",
+    )
+    assert _platforms(facts, "built_only") is None
+    assert _platforms(facts, "run_through_a_variable") == {"tpu"}
+    assert _platforms(facts, "returned_unapplied") is None
+    assert platforms_of(facts.result_requirement("pkg.forms.returned_unapplied")) == {"tpu"}
+    assert _platforms(facts, "interpreted_context") is None
+
+
+def test_objects_factories_and_closures(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+class Op:
+    def __call__(self, x):
+        return tpu_op(x)
+
+def make_op():
+    return Op()
+
+def make_fn():
+    def run(y):
+        return tpu_op(y)
+    return run
+
+def vmap_of_factory(x):
+    return jax.vmap(make_op())(x)
+
+def checkpoint_of_object(x):
+    return jax.checkpoint(Op())(x)
+
+def closure(x):
+    return make_fn()(x)
+
+def factory_only(x):
+    make_op()
+    make_fn()
+    return x
+
+def choice(x, c):
+    return (tpu_op if c else triton_op)(x)
+
+TABLE = {"tpu": tpu_op, "gpu": triton_op}
+
+def table_tpu(x):
+    return TABLE["tpu"](x)
+
+def table_gpu(x):
+    return TABLE["gpu"](x)
+""",
+    )
+    assert _platforms(facts, "vmap_of_factory") == {"tpu"}
+    assert _platforms(facts, "checkpoint_of_object") == {"tpu"}
+    assert _platforms(facts, "closure") == {"tpu"}
+    assert _platforms(facts, "factory_only") is None
+    assert _platforms(facts, "choice") is None
+    assert _platforms(facts, "table_tpu") == {"tpu"}
+    assert _platforms(facts, "table_gpu") == {"cuda", "rocm"}
+    assert facts.table("pkg.forms.TABLE") == (
+        ("tpu", "pkg.ops.tpu_op"),
+        ("gpu", "pkg.ops.triton_op"),
+    )
+
+
+def test_interpret_from_defaults_partials_and_config_objects(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+import dataclasses
+
+@dataclasses.dataclass
+class Config:
+    interpret: bool = False
+
+@dataclasses.dataclass
+class Unknown:
+    interpret: bool = True
+
+def with_config(x, config: Config):
+    return tpu_op_i(x, interpret=config.interpret)
+
+def default_config(x):
+    return with_config(x, Config())
+
+def interpreted_config(x):
+    return with_config(x, Config(interpret=True))
+
+def forwarded(x, config: Config):
+    return with_config(x, config)
+
+def partial_off(x):
+    return functools.partial(tpu_op_i, interpret=False)(x)
+
+def partial_on(x):
+    return functools.partial(tpu_op_i, interpret=True)(x)
+
+def default_off(x):
+    return tpu_op_i(x)
+""",
+    )
+    assert _platforms(facts, "default_config") == {"tpu"}
+    assert _platforms(facts, "interpreted_config") is None
+    assert _platforms(facts, "partial_off") == {"tpu"}
+    assert _platforms(facts, "partial_on") is None
+    assert _platforms(facts, "default_off") == {"tpu"}
+    found = facts.requirement("pkg.forms.with_config")
+    assert found is not None
+    assert found.interpret == ("config", 1)
+    assert found.interpret_field == ("interpret", True)
+    forwarded = facts.requirement("pkg.forms.forwarded")
+    assert forwarded is not None and forwarded.interpret_field == ("interpret", True)
+
+
+def test_guard_helpers_of_a_library(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def on_gpu():
+    return jax.default_backend() == "gpu"
+
+def not_on_tpu():
+    return not jax.devices()[0].platform == "tpu"
+
+def either():
+    return on_gpu() or jax.default_backend() in ("tpu",)
+
+def backend():
+    return jax.default_backend()
+
+def not_a_helper():
+    return 3
+""",
+    )
+    gpu = frozenset({"cuda", "rocm"})
+    assert facts.helper("pkg.forms.on_gpu") == ((gpu, frozenset({"tpu", "cpu"})), False)
+    assert facts.helper("pkg.forms.not_on_tpu") == (
+        (frozenset({"cuda", "rocm", "cpu"}), frozenset({"tpu"})),
+        False,
+    )
+    assert facts.helper("pkg.forms.either") == ((gpu | {"tpu"}, frozenset({"cpu"})), False)
+    assert facts.helper("pkg.forms.backend") == (None, True)
+    assert facts.helper("pkg.forms.not_a_helper") == (None, False)
+
+
+def test_decorators_of_the_library_that_keep_the_function(make_lib: MakeLib) -> None:
+    """A decorator of the library keeps the function when every value it returns does: a
+    ``functools.wraps(fn)`` closure, ``jax.jit(fn)`` (also through a variable), and
+    ``functools.partial(itself, ...)`` for its ``@deco(...)`` form (ejkernel's ``ejit``).
+    One that may return something else hides what the function runs."""
+    facts = _library(
+        make_lib,
+        """
+def ejit(func=None, *, static_argnums=None):
+    if func is None:
+        return functools.partial(ejit, static_argnums=static_argnums)
+    if static_argnums is None:
+        jitted = jax.jit(func)
+        return jitted
+    jitted = jax.jit(func, static_argnums=static_argnums)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return jitted(*args, **kwargs)
+
+    return wrapper
+
+def replaces(func):
+    if func is None:
+        return None
+    return lambda *args: 0
+
+@ejit
+def bare(x):
+    return tpu_op(x)
+
+@ejit(static_argnums=(1,))
+def called(x, n):
+    return tpu_op(x)
+
+@replaces
+def replaced(x):
+    return tpu_op(x)
+""",
+    )
+    assert _platforms(facts, "bare") == {"tpu"}
+    assert _platforms(facts, "called") == {"tpu"}
+    assert _platforms(facts, "replaced") is None
+    assert facts.keeping_decorator("pkg.forms.ejit")
+    assert not facts.keeping_decorator("pkg.forms.replaces")

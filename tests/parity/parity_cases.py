@@ -1,0 +1,171 @@
+"""The parity harness's cases: every function of ``kernlib.shapes`` and how it is called.
+
+A *form* is one way a kernel is reached. Each has a ``fire_*`` function (a TPU-only
+kernel runs: wrong on a GPU) and usually a ``silent_*`` twin (right on a GPU); a few
+forms are silent only (``silent_built_never_run``: nothing runs) or have a silent twin
+only through what the caller passes. ``INPUTS`` gives the array each is called with
+(both in the cross-lowering proof and, as a shape, in the application code).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LIBRARY = HERE / "kernlib"
+
+#: (form, fire function or None, silent function or None)
+FORMS: tuple[tuple[str, str | None, str | None], ...] = (
+    ("a direct call", "fire_direct", "silent_direct"),
+    ("every alternative of an if/else", "fire_if_else", "silent_if_else"),
+    ("every case of a match", "fire_match", "silent_match"),
+    ("a conditional expression as callee", "fire_choice", "silent_choice"),
+    ("a raise before the kernel / an early return", "fire_early_exit", "silent_early_exit"),
+    ("try and its handler", "fire_try", "silent_try"),
+    ("a for over a literal / over a range", "fire_for_literal", "silent_for_unknown"),
+    ("a return inside a with block", "fire_with_return", "silent_with_return"),
+    ("lax.cond (every branch is lowered)", "fire_cond", "silent_cond"),
+    ("lax.switch", "fire_switch", "silent_switch"),
+    ("lax.fori_loop", "fire_fori_loop", "silent_fori_loop"),
+    ("lax.while_loop", "fire_while_loop", "silent_while_loop"),
+    ("lax.scan", "fire_scan", "silent_scan"),
+    ("lax.platform_dependent", "fire_platform_dependent", "silent_platform_dependent"),
+    ("jax.jit of a function", "fire_jit", "silent_jit"),
+    ("defvjp rules under jax.grad / the primal alone", "fire_grad_rules", "silent_primal_only"),
+    ("a variable holding a keeping decorator", "fire_keeper_variable", "silent_keeper_variable"),
+    (
+        "the library's own functools.wraps decorator",
+        "fire_wraps_decorator",
+        "silent_wraps_decorator",
+    ),
+    ("an op object called", "fire_op_object", "silent_op_object"),
+    ("an op object in a variable / built only", "fire_op_variable", "silent_op_built_only"),
+    ("a factory's result called", "fire_factory", "silent_factory"),
+    ("jax.vmap of a factory's result", "fire_vmap_of_factory", "silent_vmap_of_factory"),
+    ("jax.checkpoint of an object", "fire_checkpoint_of_object", "silent_checkpoint_of_object"),
+    ("a returned closure called", "fire_returned_closure", "silent_returned_closure"),
+    ("a local variable holding a function", "fire_local_callable", "silent_local_callable"),
+    ("a nested def under partial(pl.pallas_call)", "fire_nested_entry", "silent_nested_entry"),
+    ("a kernel built and run / built never run", "fire_built_and_run", "silent_built_never_run"),
+    ("a wrapper's result called", "fire_wrapper_result", "silent_wrapper_result"),
+    ("interpret= left at its default / turned on", "fire_interpret_default", "silent_interpret_on"),
+    (
+        "functools.partial deciding interpret=",
+        "fire_partial_interpret_off",
+        "silent_partial_interpret_on",
+    ),
+    ("a literal key into a platform table", "fire_table_literal_key", "silent_table_literal_key"),
+    ("a config object's interpret field", "fire_config_default", "silent_config_interpret"),
+)
+
+#: function -> the shape of the array it is called with (default (8, 128))
+INPUTS: dict[str, tuple[int, ...]] = {
+    "silent_if_else": (128,),
+    "silent_choice": (128,),
+    "fire_vmap_of_factory": (2, 8, 128),
+    "silent_vmap_of_factory": (2, 8, 128),
+    "fire_scan": (2, 8, 128),
+    "silent_scan": (2, 8, 128),
+}
+DEFAULT_INPUT = (8, 128)
+TPU_ON_GPU = "Compiler params for platform tpu cannot be used for gpu lowering."
+
+
+def fire_functions() -> list[str]:
+    return [fire for _, fire, _ in FORMS if fire is not None]
+
+
+def silent_functions() -> list[str]:
+    return [silent for _, _, silent in FORMS if silent is not None]
+
+
+def input_of(name: str) -> tuple[int, ...]:
+    return INPUTS.get(name, DEFAULT_INPUT)
+
+
+def every_function_has_a_form() -> set[str]:
+    """Names of ``kernlib.shapes``'s ``fire_*`` / ``silent_*`` functions no form lists."""
+    source = (LIBRARY / "shapes.py").read_text()
+    defined = {
+        line.split("(")[0][len("def ") :]
+        for line in source.splitlines()
+        if line.startswith(("def fire_", "def silent_"))
+    }
+    return defined - set(fire_functions()) - set(silent_functions())
+
+
+#: Forms decided in the application itself, with the library's pieces: (form, the
+#: application's body for the firing case, for the silent one). ``{x}`` is the array.
+APPLICATION_FORMS: tuple[tuple[str, str, str], ...] = (
+    (
+        "a guard helper of the library",
+        "if kernlib.kernels.on_gpu():\n        return kernlib.fire_direct({x})",
+        "if kernlib.kernels.on_gpu():\n        return kernlib.silent_direct({x})",
+    ),
+    (
+        "the caller's config object deciding interpret=",
+        'if jax.default_backend() == "gpu":\n'
+        "        return kernlib.kernel_with_config({x}, kernlib.Config(block=8))",
+        'if jax.default_backend() == "gpu":\n'
+        "        return kernlib.kernel_with_config({x}, kernlib.Config(interpret=True))",
+    ),
+    (
+        "a TPU-only kernel body of the library in the caller's pl.pallas_call",
+        'if jax.default_backend() == "gpu":\n'
+        "        return pl.pallas_call(kernlib.kernels.copy_body, out_shape=jax.ShapeDtypeStruct("
+        "{x}.shape, {x}.dtype))({x})",
+        'if jax.default_backend() == "gpu":\n'
+        "        return pl.pallas_call(kernlib.kernels.add_one, out_shape=jax.ShapeDtypeStruct("
+        "{x}.shape, {x}.dtype))({x})",
+    ),
+)
+
+#: what the firing case of each application form reports
+APPLICATION_MESSAGES: dict[str, str] = {
+    "a guard helper of the library": TPU_ON_GPU,
+    "the caller's config object deciding interpret=": TPU_ON_GPU,
+    "a TPU-only kernel body of the library in the caller's pl.pallas_call": (
+        "The kernel of this pl.pallas_call lowers only for tpu; it cannot be used for gpu lowering."
+    ),
+}
+
+
+def application() -> tuple[str, dict[int, tuple[str, str]]]:
+    """The application's source (every function called under a GPU guard) and, for each
+    line where a finding belongs, (what fires there, the message)."""
+    lines = [
+        '"""Calls every shape of kernlib where the platform is decided: on the GPU path."""',
+        "",
+        "import jax",
+        "import jax.numpy as jnp",
+        "from jax.experimental import pallas as pl",
+        "",
+        "import kernlib",
+        "import kernlib.kernels",
+        "",
+    ]
+    expected: dict[int, tuple[str, str]] = {}
+    for name in [*fire_functions(), *silent_functions()]:
+        shape = input_of(name)
+        lines += [
+            "",
+            f"def call_{name}() -> object:",
+            f"    x = jnp.zeros({shape}, jnp.float32)",
+            '    if jax.default_backend() == "gpu":',
+            f"        return kernlib.{name}(x)",
+            "    return x",
+        ]
+        if name.startswith("fire_"):
+            expected[len(lines) - 1] = (name, TPU_ON_GPU)
+    for index, (form, fire, silent) in enumerate(APPLICATION_FORMS):
+        for kind, body in (("fire", fire), ("silent", silent)):
+            lines += [
+                "",
+                f"def call_{kind}_application_{index}() -> object:",
+                f"    x = jnp.zeros({DEFAULT_INPUT}, jnp.float32)",
+                *f"    {body.format(x='x')}".split("\n"),
+                "    return x",
+            ]
+            if kind == "fire":
+                expected[len(lines) - 1] = (form, APPLICATION_MESSAGES[form])
+    return "\n".join(lines) + "\n", expected
