@@ -156,3 +156,18 @@ def test_the_daemon_version_does_not_grow_with_the_files_read(
     assert cache_keys.versioned_name() != started
     monkeypatch.delitem(sys.modules, "mypy.dmypy_server")
     assert ".libraries." not in cache_keys.versioned_name()
+
+
+def test_the_code_hash_leaves_out_what_runs_outside_the_build(tmp_path: Path) -> None:
+    """Editing the command line or the editor server keeps users' caches; editing the
+    plugin's hooks or its inference discards them."""
+    package = tmp_path / "typed_pallas_mypy"
+    for relpath in ("main.py", "transformers/hooks.py", "cli/check.py", "lsp/server.py"):
+        (package / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (package / relpath).write_text("x = 1\n")
+    first = cache_keys.code_digest(package)
+    for outside in ("cli/check.py", "lsp/server.py"):
+        (package / outside).write_text("x = 2\n")
+    assert cache_keys.code_digest(package) == first
+    (package / "transformers" / "hooks.py").write_text("x = 2\n")
+    assert cache_keys.code_digest(package) != first

@@ -63,12 +63,21 @@ def _digest(value: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _code_digest() -> str:
-    """Hash of the plugin's own sources (tables included) and of ``_platforms``."""
+#: Subpackages that run outside mypy's build (the command line, the editor server):
+#: editing them changes no finding, so they are not in the code hash
+OUTSIDE_THE_BUILD: Final = ("cli", "lsp")
+
+
+def code_digest(package: Path) -> str:
+    """Hash of the plugin's own sources under ``package`` (tables included, the
+    subpackages of ``OUTSIDE_THE_BUILD`` left out) and of ``_platforms``."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
-    files = [*sorted(package.rglob("*.py")), Path(_platforms.__file__).resolve()]
-    for path in files:
+    files = [
+        path
+        for path in sorted(package.rglob("*.py"))
+        if path.relative_to(package).parts[0] not in OUTSIDE_THE_BUILD
+    ]
+    for path in [*files, Path(_platforms.__file__).resolve()]:
         try:
             digest.update(path.read_bytes())
         except OSError:
@@ -76,7 +85,7 @@ def _code_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-CODE_DIGEST: Final = _code_digest()
+CODE_DIGEST: Final = code_digest(Path(__file__).resolve().parent)
 
 #: Hash of the configuration the last plugin instance loaded (for the daemon).
 _config_stamp = "unconfigured"
