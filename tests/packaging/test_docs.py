@@ -177,10 +177,12 @@ def test_oldest_mypy_is_the_lower_end_of_the_declared_range() -> None:
     hooks = (REPO / ".pre-commit-hooks.yaml").read_text()
     assert f'additional_dependencies: ["{declared}"]' in hooks
     test_script = (REPO / "scripts" / "test").read_text()
+    # scripts/test runs these two slices side by side (run_pair): each with its own list
     assert (
-        ".venv312-mypy-oldest/bin/python -m pytest" in test_script
-        and ".venv313/bin/python -m pytest" in test_script
+        '(.venv312-mypy-oldest "the oldest mypy of the declared range" "${MYPY_OLDEST_TESTS[@]}"'
+        in test_script
     )
+    assert '(.venv313 "smoke subset" "${SMOKE_TESTS[@]}"' in test_script
 
 
 def test_checker_versions_are_the_installed_ones() -> None:
