@@ -78,7 +78,7 @@ PARTIAL: Final = FUNCTOOLS_PARTIAL
 #: Bump when what the reader records, or how, changes (the disk cache keys on it).
 READER_VERSION: Final = "7"
 
-#: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
+#: How many same-module calls deep the kernel body scan follows.
 BODY_DEPTH: Final = 2
 #: How many variable assignments deep an argument is followed (as ``evidence._NAME_DEPTH``).
 NAME_DEPTH: Final = 3
