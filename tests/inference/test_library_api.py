@@ -252,3 +252,72 @@ def test_wrapper_shapes_of_real_libraries(make_lib: MakeLib) -> None:
     assert outer.forwards == (("body", "body", 0), ("out_type", "out_type", 1))
     assert outer.kwargs == "kwargs"
     assert facts.wrapper("wpkg.shapes.not_forwarding") is None
+
+
+BODIES = (
+    HEADER
+    + """\
+def helper(o_ref):
+    pltpu.make_async_copy(o_ref, o_ref, None)
+
+def tpu_body(x_ref, o_ref):
+    helper(o_ref)
+
+def plain_body(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+def guarded_body(x_ref, o_ref):
+    if jax.default_backend() == "tpu":
+        helper(o_ref)
+
+def helper_guarded_body(x_ref, o_ref):
+    if on_tpu():
+        helper(o_ref)
+
+def parameter_guarded_body(x_ref, o_ref, backend="mosaic_gpu"):
+    if backend == "mosaic_tpu":
+        helper(o_ref)
+
+def plain_condition_body(x_ref, o_ref, causal=True):
+    if causal and len(x_ref.shape) == 2:
+        helper(o_ref)
+
+lambda_body = lambda x_ref, o_ref: pltpu.make_async_copy(o_ref, o_ref, None)
+"""
+)
+
+
+def test_body_evidence_at_a_definition_or_a_lambda(make_lib: MakeLib) -> None:
+    """The body evidence of the kernel defined at a position (its ``def``, or a lambda
+    at line and column): the primitives of the function and of the functions of its
+    module it calls; none for a plain body, or under a condition that reads or may ask
+    for the platform."""
+    root = make_lib(
+        {
+            "kpkg/bodies.py": BODIES.replace("import functools", "from kpkg.util import on_tpu"),
+            "kpkg/util.py": "import jax\ndef on_tpu():\n    return jax.default_backend() == 'tpu'\n",
+        }
+    )
+    facts = reader_for(root)
+    lines = BODIES.splitlines()
+
+    def line_of(text: str) -> int:
+        return next(i for i, line in enumerate(lines, 1) if line.startswith(text))
+
+    signal = (("mosaic_tpu",), "pltpu.make_async_copy", line_of("def helper") + 1)
+    assert facts.body_evidence_at("kpkg.bodies", line_of("def tpu_body"), 0) == (signal,)
+    assert facts.body_evidence_at("kpkg.bodies", line_of("def plain_body"), 0) == ()
+    assert facts.body_evidence_at("kpkg.bodies", line_of("def guarded_body"), 0) == ()
+    # a condition that may ask for the platform: a guard helper, a backend string
+    assert facts.body_evidence_at("kpkg.bodies", line_of("def helper_guarded_body"), 0) == ()
+    assert facts.body_evidence_at("kpkg.bodies", line_of("def parameter_guarded_body"), 0) == ()
+    # a condition on anything else keeps the evidence
+    assert facts.body_evidence_at("kpkg.bodies", line_of("def plain_condition_body"), 0) == (
+        signal,
+    )
+    at = line_of("lambda_body")
+    column = lines[at - 1].index("lambda x_ref")
+    assert facts.body_evidence_at("kpkg.bodies", at, column) == (
+        (("mosaic_tpu",), "pltpu.make_async_copy", at),
+    )
+    assert facts.body_evidence_at("kpkg.bodies", at, 0) == ()  # no lambda starts there

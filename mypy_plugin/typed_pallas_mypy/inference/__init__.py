@@ -207,6 +207,22 @@ class Inference:
             for ev in target.function.body_evidence
         )
 
+    def body_evidence_at(
+        self, module: str, line: int, column: int
+    ) -> tuple[tuple[tuple[str, ...], str, int], ...]:
+        """(backends, spelling, line) of the backend-only primitives the kernel body
+        defined in ``module`` at (``line``, ``column``) uses (its ``def``, or a lambda),
+        and the functions of that module it calls, two levels deep."""
+        return self._guarded((), lambda: self._body_evidence_at(module, line, column))
+
+    def _body_evidence_at(
+        self, module: str, line: int, column: int
+    ) -> tuple[tuple[tuple[str, ...], str, int], ...]:
+        found = self._resolver.function_at(module, line, column)
+        if found is None:
+            return ()
+        return tuple((ev.backends, ev.what, ev.line) for ev in found.body_evidence)
+
     def table(self, fullname: str) -> tuple[tuple[str, str], ...]:
         """(key, fullname of the entry's function) of a module-level platform table."""
         return self._guarded((), lambda: self._table(fullname))

@@ -449,11 +449,27 @@ class Resolver:
         for (whatever its decorators do: a registry's decorator returns it unchanged)."""
         facts = self.module_facts(module)
         located = self.locate(module)
-        if facts is None or located is None:
+        found = self.function_at(module, line)
+        if facts is None or located is None or found is None:
             return None
+        return self._body_at(Target(located, facts, "function", found.qualname, function=found))
+
+    def function_at(
+        self, module: str, line: int, column: int | None = None
+    ) -> FunctionSummary | None:
+        """The function of ``module`` whose ``def`` is at ``line`` (nested ones included),
+        or with ``column``, the lambda at (``line``, ``column``) too."""
+        facts = self.module_facts(module)
+        if facts is None:
+            return None
+        lambda_name = f"<lambda:{line}:{column}>"
         for qualname, fn in facts.functions.items():
-            if fn.line == line and "<lambda:" not in qualname:
-                return self._body_at(Target(located, facts, "function", qualname, function=fn))
+            last = qualname.rsplit(".", 1)[-1]
+            if last.startswith("<lambda:"):
+                if column is not None and last == lambda_name:
+                    return fn
+            elif fn.line == line:
+                return fn
         return None
 
     def _body_at(self, target: Target) -> Req | None:

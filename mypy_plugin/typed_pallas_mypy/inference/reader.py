@@ -75,10 +75,8 @@ KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
 DIFFERENTIATING: Final = fullnames.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
-#: Bump when what the reader records, or how, changes (the disk cache keys on it).
-READER_VERSION: Final = "7"
 
-#: How many same-module calls deep the kernel body scan follows (as ``evidence.BODY_DEPTH``).
+#: How many same-module calls deep the kernel body scan follows.
 BODY_DEPTH: Final = 2
 #: How many variable assignments deep an argument is followed (as ``evidence._NAME_DEPTH``).
 NAME_DEPTH: Final = 3
@@ -282,6 +280,15 @@ class _Scan:
 
 #: Names that prove a kernel's backend when its body uses them.
 _BODY_TABLES: Final = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
+#: Strings a condition compares with when it asks for the platform or the backend
+_PLATFORM_STRINGS: Final = frozenset(
+    {*_platforms.PLATFORM_NAMES, *_platforms.BACKENDS, *_platforms.BACKEND_ALIASES}
+)
+#: Top-level packages whose calls in a condition do not ask for the platform (JAX's
+#: own platform reads are read as such before this is asked)
+_NEVER_ASK_PLATFORM: Final = frozenset(
+    {"jax", "numpy", "math", "builtins", "functools", "operator", "itertools", "dataclasses"}
+)
 
 
 def _own_nodes(body: Sequence[ast.AST]) -> Iterator[ast.AST]:
@@ -1244,6 +1251,29 @@ class _ModuleReader:
                     return f"{spelling(sub)} at line {getattr(sub, 'lineno', 0)}"
         return None
 
+    def _may_ask_platform(self, test: ast.AST, scope: _Scope, depth: int = 0) -> bool:
+        """Whether a condition inside a kernel body may depend on the platform in a way
+        read nowhere else: a platform string compared with (a parameter, a config
+        field), a call of anything but JAX, numpy, the standard library or builtins (a
+        guard helper of any module, a predicate, a method), or a variable assigned such
+        a value. Primitives under such a condition are not the kernel's evidence: the
+        code may run on one platform only, and silence is the answer when unsure."""
+        for sub in ast.walk(test):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                if sub.value.lower() in _PLATFORM_STRINGS:
+                    return True
+            elif isinstance(sub, ast.Call):
+                name = self.ref(sub.func, scope)
+                if name is None or name.split(".", 1)[0] not in _NEVER_ASK_PLATFORM:
+                    return True
+            elif isinstance(sub, ast.Name) and depth < NAME_DEPTH:
+                for value, value_scope in self._assigned(sub.id, scope):
+                    if self._expr_platform(value, value_scope) is not None:
+                        return True
+                    if self._may_ask_platform(value, value_scope, depth + 1):
+                        return True
+        return False
+
     def _scan(self, func: ScopeNode) -> _Scan:
         """One walk of a function (nested functions and lambdas included, each read
         once): how it reads the platform, the globals it references, and its kernel
@@ -1277,6 +1307,12 @@ class _ModuleReader:
                     if result.platform is None:
                         result.platform = read
                     guarded = True
+                elif not guarded and self._may_ask_platform(node.test, scope):
+                    guarded = True
+            if isinstance(node, ast.Match) and not guarded:
+                guarded = self._may_ask_platform(node.subject, scope) or any(
+                    self._may_ask_platform(case.pattern, scope) for case in node.cases
+                )
             if isinstance(node, (ast.Attribute, ast.Name)):
                 links, base = self._chain(node, scope)
                 attr_node: ast.expr = node

@@ -2,7 +2,8 @@
 
 ``<cache_dir>/<module>.json`` holds the module's path, size and ``st_mtime_ns`` when it
 was read, and its local facts (``model.module_json``). Every file is keyed by ``DIGEST``:
-the reader's version, the Python version (``ast`` differs between versions) and the
+the reader's own source (``reader``, ``program``, ``model``: an upgrade or an edit of
+the reader never reads facts an older reader wrote), the Python version (``ast`` differs between versions) and the
 tables the reader uses; a file with another digest is ignored (and overwritten on the
 next write). A module whose path, size or mtime changed is read again. Each module is
 written once, when it is read (atomically: a temporary file in the same folder, then
@@ -27,16 +28,28 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import entries, evidence_tables, fullnames
-from typed_pallas_mypy.inference import reader
+from typed_pallas_mypy.inference import model, program, reader
 
 #: Bump when the file layout changes.
 STORE_FORMAT: Final = 3
 
 
+def _source_digest() -> str:
+    """Hash of the modules that decide what a module's facts are."""
+    digest = hashlib.sha256()
+    for module in (reader, program, model):
+        try:
+            with open(module.__file__ or "", "rb") as handle:
+                digest.update(handle.read())
+        except OSError:
+            digest.update(module.__name__.encode())
+    return digest.hexdigest()
+
+
 def _digest() -> str:
     parts: list[object] = [
         STORE_FORMAT,
-        reader.READER_VERSION,
+        _source_digest(),
         sys.version_info[:2],
         sorted((name, repr(spec)) for name, spec in entries.ENTRIES.items()),
         sorted(

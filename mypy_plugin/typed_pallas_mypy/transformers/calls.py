@@ -362,9 +362,20 @@ def evidence_of(
     if scratch or grid_specs:
         found.extend(evidence_mod.scratch(scratch, grid_specs, index, func))
     kernel = _kernel(view, index)
-    if kernel is not None:
-        found.extend(evidence_mod.body(kernel, index))
-    elif index.cross is not None and entry.body is not None and entry.body in view.args:
+    if kernel is not None and index.cross is not None:
+        # a kernel of this module: its body as the inference reads every kernel body
+        found.extend(
+            evidence_mod.Evidence(backends, what, line)
+            for backends, what, line in index.cross.local_kernel_evidence(
+                index.tree.fullname, kernel
+            )
+        )
+    elif (
+        kernel is None
+        and index.cross is not None
+        and entry.body is not None
+        and entry.body in view.args
+    ):
         # a kernel of another module: the body evidence its module's facts recorded
         kernel_expr = view.args[entry.body]
         for backends, what, where in index.cross.kernel_evidence(kernel_expr):

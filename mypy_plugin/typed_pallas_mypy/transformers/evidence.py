@@ -1,32 +1,29 @@
-"""Platform evidence of one call: entry point, mesh, scratch allocations, kernel body.
+"""Platform evidence of one call's arguments: mesh and scratch allocations.
 
 Every reference is resolved through mypy's symbol tables (``RefExpr.fullname``) and
 mapped to a backend namespace by its module (``fullnames.BACKEND_NAMESPACES``), then
-looked up in ``evidence_tables``. The kernel body is read from this module only:
-the function or lambda passed as the kernel (or decorated by the call), and the
-functions of the same module it calls, two levels deep. References that sit under a
-platform guard inside the body (``if jax.default_backend() == "tpu": pltpu.roll(...)``)
-are not evidence: that code only runs on one platform.
+looked up in ``evidence_tables``; a mesh argument is also read from its declared type.
+References that sit under a platform guard are not evidence: that code only runs on
+one platform.
 
-What it does not do: follow other modules, look at types of the body's values, or
-decide anything; ``calls.py`` compares the evidence with the params.
+What it does not do: read a kernel's body (the inference reads every kernel body, of
+the project or of a library, with one rule: ``inference.reader``), follow other
+modules, or decide anything; ``calls.py`` compares the evidence with the params.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Final
 
 from mypy.nodes import CallExpr, Expression, FuncItem, IntExpr, NameExpr, Node, RefExpr
 from mypy.types import Instance, Type, get_proper_type
 
 from typed_pallas_mypy import evidence_tables, fullnames
-from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
+from typed_pallas_mypy.transformers.module_index import ModuleIndex
 from typed_pallas_mypy.transformers.nodes import ref_fullname, spelling, start_of, subexpressions
 
-#: How many same-module calls deep the body scan follows.
-BODY_DEPTH: Final = 2
 #: How many variable assignments deep an argument is followed.
 _NAME_DEPTH: Final = 3
 
@@ -195,33 +192,3 @@ def mesh(
             if backends is not None:
                 return [Evidence(backends, f"the {proper.type.name} mesh", expr.line)]
     return []
-
-
-def body(kernel: FuncItem, index: ModuleIndex) -> list[Evidence]:
-    """Backend-only primitives used by ``kernel`` and the functions it calls."""
-    key = id(kernel)
-    cached = index.body_cache.get(key)
-    if isinstance(cached, list):
-        return cast("list[Evidence]", cached)
-    found: list[Evidence] = []
-    seen: set[int] = {id(kernel)}
-    frontier: list[FuncItem] = [kernel]
-    tables = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BODY_EVIDENCE}
-    for _ in range(BODY_DEPTH + 1):
-        next_frontier: list[FuncItem] = []
-        for func in frontier:
-            exprs = subexpressions([func.body])
-            found.extend(from_expressions(exprs, tables, index))
-            for expr in exprs:
-                if isinstance(expr, CallExpr):
-                    target = callable_target(expr.callee, index)
-                    if target is not None and id(target) not in seen:
-                        seen.add(id(target))
-                        next_frontier.append(target)
-        frontier = next_frontier
-    unique: dict[str, Evidence] = {}
-    for item in found:
-        unique.setdefault(item.what, item)
-    result = list(unique.values())
-    index.body_cache[key] = result
-    return result

@@ -76,6 +76,10 @@ class CrossModule(Protocol):
 
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]: ...
 
+    def local_kernel_evidence(
+        self, module: str, kernel: FuncItem
+    ) -> list[tuple[frozenset[str], str, int]]: ...
+
     def predicate_call(
         self,
         call: CallExpr,
@@ -112,7 +116,6 @@ class ModuleIndex:
     #: the platforms of every branch it is passed as (its region's platforms)
     branch_platforms: dict[int, frozenset[str]] = field(default_factory=dict)
     #: id(kernel function) -> its body evidence (filled by ``evidence.body``)
-    body_cache: dict[int, object] = field(default_factory=dict)
     #: answers for guard helpers and platform helpers of any module (None: none known)
     cross: CrossModule | None = None
     #: ``cross.generation`` when this index was built

@@ -321,6 +321,14 @@ class Facts:
         """What a call of a platform predicate given a device says (``predicates``)."""
         return predicates.sets_at_call(call, func, scope, self, value_of)
 
+    def local_kernel_evidence(
+        self, module: str, kernel: FuncItem
+    ) -> list[tuple[frozenset[str], str, int]]:
+        """Body evidence of a kernel defined in ``module`` (its ``def`` or lambda):
+        (backends, spelling, line), as the inference reads any kernel body."""
+        found = self.inference.engine().body_evidence_at(module, kernel.line, kernel.column)
+        return [(frozenset(backends), what, line) for backends, what, line in found]
+
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]:
         """Body evidence of a kernel defined in another module (``tpu_ops.dma_kernel``):
         (backends, spelling, where)."""
