@@ -239,24 +239,25 @@ CROSS_ERROR = (
 )
 
 
-def test_body_only_edit_in_another_module(project: Project) -> None:
-    """A callee's body changes (TPU params become Triton params): no interface of
-    mypy's changes, but the caller's finding must, warm and under the daemon."""
+def _params_edit_round_trip(project: Project, kernels: str, caller: str, error: str) -> None:
+    """kernels.py's params go TPU -> Triton -> TPU (``PARAMS`` in ``kernels``): the
+    caller's finding (``error``) comes, goes and comes back, cold, warm and under the
+    daemon alike."""
     project.files = ("kernels.py", "dispatch.py")
     ini = "[mypy]\nplugins = typed_pallas_mypy\n"
 
     def write(params: str) -> None:
         project.write_files(
             {
-                "kernels.py": KERNELS.replace("PARAMS", params),
-                "dispatch.py": DISPATCH,
+                "kernels.py": kernels.replace("PARAMS", params),
+                "dispatch.py": caller,
                 "mypy.ini": ini,
             }
         )
 
     write("pltpu.CompilerParams()")
     cold = project.mypy("warm")
-    assert cold[:1] == [CROSS_ERROR], cold
+    assert cold[:1] == [error], cold
     assert project.mypy("warm") == cold
     assert project.daemon() == cold
 
@@ -268,9 +269,15 @@ def test_body_only_edit_in_another_module(project: Project) -> None:
 
     write("pltpu.CompilerParams()")
     cold = project.cold()
-    assert cold[:1] == [CROSS_ERROR], cold
+    assert cold[:1] == [error], cold
     assert project.mypy("warm") == cold
     assert project.daemon() == cold
+
+
+def test_body_only_edit_in_another_module(project: Project) -> None:
+    """A callee's body changes (TPU params become Triton params): no interface of
+    mypy's changes, but the caller's finding must, warm and under the daemon."""
+    _params_edit_round_trip(project, KERNELS, DISPATCH, CROSS_ERROR)
 
 
 FACTORY = """\
@@ -314,35 +321,7 @@ def test_factory_result_edit_in_another_module(project: Project) -> None:
     """What a factory of another module returns changes (its kernel's params): the
     caller that runs the result follows, warm and under the daemon (the result's
     requirement is part of the factory module's stored facts)."""
-    project.files = ("kernels.py", "dispatch.py")
-    ini = "[mypy]\nplugins = typed_pallas_mypy\n"
-
-    def write(params: str) -> None:
-        project.write_files(
-            {
-                "kernels.py": FACTORY.replace("PARAMS", params),
-                "dispatch.py": RUNS_RESULT,
-                "mypy.ini": ini,
-            }
-        )
-
-    write("pltpu.CompilerParams()")
-    cold = project.mypy("warm")
-    assert cold[:1] == [RESULT_ERROR], cold
-    assert project.mypy("warm") == cold
-    assert project.daemon() == cold
-
-    write("pltriton.CompilerParams()")
-    cold = project.cold()
-    assert cold == ["Success: no issues found in 2 source files"], cold
-    assert project.mypy("warm") == cold
-    assert project.daemon() == cold
-
-    write("pltpu.CompilerParams()")
-    cold = project.cold()
-    assert cold[:1] == [RESULT_ERROR], cold
-    assert project.mypy("warm") == cold
-    assert project.daemon() == cold
+    _params_edit_round_trip(project, FACTORY, RUNS_RESULT, RESULT_ERROR)
 
 
 LIBRARY_OPS = """\
