@@ -177,12 +177,12 @@ def test_oldest_mypy_is_the_lower_end_of_the_declared_range() -> None:
     hooks = (REPO / ".pre-commit-hooks.yaml").read_text()
     assert f'additional_dependencies: ["{declared}"]' in hooks
     test_script = (REPO / "scripts" / "test").read_text()
-    # scripts/test runs these two slices side by side (run_pair): each with its own list
+    # scripts/test runs each slice with its own list (in one of its two queues)
     assert (
-        '(.venv312-mypy-oldest "the oldest mypy of the declared range" "${MYPY_OLDEST_TESTS[@]}"'
+        'run_pytest .venv312-mypy-oldest "the oldest mypy of the declared range" "${MYPY_OLDEST_TESTS[@]}"'
         in test_script
     )
-    assert '(.venv313 "smoke subset" "${SMOKE_TESTS[@]}"' in test_script
+    assert 'run_pytest .venv313 "smoke subset" "${SMOKE_TESTS[@]}"' in test_script
 
 
 def test_checker_versions_are_the_installed_ones() -> None:
