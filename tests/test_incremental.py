@@ -615,3 +615,92 @@ def test_a_decorator_alias_of_another_module(project: Project) -> None:
     assert [line for line in cold if ": error:" in line] != [], cold
     assert project.mypy("warm") == cold
     assert project.daemon() == cold
+
+
+PLATFORM_HELPER = """\
+import jax
+
+
+def on_x() -> bool:
+    return jax.default_backend() == "PLATFORM"
+"""
+
+CHAINED_HELPER = """\
+import platform_helper
+
+
+def on_gpu() -> bool:
+    return platform_helper.on_x()
+"""
+
+HELPER_KERNELS = """\
+from typing import Any
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def _body(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...] + 1
+
+
+def add_one(x: jax.Array) -> jax.Array:
+    return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+"""
+
+HELPER_USER = """\
+import jax
+import chained
+import kernels
+
+
+def run(x: jax.Array) -> jax.Array:
+    if chained.on_gpu():
+        return kernels.add_one(x)
+    return x
+"""
+
+
+def _helper_user_error(name: str) -> str:
+    return (
+        f"{name}:8: error: Compiler params for platform tpu cannot be used for gpu lowering."
+        "  [pallas-platform]"
+    )
+
+
+def test_a_helper_of_a_helper_in_a_third_module(project: Project) -> None:
+    """``if chained.on_gpu():`` where ``chained.on_gpu`` returns
+    ``platform_helper.on_x()``: an edit of the innermost helper's platform string must
+    reach both users, warm and under the daemon, whichever user read the helper first
+    and whether or not the daemon re-processes it for an unrelated error (``b_user``
+    has one, so mypy re-checks it after every edit)."""
+    project.files = ("platform_helper.py", "chained.py", "kernels.py", "a_user.py", "b_user.py")
+    project.lines_of = ("a_user.py", "b_user.py", "Success", "Found")
+    ini = "[mypy]\nplugins = typed_pallas_mypy\n"
+    unrelated = 'unrelated: int = "not an int"  # a mypy error of its own\n'
+
+    def write(platform: str) -> None:
+        project.write_files(
+            {
+                "platform_helper.py": PLATFORM_HELPER.replace("PLATFORM", platform),
+                "chained.py": CHAINED_HELPER,
+                "kernels.py": HELPER_KERNELS,
+                "a_user.py": HELPER_USER,
+                "b_user.py": HELPER_USER + unrelated,
+                "mypy.ini": ini,
+            }
+        )
+
+    both = [_helper_user_error("a_user.py"), _helper_user_error("b_user.py")]
+    write("gpu")
+    cold = project.mypy("warm")
+    assert sorted(line for line in cold if "pallas-platform" in line) == both, cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    for platform, expected in (("tpu", []), ("gpu", both), ("tpu", [])):
+        write(platform)
+        cold = project.cold()
+        assert sorted(line for line in cold if "pallas-platform" in line) == expected, cold
+        assert project.mypy("warm") == cold
+        assert project.daemon() == cold

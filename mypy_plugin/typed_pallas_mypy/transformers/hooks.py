@@ -37,7 +37,7 @@ from typed_pallas_mypy.transformers.calls import (
     view_through_wrapper,
 )
 from typed_pallas_mypy.transformers.facts_store import mark_source, source_trigger_of, trigger_of
-from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, Reads, index_of, stamp_of
 from typed_pallas_mypy.transformers.nodes import ref_fullname, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts
 from typed_pallas_mypy.transformers.reporting import checked_tree, report
@@ -59,7 +59,10 @@ class Session:
     #: mypy's options (per-module ones matter: ``check_untyped_defs``)
     options: Options | None = None
     facts: Facts | None = None
-    findings: dict[str, tuple[object, decisions.ModuleFindings]] = field(default_factory=dict)
+    #: module -> (its stamp, what its findings read of other modules, the findings)
+    findings: dict[str, tuple[object, Reads, decisions.ModuleFindings]] = field(
+        default_factory=dict
+    )
     #: modules whose facts were put in their symbol table, by stamp
     stored: dict[str, object] = field(default_factory=dict)
     #: id(CallExpr) -> the view of a call whose params/mesh formals the signature
@@ -161,7 +164,10 @@ def debug_enabled() -> bool:
 def module_findings(
     tree: MypyFile, session: Session, config: PlatformConfig, str_type: Instance | None
 ) -> decisions.ModuleFindings | None:
-    """Every decision-site finding of a project module, once per version of it.
+    """Every decision-site finding of a project module, computed again only when the
+    module or a module they read has changed (its source, or its stored facts:
+    ``Facts.unchanged``): mypy's daemon re-checks every target that had an error after
+    each edit, and most of them read nothing that changed.
 
     Under the daemon, the modules whose facts they consulted become dependencies of
     the module's targets, and the module's own facts are stored (``str_type``)."""
@@ -171,12 +177,12 @@ def module_findings(
     daemon = cache_keys.in_daemon()
     if daemon:
         facts.refresh()
-    stamp = (stamp_of(tree), facts.generation)
+    stamp = stamp_of(tree)
     cached = session.findings.get(tree.fullname)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    index = index_of(tree, facts)
+    if cached is not None and cached[0] == stamp and facts.unchanged(cached[1]):
+        return cached[2]
     facts.consulted = set()
+    index = index_of(tree, facts)
     found = decisions.findings(
         tree,
         index,
@@ -186,14 +192,15 @@ def module_findings(
         config.registries,
     )
     found.targets = {tree.fullname, *helpers.definitions(tree)}
-    consulted = facts.consulted - {tree.fullname}
+    # what the findings read of other modules, the index's guard regions included
+    consulted = (facts.consulted | {m for m, _, _ in index.cross_reads}) - {tree.fullname}
     if daemon:
         for module in consulted:
             for trigger in (trigger_of(module), source_trigger_of(module)):
                 tree.plugin_deps.setdefault(trigger, set()).update(found.targets)
         if str_type is not None:
             facts.store_module(tree, str_type)
-    session.findings[tree.fullname] = (stamp, found)
+    session.findings[tree.fullname] = (stamp, facts.snapshot(consulted), found)
     return found
 
 

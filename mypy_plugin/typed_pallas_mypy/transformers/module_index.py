@@ -62,13 +62,22 @@ from typed_pallas_mypy.transformers import guards, predicates
 from typed_pallas_mypy.transformers.guards import UNIVERSE, Guard, Region, Sets
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, start_of
 
+#: What answers for other modules' functions were read from: per module read, its stamp
+#: and the facts symbol it had (``platform_facts.Facts.snapshot``); opaque here.
+Reads = tuple[tuple[str, object, object], ...]
+
 
 class CrossModule(Protocol):
     """Answers for functions defined anywhere (``platform_facts.Facts``)."""
 
-    #: bumped when the answers may have changed (the daemon re-parsed a module): an
-    #: index built from older answers (its guard regions) is built again
-    generation: int
+    def reading(self, build: Callable[[], ModuleIndex]) -> tuple[ModuleIndex, Reads]:
+        """``build()``, and what it read of other modules."""
+        ...
+
+    def unchanged(self, reads: Reads) -> bool:
+        """Whether every module in ``reads`` is as it was (then answers derived from
+        them, an index's guard regions, still hold)."""
+        ...
 
     def helper_sets(self, call: CallExpr, module: str | None = None) -> Sets | None: ...
 
@@ -118,8 +127,8 @@ class ModuleIndex:
     #: id(kernel function) -> its body evidence (filled by ``evidence.body``)
     #: answers for guard helpers and platform helpers of any module (None: none known)
     cross: CrossModule | None = None
-    #: ``cross.generation`` when this index was built
-    cross_generation: int = 0
+    #: what the guard regions read of other modules when this index was built
+    cross_reads: Reads = ()
     #: whether the module references any name of jax.experimental.pallas, JAX's private
     #: Pallas modules or typed_pallas: without one, no function of it has kernel
     #: evidence or is a wrapper (both read only this module's names)
@@ -278,16 +287,21 @@ def stamp_of(tree: MypyFile) -> object:
 def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
     """The cached index of ``tree``: one walk per module and version of its source and,
     since guard regions hold answers about other modules' functions (guard helpers,
-    predicates), per generation of those answers."""
+    predicates), built again when a module those answers read has changed (its source,
+    or its stored facts: ``CrossModule.unchanged``)."""
     stamp = stamp_of(tree)
     cached = _CACHE.get(tree.fullname)
     if cached is not None and cached[0] == stamp and cached[1].tree is tree:
         index = cached[1]
         if cross is None:
             return index
-        if index.cross is cross and index.cross_generation == cross.generation:
+        if index.cross is cross and cross.unchanged(index.cross_reads):
             return index
-    index = _build(tree, cross)
+    if cross is None:
+        index = _build(tree, None)
+    else:
+        index, reads = cross.reading(lambda: _build(tree, cross))
+        index.cross_reads = reads
     _CACHE[tree.fullname] = (stamp, index)
     return index
 
@@ -296,7 +310,7 @@ def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
 
 
 def _build(tree: MypyFile, cross: CrossModule | None) -> ModuleIndex:
-    index = ModuleIndex(tree, cross=cross, cross_generation=cross.generation if cross else 0)
+    index = ModuleIndex(tree, cross=cross)
     walker = _Walker(index)
     walker.block(tree.defs, None)
     _scan_expressions(index, tree)

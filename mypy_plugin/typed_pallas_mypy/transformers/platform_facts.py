@@ -13,8 +13,10 @@ Anything else: no facts (silence).
 without the helper module's index, so that building an index never needs itself),
 ``predicate_of`` whether it is a platform predicate (``predicates``, read the same way), and
 ``store_module`` writes a module's facts into its symbol table just before mypy
-serializes it. Every module consulted is noted (``consulted``), so that the daemon can
-re-check callers when those facts change.
+serializes it. Every module consulted is noted (``consulted``; a cached answer notes
+again the modules its computation read), so that the daemon can re-check callers when
+those facts change, and ``snapshot``/``unchanged`` tell whether an answer derived from
+them (a module's findings, an index's guard regions) still holds.
 
 What it does not do: resolve names (``resolution``), infer (``inference``), or report.
 """
@@ -22,8 +24,9 @@ What it does not do: resolve names (``resolution``), infer (``inference``), or r
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from mypy.nodes import (
     CallExpr,
@@ -39,6 +42,7 @@ from mypy.nodes import (
 from mypy.options import Options
 from mypy.types import Instance
 
+from typed_pallas_mypy.cache_keys import in_daemon
 from typed_pallas_mypy.transformers import helpers, predicates
 from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
@@ -53,8 +57,10 @@ from typed_pallas_mypy.transformers.facts_store import (
 )
 from typed_pallas_mypy.transformers.guards import GuardScope, Sets
 from typed_pallas_mypy.transformers.inference_use import InferenceUse, requirement_of
-from typed_pallas_mypy.transformers.module_index import ModuleIndex, index_of, stamp_of
+from typed_pallas_mypy.transformers.module_index import ModuleIndex, Reads, index_of, stamp_of
 from typed_pallas_mypy.transformers.resolution import Names, keeps_function
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -91,23 +97,91 @@ class Facts:
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
         self._helpers_in_progress: set[str] = set()
         self._predicates: dict[str, Predicate | None] = {}
+        #: (kind, fullname) of each answer above -> the modules its computation read, noted
+        #: again whenever the cached answer is used (``consulted`` is then whole)
+        self._reads: dict[tuple[str, str], frozenset[str]] = {}
 
     # ---------------------------------------------------------------- bookkeeping
 
     def refresh(self) -> None:
-        """Forget everything if any module read so far changed (the daemon re-parses)."""
+        """Forget every answer if any module read so far changed (the daemon re-parses);
+        what was derived from them is recomputed only where it read a changed module
+        (``unchanged``)."""
         for module, stamp in list(self._stamps.items()):
             tree = self.modules.get(module)
             if tree is None or stamp_of(tree) != stamp:
                 self._computed.clear()
                 self._helpers.clear()
                 self._predicates.clear()
+                self._reads.clear()
                 self._stored.clear()
                 self._stamps.clear()
                 self.names.forget()
                 self.inference.forget()
                 self.generation += 1
                 return
+
+    def snapshot(self, modules: Iterable[str]) -> Reads:
+        """Each module as it is now: its stamp (a re-parse or an edit changes it) and its
+        facts symbol (replaced only when the facts it holds change: ``facts_store.store``).
+        Outside mypy's daemon nothing is re-read during a build: an empty snapshot."""
+        if not in_daemon():
+            return ()
+        out: list[tuple[str, object, object]] = []
+        for module in sorted(modules):
+            tree = self.modules.get(module)
+            if tree is None:
+                out.append((module, None, None))
+                continue
+            symbol = tree.names.get(FACTS_SYMBOL)
+            out.append((module, stamp_of(tree), symbol.node if symbol is not None else None))
+        return tuple(out)
+
+    def unchanged(self, reads: Reads) -> bool:
+        """Whether every module of a ``snapshot`` is as it was: then what was derived from
+        reading them (a module's findings, an index's guard regions) still holds, as in
+        an incremental run, where a module is checked again only when the interface of a
+        module it depends on (its facts symbol included) changes."""
+        for module, stamp, symbol in reads:
+            tree = self.modules.get(module)
+            if tree is None:
+                if stamp is not None:
+                    return False
+                continue
+            if stamp_of(tree) != stamp:
+                return False
+            current = tree.names.get(FACTS_SYMBOL)
+            if (current.node if current is not None else None) is not symbol:
+                return False
+        return True
+
+    def reading(self, build: Callable[[], ModuleIndex]) -> tuple[ModuleIndex, Reads]:
+        """``build()`` and a ``snapshot`` of the modules it consulted (which are also
+        noted in ``consulted``, as before)."""
+        outer = self.consulted
+        self.consulted = set()
+        try:
+            built = build()
+            reads = self.snapshot(self.consulted)
+        finally:
+            self.consulted = outer | self.consulted
+        return built, reads
+
+    def _computing(self, kind: str, fullname: str, compute: Callable[[], _T]) -> _T:
+        """``compute()``, remembering the modules it read (``_replay``)."""
+        outer = self.consulted
+        self.consulted = set()
+        try:
+            return compute()
+        finally:
+            inner = self.consulted
+            self.consulted = outer | inner
+            self._reads[(kind, fullname)] = frozenset(inner)
+
+    def _replay(self, kind: str, fullname: str) -> None:
+        """Note again the modules a cached answer's computation read: a caller that uses
+        it depends on them as much as the first caller did."""
+        self.consulted |= self._reads.get((kind, fullname), frozenset())
 
     def _note_module(self, module: str) -> None:
         tree = self.modules.get(module)
@@ -127,8 +201,10 @@ class Facts:
         self._note_module(module)
         cached = self._computed.get(fullname)
         if cached is None:
-            cached = self._compute(fullname, module)
+            cached = self._computing("facts", fullname, lambda: self._compute(fullname, module))
             self._computed[fullname] = cached
+        else:
+            self._replay("facts", fullname)
         for read in self.inference.modules_of(fullname):
             if self.names.is_user_module(read):
                 self._note_module(read)
@@ -258,9 +334,15 @@ class Facts:
             return stored.guard, stored.platform_source
         cached = self._helpers.get(fullname)
         if cached is not None:
+            self._replay("helper", fullname)
             return cached
         if fullname in self._helpers_in_progress:
             return None, False
+        result = self._computing("helper", fullname, lambda: self._helper(fullname, tree))
+        self._helpers[fullname] = result
+        return result
+
+    def _helper(self, fullname: str, tree: MypyFile) -> tuple[Sets | None, bool]:
         self._helpers_in_progress.add(fullname)
         try:
             node = self.names.node_of(fullname)
@@ -278,7 +360,6 @@ class Facts:
                         result = self.helper_of(target)
         finally:
             self._helpers_in_progress.discard(fullname)
-        self._helpers[fullname] = result
         return result
 
     # ---------------------------------------------------------------- platform predicates
@@ -293,16 +374,20 @@ class Facts:
         if tree.is_cache_skeleton:
             return self._stored_facts(module, tree).get(fullname, NO_FACTS).predicate
         if fullname in self._predicates:
+            self._replay("predicate", fullname)
             return self._predicates[fullname]
         self._predicates[fullname] = None  # a predicate calling itself: none
+        found = self._computing("predicate", fullname, lambda: self._predicate(fullname, tree))
+        self._predicates[fullname] = found
+        return found
+
+    def _predicate(self, fullname: str, tree: MypyFile) -> Predicate | None:
         node = self.names.node_of(fullname)
         if isinstance(node, Decorator) and keeps_function(node, self.names):
             node = node.func
-        found = None
         if isinstance(node, FuncDef) and node.body.body:
-            found = predicates.predicate_kind(node, _HelperScope(self), tree, self)
-        self._predicates[fullname] = found
-        return found
+            return predicates.predicate_kind(node, _HelperScope(self), tree, self)
+        return None
 
     def device_parameters_of(self, fullname: str) -> tuple[int, ...]:
         """Positions of the ``jax.Device`` parameters of the method ``fullname``."""
