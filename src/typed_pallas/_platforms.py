@@ -427,6 +427,13 @@ INTERPRET_DEFAULT_NOTE: Final = (
     "compiled; it fails unless its caller turns interpret mode on"
 )
 
+#: A call whose ``interpret=`` is a platform condition (``jax.default_backend() != "tpu"``):
+#: it runs compiled only where that condition is false.
+INTERPRET_CONDITION_NOTE: Final = (
+    "the interpret= condition{what} is false only for {platforms}: the call runs compiled "
+    "there, interpreted elsewhere"
+)
+
 #: A function that lowers only for some platforms, used where the platform is another
 #: (when the requirement comes from kernel evidence, not from params).
 REQUIREMENT_TEMPLATE: Final = (

@@ -223,6 +223,18 @@ class Inference:
             return ()
         return tuple((ev.backends, ev.what, ev.line) for ev in found.body_evidence)
 
+    def returned_params(self, fullname: str) -> str:
+        """The backend of the params the function ``fullname`` always returns a
+        construction of (``def params(): return pltpu.CompilerParams(...)``), whatever
+        its annotation says; "" when not known."""
+        return self._guarded("", lambda: self._returned_params(fullname))
+
+    def _returned_params(self, fullname: str) -> str:
+        target = self._resolver.resolve(fullname)
+        if target is None or target.function is None:
+            return ""
+        return target.function.returns_params
+
     def table(self, fullname: str) -> tuple[tuple[str, str], ...]:
         """(key, fullname of the entry's function) of a module-level platform table."""
         return self._guarded((), lambda: self._table(fullname))

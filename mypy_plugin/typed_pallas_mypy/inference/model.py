@@ -273,6 +273,9 @@ class FunctionSummary:
     decorated_entry: EntryEvent | None = None
     #: a guard helper's condition (``helper == "platform"``): ``Condition``
     condition: Condition | None = None
+    #: the backend of the params every ``return`` constructs (``def params(): return
+    #: pltpu.CompilerParams(...)``), whatever its annotation says; "" otherwise
+    returns_params: str = ""
 
 
 @dataclass(frozen=True)
@@ -566,6 +569,7 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
         if fn.decorated_entry is not None
         else None,
         "condition": fn.condition,
+        "returns_params": fn.returns_params,
     }
 
 
@@ -616,6 +620,7 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
         decorator=_str(data.get("decorator")),
         decorated_entry=decorated,
         condition=_condition_from(data.get("condition")),
+        returns_params=_str(data.get("returns_params", "")),
     )
 
 

@@ -1659,7 +1659,25 @@ class _ModuleReader:
             condition=self._helper_condition(node, scope)
             if not isinstance(node, ast.Lambda)
             else None,
+            returns_params=self._returns_params(node, scope),
         )
+
+    def _returns_params(self, node: ScopeNode, scope: _Scope) -> str:
+        """The backend of the params an undecorated function always returns: every
+        ``return`` constructs the same class, and the body ends with one (no path returns
+        ``None``); "" otherwise."""
+        if isinstance(node, ast.Lambda) or node.decorator_list or not node.body:
+            return ""
+        if not isinstance(node.body[-1], ast.Return):
+            return ""
+        returned = _returns(node.body)
+        if any(isinstance(r, ast.Constant) and r.value is None for r in returned):
+            return ""
+        found = {self.params_of(r, scope, (10**9, 0)) for r in returned}
+        if len(found) != 1:
+            return ""
+        backend = found.pop()
+        return "" if backend == UNKNOWN else backend
 
     def call_site(self, found: ast.Call) -> tuple[str, tuple[Step, ...]]:
         from typed_pallas_mypy.inference.program import ProgramBuilder

@@ -31,7 +31,7 @@ from typed_pallas_mypy import entries, evidence_tables, fullnames
 from typed_pallas_mypy.inference import model, program, reader
 
 #: Bump when the file layout changes.
-STORE_FORMAT: Final = 3
+STORE_FORMAT: Final = 4
 
 
 def _source_digest() -> str:

@@ -50,6 +50,7 @@ from typed_pallas import _platforms, _versions
 from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import evidence as evidence_mod
+from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers import params as params_mod
 from typed_pallas_mypy.transformers.facts_store import Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, configured_decision
@@ -476,6 +477,9 @@ def problem_of(
     default = _default_off(view, index) if interpret == "unknown" else None
     if default is not None:
         interpret = "off"  # judged as it runs by default, compiled (note below)
+    compiled = _compiled_on(view, index) if interpret == "unknown" else None
+    if compiled is not None and not compiled[0]:
+        return None  # interpreted wherever Pallas lowers
     if "compiler_params" not in view.args:
         if view.has_splat or interpret != "off":
             return None  # inside a splat, or maybe interpreted: unknown
@@ -485,6 +489,7 @@ def problem_of(
     func = index.function_at(pos)
     expr = view.args["compiler_params"]
     options: list[params_mod.Params] = []
+    factory: str | None = None
     if isinstance(expr, ConditionalExpr):
         for branch in (expr.if_expr, expr.else_expr):
             found = params_mod.from_syntax(branch, index, func, pos, 0)
@@ -492,20 +497,26 @@ def problem_of(
                 return None
             options.append(found)
     else:
-        params = params_mod.resolve(expr, view.types.get("compiler_params"), index, func, pos)
+        declared = view.types.get("compiler_params")
+        params = params_mod.resolve(expr, declared, index, func, pos)
         if not isinstance(params, params_mod.Params):
             return None
         options.append(params)
+        factory = params_mod.factory_note(expr, declared, index)
     if api is not None and stubs_reject(api, view):
         return None
     evidence = evidence_of(view, index, func)
     problems: list[Problem] = []
     for params in options:
         problem = _problem(view, params, evidence, interpret, index, config)
+        if problem is None and compiled is not None:
+            problem = _compiled_problem(view, params, compiled, index)
         if problem is None:
             return None  # one branch lowers: nothing proven
         problems.append(problem)
     message, notes = problems[0]
+    if factory is not None:
+        notes = [factory, *notes]
     if len(options) > 1:
         notes = [
             *notes,
@@ -519,6 +530,43 @@ def _with_default_note(problem: Problem | None, default: str | None) -> Problem 
         return problem
     message, notes = problem
     return message, [*notes, _platforms.INTERPRET_DEFAULT_NOTE.format(name=default)]
+
+
+def _compiled_on(view: CallView, index: ModuleIndex) -> tuple[frozenset[str], str] | None:
+    """(the lowering platforms, the argument as written) where a platform condition
+    passed as ``interpret=`` is false: ``interpret=jax.default_backend() != "tpu"``, or
+    a variable holding it (``or`` anything: interpreted whenever either holds), runs
+    compiled only on TPU. None when ``interpret=`` is no such condition."""
+    expr = view.args.get("interpret")
+    if expr is None or view.has_splat:
+        return None
+    pos = start_of(view.context)
+    _, false_set = guards.conditions(expr, index, index.function_at(pos))
+    if false_set is None or false_set == guards.UNIVERSE:
+        return None
+    what = f" ({expr.name})" if isinstance(expr, NameExpr) else ""
+    return false_set & LOWERING, what
+
+
+def _compiled_problem(
+    view: CallView,
+    params: params_mod.Params,
+    compiled: tuple[frozenset[str], str],
+    index: ModuleIndex,
+) -> Problem | None:
+    """Params that cannot lower on any platform where the call runs compiled (its
+    ``interpret=`` condition is false there, and a guard around it allows it)."""
+    lowering, what = compiled
+    guard = index.guard_at(start_of(view.context))
+    if guard is not None:
+        lowering = lowering & guard.platforms
+    if not lowering or params.lowers_on & lowering:
+        return None
+    message, maybe_fix = _message_for_platforms(params, lowering)
+    note = _platforms.INTERPRET_CONDITION_NOTE.format(
+        what=what, platforms=", ".join(sorted(lowering))
+    )
+    return message, [note, *([maybe_fix] if maybe_fix else [])]
 
 
 def _default_off(view: CallView, index: ModuleIndex) -> str | None:

@@ -38,7 +38,7 @@ from typed_pallas_mypy.transformers.guards import Sets
 #: The private module symbol that holds a module's facts in mypy's cache.
 FACTS_SYMBOL: Final = "__typed_pallas_facts__"
 #: Bump when the stored format changes.
-FACTS_FORMAT: Final = 7
+FACTS_FORMAT: Final = 8
 
 # --------------------------------------------------------------------------- facts
 
@@ -134,6 +134,9 @@ class FunctionFacts:
     #: what calling its result lowers for (a factory of kernels: ``make(...)(x)``);
     #: stored so that a caller of the result re-checks when it changes
     result: Requirement | None = None
+    #: the backend of the params it always returns a construction of (a params factory,
+    #: whatever its annotation says); "" when it is none
+    params: str = ""
 
     def is_empty(self) -> bool:
         return (
@@ -148,6 +151,7 @@ class FunctionFacts:
             and not self.device_params
             and not self.keeping_decorator
             and self.result is None
+            and not self.params
         )
 
 
@@ -223,6 +227,8 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
         data["devices"] = list(facts.device_params)
     if facts.keeping_decorator:
         data["keeps"] = True
+    if facts.params:
+        data["params"] = facts.params
     return data
 
 
@@ -332,6 +338,7 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
         device_params=device_params,
         keeping_decorator=data.get("keeps") is True,
         result=result,
+        params=str(data.get("params", "")),
     )
 
 

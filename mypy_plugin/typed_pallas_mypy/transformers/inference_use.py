@@ -188,8 +188,9 @@ class InferenceUse:
         evidence = engine.body_evidence(fullname)
         table = engine.table(fullname)
         keeps = engine.keeping_decorator(fullname)
+        params = engine.returned_params(fullname)
         found = NO_FACTS
-        if requirement or result or wrapper or evidence or table or keeps:
+        if requirement or result or wrapper or evidence or table or keeps or params:
             found = FunctionFacts(
                 fullname,
                 requirement=requirement_of(requirement),
@@ -210,6 +211,7 @@ class InferenceUse:
                 where=engine.where(fullname),
                 table=table,
                 keeping_decorator=keeps,
+                params=params,
             )
         self._note_installed(engine)
         self._facts[fullname] = found

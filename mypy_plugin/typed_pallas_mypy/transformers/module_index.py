@@ -85,6 +85,11 @@ class CrossModule(Protocol):
 
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]: ...
 
+    def returned_params(self, call: CallExpr) -> str:
+        """The backend of the params the function ``call`` calls always returns a
+        construction of; "" when not known."""
+        ...
+
     def local_kernel_evidence(
         self, module: str, kernel: FuncItem
     ) -> list[tuple[frozenset[str], str, int]]: ...

@@ -1,12 +1,15 @@
 """Which compiler-params class a call's ``compiler_params`` argument is.
 
-First from the type mypy inferred for the argument (inline constructor, local
-variable, annotated factory, ``functools.partial`` keyword): the class's fullname, or
+A call of a params factory (a function, in any module, whose every ``return``
+constructs the same class: ``def params(): return pltpu.CompilerParams(...)``) is that
+class, read by the inference, whatever the factory's annotation says. Otherwise from
+the type mypy inferred for the argument (inline constructor, local variable, annotated
+factory, ``functools.partial`` keyword): the class's fullname, or
 that of a base, looked up in ``typed_pallas._platforms.PARAMS_BY_FULLNAME``; also
 ``typed_pallas.CompilerParams[Literal["tpu"]]`` annotations (platform known, class not).
-Only when that type is ``Any`` (an unannotated factory or a variable in an untyped
-context) does it read the source: a constructor call, a local variable's assignments
-in the enclosing function, or the ``return`` statements of a factory of the same module.
+Only when that type is ``Any`` (a variable in an untyped context) does it read the
+source: a constructor call, or a local variable's assignments in the enclosing
+function.
 
 Unknown means silent: JAX's protocol, ``Any`` from a ``getattr`` shim, a parameter, a
 ``**kwargs`` splat, or a union of classes all give ``None``.
@@ -18,16 +21,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from mypy.nodes import (
-    Block,
     CallExpr,
-    Decorator,
     Expression,
-    FuncDef,
     FuncItem,
-    IfStmt,
+    MemberExpr,
     NameExpr,
-    ReturnStmt,
-    Statement,
 )
 from mypy.types import (
     AnyType,
@@ -137,6 +135,9 @@ def resolve(
     """The params ``expr`` (of type ``typ``) holds at ``pos`` inside ``func``."""
     if expr is None:
         return ABSENT
+    returned = _factory(expr, index)
+    if returned is not None:
+        return returned
     if not is_any(typ):
         assert typ is not None
         return from_type(typ)
@@ -158,16 +159,36 @@ def from_syntax(
             row = _platforms.PARAMS_BY_FULLNAME.get(name)
             if row is not None:
                 return Params(row.platform, row)
-        factory = expr.callee.node if isinstance(expr.callee, NameExpr) else None
-        if isinstance(factory, Decorator):
-            return None  # a decorated factory may return anything
-        if isinstance(factory, FuncDef) and index.owns(factory):
-            returned = [
-                from_syntax(value, index, factory, (10**9, 0), depth + 1)
-                for value in _returns(factory.body)
-            ]
-            return _same(returned) if returned else None
+        return _factory(expr, index)
     return None
+
+
+def _factory(expr: Expression, index: ModuleIndex) -> Params | None:
+    """The params a factory call returns, read by the inference from the factory's
+    ``return`` statements (in any module; its annotation, if any, is not trusted: what
+    it constructs is what runs)."""
+    if not isinstance(expr, CallExpr) or index.cross is None:
+        return None
+    backend = index.cross.returned_params(expr)
+    row = next((r for r in _platforms.PARAMS_CLASSES if r.backend == backend), None)
+    return Params(row.platform, row) if row is not None else None
+
+
+def factory_note(expr: Expression, typ: Type | None, index: ModuleIndex) -> str | None:
+    """A note for params a factory returns that its annotation names otherwise (the
+    annotation is not what runs)."""
+    returned = _factory(expr, index)
+    if returned is None or typ is None or is_any(typ):
+        return None
+    declared = from_type(typ)
+    if not isinstance(declared, Params) or declared == returned:
+        return None
+    assert isinstance(expr, CallExpr)
+    name = expr.callee.name if isinstance(expr.callee, (NameExpr, MemberExpr)) else "the factory"
+    return (
+        f"{name}() returns {returned.title} although it is annotated {declared.title}: "
+        "what it constructs is what JAX lowers"
+    )
 
 
 def _from_variable(
@@ -185,22 +206,3 @@ def _from_variable(
 
 def _is_argument(func: FuncItem, name: str) -> bool:
     return any(arg.variable.name == name for arg in func.arguments)
-
-
-def _returns(block: Block) -> list[Expression]:
-    out: list[Expression] = []
-
-    def walk(stmts: list[Statement]) -> None:
-        for stmt in stmts:
-            if isinstance(stmt, ReturnStmt) and stmt.expr is not None:
-                out.append(stmt.expr)
-            elif isinstance(stmt, IfStmt):
-                for body in stmt.body:
-                    walk(body.body)
-                if stmt.else_body is not None:
-                    walk(stmt.else_body.body)
-            elif isinstance(stmt, Block):
-                walk(stmt.body)
-
-    walk(block.body)
-    return out

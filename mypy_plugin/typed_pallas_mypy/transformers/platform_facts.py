@@ -92,8 +92,6 @@ class Facts:
         #: modules whose facts were consulted (the daemon's dependencies of a caller)
         self.consulted: set[str] = set()
         self._stamps: dict[str, object] = {}
-        #: bumped whenever everything is forgotten (results derived from facts go stale)
-        self.generation = 0
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
         self._helpers_in_progress: set[str] = set()
         self._predicates: dict[str, Predicate | None] = {}
@@ -118,7 +116,6 @@ class Facts:
                 self._stamps.clear()
                 self.names.forget()
                 self.inference.forget()
-                self.generation += 1
                 return
 
     def snapshot(self, modules: Iterable[str]) -> Reads:
@@ -423,6 +420,13 @@ class Facts:
         found = self.of(name)
         path = found.where.rsplit(":", 1)[0]
         return [(backends, what, f"{path}:{line}") for backends, what, line in found.evidence]
+
+    def returned_params(self, call: CallExpr) -> str:
+        """The backend of the params the function ``call`` calls always returns a
+        construction of (a params factory, in any module: its annotation may say
+        otherwise, what it returns is what runs); "" when not known."""
+        name = self.names.callee_function(call.callee, None)
+        return self.of(name).params if name is not None else ""
 
     # ---------------------------------------------------------------- storing
 
