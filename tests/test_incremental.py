@@ -324,6 +324,43 @@ def test_factory_result_edit_in_another_module(project: Project) -> None:
     _params_edit_round_trip(project, FACTORY, RUNS_RESULT, RESULT_ERROR)
 
 
+PARAMS_FACTORY = """\
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+
+def compiler_params() -> pltriton.CompilerParams:
+    return PARAMS  # type: ignore[return-value,unused-ignore]
+"""
+
+USES_PARAMS_FACTORY = """\
+import jax
+from jax.experimental import pallas as pl
+from kernels import compiler_params
+
+
+def body(x_ref: object, o_ref: object) -> None: ...
+
+
+def run(x: jax.Array) -> object:
+    if jax.default_backend() == "gpu":
+        return pl.pallas_call(body, out_shape=x, compiler_params=compiler_params())(x)
+    return x
+"""
+
+PARAMS_FACTORY_ERROR = (
+    "dispatch.py:11: error: Compiler params for platform tpu cannot be used for gpu lowering."
+    "  [pallas-platform]"
+)
+
+
+def test_params_factory_body_edit_in_another_module(project: Project) -> None:
+    """What a params factory in another module returns changes, its annotation does not
+    (mypy sees no interface change): the caller's finding follows the construction,
+    warm and under the daemon."""
+    _params_edit_round_trip(project, PARAMS_FACTORY, USES_PARAMS_FACTORY, PARAMS_FACTORY_ERROR)
+
+
 LIBRARY_OPS = """\
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
