@@ -291,9 +291,9 @@ class Inference:
         """The paths of the modules read after the first ``count`` (in reading order)."""
         return self._resolver.read_order[count:]
 
-    def forget(self) -> None:
-        """Forget every answer (a module read may have changed)."""
-        self._resolver.forget()
+    def forget(self, modules: frozenset[str] | None = None) -> None:
+        """Forget the answers read from ``modules`` (every answer when None)."""
+        self._resolver.forget(modules)
 
     def module_map(self, prefix: str) -> list[tuple[str, Requirement | None]]:
         """Every public top-level function, class and alias of the modules under

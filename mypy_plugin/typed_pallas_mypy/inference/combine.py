@@ -249,8 +249,7 @@ class Resolver:
     def module_facts(self, module: str) -> ModuleFacts | None:
         """The local facts of ``module`` (None: not found, framework, or unparsable)."""
         if module in self._checked:
-            if self._facts.get(module) is not None:
-                self._note(module)
+            self._note(module)
             return self._facts.get(module)
         if self.is_framework(module):
             return None
@@ -294,17 +293,27 @@ class Resolver:
             self.read_order.append(located.path)
         self.read[located.module] = located
 
-    def forget(self) -> None:
-        """Drop everything computed (the plugin calls it when a module read changed);
-        a module's local facts stay, to be used again while its file is unchanged."""
+    def forget(self, modules: frozenset[str] | None = None) -> None:
+        """Drop what was computed from ``modules`` (everything when None): the plugin
+        calls it when modules read changed. A module's local facts stay, to be used again
+        while its file is unchanged (its stamp is checked again)."""
+        if modules is None:
+            self._checked.clear()
+            self._sources.clear()
+            self._memo.clear()
+            self._sites.clear()
+            self.read.clear()
+            self.read_order.clear()
+        else:
+            self._checked -= modules
+            for module in modules:
+                self._sources.pop(module, None)
+                self._sites.pop(module, None)
+            self._memo = {
+                slot: memo for slot, memo in self._memo.items() if not memo.modules & modules
+            }
         self._located.clear()
-        self._checked.clear()
-        self._sources.clear()
-        self.read.clear()
-        self.read_order.clear()
-        self._memo.clear()
         self._helpers.clear()
-        self._sites.clear()
 
     # ------------------------------------------------------------------ names
 

@@ -656,7 +656,9 @@ def _problem(
         return message, [*notes, fix]
     if interpret == "unknown":
         return None
-    if _mosaic_gpu_through_pallas_call(view, params):
+    guard = index.guard_at(start_of(view.context))
+    gpu_path = guard is None or bool(params.lowers_on & guard.platforms)
+    if gpu_path and _mosaic_gpu_through_pallas_call(view, params):
         note = (
             f"jax {'.'.join(map(str, _installed_jax()))} is installed; pl.pallas_call has no "
             f"Mosaic GPU lowering from jax "
@@ -664,7 +666,6 @@ def _problem(
         )
         return _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE, [note]
 
-    guard = index.guard_at(start_of(view.context))
     if guard is not None:
         lowering = guard.platforms & LOWERING
         if lowering and not (params.lowers_on & lowering):

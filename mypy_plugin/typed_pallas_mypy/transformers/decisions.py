@@ -347,7 +347,11 @@ class _Scan:
         if candidates is None:
             return
         if len(candidates) == 1 and candidates[0][2] is None:
-            return  # a direct entry call or a project wrapper: the hooks check those
+            title, entry, _ = candidates[0]
+            held = isinstance(call.callee, RefExpr) and isinstance(call.callee.node, Var)
+            if not (held and title == entry.title):
+                return  # a direct entry call or a project wrapper: the hooks check those
+            # a variable holding the entry point (``fn = pl.pallas_call``): no hook fires
         problems: list[tuple[str, list[str]]] = []
         for title, entry, wrapper in candidates:
             if wrapper is not None and wrapper[1] is not None:
@@ -382,6 +386,10 @@ class _Scan:
             before = [value for at, value in assigned if at < start_of(call)]
             if before:
                 values = before
+            elif callee.fullname == f"{self.tree.fullname}.{callee.name}":
+                # a module-level variable: every assignment of it (the module has run)
+                values = [value for _, value in self.index.assignments.get((0, callee.name), [])]
+                values = values or [callee]
         options: list[Expression] = []
         for value in values:
             if isinstance(value, ConditionalExpr):
@@ -397,6 +405,9 @@ class _Scan:
             target = self.facts.names.callee_function(option, func)
             if target is None:
                 return None
+            if target in ENTRIES:  # a module-level variable holding the entry point
+                out.append((ENTRIES[target].title, ENTRIES[target], None))
+                continue
             short = target.rsplit(".", 1)[-1]
             if self.facts.names.is_library_name(target):
                 library = self.facts.of(target).wrapper

@@ -158,12 +158,11 @@ class InferenceUse:
                 self._facts.clear()
         return self._engine
 
-    def forget(self) -> None:
-        """Forget every answer (the daemon re-parsed a module the engine read)."""
+    def forget(self, modules: frozenset[str]) -> None:
+        """Forget the answers read from ``modules`` (the daemon re-parsed them)."""
         self._facts.clear()
-        self._noted = 0
         if self._engine is not None:
-            self._engine.forget()
+            self._engine.forget(modules)
 
     def _package_dirs(self) -> list[str]:
         """The folders mypy searches for installed packages (``sys.path`` of the

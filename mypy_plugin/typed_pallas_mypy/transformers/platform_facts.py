@@ -102,21 +102,38 @@ class Facts:
     # ---------------------------------------------------------------- bookkeeping
 
     def refresh(self) -> None:
-        """Forget every answer if any module read so far changed (the daemon re-parses);
-        what was derived from them is recomputed only where it read a changed module
-        (``unchanged``)."""
-        for module, stamp in list(self._stamps.items()):
-            tree = self.modules.get(module)
-            if tree is None or stamp_of(tree) != stamp:
-                self._computed.clear()
-                self._helpers.clear()
-                self._predicates.clear()
-                self._reads.clear()
-                self._stored.clear()
-                self._stamps.clear()
-                self.names.forget()
-                self.inference.forget()
-                return
+        """Forget the answers that read a module changed since (the daemon re-parses):
+        an answer of a changed module, or one whose computation read one (``_reads``,
+        and the modules the engine read for it); the others stay. What was derived from
+        them is recomputed only where it read a changed module (``unchanged``)."""
+        changed = frozenset(
+            module
+            for module, stamp in self._stamps.items()
+            if (tree := self.modules.get(module)) is None or stamp_of(tree) != stamp
+        )
+        if not changed:
+            return
+
+        def stale(kind: str, fullname: str) -> bool:
+            return (
+                self.names.module_of(fullname) in changed
+                or bool(self._reads.get((kind, fullname), frozenset()) & changed)
+                or bool(self.inference.modules_of(fullname) & changed)
+            )
+
+        for kind, answers in (
+            ("facts", self._computed),
+            ("helper", self._helpers),
+            ("predicate", self._predicates),
+        ):
+            for fullname in [name for name in answers if stale(kind, name)]:
+                del answers[fullname]
+                self._reads.pop((kind, fullname), None)
+        for module in changed:
+            self._stored.pop(module, None)
+            self._stamps.pop(module, None)
+        self.names.forget()
+        self.inference.forget(changed)
 
     def snapshot(self, modules: Iterable[str]) -> Reads:
         """Each module as it is now: its stamp (a re-parse or an edit changes it) and its
