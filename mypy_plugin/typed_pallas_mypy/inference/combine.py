@@ -400,9 +400,12 @@ class Resolver:
 
     # ------------------------------------------------------------------ memo
 
-    def memoized(self, kind: str, key: str, compute: Callable[[], object]) -> object:
-        """``compute()`` once per (kind, key) and version of the modules it read; a
-        cycle gives None."""
+    def memoized(
+        self, kind: str, key: str, compute: Callable[[], object], module: str | None = None
+    ) -> object:
+        """``compute()`` once per (kind, key) and version of the modules it read
+        (``module``: the module of a target ``compute`` was given already read, whose
+        facts it uses without reading them); a cycle gives None."""
         slot = (f"{kind}-grad" if self._differentiated else kind, key)
         found = self._memo.get(slot)
         if found is not None:
@@ -412,7 +415,7 @@ class Resolver:
         if slot in self._in_progress or len(self._in_progress) > MAX_DEPTH * 4:
             return None  # recursion: nothing from the cycle
         self._in_progress.add(slot)
-        self._reading.append(set())
+        self._reading.append({module} if module is not None else set())
         try:
             value = compute()
         finally:
@@ -482,7 +485,9 @@ class Resolver:
         return None
 
     def _body_at(self, target: Target) -> Req | None:
-        found = self.memoized("body", target.fullname, lambda: self._body(target))
+        found = self.memoized(
+            "body", target.fullname, lambda: self._body(target), target.located.module
+        )
         return found if isinstance(found, Req) else None
 
     def _body(self, target: Target) -> Req | None:
@@ -596,7 +601,9 @@ class Resolver:
         return requirement
 
     def _function_req(self, target: Target) -> Req | None:
-        found = self.memoized("fn", target.fullname, lambda: self._compute(target))
+        found = self.memoized(
+            "fn", target.fullname, lambda: self._compute(target), target.located.module
+        )
         return found if isinstance(found, Req) else None
 
     def is_opaque(self, target: Target) -> bool:
@@ -1167,7 +1174,10 @@ class Resolver:
         (tokamax's ``static_scheduling_persistent_kernel`` calls ``_persistent_kernel``
         with its ``body`` and ``**kwargs``): a wrapper of that wrapper's entry point."""
         found = self.memoized(
-            "wrapper", target.fullname, lambda: self._compose_through_calls(target, depth)
+            "wrapper",
+            target.fullname,
+            lambda: self._compose_through_calls(target, depth),
+            target.located.module,
         )
         return found if isinstance(found, model.WrapperFact) else None
 
