@@ -72,6 +72,7 @@ import csv
 import json
 import os
 import platform as _platform
+import re
 import shutil
 import subprocess
 import sys
@@ -201,6 +202,22 @@ class MutantResult:
     elsewhere: list[str] = field(default_factory=list)
     crashed: bool = False
     caught_by: set[str] = field(default_factory=set)
+    #: the site's file opts out of mypy (``# mypy: ignore-errors``): mypy drops its
+    #: function bodies and hides its errors, so no plugin can report there
+    opted_out: bool = False
+
+
+#: mypy's inline configuration comment that turns off every error of a file.
+_OPT_OUT = re.compile(r"^#\s*mypy:.*\bignore[-_]errors\b", re.MULTILINE)
+
+
+def opts_out_of_mypy(path: Path) -> bool:
+    """Whether the file carries ``# mypy: ignore-errors`` (mypy strips its function
+    bodies when parsing and reports nothing in it: plugin hooks never run there)."""
+    try:
+        return _OPT_OUT.search(path.read_text(encoding="utf-8", errors="replace")) is not None
+    except OSError:
+        return False
 
 
 def expected_messages(m: Mutant) -> set[str]:
@@ -366,7 +383,9 @@ def evaluate_package(
         new = [d for d in res.typed_pallas_errors if d.key not in known]
         claimed: set[tuple[str, int, str]] = set()
         for m in batch:
-            r = MutantResult(m, crashed=res.crashed)
+            r = MutantResult(
+                m, crashed=res.crashed, opted_out=opts_out_of_mypy(root / m.site.relpath)
+            )
             lo, hi = m.call_span
             for d in new:
                 if d.relpath == m.site.relpath and lo <= d.line <= hi:
@@ -1092,6 +1111,8 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
             "all": sc(),
             "with_evidence": sc(ev_),
             "without_evidence": sc(lambda r: not ev_(r)),
+            "with_evidence_in_files_mypy_checks": sc(lambda r: ev_(r) and not r.opted_out),
+            "in_files_that_opt_out_of_mypy": sc(lambda r: r.opted_out),
             "body_evidence": sc(lambda r: r.mutant.site.evidence_kind == "body"),
             "args_only_evidence": sc(lambda r: r.mutant.site.evidence_kind == "args"),
             "call_without_kwargs_or_interpret": sc(lambda r: not r.mutant.call_flags),
@@ -1206,6 +1227,7 @@ def package_row(e: PackageEval) -> dict[str, Any]:
                 "messages": r.messages,
                 "elsewhere": r.elsewhere,
                 "crashed": r.crashed,
+                "opted_out": r.opted_out,
             }
             for r in e.results
         ],
@@ -1271,6 +1293,8 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
         print(line(r))
     print()
     for k in (
+        "with_evidence_in_files_mypy_checks",
+        "in_files_that_opt_out_of_mypy",
         "body_evidence",
         "args_only_evidence",
         "call_without_kwargs_or_interpret",
