@@ -56,6 +56,11 @@ def render(data: dict[str, Any]) -> str:
         ("platform swaps (tpu <-> gpu)", m["platform_swaps"]),
         ("  with evidence", m["platform_swaps_with_evidence"]),
         ("  without evidence", m["platform_swaps_without_evidence"]),
+        ("with evidence, in files mypy checks", m.get("with_evidence_in_files_mypy_checks")),
+        (
+            "in files that opt out of mypy (`# mypy: ignore-errors`)",
+            m.get("in_files_that_opt_out_of_mypy"),
+        ),
         ("backend swaps (triton <-> mosaic_gpu)", m["backend_swaps"]),
         ("kernel-body evidence", m.get("body_evidence")),
         ("call-argument evidence only", m.get("args_only_evidence")),
