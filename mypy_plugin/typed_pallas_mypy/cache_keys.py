@@ -35,6 +35,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from typing_extensions import override
+
 from typed_pallas import _platforms, _versions
 
 #: Bump when the plugin's behaviour changes without a code change (a cache format).
@@ -124,13 +126,25 @@ def _source_files(root: str) -> list[str]:
 
 CODE_DIGEST: Final = code_digest(Path(os.path.dirname(os.path.realpath(__file__))))
 
-#: Hash of the configuration the last plugin instance loaded (for the daemon).
-_config_stamp = "unconfigured"
+#: The configuration the last plugin instance loaded, and its hash once the daemon asked
+#: for it (only the daemon's version names it: plain runs do not hash it)
+_config: Fingerprinted | None = None
+_config_stamp: str | None = None
 
 
 def remember_config(config: Fingerprinted) -> None:
+    global _config, _config_stamp
+    _config, _config_stamp = config, None
+
+
+def config_stamp() -> str:
+    """Hash of the configuration the last plugin instance loaded ("unconfigured": none)."""
     global _config_stamp
-    _config_stamp = _digest(config.fingerprint())
+    if _config is None:
+        return "unconfigured"
+    if _config_stamp is None:
+        _config_stamp = _digest(_config.fingerprint())
+    return _config_stamp
 
 
 def versioned_name() -> str:
@@ -146,7 +160,7 @@ def versioned_name() -> str:
     """
     name = f"code.{CODE_DIGEST}"
     if in_daemon():
-        name += f".config.{_config_stamp}.libraries.{changed_library_files()}"
+        name += f".config.{config_stamp()}.libraries.{changed_library_files()}"
     return name
 
 
@@ -206,15 +220,37 @@ PLUGIN_FOLDER: Final = "typed-pallas"
 _LIBRARY_FILES: dict[str, list[int] | None] = {}
 
 
-@dataclasses.dataclass
 class LibraryStamps:
-    """One build's memo for ``library_uses``."""
+    """One build's memo for ``library_uses``.
 
-    #: stamps of lists of library files (sorted, unique) already stamped in this build
-    stamps: dict[tuple[str, ...], str] = dataclasses.field(default_factory=dict)
-    #: the files of the library-uses folder, listed on the first lookup (a warm run of a
-    #: project of many modules, few of which use a library, opens only theirs)
-    recorded: set[str] | None = None
+    A plain class, not a dataclass: every mypy run creates one, warm ones included, and
+    creating a dataclass costs its module's import about half a millisecond.
+    """
+
+    __slots__ = ("recorded", "stamps")
+
+    def __init__(
+        self,
+        stamps: dict[tuple[str, ...], str] | None = None,
+        recorded: set[str] | None = None,
+    ) -> None:
+        #: stamps of lists of library files (sorted, unique) already stamped in this build
+        self.stamps: dict[tuple[str, ...], str] = {} if stamps is None else stamps
+        #: the files of the library-uses folder, listed on the first lookup (a warm run
+        #: of a project of many modules, few of which use a library, opens only theirs)
+        self.recorded: set[str] | None = recorded
+
+    @override
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LibraryStamps):
+            return NotImplemented
+        return (self.stamps, self.recorded) == (other.stamps, other.recorded)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq
+
+    @override
+    def __repr__(self) -> str:
+        return f"LibraryStamps(stamps={self.stamps!r}, recorded={self.recorded!r})"
 
 
 def new_library_stamps() -> LibraryStamps | None:
