@@ -126,6 +126,15 @@ def test_a_warm_run_loads_no_transformer() -> None:
     plugin_modules = loaded(WARM_RUN_CODE, "typed_pallas_mypy")
     assert "typed_pallas_mypy.fullnames" not in plugin_modules
     assert "typed_pallas_mypy.entries" not in plugin_modules
+    # no overrides or registries configured: their classes are not created
+    assert "typed_pallas_mypy.config_entries" not in plugin_modules
+    # of the runtime package, only the platform tables (and the version reader)
+    assert loaded(WARM_RUN_CODE, "typed_pallas") == [
+        "typed_pallas",
+        "typed_pallas._jax_range",
+        "typed_pallas._platforms",
+        "typed_pallas._versions",
+    ]
 
 
 def test_meta_the_warm_run_check_can_fail() -> None:
