@@ -120,11 +120,20 @@ instance.report_config_data(ReportConfigContext("pkg.mod", "pkg/mod.py", is_chec
 
 def test_a_warm_run_loads_no_transformer() -> None:
     # A warm run (nothing to re-check) only loads the plugin, asks its version and its
-    # config data for each module: none of the checks need importing for that.
-    transformers = loaded(WARM_RUN_CODE, "typed_pallas_mypy.transformers")
-    assert transformers == [
-        "typed_pallas_mypy.transformers",
-        "typed_pallas_mypy.transformers.resolution",
+    # config data for each module: none of the checks need importing for that, nor the
+    # name tables (``is_installed_path`` lives in ``cache_keys``).
+    assert loaded(WARM_RUN_CODE, "typed_pallas_mypy.transformers") == []
+    plugin_modules = loaded(WARM_RUN_CODE, "typed_pallas_mypy")
+    assert "typed_pallas_mypy.fullnames" not in plugin_modules
+    assert "typed_pallas_mypy.entries" not in plugin_modules
+    # no overrides or registries configured: their classes are not created
+    assert "typed_pallas_mypy.config_entries" not in plugin_modules
+    # of the runtime package, only the platform tables (and the version reader)
+    assert loaded(WARM_RUN_CODE, "typed_pallas") == [
+        "typed_pallas",
+        "typed_pallas._jax_range",
+        "typed_pallas._platforms",
+        "typed_pallas._versions",
     ]
 
 

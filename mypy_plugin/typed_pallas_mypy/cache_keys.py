@@ -35,6 +35,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from typing_extensions import override
+
 from typed_pallas import _platforms, _versions
 
 #: Bump when the plugin's behaviour changes without a code change (a cache format).
@@ -70,30 +72,79 @@ OUTSIDE_THE_BUILD: Final = ("cli", "lsp")
 
 def code_digest(package: Path) -> str:
     """Hash of the plugin's own sources under ``package`` (tables included, the
-    subpackages of ``OUTSIDE_THE_BUILD`` left out) and of ``_platforms``."""
+    subpackages of ``OUTSIDE_THE_BUILD`` left out) and of ``_platforms``: each file's
+    path relative to ``package`` and its bytes.
+
+    Runs on every mypy run, warm ones included: the folders are listed with
+    ``os.scandir`` (``Path.rglob`` took most of the time), and the folders of
+    ``OUTSIDE_THE_BUILD`` and ``__pycache__`` are not entered. As ``rglob``, it does not
+    follow a symbolic link to a folder.
+    """
+    root = str(package)
     digest = hashlib.sha256()
-    files = [
-        path
-        for path in sorted(package.rglob("*.py"))
-        if path.relative_to(package).parts[0] not in OUTSIDE_THE_BUILD
-    ]
-    for path in [*files, Path(_platforms.__file__).resolve()]:
-        try:
-            digest.update(path.read_bytes())
-        except OSError:
-            digest.update(str(path).encode())
+    for relpath in _source_files(root):
+        digest.update(relpath.encode())
+        digest.update(b"\0")
+        _update_with_file(digest, os.path.join(root, relpath))
+    digest.update(b"\0typed_pallas._platforms\0")
+    _update_with_file(digest, os.path.realpath(_platforms.__file__))
     return digest.hexdigest()[:16]
 
 
-CODE_DIGEST: Final = code_digest(Path(__file__).resolve().parent)
+def _update_with_file(digest: Any, path: str) -> None:
+    try:
+        with open(path, "rb") as source:
+            digest.update(source.read())
+    except OSError:
+        digest.update(f"unreadable {path}".encode())
 
-#: Hash of the configuration the last plugin instance loaded (for the daemon).
-_config_stamp = "unconfigured"
+
+def _source_files(root: str) -> list[str]:
+    """The ``.py`` files under ``root`` outside ``OUTSIDE_THE_BUILD`` and ``__pycache__``,
+    as sorted ``/``-separated paths relative to ``root``."""
+    found: list[str] = []
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = os.scandir(os.path.join(root, folder) if folder else root)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                relpath = f"{folder}/{entry.name}" if folder else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__" and (
+                        folder or entry.name not in OUTSIDE_THE_BUILD
+                    ):
+                        pending.append(relpath)
+                elif entry.name.endswith(".py"):
+                    found.append(relpath)
+    found.sort()
+    return found
+
+
+CODE_DIGEST: Final = code_digest(Path(os.path.dirname(os.path.realpath(__file__))))
+
+#: The configuration the last plugin instance loaded, and its hash once the daemon asked
+#: for it (only the daemon's version names it: plain runs do not hash it)
+_config: Fingerprinted | None = None
+_config_stamp: str | None = None
 
 
 def remember_config(config: Fingerprinted) -> None:
+    global _config, _config_stamp
+    _config, _config_stamp = config, None
+
+
+def config_stamp() -> str:
+    """Hash of the configuration the last plugin instance loaded ("unconfigured": none)."""
     global _config_stamp
-    _config_stamp = _digest(config.fingerprint())
+    if _config is None:
+        return "unconfigured"
+    if _config_stamp is None:
+        _config_stamp = _digest(_config.fingerprint())
+    return _config_stamp
 
 
 def versioned_name() -> str:
@@ -109,7 +160,7 @@ def versioned_name() -> str:
     """
     name = f"code.{CODE_DIGEST}"
     if in_daemon():
-        name += f".config.{_config_stamp}.libraries.{changed_library_files()}"
+        name += f".config.{config_stamp()}.libraries.{changed_library_files()}"
     return name
 
 
@@ -141,6 +192,26 @@ def config_data(config: Fingerprinted) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- libraries
 
+#: Path parts of installed packages and of mypy's typeshed.
+THIRD_PARTY_MARKERS: Final = ("site-packages", "dist-packages", "typeshed")
+#: ... as path components
+_MARKER_PARTS: Final = tuple(f"/{marker}/" for marker in THIRD_PARTY_MARKERS)
+
+
+def is_installed_path(path: str) -> bool:
+    """Whether a module path is an installed package's or typeshed's.
+
+    ``report_config_data`` asks it for every module of every run, warm ones included
+    (about a thousand on jax's Pallas ops): a plain loop, no generator.
+    """
+    if "\\" in path:
+        path = path.replace("\\", "/")
+    for part in _MARKER_PARTS:  # noqa: SIM110 (any() over a generator: 10x slower)
+        if part in path:
+            return True
+    return False
+
+
 #: Folder of the plugin's own files inside mypy's cache folder.
 PLUGIN_FOLDER: Final = "typed-pallas"
 
@@ -149,15 +220,37 @@ PLUGIN_FOLDER: Final = "typed-pallas"
 _LIBRARY_FILES: dict[str, list[int] | None] = {}
 
 
-@dataclasses.dataclass
 class LibraryStamps:
-    """One build's memo for ``library_uses``."""
+    """One build's memo for ``library_uses``.
 
-    #: stamps of lists of library files (sorted, unique) already stamped in this build
-    stamps: dict[tuple[str, ...], str] = dataclasses.field(default_factory=dict)
-    #: the files of the library-uses folder, listed on the first lookup (a warm run of a
-    #: project of many modules, few of which use a library, opens only theirs)
-    recorded: set[str] | None = None
+    A plain class, not a dataclass: every mypy run creates one, warm ones included, and
+    creating a dataclass costs its module's import about half a millisecond.
+    """
+
+    __slots__ = ("recorded", "stamps")
+
+    def __init__(
+        self,
+        stamps: dict[tuple[str, ...], str] | None = None,
+        recorded: set[str] | None = None,
+    ) -> None:
+        #: stamps of lists of library files (sorted, unique) already stamped in this build
+        self.stamps: dict[tuple[str, ...], str] = {} if stamps is None else stamps
+        #: the files of the library-uses folder, listed on the first lookup (a warm run
+        #: of a project of many modules, few of which use a library, opens only theirs)
+        self.recorded: set[str] | None = recorded
+
+    @override
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LibraryStamps):
+            return NotImplemented
+        return (self.stamps, self.recorded) == (other.stamps, other.recorded)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq
+
+    @override
+    def __repr__(self) -> str:
+        return f"LibraryStamps(stamps={self.stamps!r}, recorded={self.recorded!r})"
 
 
 def new_library_stamps() -> LibraryStamps | None:

@@ -50,8 +50,7 @@ from mypy.plugin import (
 from mypy.types import FunctionLike, Type
 from typing_extensions import override
 
-from typed_pallas_mypy import cache_keys, config, errorcodes, fullnames
-from typed_pallas_mypy.transformers.resolution import is_installed_path
+from typed_pallas_mypy import cache_keys, config, errorcodes
 
 FunctionHook = Callable[[FunctionContext], Type]
 MethodHook = Callable[[MethodContext], Type]
@@ -121,7 +120,7 @@ class TypedPallasPlugin(Plugin):
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
         """No extra dependencies. Inside mypy's daemon, a project module it has just
         parsed gets its source marked (``transformers.hooks.mark_parsed_source``)."""
-        if cache_keys.in_daemon() and not is_installed_path(file.path):
+        if cache_keys.in_daemon() and not cache_keys.is_installed_path(file.path):
             self._tables().mark_parsed_source(file)
         return []
 
@@ -131,7 +130,7 @@ class TypedPallasPlugin(Plugin):
         project's modules; None for installed packages. When mypy is about to write a
         module's cache (``is_check=False``), its platform facts go into its symbol table
         first."""
-        if is_installed_path(ctx.path):
+        if cache_keys.is_installed_path(ctx.path):
             return None
         if not ctx.is_check:
             self._tables().store_facts(ctx.id)
@@ -154,6 +153,7 @@ class _HookTables:
         modules: Callable[[], dict[str, MypyFile] | None],
         options: Options,
     ) -> None:
+        from typed_pallas_mypy import fullnames
         from typed_pallas_mypy.entries import ENTRIES
         from typed_pallas_mypy.transformers import hooks
 

@@ -1,8 +1,11 @@
 """typed-pallas: JAX Pallas compiler params typed by platform.
 
-Importing ``typed_pallas`` imports neither jax nor mypy: names that need jax
-are loaded on first use (``typed_pallas.pallas_call``, ``typed_pallas.TPUCompilerParams``...).
-Type checkers read the static imports below.
+Importing ``typed_pallas`` imports neither jax nor mypy, and of its own modules only
+``_platforms``: every other name is loaded on first use (``typed_pallas.pallas_call``,
+``typed_pallas.TPUCompilerParams``, ``typed_pallas.platform``,
+``typed_pallas.PlatformMismatchError``...). The mypy plugin imports ``_platforms`` on
+every mypy run, warm ones included, and pays for nothing else here. Type checkers read
+the static imports below.
 """
 
 from __future__ import annotations
@@ -10,16 +13,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from typed_pallas._errors import (
-    LegacyParamsError as LegacyParamsError,
-)
-from typed_pallas._errors import (
-    PlatformMismatchError as PlatformMismatchError,
-)
-from typed_pallas._errors import (
-    UnknownPlatformError as UnknownPlatformError,
-)
-from typed_pallas._params import CompilerParams as CompilerParams
 from typed_pallas._platforms import (
     GPU as GPU,
 )
@@ -35,8 +28,6 @@ from typed_pallas._platforms import (
 from typed_pallas._platforms import (
     Platform as Platform,
 )
-from typed_pallas._tagged import PlatformFn as PlatformFn
-from typed_pallas._tagged import platform as platform
 
 if TYPE_CHECKING:
     #: pyproject's [project] version, read from the installed metadata on first access
@@ -62,6 +53,16 @@ if TYPE_CHECKING:
     from typed_pallas._entry import (
         pallas_call as pallas_call,
     )
+    from typed_pallas._errors import (
+        LegacyParamsError as LegacyParamsError,
+    )
+    from typed_pallas._errors import (
+        PlatformMismatchError as PlatformMismatchError,
+    )
+    from typed_pallas._errors import (
+        UnknownPlatformError as UnknownPlatformError,
+    )
+    from typed_pallas._params import CompilerParams as CompilerParams
     from typed_pallas._params import (
         MosaicGPUCompilerParams as MosaicGPUCompilerParams,
     )
@@ -95,9 +96,17 @@ if TYPE_CHECKING:
     from typed_pallas._select import (
         redispatch as redispatch,
     )
+    from typed_pallas._tagged import PlatformFn as PlatformFn
+    from typed_pallas._tagged import platform as platform
 
 #: public name -> private module that defines it (loaded on first access)
 _LAZY: dict[str, str] = {
+    "LegacyParamsError": "typed_pallas._errors",
+    "PlatformMismatchError": "typed_pallas._errors",
+    "UnknownPlatformError": "typed_pallas._errors",
+    "CompilerParams": "typed_pallas._params",
+    "PlatformFn": "typed_pallas._tagged",
+    "platform": "typed_pallas._tagged",
     "TPUCompilerParams": "typed_pallas._params",
     "TritonCompilerParams": "typed_pallas._params",
     "MosaicGPUCompilerParams": "typed_pallas._params",
@@ -149,13 +158,7 @@ __all__ = [
     "GPU",
     "TPU",
     "Backend",
-    "CompilerParams",
-    "LegacyParamsError",
     "LoweringPlatform",
     "Platform",
-    "PlatformFn",
-    "PlatformMismatchError",
-    "UnknownPlatformError",
-    "platform",
     *_LAZY,
 ]

@@ -64,8 +64,14 @@ def _dist_info_in(folder: str, name: str) -> list[str]:
     except OSError:
         return []
     found = []
+    # Normalizing keeps a first character that is no separator (lower-cased): comparing
+    # it first spares the regular expression for almost every entry of site-packages.
+    first = name[:1]
     for entry in entries:
         if entry.endswith(_DIST_INFO) and "-" in entry:
+            head = entry[0].lower()[:1]
+            if head != first and not (head in "-_." and first == "_"):
+                continue
             dist = entry.partition("-")[0]
             if _normalized(dist) == name:
                 found.append(os.path.join(folder, entry))

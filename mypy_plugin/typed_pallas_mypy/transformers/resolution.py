@@ -41,20 +41,11 @@ from mypy.nodes import (
 from mypy.util import correct_relative_import
 
 from typed_pallas_mypy import fullnames
+from typed_pallas_mypy.cache_keys import THIRD_PARTY_MARKERS as THIRD_PARTY_MARKERS
+from typed_pallas_mypy.cache_keys import is_installed_path as is_installed_path
 
 #: How many alias hops (``impl = f``) are followed.
 ALIAS_DEPTH: Final = 4
-
-#: Path parts of installed packages and of mypy's typeshed.
-THIRD_PARTY_MARKERS: Final = ("site-packages", "dist-packages", "typeshed")
-#: ... as path components (mypy asks for every module of every run, warm ones included)
-_MARKER_PARTS: Final = tuple(f"/{marker}/" for marker in THIRD_PARTY_MARKERS)
-
-
-def is_installed_path(path: str) -> bool:
-    """Whether a module path is an installed package's or typeshed's."""
-    normal = path.replace("\\", "/")
-    return any(part in normal for part in _MARKER_PARTS)
 
 
 def is_user_path(path: str) -> bool:
