@@ -38,7 +38,7 @@ from mypy.types import (
 )
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import fullnames
+from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.transformers.module_index import ModuleIndex
 from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname
 
@@ -170,7 +170,7 @@ def _factory(expr: Expression, index: ModuleIndex) -> Params | None:
     if not isinstance(expr, CallExpr) or index.cross is None:
         return None
     backend = index.cross.returned_params(expr)
-    row = next((r for r in _platforms.PARAMS_CLASSES if r.backend == backend), None)
+    row = evidence_tables.ROW_OF_BACKEND.get(backend)
     return Params(row.platform, row) if row is not None else None
 
 
