@@ -162,7 +162,11 @@ def debug_enabled() -> bool:
 
 
 def module_findings(
-    tree: MypyFile, session: Session, config: PlatformConfig, str_type: Instance | None
+    tree: MypyFile,
+    session: Session,
+    config: PlatformConfig,
+    str_type: Instance | None,
+    epoch: object | None = None,
 ) -> decisions.ModuleFindings | None:
     """Every decision-site finding of a project module, computed again only when the
     module or a module they read has changed (its source, or its stored facts:
@@ -170,13 +174,14 @@ def module_findings(
     each edit, and most of them read nothing that changed.
 
     Under the daemon, the modules whose facts they consulted become dependencies of
-    the module's targets, and the module's own facts are stored (``str_type``)."""
+    the module's targets, and the module's own facts are stored (``str_type``).
+    ``epoch``: ``reporting.build_epoch``, for ``Facts.refresh``."""
     facts = session.facts
     if facts is None:
         return None
     daemon = cache_keys.in_daemon()
     if daemon:
-        facts.refresh()
+        facts.refresh(epoch)
     stamp = stamp_of(tree)
     cached = session.findings.get(tree.fullname)
     if cached is not None and cached[0] == stamp and facts.unchanged(cached[1]):
@@ -211,7 +216,9 @@ def report_decisions(
     tree = checked_tree(ctx)
     if tree is None or not is_user_path(tree.path) or session.facts_for(ctx.api) is None:
         return
-    found = module_findings(tree, session, config, reporting.str_instance(ctx.api))
+    found = module_findings(
+        tree, session, config, reporting.str_instance(ctx.api), reporting.build_epoch(ctx.api)
+    )
     if found is None:
         return
     assert isinstance(ctx.context, CallExpr)

@@ -8,6 +8,8 @@ a crash:
   overload candidates (an error there would be dropped, and would fail the candidate);
 * ``reported``: errors already recorded for a file (``Errors.error_info_map``), so that a
   decision finding is not reported twice;
+* ``build_epoch``: the same map as an object that changes whenever mypy may have read a
+  source again (``Facts.refresh`` looks at files only then);
 * ``checked_tree``: the module the type checker is checking (``TypeChecker.tree``);
 * ``build_modules``: mypy's ``dict`` of every module of the build (``TypeChecker.modules``);
 * ``declared_type``: the type mypy already inferred for an expression;
@@ -60,6 +62,16 @@ def reported(api: CheckerPluginInterface, path: str) -> set[tuple[int, int, str]
     if not isinstance(info_map, dict):
         return set()
     return {(info.line, info.column, info.message) for info in info_map.get(path, [])}
+
+
+def build_epoch(api: CheckerPluginInterface) -> object | None:
+    """An object that changes whenever mypy may have read a source file again: its
+    ``Errors.error_info_map``, which ``Errors.reset`` replaces at the start of each
+    update of the daemon and of each module an update re-parses (and which nothing
+    else replaces). None when mypy has no such map (then nothing can be skipped)."""
+    errors = getattr(api.msg, "errors", None)
+    info_map = getattr(errors, "error_info_map", None)
+    return info_map if isinstance(info_map, dict) else None
 
 
 def checked_tree(ctx: FunctionContext | MethodContext | FunctionSigContext) -> MypyFile | None:
