@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from mypy.nodes import (
     ARG_NAMED,
@@ -112,6 +113,20 @@ def message_for(requirement: Requirement, name: str, decided: frozenset[str]) ->
 
 def _short(fullname: str) -> str:
     return fullname.rsplit(".", 1)[-1]
+
+
+class _Candidate(NamedTuple):
+    """What a call's callee may be (``_Scan._candidates``)."""
+
+    title: str
+    entry: EntrySpec
+    #: (where the wrapper is defined, the wrapper) to view the call through; None to
+    #: view it as a call of ``entry`` itself
+    through: tuple[str, Wrapper | None] | None
+    #: "entry" (``pl.pallas_call`` or a variable holding it), "project" (a wrapper in a
+    #: module mypy checks, whose calls the hooks check) or "library" (an installed
+    #: package's wrapper, which mypy may see as ``Any``: no hook)
+    kind: str
 
 
 class _Scan:
@@ -282,6 +297,8 @@ class _Scan:
         holding a kernel object, ``Op()(x)``): what the engine reads it to run."""
         if isinstance(call.callee, RefExpr) and ref_fullname(call.callee) in ENTRIES:
             return
+        if isinstance(call.callee, CallExpr) and self._candidates(call.callee) is not None:
+            return  # ``pl.pallas_call(...)(x)``, ``my_wrapper(...)(x)``: checked as that call
         decided = self.decided_at(start_of(call))
         if decided is None:
             decided = guards.configured_decision(self.configured, self.tree.fullname)
@@ -346,14 +363,12 @@ class _Scan:
         candidates = self._candidates(call)
         if candidates is None:
             return
-        if len(candidates) == 1 and candidates[0][2] is None:
-            title, entry, _ = candidates[0]
-            held = isinstance(call.callee, RefExpr) and isinstance(call.callee.node, Var)
-            if not (held and title == entry.title):
-                return  # a direct entry call or a project wrapper: the hooks check those
-            # a variable holding the entry point (``fn = pl.pallas_call``): no hook fires
+        held = isinstance(call.callee, RefExpr) and isinstance(call.callee.node, Var)
+        if len(candidates) == 1 and candidates[0].kind != "library" and not held:
+            return  # a direct call of the entry point or of a project wrapper: hooks check it
+        # a variable holding one (``fn = pl.pallas_call``, ``fn = my_wrapper``): no hook fires
         problems: list[tuple[str, list[str]]] = []
-        for title, entry, wrapper in candidates:
+        for title, entry, wrapper, _ in candidates:
             if wrapper is not None and wrapper[1] is not None:
                 view = calls.view_through_wrapper(entry, call, wrapper[1])
                 view.wrapper = f"{title} ({wrapper[0]}) forwards its kernel and compiler_params to {entry.title}"
@@ -365,18 +380,16 @@ class _Scan:
             problems.append(problem)
         message, notes = problems[0]
         if len(candidates) > 1:
-            names = ", ".join(title for title, _, _ in candidates)
+            names = ", ".join(candidate.title for candidate in candidates)
             notes = [*notes, f"the call runs one of {names}; each fails, the first is shown"]
         self.out.add(
             self.target_of(start_of(call)),
             Finding(call.line, max(call.column, 0), message, tuple(notes)),
         )
 
-    def _candidates(
-        self, call: CallExpr
-    ) -> list[tuple[str, EntrySpec, tuple[str, Wrapper | None] | None]] | None:
+    def _candidates(self, call: CallExpr) -> list[_Candidate] | None:
         """What ``call``'s callee may be, when every option is an entry point or a
-        wrapper: (title, entry point, (where, wrapper) or None for the entry itself)."""
+        wrapper."""
         func = self._func_at(call)
         values: list[Expression] = [call.callee]
         callee = call.callee
@@ -396,17 +409,17 @@ class _Scan:
                 options += [value.if_expr, value.else_expr]
             else:
                 options.append(value)
-        out: list[tuple[str, EntrySpec, tuple[str, Wrapper | None] | None]] = []
+        out: list[_Candidate] = []
         for option in options:
             name = ref_fullname(option)
             if name is not None and name in ENTRIES:
-                out.append((ENTRIES[name].title, ENTRIES[name], None))
+                out.append(_Candidate(ENTRIES[name].title, ENTRIES[name], None, "entry"))
                 continue
             target = self.facts.names.callee_function(option, func)
             if target is None:
                 return None
             if target in ENTRIES:  # a module-level variable holding the entry point
-                out.append((ENTRIES[target].title, ENTRIES[target], None))
+                out.append(_Candidate(ENTRIES[target].title, ENTRIES[target], None, "entry"))
                 continue
             short = target.rsplit(".", 1)[-1]
             if self.facts.names.is_library_name(target):
@@ -414,15 +427,13 @@ class _Scan:
                 if library is None or library.entry not in ENTRIES:
                     return None
                 where = self.facts.inference.wrapper_where(target)
-                out.append((short, ENTRIES[library.entry], (where, library)))
+                out.append(_Candidate(short, ENTRIES[library.entry], (where, library), "library"))
                 continue
             own = self.facts.of(target)
             if own.wrapper is None or own.wrapper.entry not in ENTRIES:
                 return None
-            single = len(options) == 1
-            out.append(
-                (short, ENTRIES[own.wrapper.entry], None if single else (own.where, own.wrapper))
-            )
+            through = (own.where, own.wrapper)
+            out.append(_Candidate(short, ENTRIES[own.wrapper.entry], through, "project"))
         return out or None
 
     def _check_where_decided(self, name: str, call: CallExpr) -> None:
