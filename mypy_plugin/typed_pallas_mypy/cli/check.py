@@ -179,7 +179,10 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
             preset=preset,
         )
     if copies:  # the author opted out of mypy's other errors there
+        had_errors = _errors(run.findings)
         run.findings = only_platform_findings(run.findings, copies)
+        if run.returncode == 1 and had_errors and not _errors(run.findings):
+            run.returncode = 0  # mypy's status had they stayed hidden: not a run that failed
     if (
         run.returncode == 2
         and not run.findings
@@ -240,6 +243,10 @@ def only_platform_findings(
         or os.path.abspath(f.file) not in shadowed
         or (f.severity == "error" and f.code == PLATFORM_CODE)
     ]
+
+
+def _errors(found: Sequence[MypyMessage]) -> bool:
+    return any(f.severity == "error" for f in found)
 
 
 def _report_blocked(run: MypyRun, args: argparse.Namespace) -> int:
