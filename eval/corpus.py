@@ -72,7 +72,6 @@ import csv
 import json
 import os
 import platform as _platform
-import re
 import shutil
 import subprocess
 import sys
@@ -128,6 +127,7 @@ from eval.mypyrun import (
     source_of,
     write_config,
 )
+from typed_pallas_mypy.cli.opted_out import opted_out_files, shadow_copies
 from typed_pallas_mypy.inference import Inference
 
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
@@ -205,19 +205,17 @@ class MutantResult:
     #: the site's file opts out of mypy (``# mypy: ignore-errors``): mypy drops its
     #: function bodies and hides its errors, so no plugin can report there
     opted_out: bool = False
-
-
-#: mypy's inline configuration comment that turns off every error of a file.
-_OPT_OUT = re.compile(r"^#\s*mypy:.*\bignore[-_]errors\b", re.MULTILINE)
+    #: (opted-out files only) caught through ``typed-pallas check --check-opted-out``'s
+    #: route: the files given to mypy as shadow copies with the opt-out turned off, a
+    #: new ``pallas-platform`` error inside the call (:func:`evaluate_opted_out`)
+    caught_with_check_opted_out: bool = False
 
 
 def opts_out_of_mypy(path: Path) -> bool:
-    """Whether the file carries ``# mypy: ignore-errors`` (mypy strips its function
-    bodies when parsing and reports nothing in it: plugin hooks never run there)."""
-    try:
-        return _OPT_OUT.search(path.read_text(encoding="utf-8", errors="replace")) is not None
-    except OSError:
-        return False
+    """Whether the file carries ``# mypy: ignore-errors`` as mypy reads it (mypy strips
+    its function bodies when parsing and reports nothing in it: plugin hooks never run
+    there). The reading of ``typed-pallas check`` (``cli.opted_out``)."""
+    return bool(opted_out_files([str(path)]))
 
 
 def expected_messages(m: Mutant) -> set[str]:
@@ -261,6 +259,12 @@ class PackageEval:
     dispatch_skipped: list[dict[str, str]] = field(default_factory=list)
     dispatch_false_positives: list[dict[str, Any]] = field(default_factory=list)
     dispatch_runs: list[RunResult] = field(default_factory=list)
+    #: the files that opt out of mypy, checked through ``--check-opted-out``'s route
+    opted_out_files: list[str] = field(default_factory=list)
+    #: ``pallas-platform`` errors in those files, unmodified, through that route
+    opted_out_false_positives: list[str] = field(default_factory=list)
+    #: that route's runs: the unmodified code, then the rounds of mutants there
+    opted_out_runs: list[RunResult] = field(default_factory=list)
     #: the registry configuration the dispatch step ran with ("" if none)
     dispatch_registry_config: str = ""
     #: installed next to the package (``name==version``), on PYTHONPATH for every step
@@ -268,10 +272,14 @@ class PackageEval:
     pythonpath: list[str] = field(default_factory=list)
     library: LibraryEval | None = None
 
+    def all_runs(self) -> list[RunResult]:
+        """Steps 1 and 2, with the route of ``--check-opted-out`` (:func:`evaluate_opted_out`)."""
+        runs = ([self.baseline] if self.baseline else []) + [r["result"] for r in self.rounds]
+        return runs + self.opted_out_runs
+
     @property
     def crashes(self) -> int:
-        runs = ([self.baseline] if self.baseline else []) + [r["result"] for r in self.rounds]
-        return sum(1 for r in runs if r.crashed)
+        return sum(1 for r in self.all_runs() if r.crashed)
 
     @property
     def dispatch_crashes(self) -> int:
@@ -279,8 +287,7 @@ class PackageEval:
 
     @property
     def blocked(self) -> int:
-        runs = ([self.baseline] if self.baseline else []) + [r["result"] for r in self.rounds]
-        return sum(1 for r in runs if r.blocked)
+        return sum(1 for r in self.all_runs() if r.blocked)
 
 
 def evaluate_package(
@@ -401,12 +408,64 @@ def evaluate_package(
         ev.unattributed += [
             f"{d.relpath}:{d.line}: {d.message}" for d in new if d.key not in claimed
         ]
+    evaluate_opted_out(ev, root, files, targets, common, work)
     shutil.rmtree(work, ignore_errors=True)
     if not args.no_dispatch:
         evaluate_dispatch(ev, pkg, version, root, cwd, files, args, config, sites)
     if pkg != "jax" and not args.no_library_calls:
         ev.library = evaluate_library_calls(pkg, version, "PyPI", root, files, site, args, config)
     return ev
+
+
+def evaluate_opted_out(
+    ev: PackageEval,
+    root: Path,
+    files: Sequence[str],
+    targets: Sequence[str],
+    common: dict[str, Any],
+    work: Path,
+) -> None:
+    """The files that opt out of mypy through ``typed-pallas check --check-opted-out``'s
+    route: each given to mypy as the shadow copy ``cli.opted_out.shadow_copies`` writes
+    (the opt-out turned off), once unmodified (every ``pallas-platform`` error in them is
+    listed: the route's false positives), then the mutants at their sites only, in
+    rounds of disjoint files, each mutated file's copy written from the mutant. A mutant
+    is caught when a ``pallas-platform`` error not in the unmodified run falls inside
+    its call (``check`` shows nothing else in these files). Same cache as step 2."""
+    opted = [f for f in files if opts_out_of_mypy(root / f)]
+    ev.opted_out_files = opted
+    results = [r for r in ev.results if r.opted_out]
+    if not opted:
+        return
+    neutral_dir = work / "opted-out"
+    shutil.rmtree(neutral_dir, ignore_errors=True)
+    copies = shadow_copies([str(root / f) for f in opted], str(neutral_dir))
+    neutral = {rel: Path(copies[str(root / rel)]) for rel in opted if str(root / rel) in copies}
+    base = run_mypy(targets, shadows=neutral, **common)
+    ev.opted_out_runs.append(base)
+    in_opted = [d for d in base.platform_errors if d.relpath in neutral]
+    ev.opted_out_false_positives = [f"{d.relpath}:{d.line}: {d.message}" for d in in_opted]
+    known = {d.key for d in base.platform_errors}
+    first = len(ev.rounds) + 1  # a stamp no round of step 2 gave these files
+    for i, batch in enumerate(schedule([r.mutant for r in results])):
+        mutated: dict[str, Path] = {}
+        for j, m in enumerate(batch):
+            mutated.update(write_mutant(root, m, work / f"o{i}-{j}"))
+        stamp_round(root, mutated, first + i)
+        shadows = dict(neutral)
+        for rel, path in mutated.items():
+            copy = shadow_copies([str(path)], str(work / f"o{i}-copies" / rel))
+            shadows[rel] = Path(copy[str(path)]) if copy else path
+        res = run_mypy(targets, shadows=shadows, **common)
+        ev.opted_out_runs.append(res)
+        new = [d for d in res.platform_errors if d.key not in known]
+        in_batch = {id(m) for m in batch}
+        for r in results:
+            if id(r.mutant) in in_batch:
+                lo, hi = r.mutant.call_span
+                r.caught_with_check_opted_out = any(
+                    d.relpath == r.mutant.site.relpath and lo <= d.line <= hi for d in new
+                )
 
 
 def stamp_round(root: Path, shadows: dict[str, Path], round_index: int) -> None:
@@ -1068,6 +1127,13 @@ def score(
     return len(hit), len(sel)
 
 
+def opted_out_score(results: list[MutantResult]) -> dict[str, int]:
+    """The mutants in files that opt out of mypy, and how many ``--check-opted-out``'s
+    route catches (:func:`evaluate_opted_out`)."""
+    sel = [r for r in results if r.opted_out]
+    return {"caught": sum(r.caught_with_check_opted_out for r in sel), "mutants": len(sel)}
+
+
 def _pair(result: MutantResult) -> str:
     return f"{result.mutant.from_backend}->{result.mutant.to_backend}"
 
@@ -1107,12 +1173,20 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
         "false_positives_plugin": sum(
             1 for e in evals for f in e.false_positives if f["source"] == "plugin"
         ),
+        "files_that_opt_out_of_mypy": sum(len(e.opted_out_files) for e in evals),
+        "false_positives_with_check_opted_out": sum(
+            len(e.opted_out_false_positives) for e in evals
+        ),
         "mutation": {
             "all": sc(),
             "with_evidence": sc(ev_),
             "without_evidence": sc(lambda r: not ev_(r)),
             "with_evidence_in_files_mypy_checks": sc(lambda r: ev_(r) and not r.opted_out),
             "in_files_that_opt_out_of_mypy": sc(lambda r: r.opted_out),
+            "in_files_that_opt_out_of_mypy_caught_with_check_opted_out": opted_out_score(allr),
+            "in_files_that_opt_out_of_mypy_with_evidence_caught_with_check_opted_out": (
+                opted_out_score([r for r in allr if ev_(r)])
+            ),
             "body_evidence": sc(lambda r: r.mutant.site.evidence_kind == "body"),
             "args_only_evidence": sc(lambda r: r.mutant.site.evidence_kind == "args"),
             "call_without_kwargs_or_interpret": sc(lambda r: not r.mutant.call_flags),
@@ -1149,6 +1223,7 @@ def summarize(evals: list[PackageEval]) -> dict[str, Any]:
         "mypy_seconds": {
             "baseline_cold": round(sum(e.baseline.seconds for e in evals if e.baseline), 1),
             "mutant_rounds": round(sum(r["result"].seconds for e in evals for r in e.rounds), 1),
+            "check_opted_out": round(sum(r.seconds for e in evals for r in e.opted_out_runs), 1),
             "rounds": sum(len(e.rounds) for e in evals),
         },
     }
@@ -1175,11 +1250,10 @@ def package_row(e: PackageEval) -> dict[str, Any]:
         "install_seconds": round(e.install_s, 1),
         "baseline_seconds": round(e.baseline.seconds, 1) if e.baseline else None,
         "round_seconds": [round(r["result"].seconds, 1) for r in e.rounds],
-        "crash_output": [
-            r.tail
-            for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]
-            if r.crashed or r.blocked
-        ],
+        "crash_output": [r.tail for r in e.all_runs() if r.crashed or r.blocked],
+        "files_that_opt_out_of_mypy": e.opted_out_files,
+        "false_positives_with_check_opted_out": e.opted_out_false_positives,
+        "opted_out_seconds": [round(r.seconds, 1) for r in e.opted_out_runs],
         "unmutable": e.unmutable,
         "cli": e.cli,
         "unattributed_new_errors": e.unattributed,
@@ -1228,6 +1302,7 @@ def package_row(e: PackageEval) -> dict[str, Any]:
                 "elsewhere": r.elsewhere,
                 "crashed": r.crashed,
                 "opted_out": r.opted_out,
+                "caught_with_check_opted_out": r.caught_with_check_opted_out,
             }
             for r in e.results
         ],
@@ -1295,6 +1370,8 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
     for k in (
         "with_evidence_in_files_mypy_checks",
         "in_files_that_opt_out_of_mypy",
+        "in_files_that_opt_out_of_mypy_caught_with_check_opted_out",
+        "in_files_that_opt_out_of_mypy_with_evidence_caught_with_check_opted_out",
         "body_evidence",
         "args_only_evidence",
         "call_without_kwargs_or_interpret",
@@ -1366,11 +1443,18 @@ def print_table(evals: list[PackageEval], summary: dict[str, Any]) -> None:
                 f"  {pkg}: {f['where']}: [{f['source']}] {f['message']}"
                 + ("" if f["typed"] is not False else "  (untyped def)")
             )
+    opted_fps = [(e.package, f) for e in evals for f in e.opted_out_false_positives]
+    print(
+        f"\npallas-platform errors on the unmodified files that opt out of mypy, with "
+        f"--check-opted-out ({summary['files_that_opt_out_of_mypy']} files): {len(opted_fps)}"
+    )
+    for pkg, where in opted_fps:
+        print(f"  {pkg}: {where}")
     for e in evals:
-        for r in ([e.baseline] if e.baseline else []) + [x["result"] for x in e.rounds]:
-            if r.crashed or r.blocked:
+        for run in e.all_runs():
+            if run.crashed or run.blocked:
                 print(
-                    f"\n{e.package}: mypy {'crashed' if r.crashed else 'stopped'} (rc={r.rc}):\n{r.tail[-1500:]}"
+                    f"\n{e.package}: mypy {'crashed' if run.crashed else 'stopped'} (rc={run.rc}):\n{run.tail[-1500:]}"
                 )
 
 

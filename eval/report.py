@@ -61,6 +61,14 @@ def render(data: dict[str, Any]) -> str:
             "in files that opt out of mypy (`# mypy: ignore-errors`)",
             m.get("in_files_that_opt_out_of_mypy"),
         ),
+        (
+            "  caught with `typed-pallas check --check-opted-out`",
+            m.get("in_files_that_opt_out_of_mypy_caught_with_check_opted_out"),
+        ),
+        (
+            "  with evidence, caught with `--check-opted-out`",
+            m.get("in_files_that_opt_out_of_mypy_with_evidence_caught_with_check_opted_out"),
+        ),
         ("backend swaps (triton <-> mosaic_gpu)", m["backend_swaps"]),
         ("kernel-body evidence", m.get("body_evidence")),
         ("call-argument evidence only", m.get("args_only_evidence")),
@@ -102,6 +110,19 @@ def render(data: dict[str, Any]) -> str:
     fps = [(p["package"], f) for p in data["packages"] for f in p["false_positives"]]
     out += ["", f"Errors on unmodified code: {len(fps)}."]
     out += [f"- {pkg} `{f['where']}` [{f.get('source')}]: {f['message']}" for pkg, f in fps]
+    if "false_positives_with_check_opted_out" in s:
+        opted = [
+            (p["package"], where)
+            for p in data["packages"]
+            for where in p.get("false_positives_with_check_opted_out", [])
+        ]
+        out += [
+            "",
+            f"`pallas-platform` errors on the unmodified files that opt out of mypy "
+            f"({s['files_that_opt_out_of_mypy']} files), checked with `--check-opted-out`: "
+            f"{len(opted)}.",
+        ]
+        out += [f"- {pkg} `{where}`" for pkg, where in opted]
     return "\n".join(out) + "\n"
 
 

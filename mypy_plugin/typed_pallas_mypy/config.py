@@ -30,6 +30,10 @@ Keys (pyproject.toml)::
     module = ["mypkg.gpu.*", "mypkg.triton_ops"]
     platforms = ["gpu"]
 
+``check_opted_out = true`` (top level; ``true``/``false`` in an ini file too) is read by
+``typed-pallas check`` only, as its ``--check-opted-out``: the plugin's answers do not
+depend on it, so it is no part of :meth:`PluginConfig.fingerprint`.
+
 The same in an ini file::
 
     [mypy.plugins.typed-pallas]
@@ -100,7 +104,7 @@ CONFIG_FILE_NAMES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cf
 #: A folder holding one of these is a repository root: the upward search stops there.
 REPOSITORY_MARKERS: Final = (".git", ".hg")
 
-TOP_LEVEL_KEYS: Final = ("platforms", "overrides", "registries")
+TOP_LEVEL_KEYS: Final = ("platforms", "overrides", "registries", "check_opted_out")
 OVERRIDE_KEYS: Final = ("module", "platforms")
 REGISTRY_KEYS: Final = ("call", "platform", "position", "values", "function", "function_position")
 #: The names accepted in ``platforms = [...]``, ``--platform`` and ``TYPED_PALLAS_PLATFORMS``:
@@ -123,6 +127,8 @@ USAGE: Final = """
 
     [mypy.plugins.typed-pallas.overrides.mypkg.gpu.*]
     platforms = gpu
+
+    check_opted_out = true                # typed-pallas check: files with "# mypy: ignore-errors" too
 
     [[tool.typed-pallas.registries]]      # a registry of kernels per platform (pyproject only)
     call = "mypkg.registry.register"      # the registering decorator or call
@@ -160,6 +166,9 @@ class PluginConfig:
     #: where the top-level platforms were set, for notes
     platforms_origin: str | None = field(default=None, compare=False)
     registries: tuple[Registry, ...] = ()
+    #: ``check_opted_out``: ``typed-pallas check`` also checks the files that opt out of
+    #: mypy (``# mypy: ignore-errors``), for ``pallas-platform`` only (``cli.opted_out``)
+    check_opted_out: bool = False
     _cache: dict[str, frozenset[str] | None] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
@@ -400,6 +409,7 @@ def _from_mapping(
                 order += 1
 
     registries = _registries(table.get("registries"), source, where)
+    check_opted_out = _boolean(table, "check_opted_out", where, toml=toml)
 
     for section, body in ini_overrides:
         from typed_pallas_mypy.config_entries import Override  # see config_entries
@@ -428,6 +438,28 @@ def _from_mapping(
         source=source,
         platforms_origin=top_origin if platforms is not None else None,
         registries=registries,
+        check_opted_out=check_opted_out,
+    )
+
+
+#: the spellings of a boolean in an ini file (configparser's own)
+_INI_BOOLEANS: Final = configparser.RawConfigParser.BOOLEAN_STATES
+
+
+def _boolean(table: Mapping[str, Any], key: str, where: str, *, toml: bool) -> bool:
+    """A ``true``/``false`` key (False when absent): a TOML boolean, or an ini file's
+    ``true``/``false`` (also ``yes``/``no``, ``on``/``off``, ``1``/``0``)."""
+    if key not in table:
+        return False
+    raw = table[key]
+    if isinstance(raw, bool):
+        return raw
+    if not toml and isinstance(raw, str) and raw.strip().lower() in _INI_BOOLEANS:
+        return _INI_BOOLEANS[raw.strip().lower()]
+    got = f"the string {raw!r}" if isinstance(raw, str) else f"{type(raw).__name__} {raw!r}"
+    meant = _INI_BOOLEANS.get(str(raw).strip().lower(), True)
+    raise ConfigError(
+        f"{where}: {key!r} must be true or false, got {got}; write {key} = {str(meant).lower()}"
     )
 
 
@@ -680,6 +712,7 @@ def resolve_config(
             overrides=config.overrides,
             source=config.source,
             platforms_origin=f"{PLATFORMS_ENV}={raw}",
+            check_opted_out=config.check_opted_out,
         )
     return config
 

@@ -351,15 +351,15 @@ EXPECTED: dict[tuple[str, str], Expected] = {
     ),
     ("an unknown configuration key", "check"): Expected(
         2,
-        "typed-pallas: error: {project}/pyproject.toml: [tool.typed-pallas]: unknown key 'target'; known keys are platforms, overrides, registries (see `typed-pallas explain configuration`)",
+        "typed-pallas: error: {project}/pyproject.toml: [tool.typed-pallas]: unknown key 'target'; known keys are platforms, overrides, registries, check_opted_out (see `typed-pallas explain configuration`)",
     ),
     ("an unknown configuration key", "platforms"): Expected(
         2,
-        "typed-pallas: error: {project}/pyproject.toml: [tool.typed-pallas]: unknown key 'target'; known keys are platforms, overrides, registries (see `typed-pallas explain configuration`)",
+        "typed-pallas: error: {project}/pyproject.toml: [tool.typed-pallas]: unknown key 'target'; known keys are platforms, overrides, registries, check_opted_out (see `typed-pallas explain configuration`)",
     ),
     ("an unknown configuration key", "init"): Expected(
         2,
-        "typed-pallas: error: {project}/pyproject.toml: [tool.typed-pallas]: unknown key 'target'; known keys are platforms, overrides, registries (see `typed-pallas explain configuration`); nothing was written",
+        "typed-pallas: error: {project}/pyproject.toml: [tool.typed-pallas]: unknown key 'target'; known keys are platforms, overrides, registries, check_opted_out (see `typed-pallas explain configuration`); nothing was written",
     ),
     ("an unknown configuration key", "explain"): Expected(
         0,

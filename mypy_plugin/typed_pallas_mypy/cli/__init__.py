@@ -3,8 +3,8 @@
 Commands::
 
     typed-pallas check [PATHS...] [--platform P ...] [--output text|json|github|sarif]
-                       [--all-errors] [--expect] [--config FILE] [--cache-dir DIR]
-                       [-- MYPY ARGS...]
+                       [--all-errors] [--check-opted-out] [--expect] [--config FILE]
+                       [--cache-dir DIR] [-- MYPY ARGS...]
     typed-pallas init [PATH] [--dry-run]  # set up mypy, pyright, Pylance, pyrefly, ty (docs/editors.md)
     typed-pallas platforms PATHS... [--platform P ...] [--output text|json|mermaid]  # the map
     typed-pallas explain CODE        # e.g. pallas-platform, PlatformMismatchError
@@ -23,7 +23,8 @@ in a traceback (docs/cli-errors.md has the table).
 The package: this module parses the command line and dispatches; ``check`` runs the
 ``check`` command; ``findings`` runs mypy and parses its JSON output (its preset and
 parser are shared with ``eval/`` and ``benchmarks/``) and chooses what to show;
-``formats`` is the table of output formats; ``blocking`` tells an error that stopped
+``formats`` is the table of output formats; ``opted_out`` gives mypy shadow copies of
+the files that opt out of it (``--check-opted-out``); ``blocking`` tells an error that stopped
 mypy in one line; ``expect`` is ``--expect``; ``project`` finds the project's layout;
 ``init`` is ``typed-pallas init``; ``platforms`` is ``typed-pallas platforms``;
 ``explain`` is ``typed-pallas explain``; ``_metadata`` reads installed versions.
@@ -125,6 +126,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--all-errors",
         action="store_true",
         help="show every mypy error, not only typed-pallas findings",
+    )
+    check.add_argument(
+        "--check-opted-out",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also check the files that opt out of mypy with '# mypy: ignore-errors', for "
+        "pallas-platform only (through mypy's --shadow-file; their other errors stay hidden); "
+        "default: check_opted_out in [tool.typed-pallas], else off",
     )
     check.add_argument(
         "--config",

@@ -14,7 +14,10 @@ stderr when the run will be slow (no cache yet: jax is analysed first); runs myp
 and when mypy went on after a syntax error (an annotation it could not read, such as
 ``-> (A, B)``: mypy's own error, not a finding, but findings that depend on it may be
 missed; ``findings.unread_code``); shows the typed-pallas findings (or all, with
-``--all-errors``) in the chosen format (``formats``); with ``--expect`` compares them
+``--all-errors``) in the chosen format (``formats``); gives mypy a shadow copy of each
+selected file that opts out of it (``# mypy: ignore-errors``, ``opted_out``) with
+``--check-opted-out`` or ``check_opted_out = true``, and keeps only ``pallas-platform``
+errors there, or else says on stderr how many such files were not checked; with ``--expect`` compares them
 with the ``# expect`` comments (``expect``); and returns mypy's kind of exit status: 0
 nothing found, 1 findings, 2 usage, configuration or blocking errors.
 
@@ -37,11 +40,11 @@ import argparse
 import importlib.util
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from typed_pallas_mypy import config
-from typed_pallas_mypy.cli import project
+from typed_pallas_mypy.cli import opted_out, project
 from typed_pallas_mypy.cli.blocking import blocking_line, stopped_message
 from typed_pallas_mypy.cli.expect import report_expectations
 from typed_pallas_mypy.cli.explain import doc_link
@@ -66,6 +69,8 @@ __all__ = [
     "fail",
     "missing_paths",
     "mypy_missing",
+    "only_platform_findings",
+    "opted_out_note",
     "run_check",
     "unread_warnings",
 ]
@@ -77,6 +82,9 @@ SLOW_NOTICE: Final = (
 )
 
 PROG: Final = "typed-pallas"
+
+#: the one error code shown in a file that opts out of mypy (``--check-opted-out``)
+PLATFORM_CODE: Final = "pallas-platform"
 
 #: how mypy's message starts for a type annotation or type comment it cannot read
 UNREADABLE_ANNOTATION: Final = "Syntax error in type"
@@ -134,9 +142,12 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
         )
     try:
         env = configured_environment(args.platform, args.config)
-        config.resolve_config(None, environ=env)
+        configured = config.resolve_config(None, environ=env)
     except config.ConfigError as e:
         return fail(config_problem(e))
+    check_opted_out = getattr(args, "check_opted_out", None)
+    if check_opted_out is None:
+        check_opted_out = configured.check_opted_out
 
     if not project.python_files_in(paths):
         return _nothing_to_check(paths, args)
@@ -156,9 +167,22 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     cache_dir = args.cache_dir or environment_cache()
     if not cache_is_warm(cache_dir):
         print(SLOW_NOTICE.format(prog=PROG, cache=cache_dir), file=sys.stderr, flush=True)
-    run = run_mypy(
-        paths, passthrough, cache_dir=cache_dir, env=env, verbose=args.verbose, preset=preset
-    )
+    opted = opted_out.opted_out_files(project.python_files(paths))
+    with opted_out.shadow_folder() as folder:
+        copies = opted_out.shadow_copies(opted, folder) if check_opted_out else {}
+        run = run_mypy(
+            paths,
+            [*opted_out.shadow_arguments(copies), *passthrough],
+            cache_dir=cache_dir,
+            env=env,
+            verbose=args.verbose,
+            preset=preset,
+        )
+    if copies:  # the author opted out of mypy's other errors there
+        had_errors = _errors(run.findings)
+        run.findings = only_platform_findings(run.findings, copies)
+        if run.returncode == 1 and had_errors and not _errors(run.findings):
+            run.returncode = 0  # mypy's status had they stayed hidden: not a run that failed
     if (
         run.returncode == 2
         and not run.findings
@@ -173,6 +197,8 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     unread = unread_code(run.findings)
     if unread and not args.all_errors:  # --all-errors shows them as mypy's errors
         _warn_unread(unread)
+    if opted and not check_opted_out:
+        print(opted_out_note(opted), file=sys.stderr)
     shown = select(run.findings, plugin_error_codes(), args.all_errors)
     shown = [f for f in shown if _in_paths(f.file, paths)]
     shown.sort(key=lambda f: (f.file, f.line, f.column))
@@ -189,6 +215,38 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     if expect_ok is not None:
         return 0 if expect_ok else 1
     return 1 if any(f.severity == "error" for f in shown) else 0
+
+
+def opted_out_note(opted: Sequence[str]) -> str:
+    """The line for the files that were not checked because they opt out of mypy."""
+    one = len(opted) == 1
+    names = ", ".join(opted[:3]) + (", ..." if len(opted) > 3 else "")
+    return (
+        f"{PROG}: note: {len(opted)} file{'' if one else 's'} not checked ({names}): "
+        f"{'it opts' if one else 'they opt'} out of mypy with '# mypy: ignore-errors', "
+        "which hides every error there; --check-opted-out checks "
+        f"{'it' if one else 'them'} for pallas-platform only"
+    )
+
+
+def only_platform_findings(
+    found: Sequence[MypyMessage], copies: Mapping[str, str]
+) -> list[MypyMessage]:
+    """``found`` without what mypy said in the files given as shadow copies (``copies``)
+    other than ``pallas-platform`` errors (with their notes): those files opt out of
+    mypy's errors, also under ``--all-errors``."""
+    shadowed = {os.path.abspath(path) for path in copies}
+    return [
+        f
+        for f in found
+        if not f.file
+        or os.path.abspath(f.file) not in shadowed
+        or (f.severity == "error" and f.code == PLATFORM_CODE)
+    ]
+
+
+def _errors(found: Sequence[MypyMessage]) -> bool:
+    return any(f.severity == "error" for f in found)
 
 
 def _report_blocked(run: MypyRun, args: argparse.Namespace) -> int:

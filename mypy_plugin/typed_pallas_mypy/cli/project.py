@@ -17,7 +17,8 @@ What it does, with no setting from the user:
   errors into one warning: what a module the project cannot import defines is ``Any``,
   so findings that depend on it are missed.
 * :func:`python_files_in` says whether PATHS hold any Python file at all (the empty
-  selection is handled by ``check``).
+  selection is handled by ``check``); :func:`python_files` lists them (``check`` looks
+  for the files that opt out of mypy among them).
 
 What it does not do: change any file, import the project, jax or mypy, or read any
 other mypy setting than ``mypy_path`` (pass mypy options after ``--``).
@@ -29,7 +30,7 @@ import configparser
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -40,6 +41,7 @@ __all__ = [
     "find_layout",
     "mypy_config_file",
     "own_module_names",
+    "python_files",
     "python_files_in",
     "unresolved_module",
 ]
@@ -223,21 +225,29 @@ def find_layout(paths: Sequence[str], cwd: str | None = None) -> Layout:
     return Layout(tuple(folders), tuple(origins), src_found, tuple(sorted(names)))
 
 
-def python_files_in(paths: Iterable[str]) -> bool:
-    """Whether ``paths`` name a file or a folder holding a .py or .pyi file (skipping what mypy skips)."""
+def python_files(paths: Iterable[str]) -> Iterator[str]:
+    """The .py and .pyi files ``paths`` name or hold (skipping what mypy skips), in order.
+
+    A file named on the command line is given whatever its name."""
     for path in paths:
         if os.path.isfile(path):
-            return True  # a file named on the command line is checked whatever its name
-        for _root, dirs, files in os.walk(path):
-            dirs[:] = [
+            yield path
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(
                 d
                 for d in dirs
                 if not d.startswith(".")
                 and d not in ("__pycache__", "site-packages", "node_modules")
-            ]
-            if any(_is_python_file(f) for f in files):
-                return True
-    return False
+            )
+            yield from (
+                os.path.normpath(os.path.join(root, f)) for f in sorted(files) if _is_python_file(f)
+            )
+
+
+def python_files_in(paths: Iterable[str]) -> bool:
+    """Whether ``paths`` name a file or a folder holding a .py or .pyi file (skipping what mypy skips)."""
+    return next(python_files(paths), None) is not None
 
 
 def unresolved_module(code: str | None, message: str) -> str | None:
