@@ -725,6 +725,29 @@ def test_fingerprint_is_the_same_in_every_process(project: Path) -> None:
 # --------------------------------------------------------------------------- registries
 
 
+def test_platforms_env_keeps_the_registries(project: Path) -> None:
+    """``typed-pallas check --platform`` sets the variable: the registries must stay."""
+    write(
+        project,
+        "pyproject.toml",
+        """
+        [tool.typed-pallas]
+        platforms = ["tpu"]
+        check_opted_out = true
+
+        [[tool.typed-pallas.registries]]
+        call = "pkg.registry.register"
+        platform = "backend"
+        position = 1
+        values = { "Backend.TPU" = "tpu" }
+        """,
+    )
+    config = resolve(project, **{PLATFORMS_ENV: "gpu"})
+    assert config.platforms == {"cuda", "rocm"}
+    assert [registry.call for registry in config.registries] == ["pkg.registry.register"]
+    assert config.check_opted_out
+
+
 def test_registries_are_read_with_their_values(project: Path) -> None:
     path = write(
         project,

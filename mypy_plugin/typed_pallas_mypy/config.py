@@ -61,6 +61,7 @@ which entry of which file, or the environment, configured a module).
 from __future__ import annotations
 
 import configparser
+import dataclasses
 import os
 import re
 import sys
@@ -707,12 +708,9 @@ def resolve_config(
         platforms = parse_platforms(
             _split_commas(raw) or [raw], f"environment variable {PLATFORMS_ENV}={raw!r}"
         )
-        config = PluginConfig(
-            platforms=platforms,
-            overrides=config.overrides,
-            source=config.source,
-            platforms_origin=f"{PLATFORMS_ENV}={raw}",
-            check_opted_out=config.check_opted_out,
+        # only the top-level platforms change: overrides, registries and the rest stay
+        config = dataclasses.replace(
+            config, platforms=platforms, platforms_origin=f"{PLATFORMS_ENV}={raw}", _cache={}
         )
     return config
 
