@@ -31,7 +31,7 @@ import ast
 import builtins
 import dataclasses
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -291,16 +291,55 @@ _NEVER_ASK_PLATFORM: Final = frozenset(
 )
 
 
-def _own_nodes(body: Sequence[ast.AST]) -> Iterator[ast.AST]:
-    """The nodes of a body that belong to its own scope (not to nested functions,
-    lambdas or classes)."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """The direct children of ``node``, as ``ast.iter_child_nodes`` yields them (the
+    same nodes in the same order), built without its generators."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
+class _ChildIndex:
+    """The children of the nodes of one tree, each node's listed once: the reader walks
+    the same subtrees many times (a function's own nodes, what runs on every path, its
+    scan, its trace program, the conditions inside it)."""
+
+    def __init__(self) -> None:
+        self._lists: dict[ast.AST, list[ast.AST]] = {}
+
+    def children(self, node: ast.AST) -> list[ast.AST]:
+        """``node``'s children (``child_nodes``); the list is shared: do not change it."""
+        found = self._lists.get(node)
+        if found is None:
+            found = self._lists[node] = child_nodes(node)
+        return found
+
+    def walk(self, node: ast.AST) -> list[ast.AST]:
+        """``node`` and every node under it, in ``ast.walk``'s order (breadth first)."""
+        order = [node]
+        for current in order:  # the list grows as it is read: each level after the last
+            order.extend(self.children(current))
+        return order
+
+    def own_nodes(self, body: Sequence[ast.AST]) -> list[ast.AST]:
+        """The nodes of a body that belong to its own scope: nested functions, lambdas
+        and classes are listed, not what is inside them (depth first, last statement
+        first)."""
+        out: list[ast.AST] = []
+        stack: list[ast.AST] = list(body)
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            if not isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+            ):
+                stack.extend(self.children(node))
+        return out
 
 
 # --------------------------------------------------------------------------- callables
@@ -470,10 +509,11 @@ def unconditional_roots(body: Sequence[ast.stmt], out: _Roots | None = None) -> 
     return roots
 
 
-def unconditional_nodes(roots: Sequence[ast.AST]) -> list[ast.AST]:
+def unconditional_nodes(roots: Sequence[ast.AST], index: _ChildIndex) -> list[ast.AST]:
     """Every node under ``roots`` that is evaluated whenever they are (branches of
     conditional expressions, right operands of ``and``/``or``, lambda bodies and
-    comprehension bodies are left out), as ``unconditional.unconditional_expressions``."""
+    comprehension bodies are left out), as ``unconditional.unconditional_expressions``
+    (``index``: the children of the tree's nodes)."""
     out: list[ast.AST] = []
     stack: list[ast.AST] = list(reversed(roots))
     while stack:
@@ -491,7 +531,7 @@ def unconditional_nodes(roots: Sequence[ast.AST]) -> list[ast.AST]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             children = []
         else:
-            children = list(ast.iter_child_nodes(node))
+            children = index.children(node)
         stack.extend(reversed(children))
     return out
 
@@ -529,6 +569,11 @@ class _ModuleReader:
         self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
         self._straight_cache: dict[int, set[int]] = {}
+        self.nodes = _ChildIndex()
+        #: id of a function -> what runs on every path of it (``_on_every_path``)
+        self._every_path: dict[int, tuple[_Roots, list[ast.AST]]] = {}
+        #: (condition, id of its scope, depth) -> ``_may_ask_platform``
+        self._asks_platform: dict[tuple[ast.AST, int, int], bool] = {}
 
     # ------------------------------------------------------------------ building
 
@@ -709,7 +754,8 @@ class _ModuleReader:
         self.scopes[id(node)] = scope
         self._params(node.args, scope)
         self._collect_locals(node.body, scope)
-        for own in _own_nodes(node.body):
+        own_nodes = self.nodes.own_nodes(node.body)
+        for own in own_nodes:
             if isinstance(own, ast.NamedExpr) and isinstance(own.target, ast.Name):
                 scope.complex.add(own.target.id)
         for name in list(scope.params):
@@ -724,26 +770,21 @@ class _ModuleReader:
             self._lambdas(decorator, parent, qualname)
         for default in [*node.args.defaults, *[d for d in node.args.kw_defaults if d]]:
             self._lambdas(default, parent, qualname)
-        self._nested(node.body, scope)
+        self._nested(own_nodes, scope)
         return scope
 
-    def _nested(self, body: Sequence[ast.stmt], scope: _Scope) -> None:
-        """Scopes of the functions, lambdas and (skipped) classes nested in a body."""
-        stack: list[ast.AST] = list(body)
-        while stack:
-            node = stack.pop()
+    def _nested(self, own_nodes: Sequence[ast.AST], scope: _Scope) -> None:
+        """Scopes of the functions and lambdas among ``scope``'s own nodes
+        (``_ChildIndex.own_nodes``), in their order; the methods of local classes are
+        not followed."""
+        for node in own_nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._function_scope(node, f"{scope.qualname}.<locals>.{node.name}", scope, None)
-                continue
-            if isinstance(node, ast.Lambda):
+            elif isinstance(node, ast.Lambda):
                 self._lambda_scope(node, scope)
-                continue
-            if isinstance(node, ast.ClassDef):
-                continue  # local classes: their methods are not followed
-            stack.extend(ast.iter_child_nodes(node))
 
     def _lambdas(self, expr: ast.AST, scope: _Scope, qualname: str) -> None:
-        for node in ast.walk(expr):
+        for node in self.nodes.walk(expr):
             if isinstance(node, ast.Lambda) and id(node) not in self.scopes:
                 self._lambda_scope(node, scope)
 
@@ -754,7 +795,7 @@ class _ModuleReader:
         self.scopes[id(node)] = scope
         self.lambda_nodes[qualname] = (node, scope)
         self._params(node.args, scope)
-        self._nested([ast.Expr(node.body)], scope)
+        self._nested(self.nodes.own_nodes([node.body]), scope)
 
     def _params(self, args: ast.arguments, scope: _Scope) -> None:
         positional = [*args.posonlyargs, *args.args]
@@ -1134,10 +1175,21 @@ class _ModuleReader:
             return cached
         found: set[int] = set()
         if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for root in unconditional_roots(scope.node.body).nodes:
+            for root in self._on_every_path(scope.node)[0].nodes:
                 if isinstance(root, (ast.Assign, ast.AnnAssign)) and root.value is not None:
                     found.add(id(root.value))
         self._straight_cache[id(scope)] = found
+        return found
+
+    def _on_every_path(self, node: FunctionNode) -> tuple[_Roots, list[ast.AST]]:
+        """What runs on every path of ``node`` that does not raise: its roots
+        (``unconditional_roots``) and every node evaluated with them
+        (``unconditional_nodes``), found once per function."""
+        found = self._every_path.get(id(node))
+        if found is None:
+            roots = unconditional_roots(node.body)
+            found = (roots, unconditional_nodes(roots.nodes, self.nodes))
+            self._every_path[id(node)] = found
         return found
 
     def _callable_call(self, call: ast.Call, scope: _Scope, depth: int) -> _Callable:
@@ -1242,7 +1294,7 @@ class _ModuleReader:
 
     def _expr_platform(self, expr: ast.AST, scope: _Scope) -> str | None:
         """How an expression reads the platform, if it does (lambdas inside included)."""
-        for sub in ast.walk(expr):
+        for sub in self.nodes.walk(expr):
             if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_ATTRIBUTES:
                 return f"{spelling(sub)} at line {sub.lineno}"
             if isinstance(sub, (ast.Name, ast.Attribute)):
@@ -1257,8 +1309,19 @@ class _ModuleReader:
         field), a call of anything but JAX, numpy, the standard library or builtins (a
         guard helper of any module, a predicate, a method), or a variable assigned such
         a value. Primitives under such a condition are not the kernel's evidence: the
-        code may run on one platform only, and silence is the answer when unsure."""
-        for sub in ast.walk(test):
+        code may run on one platform only, and silence is the answer when unsure.
+
+        Each answer is kept: the same conditions and variables are asked about again
+        (from every enclosing function's scan, and for every condition reading them)."""
+        key = (test, id(scope), depth)
+        known = self._asks_platform.get(key)
+        if known is None:
+            known = self._asks_platform[key] = self._reads_asking(test, scope, depth)
+        return known
+
+    def _reads_asking(self, test: ast.AST, scope: _Scope, depth: int) -> bool:
+        """``_may_ask_platform``, worked out."""
+        for sub in self.nodes.walk(test):
             if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 if sub.value.lower() in _PLATFORM_STRINGS:
                     return True
@@ -1635,8 +1698,6 @@ class _ModuleReader:
             opaque, decorators, derivative = self._decorators(node, scope)
             decorated_entry = self._decorated_entry(node, scope)
         steps = ProgramBuilder(self, scope).body(body)
-        roots = unconditional_roots(body)
-        nodes = unconditional_nodes(roots.nodes)
         return FunctionSummary(
             qualname=scope.qualname,
             line=node.lineno,
@@ -1648,9 +1709,7 @@ class _ModuleReader:
             refs=tuple(sorted(scan.refs)),
             helper=self._helper_kind(node, scope) if not isinstance(node, ast.Lambda) else "",
             body_evidence=self.body_evidence(node),
-            wrapper=self._wrapper(node, scope, roots, nodes)
-            if not isinstance(node, ast.Lambda)
-            else None,
+            wrapper=self._wrapper(node, scope) if not isinstance(node, ast.Lambda) else None,
             self_attrs=(),
             decorators=decorators,
             derivative=derivative,
@@ -1959,13 +2018,11 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ wrappers
 
-    def _wrapper(
-        self, node: FunctionNode, scope: _Scope, roots: _Roots, nodes: list[ast.AST]
-    ) -> WrapperFact | None:
+    def _wrapper(self, node: FunctionNode, scope: _Scope) -> WrapperFact | None:
         """As ``platform_facts._wrapper``, also through a returned closure (qwix's
         ``pallas_call`` builds the call in ``wrapper`` and returns it) and with the
-        wrapper's own ``**kwargs`` splatted into the entry call. ``roots`` and
-        ``nodes``: what runs on every path of ``node``."""
+        wrapper's own ``**kwargs`` splatted into the entry call."""
+        roots, nodes = self._on_every_path(node)
         candidates: list[tuple[FunctionNode, _Scope, _Roots, list[ast.AST]]] = [
             (node, scope, roots, nodes)
         ]
@@ -1973,8 +2030,7 @@ class _ModuleReader:
             name = self.ref(roots.returned, scope)
             found = self.function_of(name) if name is not None else None
             if found is not None and found[1].parent is scope:
-                inner_roots = unconditional_roots(found[0].body)
-                inner_nodes = unconditional_nodes(inner_roots.nodes)
+                inner_roots, inner_nodes = self._on_every_path(found[0])
                 candidates.append((found[0], found[1], inner_roots, inner_nodes))
         positions = _positions(scope)
         for candidate, candidate_scope, candidate_roots, candidate_nodes in candidates:
@@ -2111,7 +2167,7 @@ class _ModuleReader:
     def _calls_parameter(self, node: FunctionNode, scope: _Scope, wrapper: _Scope) -> str | None:
         """The parameter of ``wrapper`` that ``node`` calls on every path (a kernel that
         runs the wrapper's kernel argument: ``def wrapped(*refs): return kernel(*refs)``)."""
-        for sub in unconditional_nodes(unconditional_roots(node.body).nodes):
+        for sub in self._on_every_path(node)[1]:
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
                 found = self.lookup(sub.func.id, scope)
                 if isinstance(found, _ParamRef) and found.scope is wrapper:
@@ -2244,7 +2300,7 @@ class _ModuleReader:
                         ):
                             counts[t.attr] = counts.get(t.attr, 0) + 1
         out: list[tuple[str, str]] = []
-        for root in unconditional_roots(node.body).nodes:
+        for root in self._on_every_path(node)[0].nodes:
             if not isinstance(root, ast.Assign) or len(root.targets) != 1:
                 continue
             target = root.targets[0]
