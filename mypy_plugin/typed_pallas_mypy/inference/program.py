@@ -291,7 +291,7 @@ class ProgramBuilder:
         if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self.expression(expr.generators[0].iter)
         out = []
-        for child in ast.iter_child_nodes(expr):
+        for child in self.reader.nodes.children(expr):
             if isinstance(child, ast.expr):
                 out.extend(self.expression(child))
         return out

@@ -291,11 +291,18 @@ _NEVER_ASK_PLATFORM: Final = frozenset(
 )
 
 
+#: Fields that hold only an operator or an expression context (``ast.Add``,
+#: ``ast.Load``...): nothing the reader looks for, so its walks skip them.
+_OPERATOR_FIELDS: Final = frozenset({"op", "ops", "ctx"})
+
+
 def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """The direct children of ``node``, as ``ast.iter_child_nodes`` yields them (the
-    same nodes in the same order), built without its generators."""
+    """The direct children of ``node`` in ``ast.iter_child_nodes``'s order, without the
+    operators and expression contexts (``_OPERATOR_FIELDS``)."""
     out: list[ast.AST] = []
     for name in node._fields:
+        if name in _OPERATOR_FIELDS:
+            continue
         value = getattr(node, name, None)
         if isinstance(value, list):
             out.extend([item for item in value if isinstance(item, ast.AST)])
@@ -320,7 +327,8 @@ class _ChildIndex:
         return found
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
-        """``node`` and every node under it, in ``ast.walk``'s order (breadth first)."""
+        """``node`` and every node under it, in ``ast.walk``'s order (breadth first;
+        operators and expression contexts left out)."""
         order = [node]
         for current in order:  # the list grows as it is read: each level after the last
             order.extend(self.children(current))
@@ -447,7 +455,7 @@ def _contains_return(stmt: ast.stmt) -> bool:
             continue
         if isinstance(node, ast.expr):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return False
 
 
@@ -509,6 +517,21 @@ def unconditional_roots(body: Sequence[ast.stmt], out: _Roots | None = None) -> 
     return roots
 
 
+#: Nodes whose children are not all evaluated when they are (``unconditional_nodes``).
+_PARTLY_EVALUATED: Final = (
+    ast.IfExp,
+    ast.BoolOp,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.GeneratorExp,
+    ast.DictComp,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+
+
 def unconditional_nodes(roots: Sequence[ast.AST], index: _ChildIndex) -> list[ast.AST]:
     """Every node under ``roots`` that is evaluated whenever they are (branches of
     conditional expressions, right operands of ``and``/``or``, lambda bodies and
@@ -519,6 +542,9 @@ def unconditional_nodes(roots: Sequence[ast.AST], index: _ChildIndex) -> list[as
     while stack:
         node = stack.pop()
         out.append(node)
+        if not isinstance(node, _PARTLY_EVALUATED):
+            stack.extend(reversed(index.children(node)))
+            continue
         children: list[ast.AST]
         if isinstance(node, ast.IfExp):
             children = [node.test]
@@ -528,10 +554,8 @@ def unconditional_nodes(roots: Sequence[ast.AST], index: _ChildIndex) -> list[as
             children = []
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             children = [node.generators[0].iter]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        else:  # a function or class definition: its body runs later, if at all
             children = []
-        else:
-            children = index.children(node)
         stack.extend(reversed(children))
     return out
 
@@ -1402,7 +1426,7 @@ class _ModuleReader:
                 target = self.kernel_function(node.func, scope)
                 if target is not None:
                     result.callees.append(target)
-            stack.extend((child, guarded) for child in ast.iter_child_nodes(node))
+            stack.extend([(child, guarded) for child in self.nodes.children(node)])
         result.evidence.sort(key=lambda e: e.line)
         return result
 
@@ -1456,7 +1480,7 @@ class _ModuleReader:
         for _ in range(NAME_DEPTH):
             following: list[tuple[ast.expr, _Scope]] = []
             for value, value_scope in frontier:
-                for sub in ast.walk(value):
+                for sub in self.nodes.walk(value):
                     if not isinstance(sub, ast.Name):
                         continue
                     for assigned, assigned_scope in self._assigned(sub.id, value_scope):
@@ -1488,7 +1512,7 @@ class _ModuleReader:
         out: list[Evidence] = []
         seen: set[str] = set()
         for value, scope in values:
-            for sub in ast.walk(value):
+            for sub in self.nodes.walk(value):
                 if not isinstance(sub, (ast.Name, ast.Attribute)):
                     continue
                 name = self.ref(sub, scope)
@@ -1509,7 +1533,7 @@ class _ModuleReader:
         literal: list[Evidence] = []
         for spec in grid_specs:
             for value, value_scope in self._values(spec, scope):
-                for sub in ast.walk(value):
+                for sub in self.nodes.walk(value):
                     if isinstance(sub, ast.Call):
                         found.extend(
                             (k.value, value_scope)
@@ -1543,7 +1567,7 @@ class _ModuleReader:
 
     def _mesh(self, expr: ast.expr, scope: _Scope) -> list[Evidence]:
         for value, value_scope in self._values(expr, scope):
-            for sub in ast.walk(value):
+            for sub in self.nodes.walk(value):
                 if isinstance(sub, ast.Call):
                     name = self.ref(sub.func, value_scope)
                     key = namespace_key(name) if name is not None else None
@@ -2285,14 +2309,14 @@ class _ModuleReader:
             return ()
         counts: dict[str, int] = {}
         for stmt in _class_functions(cls, self):
-            for sub in ast.walk(stmt):
+            for sub in self.nodes.walk(stmt):
                 targets: list[ast.expr] = []
                 if isinstance(sub, ast.Assign):
                     targets = list(sub.targets)
                 elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
                     targets = [sub.target]
                 for target in targets:
-                    for t in ast.walk(target):
+                    for t in self.nodes.walk(target):
                         if (
                             isinstance(t, ast.Attribute)
                             and isinstance(t.value, ast.Name)
@@ -2492,5 +2516,5 @@ def _returned_values(body: Sequence[ast.stmt]) -> list[ast.expr]:
             continue
         if isinstance(node, ast.expr):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return out
