@@ -594,6 +594,8 @@ class _ModuleReader:
         self._body: dict[int, tuple[Evidence, ...]] = {}
         self._straight_cache: dict[int, set[int]] = {}
         self.nodes = _ChildIndex()
+        #: (name, id of a scope) -> ``lookup``; None while ``prepare`` builds the scopes
+        self._lookups: dict[tuple[str, int], _Lookup] | None = None
         #: id of a function -> what runs on every path of it (``_on_every_path``)
         self._every_path: dict[int, tuple[_Roots, list[ast.AST]]] = {}
         #: (condition, id of its scope, depth) -> ``_may_ask_platform``
@@ -606,6 +608,7 @@ class _ModuleReader:
         self._collect_module(self.tree.body)
         self._resolve_bindings()
         self._build_scopes()
+        self._lookups = {}  # from here on, what a name stands for no longer changes
 
     def facts(self) -> ModuleFacts:
         self.prepare()
@@ -925,6 +928,19 @@ class _ModuleReader:
     # ------------------------------------------------------------------ lookups
 
     def lookup(self, name: str, scope: _Scope) -> _Lookup:
+        """What ``name`` stands for in ``scope``: a parameter, a local variable, or a
+        global's fullname (a nested function's and an import's included). Answers are
+        kept once the scopes are built (``prepare``)."""
+        if self._lookups is None:
+            return self._resolve(name, scope)
+        key = (name, id(scope))
+        found = self._lookups.get(key)
+        if found is None:
+            found = self._lookups[key] = self._resolve(name, scope)
+        return found
+
+    def _resolve(self, name: str, scope: _Scope) -> _Lookup:
+        """``lookup``, worked out: the innermost scope binding ``name``, else the module."""
         current: _Scope | None = scope
         while current is not None and current.node is not None:
             if name in current.declared_global:
