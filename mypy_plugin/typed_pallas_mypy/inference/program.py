@@ -268,6 +268,8 @@ class ProgramBuilder:
 
     def expression(self, expr: ast.expr) -> list[Step]:
         """The steps of evaluating ``expr``, in evaluation order."""
+        if isinstance(expr, (ast.Name, ast.Constant)):
+            return []  # the most common expressions: nothing runs
         if isinstance(expr, ast.Call):
             return self.call(expr)
         if isinstance(expr, ast.IfExp):
