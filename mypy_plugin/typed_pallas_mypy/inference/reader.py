@@ -710,13 +710,13 @@ class _ModuleReader:
                     if isinstance(target, ast.Name):
                         self.raw.setdefault(target.id, []).append(("assign", stmt.value))
                     else:
-                        for name in _target_names(target):
+                        for name in self._target_names(target):
                             self.raw.setdefault(name, []).append(("other", None))
             elif isinstance(stmt, ast.AnnAssign):
                 if isinstance(stmt.target, ast.Name) and stmt.value is not None:
                     self.raw.setdefault(stmt.target.id, []).append(("assign", stmt.value))
             elif isinstance(stmt, ast.AugAssign):
-                for name in _target_names(stmt.target):
+                for name in self._target_names(stmt.target):
                     self.raw.setdefault(name, []).append(("other", None))
             elif isinstance(stmt, ast.If):
                 self._collect_module(stmt.body)
@@ -729,7 +729,7 @@ class _ModuleReader:
                 self._collect_module(getattr(stmt, "finalbody", []))
             elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
                 if isinstance(stmt, (ast.For, ast.AsyncFor)):
-                    for name in _target_names(stmt.target):
+                    for name in self._target_names(stmt.target):
                         self.raw.setdefault(name, []).append(("other", None))
                 self._collect_module(stmt.body)
                 if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
@@ -872,6 +872,10 @@ class _ModuleReader:
         literal = _literal(expr)
         return literal if literal is not None else UNKNOWN
 
+    def _target_names(self, target: ast.AST) -> list[str]:
+        """The names an assignment target binds (``a, (b, c)``: a, b, c)."""
+        return [n.id for n in self.nodes.walk(target) if isinstance(n, ast.Name)]
+
     def _collect_locals(self, stmts: Sequence[ast.stmt], scope: _Scope) -> None:
         for stmt in stmts:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -883,7 +887,7 @@ class _ModuleReader:
                     if isinstance(target, ast.Name):
                         scope.assigns.setdefault(target.id, []).append((end_of(stmt), stmt.value))
                     else:
-                        scope.complex.update(_target_names(target))
+                        scope.complex.update(self._target_names(target))
             elif isinstance(stmt, ast.AnnAssign):
                 if isinstance(stmt.target, ast.Name):
                     if stmt.value is not None:
@@ -891,14 +895,14 @@ class _ModuleReader:
                             (end_of(stmt), stmt.value)
                         )
             elif isinstance(stmt, ast.AugAssign):
-                scope.complex.update(_target_names(stmt.target))
+                scope.complex.update(self._target_names(stmt.target))
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 for name, full in self._import_names(stmt):
                     scope.imports.setdefault(name, []).append(full)
             elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
                 scope.declared_global.update(stmt.names)
             elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-                scope.complex.update(_target_names(stmt.target))
+                scope.complex.update(self._target_names(stmt.target))
                 self._collect_locals(stmt.body, scope)
                 self._collect_locals(stmt.orelse, scope)
             elif isinstance(stmt, (ast.While, ast.If)):
@@ -907,7 +911,7 @@ class _ModuleReader:
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 for item in stmt.items:
                     if item.optional_vars is not None:
-                        scope.complex.update(_target_names(item.optional_vars))
+                        scope.complex.update(self._target_names(item.optional_vars))
                 self._collect_locals(stmt.body, scope)
             elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
                 self._collect_locals(getattr(stmt, "body", []), scope)
@@ -1908,7 +1912,7 @@ class _ModuleReader:
         and the other keepers, a variable holding one), KEEPS_FACTORY when each is such
         a decorator (``def deco(**options): return inner``), KEEPS_BOTH when it also
         returns ``functools.partial(deco, ...)`` (``@ejit`` and ``@ejit(...)`` alike)."""
-        values = _returned_values(node.body)
+        values = _returned_values(node.body, self.nodes)
         if not values or not scope.param_list:
             return ""
         wrapped = scope.param_list[0].name
@@ -2432,10 +2436,6 @@ def _class_functions(cls: ast.ClassDef, reader: _ModuleReader) -> list[FunctionN
     return list(out.values())
 
 
-def _target_names(target: ast.AST) -> list[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
 def _literal(expr: ast.expr) -> str | None:
     """``"F"`` for ``False``/``None``/``0``, ``"T"`` for ``True``/non-zero ints."""
     if not isinstance(expr, ast.Constant):
@@ -2516,9 +2516,9 @@ def _lambda_return(node: ast.Lambda) -> ast.stmt:
     return stmt
 
 
-def _returned_values(body: Sequence[ast.stmt]) -> list[ast.expr]:
+def _returned_values(body: Sequence[ast.stmt], index: _ChildIndex) -> list[ast.expr]:
     """The values of every ``return`` of a body (nested functions and classes left out);
-    an empty list when one returns nothing."""
+    an empty list when one returns nothing (``index``: the children of the tree's nodes)."""
     out: list[ast.expr] = []
     stack: list[ast.AST] = list(body)
     while stack:
@@ -2532,5 +2532,5 @@ def _returned_values(body: Sequence[ast.stmt]) -> list[ast.expr]:
             continue
         if isinstance(node, ast.expr):
             continue
-        stack.extend(child_nodes(node))
+        stack.extend(index.children(node))
     return out
