@@ -268,6 +268,8 @@ class ProgramBuilder:
 
     def expression(self, expr: ast.expr) -> list[Step]:
         """The steps of evaluating ``expr``, in evaluation order."""
+        if isinstance(expr, (ast.Name, ast.Constant)):
+            return []  # the most common expressions: nothing runs
         if isinstance(expr, ast.Call):
             return self.call(expr)
         if isinstance(expr, ast.IfExp):
@@ -291,7 +293,7 @@ class ProgramBuilder:
         if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self.expression(expr.generators[0].iter)
         out = []
-        for child in ast.iter_child_nodes(expr):
+        for child in self.reader.nodes.children(expr):
             if isinstance(child, ast.expr):
                 out.extend(self.expression(child))
         return out

@@ -31,7 +31,7 @@ import ast
 import builtins
 import dataclasses
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -291,16 +291,63 @@ _NEVER_ASK_PLATFORM: Final = frozenset(
 )
 
 
-def _own_nodes(body: Sequence[ast.AST]) -> Iterator[ast.AST]:
-    """The nodes of a body that belong to its own scope (not to nested functions,
-    lambdas or classes)."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+#: Fields that hold only an operator or an expression context (``ast.Add``,
+#: ``ast.Load``...): nothing the reader looks for, so its walks skip them.
+_OPERATOR_FIELDS: Final = frozenset({"op", "ops", "ctx"})
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """The direct children of ``node`` in ``ast.iter_child_nodes``'s order, without the
+    operators and expression contexts (``_OPERATOR_FIELDS``)."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        if name in _OPERATOR_FIELDS:
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
+class _ChildIndex:
+    """The children of the nodes of one tree, each node's listed once: the reader walks
+    the same subtrees many times (a function's own nodes, what runs on every path, its
+    scan, its trace program, the conditions inside it)."""
+
+    def __init__(self) -> None:
+        self._lists: dict[ast.AST, list[ast.AST]] = {}
+
+    def children(self, node: ast.AST) -> list[ast.AST]:
+        """``node``'s children (``child_nodes``); the list is shared: do not change it."""
+        found = self._lists.get(node)
+        if found is None:
+            found = self._lists[node] = child_nodes(node)
+        return found
+
+    def walk(self, node: ast.AST) -> list[ast.AST]:
+        """``node`` and every node under it, in ``ast.walk``'s order (breadth first;
+        operators and expression contexts left out)."""
+        order = [node]
+        for current in order:  # the list grows as it is read: each level after the last
+            order.extend(self.children(current))
+        return order
+
+    def own_nodes(self, body: Sequence[ast.AST]) -> list[ast.AST]:
+        """The nodes of a body that belong to its own scope: nested functions, lambdas
+        and classes are listed, not what is inside them (depth first, last statement
+        first)."""
+        out: list[ast.AST] = []
+        stack: list[ast.AST] = list(body)
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            if not isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+            ):
+                stack.extend(self.children(node))
+        return out
 
 
 # --------------------------------------------------------------------------- callables
@@ -408,7 +455,7 @@ def _contains_return(stmt: ast.stmt) -> bool:
             continue
         if isinstance(node, ast.expr):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return False
 
 
@@ -470,15 +517,34 @@ def unconditional_roots(body: Sequence[ast.stmt], out: _Roots | None = None) -> 
     return roots
 
 
-def unconditional_nodes(roots: Sequence[ast.AST]) -> list[ast.AST]:
+#: Nodes whose children are not all evaluated when they are (``unconditional_nodes``).
+_PARTLY_EVALUATED: Final = (
+    ast.IfExp,
+    ast.BoolOp,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.GeneratorExp,
+    ast.DictComp,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+
+
+def unconditional_nodes(roots: Sequence[ast.AST], index: _ChildIndex) -> list[ast.AST]:
     """Every node under ``roots`` that is evaluated whenever they are (branches of
     conditional expressions, right operands of ``and``/``or``, lambda bodies and
-    comprehension bodies are left out), as ``unconditional.unconditional_expressions``."""
+    comprehension bodies are left out), as ``unconditional.unconditional_expressions``
+    (``index``: the children of the tree's nodes)."""
     out: list[ast.AST] = []
     stack: list[ast.AST] = list(reversed(roots))
     while stack:
         node = stack.pop()
         out.append(node)
+        if not isinstance(node, _PARTLY_EVALUATED):
+            stack.extend(reversed(index.children(node)))
+            continue
         children: list[ast.AST]
         if isinstance(node, ast.IfExp):
             children = [node.test]
@@ -488,10 +554,8 @@ def unconditional_nodes(roots: Sequence[ast.AST]) -> list[ast.AST]:
             children = []
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             children = [node.generators[0].iter]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        else:  # a function or class definition: its body runs later, if at all
             children = []
-        else:
-            children = list(ast.iter_child_nodes(node))
         stack.extend(reversed(children))
     return out
 
@@ -529,6 +593,13 @@ class _ModuleReader:
         self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
         self._straight_cache: dict[int, set[int]] = {}
+        self.nodes = _ChildIndex()
+        #: (name, id of a scope) -> ``lookup``; None while ``prepare`` builds the scopes
+        self._lookups: dict[tuple[str, int], _Lookup] | None = None
+        #: id of a function -> what runs on every path of it (``_on_every_path``)
+        self._every_path: dict[int, tuple[_Roots, list[ast.AST]]] = {}
+        #: (condition, id of its scope, depth) -> ``_may_ask_platform``
+        self._asks_platform: dict[tuple[ast.AST, int, int], bool] = {}
 
     # ------------------------------------------------------------------ building
 
@@ -537,6 +608,7 @@ class _ModuleReader:
         self._collect_module(self.tree.body)
         self._resolve_bindings()
         self._build_scopes()
+        self._lookups = {}  # from here on, what a name stands for no longer changes
 
     def facts(self) -> ModuleFacts:
         self.prepare()
@@ -638,13 +710,13 @@ class _ModuleReader:
                     if isinstance(target, ast.Name):
                         self.raw.setdefault(target.id, []).append(("assign", stmt.value))
                     else:
-                        for name in _target_names(target):
+                        for name in self._target_names(target):
                             self.raw.setdefault(name, []).append(("other", None))
             elif isinstance(stmt, ast.AnnAssign):
                 if isinstance(stmt.target, ast.Name) and stmt.value is not None:
                     self.raw.setdefault(stmt.target.id, []).append(("assign", stmt.value))
             elif isinstance(stmt, ast.AugAssign):
-                for name in _target_names(stmt.target):
+                for name in self._target_names(stmt.target):
                     self.raw.setdefault(name, []).append(("other", None))
             elif isinstance(stmt, ast.If):
                 self._collect_module(stmt.body)
@@ -657,7 +729,7 @@ class _ModuleReader:
                 self._collect_module(getattr(stmt, "finalbody", []))
             elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
                 if isinstance(stmt, (ast.For, ast.AsyncFor)):
-                    for name in _target_names(stmt.target):
+                    for name in self._target_names(stmt.target):
                         self.raw.setdefault(name, []).append(("other", None))
                 self._collect_module(stmt.body)
                 if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
@@ -709,7 +781,8 @@ class _ModuleReader:
         self.scopes[id(node)] = scope
         self._params(node.args, scope)
         self._collect_locals(node.body, scope)
-        for own in _own_nodes(node.body):
+        own_nodes = self.nodes.own_nodes(node.body)
+        for own in own_nodes:
             if isinstance(own, ast.NamedExpr) and isinstance(own.target, ast.Name):
                 scope.complex.add(own.target.id)
         for name in list(scope.params):
@@ -724,26 +797,21 @@ class _ModuleReader:
             self._lambdas(decorator, parent, qualname)
         for default in [*node.args.defaults, *[d for d in node.args.kw_defaults if d]]:
             self._lambdas(default, parent, qualname)
-        self._nested(node.body, scope)
+        self._nested(own_nodes, scope)
         return scope
 
-    def _nested(self, body: Sequence[ast.stmt], scope: _Scope) -> None:
-        """Scopes of the functions, lambdas and (skipped) classes nested in a body."""
-        stack: list[ast.AST] = list(body)
-        while stack:
-            node = stack.pop()
+    def _nested(self, own_nodes: Sequence[ast.AST], scope: _Scope) -> None:
+        """Scopes of the functions and lambdas among ``scope``'s own nodes
+        (``_ChildIndex.own_nodes``), in their order; the methods of local classes are
+        not followed."""
+        for node in own_nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._function_scope(node, f"{scope.qualname}.<locals>.{node.name}", scope, None)
-                continue
-            if isinstance(node, ast.Lambda):
+            elif isinstance(node, ast.Lambda):
                 self._lambda_scope(node, scope)
-                continue
-            if isinstance(node, ast.ClassDef):
-                continue  # local classes: their methods are not followed
-            stack.extend(ast.iter_child_nodes(node))
 
     def _lambdas(self, expr: ast.AST, scope: _Scope, qualname: str) -> None:
-        for node in ast.walk(expr):
+        for node in self.nodes.walk(expr):
             if isinstance(node, ast.Lambda) and id(node) not in self.scopes:
                 self._lambda_scope(node, scope)
 
@@ -754,7 +822,7 @@ class _ModuleReader:
         self.scopes[id(node)] = scope
         self.lambda_nodes[qualname] = (node, scope)
         self._params(node.args, scope)
-        self._nested([ast.Expr(node.body)], scope)
+        self._nested(self.nodes.own_nodes([node.body]), scope)
 
     def _params(self, args: ast.arguments, scope: _Scope) -> None:
         positional = [*args.posonlyargs, *args.args]
@@ -804,6 +872,10 @@ class _ModuleReader:
         literal = _literal(expr)
         return literal if literal is not None else UNKNOWN
 
+    def _target_names(self, target: ast.AST) -> list[str]:
+        """The names an assignment target binds (``a, (b, c)``: a, b, c)."""
+        return [n.id for n in self.nodes.walk(target) if isinstance(n, ast.Name)]
+
     def _collect_locals(self, stmts: Sequence[ast.stmt], scope: _Scope) -> None:
         for stmt in stmts:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -815,7 +887,7 @@ class _ModuleReader:
                     if isinstance(target, ast.Name):
                         scope.assigns.setdefault(target.id, []).append((end_of(stmt), stmt.value))
                     else:
-                        scope.complex.update(_target_names(target))
+                        scope.complex.update(self._target_names(target))
             elif isinstance(stmt, ast.AnnAssign):
                 if isinstance(stmt.target, ast.Name):
                     if stmt.value is not None:
@@ -823,14 +895,14 @@ class _ModuleReader:
                             (end_of(stmt), stmt.value)
                         )
             elif isinstance(stmt, ast.AugAssign):
-                scope.complex.update(_target_names(stmt.target))
+                scope.complex.update(self._target_names(stmt.target))
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 for name, full in self._import_names(stmt):
                     scope.imports.setdefault(name, []).append(full)
             elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
                 scope.declared_global.update(stmt.names)
             elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-                scope.complex.update(_target_names(stmt.target))
+                scope.complex.update(self._target_names(stmt.target))
                 self._collect_locals(stmt.body, scope)
                 self._collect_locals(stmt.orelse, scope)
             elif isinstance(stmt, (ast.While, ast.If)):
@@ -839,7 +911,7 @@ class _ModuleReader:
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 for item in stmt.items:
                     if item.optional_vars is not None:
-                        scope.complex.update(_target_names(item.optional_vars))
+                        scope.complex.update(self._target_names(item.optional_vars))
                 self._collect_locals(stmt.body, scope)
             elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
                 self._collect_locals(getattr(stmt, "body", []), scope)
@@ -860,6 +932,19 @@ class _ModuleReader:
     # ------------------------------------------------------------------ lookups
 
     def lookup(self, name: str, scope: _Scope) -> _Lookup:
+        """What ``name`` stands for in ``scope``: a parameter, a local variable, or a
+        global's fullname (a nested function's and an import's included). Answers are
+        kept once the scopes are built (``prepare``)."""
+        if self._lookups is None:
+            return self._resolve(name, scope)
+        key = (name, id(scope))
+        found = self._lookups.get(key)
+        if found is None:
+            found = self._lookups[key] = self._resolve(name, scope)
+        return found
+
+    def _resolve(self, name: str, scope: _Scope) -> _Lookup:
+        """``lookup``, worked out: the innermost scope binding ``name``, else the module."""
         current: _Scope | None = scope
         while current is not None and current.node is not None:
             if name in current.declared_global:
@@ -1134,10 +1219,21 @@ class _ModuleReader:
             return cached
         found: set[int] = set()
         if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for root in unconditional_roots(scope.node.body).nodes:
+            for root in self._on_every_path(scope.node)[0].nodes:
                 if isinstance(root, (ast.Assign, ast.AnnAssign)) and root.value is not None:
                     found.add(id(root.value))
         self._straight_cache[id(scope)] = found
+        return found
+
+    def _on_every_path(self, node: FunctionNode) -> tuple[_Roots, list[ast.AST]]:
+        """What runs on every path of ``node`` that does not raise: its roots
+        (``unconditional_roots``) and every node evaluated with them
+        (``unconditional_nodes``), found once per function."""
+        found = self._every_path.get(id(node))
+        if found is None:
+            roots = unconditional_roots(node.body)
+            found = (roots, unconditional_nodes(roots.nodes, self.nodes))
+            self._every_path[id(node)] = found
         return found
 
     def _callable_call(self, call: ast.Call, scope: _Scope, depth: int) -> _Callable:
@@ -1242,7 +1338,7 @@ class _ModuleReader:
 
     def _expr_platform(self, expr: ast.AST, scope: _Scope) -> str | None:
         """How an expression reads the platform, if it does (lambdas inside included)."""
-        for sub in ast.walk(expr):
+        for sub in self.nodes.walk(expr):
             if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_ATTRIBUTES:
                 return f"{spelling(sub)} at line {sub.lineno}"
             if isinstance(sub, (ast.Name, ast.Attribute)):
@@ -1257,8 +1353,19 @@ class _ModuleReader:
         field), a call of anything but JAX, numpy, the standard library or builtins (a
         guard helper of any module, a predicate, a method), or a variable assigned such
         a value. Primitives under such a condition are not the kernel's evidence: the
-        code may run on one platform only, and silence is the answer when unsure."""
-        for sub in ast.walk(test):
+        code may run on one platform only, and silence is the answer when unsure.
+
+        Each answer is kept: the same conditions and variables are asked about again
+        (from every enclosing function's scan, and for every condition reading them)."""
+        key = (test, id(scope), depth)
+        known = self._asks_platform.get(key)
+        if known is None:
+            known = self._asks_platform[key] = self._reads_asking(test, scope, depth)
+        return known
+
+    def _reads_asking(self, test: ast.AST, scope: _Scope, depth: int) -> bool:
+        """``_may_ask_platform``, worked out."""
+        for sub in self.nodes.walk(test):
             if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 if sub.value.lower() in _PLATFORM_STRINGS:
                     return True
@@ -1339,7 +1446,7 @@ class _ModuleReader:
                 target = self.kernel_function(node.func, scope)
                 if target is not None:
                     result.callees.append(target)
-            stack.extend((child, guarded) for child in ast.iter_child_nodes(node))
+            stack.extend([(child, guarded) for child in self.nodes.children(node)])
         result.evidence.sort(key=lambda e: e.line)
         return result
 
@@ -1393,7 +1500,7 @@ class _ModuleReader:
         for _ in range(NAME_DEPTH):
             following: list[tuple[ast.expr, _Scope]] = []
             for value, value_scope in frontier:
-                for sub in ast.walk(value):
+                for sub in self.nodes.walk(value):
                     if not isinstance(sub, ast.Name):
                         continue
                     for assigned, assigned_scope in self._assigned(sub.id, value_scope):
@@ -1425,7 +1532,7 @@ class _ModuleReader:
         out: list[Evidence] = []
         seen: set[str] = set()
         for value, scope in values:
-            for sub in ast.walk(value):
+            for sub in self.nodes.walk(value):
                 if not isinstance(sub, (ast.Name, ast.Attribute)):
                     continue
                 name = self.ref(sub, scope)
@@ -1446,7 +1553,7 @@ class _ModuleReader:
         literal: list[Evidence] = []
         for spec in grid_specs:
             for value, value_scope in self._values(spec, scope):
-                for sub in ast.walk(value):
+                for sub in self.nodes.walk(value):
                     if isinstance(sub, ast.Call):
                         found.extend(
                             (k.value, value_scope)
@@ -1480,7 +1587,7 @@ class _ModuleReader:
 
     def _mesh(self, expr: ast.expr, scope: _Scope) -> list[Evidence]:
         for value, value_scope in self._values(expr, scope):
-            for sub in ast.walk(value):
+            for sub in self.nodes.walk(value):
                 if isinstance(sub, ast.Call):
                     name = self.ref(sub.func, value_scope)
                     key = namespace_key(name) if name is not None else None
@@ -1635,8 +1742,6 @@ class _ModuleReader:
             opaque, decorators, derivative = self._decorators(node, scope)
             decorated_entry = self._decorated_entry(node, scope)
         steps = ProgramBuilder(self, scope).body(body)
-        roots = unconditional_roots(body)
-        nodes = unconditional_nodes(roots.nodes)
         return FunctionSummary(
             qualname=scope.qualname,
             line=node.lineno,
@@ -1648,9 +1753,7 @@ class _ModuleReader:
             refs=tuple(sorted(scan.refs)),
             helper=self._helper_kind(node, scope) if not isinstance(node, ast.Lambda) else "",
             body_evidence=self.body_evidence(node),
-            wrapper=self._wrapper(node, scope, roots, nodes)
-            if not isinstance(node, ast.Lambda)
-            else None,
+            wrapper=self._wrapper(node, scope) if not isinstance(node, ast.Lambda) else None,
             self_attrs=(),
             decorators=decorators,
             derivative=derivative,
@@ -1809,7 +1912,7 @@ class _ModuleReader:
         and the other keepers, a variable holding one), KEEPS_FACTORY when each is such
         a decorator (``def deco(**options): return inner``), KEEPS_BOTH when it also
         returns ``functools.partial(deco, ...)`` (``@ejit`` and ``@ejit(...)`` alike)."""
-        values = _returned_values(node.body)
+        values = _returned_values(node.body, self.nodes)
         if not values or not scope.param_list:
             return ""
         wrapped = scope.param_list[0].name
@@ -1959,13 +2062,11 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ wrappers
 
-    def _wrapper(
-        self, node: FunctionNode, scope: _Scope, roots: _Roots, nodes: list[ast.AST]
-    ) -> WrapperFact | None:
+    def _wrapper(self, node: FunctionNode, scope: _Scope) -> WrapperFact | None:
         """As ``platform_facts._wrapper``, also through a returned closure (qwix's
         ``pallas_call`` builds the call in ``wrapper`` and returns it) and with the
-        wrapper's own ``**kwargs`` splatted into the entry call. ``roots`` and
-        ``nodes``: what runs on every path of ``node``."""
+        wrapper's own ``**kwargs`` splatted into the entry call."""
+        roots, nodes = self._on_every_path(node)
         candidates: list[tuple[FunctionNode, _Scope, _Roots, list[ast.AST]]] = [
             (node, scope, roots, nodes)
         ]
@@ -1973,8 +2074,7 @@ class _ModuleReader:
             name = self.ref(roots.returned, scope)
             found = self.function_of(name) if name is not None else None
             if found is not None and found[1].parent is scope:
-                inner_roots = unconditional_roots(found[0].body)
-                inner_nodes = unconditional_nodes(inner_roots.nodes)
+                inner_roots, inner_nodes = self._on_every_path(found[0])
                 candidates.append((found[0], found[1], inner_roots, inner_nodes))
         positions = _positions(scope)
         for candidate, candidate_scope, candidate_roots, candidate_nodes in candidates:
@@ -2111,7 +2211,7 @@ class _ModuleReader:
     def _calls_parameter(self, node: FunctionNode, scope: _Scope, wrapper: _Scope) -> str | None:
         """The parameter of ``wrapper`` that ``node`` calls on every path (a kernel that
         runs the wrapper's kernel argument: ``def wrapped(*refs): return kernel(*refs)``)."""
-        for sub in unconditional_nodes(unconditional_roots(node.body).nodes):
+        for sub in self._on_every_path(node)[1]:
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
                 found = self.lookup(sub.func.id, scope)
                 if isinstance(found, _ParamRef) and found.scope is wrapper:
@@ -2229,14 +2329,14 @@ class _ModuleReader:
             return ()
         counts: dict[str, int] = {}
         for stmt in _class_functions(cls, self):
-            for sub in ast.walk(stmt):
+            for sub in self.nodes.walk(stmt):
                 targets: list[ast.expr] = []
                 if isinstance(sub, ast.Assign):
                     targets = list(sub.targets)
                 elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
                     targets = [sub.target]
                 for target in targets:
-                    for t in ast.walk(target):
+                    for t in self.nodes.walk(target):
                         if (
                             isinstance(t, ast.Attribute)
                             and isinstance(t.value, ast.Name)
@@ -2244,7 +2344,7 @@ class _ModuleReader:
                         ):
                             counts[t.attr] = counts.get(t.attr, 0) + 1
         out: list[tuple[str, str]] = []
-        for root in unconditional_roots(node.body).nodes:
+        for root in self._on_every_path(node)[0].nodes:
             if not isinstance(root, ast.Assign) or len(root.targets) != 1:
                 continue
             target = root.targets[0]
@@ -2336,10 +2436,6 @@ def _class_functions(cls: ast.ClassDef, reader: _ModuleReader) -> list[FunctionN
     return list(out.values())
 
 
-def _target_names(target: ast.AST) -> list[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
 def _literal(expr: ast.expr) -> str | None:
     """``"F"`` for ``False``/``None``/``0``, ``"T"`` for ``True``/non-zero ints."""
     if not isinstance(expr, ast.Constant):
@@ -2420,9 +2516,9 @@ def _lambda_return(node: ast.Lambda) -> ast.stmt:
     return stmt
 
 
-def _returned_values(body: Sequence[ast.stmt]) -> list[ast.expr]:
+def _returned_values(body: Sequence[ast.stmt], index: _ChildIndex) -> list[ast.expr]:
     """The values of every ``return`` of a body (nested functions and classes left out);
-    an empty list when one returns nothing."""
+    an empty list when one returns nothing (``index``: the children of the tree's nodes)."""
     out: list[ast.expr] = []
     stack: list[ast.AST] = list(body)
     while stack:
@@ -2436,5 +2532,5 @@ def _returned_values(body: Sequence[ast.stmt]) -> list[ast.expr]:
             continue
         if isinstance(node, ast.expr):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(index.children(node))
     return out
