@@ -321,3 +321,15 @@ def test_body_evidence_at_a_definition_or_a_lambda(make_lib: MakeLib) -> None:
         (("mosaic_tpu",), "pltpu.make_async_copy", at),
     )
     assert facts.body_evidence_at("kpkg.bodies", at, 0) == ()  # no lambda starts there
+
+
+def test_a_library_with_an_invalid_escape_is_read_without_a_warning(make_lib: MakeLib) -> None:
+    """``"a\\+b"`` makes the compiler warn (Python >= 3.12: ``SyntaxWarning``): the read
+    must print nothing in the user's mypy run, and still work where warnings are errors."""
+    import warnings
+
+    root = make_lib({"pkg/ops.py": OPS + 'PATTERN = "a\\+b"\n'})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        facts = reader_for(root)
+        assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}

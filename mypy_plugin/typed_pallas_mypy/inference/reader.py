@@ -31,6 +31,7 @@ import ast
 import builtins
 import dataclasses
 import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -127,10 +128,27 @@ class Sites:
             return None
 
 
+def parse_module(source: bytes) -> ast.Module:
+    """``ast.parse`` without the compiler's warnings: an invalid escape sequence in a
+    library's string (``"a\\+b"``) must not print a ``SyntaxWarning`` in the user's mypy
+    run, nor fail the read where warnings are errors (``-W error``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source)
+
+
+def parse_expression(text: str) -> ast.expr:
+    """An expression written in a string (a quoted annotation), read as ``parse_module``
+    reads a module."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, mode="eval").body
+
+
 def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
     """The calls of ``module`` (None when its source does not parse)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
@@ -145,7 +163,7 @@ def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts 
     """The local facts of ``module`` (``is_package``: read from an ``__init__.py``);
     None when the source does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
@@ -858,7 +876,7 @@ class _ModuleReader:
         """The class an annotation names (``Config``, ``"Config"``, ``cfg.Config``), or ""."""
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             try:
-                expr = ast.parse(expr.value, mode="eval").body
+                expr = parse_expression(expr.value)
             except SyntaxError:
                 return ""
         if not isinstance(expr, (ast.Name, ast.Attribute)):
