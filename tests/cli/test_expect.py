@@ -54,6 +54,20 @@ def test_expectations_pair_findings_with_comments(tmp_path: Path) -> None:
     assert len(unexpected) == 1 and len(missing) == 1
 
 
+def test_a_file_with_an_invalid_escape_is_read_without_a_warning(tmp_path: Path) -> None:
+    """The compiler warns about ``"a\\+b"`` (Python >= 3.12: ``SyntaxWarning``); reading
+    the comments must print nothing, and must still pair a multi-line call's lines."""
+    import warnings
+
+    src = tmp_path / "k.py"
+    src.write_text('PATTERN = "a\\+b"\nf(\n    a=1,  # expect[pallas-platform]\n)\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (exp,) = expect.read_expectations(str(src))
+    assert (exp.line, exp.code) == (3, "pallas-platform")
+    assert (2, 4) in exp.spans  # the call around the comment: the file was parsed
+
+
 def test_every_mistake_example_has_an_expectation_and_correct_ones_none() -> None:
     files = expect.python_files([str(EXAMPLES)])
     mistakes = [f for f in files if "mistakes" in f]
