@@ -330,3 +330,38 @@ async def test_missing_mypy_is_a_message(project: Path) -> None:
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+#: ``dispatch.py`` in a file that opts out of mypy, with an error of mypy's own
+OPTED_OUT = "# mypy: ignore-errors\n" + DISPATCH + "\ny: int = 'no'\n"
+
+
+async def test_a_file_that_opts_out_of_mypy_is_checked_with_the_option(tmp_path: Path) -> None:
+    """``--check-opted-out``: the finding in a file with ``# mypy: ignore-errors``, and
+    nothing else of mypy's there; an unsaved fix of it is checked too. Without the
+    option: no finding, and check's note in the log."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "tpu_ops.py").write_text(TPU_OPS, encoding="utf-8")
+    opted = tmp_path / "opted.py"
+    opted.write_text(OPTED_OUT, encoding="utf-8")
+    client = await start(tmp_path, "--check-opted-out")
+    try:
+        _open(client, opted)
+        await wait_until(lambda: _messages(client, opted) == [MESSAGE], "the finding")
+        (diag,) = client.diagnostics[uri(opted)]
+        assert diag.range.start.line == 6  # its line in the file (the copy moves none)
+        _replace(client, opted, 5, "'gpu'", "'tpu'", OPTED_OUT)
+        await wait_until(lambda: _messages(client, opted) == [], "the unsaved fix's check")
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+    client = await start(tmp_path, env=server_env("fresh"))
+    try:
+        _open(client, opted)
+        note = "note: 1 file not checked (opted.py): it opts out of mypy"
+        await wait_until(lambda: bool(logged(client, note)), "the note")
+        await asyncio.sleep(1)  # the check's diagnostics follow its log lines
+        assert _messages(client, opted) == []
+    finally:
+        await client.shutdown_session()
+        await client.stop()

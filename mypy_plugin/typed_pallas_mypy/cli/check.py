@@ -217,14 +217,15 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     return 1 if any(f.severity == "error" for f in shown) else 0
 
 
-def opted_out_note(opted: Sequence[str]) -> str:
-    """The line for the files that were not checked because they opt out of mypy."""
+def opted_out_note(opted: Sequence[str], option: str = "--check-opted-out") -> str:
+    """The line for the files that were not checked because they opt out of mypy
+    (``option``: how to check them)."""
     one = len(opted) == 1
     names = ", ".join(opted[:3]) + (", ..." if len(opted) > 3 else "")
     return (
         f"{PROG}: note: {len(opted)} file{'' if one else 's'} not checked ({names}): "
         f"{'it opts' if one else 'they opt'} out of mypy with '# mypy: ignore-errors', "
-        "which hides every error there; --check-opted-out checks "
+        f"which hides every error there; {option} checks "
         f"{'it' if one else 'them'} for pallas-platform only"
     )
 

@@ -66,6 +66,14 @@ def add_parser(sub: Any) -> None:
         f"{', '.join(config.CONFIG_PLATFORM_NAMES)} (repeat, or a comma list)",
     )
     p.add_argument(
+        "--check-opted-out",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="as for check: also check the files that opt out of mypy with "
+        "'# mypy: ignore-errors', for pallas-platform only; default: check_opted_out in "
+        "[tool.typed-pallas], else off",
+    )
+    p.add_argument(
         "--config", metavar="FILE", help="as for check: read the typed-pallas settings from FILE"
     )
     p.add_argument(
@@ -99,5 +107,6 @@ def run_lsp(args: argparse.Namespace) -> int:
         platforms=tuple(args.platform or ()),
         config_file=args.config,
         cache_dir=args.cache_dir,
+        check_opted_out=args.check_opted_out,
     )
     return serve(options)

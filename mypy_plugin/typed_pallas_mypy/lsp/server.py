@@ -150,6 +150,8 @@ class TypedPallasServer(LanguageServer):
         self._closed = False
         #: files that had a shadow in the last check
         self._shadowed: set[str] = set()
+        #: the last note on files that opt out of mypy, logged once while it stays
+        self._opted_out_note: str | None = None
 
     # ------------------------------------------------------------------ messages
 
@@ -210,9 +212,9 @@ class TypedPallasServer(LanguageServer):
 
     # ------------------------------------------------------------------ one check
 
-    def _open_shadows(self) -> list[tuple[str, str]]:
-        """(file, shadow) for every open buffer whose text is not the file's."""
-        pairs: list[tuple[str, str]] = []
+    def _open_buffers(self) -> dict[str, str]:
+        """file -> text of every open buffer whose text is not the file's."""
+        buffers: dict[str, str] = {}
         for uri, doc in list(self.workspace.text_documents.items()):
             path = to_fs_path(uri) if uri.startswith("file:") else None
             if not path or not path.endswith((".py", ".pyi")) or not os.path.isfile(path):
@@ -224,17 +226,18 @@ class TypedPallasServer(LanguageServer):
                 on_disk = None
             if doc.source == on_disk:
                 continue
-            pairs.append((os.path.abspath(path), self.shadows.write(path, doc.source)))
-        return pairs
+            buffers[os.path.abspath(path)] = doc.source
+        return buffers
 
     async def check_once(self) -> None:
-        shadows = self._open_shadows()
-        planned = session.plan(self.options, self.workdir, shadows)
+        planned = session.plan(self.options, self.workdir)
         if isinstance(planned, session.Stop):
             self.tell(planned.message, planned.severity)
             if planned.findings is not None:
                 self.publish(planned.findings)
             return
+        session.with_buffers(planned, self._open_buffers(), self.shadows.write)
+        shadows = planned.shadows
         self._shadowed = {source for source, _ in shadows}
         cwd = os.getcwd()
         run = await self.incremental.run(planned, cwd)
@@ -254,6 +257,10 @@ class TypedPallasServer(LanguageServer):
         result = session.outcome(planned, run)
         for line in result.log:
             self.log(line)
+        if result.opted_out_note != self._opted_out_note:
+            self._opted_out_note = result.opted_out_note
+            if result.opted_out_note is not None:
+                self.log(result.opted_out_note, types.MessageType.Info)
         if result.findings is None:
             return
         if result.warning is not None:

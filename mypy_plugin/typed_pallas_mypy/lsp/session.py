@@ -6,17 +6,20 @@ as the plugin reads it (``check.configured_environment``, ``config.resolve_confi
 an empty selection checks nothing, mypy must be installed, the project's layout gives
 the preset (``project.find_layout``, ``findings.preset_config``) and the cache is this
 environment's (``findings.environment_cache``, shared with ``typed-pallas check``). It
-gives the mypy command (``findings.mypy_command``) and the unsaved buffers' shadow
-files (a fresh process gets them as ``--shadow-file``: ``Plan.fresh_command``), or a
-:class:`Stop`: the one line ``typed-pallas check`` would print on stderr, for the editor
-to show, and nothing run.
+gives the mypy command (``findings.mypy_command``), or a :class:`Stop`: the one line
+``typed-pallas check`` would print on stderr, for the editor to show, and nothing run.
+:func:`with_buffers` gives a plan its shadow files (a fresh process gets them as
+``--shadow-file``: ``Plan.fresh_command``): the unsaved buffers', and, as with ``check
+--check-opted-out``, a copy with the setting off of each file that opts out of mypy
+(``# mypy: ignore-errors``; ``cli.opted_out``).
 
 :func:`outcome` reads a run as ``check`` does: an excluded selection is no finding; a run
 mypy did not complete (a syntax error while a line is being typed, a crash) keeps the
 findings shown before and gives ``check``'s blocking line for the log; the project's own
 unresolved imports are a warning; mypy's syntax errors that it went on after are
 ``check``'s warning lines, for the log; the findings shown are ``findings.select``'s, in
-the checked paths.
+the checked paths (only ``pallas-platform`` ones in a file that opts out of mypy); files
+that opt out and are not checked give ``check``'s note, for the log.
 
 What it does not do: run mypy (``runner``) or talk to the editor (``server``).
 """
@@ -25,12 +28,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from typed_pallas_mypy import config
-from typed_pallas_mypy.cli import project
+from typed_pallas_mypy.cli import opted_out, project
 from typed_pallas_mypy.cli.blocking import blocking_line, stopped_message
 from typed_pallas_mypy.cli.check import (
     SLOW_NOTICE,
@@ -40,6 +43,8 @@ from typed_pallas_mypy.cli.check import (
     configured_environment,
     missing_paths,
     mypy_missing,
+    only_platform_findings,
+    opted_out_note,
     unread_warnings,
 )
 from typed_pallas_mypy.cli.findings import (
@@ -55,7 +60,7 @@ from typed_pallas_mypy.cli.findings import (
     unread_code,
 )
 
-__all__ = ["Options", "Outcome", "Plan", "Stop", "outcome", "plan"]
+__all__ = ["Options", "Outcome", "Plan", "Stop", "outcome", "plan", "with_buffers"]
 
 PROG: Final = "typed-pallas"
 Severity = Literal["error", "warning", "info"]
@@ -69,6 +74,8 @@ class Options:
     platforms: tuple[str, ...] = ()
     config_file: str | None = None
     cache_dir: str | None = None
+    #: ``--check-opted-out`` / ``--no-check-opted-out`` (None: the configuration's)
+    check_opted_out: bool | None = None
 
 
 @dataclass
@@ -90,6 +97,12 @@ class Plan:
     #: the plugin's configuration as it reads it (``PluginConfig.fingerprint``): mypy's
     #: fine-grained state keeps the plugin, so another configuration needs another state
     plugin_config: str = ""
+    #: ``check_opted_out`` of the project's configuration
+    check_opted_out: bool = False
+    #: the files that opt out of mypy (``# mypy: ignore-errors``; their buffer's text
+    #: where one is open), set by :func:`with_buffers`: given to mypy as copies with the
+    #: setting off when ``check_opted_out``, else not checked (a note in the log)
+    opted_out: list[str] = field(default_factory=list)
 
     @property
     def fresh_command(self) -> list[str]:
@@ -123,6 +136,9 @@ class Outcome:
     log: list[str] = field(default_factory=list)
     #: a warning to show the user (None: nothing to show)
     warning: str | None = None
+    #: files not checked because they opt out of mypy (``check``'s note; for the log,
+    #: once while it stays the same)
+    opted_out_note: str | None = None
 
 
 def plan(options: Options, workdir: str, shadows: Sequence[tuple[str, str]] = ()) -> Plan | Stop:
@@ -162,7 +178,53 @@ def plan(options: Options, workdir: str, shadows: Sequence[tuple[str, str]] = ()
     command = mypy_command(ini, cache_dir, paths)
     cold = not cache_is_warm(cache_dir)
     stamp = json.dumps(resolved.fingerprint(), sort_keys=True, default=str)
-    return Plan(command, list(shadows), env, paths, cache_dir, cold, layout, ini, stamp)
+    return Plan(
+        command, list(shadows), env, paths, cache_dir, cold, layout, ini, stamp,
+        resolved.check_opted_out if options.check_opted_out is None else options.check_opted_out,
+    )  # fmt: skip
+
+
+def with_buffers(
+    planned: Plan, buffers: Mapping[str, str], write: Callable[[str, str], str]
+) -> None:
+    """Give ``planned`` its shadow files: one for each unsaved buffer (``buffers``: file
+    -> text), and, with ``check_opted_out``, one with mypy's ``ignore_errors`` inline
+    setting turned off (``opted_out.neutralised``) for each file of the checked paths
+    that opts out, open or not (the buffer's text where one is open, as
+    ``typed-pallas check --check-opted-out`` gives mypy the file's). ``write(file,
+    text)`` writes a shadow and returns its path (``runner.Shadows.write``)."""
+    texts = {os.path.abspath(path): text for path, text in buffers.items()}
+    opted: list[str] = []
+    for path in project.python_files(planned.paths):
+        source = os.path.abspath(path)
+        text = texts.get(source)
+        if text is None:
+            text = _inline_text(source)
+        if not text or not opted_out.opts_out(text):
+            continue
+        opted.append(source)
+        if planned.check_opted_out:
+            neutral = opted_out.neutralised(text)
+            if neutral is not None:
+                texts[source] = neutral
+    planned.opted_out = opted
+    planned.shadows = [(path, write(path, text)) for path, text in texts.items()]
+
+
+def _inline_text(path: str) -> str:
+    """The file's text when it may hold mypy's inline settings, else "" (read as the
+    server reads a buffer: UTF-8, line endings kept; "" when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return ""
+    if opted_out.INLINE_PREFIX.encode("ascii") not in data:
+        return ""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
 
 
 def outcome(checked: Plan, run: MypyRun) -> Outcome:
@@ -194,7 +256,17 @@ def outcome(checked: Plan, run: MypyRun) -> Outcome:
         )
     # mypy's own syntax errors it went on after: check's warning lines, for the log
     log = [f"warning: {line}" for line in unread_warnings(unread_code(run.findings))]
-    shown = select(run.findings, plugin_error_codes(), all_errors=False)
+    note = None
+    if checked.opted_out and not checked.check_opted_out:
+        note = opted_out_note(
+            [os.path.relpath(path) for path in checked.opted_out],
+            "--check-opted-out (or check_opted_out = true in [tool.typed-pallas])",
+        ).removeprefix(f"{PROG}: ")
+    found = run.findings
+    if checked.check_opted_out and checked.opted_out:
+        # the author opted out of mypy's other errors there
+        found = only_platform_findings(found, dict.fromkeys(checked.opted_out, ""))
+    shown = select(found, plugin_error_codes(), all_errors=False)
     shown = [f for f in shown if _in_paths(f.file, checked.paths)]
     shown.sort(key=lambda f: (f.file, f.line, f.column))
-    return Outcome(shown, log, warning)
+    return Outcome(shown, log, warning, note)
