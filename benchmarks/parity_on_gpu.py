@@ -12,7 +12,7 @@ Each function of ``tests/parity/kernlib/shapes.py`` listed by
 its case's shape, in this one process, and the output made ready. A ``fire_*`` function
 must raise (JAX raises an empty ``AssertionError`` or its ``ValueError`` for TPU params
 lowered for the GPU); a ``silent_*`` function must return. The application-level forms
-(a guard helper, a TPU-only body in the caller's ``pl.pallas_call``, a config object) are
+(guard helpers, a TPU-only body in the caller's ``pl.pallas_call``, a config object) are
 run as the application runs them. The exit status is 1 if any function does otherwise.
 
 What it does not do: time anything, or prove anything on a host without a GPU (there
@@ -78,6 +78,18 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "silent: a guard helper of the library": lambda: (
             jax.jit(kernlib.silent_direct)(x) if kernlib.kernels.on_gpu() else x
+        ),
+        "fire: a device-kind guard helper of the library": lambda: (
+            jax.jit(kernlib.fire_direct)(x) if not kernlib.kernels.on_tpu_kind() else x
+        ),
+        "silent: a device-kind guard helper of the library (its TPU side)": lambda: (
+            jax.jit(kernlib.fire_direct)(x) if kernlib.kernels.on_tpu_kind() else x
+        ),
+        "fire: a guard helper of the library over every device": lambda: (
+            jax.jit(kernlib.fire_direct)(x) if kernlib.kernels.any_gpu() else x
+        ),
+        "silent: a guard helper of the library over every device": lambda: (
+            jax.jit(kernlib.silent_direct)(x) if kernlib.kernels.any_gpu() else x
         ),
         "fire: a TPU-only kernel body in the caller's pl.pallas_call": lambda: jax.jit(
             pl.pallas_call(kernlib.kernels.copy_body, out_shape=out)

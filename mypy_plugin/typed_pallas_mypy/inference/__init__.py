@@ -153,7 +153,11 @@ class Inference:
         (``def on_tpu(): return jax.default_backend() == "tpu"``), and whether it returns
         the platform string itself; ``(None, False)`` for anything else."""
         unknown: HelperFacts = (None, False)
-        return self._guarded(unknown, lambda: self._resolver.helper(fullname))
+        return self._guarded(unknown, lambda: self._resolver.memoized_helper(fullname))
+
+    def modules_of_helper(self, fullname: str) -> frozenset[str]:
+        """The modules ``helper(fullname)`` was read from (after asking it)."""
+        return self._resolver.modules_of("helper", fullname)
 
     def requirement_at(self, module: str, line: int) -> Requirement | None:
         """The requirement of the function of ``module`` defined at ``line`` (its

@@ -748,6 +748,13 @@ class Resolver:
 
     # ------------------------------------------------------------------ guard helpers
 
+    def memoized_helper(self, fullname: str) -> tuple[Sets | None, bool]:
+        """``helper``, kept with the modules it read (``modules_of("helper", ...)``)."""
+        found = self.memoized("helper", fullname, lambda: self.helper(fullname))
+        if isinstance(found, tuple) and len(found) == 2:
+            return found
+        return None, False
+
     def helper(self, fullname: str, depth: int = 0) -> tuple[Sets | None, bool]:
         """(platforms when it returns true, when false) of a guard helper, and whether it
         returns the platform itself (a platform helper); (None, False) for anything else."""
@@ -793,6 +800,11 @@ class Resolver:
         if kind == "call" and len(condition) == 2:
             found, _ = self.helper(str(condition[1]), depth + 1)
             return found if found is not None else (None, None)
+        if kind == "sets" and len(condition) == 3:
+            return _platform_set(condition[1]), _platform_set(condition[2])
+        if kind in ("true only", "false only") and len(condition) == 2:
+            true_set, false_set = self._sets(condition[1], depth)
+            return (true_set, None) if kind == "true only" else (None, false_set)
         return None, None
 
     # ------------------------------------------------------------------ sources
@@ -1409,6 +1421,13 @@ _MODULE_CALLER: Final = model.bare_function("")
 #: The caller the API stands for (no parameters: an interpret argument it would pass is
 #: its default)
 _API_CALLER: Final = model.bare_function("<api>")
+
+
+def _platform_set(raw: object) -> frozenset[str] | None:
+    """A ``["sets", ...]`` side: a list of platforms of the guard universe, or None."""
+    if not isinstance(raw, list):
+        return None
+    return frozenset(str(p) for p in raw) & GUARD_UNIVERSE
 
 
 def _join(kind: object, left: Sets, right: Sets) -> Sets:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import evidence_tables, fullnames
+from typed_pallas_mypy import device_kinds, evidence_tables, fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
 from typed_pallas_mypy.fullnames import (
     CLASS_KEEPERS,
@@ -2012,23 +2012,33 @@ class _ModuleReader:
             return None
         return self.condition(stmts[0].value, scope)
 
-    def condition(self, expr: ast.expr, scope: _Scope) -> model.Condition | None:
-        if self._is_platform_value(expr, scope):
+    def condition(
+        self, expr: ast.expr, scope: _Scope, devices: frozenset[str] = frozenset()
+    ) -> model.Condition | None:
+        """What a guard helper's returned condition tests (``model.Condition``), as
+        ``guards.conditions`` reads a condition: platform sources compared with literals,
+        ``pltpu.is_tpu_device()``, another helper, a device's kind tested against a
+        literal (``device_kinds``), ``any``/``all`` over one platform's devices, and
+        ``not``/``and``/``or`` of them. ``devices``: names bound to a device (the
+        variable of ``any(... for d in jax.devices())``)."""
+        if self._is_platform_value(expr, scope, devices):
             return ["source"]
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-            inner = self.condition(expr.operand, scope)
+            inner = self.condition(expr.operand, scope, devices)
             return ["not", inner] if inner is not None else None
         if isinstance(expr, ast.BoolOp):
-            parts = [self.condition(v, scope) for v in expr.values]
+            parts = [self.condition(v, scope, devices) for v in expr.values]
             kind = "and" if isinstance(expr.op, ast.And) else "or"
             return [kind, *parts]  # an unknown part: None inside (``combine`` decides)
-        if isinstance(expr, ast.Call) and not expr.args and not expr.keywords:
-            name = self.ref(expr.func, scope)
-            if name in fullnames.IS_TPU_DEVICE:
-                return ["cmp", "==", ["tpu"]]
-            if name is not None and not is_opaque_name(name):
-                return ["call", name]
-            return None
+        if isinstance(expr, ast.Call):
+            if not expr.args and not expr.keywords:
+                name = self.ref(expr.func, scope)
+                if name in fullnames.IS_TPU_DEVICE:
+                    return ["cmp", "==", ["tpu"]]
+                if name is not None and not is_opaque_name(name):
+                    return ["call", name]
+                return None
+            return self._quantified(expr, scope, devices) or self._startswith(expr, scope, devices)
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
             left, right = expr.left, expr.comparators[0]
             op = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}.get(
@@ -2036,9 +2046,12 @@ class _ModuleReader:
             )
             if op is None:
                 return None
-            if op in ("==", "!=") and self._is_platform_value(right, scope):
+            tested = self._kind_comparison(op, left, right, scope, devices)
+            if tested is not None:
+                return tested
+            if op in ("==", "!=") and self._is_platform_value(right, scope, devices):
                 left, right = right, left
-            if not self._is_platform_value(left, scope):
+            if not self._is_platform_value(left, scope, devices):
                 return None
             names = _strings(right)
             if names is None or (op in ("==", "!=") and len(names) != 1):
@@ -2046,25 +2059,15 @@ class _ModuleReader:
             return ["cmp", op, names]
         return None
 
-    def _is_platform_value(self, expr: ast.expr, scope: _Scope) -> bool:
-        """``jax.default_backend()``, ``jax.devices()[0].platform``,
-        ``get_default_device().platform``, or a module's variable holding one."""
+    def _is_platform_value(
+        self, expr: ast.expr, scope: _Scope, devices: frozenset[str] = frozenset()
+    ) -> bool:
+        """``jax.default_backend()``, ``<device>.platform`` (``_is_device``), or a
+        module's variable holding one."""
         if isinstance(expr, ast.Call) and not expr.args:
             return self.ref(expr.func, scope) in fullnames.DEFAULT_BACKEND
         if isinstance(expr, ast.Attribute) and expr.attr == "platform":
-            device = expr.value
-            if isinstance(device, ast.Subscript) and isinstance(device.value, ast.Call):
-                index = device.slice
-                return (
-                    isinstance(index, ast.Constant)
-                    and index.value == 0
-                    and not device.value.args
-                    and not device.value.keywords
-                    and self.ref(device.value.func, scope) in fullnames.DEVICES
-                )
-            if isinstance(device, ast.Call) and not device.args:
-                return self.ref(device.func, scope) in fullnames.GET_DEFAULT_DEVICE
-            return False
+            return self._is_device(expr.value, scope, devices)
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
             if isinstance(found, _Global) and found.fullname == f"{self.module}.{expr.id}":
@@ -2077,6 +2080,137 @@ class _ModuleReader:
                     and self._is_platform_value(value, self.module_scope)
                 )
         return False
+
+    # ------------------------------------------------------------------ devices
+
+    def _is_device(self, expr: ast.expr, scope: _Scope, devices: frozenset[str]) -> bool:
+        """A ``jax.Device`` of the platform code here lowers for, recognised by shape:
+        an element of a collection of them (``_is_device_collection``), a mesh's
+        ``devices[(0,) * n]``, ``get_default_device()``, ``next(<collection>)``, or a
+        name in ``devices``."""
+        if isinstance(expr, ast.Name) and expr.id in devices:
+            return True
+        if isinstance(expr, ast.Subscript):
+            base = expr.value
+            if isinstance(base, ast.Attribute) and base.attr == "devices":
+                if _is_zero_index(expr.slice):
+                    return True  # mesh.devices[(0,) * ndim]
+            return self._is_device_collection(base, scope)
+        if isinstance(expr, ast.Call):
+            name = self.ref(expr.func, scope)
+            if name in fullnames.GET_DEFAULT_DEVICE:
+                return not expr.args and not expr.keywords
+            if name == fullnames.BUILTIN_NEXT and len(expr.args) == 1:
+                return self._is_device_collection(expr.args[0], scope)
+        return False
+
+    def _is_device_collection(self, expr: ast.expr, scope: _Scope) -> bool:
+        """Devices of one platform: ``jax.devices()`` / ``jax.local_devices()`` (no
+        ``backend=``), ``x.devices()``, ``x.sharding.device_set``, ``mesh.devices.flat``,
+        ``list(...)`` of one."""
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            name = self.ref(func, scope)
+            if name in fullnames.DEVICES:
+                if any(k.arg == "backend" or k.arg is None for k in expr.keywords):
+                    return False
+                local = name is not None and name.endswith("local_devices")
+                return not expr.args or (local and len(expr.args) == 1)
+            if name in fullnames.DEVICE_COLLECTION_COPIES and len(expr.args) == 1:
+                return self._is_device_collection(expr.args[0], scope)
+            if isinstance(func, ast.Attribute) and not expr.args and not expr.keywords:
+                if func.attr == "devices" and (name is None or name.startswith(self.module)):
+                    return True  # a value's method: jax.Array.devices()
+                if func.attr in ("ravel", "flatten", "tolist"):
+                    return _is_mesh_devices(func.value) or self._is_device_collection(
+                        func.value, scope
+                    )
+            return False
+        if isinstance(expr, ast.Attribute):
+            if expr.attr == "device_set":
+                return True
+            if expr.attr == "flat" and isinstance(expr.value, ast.Attribute):
+                return expr.value.attr == "devices"
+            return _is_mesh_devices(expr)
+        return False
+
+    def _kind_source(self, expr: ast.expr, scope: _Scope, devices: frozenset[str]) -> bool | None:
+        """For ``<device>.device_kind``: False; ``<device>.device_kind.lower()``: True
+        (the markers compare lowercased); None for anything else."""
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr == "lower"
+            and not expr.args
+            and not expr.keywords
+        ):
+            inner = self._kind_source(expr.func.value, scope, devices)
+            return True if inner is False else None
+        if isinstance(expr, ast.Attribute) and expr.attr == "device_kind":
+            return False if self._is_device(expr.value, scope, devices) else None
+        return None
+
+    def _kind_comparison(
+        self, op: str, left: ast.expr, right: ast.expr, scope: _Scope, devices: frozenset[str]
+    ) -> model.Condition | None:
+        """``"TPU" in <kind>``, ``<kind> == "TPU v4"``, ``<kind> in (...)``."""
+        if op in ("in", "not in") and isinstance(left, ast.Constant):
+            lowered = self._kind_source(right, scope, devices)
+            if lowered is None or not isinstance(left.value, str):
+                return None
+            true_set, false_set = device_kinds.substring_sets(left.value, lowered)
+            if op == "not in":
+                true_set, false_set = false_set, true_set
+            return _sets_condition(true_set, false_set)
+        if op in ("==", "!=") and self._kind_source(left, scope, devices) is None:
+            left, right = right, left
+        lowered = self._kind_source(left, scope, devices)
+        names = _strings(right)
+        if lowered is None or names is None:
+            return None
+        return _sets_condition(*device_kinds.comparison_sets(op, names, lowered))
+
+    def _startswith(
+        self, call: ast.Call, scope: _Scope, devices: frozenset[str]
+    ) -> model.Condition | None:
+        """``<kind>.startswith("TPU")``."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "startswith"):
+            return None
+        if len(call.args) != 1 or call.keywords:
+            return None
+        prefix = call.args[0]
+        if not (isinstance(prefix, ast.Constant) and isinstance(prefix.value, str)):
+            return None
+        lowered = self._kind_source(func.value, scope, devices)
+        if lowered is None:
+            return None
+        return _sets_condition(*device_kinds.substring_sets(prefix.value, lowered))
+
+    def _quantified(
+        self, call: ast.Call, scope: _Scope, devices: frozenset[str]
+    ) -> model.Condition | None:
+        """``any(<condition on d> for d in <devices>)`` / ``all(...)``: the condition on
+        one device (the devices of one collection share a platform, and one is never
+        empty); with a filter (``if ...``) ``any`` may be false and ``all`` true for no
+        device at all: only the other side is known."""
+        name = self.ref(call.func, scope)
+        if name not in (fullnames.BUILTIN_ANY, fullnames.BUILTIN_ALL) or len(call.args) != 1:
+            return None
+        generator = call.args[0]
+        if not isinstance(generator, (ast.GeneratorExp, ast.ListComp)):
+            return None
+        if len(generator.generators) != 1 or call.keywords:
+            return None
+        loop = generator.generators[0]
+        if not isinstance(loop.target, ast.Name) or loop.is_async:
+            return None
+        if not self._is_device_collection(loop.iter, scope):
+            return None
+        inner = self.condition(generator.elt, scope, devices | {loop.target.id})
+        if inner is None or not loop.ifs:
+            return inner
+        return ["true only" if name == fullnames.BUILTIN_ANY else "false only", inner]
 
     # ------------------------------------------------------------------ wrappers
 
@@ -2514,6 +2648,42 @@ def _positions(scope: _Scope) -> dict[str, int]:
         else:
             out[param.name] = -1
     return out
+
+
+def _is_zero_index(expr: ast.expr) -> bool:
+    """``(0,) * n``, ``(0, 0)``: an index tuple of a mesh's device array."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        return _is_zero_index(expr.left) or _is_zero_index(expr.right)
+    if isinstance(expr, ast.Tuple):
+        return bool(expr.elts) and all(
+            isinstance(e, ast.Constant) and type(e.value) is int for e in expr.elts
+        )
+    return False
+
+
+def _is_mesh_devices(expr: ast.expr) -> bool:
+    """``mesh.devices`` / ``self.mesh.devices`` / ``get_mesh().devices``: the device array
+    of something named a mesh."""
+    if not (isinstance(expr, ast.Attribute) and expr.attr == "devices"):
+        return False
+    owner = expr.value
+    if isinstance(owner, ast.Call):
+        owner = owner.func
+    name = owner.id if isinstance(owner, ast.Name) else getattr(owner, "attr", "")
+    return "mesh" in str(name).lower()
+
+
+def _sets_condition(
+    true_set: frozenset[str] | None, false_set: frozenset[str] | None
+) -> model.Condition | None:
+    """``["sets", true, false]``: platforms known directly (a device kind's markers)."""
+    if true_set is None and false_set is None:
+        return None
+    return [
+        "sets",
+        sorted(true_set) if true_set is not None else None,
+        sorted(false_set) if false_set is not None else None,
+    ]
 
 
 def _strings(expr: ast.expr) -> list[str] | None:

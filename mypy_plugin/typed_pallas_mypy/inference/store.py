@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import entries, evidence_tables, fullnames
+from typed_pallas_mypy import device_kinds, entries, evidence_tables, fullnames
 from typed_pallas_mypy.inference import model, program, reader
 
 #: Bump when the file layout changes.
@@ -37,7 +37,7 @@ STORE_FORMAT: Final = 4
 def _source_digest() -> str:
     """Hash of the modules that decide what a module's facts are."""
     digest = hashlib.sha256()
-    for module in (reader, program, model):
+    for module in (reader, program, model, device_kinds):
         try:
             with open(module.__file__ or "", "rb") as handle:
                 digest.update(handle.read())
@@ -57,6 +57,8 @@ def _digest() -> str:
             for name, row in _platforms.PARAMS_BY_FULLNAME.items()
         ),
         _platforms.BACKEND_NAMESPACES,
+        sorted(_platforms.DEVICE_KIND_MARKERS.items()),
+        sorted(_platforms.DEVICE_KIND_EXHAUSTIVE_MARKERS),
         sorted((k, sorted(v)) for k, v in evidence_tables.BODY_EVIDENCE.items()),
         sorted((k, sorted(v)) for k, v in evidence_tables.SCRATCH_EVIDENCE.items()),
         sorted((k, sorted(v)) for k, v in evidence_tables.MESH_EVIDENCE.items()),

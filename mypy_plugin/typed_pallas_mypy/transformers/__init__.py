@@ -8,8 +8,7 @@ Reading the source:
 * ``module_index``: the one walk per module (guard regions, decorators, assignments);
 * ``params``: which compiler-params class an argument is;
 * ``evidence``: what the entry point, mesh, memory spaces and kernel body prove;
-* ``resolution``: which function an expression or a call names, and whose code it is;
-* ``helpers``: guard and platform helpers (``return jax.default_backend() == "tpu"``).
+* ``resolution``: which function an expression or a call names, and whose code it is.
 
 Checking one Pallas call:
 
@@ -21,8 +20,8 @@ Following the platform across functions, modules and libraries:
 
 * ``inference_use``: the one inference (``typed_pallas_mypy.inference``) for this build:
   what any function of the project or of an installed package lowers for, and why;
-* ``platform_facts``: those facts, with what needs mypy's types (guard helpers,
-  predicates), from this run or from mypy's cache;
+* ``platform_facts``: those facts (guard helpers included: the engine reads them), with
+  what needs mypy's types (predicates), from this run or from mypy's cache;
 * ``predicates``: platform predicates (``supported_on(device)``) and the methods gating
   on them;
 * ``facts_store``: the facts' JSON form, kept in mypy's cache;

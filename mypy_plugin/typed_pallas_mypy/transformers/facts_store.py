@@ -18,6 +18,9 @@ symbol ``__typed_pallas_source__`` whose type holds the hash of its source
 consulted the module's facts register a dependency on it too. Outside the daemon the
 symbol is never added (it would change the module's interface hash on every edit).
 
+``definitions(tree)`` lists the fullnames whose facts a module stores (its top-level
+functions, methods and aliases).
+
 What it does not do: infer anything (``typed_pallas_mypy.inference``), or read other modules.
 """
 
@@ -30,7 +33,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from mypy.nodes import GDEF, MypyFile, SymbolTableNode, Var
+from mypy.nodes import (
+    GDEF,
+    AssignmentStmt,
+    CallExpr,
+    ClassDef,
+    Decorator,
+    DictExpr,
+    ExpressionStmt,
+    FuncDef,
+    IfStmt,
+    MypyFile,
+    NameExpr,
+    OverloadedFuncDef,
+    RefExpr,
+    Statement,
+    StrExpr,
+    SymbolTableNode,
+    Var,
+)
 from mypy.types import Instance, LiteralType, get_proper_type
 
 from typed_pallas_mypy.transformers.guards import Sets
@@ -343,6 +364,44 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
 
 
 # --------------------------------------------------------------------------- the cache symbol
+
+
+def definitions(tree: MypyFile) -> list[str]:
+    """Fullnames of the top-level functions, methods and aliases of a module."""
+    names: list[str] = []
+    for stmt in tree.defs:
+        names.extend(_defined(stmt))
+    return names
+
+
+def _defined(stmt: Statement) -> list[str]:
+    if isinstance(stmt, (FuncDef, Decorator, OverloadedFuncDef)):
+        return [stmt.fullname]
+    if isinstance(stmt, ClassDef):
+        out: list[str] = []
+        for inner in stmt.defs.body:
+            if isinstance(inner, (FuncDef, Decorator, OverloadedFuncDef)):
+                out.append(inner.fullname)
+        return out
+    if isinstance(stmt, AssignmentStmt) and len(stmt.lvalues) == 1:
+        lvalue = stmt.lvalues[0]
+        if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var) and lvalue.fullname:
+            if isinstance(stmt.rvalue, (RefExpr, CallExpr, DictExpr)):
+                return [lvalue.fullname]
+    if isinstance(stmt, IfStmt):
+        out = []
+        for body in stmt.body:
+            for inner in body.body:
+                out.extend(_defined(inner))
+        if stmt.else_body is not None:
+            for inner in stmt.else_body.body:
+                out.extend(_defined(inner))
+        return out
+    return []
+
+
+def _is_docstring(stmt: Statement) -> bool:
+    return isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr)
 
 
 def stored_json(node: SymbolTableNode | None) -> dict[str, object] | None:

@@ -67,7 +67,7 @@ from mypy.nodes import (
 )
 
 from typed_pallas import _platforms
-from typed_pallas_mypy import fullnames
+from typed_pallas_mypy import device_kinds, fullnames
 from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname
 
 #: Every platform a guard can speak of. "cpu" is there so that ``!= "tpu"`` is not "gpu".
@@ -317,26 +317,6 @@ def is_device_kind(expr: Expression, scope: GuardScope, func: FuncItem | None) -
     return _kind_source(expr, scope, func) is False
 
 
-def _kind_platform(text: str, lowered: bool) -> str | None:
-    """The one platform whose device kinds contain ``text``, if its markers say so."""
-    found = {
-        platform
-        for marker, platform in _platforms.DEVICE_KIND_MARKERS.items()
-        if (marker.lower() if lowered else marker) in text
-    }
-    return found.pop() if len(found) == 1 else None
-
-
-def _substring_sets(text: str, lowered: bool) -> Sets:
-    """(true, false) of ``text in kind`` / ``kind.startswith(text)``."""
-    platform = _kind_platform(text, lowered)
-    if platform is None:
-        return None, None
-    exhaustive = {m.lower() if lowered else m for m in _platforms.DEVICE_KIND_EXHAUSTIVE_MARKERS}
-    false_set = UNIVERSE - {platform} if text in exhaustive else None
-    return frozenset({platform}), false_set
-
-
 def _kind_comparison(expr: ComparisonExpr, scope: GuardScope, func: FuncItem | None) -> Sets:
     op = expr.operators[0]
     left, right = expr.operands
@@ -344,7 +324,7 @@ def _kind_comparison(expr: ComparisonExpr, scope: GuardScope, func: FuncItem | N
         lowered = _kind_source(right, scope, func)
         if lowered is None:
             return None, None
-        true_set, false_set = _substring_sets(left.value, lowered)
+        true_set, false_set = device_kinds.substring_sets(left.value, lowered)
         return (true_set, false_set) if op == "in" else (false_set, true_set)
     if _kind_source(left, scope, func) is None and op in ("==", "!="):
         left, right = right, left
@@ -352,20 +332,7 @@ def _kind_comparison(expr: ComparisonExpr, scope: GuardScope, func: FuncItem | N
     names = strings(right)
     if lowered is None or names is None:
         return None, None
-    if op in ("==", "!=") and len(names) != 1:
-        return None, None
-    matched: set[str] = set()
-    for name in names:
-        platform = _kind_platform(name, lowered)
-        if platform is None:
-            return None, None
-        matched.add(platform)
-    whole = frozenset(matched)
-    if op in ("==", "in"):
-        return whole, None
-    if op in ("!=", "not in"):
-        return None, whole
-    return None, None
+    return device_kinds.comparison_sets(op, names, lowered)
 
 
 def _startswith_sets(call: CallExpr, scope: GuardScope, func: FuncItem | None) -> Sets:
@@ -378,7 +345,7 @@ def _startswith_sets(call: CallExpr, scope: GuardScope, func: FuncItem | None) -
     lowered = _kind_source(callee.expr, scope, func)
     if lowered is None:
         return None, None
-    return _substring_sets(call.args[0].value, lowered)
+    return device_kinds.substring_sets(call.args[0].value, lowered)
 
 
 class _Bound:

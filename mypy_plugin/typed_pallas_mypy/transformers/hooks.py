@@ -28,7 +28,7 @@ from mypy.types import FunctionLike, Instance, Overloaded, Type, get_proper_type
 
 from typed_pallas_mypy import cache_keys
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
-from typed_pallas_mypy.transformers import decisions, helpers, reporting, signatures
+from typed_pallas_mypy.transformers import decisions, reporting, signatures
 from typed_pallas_mypy.transformers.calls import (
     CallView,
     PlatformConfig,
@@ -36,7 +36,12 @@ from typed_pallas_mypy.transformers.calls import (
     view_of_call,
     view_through_wrapper,
 )
-from typed_pallas_mypy.transformers.facts_store import mark_source, source_trigger_of, trigger_of
+from typed_pallas_mypy.transformers.facts_store import (
+    definitions,
+    mark_source,
+    source_trigger_of,
+    trigger_of,
+)
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, Reads, index_of, stamp_of
 from typed_pallas_mypy.transformers.nodes import ref_fullname, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts
@@ -196,7 +201,7 @@ def module_findings(
         session.checks_untyped(tree.fullname),
         config.registries,
     )
-    found.targets = {tree.fullname, *helpers.definitions(tree)}
+    found.targets = {tree.fullname, *definitions(tree)}
     # what the findings read of other modules, the index's guard regions included
     consulted = (facts.consulted | {m for m, _, _ in index.cross_reads}) - {tree.fullname}
     if daemon:

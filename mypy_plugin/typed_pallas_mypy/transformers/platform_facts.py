@@ -6,12 +6,13 @@ engine, the same way for the project's modules and for installed packages
 (``inference_use``: a name imported from a package mypy could not follow too). What
 needs mypy's declared types is read from mypy's nodes for a module checked in this run,
 and from the facts stored in its symbol table for one loaded from mypy's cache
-(``facts_store``): guard helpers, platform predicates and the methods gating on them.
+(``facts_store``): platform predicates and the methods gating on them (and the guard
+helpers the engine read, stored so that a change reaches callers in other modules).
 Anything else: no facts (silence).
 
 ``helper_of`` answers whether a function is a guard helper or a platform helper (read
-without the helper module's index, so that building an index never needs itself),
-``predicate_of`` whether it is a platform predicate (``predicates``, read the same way), and
+by the engine, for every module: an index's conditions ask it, and it never needs an
+index), ``predicate_of`` whether it is a platform predicate (``predicates``, read the same way), and
 ``store_module`` writes a module's facts into its symbol table just before mypy
 serializes it. Every module consulted is noted (``consulted``; a cached answer notes
 again the modules its computation read), so that the daemon can re-check callers when
@@ -43,7 +44,7 @@ from mypy.options import Options
 from mypy.types import Instance
 
 from typed_pallas_mypy.cache_keys import in_daemon
-from typed_pallas_mypy.transformers import helpers, predicates
+from typed_pallas_mypy.transformers import predicates
 from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
     NO_FACTS,
@@ -51,6 +52,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     Gate,
     Predicate,
     Requirement,
+    definitions,
     facts_from_json,
     store,
     stored_json,
@@ -93,7 +95,6 @@ class Facts:
         self.consulted: set[str] = set()
         self._stamps: dict[str, object] = {}
         self._helpers: dict[str, tuple[Sets | None, bool]] = {}
-        self._helpers_in_progress: set[str] = set()
         self._predicates: dict[str, Predicate | None] = {}
         #: (kind, fullname) of each answer above -> the modules its computation read, noted
         #: again whenever the cached answer is used (``consulted`` is then whole)
@@ -339,16 +340,14 @@ class Facts:
         return name is not None and self.helper_of(name)[1]
 
     def helper_of(self, fullname: str) -> tuple[Sets | None, bool]:
-        """(guard sets, returns a platform) of a guard or platform helper.
-
-        Read without the helper module's index (a helper is one ``return`` of a
-        condition), so that building an index, which asks about the helpers its
-        conditions call, never needs that same index: no cycle, same answer whatever
-        order the hooks come in."""
+        """(guard sets, returns a platform) of a guard or platform helper, in any module:
+        read by the engine (``Inference.helper``), one rule for the project and its
+        libraries. A project module loaded from mypy's cache answers from its stored
+        facts (what the engine read when they were stored)."""
         module = self.names.module_of(fullname)
         if module is None or not self.names.is_user_module(module):
             if self.names.is_library_name(fullname):
-                # a library's guard helper (``if lib.on_tpu():``): read by the engine
+                # a library's guard helper (``if lib.on_tpu():``)
                 return self.inference.engine().helper(fullname)
             return None, False
         self._note_module(module)
@@ -360,31 +359,17 @@ class Facts:
         if cached is not None:
             self._replay("helper", fullname)
             return cached
-        if fullname in self._helpers_in_progress:
-            return None, False
-        result = self._computing("helper", fullname, lambda: self._helper(fullname, tree))
+        result = self._computing("helper", fullname, lambda: self._helper(fullname))
         self._helpers[fullname] = result
         return result
 
-    def _helper(self, fullname: str, tree: MypyFile) -> tuple[Sets | None, bool]:
-        self._helpers_in_progress.add(fullname)
-        try:
-            node = self.names.node_of(fullname)
-            if isinstance(node, Decorator) and keeps_function(node, self.names):
-                node = node.func
-            result: tuple[Sets | None, bool] = (None, False)
-            if isinstance(node, FuncDef) and node.body.body:
-                result = helpers.helper_kind(node, _HelperScope(self))
-            elif isinstance(node, Var):
-                index = index_of(tree, self)
-                assigned = index.assignments.get((0, fullname.rsplit(".", 1)[1]), [])
-                if len(assigned) == 1:
-                    target = self.names.callee_function(assigned[0][1], None, 1)
-                    if target is not None and target != fullname:
-                        result = self.helper_of(target)
-        finally:
-            self._helpers_in_progress.discard(fullname)
-        return result
+    def _helper(self, fullname: str) -> tuple[Sets | None, bool]:
+        engine = self.inference.engine()
+        found = engine.helper(fullname)
+        for read in engine.modules_of_helper(fullname):
+            if self.names.is_user_module(read):
+                self._note_module(read)
+        return found
 
     # ---------------------------------------------------------------- platform predicates
 
@@ -460,7 +445,7 @@ class Facts:
     def module_facts(self, tree: MypyFile) -> dict[str, FunctionFacts]:
         """Facts of every top-level function, method and alias of a fresh module."""
         out: dict[str, FunctionFacts] = {}
-        for name in helpers.definitions(tree):
+        for name in definitions(tree):
             found = self.of(name)
             if not found.is_empty():
                 out[name] = found

@@ -50,3 +50,13 @@ def tpu_op_i(x, interpret=False):
 
 def on_gpu():
     return jax.default_backend() == "gpu"
+
+
+def on_tpu_kind():
+    """A guard helper on the device's kind: only TPU kinds contain "TPU"."""
+    return "TPU" in jax.devices()[0].device_kind
+
+
+def any_gpu():
+    """A guard helper over every device (the devices of one backend share a platform)."""
+    return any(d.platform == "gpu" for d in jax.devices())
