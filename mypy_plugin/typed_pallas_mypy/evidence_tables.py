@@ -38,7 +38,8 @@ Deliberately *not* evidence:
 * ``pltpu.get_tpu_info``/``is_tpu_device`` (Python-level queries, not lowering rules);
 * generic ``pl.*`` primitives (``pl.semaphore_signal``, ``pl.run_scoped``...).
 
-This module only holds data: no mypy import, no jax import.
+This module holds data, and the one key its tables are looked up by
+(``namespace_key``): no mypy import, no jax import.
 """
 
 from __future__ import annotations
@@ -47,6 +48,16 @@ from collections.abc import Mapping
 from typing import Final
 
 from typed_pallas import _platforms
+
+
+def namespace_key(fullname: str) -> tuple[str, str] | None:
+    """(backend namespace, last name) of a backend's name (the key of every table
+    here); None for any other name."""
+    for prefix, namespace in _platforms.BACKEND_NAMESPACES:
+        if fullname.startswith(prefix):
+            return (namespace, fullname.rsplit(".", 1)[1])
+    return None
+
 
 TPU_ONLY: Final = frozenset({"mosaic_tpu"})
 MOSAIC_GPU_ONLY: Final = frozenset({"mosaic_gpu"})

@@ -323,6 +323,77 @@ def test_body_evidence_at_a_definition_or_a_lambda(make_lib: MakeLib) -> None:
     assert facts.body_evidence_at("kpkg.bodies", at, 0) == ()  # no lambda starts there
 
 
+ARGUMENTS = (
+    HEADER
+    + """\
+def body(x_ref, o_ref, acc):
+    o_ref[...] = x_ref[...]
+
+def outer(x):
+    scratch = [pltpu.VMEM((8,), None)]
+    count = 1
+
+    def run(y):
+        spec = pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=count, grid=(1,))
+        return pl.pallas_call(body, out_shape=y, scratch_shapes=scratch, grid_spec=spec)(y)
+
+    return run(x)
+
+def meshed(x):
+    mesh = pltpu.create_tensorcore_mesh("core")
+    return pl.kernel(body, x, mesh=mesh)(x)
+"""
+)
+
+
+def test_argument_evidence_at_a_call(make_lib: MakeLib) -> None:
+    """The evidence of an entry call's arguments, the call found by its position and
+    each argument by its index and keyword as mypy counts them: variables followed into
+    the functions around the call (the scratch list, the scalar prefetch count); an
+    argument or a call not found as described gives nothing."""
+    import ast
+
+    root = make_lib({"kpkg/args.py": ARGUMENTS})
+    facts = reader_for(root)
+    lines = ARGUMENTS.splitlines()
+
+    def line_of(text: str) -> int:
+        return next(i for i, line in enumerate(lines, 1) if line.strip().startswith(text))
+
+    calls = {
+        call.func.attr: (
+            call.lineno,
+            call.col_offset,
+            call.end_lineno or 0,
+            call.end_col_offset or 0,
+        )
+        for call in ast.walk(ast.parse(ARGUMENTS))
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("pallas_call", "kernel")
+    }
+    where = calls["pallas_call"]
+    both = (("scratch", 2, "scratch_shapes"), ("grid_spec", 3, "grid_spec"))
+    assert facts.argument_evidence("kpkg.args", where, both) == (
+        (
+            "scratch",
+            ("mosaic_tpu",),
+            "pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1)",
+            line_of("spec ="),
+        ),
+        ("scratch", ("mosaic_tpu",), "pltpu.VMEM", line_of("scratch =")),
+    )
+    # not as described: another keyword, an index past the arguments, another position
+    assert facts.argument_evidence("kpkg.args", where, (("scratch", 2, "scratch_types"),)) == ()
+    assert facts.argument_evidence("kpkg.args", where, (("scratch", 9, "scratch_shapes"),)) == ()
+    shifted = (where[0], where[1] + 1, where[2], where[3])
+    assert facts.argument_evidence("kpkg.args", shifted, both) == ()
+    mesh = (("mesh", 2, "mesh"),)
+    assert facts.argument_evidence("kpkg.args", calls["kernel"], mesh) == (
+        ("mesh", ("mosaic_tpu",), "the mesh pltpu.create_tensorcore_mesh(...)", line_of("mesh =")),
+    )
+
+
 def test_a_library_with_an_invalid_escape_is_read_without_a_warning(make_lib: MakeLib) -> None:
     """``"a\\+b"`` makes the compiler warn (Python >= 3.12: ``SyntaxWarning``): the read
     must print nothing in the user's mypy run, and still work where warnings are errors."""

@@ -14,7 +14,10 @@ docs/inference-model.md describes the model and its table of forms.
   roots and the project's modules (``combine.ModuleSource``);
   ``requirement(fullname)``, ``wrapper(fullname)``, ``body_evidence(fullname)``,
   ``table(fullname)``, ``keeping_decorator(fullname)``, ``modules_of(fullname)``,
-  ``modules_read()``, ``module_map(prefix)``, ``forget()``;
+  ``modules_read()``, ``module_map(prefix)``, ``forget()``; for a call of a project
+  module, by its position: ``call_requirement`` (what it runs) and
+  ``argument_evidence`` (what its mesh, scratch and grid spec arguments prove: the one
+  reading of argument evidence, for the project's calls and the libraries' alike);
 * ``Requirement`` / ``WrapperFacts``: what it answers.
 
 Unknown means silent: a name it cannot find or read, a file that does not parse, a
@@ -226,6 +229,30 @@ class Inference:
         if found is None:
             return ()
         return tuple((ev.backends, ev.what, ev.line) for ev in found.body_evidence)
+
+    def argument_evidence(
+        self,
+        module: str,
+        where: tuple[int, int, int, int],
+        arguments: Sequence[tuple[str, int, str | None]],
+    ) -> tuple[tuple[str, tuple[str, ...], str, int], ...]:
+        """(kind, backends, spelling, line) of what the arguments of the entry call at
+        ``where`` (line, column, end line, end column) of ``module`` prove, kind "mesh"
+        (a mesh by its constructor) or "scratch" (scratch allocations, a grid spec's
+        scratch and scalar prefetch), read in the scope the call is in: variables are
+        followed to what they were assigned there or in a scope around it.
+        ``arguments``: (role, index, keyword) of the call's mesh, scratch and grid spec
+        arguments (``reader.Argument``); nothing when one is not found as said."""
+        return self._guarded((), lambda: self._argument_evidence(module, where, arguments))
+
+    def _argument_evidence(
+        self,
+        module: str,
+        where: tuple[int, int, int, int],
+        arguments: Sequence[tuple[str, int, str | None]],
+    ) -> tuple[tuple[str, tuple[str, ...], str, int], ...]:
+        found = self._resolver.argument_evidence(module, where, arguments)
+        return tuple((kind, ev.backends, ev.what, ev.line) for kind, ev in found)
 
     def returned_params(self, fullname: str) -> str:
         """The backend of the params the function ``fullname`` always returns a

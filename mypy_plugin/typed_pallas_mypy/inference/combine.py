@@ -504,15 +504,22 @@ class Resolver:
         found = self.memoized("call", key, lambda: self._call_requirement(module, where))
         return found if isinstance(found, Req) else None
 
+    def _module_sites(self, module: str) -> reader.Sites | None:
+        """The calls of ``module`` (``reader.Sites``), read once until ``forget``."""
+        if module not in self._sites:
+            located = self.locate(module)
+            source = self._source(located) if located is not None else None
+            if located is None or source is None:
+                return None
+            self._sites[module] = reader.sites(source, module, located.is_package)
+        return self._sites[module]
+
     def _call_requirement(self, module: str, where: tuple[int, int, int, int]) -> Req | None:
         located = self.locate(module)
         facts = self.module_facts(module)
-        source = self._source(located) if located is not None else None
-        if located is None or facts is None or source is None:
+        if located is None or facts is None:
             return None
-        if module not in self._sites:
-            self._sites[module] = reader.sites(source, module, located.is_package)
-        module_sites = self._sites[module]
+        module_sites = self._module_sites(module)
         site = module_sites.call_site(where) if module_sites is not None else None
         if site is None:
             return None
@@ -528,6 +535,16 @@ class Resolver:
             return None
         # the chain of the call itself, without the caller's own "lowers only" link
         return Req(found.platforms, found.cause, found.chain[1:] or found.chain, None)
+
+    def argument_evidence(
+        self, module: str, where: tuple[int, int, int, int], arguments: Sequence[reader.Argument]
+    ) -> tuple[tuple[str, Evidence], ...]:
+        """What the arguments of the entry call at ``where`` of ``module`` prove
+        (``reader.Sites.argument_evidence``); nothing when the module cannot be read."""
+        if self.is_framework(module):
+            return ()
+        module_sites = self._module_sites(module)
+        return module_sites.argument_evidence(where, arguments) if module_sites else ()
 
     def result_requirement(self, fullname: str) -> Req | None:
         """What calling the value ``fullname(...)`` returns lowers for, when both calls

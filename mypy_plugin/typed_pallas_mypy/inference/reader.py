@@ -19,7 +19,10 @@ of the plugin shares (``entries.ENTRIES``, ``typed_pallas._platforms.PARAMS_BY_F
 * per module-level name: aliases (``f = g``, ``functools.partial(g, ...)``,
   ``jax.jit(g)``, ``g(...)``, ``a if c else b``), platform tables, variables holding a
   keeping decorator, and ``defvjp`` rules;
-* ``Sites``: the calls of a module read the same way, for decision sites.
+* ``Sites``: the calls of a module read the same way, by position: what a call runs
+  (``call_site``, for decision sites) and what an entry call's mesh, scratch and grid
+  spec arguments prove (``argument_evidence``: the plugin's only reading of argument
+  evidence, for the project's calls as for the libraries' entry calls).
 
 What it does not do: look at other modules (``combine`` combines modules), import
 anything it reads, or raise on bad source (a syntax error gives ``None``).
@@ -39,6 +42,7 @@ from typing import Final
 from typed_pallas import _platforms
 from typed_pallas_mypy import device_kinds, evidence_tables, fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
+from typed_pallas_mypy.evidence_tables import namespace_key
 from typed_pallas_mypy.fullnames import (
     CLASS_KEEPERS,
     CONFIGURED_KEEPERS,
@@ -79,7 +83,7 @@ PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: How many same-module calls deep the kernel body scan follows.
 BODY_DEPTH: Final = 2
-#: How many variable assignments deep an argument is followed (as ``evidence._NAME_DEPTH``).
+#: How many variable assignments deep an argument is followed.
 NAME_DEPTH: Final = 3
 #: How many factory ``return`` levels deep params are resolved (as ``params._MAX_DEPTH``).
 PARAMS_DEPTH: Final = 3
@@ -104,12 +108,23 @@ Pos = tuple[int, int]
 PALLAS_MARKER: Final = b"pallas"
 
 
+#: An argument of an entry call, as the plugin names it (``Sites.argument_evidence``):
+#: (role: "mesh", "scratch" or "grid_spec"; its index among the call's arguments as mypy
+#: counts them, the positional ones then the keywords' values; its keyword, None when
+#: passed by position)
+Argument = tuple[str, int, str | None]
+
+
 class Sites:
-    """The calls of one module, read as the inference reads them (``call_site``)."""
+    """The calls of one module, read as the inference reads them (``call_site``,
+    ``argument_evidence``)."""
 
     def __init__(self, reader: _ModuleReader) -> None:
         self.reader = reader
         self.calls: dict[tuple[int, int, int, int], ast.Call] = {}
+        self._arguments: dict[
+            tuple[tuple[int, int, int, int], tuple[Argument, ...]], tuple[tuple[str, Evidence], ...]
+        ] = {}
         for node in ast.walk(reader.tree):
             if isinstance(node, ast.Call) and node.end_lineno is not None:
                 key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset or 0)
@@ -126,6 +141,58 @@ class Sites:
             return self.reader.call_site(found)
         except RecursionError:
             return None
+
+    def argument_evidence(
+        self, where: tuple[int, int, int, int], arguments: Sequence[Argument]
+    ) -> tuple[tuple[str, Evidence], ...]:
+        """What the arguments of the entry call at ``where`` (line, column, end line, end
+        column) prove, as (kind, evidence), kind "mesh" or "scratch"
+        (``_ModuleReader.argument_evidence``), read in the scope the call is in.
+        ``arguments`` say which of its arguments hold the mesh, the scratch allocations
+        and the grid spec; one not found as described, or a call not found, gives
+        nothing."""
+        key = (where, tuple(arguments))
+        cached = self._arguments.get(key)
+        if cached is not None:
+            return cached
+        found: tuple[tuple[str, Evidence], ...] = ()
+        call = self.calls.get(where)
+        if call is not None:
+            try:
+                found = tuple(self._argument_evidence(call, arguments))
+            except RecursionError:
+                found = ()
+        self._arguments[key] = found
+        return found
+
+    def _argument_evidence(
+        self, call: ast.Call, arguments: Sequence[Argument]
+    ) -> list[tuple[str, Evidence]]:
+        by_role: dict[str, list[ast.expr]] = {"mesh": [], "scratch": [], "grid_spec": []}
+        for role, index, keyword in arguments:
+            expr = _argument(call, index, keyword)
+            if expr is not None and role in by_role:
+                by_role[role].append(expr)
+        meshes, scratch, grid_specs = by_role["mesh"], by_role["scratch"], by_role["grid_spec"]
+        if len(meshes) > 1 or not (meshes or scratch or grid_specs):
+            return []
+        scope = self.reader.scope_around(call)
+        mesh = meshes[0] if meshes else None
+        return self.reader.argument_evidence(mesh, scratch, grid_specs, scope)
+
+
+def _argument(call: ast.Call, index: int, keyword: str | None) -> ast.expr | None:
+    """The argument of ``call`` at ``index`` as mypy counts them (``Argument``), when it
+    is passed as said (by position, or by that keyword); else None."""
+    if index < 0:
+        return None
+    if index < len(call.args):
+        found = call.args[index]
+        return None if keyword is not None or isinstance(found, ast.Starred) else found
+    at = index - len(call.args)
+    if at >= len(call.keywords) or keyword is None or call.keywords[at].arg != keyword:
+        return None
+    return call.keywords[at].value
 
 
 def parse_module(source: bytes) -> ast.Module:
@@ -171,14 +238,6 @@ def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts 
         return reader.facts()
     except RecursionError:
         return None
-
-
-def namespace_key(fullname: str) -> tuple[str, str] | None:
-    """(backend namespace, last name) of a backend's name (as ``evidence.namespace_key``)."""
-    for prefix, namespace in fullnames.BACKEND_NAMESPACES:
-        if fullname.startswith(prefix):
-            return (namespace, fullname.rsplit(".", 1)[1])
-    return None
 
 
 def is_opaque_name(fullname: str) -> bool:
@@ -1402,8 +1461,8 @@ class _ModuleReader:
     def _scan(self, func: ScopeNode) -> _Scan:
         """One walk of a function (nested functions and lambdas included, each read
         once): how it reads the platform, the globals it references, and its kernel
-        evidence with the functions of this module it calls (as ``evidence.body``
-        reads a kernel: not under a platform guard)."""
+        evidence with the functions of this module it calls (what is not under a
+        platform guard)."""
         cached = self._scans.get(id(func))
         if cached is not None:
             return cached
@@ -1469,7 +1528,8 @@ class _ModuleReader:
         return result
 
     def body_evidence(self, kernel: ScopeNode) -> tuple[Evidence, ...]:
-        """As ``evidence.body``: the kernel and the functions it calls, two levels deep."""
+        """A kernel's body evidence: the kernel and the functions of this module it
+        calls, ``BODY_DEPTH`` levels deep."""
         cached = self._body.get(id(kernel))
         if cached is not None:
             return cached
@@ -1510,8 +1570,10 @@ class _ModuleReader:
         return found[0] if found is not None else None
 
     def _values(self, expr: ast.expr, scope: _Scope) -> list[tuple[ast.expr, _Scope]]:
-        """``expr`` and the values the variables inside it were assigned (as
-        ``evidence._values``)."""
+        """``expr`` and the values the variables inside it were assigned, followed
+        through assignments up to ``NAME_DEPTH`` levels (``scratch = [m_scratch]``,
+        ``m_scratch = pltpu.VMEM(...)``), each name looked up where it is used: in its
+        scope or a scope around it."""
         out: list[tuple[ast.expr, _Scope]] = [(expr, scope)]
         seen: set[int] = {id(expr)}
         frontier = [(expr, scope)]
@@ -1544,6 +1606,18 @@ class _ModuleReader:
             ]
         return []
 
+    def _assigned_once(self, name: str, scope: _Scope) -> ast.expr | None:
+        """The value of a variable bound once, by a simple assignment; else None."""
+        found = self.lookup(name, scope)
+        if isinstance(found, _Local):
+            assigned = found.scope.assigns.get(name, [])
+            return assigned[0][1] if found.simple and len(assigned) == 1 else None
+        if isinstance(found, _Global) and found.fullname == f"{self.module}.{name}":
+            raw = self.raw.get(name, [])
+            if len(raw) == 1 and raw[0][0] == "assign" and isinstance(raw[0][1], ast.expr):
+                return raw[0][1]
+        return None
+
     def _evidence_in(
         self, values: list[tuple[ast.expr, _Scope]], table: dict[tuple[str, str], frozenset[str]]
     ) -> list[Evidence]:
@@ -1564,9 +1638,32 @@ class _ModuleReader:
                     out.append(Evidence(tuple(sorted(backends)), what, sub.lineno))
         return out
 
+    def argument_evidence(
+        self,
+        mesh: ast.expr | None,
+        scratch: list[ast.expr],
+        grid_specs: list[ast.expr],
+        scope: _Scope,
+    ) -> list[tuple[str, Evidence]]:
+        """What an entry call's arguments prove, as (kind, evidence), kind "mesh" or
+        "scratch": a TPU or Mosaic GPU mesh by its constructor (``_mesh``), scratch
+        allocations and a grid spec's scratch and scalar prefetch (``_scratch``). A
+        variable is followed to what it was assigned, in ``scope`` (where the call is)
+        or a scope around it."""
+        found: list[tuple[str, Evidence]] = []
+        if mesh is not None:
+            found.extend(("mesh", ev) for ev in self._mesh(mesh, scope))
+        if scratch or grid_specs:
+            found.extend(("scratch", ev) for ev in self._scratch(scratch, grid_specs, scope))
+        return found
+
     def _scratch(
         self, exprs: list[ast.expr], grid_specs: list[ast.expr], scope: _Scope
     ) -> list[Evidence]:
+        """Scratch allocations: ``scratch_shapes``/``scratch_types`` values, and the
+        ``scratch_shapes=`` of a grid spec (``pltpu.PrefetchScalarGridSpec(...)``) with
+        its scalar prefetch (``_grid_spec_literal``). Block specs are left out: their
+        memory spaces prove nothing (see ``evidence_tables``)."""
         found: list[tuple[ast.expr, _Scope]] = [(e, scope) for e in exprs]
         literal: list[Evidence] = []
         for spec in grid_specs:
@@ -1585,6 +1682,9 @@ class _ModuleReader:
         return literal + self._evidence_in(values, dict(evidence_tables.SCRATCH_EVIDENCE))
 
     def _grid_spec_literal(self, call: ast.Call, scope: _Scope) -> list[Evidence]:
+        """``pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, ...)``: a keyword whose
+        int literal (written there, or assigned once to the variable passed) reaches the
+        threshold of ``evidence_tables.GRID_SPEC_EVIDENCE``."""
         name = self.ref(call.func, scope)
         key = namespace_key(name) if name is not None else None
         entry = evidence_tables.GRID_SPEC_EVIDENCE.get(key) if key is not None else None
@@ -1593,6 +1693,8 @@ class _ModuleReader:
         keyword, threshold, backends = entry
         for kw in call.keywords:
             value = kw.value
+            if isinstance(value, ast.Name):
+                value = self._assigned_once(value.id, scope) or value
             if (
                 kw.arg == keyword
                 and isinstance(value, ast.Constant)
@@ -1708,12 +1810,11 @@ class _ModuleReader:
                 evidence.append(Evidence(tuple(backends), f"platform={declared.value!r}", line))
         if entry.backends is not None:
             evidence.append(Evidence(tuple(sorted(entry.backends)), entry.title, line))
-        if entry.mesh is not None and entry.mesh in args:
-            evidence.extend(self._mesh(args[entry.mesh], scope))
+        mesh = args.get(entry.mesh) if entry.mesh is not None else None
         scratch = [args[n] for n in ("scratch_shapes", "scratch_types") if n in args]
         grid_specs = [args["grid_spec"]] if "grid_spec" in args else []
-        if scratch or grid_specs:
-            evidence.extend(self._scratch(scratch, grid_specs, scope))
+        for _, found_evidence in self.argument_evidence(mesh, scratch, grid_specs, scope):
+            evidence.append(found_evidence)
         kernel_node: ScopeNode | None = None
         kernel_ref: str | None = None
         if entry.body is not None and entry.body in args:
@@ -1803,7 +1904,14 @@ class _ModuleReader:
     def call_site(self, found: ast.Call) -> tuple[str, tuple[Step, ...]]:
         from typed_pallas_mypy.inference.program import ProgramBuilder
 
-        line, column = found.lineno, found.col_offset
+        scope = self.scope_around(found)
+        steps = ProgramBuilder(self, scope).own(found)
+        return scope.qualname, tuple(steps)
+
+    def scope_around(self, found: ast.AST) -> _Scope:
+        """The innermost function or lambda whose span holds ``found`` (the module's
+        scope at module level)."""
+        line, column = position_of(found)
         end_line, end_column = end_of(found)
         scope = self.module_scope
         best: tuple[int, int] | None = None
@@ -1818,8 +1926,7 @@ class _ModuleReader:
                 if best is None or start >= best:
                     best = start
                     scope = node_scope
-        steps = ProgramBuilder(self, scope).own(found)
-        return scope.qualname, tuple(steps)
+        return scope
 
     def definition_steps(self, node: FunctionNode, scope: _Scope) -> list[Step]:
         """What defining a nested function runs: a ``pl.core_map(mesh)`` decorator runs

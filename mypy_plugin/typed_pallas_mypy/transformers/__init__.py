@@ -7,7 +7,8 @@ Reading the source:
   configuration decides about the platform;
 * ``module_index``: the one walk per module (guard regions, decorators, assignments);
 * ``params``: which compiler-params class an argument is;
-* ``evidence``: what the entry point, mesh, memory spaces and kernel body prove;
+* ``evidence``: ``Evidence``, and a mesh proven by its declared type (an entry call's
+  arguments and kernel bodies are read by the inference's reader, ``calls`` asks it);
 * ``resolution``: which function an expression or a call names, and whose code it is.
 
 Checking one Pallas call:
@@ -21,7 +22,8 @@ Following the platform across functions, modules and libraries:
 * ``inference_use``: the one inference (``typed_pallas_mypy.inference``) for this build:
   what any function of the project or of an installed package lowers for, and why;
 * ``platform_facts``: those facts (guard helpers included: the engine reads them), with
-  what needs mypy's types (predicates), from this run or from mypy's cache;
+  what needs mypy's types (predicates), from this run or from mypy's cache; what the
+  engine reads of a call of the checked module (its arguments' and its kernel's evidence);
 * ``predicates``: platform predicates (``supported_on(device)``) and the methods gating
   on them;
 * ``facts_store``: the facts' JSON form, kept in mypy's cache;

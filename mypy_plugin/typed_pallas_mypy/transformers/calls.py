@@ -7,8 +7,13 @@ a ``typed_pallas`` entry point (direct, or bound by ``functools.partial``):
    mode; an unknown one (or a ``**kwargs`` splat that may hold one): only
    contradictions with the kernel's own evidence are checked;
 2. the params class (``params.resolve``); unknown or absent: nothing to check;
-3. evidence (entry point, mesh, memory spaces, kernel body) that the kernel can only
-   lower with another backend: error;
+3. evidence (entry point, mesh, scratch allocations, grid spec, kernel body) that the
+   kernel can only lower with another backend: error. The arguments and a kernel body
+   of this module are read by the inference's reader (``index.cross``: the one reading,
+   for the project and for libraries; this module only says which argument is which,
+   by its index in the call); a mesh by its declared type is read here
+   (``evidence.declared_mesh``). Without ``index.cross``: the entry point's own and the
+   declared mesh only;
 4. the enclosing platform guard, if any: params that cannot lower on any platform the
    guard lets through: error. A guarded call is not held to the configuration;
 5. otherwise the module's configured platforms (``[tool.typed-pallas] platforms``):
@@ -19,8 +24,9 @@ notes say what the evidence is and where, and what to use instead. ``CallView`` 
 call's arguments by parameter name, read from mypy's hook context or from the source
 alone (``view_of_syntax``, for calls the requirement inference reads).
 
-What it does not do: follow the platform across functions (``inference``,
-``decisions``), or touch mypy's internals (``reporting``).
+What it does not do: read evidence from source (``inference.reader``), follow the
+platform across functions (``inference``, ``decisions``), or touch mypy's internals
+(``reporting``).
 """
 
 from __future__ import annotations
@@ -335,9 +341,61 @@ def stubs_reject(api: CheckerPluginInterface, view: CallView) -> bool:
     return True
 
 
-def evidence_of(
-    view: CallView, index: ModuleIndex, func: FuncItem | None
-) -> list[evidence_mod.Evidence]:
+#: The entry parameters whose arguments the reader reads as evidence, with their role
+#: (``inference.reader.Argument``); the mesh's is the entry's own (``EntrySpec.mesh``).
+_EVIDENCE_ARGUMENTS = (
+    ("scratch", "scratch_shapes"),
+    ("scratch", "scratch_types"),
+    ("grid_spec", "grid_spec"),
+)
+
+
+def _evidence_arguments(view: CallView) -> list[tuple[str, int, str | None]]:
+    """(role, index in ``view.context.args``, keyword or None) of the call's mesh,
+    scratch and grid spec arguments, for the reader to find in its own tree. An
+    argument that is not one of the call's own (none is, today) is left out."""
+    named = [*_EVIDENCE_ARGUMENTS]
+    if view.entry.mesh is not None:
+        named.insert(0, ("mesh", view.entry.mesh))
+    out: list[tuple[str, int, str | None]] = []
+    for role, name in named:
+        expr = view.args.get(name)
+        if expr is None:
+            continue
+        at = next((i for i, arg in enumerate(view.context.args) if arg is expr), None)
+        if at is None:
+            continue
+        kind = view.context.arg_kinds[at]
+        if kind == ARG_NAMED:
+            out.append((role, at, view.context.arg_names[at]))
+        elif kind == ARG_POS:
+            out.append((role, at, None))
+    return out
+
+
+def _argument_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
+    """What the call's mesh, scratch and grid spec arguments prove: read by the
+    inference's reader (``CrossModule.argument_evidence``), as it reads a library's
+    calls; a mesh whose constructor it does not see, by its declared type."""
+    found: list[evidence_mod.Evidence] = []
+    arguments = _evidence_arguments(view)
+    read = (
+        index.cross.argument_evidence(index.tree.fullname, view.context, arguments)
+        if arguments and index.cross is not None
+        else []
+    )
+    mesh = [evidence_mod.Evidence(b, what, line) for kind, b, what, line in read if kind == "mesh"]
+    name = view.entry.mesh
+    if not mesh and name is not None and name in view.args:
+        mesh = evidence_mod.declared_mesh(view.args[name], view.types.get(name))
+    found.extend(mesh)
+    found.extend(
+        evidence_mod.Evidence(b, what, line) for kind, b, what, line in read if kind != "mesh"
+    )
+    return found
+
+
+def evidence_of(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
     """What the entry point, mesh, scratch and kernel body prove about the backend."""
     entry = view.entry
     found: list[evidence_mod.Evidence] = []
@@ -354,14 +412,7 @@ def evidence_of(
             )
     if entry.backends is not None:
         found.append(evidence_mod.Evidence(entry.backends, entry.title, view.context.line))
-    if entry.mesh is not None and entry.mesh in view.args:
-        found.extend(
-            evidence_mod.mesh(view.args[entry.mesh], view.types.get(entry.mesh), index, func)
-        )
-    scratch = [view.args[name] for name in ("scratch_shapes", "scratch_types") if name in view.args]
-    grid_specs = [view.args["grid_spec"]] if "grid_spec" in view.args else []
-    if scratch or grid_specs:
-        found.extend(evidence_mod.scratch(scratch, grid_specs, index, func))
+    found.extend(_argument_evidence(view, index))
     kernel = _kernel(view, index)
     if kernel is not None and index.cross is not None:
         # a kernel of this module: its body as the inference reads every kernel body
@@ -505,7 +556,7 @@ def problem_of(
         factory = params_mod.factory_note(expr, declared, index)
     if api is not None and stubs_reject(api, view):
         return None
-    evidence = evidence_of(view, index, func)
+    evidence = evidence_of(view, index)
     problems: list[Problem] = []
     for params in options:
         problem = _problem(view, params, evidence, interpret, index, config)
@@ -600,7 +651,7 @@ def _evidence_only(view: CallView, index: ModuleIndex, config: PlatformConfig) -
     evidence cannot lower where the platform is decided: ``pl.pallas_call(tpu_body, ...)``
     on the GPU path."""
     pos = start_of(view.context)
-    evidence = evidence_of(view, index, index.function_at(pos))
+    evidence = evidence_of(view, index)
     if not evidence:
         return None
     platforms: frozenset[str] = LOWERING

@@ -20,8 +20,10 @@ What it records:
 
 It hand-writes the statement walk: compiled mypy refuses subclasses of its
 ``TraverserVisitor``. Expressions come from ``mypy.server.subexpr.get_subexpressions``.
-What it does not do: evaluate anything, or read other modules itself (a
-``CrossModule`` resolver, when given, answers for names defined elsewhere).
+What it does not do: evaluate anything, read evidence (a kernel body, an entry call's
+arguments: the ``CrossModule`` answers, with the inference's reader), or read other
+modules itself (a ``CrossModule`` resolver, when given, answers for names defined
+elsewhere).
 """
 
 from __future__ import annotations
@@ -94,6 +96,14 @@ class CrossModule(Protocol):
         self, module: str, kernel: FuncItem
     ) -> list[tuple[frozenset[str], str, int]]: ...
 
+    def argument_evidence(
+        self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
+    ) -> list[tuple[str, frozenset[str], str, int]]:
+        """(kind, backends, spelling, line) of what an entry call's mesh ("mesh"),
+        scratch and grid spec ("scratch") arguments prove; ``arguments``: (role, index
+        in ``call.args``, keyword or None) of each."""
+        ...
+
     def predicate_call(
         self,
         call: CallExpr,
@@ -129,7 +139,6 @@ class ModuleIndex:
     #: id(function or lambda of this module passed as a dispatch branch) -> the union of
     #: the platforms of every branch it is passed as (its region's platforms)
     branch_platforms: dict[int, frozenset[str]] = field(default_factory=dict)
-    #: id(kernel function) -> its body evidence (filled by ``evidence.body``)
     #: answers for guard helpers and platform helpers of any module (None: none known)
     cross: CrossModule | None = None
     #: what the guard regions read of other modules when this index was built

@@ -14,7 +14,9 @@ Anything else: no facts (silence).
 by the engine, for every module: an index's conditions ask it, and it never needs an
 index), ``predicate_of`` whether it is a platform predicate (``predicates``, read the same way), and
 ``store_module`` writes a module's facts into its symbol table just before mypy
-serializes it. Every module consulted is noted (``consulted``; a cached answer notes
+serializes it. ``local_kernel_evidence`` and ``argument_evidence`` pass on what the
+engine reads of a call of the checked module (its kernel's body; its mesh, scratch and
+grid spec arguments), found by position. Every module consulted is noted (``consulted``; a cached answer notes
 again the modules its computation read), so that the daemon can re-check callers when
 those facts change, and ``snapshot``/``unchanged`` tell whether an answer derived from
 them (a module's findings, an index's guard regions) still holds.
@@ -25,7 +27,7 @@ What it does not do: resolve names (``resolution``), infer (``inference``), or r
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -422,6 +424,18 @@ class Facts:
         (backends, spelling, line), as the inference reads any kernel body."""
         found = self.inference.engine().body_evidence_at(module, kernel.line, kernel.column)
         return [(frozenset(backends), what, line) for backends, what, line in found]
+
+    def argument_evidence(
+        self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
+    ) -> list[tuple[str, frozenset[str], str, int]]:
+        """What the mesh, scratch and grid spec arguments of an entry call in ``module``
+        prove, read by the engine as it reads a library's calls: (kind, backends,
+        spelling, line), kind "mesh" or "scratch" (``Inference.argument_evidence``)."""
+        if call.end_line is None or call.end_column is None:
+            return []
+        where = (call.line, call.column, call.end_line, call.end_column)
+        found = self.inference.engine().argument_evidence(module, where, arguments)
+        return [(kind, frozenset(backends), what, line) for kind, backends, what, line in found]
 
     def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]:
         """Body evidence of a kernel defined in another module (``tpu_ops.dma_kernel``):

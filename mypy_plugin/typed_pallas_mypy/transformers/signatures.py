@@ -40,7 +40,6 @@ from typed_pallas_mypy.transformers.calls import (
     interpret_mode,
 )
 from typed_pallas_mypy.transformers.module_index import ModuleIndex
-from typed_pallas_mypy.transformers.nodes import start_of
 
 #: the formals this hook may widen
 WIDENED = ("compiler_params", "mesh")
@@ -92,8 +91,7 @@ def rejected_but_proven(
     params = params_mod.from_type(view.types["compiler_params"])
     if not isinstance(params, params_mod.Params):
         return None
-    func = index.function_at(start_of(view.context))
-    if any(not accepts(e.backends, params) for e in evidence_of(view, index, func)):
+    if any(not accepts(e.backends, params) for e in evidence_of(view, index)):
         view.widened = True
         return view
     return None
