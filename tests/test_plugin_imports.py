@@ -39,9 +39,11 @@ def loaded(code: str, root: str) -> list[str]:
 PLUGIN_CODE = """
 from mypy.options import Options
 import typed_pallas_mypy
-from typed_pallas_mypy import cache_keys, entries, errorcodes, evidence_tables, fullnames, main
+from typed_pallas_mypy import (
+    cache_keys, device_kinds, entries, errorcodes, evidence_tables, fullnames, main,
+)
 from typed_pallas_mypy.transformers import (
-    calls, decisions, evidence, facts_store, guards, helpers, hooks, inference_use,
+    calls, decisions, evidence, facts_store, guards, hooks, inference_use,
     module_index, nodes, params, platform_facts, reporting, resolution, signatures,
 )
 from typed_pallas_mypy import inference, platform_map
