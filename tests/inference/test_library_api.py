@@ -283,44 +283,127 @@ def plain_condition_body(x_ref, o_ref, causal=True):
         helper(o_ref)
 
 lambda_body = lambda x_ref, o_ref: pltpu.make_async_copy(o_ref, o_ref, None)
+
+def run(x):
+    pl.pallas_call(tpu_body, out_shape=x)(x)
+    pl.pallas_call(plain_body, out_shape=x)(x)
+    pl.pallas_call(guarded_body, out_shape=x)(x)
+    pl.pallas_call(helper_guarded_body, out_shape=x)(x)
+    pl.pallas_call(parameter_guarded_body, out_shape=x)(x)
+    pl.pallas_call(plain_condition_body, out_shape=x)(x)
+    pl.pallas_call(lambda_body, out_shape=x)(x)
+    kernel = functools.partial(tpu_body)
+    pl.pallas_call(kernel, out_shape=x)(x)
+    pl.pallas_call(on_tpu, out_shape=x)(x)
+
+    @functools.partial(pl.pallas_call, out_shape=x)
+    def decorated(x_ref, o_ref):
+        helper(o_ref)
+
+    return decorated(x)
+
+def applied(mesh):
+    pl.core_map(mesh)(tpu_body)
 """
 )
 
 
-def test_body_evidence_at_a_definition_or_a_lambda(make_lib: MakeLib) -> None:
-    """The body evidence of the kernel defined at a position (its ``def``, or a lambda
-    at line and column): the primitives of the function and of the functions of its
-    module it calls; none for a plain body, or under a condition that reads or may ask
-    for the platform."""
+def test_kernel_evidence_at_an_entry_call(make_lib: MakeLib) -> None:
+    """The kernel body of the entry call at a position: the kernel argument (a function,
+    a lambda, a variable bound to a ``partial`` of one), the function the call decorates
+    or the first argument of the call applying it; its evidence is the primitives of the
+    function and of the functions of its module it calls, none for a plain body or
+    under a condition that reads or may ask for the platform; a kernel of another module
+    is named, for its module's facts."""
+    import ast
+
     root = make_lib(
         {
-            "kpkg/bodies.py": BODIES.replace("import functools", "from kpkg.util import on_tpu"),
+            "kpkg/bodies.py": BODIES.replace(
+                "import functools", "import functools\nfrom kpkg.util import on_tpu"
+            ),
             "kpkg/util.py": "import jax\ndef on_tpu():\n    return jax.default_backend() == 'tpu'\n",
         }
     )
     facts = reader_for(root)
-    lines = BODIES.splitlines()
+    source = BODIES.replace("import functools", "import functools\nfrom kpkg.util import on_tpu")
+    lines = source.splitlines()
 
     def line_of(text: str) -> int:
         return next(i for i, line in enumerate(lines, 1) if line.startswith(text))
 
+    spans = [
+        (node.lineno, node.col_offset, node.end_lineno or 0, node.end_col_offset or 0)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("pallas_call", "core_map")
+        and isinstance(node.args[0] if node.args else None, ast.Name)
+    ]
+    spans.sort()
+    kernel = ("kernel", 0, None)
+
+    def at(i: int) -> tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None]:
+        return facts.kernel_evidence(
+            "kpkg.bodies", spans[i], kernel, decorated=False, applied=False
+        )
+
     signal = (("mosaic_tpu",), "pltpu.make_async_copy", line_of("def helper") + 1)
-    assert facts.body_evidence_at("kpkg.bodies", line_of("def tpu_body"), 0) == (signal,)
-    assert facts.body_evidence_at("kpkg.bodies", line_of("def plain_body"), 0) == ()
-    assert facts.body_evidence_at("kpkg.bodies", line_of("def guarded_body"), 0) == ()
+    assert at(0) == ((signal,), None)  # tpu_body
+    assert at(1) == ((), None)  # plain_body
+    assert at(2) == ((), None)  # guarded_body
     # a condition that may ask for the platform: a guard helper, a backend string
-    assert facts.body_evidence_at("kpkg.bodies", line_of("def helper_guarded_body"), 0) == ()
-    assert facts.body_evidence_at("kpkg.bodies", line_of("def parameter_guarded_body"), 0) == ()
+    assert at(3) == ((), None)
+    assert at(4) == ((), None)
     # a condition on anything else keeps the evidence
-    assert facts.body_evidence_at("kpkg.bodies", line_of("def plain_condition_body"), 0) == (
-        signal,
+    assert at(5) == ((signal,), None)
+    lambda_line = line_of("lambda_body")
+    assert at(6) == (((("mosaic_tpu",), "pltpu.make_async_copy", lambda_line),), None)
+    assert at(7) == ((signal,), None)  # through the variable bound to a partial
+    assert at(8) == ((), "kpkg.util.on_tpu")  # another module's function: named
+    # not as described: another keyword, an index past the arguments, another position
+    assert facts.kernel_evidence(
+        "kpkg.bodies", spans[0], ("kernel", 0, "kernel"), decorated=False, applied=False
+    ) == ((), None)
+    assert facts.kernel_evidence(
+        "kpkg.bodies", spans[0], ("kernel", 5, None), decorated=False, applied=False
+    ) == ((), None)
+    shifted = (spans[0][0], spans[0][1] + 1, spans[0][2], spans[0][3])
+    assert facts.kernel_evidence(
+        "kpkg.bodies", shifted, kernel, decorated=False, applied=False
+    ) == ((), None)
+    # decorated: the function under ``@functools.partial(pl.pallas_call, ...)``
+    partial = next(
+        (node.lineno, node.col_offset, node.end_lineno or 0, node.end_col_offset or 0)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef) and node.name == "decorated"
+        for node in node.decorator_list
     )
-    at = line_of("lambda_body")
-    column = lines[at - 1].index("lambda x_ref")
-    assert facts.body_evidence_at("kpkg.bodies", at, column) == (
-        (("mosaic_tpu",), "pltpu.make_async_copy", at),
+    inner = (("mosaic_tpu",), "pltpu.make_async_copy", line_of("def helper") + 1)
+    assert facts.kernel_evidence("kpkg.bodies", partial, None, decorated=True, applied=False) == (
+        (inner,),
+        None,
     )
-    assert facts.body_evidence_at("kpkg.bodies", at, 0) == ()  # no lambda starts there
+    assert facts.kernel_evidence("kpkg.bodies", partial, None, decorated=False, applied=False) == (
+        (),
+        None,
+    )
+    # applied: ``pl.core_map(mesh)(tpu_body)``
+    core_map = next(
+        (node.lineno, node.col_offset, node.end_lineno or 0, node.end_col_offset or 0)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "core_map"
+    )
+    assert facts.kernel_evidence("kpkg.bodies", core_map, None, decorated=False, applied=True) == (
+        (signal,),
+        None,
+    )
+    assert facts.kernel_evidence("kpkg.bodies", core_map, None, decorated=False, applied=False) == (
+        (),
+        None,
+    )
 
 
 ARGUMENTS = (

@@ -15,9 +15,10 @@ docs/inference-model.md describes the model and its table of forms.
   ``requirement(fullname)``, ``wrapper(fullname)``, ``body_evidence(fullname)``,
   ``table(fullname)``, ``keeping_decorator(fullname)``, ``modules_of(fullname)``,
   ``modules_read()``, ``module_map(prefix)``, ``forget()``; for a call of a project
-  module, by its position: ``call_requirement`` (what it runs) and
-  ``argument_evidence`` (what its mesh, scratch and grid spec arguments prove: the one
-  reading of argument evidence, for the project's calls and the libraries' alike);
+  module, by its position: ``call_requirement`` (what it runs),
+  ``argument_evidence`` (what its mesh, scratch and grid spec arguments prove) and
+  ``kernel_evidence`` (its kernel body): the one reading of them, for the project's
+  calls and the libraries' alike;
 * ``Requirement`` / ``WrapperFacts``: what it answers.
 
 Unknown means silent: a name it cannot find or read, a file that does not parse, a
@@ -214,21 +215,40 @@ class Inference:
             for ev in target.function.body_evidence
         )
 
-    def body_evidence_at(
-        self, module: str, line: int, column: int
-    ) -> tuple[tuple[tuple[str, ...], str, int], ...]:
-        """(backends, spelling, line) of the backend-only primitives the kernel body
-        defined in ``module`` at (``line``, ``column``) uses (its ``def``, or a lambda),
-        and the functions of that module it calls, two levels deep."""
-        return self._guarded((), lambda: self._body_evidence_at(module, line, column))
+    def kernel_evidence(
+        self,
+        module: str,
+        where: tuple[int, int, int, int],
+        argument: tuple[str, int, str | None] | None,
+        *,
+        decorated: bool,
+        applied: bool,
+    ) -> tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None]:
+        """The kernel body of the entry call at ``where`` (line, column, end line, end
+        column) of ``module``, read in the scope the call is in: ((backends, spelling,
+        line) of the backend-only primitives a kernel defined in ``module`` uses, and
+        the functions of that module it calls, two levels deep; the fullname of a
+        kernel defined in another module, or None). The kernel is the call's
+        ``argument`` when given (role "kernel", as ``reader.Argument``); else, with
+        ``decorated``, the function the call decorates, and with ``applied``, the first
+        argument of the call that applies the call's result."""
+        nothing: tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None] = ((), None)
+        return self._guarded(
+            nothing, lambda: self._kernel_evidence(module, where, argument, decorated, applied)
+        )
 
-    def _body_evidence_at(
-        self, module: str, line: int, column: int
-    ) -> tuple[tuple[tuple[str, ...], str, int], ...]:
-        found = self._resolver.function_at(module, line, column)
-        if found is None:
-            return ()
-        return tuple((ev.backends, ev.what, ev.line) for ev in found.body_evidence)
+    def _kernel_evidence(
+        self,
+        module: str,
+        where: tuple[int, int, int, int],
+        argument: tuple[str, int, str | None] | None,
+        decorated: bool,
+        applied: bool,
+    ) -> tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None]:
+        local, other = self._resolver.kernel_evidence(
+            module, where, argument, decorated=decorated, applied=applied
+        )
+        return tuple((ev.backends, ev.what, ev.line) for ev in local), other
 
     def argument_evidence(
         self,

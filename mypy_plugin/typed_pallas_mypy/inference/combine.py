@@ -546,6 +546,24 @@ class Resolver:
         module_sites = self._module_sites(module)
         return module_sites.argument_evidence(where, arguments) if module_sites else ()
 
+    def kernel_evidence(
+        self,
+        module: str,
+        where: tuple[int, int, int, int],
+        argument: reader.Argument | None,
+        *,
+        decorated: bool,
+        applied: bool,
+    ) -> tuple[tuple[Evidence, ...], str | None]:
+        """The kernel body of the entry call at ``where`` of ``module``
+        (``reader.Sites.kernel_evidence``); nothing when the module cannot be read."""
+        if self.is_framework(module):
+            return (), None
+        module_sites = self._module_sites(module)
+        if module_sites is None:
+            return (), None
+        return module_sites.kernel_evidence(where, argument, decorated=decorated, applied=applied)
+
     def result_requirement(self, fullname: str) -> Req | None:
         """What calling the value ``fullname(...)`` returns lowers for, when both calls
         pass no argument for a parameter deciding interpret mode (its default)."""

@@ -21,8 +21,8 @@ of the plugin shares (``entries.ENTRIES``, ``typed_pallas._platforms.PARAMS_BY_F
   keeping decorator, and ``defvjp`` rules;
 * ``Sites``: the calls of a module read the same way, by position: what a call runs
   (``call_site``, for decision sites) and what an entry call's mesh, scratch and grid
-  spec arguments prove (``argument_evidence``: the plugin's only reading of argument
-  evidence, for the project's calls as for the libraries' entry calls).
+  spec arguments prove (``argument_evidence``) and its kernel body (``kernel_evidence``):
+  the plugin's only reading of them, for the project's calls as for the libraries'.
 
 What it does not do: look at other modules (``combine`` combines modules), import
 anything it reads, or raise on bad source (a syntax error gives ``None``).
@@ -108,8 +108,8 @@ Pos = tuple[int, int]
 PALLAS_MARKER: Final = b"pallas"
 
 
-#: An argument of an entry call, as the plugin names it (``Sites.argument_evidence``):
-#: (role: "mesh", "scratch" or "grid_spec"; its index among the call's arguments as mypy
+#: An argument of an entry call, as the plugin names it (``Sites.argument_evidence``,
+#: ``Sites.kernel_evidence``): (role: "mesh", "scratch", "grid_spec" or "kernel"; its index among the call's arguments as mypy
 #: counts them, the positional ones then the keywords' values; its keyword, None when
 #: passed by position)
 Argument = tuple[str, int, str | None]
@@ -117,7 +117,7 @@ Argument = tuple[str, int, str | None]
 
 class Sites:
     """The calls of one module, read as the inference reads them (``call_site``,
-    ``argument_evidence``)."""
+    ``argument_evidence``, ``kernel_evidence``)."""
 
     def __init__(self, reader: _ModuleReader) -> None:
         self.reader = reader
@@ -125,10 +125,18 @@ class Sites:
         self._arguments: dict[
             tuple[tuple[int, int, int, int], tuple[Argument, ...]], tuple[tuple[str, Evidence], ...]
         ] = {}
+        #: a decorator call -> the function it decorates
+        self.decorated: dict[int, FunctionNode] = {}
+        #: a call used as a callee -> the call that applies it: ``f(...)(body)``
+        self.applied: dict[int, ast.Call] = {}
         for node in ast.walk(reader.tree):
             if isinstance(node, ast.Call) and node.end_lineno is not None:
-                key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset or 0)
-                self.calls.setdefault(key, node)
+                self.calls.setdefault(_span(node), node)
+                if isinstance(node.func, ast.Call):
+                    self.applied[id(node.func)] = node
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for decorator in node.decorator_list:
+                    self.decorated[id(decorator)] = node
 
     def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
         """(qualname of the function around it, "" at module level; what the call at
@@ -165,6 +173,42 @@ class Sites:
         self._arguments[key] = found
         return found
 
+    def kernel_evidence(
+        self,
+        where: tuple[int, int, int, int],
+        argument: Argument | None,
+        *,
+        decorated: bool,
+        applied: bool,
+    ) -> tuple[tuple[Evidence, ...], str | None]:
+        """The kernel body of the entry call at ``where``, read in the scope the call is
+        in: (the body evidence of a kernel defined in this module, the fullname of one
+        defined in another module). The kernel is the call's ``argument`` (role
+        "kernel") when given; else, with ``decorated``, the function the call decorates
+        (``@functools.partial(pl.pallas_call, ...)``), and with ``applied``, the first
+        argument of the call applying it (``pl.core_map(mesh)(body)``)."""
+        call = self.calls.get(where)
+        if call is None:
+            return (), None
+        reader = self.reader
+        try:
+            if argument is not None:
+                expr = _argument(call, argument[1], argument[2])
+                if expr is None:
+                    return (), None
+                node, ref = reader.kernel_of(expr, reader.scope_around(call))
+                return (reader.body_evidence(node) if node is not None else ()), ref
+            function = self.decorated.get(id(call)) if decorated else None
+            if function is not None:
+                return reader.body_evidence(function), None
+            outer = self.applied.get(id(call)) if applied else None
+            if outer is not None and outer.args:
+                node = reader.kernel_function(outer.args[0], reader.scope_around(outer))
+                return (reader.body_evidence(node) if node is not None else ()), None
+        except RecursionError:
+            pass
+        return (), None
+
     def _argument_evidence(
         self, call: ast.Call, arguments: Sequence[Argument]
     ) -> list[tuple[str, Evidence]]:
@@ -179,6 +223,11 @@ class Sites:
         scope = self.reader.scope_around(call)
         mesh = meshes[0] if meshes else None
         return self.reader.argument_evidence(mesh, scratch, grid_specs, scope)
+
+
+def _span(node: ast.expr) -> tuple[int, int, int, int]:
+    """(line, column, end line, end column): how the plugin names a call's place."""
+    return (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
 
 
 def _argument(call: ast.Call, index: int, keyword: str | None) -> ast.expr | None:
@@ -1569,6 +1618,34 @@ class _ModuleReader:
         found = self.function_of(name)
         return found[0] if found is not None else None
 
+    def kernel_of(self, expr: ast.expr, scope: _Scope) -> tuple[ScopeNode | None, str | None]:
+        """The kernel body an entry call is given as ``expr``: (the function or lambda of
+        this module, None), followed through a variable bound once (or, in straight-line
+        code, last before the call) to such a function, or (None, the fullname of a
+        function of another module), or (None, None) when not known."""
+        node = self.kernel_function(expr, scope)
+        if node is None and isinstance(expr, ast.Name):
+            found = self.lookup(expr.id, scope)
+            value: ast.expr | None = None
+            value_scope = scope
+            if isinstance(found, _Local):
+                value, value_scope = self.value_at(found, position_of(expr)), found.scope
+            elif isinstance(found, _Global):
+                value, value_scope = self._assigned_once(expr.id, scope), self.module_scope
+            if value is not None:
+                node = self.kernel_function(value, value_scope)
+        if node is not None:
+            return node, None
+        target = expr
+        while (
+            isinstance(target, ast.Call) and self.ref(target.func, scope) == PARTIAL and target.args
+        ):
+            target = target.args[0]
+        name = self.ref(target, scope)
+        if name is not None and not name.startswith(self.module + "."):
+            return None, name
+        return None, None
+
     def _values(self, expr: ast.expr, scope: _Scope) -> list[tuple[ast.expr, _Scope]]:
         """``expr`` and the values the variables inside it were assigned, followed
         through assignments up to ``NAME_DEPTH`` levels (``scratch = [m_scratch]``,
@@ -1818,25 +1895,7 @@ class _ModuleReader:
         kernel_node: ScopeNode | None = None
         kernel_ref: str | None = None
         if entry.body is not None and entry.body in args:
-            body_expr = args[entry.body]
-            kernel_node = self.kernel_function(body_expr, scope)
-            if kernel_node is None and isinstance(body_expr, ast.Name):
-                found_var = self.lookup(body_expr.id, scope)
-                if isinstance(found_var, _Local):
-                    value = self.value_at(found_var, position_of(body_expr))
-                    if value is not None:
-                        kernel_node = self.kernel_function(value, found_var.scope)
-            if kernel_node is None:
-                target = body_expr
-                while (
-                    isinstance(target, ast.Call)
-                    and self.ref(target.func, scope) == PARTIAL
-                    and target.args
-                ):
-                    target = target.args[0]
-                name = self.ref(target, scope)
-                if name is not None and not name.startswith(self.module + "."):
-                    kernel_ref = name
+            kernel_node, kernel_ref = self.kernel_of(args[entry.body], scope)
         elif decorated is not None:
             kernel_node = decorated
         if kernel_node is not None:

@@ -43,7 +43,6 @@ from mypy.nodes import (
     ConditionalExpr,
     Expression,
     FuncDef,
-    FuncItem,
     IntExpr,
     NameExpr,
     StrExpr,
@@ -60,7 +59,7 @@ from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers import params as params_mod
 from typed_pallas_mypy.transformers.facts_store import Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, configured_decision
-from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
+from typed_pallas_mypy.transformers.module_index import ModuleIndex
 from typed_pallas_mypy.transformers.nodes import ref_fullname, spelling, start_of
 from typed_pallas_mypy.transformers.reporting import declared_type, report
 
@@ -289,29 +288,6 @@ def _config_argument(
     return "off" if default_off else "unknown"
 
 
-def _kernel(view: CallView, index: ModuleIndex) -> FuncItem | None:
-    entry = view.entry
-    if entry.body is not None and entry.body in view.args:
-        expr = view.args[entry.body]
-        target = callable_target(expr, index)
-        if target is None and isinstance(expr, NameExpr):
-            # ``kernel = functools.partial(_kernel, ...)`` earlier in the function:
-            # followed only when assigned once (no choice between kernels).
-            func = index.function_at(start_of(view.context))
-            key = (id(func) if func is not None else 0, expr.name)
-            assigned = index.assignments.get(key, [])
-            if len(assigned) == 1:
-                target = callable_target(assigned[0][1], index)
-        return target
-    decorated = index.decorated.get(id(view.context))
-    if decorated is not None:
-        return decorated
-    applied = index.applied.get(id(view.context))
-    if applied is not None and entry.body != "kernel" and applied.args:
-        return callable_target(applied.args[0], index)
-    return None
-
-
 def stubs_reject(api: CheckerPluginInterface, view: CallView) -> bool:
     """True when the callee's own signature (the stubs, or typed-pallas' overloads)
     already rejects this call's ``compiler_params`` / ``mesh``: mypy then reports an
@@ -350,6 +326,51 @@ _EVIDENCE_ARGUMENTS = (
 )
 
 
+def _own_argument(view: CallView, role: str, name: str) -> tuple[str, int, str | None] | None:
+    """(role, index in ``view.context.args``, keyword or None) of the argument ``name``
+    of the entry call, for the reader to find in its own tree; None when the call does
+    not pass it itself (by position or keyword)."""
+    expr = view.args.get(name)
+    if expr is None:
+        return None
+    at = next((i for i, arg in enumerate(view.context.args) if arg is expr), None)
+    if at is None:
+        return None
+    kind = view.context.arg_kinds[at]
+    if kind == ARG_NAMED:
+        return (role, at, view.context.arg_names[at])
+    return (role, at, None) if kind == ARG_POS else None
+
+
+def _kernel_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
+    """What the kernel body proves, read by the inference's reader as it reads a
+    library's entry calls (``CrossModule.kernel_evidence``): the kernel passed to the
+    call, else the function the call decorates, else (but for ``pl.kernel``, whose body
+    is an argument) the first argument of the call applying its result."""
+    if index.cross is None:
+        return []
+    body = view.entry.body
+    passed = body is not None and body in view.args
+    argument = _own_argument(view, "kernel", body) if passed and body is not None else None
+    if passed and argument is None:
+        return []
+    local, other = index.cross.kernel_evidence(
+        index.tree.fullname,
+        view.context,
+        argument,
+        decorated=not passed,
+        applied=not passed and body != "kernel",
+    )
+    found = [evidence_mod.Evidence(backends, what, line) for backends, what, line in local]
+    if other and body is not None:
+        named = spelling(view.args[body])
+        found.extend(
+            evidence_mod.Evidence(backends, f"{what} (in {named}, {where})", view.context.line)
+            for backends, what, where in other
+        )
+    return found
+
+
 def _evidence_arguments(view: CallView) -> list[tuple[str, int, str | None]]:
     """(role, index in ``view.context.args``, keyword or None) of the call's mesh,
     scratch and grid spec arguments, for the reader to find in its own tree. An
@@ -357,20 +378,8 @@ def _evidence_arguments(view: CallView) -> list[tuple[str, int, str | None]]:
     named = [*_EVIDENCE_ARGUMENTS]
     if view.entry.mesh is not None:
         named.insert(0, ("mesh", view.entry.mesh))
-    out: list[tuple[str, int, str | None]] = []
-    for role, name in named:
-        expr = view.args.get(name)
-        if expr is None:
-            continue
-        at = next((i for i, arg in enumerate(view.context.args) if arg is expr), None)
-        if at is None:
-            continue
-        kind = view.context.arg_kinds[at]
-        if kind == ARG_NAMED:
-            out.append((role, at, view.context.arg_names[at]))
-        elif kind == ARG_POS:
-            out.append((role, at, None))
-    return out
+    found = (_own_argument(view, role, name) for role, name in named)
+    return [argument for argument in found if argument is not None]
 
 
 def _argument_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
@@ -413,26 +422,7 @@ def evidence_of(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidenc
     if entry.backends is not None:
         found.append(evidence_mod.Evidence(entry.backends, entry.title, view.context.line))
     found.extend(_argument_evidence(view, index))
-    kernel = _kernel(view, index)
-    if kernel is not None and index.cross is not None:
-        # a kernel of this module: its body as the inference reads every kernel body
-        found.extend(
-            evidence_mod.Evidence(backends, what, line)
-            for backends, what, line in index.cross.local_kernel_evidence(
-                index.tree.fullname, kernel
-            )
-        )
-    elif (
-        kernel is None
-        and index.cross is not None
-        and entry.body is not None
-        and entry.body in view.args
-    ):
-        # a kernel of another module: the body evidence its module's facts recorded
-        kernel_expr = view.args[entry.body]
-        for backends, what, where in index.cross.kernel_evidence(kernel_expr):
-            what = f"{what} (in {spelling(kernel_expr)}, {where})"
-            found.append(evidence_mod.Evidence(backends, what, view.context.line))
+    found.extend(_kernel_evidence(view, index))
     return found
 
 

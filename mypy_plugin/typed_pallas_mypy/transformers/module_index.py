@@ -11,8 +11,7 @@ What it records:
   branches of platform conditions, the statements after early exits and ``assert``s,
   and the functions or lambdas passed as branches of ``jax.lax.platform_dependent`` /
   ``typed_pallas.dispatch`` (what counts as a platform condition is ``guards``' job);
-* which function each decorator call decorates, and which call applies a call's
-  result (``pl.kernel(mesh=...)(body)``);
+* which function each decorator call decorates;
 * every simple local assignment ``name = value`` per enclosing function, and which
   names hold a platform string, a platform condition, a device, a collection of devices
   or a device kind (``for d in jax.devices():`` binds a device too), and which
@@ -85,16 +84,24 @@ class CrossModule(Protocol):
 
     def is_platform_call(self, call: CallExpr, module: str | None = None) -> bool: ...
 
-    def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]: ...
+    def kernel_evidence(
+        self,
+        module: str,
+        call: CallExpr,
+        argument: tuple[str, int, str | None] | None,
+        *,
+        decorated: bool,
+        applied: bool,
+    ) -> tuple[list[tuple[frozenset[str], str, int]], list[tuple[frozenset[str], str, str]]]:
+        """Body evidence of an entry call's kernel: (backends, spelling, line) when the
+        kernel is defined in ``module``, (backends, spelling, ``path:line``) when it is
+        defined in another one."""
+        ...
 
     def returned_params(self, call: CallExpr) -> str:
         """The backend of the params the function ``call`` calls always returns a
         construction of; "" when not known."""
         ...
-
-    def local_kernel_evidence(
-        self, module: str, kernel: FuncItem
-    ) -> list[tuple[frozenset[str], str, int]]: ...
 
     def argument_evidence(
         self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
@@ -119,8 +126,6 @@ class ModuleIndex:
     regions: list[Region] = field(default_factory=list)
     #: id(decorator CallExpr) -> the function it decorates
     decorated: dict[int, FuncItem] = field(default_factory=dict)
-    #: id(CallExpr used as a callee) -> the call that applies it: ``f(...)(body)``
-    applied: dict[int, CallExpr] = field(default_factory=dict)
     #: (start, end, function), outermost first
     functions: list[tuple[Pos, Pos, FuncItem]] = field(default_factory=list)
     #: (id(enclosing function) or 0, name) -> [(position, value), ...]
@@ -481,8 +486,6 @@ def _scan_expressions(index: ModuleIndex, tree: MypyFile) -> None:
                 index.mentions_pallas = True
         if not isinstance(expr, CallExpr):
             continue
-        if isinstance(expr.callee, CallExpr):
-            index.applied[id(expr.callee)] = expr
         what = guards.dispatch_title(expr)
         if what is None:
             continue

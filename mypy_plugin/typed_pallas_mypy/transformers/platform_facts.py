@@ -14,7 +14,7 @@ Anything else: no facts (silence).
 by the engine, for every module: an index's conditions ask it, and it never needs an
 index), ``predicate_of`` whether it is a platform predicate (``predicates``, read the same way), and
 ``store_module`` writes a module's facts into its symbol table just before mypy
-serializes it. ``local_kernel_evidence`` and ``argument_evidence`` pass on what the
+serializes it. ``kernel_evidence`` and ``argument_evidence`` pass on what the
 engine reads of a call of the checked module (its kernel's body; its mesh, scratch and
 grid spec arguments), found by position. Every module consulted is noted (``consulted``; a cached answer notes
 again the modules its computation read), so that the daemon can re-check callers when
@@ -417,14 +417,6 @@ class Facts:
         """What a call of a platform predicate given a device says (``predicates``)."""
         return predicates.sets_at_call(call, func, scope, self, value_of)
 
-    def local_kernel_evidence(
-        self, module: str, kernel: FuncItem
-    ) -> list[tuple[frozenset[str], str, int]]:
-        """Body evidence of a kernel defined in ``module`` (its ``def`` or lambda):
-        (backends, spelling, line), as the inference reads any kernel body."""
-        found = self.inference.engine().body_evidence_at(module, kernel.line, kernel.column)
-        return [(frozenset(backends), what, line) for backends, what, line in found]
-
     def argument_evidence(
         self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
     ) -> list[tuple[str, frozenset[str], str, int]]:
@@ -437,15 +429,33 @@ class Facts:
         found = self.inference.engine().argument_evidence(module, where, arguments)
         return [(kind, frozenset(backends), what, line) for kind, backends, what, line in found]
 
-    def kernel_evidence(self, expr: Expression) -> list[tuple[frozenset[str], str, str]]:
-        """Body evidence of a kernel defined in another module (``tpu_ops.dma_kernel``):
-        (backends, spelling, where)."""
-        name = self.names.callee_function(expr, None)
-        if name is None:
-            return []
-        found = self.of(name)
-        path = found.where.rsplit(":", 1)[0]
-        return [(backends, what, f"{path}:{line}") for backends, what, line in found.evidence]
+    def kernel_evidence(
+        self,
+        module: str,
+        call: CallExpr,
+        argument: tuple[str, int, str | None] | None,
+        *,
+        decorated: bool,
+        applied: bool,
+    ) -> tuple[list[tuple[frozenset[str], str, int]], list[tuple[frozenset[str], str, str]]]:
+        """The kernel body of an entry call in ``module``, found by the engine as it
+        finds a library's (``Inference.kernel_evidence``): (backends, spelling, line)
+        of a kernel of ``module``, and (backends, spelling, ``path:line``) of one
+        defined in another module (its facts: a caller depends on that module)."""
+        if call.end_line is None or call.end_column is None:
+            return [], []
+        where = (call.line, call.column, call.end_line, call.end_column)
+        local, other = self.inference.engine().kernel_evidence(
+            module, where, argument, decorated=decorated, applied=applied
+        )
+        found = [(frozenset(backends), what, line) for backends, what, line in local]
+        if other is None:
+            return found, []
+        facts = self.of(other)
+        path = facts.where.rsplit(":", 1)[0]
+        return found, [
+            (backends, what, f"{path}:{line}") for backends, what, line in facts.evidence
+        ]
 
     def returned_params(self, call: CallExpr) -> str:
         """The backend of the params the function ``call`` calls always returns a
