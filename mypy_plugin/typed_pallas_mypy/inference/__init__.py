@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from typed_pallas_mypy.inference import model
-from typed_pallas_mypy.inference.combine import Located, ModuleSource, Req, Resolver
+from typed_pallas_mypy.inference.combine import Ask, Located, ModuleSource, Req, Resolver, Sets
 from typed_pallas_mypy.inference.store import FactsStore
 
 __all__ = ["Inference", "Located", "ModuleSource", "Requirement", "WrapperFacts"]
@@ -249,6 +249,27 @@ class Inference:
             module, where, argument, decorated=decorated, applied=applied
         )
         return tuple((ev.backends, ev.what, ev.line) for ev in local), other
+
+    def condition_sets(
+        self, module: str, where: tuple[int, int, int, int], ask: Ask | None = None
+    ) -> tuple[Sets, tuple[str, ...]]:
+        """(platforms when the expression at ``where`` (line, column, end line, end
+        column) of ``module`` is true, when false; None where not known), read as the
+        inference reads every condition, in the scope the expression is in, and the
+        guard and platform helpers it calls (the caller depends on their modules).
+        ``ask`` answers the calls the reader leaves to the plugin (platform predicates,
+        by their receiver's type): their span and which of their arguments are devices."""
+        unknown: tuple[Sets, tuple[str, ...]] = ((None, None), ())
+        return self._guarded(unknown, lambda: self._resolver.condition_sets(module, where, ask))
+
+    def is_platform_source(
+        self, module: str, where: tuple[int, int, int, int]
+    ) -> tuple[bool, tuple[str, ...]]:
+        """Whether the expression at ``where`` of ``module`` is the platform string
+        itself (``jax.default_backend()``, a device's ``.platform``, a variable holding
+        one, a platform helper's call), and the helpers that says so read."""
+        unknown: tuple[bool, tuple[str, ...]] = (False, ())
+        return self._guarded(unknown, lambda: self._resolver.is_platform_source(module, where))
 
     def argument_evidence(
         self,

@@ -72,6 +72,9 @@ GUARD_UNIVERSE: Final = _platforms.GUARD_UNIVERSE
 
 #: (platforms when a condition is true, platforms when it is false); None = not known
 Sets = tuple[frozenset[str] | None, frozenset[str] | None]
+#: Answers an ``["ask", ...]`` leaf of a condition: (the call's span, the positions and
+#: keywords of its arguments that are devices) -> its sets, or None
+Ask = Callable[[tuple[int, int, int, int], tuple[int, ...], tuple[str, ...]], Sets | None]
 
 #: How interpret mode reaches a requirement's kernels:
 #: None: never (the requirement always holds);
@@ -811,25 +814,25 @@ class Resolver:
         sets = self._sets(fn.condition, depth)
         return (None, False) if sets == (None, None) else (sets, False)
 
-    def _sets(self, condition: object, depth: int) -> Sets:
-        """What a ``model.Condition`` says, as ``guards.conditions`` reads one."""
+    def _sets(self, condition: object, depth: int, ask: Ask | None = None) -> Sets:
+        """What a ``model.Condition`` says: (platforms when true, when false), None
+        where not known. ``ask`` answers its ``["ask", ...]`` leaves (the plugin's
+        platform predicates); without it they are not known."""
         if not isinstance(condition, list) or not condition:
             return None, None
         kind = condition[0]
         if kind == "cmp" and len(condition) == 3 and isinstance(condition[2], list):
-            matched: frozenset[str] = frozenset()
-            for name in condition[2]:
-                matched |= _platforms.LOWERINGS_OF_GUARD_NAME.get(str(name), frozenset())
-            if condition[1] in ("==", "in"):
-                return matched, GUARD_UNIVERSE - matched
-            return GUARD_UNIVERSE - matched, matched
+            return _compared(condition[1], condition[2])
+        if kind == "helper cmp" and len(condition) == 4 and isinstance(condition[3], list):
+            _, returns_platform = self.helper(str(condition[1]), depth + 1)
+            return _compared(condition[2], condition[3]) if returns_platform else (None, None)
         if kind == "not" and len(condition) == 2:
-            true_set, false_set = self._sets(condition[1], depth)
+            true_set, false_set = self._sets(condition[1], depth, ask)
             return false_set, true_set
         if kind in ("and", "or"):
             result: Sets | None = None
             for part in condition[1:]:
-                sets = self._sets(part, depth)
+                sets = self._sets(part, depth, ask)
                 result = sets if result is None else _join(kind, result, sets)
             return result if result is not None else (None, None)
         if kind == "call" and len(condition) == 2:
@@ -838,9 +841,51 @@ class Resolver:
         if kind == "sets" and len(condition) == 3:
             return _platform_set(condition[1]), _platform_set(condition[2])
         if kind in ("true only", "false only") and len(condition) == 2:
-            true_set, false_set = self._sets(condition[1], depth)
+            true_set, false_set = self._sets(condition[1], depth, ask)
             return (true_set, None) if kind == "true only" else (None, false_set)
+        if kind == "ask" and len(condition) == 4 and ask is not None:
+            span, positions, keywords = condition[1], condition[2], condition[3]
+            if (
+                isinstance(span, list)
+                and isinstance(positions, list)
+                and isinstance(keywords, list)
+            ):
+                where = (int(span[0]), int(span[1]), int(span[2]), int(span[3]))
+                answer = ask(
+                    where, tuple(int(p) for p in positions), tuple(str(k) for k in keywords)
+                )
+                return answer if answer is not None else (None, None)
         return None, None
+
+    def condition_sets(
+        self, module: str, where: tuple[int, int, int, int], ask: Ask | None
+    ) -> tuple[Sets, tuple[str, ...]]:
+        """What the expression at ``where`` of ``module`` tests (``reader.Sites.
+        condition_at``), and the helpers it calls (for the plugin's dependencies);
+        ((None, None), ()) when not known."""
+        if self.is_framework(module):
+            return (None, None), ()
+        module_sites = self._module_sites(module)
+        condition = module_sites.condition_at(where) if module_sites is not None else None
+        if condition is None:
+            return (None, None), ()
+        return self._sets(condition, 0, ask), tuple(_helpers_in(condition))
+
+    def is_platform_source(
+        self, module: str, where: tuple[int, int, int, int]
+    ) -> tuple[bool, tuple[str, ...]]:
+        """Whether the expression at ``where`` of ``module`` is the platform itself
+        (``jax.default_backend()``, ``<device>.platform``, a variable holding one, a
+        call of a platform helper), and the helpers that says so read."""
+        if self.is_framework(module):
+            return False, ()
+        module_sites = self._module_sites(module)
+        condition = module_sites.condition_at(where) if module_sites is not None else None
+        if condition == ["source"]:
+            return True, ()
+        if isinstance(condition, list) and len(condition) == 2 and condition[0] == "call":
+            return self.helper(str(condition[1]))[1], (str(condition[1]),)
+        return False, ()
 
     # ------------------------------------------------------------------ sources
 
@@ -1456,6 +1501,25 @@ _MODULE_CALLER: Final = model.bare_function("")
 #: The caller the API stands for (no parameters: an interpret argument it would pass is
 #: its default)
 _API_CALLER: Final = model.bare_function("<api>")
+
+
+def _compared(op: object, names: list[object]) -> Sets:
+    """The platform compared with literals (``==``, ``!=``, ``in``, ``not in``)."""
+    matched: frozenset[str] = frozenset()
+    for name in names:
+        matched |= _platforms.LOWERINGS_OF_GUARD_NAME.get(str(name), frozenset())
+    if op in ("==", "in"):
+        return matched, GUARD_UNIVERSE - matched
+    return GUARD_UNIVERSE - matched, matched
+
+
+def _helpers_in(condition: object) -> list[str]:
+    """The fullnames of the helpers a ``model.Condition`` calls."""
+    if not isinstance(condition, list) or not condition:
+        return []
+    if condition[0] in ("call", "helper cmp") and len(condition) >= 2:
+        return [str(condition[1])]
+    return [name for part in condition[1:] for name in _helpers_in(part)]
 
 
 def _platform_set(raw: object) -> frozenset[str] | None:

@@ -35,9 +35,9 @@ import builtins
 import dataclasses
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeVar
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import device_kinds, evidence_tables, fullnames
@@ -108,6 +108,8 @@ Pos = tuple[int, int]
 PALLAS_MARKER: Final = b"pallas"
 
 
+_T = TypeVar("_T")
+
 #: An argument of an entry call, as the plugin names it (``Sites.argument_evidence``,
 #: ``Sites.kernel_evidence``): (role: "mesh", "scratch", "grid_spec" or "kernel"; its index among the call's arguments as mypy
 #: counts them, the positional ones then the keywords' values; its keyword, None when
@@ -125,6 +127,8 @@ class Sites:
         self._arguments: dict[
             tuple[tuple[int, int, int, int], tuple[Argument, ...]], tuple[tuple[str, Evidence], ...]
         ] = {}
+        #: every expression by its span (built on the first ``condition_at``)
+        self._expressions: dict[tuple[int, int, int, int], ast.expr] | None = None
         #: a decorator call -> the function it decorates
         self.decorated: dict[int, FunctionNode] = {}
         #: a call used as a callee -> the call that applies it: ``f(...)(body)``
@@ -208,6 +212,30 @@ class Sites:
         except RecursionError:
             pass
         return (), None
+
+    def condition_at(self, where: tuple[int, int, int, int]) -> model.Condition | None:
+        """What the expression at ``where`` tests, read as the inference reads a guard
+        helper's condition, in the scope it is in (variables followed to what they were
+        assigned, devices by shape, a parameter annotated ``jax.Device``), with the
+        calls it cannot read left to the plugin (``["ask", ...]`` leaves: platform
+        predicates, found by the receiver's type); None when there is no such
+        expression or it tests nothing known. ``["source"]``: the platform itself."""
+        if self._expressions is None:
+            self._expressions = {}
+            for node in ast.walk(self.reader.tree):
+                if isinstance(node, ast.expr) and node.end_lineno is not None:
+                    self._expressions.setdefault(_span(node), node)
+        expr = self._expressions.get(where)
+        if expr is None:
+            return None
+        reader = self.reader
+        reader.asking = True
+        try:
+            return reader.condition(expr, reader.scope_around(expr))
+        except RecursionError:
+            return None
+        finally:
+            reader.asking = False
 
     def _argument_evidence(
         self, call: ast.Call, arguments: Sequence[Argument]
@@ -340,6 +368,8 @@ class _Scope:
     assigns: dict[str, list[tuple[Pos, ast.expr]]] = field(default_factory=dict)
     #: names bound in other ways (tuple targets, loops, ``with ... as``, walrus...)
     complex: set[str] = field(default_factory=set)
+    #: name -> what each ``for name in <iterable>:`` loop binding it iterates over
+    loops: dict[str, list[ast.expr]] = field(default_factory=dict)
     #: name -> nested function definitions
     defs: dict[str, list[FunctionNode]] = field(default_factory=dict)
     imports: dict[str, list[str]] = field(default_factory=dict)
@@ -726,6 +756,11 @@ class _ModuleReader:
         self._every_path: dict[int, tuple[_Roots, list[ast.AST]]] = {}
         #: (condition, id of its scope, depth) -> ``_may_ask_platform``
         self._asks_platform: dict[tuple[ast.AST, int, int], bool] = {}
+        #: how many variables ``_through`` is following now (a bound on cycles)
+        self._following = 0
+        #: whether ``condition`` leaves a call it cannot read as an ``["ask", ...]`` leaf
+        #: (``Sites.condition_at``: the plugin answers platform predicates by types)
+        self.asking = False
 
     # ------------------------------------------------------------------ building
 
@@ -1029,6 +1064,8 @@ class _ModuleReader:
                 scope.declared_global.update(stmt.names)
             elif isinstance(stmt, (ast.For, ast.AsyncFor)):
                 scope.complex.update(self._target_names(stmt.target))
+                if isinstance(stmt.target, ast.Name):
+                    scope.loops.setdefault(stmt.target.id, []).append(stmt.iter)
                 self._collect_locals(stmt.body, scope)
                 self._collect_locals(stmt.orelse, scope)
             elif isinstance(stmt, (ast.While, ast.If)):
@@ -2196,6 +2233,8 @@ class _ModuleReader:
             parts = [self.condition(v, scope, devices) for v in expr.values]
             kind = "and" if isinstance(expr.op, ast.And) else "or"
             return [kind, *parts]  # an unknown part: None inside (``combine`` decides)
+        if isinstance(expr, ast.Name) and expr.id not in devices:
+            return self._through(expr, scope, lambda value, at: self.condition(value, at), None)
         if isinstance(expr, ast.Call):
             if not expr.args and not expr.keywords:
                 name = self.ref(expr.func, scope)
@@ -2204,7 +2243,10 @@ class _ModuleReader:
                 if name is not None and not is_opaque_name(name):
                     return ["call", name]
                 return None
-            return self._quantified(expr, scope, devices) or self._startswith(expr, scope, devices)
+            found = self._quantified(expr, scope, devices) or self._startswith(expr, scope, devices)
+            if found is None and self.asking:
+                return self._ask(expr, scope, devices)
+            return found
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
             left, right = expr.left, expr.comparators[0]
             op = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}.get(
@@ -2215,15 +2257,72 @@ class _ModuleReader:
             tested = self._kind_comparison(op, left, right, scope, devices)
             if tested is not None:
                 return tested
-            if op in ("==", "!=") and self._is_platform_value(right, scope, devices):
+            if op in ("==", "!=") and (
+                self._is_platform_value(right, scope, devices)
+                or self._platform_call(right, scope) is not None
+            ):
                 left, right = right, left
-            if not self._is_platform_value(left, scope, devices):
-                return None
             names = _strings(right)
             if names is None or (op in ("==", "!=") and len(names) != 1):
                 return None
-            return ["cmp", op, names]
+            if self._is_platform_value(left, scope, devices):
+                return ["cmp", op, names]
+            helper = self._platform_call(left, scope)
+            return ["helper cmp", helper, op, names] if helper is not None else None
         return None
+
+    def _platform_call(self, expr: ast.expr, scope: _Scope) -> str | None:
+        """The fullname a call without arguments calls, when it may be a platform
+        helper (``def backend(): return jax.default_backend()``; ``combine`` decides)."""
+        if not isinstance(expr, ast.Call) or expr.args or expr.keywords:
+            return None
+        name = self.ref(expr.func, scope)
+        if name is None or is_opaque_name(name) or name in fullnames.DEFAULT_BACKEND:
+            return None
+        return name
+
+    def _ask(self, call: ast.Call, scope: _Scope, devices: frozenset[str]) -> model.Condition:
+        """``["ask", [line, column, end line, end column], [positions], [keywords]]``: a
+        call for the plugin to read (a platform predicate, by its receiver's type), with
+        the positions and keywords of its arguments that are devices here."""
+        positions = [
+            i
+            for i, arg in enumerate(call.args)
+            if not isinstance(arg, ast.Starred) and self._is_device(arg, scope, devices)
+        ]
+        keywords = [
+            k.arg
+            for k in call.keywords
+            if k.arg is not None and self._is_device(k.value, scope, devices)
+        ]
+        return ["ask", list(_span(call)), positions, keywords]
+
+    def _through(
+        self,
+        name: ast.Name,
+        scope: _Scope,
+        read: Callable[[ast.expr, _Scope], _T],
+        default: _T,
+    ) -> _T:
+        """``read`` of the value a variable holds where ``name`` reads it: a local
+        bound once (or last before, in straight-line code), or a global of this module
+        assigned once; ``default`` for anything else, or past ``NAME_DEPTH`` variables."""
+        if self._following >= NAME_DEPTH:
+            return default
+        found = self.lookup(name.id, scope)
+        value: ast.expr | None = None
+        value_scope = scope
+        if isinstance(found, _Local):
+            value, value_scope = self.value_at(found, position_of(name)), found.scope
+        elif isinstance(found, _Global) and found.fullname == f"{self.module}.{name.id}":
+            value, value_scope = self._assigned_once(name.id, scope), self.module_scope
+        if value is None:
+            return default
+        self._following += 1
+        try:
+            return read(value, value_scope)
+        finally:
+            self._following -= 1
 
     def _is_platform_value(
         self, expr: ast.expr, scope: _Scope, devices: frozenset[str] = frozenset()
@@ -2234,7 +2333,7 @@ class _ModuleReader:
             return self.ref(expr.func, scope) in fullnames.DEFAULT_BACKEND
         if isinstance(expr, ast.Attribute) and expr.attr == "platform":
             return self._is_device(expr.value, scope, devices)
-        if isinstance(expr, ast.Name):
+        if isinstance(expr, ast.Name) and expr.id not in devices:
             found = self.lookup(expr.id, scope)
             if isinstance(found, _Global) and found.fullname == f"{self.module}.{expr.id}":
                 binding = self.bindings.get(expr.id)
@@ -2245,6 +2344,9 @@ class _ModuleReader:
                     and isinstance(value, ast.expr)
                     and self._is_platform_value(value, self.module_scope)
                 )
+            return self._through(
+                expr, scope, lambda value, at: self._is_platform_value(value, at), False
+            )
         return False
 
     # ------------------------------------------------------------------ devices
@@ -2254,8 +2356,8 @@ class _ModuleReader:
         an element of a collection of them (``_is_device_collection``), a mesh's
         ``devices[(0,) * n]``, ``get_default_device()``, ``next(<collection>)``, or a
         name in ``devices``."""
-        if isinstance(expr, ast.Name) and expr.id in devices:
-            return True
+        if isinstance(expr, ast.Name):
+            return expr.id in devices or self._device_variable(expr, scope)
         if isinstance(expr, ast.Subscript):
             base = expr.value
             if isinstance(base, ast.Attribute) and base.attr == "devices":
@@ -2270,10 +2372,61 @@ class _ModuleReader:
                 return self._is_device_collection(expr.args[0], scope)
         return False
 
+    def _device_variable(self, name: ast.Name, scope: _Scope) -> bool:
+        """A parameter annotated ``jax.Device``, the variable of a ``for`` over devices
+        (and bound no other simple way), or a variable holding a device."""
+        found = self.lookup(name.id, scope)
+        if isinstance(found, _ParamRef):
+            return self._annotated_device(found)
+        if isinstance(found, _Local) and name.id in found.scope.loops:
+            loops = found.scope.loops[name.id]
+            return name.id not in found.scope.assigns and all(
+                self._is_device_collection(it, found.scope) for it in loops
+            )
+        return self._through(
+            name, scope, lambda value, at: self._is_device(value, at, frozenset()), False
+        )
+
+    def _annotated_device(self, param: _ParamRef) -> bool:
+        """Whether a parameter is annotated ``jax.Device`` (or ``jax.Device | None``,
+        ``Optional[jax.Device]``), resolved by name (jaxlib ships no stub)."""
+        node = param.scope.node
+        if node is None or isinstance(node, ast.Lambda):
+            return False
+        arguments = node.args
+        for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+            if arg.arg == param.name:
+                outer = param.scope.parent or self.module_scope
+                return self._names_device(arg.annotation, outer)
+        return False
+
+    def _names_device(self, annotation: ast.expr | None, scope: _Scope) -> bool:
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = parse_expression(annotation.value)
+            except SyntaxError:
+                return False
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            sides = [annotation.left, annotation.right]
+            kept = [s for s in sides if not (isinstance(s, ast.Constant) and s.value is None)]
+            return len(kept) == 1 and self._names_device(kept[0], scope)
+        if isinstance(annotation, ast.Subscript) and self.ref(annotation.value, scope) in (
+            "typing.Optional",
+            "typing_extensions.Optional",
+        ):
+            return self._names_device(annotation.slice, scope)
+        if not isinstance(annotation, (ast.Name, ast.Attribute)):
+            return False
+        return self.ref(annotation, scope) in fullnames.DEVICE_TYPES
+
     def _is_device_collection(self, expr: ast.expr, scope: _Scope) -> bool:
         """Devices of one platform: ``jax.devices()`` / ``jax.local_devices()`` (no
         ``backend=``), ``x.devices()``, ``x.sharding.device_set``, ``mesh.devices.flat``,
-        ``list(...)`` of one."""
+        ``list(...)`` of one, a variable holding one."""
+        if isinstance(expr, ast.Name):
+            return self._through(
+                expr, scope, lambda value, at: self._is_device_collection(value, at), False
+            )
         if isinstance(expr, ast.Call):
             func = expr.func
             name = self.ref(func, scope)
@@ -2314,6 +2467,10 @@ class _ModuleReader:
             return True if inner is False else None
         if isinstance(expr, ast.Attribute) and expr.attr == "device_kind":
             return False if self._is_device(expr.value, scope, devices) else None
+        if isinstance(expr, ast.Name) and expr.id not in devices:
+            return self._through(
+                expr, scope, lambda value, at: self._kind_source(value, at, frozenset()), None
+            )
         return None
 
     def _kind_comparison(

@@ -581,8 +581,7 @@ def _compiled_on(view: CallView, index: ModuleIndex) -> tuple[frozenset[str], st
     expr = view.args.get("interpret")
     if expr is None or view.has_splat:
         return None
-    pos = start_of(view.context)
-    _, false_set = guards.conditions(expr, index, index.function_at(pos))
+    _, false_set = index.sets(expr)
     if false_set is None or false_set == guards.UNIVERSE:
         return None
     what = f" ({expr.name})" if isinstance(expr, NameExpr) else ""

@@ -280,7 +280,7 @@ class _Scan:
         if self.registries:
             self._registration(call)
         if isinstance(call.callee, MemberExpr) and call.callee.name == "get" and call.args:
-            if guards.is_platform_source(call.args[0], self.index, self._func_at(call)):
+            if self.index.is_platform_source(call.args[0]):
                 self._table(call.callee.expr, call)
         func = self._func_at(call)
         name = self.facts.names.callee_function(call.callee, func)
@@ -467,7 +467,7 @@ class _Scan:
             )
 
     def _table_index(self, expr: IndexExpr) -> None:
-        if guards.is_platform_source(expr.index, self.index, self._func_at(expr)):
+        if self.index.is_platform_source(expr.index):
             self._table(expr.base, expr)
 
     def _table(self, base: Expression, use: Expression) -> None:

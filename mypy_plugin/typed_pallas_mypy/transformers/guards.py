@@ -34,6 +34,7 @@ What it does not do: walk a module (``module_index`` does), or look at params.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -176,11 +177,12 @@ def exits(block: Block) -> bool:
 
 
 def narrowing_after(
-    stmt: Statement, scope: GuardScope, func: FuncItem | None
+    stmt: Statement, sets: Callable[[Expression], Sets]
 ) -> tuple[frozenset[str], str] | None:
-    """The platforms the statements after ``stmt`` are left with, if it narrows them."""
+    """The platforms the statements after ``stmt`` are left with, if it narrows them
+    (``sets``: what a condition tests)."""
     if isinstance(stmt, IfStmt) and len(stmt.expr) == 1:
-        true_set, false_set = conditions(stmt.expr[0], scope, func)
+        true_set, false_set = sets(stmt.expr[0])
         body_exits = exits(stmt.body[0])
         else_exits = stmt.else_body is not None and exits(stmt.else_body)
         if body_exits and not else_exits and false_set is not None:
@@ -188,7 +190,7 @@ def narrowing_after(
         if else_exits and not body_exits and true_set is not None:
             return (true_set, f"the early exit in the else at line {stmt.line}")
     elif isinstance(stmt, AssertStmt):
-        true_set, _ = conditions(stmt.expr, scope, func)
+        true_set, _ = sets(stmt.expr)
         if true_set is not None:
             return (true_set, f"the assert at line {stmt.line}")
     return None

@@ -33,6 +33,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from mypy.nodes import (
+    ARG_NAMED,
+    ARG_POS,
+    ARG_STAR,
     GDEF,
     AssignmentStmt,
     Block,
@@ -51,15 +54,14 @@ from mypy.nodes import (
     RefExpr,
     Statement,
     TryStmt,
-    TupleExpr,
-    Var,
     WhileStmt,
     WithStmt,
 )
 from mypy.server.subexpr import get_subexpressions
 
 from typed_pallas_mypy import fullnames
-from typed_pallas_mypy.transformers import guards, predicates
+from typed_pallas_mypy.inference.combine import Ask
+from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers.guards import UNIVERSE, Guard, Region, Sets
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, start_of
 
@@ -80,9 +82,14 @@ class CrossModule(Protocol):
         them, an index's guard regions, still hold)."""
         ...
 
-    def helper_sets(self, call: CallExpr, module: str | None = None) -> Sets | None: ...
+    def condition_sets(self, module: str, expr: Expression, ask: Ask | None) -> Sets:
+        """What ``expr`` of ``module`` tests, read by the inference (``ask``: the
+        platform predicates it leaves to the plugin)."""
+        ...
 
-    def is_platform_call(self, call: CallExpr, module: str | None = None) -> bool: ...
+    def is_platform_source(self, module: str, expr: Expression) -> bool:
+        """Whether ``expr`` of ``module`` is the platform string itself."""
+        ...
 
     def kernel_evidence(
         self,
@@ -115,9 +122,11 @@ class CrossModule(Protocol):
         self,
         call: CallExpr,
         func: FuncItem | None,
-        scope: guards.GuardScope,
+        is_device: Callable[[Expression], bool],
         value_of: Callable[[NameExpr, FuncItem | None], Expression | None],
-    ) -> Sets | None: ...
+    ) -> Sets | None:
+        """What a call of a platform predicate says (``predicates.sets_at_call``)."""
+        ...
 
 
 @dataclass
@@ -130,21 +139,11 @@ class ModuleIndex:
     functions: list[tuple[Pos, Pos, FuncItem]] = field(default_factory=list)
     #: (id(enclosing function) or 0, name) -> [(position, value), ...]
     assignments: dict[tuple[int, str], list[tuple[Pos, Expression]]] = field(default_factory=dict)
-    #: (id(enclosing function) or 0, name) of variables holding a platform string
-    platform_vars: set[tuple[int, str]] = field(default_factory=set)
-    #: ... and of variables also assigned something else (then not a platform variable)
-    other_vars: set[tuple[int, str]] = field(default_factory=set)
-    #: (id(enclosing function) or 0, name) of variables assigned a platform condition
-    condition_vars: set[tuple[int, str]] = field(default_factory=set)
-    #: (id(enclosing function) or 0, name) -> what each binding of it holds
-    #: (``guards.HELD_VALUES``, or "other")
-    held: dict[tuple[int, str], set[str]] = field(default_factory=dict)
-    #: id(Var) of every parameter annotated ``jax.Device``
-    device_params: set[int] = field(default_factory=set)
     #: id(function or lambda of this module passed as a dispatch branch) -> the union of
     #: the platforms of every branch it is passed as (its region's platforms)
     branch_platforms: dict[int, frozenset[str]] = field(default_factory=dict)
-    #: answers for guard helpers and platform helpers of any module (None: none known)
+    #: the inference's answers (conditions, evidence) and other modules' facts (None:
+    #: none known: no condition is read)
     cross: CrossModule | None = None
     #: what the guard regions read of other modules when this index was built
     cross_reads: Reads = ()
@@ -163,6 +162,8 @@ class ModuleIndex:
     _lines_built_for: tuple[int, int] = field(default=(-1, -1), repr=False)
     #: callee fullname -> the calls of it in this module (built on first lookup)
     _calls: dict[str, list[CallExpr]] | None = field(default=None, repr=False)
+    #: (line, column, end line, end column) -> the call there (built on first lookup)
+    _calls_at: dict[tuple[int, int, int, int], CallExpr] | None = field(default=None, repr=False)
 
     def calls_of(self, fullname: str) -> list[CallExpr]:
         """The calls in this module whose callee mypy names ``fullname``."""
@@ -221,7 +222,52 @@ class ModuleIndex:
         self._lines()
         return id(func) in self._function_ids
 
-    # GuardScope
+    # Conditions, as the inference reads them
+
+    def sets(self, expr: Expression) -> Sets:
+        """(platforms when ``expr`` is true, when false; None where not known): the
+        inference's reading, with the platform predicates it leaves to mypy's types."""
+        if self.cross is None:
+            return None, None
+        return self.cross.condition_sets(self.tree.fullname, expr, self._ask)
+
+    def is_platform_source(self, expr: Expression) -> bool:
+        """Whether ``expr`` is the platform string itself (``jax.default_backend()``)."""
+        return self.cross is not None and self.cross.is_platform_source(self.tree.fullname, expr)
+
+    def _ask(
+        self,
+        where: tuple[int, int, int, int],
+        positions: tuple[int, ...],
+        keywords: tuple[str, ...],
+    ) -> Sets | None:
+        """A call the inference leaves to mypy: a platform predicate (``op.supported_on(
+        device)``), by its receiver's type, given one of the arguments it saw as devices
+        (``positions`` among the positional ones, ``keywords``)."""
+        if self.cross is None:
+            return None
+        if self._calls_at is None:
+            self._calls_at = {
+                (e.line, e.column, e.end_line or e.line, e.end_column or 0): e
+                for e in get_subexpressions(self.tree)
+                if isinstance(e, CallExpr)
+            }
+        call = self._calls_at.get(where)
+        if call is None:
+            return None
+        devices: list[Expression] = []
+        ordinal = 0
+        for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
+            if kind in (ARG_POS, ARG_STAR):
+                if kind == ARG_POS and ordinal in positions:
+                    devices.append(arg)
+                ordinal += 1
+            elif kind == ARG_NAMED and name in keywords:
+                devices.append(arg)
+        func = self.function_at(start_of(call))
+        return self.cross.predicate_call(
+            call, func, lambda arg: any(arg is d for d in devices), self.value_of
+        )
 
     def _keys(self, name: NameExpr, func: FuncItem | None) -> tuple[tuple[int, str], ...]:
         """Where a variable read inside ``func`` may be bound: in ``func``, or, for a
@@ -231,47 +277,6 @@ class ModuleIndex:
             return (own,)
         return (own, (0, name.name))
 
-    def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
-        for key in self._keys(name, func):
-            if key in self.platform_vars:
-                return key not in self.other_vars
-            if key in self.other_vars:
-                return False
-        return False
-
-    def helper_sets(self, call: CallExpr) -> Sets | None:
-        if self.cross is None:
-            return None
-        return self.cross.helper_sets(call, self.tree.fullname)
-
-    def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
-        """A condition held by a variable of ``func``, or by a module-level variable
-        ``func`` does not assign (``_tpu_available = any(...)`` at the top of a module)."""
-        for key in self._keys(name, func):
-            if key in self.assignments:
-                if key not in self.condition_vars:
-                    return None
-                assigned = self.assignments[key]
-                return assigned[0][1] if len(assigned) == 1 else None
-        return None
-
-    def is_platform_call(self, call: CallExpr) -> bool:
-        if self.cross is None:
-            return False
-        return self.cross.is_platform_call(call, self.tree.fullname)
-
-    def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
-        if isinstance(name.node, Var) and id(name.node) in self.device_params:
-            return guards.DEVICE
-        for key in self._keys(name, func):
-            values = self.held.get(key)
-            if values is not None:
-                if len(values) == 1:
-                    (value,) = values
-                    return value if value in guards.HELD_VALUES else None
-                return None
-        return None
-
     def value_of(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
         """The value a variable of ``func`` (or of the module) was assigned, if it was
         assigned once."""
@@ -280,11 +285,6 @@ class ModuleIndex:
             if assigned:
                 return assigned[0][1] if len(assigned) == 1 else None
         return None
-
-    def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
-        if self.cross is None:
-            return None
-        return self.cross.predicate_call(call, func, self, self.value_of)
 
 
 _CACHE: dict[str, tuple[object, ModuleIndex]] = {}
@@ -347,7 +347,7 @@ class _Walker:
             rest = stmts[i + 1 :]
             if not rest:
                 continue
-            narrowed = guards.narrowing_after(stmt, self.index, func)
+            narrowed = guards.narrowing_after(stmt, self.index.sets)
             if narrowed is not None:
                 self._region(rest, narrowed[0], narrowed[1])
 
@@ -358,7 +358,7 @@ class _Walker:
     def stmt(self, stmt: Statement, func: FuncItem | None) -> None:
         if isinstance(stmt, IfStmt):
             for expr, body in zip(stmt.expr, stmt.body):
-                true_set, false_set = guards.conditions(expr, self.index, func)
+                true_set, false_set = self.index.sets(expr)
                 if true_set is not None:
                     self._region(body.body, true_set, f"the if at line {stmt.line}")
                 self.block(body.body, func)
@@ -397,8 +397,6 @@ class _Walker:
         elif isinstance(stmt, ClassDef):
             self.block(stmt.defs.body, func)
         elif isinstance(stmt, (ForStmt, WhileStmt)):
-            if isinstance(stmt, ForStmt):
-                self._loop_variable(stmt, func)
             self.block(stmt.body.body, func)
             if stmt.else_body is not None:
                 self.block(stmt.else_body.body, func)
@@ -417,29 +415,7 @@ class _Walker:
 
     def _function(self, func: FuncItem) -> None:
         self.index.functions.append((start_of(func), end_of(func), func))
-        for _, variable in predicates.device_parameters(func, self.index.tree):
-            self.index.device_params.add(id(variable))
         self.block(func.body.body, func)
-
-    def _held(self, value: Expression, func: FuncItem | None) -> str:
-        if guards.is_device(value, self.index, func):
-            return guards.DEVICE
-        if guards.is_device_collection(value, self.index, func):
-            return guards.DEVICES
-        if guards.is_device_kind(value, self.index, func):
-            return guards.DEVICE_KIND
-        return "other"
-
-    def _loop_variable(self, stmt: ForStmt, func: FuncItem | None) -> None:
-        """``for d in jax.devices():``: ``d`` is a device inside the loop."""
-        key_func = id(func) if func is not None else 0
-        over_devices = guards.is_device_collection(stmt.expr, self.index, func)
-        names = [stmt.index] if isinstance(stmt.index, NameExpr) else []
-        if isinstance(stmt.index, TupleExpr):
-            names = [i for i in stmt.index.items if isinstance(i, NameExpr)]
-        for name in names:
-            held = guards.DEVICE if over_devices and name is stmt.index else "other"
-            self.index.held.setdefault((key_func, name.name), set()).add(held)
 
     def _assignment(self, stmt: AssignmentStmt, func: FuncItem | None) -> None:
         key_func = id(func) if func is not None else 0
@@ -447,14 +423,6 @@ class _Walker:
             if isinstance(lvalue, NameExpr):
                 key = (key_func, lvalue.name)
                 self.index.assignments.setdefault(key, []).append((start_of(stmt), stmt.rvalue))
-                held = self._held(stmt.rvalue, func)
-                self.index.held.setdefault(key, set()).add(held)
-                if guards.is_platform_source(stmt.rvalue, self.index, func):
-                    self.index.platform_vars.add(key)
-                else:
-                    self.index.other_vars.add(key)
-                    if guards.conditions(stmt.rvalue, self.index, func) != (None, None):
-                        self.index.condition_vars.add(key)
 
 
 # --------------------------------------------------------------------------- expressions

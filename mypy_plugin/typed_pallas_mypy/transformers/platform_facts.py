@@ -46,7 +46,8 @@ from mypy.options import Options
 from mypy.types import Instance
 
 from typed_pallas_mypy.cache_keys import in_daemon
-from typed_pallas_mypy.transformers import predicates
+from typed_pallas_mypy.inference.combine import Ask
+from typed_pallas_mypy.transformers import guards, predicates
 from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
     NO_FACTS,
@@ -59,7 +60,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     store,
     stored_json,
 )
-from typed_pallas_mypy.transformers.guards import GuardScope, Sets
+from typed_pallas_mypy.transformers.guards import Sets
 from typed_pallas_mypy.transformers.inference_use import InferenceUse, requirement_of
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, Reads, index_of, stamp_of
 from typed_pallas_mypy.transformers.resolution import Names, keeps_function
@@ -411,11 +412,36 @@ class Facts:
         self,
         call: CallExpr,
         func: FuncItem | None,
-        scope: GuardScope,
+        is_device: Callable[[Expression], bool],
         value_of: Callable[[NameExpr, FuncItem | None], Expression | None] | None,
     ) -> Sets | None:
         """What a call of a platform predicate given a device says (``predicates``)."""
-        return predicates.sets_at_call(call, func, scope, self, value_of)
+        return predicates.sets_at_call(call, func, is_device, self, value_of)
+
+    # ---------------------------------------------------------------- conditions
+
+    def condition_sets(self, module: str, expr: Expression, ask: Ask | None) -> Sets:
+        """What ``expr`` of ``module`` tests, read by the engine as it reads every
+        condition (``Inference.condition_sets``); the modules of the helpers it calls
+        are noted (a guard region depends on them)."""
+        where = _span(expr)
+        if where is None:
+            return None, None
+        sets, helpers = self.inference.engine().condition_sets(module, where, ask)
+        for name in helpers:
+            self.helper_of(name)
+        return sets
+
+    def is_platform_source(self, module: str, expr: Expression) -> bool:
+        """Whether ``expr`` of ``module`` is the platform string itself, read by the
+        engine (``Inference.is_platform_source``)."""
+        where = _span(expr)
+        if where is None:
+            return False
+        found, helpers = self.inference.engine().is_platform_source(module, where)
+        for name in helpers:
+            self.helper_of(name)
+        return found
 
     def argument_evidence(
         self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
@@ -505,4 +531,13 @@ class _HelperScope:
         return None
 
     def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
-        return self.facts.predicate_call(call, func, self, None)
+        return self.facts.predicate_call(
+            call, func, lambda arg: guards.is_device(arg, self, func), None
+        )
+
+
+def _span(expr: Expression) -> tuple[int, int, int, int] | None:
+    """(line, column, end line, end column) of ``expr``, as the inference names places."""
+    if expr.end_line is None or expr.end_column is None:
+        return None
+    return (expr.line, expr.column, expr.end_line, expr.end_column)

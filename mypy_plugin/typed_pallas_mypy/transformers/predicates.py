@@ -167,7 +167,9 @@ class _DeviceParameter:
         return guards.DEVICE if name.node is self.parameter else None
 
     def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
-        return sets_at_call(call, func, self, self.lookup, None)
+        return sets_at_call(
+            call, func, lambda arg: guards.is_device(arg, self, func), self.lookup, None
+        )
 
 
 def _returned(func: FuncDef) -> tuple[Expression, bool] | None:
@@ -396,11 +398,11 @@ def device_argument(call: CallExpr, predicate: Predicate, bound: bool) -> Expres
 def sets_at_call(
     call: CallExpr,
     func: FuncItem | None,
-    scope: GuardScope,
+    is_device: Callable[[Expression], bool],
     lookup: PredicateLookup,
     value_of: ValueOf | None,
 ) -> Sets | None:
-    """What a call of a predicate given a device says, or None."""
+    """What a call of a predicate given a device (``is_device``) says, or None."""
     callee = call.callee
     name = lookup.callee_function(callee, func)
     if name is None and isinstance(callee, MemberExpr):
@@ -416,7 +418,7 @@ def sets_at_call(
         predicate.method and isinstance(callee, MemberExpr) and not _is_unbound_owner(callee.expr)
     )
     argument = device_argument(call, predicate, bound)
-    if argument is None or not guards.is_device(argument, scope, func):
+    if argument is None or not is_device(argument):
         return None
     return predicate.sets
 
