@@ -10,6 +10,7 @@ import ast
 from library_fakes import HEADER, MakeLib, reader_for
 
 from typed_pallas_mypy.inference import Inference
+from typed_pallas_mypy.inference.combine import Ask
 
 TPU = frozenset({"tpu"})
 NOT_TPU = frozenset({"cuda", "rocm", "cpu"})
@@ -209,3 +210,58 @@ def test_guard_helpers_through_a_variable_or_a_platform_helper(make_lib: MakeLib
     assert facts.helper("gpkg.util.on_gpu") == ((GPU, NOT_GPU), False)
     assert facts.helper("gpkg.util.backend") == (None, True)
     assert facts.helper("gpkg.util.not_a_helper") == (None, False)
+
+
+PREDICATES = (
+    HEADER
+    + """\
+class Op:
+    def supported_on(self, device: jax.Device) -> bool:
+        return device.platform == "gpu" and device.compute_capability >= "9.0"
+
+    def tried(self, device) -> bool:
+        try:
+            return device.platform == "tpu"
+        except AttributeError:
+            return False
+
+    def early(self, device) -> bool:
+        if device.platform != "tpu":
+            return False
+        log("checked")
+        return len(device.coords) == 3
+
+    def rebinds(self, device) -> bool:
+        if device.platform != "tpu":
+            return False
+        device = jax.devices("cpu")[0]
+        return True
+
+    def nested(self, device) -> bool:
+        return self.supported_on(device)
+
+    def anything(self, device) -> bool:
+        return device.id > 0
+"""
+)
+
+
+def test_a_predicate_body_read_for_its_device_parameter(make_lib: MakeLib) -> None:
+    """One ``return`` (both sides), ``try: return`` with ``return False`` handlers and
+    early ``return False`` exits (the true side only); silent when the device is bound
+    again or the body tests something else; a predicate it calls is asked."""
+    facts = reader_for(make_lib({"ppkg/ops.py": PREDICATES}))
+    lines = PREDICATES.splitlines()
+
+    def sets(name: str, ask: Ask | None = None) -> object:
+        line = next(i for i, text in enumerate(lines, 1) if f"def {name}(" in text)
+        return facts.predicate_sets("ppkg.ops", line, name, "device", ask)[0]
+
+    assert sets("supported_on") == (GPU, None)  # a GPU may be older than 9.0: false says nothing
+    assert sets("tried") == (TPU, None)
+    assert sets("early") == (TPU, None)
+    assert sets("rebinds") == (None, None)
+    assert sets("anything") == (None, None)
+    assert sets("nested") == (None, None)
+    assert sets("nested", lambda where, positions, keywords: (TPU, NOT_TPU)) == (TPU, NOT_TPU)
+    assert facts.predicate_sets("ppkg.ops", 1, "supported_on", "device")[0] == (None, None)

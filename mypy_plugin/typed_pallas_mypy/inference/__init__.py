@@ -262,6 +262,21 @@ class Inference:
         unknown: tuple[Sets, tuple[str, ...]] = ((None, None), ())
         return self._guarded(unknown, lambda: self._resolver.condition_sets(module, where, ask))
 
+    def predicate_sets(
+        self, module: str, line: int, name: str, parameter: str, ask: Ask | None = None
+    ) -> tuple[Sets, tuple[str, ...]]:
+        """(platforms when the function ``name`` of ``module`` defined at ``line``
+        returns true for the device passed as its ``parameter``, when false; None where
+        not known), and the helpers it calls: a platform predicate (``def
+        supported_on(self, device): return device.platform == "tpu"``), read as every
+        condition is. Which parameter is the device is the caller's to say (an
+        annotation, or the method it overrides); ``ask`` as in ``condition_sets``."""
+        unknown: tuple[Sets, tuple[str, ...]] = ((None, None), ())
+        return self._guarded(
+            unknown,
+            lambda: self._resolver.predicate_sets(module, line, name, parameter, ask),
+        )
+
     def is_platform_source(
         self, module: str, where: tuple[int, int, int, int]
     ) -> tuple[bool, tuple[str, ...]]:

@@ -871,6 +871,22 @@ class Resolver:
             return (None, None), ()
         return self._sets(condition, 0, ask), tuple(_helpers_in(condition))
 
+    def predicate_sets(
+        self, module: str, line: int, name: str, parameter: str, ask: Ask | None
+    ) -> tuple[Sets, tuple[str, ...]]:
+        """What the platform predicate ``name`` of ``module`` defined at ``line``
+        returns of its ``parameter`` as a device (``reader.Sites.predicate_condition``),
+        and the helpers it calls; ((None, None), ()) when it is none."""
+        if self.is_framework(module):
+            return (None, None), ()
+        module_sites = self._module_sites(module)
+        if module_sites is None:
+            return (None, None), ()
+        condition = module_sites.predicate_condition(line, name, parameter)
+        if condition is None:
+            return (None, None), ()
+        return self._sets(condition, 0, ask), tuple(_helpers_in(condition))
+
     def is_platform_source(
         self, module: str, where: tuple[int, int, int, int]
     ) -> tuple[bool, tuple[str, ...]]:

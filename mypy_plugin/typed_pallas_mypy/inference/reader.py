@@ -237,6 +237,23 @@ class Sites:
         finally:
             reader.asking = False
 
+    def predicate_condition(self, line: int, name: str, parameter: str) -> model.Condition | None:
+        """What the function ``name`` defined at ``line`` returns of its parameter
+        ``parameter`` as a device (``_ModuleReader.predicate_condition``), with the
+        calls the reader cannot read left to the plugin; None when there is no such
+        function or it is no platform predicate."""
+        reader = self.reader
+        for node, scope in reader.function_nodes.values():
+            if node.lineno == line and node.name == name and parameter in scope.params:
+                reader.asking = True
+                try:
+                    return reader.predicate_condition(node, scope, parameter)
+                except RecursionError:
+                    return None
+                finally:
+                    reader.asking = False
+        return None
+
     def _argument_evidence(
         self, call: ast.Call, arguments: Sequence[Argument]
     ) -> list[tuple[str, Evidence]]:
@@ -714,6 +731,47 @@ def unconditional_nodes(roots: Sequence[ast.AST], index: _ChildIndex) -> list[as
             children = []
         stack.extend(reversed(children))
     return out
+
+
+def _returns_false(body: Sequence[ast.stmt]) -> bool:
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.Return)
+        and isinstance(body[0].value, ast.Constant)
+        and body[0].value.value is False
+    )
+
+
+def _predicate_return(body: Sequence[ast.stmt]) -> tuple[ast.expr, bool] | None:
+    """(the condition, whether both its sides hold) of a body that is one ``return``,
+    or ``try: return <condition>`` whose handlers all ``return False`` (only its true
+    side holds)."""
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ast.Return) and stmt.value is not None:
+        return stmt.value, True
+    if (
+        isinstance(stmt, ast.Try)
+        and stmt.handlers
+        and not stmt.orelse
+        and not stmt.finalbody
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], ast.Return)
+        and stmt.body[0].value is not None
+        and all(_returns_false(handler.body) for handler in stmt.handlers)
+    ):
+        return stmt.body[0].value, False
+    return None
+
+
+def _false_exit_test(stmt: ast.stmt) -> ast.expr | None:
+    """The test of ``if <test>: return False`` (or ``raise``) without ``else``."""
+    if not isinstance(stmt, ast.If) or stmt.orelse:
+        return None
+    if _returns_false(stmt.body) or (len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Raise)):
+        return stmt.test
+    return None
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -2215,15 +2273,55 @@ class _ModuleReader:
             return None
         return self.condition(stmts[0].value, scope)
 
+    def predicate_condition(
+        self, node: FunctionNode, scope: _Scope, parameter: str
+    ) -> model.Condition | None:
+        """What a platform predicate returns of its device ``parameter``: a body that is
+        one ``return <condition>`` (both sides hold); ``try: return <condition>`` whose
+        handlers all ``return False`` (tokamax: only the true side holds); or early
+        ``if <condition>: return False`` (or ``raise``) exits before a last ``return``,
+        with nothing between that returns or binds the device again (true only where no
+        exit was taken and the last condition holds). None for any other body."""
+        devices = frozenset({parameter})
+        body = [stmt for stmt in node.body if not _is_docstring(stmt)]
+        returned = _predicate_return(body)
+        if returned is not None:
+            expr, both_sides = returned
+            found = self.condition(expr, scope, devices)
+            if found is None or both_sides:
+                return found
+            return ["true only", found]
+        if len(body) < 2 or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+            return None
+        parts: list[object] = []
+        for stmt in body[:-1]:
+            test = _false_exit_test(stmt)
+            if test is not None:
+                parts.append(["not", self.condition(test, scope, devices)])
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if any(
+                    isinstance(n, ast.Name) and n.id == parameter
+                    for target in targets
+                    for n in self.nodes.walk(target)
+                ):
+                    return None  # the device is bound again
+            elif not isinstance(stmt, ast.Expr):
+                return None
+        parts.append(self.condition(body[-1].value, scope, devices))
+        return ["true only", ["and", *parts]]
+
     def condition(
         self, expr: ast.expr, scope: _Scope, devices: frozenset[str] = frozenset()
     ) -> model.Condition | None:
-        """What a guard helper's returned condition tests (``model.Condition``), as
-        ``guards.conditions`` reads a condition: platform sources compared with literals,
-        ``pltpu.is_tpu_device()``, another helper, a device's kind tested against a
-        literal (``device_kinds``), ``any``/``all`` over one platform's devices, and
+        """What a condition tests (``model.Condition``): the plugin's one reading of
+        conditions (a guard helper's ``return``, a predicate's body, a guard of the
+        project's code: ``Sites.condition_at``): platform sources (a variable holding
+        one, a platform helper's call) compared with literals, ``pltpu.is_tpu_device()``,
+        another helper, a device's kind tested against a literal (``device_kinds``),
+        ``any``/``all`` over one platform's devices, a variable holding a condition, and
         ``not``/``and``/``or`` of them. ``devices``: names bound to a device (the
-        variable of ``any(... for d in jax.devices())``)."""
+        variable of ``any(... for d in jax.devices())``, a predicate's parameter)."""
         if self._is_platform_value(expr, scope, devices):
             return ["source"]
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):

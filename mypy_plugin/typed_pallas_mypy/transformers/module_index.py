@@ -33,9 +33,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from mypy.nodes import (
-    ARG_NAMED,
-    ARG_POS,
-    ARG_STAR,
     GDEF,
     AssignmentStmt,
     Block,
@@ -61,7 +58,7 @@ from mypy.server.subexpr import get_subexpressions
 
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.inference.combine import Ask
-from typed_pallas_mypy.transformers import guards
+from typed_pallas_mypy.transformers import guards, predicates
 from typed_pallas_mypy.transformers.guards import UNIVERSE, Guard, Region, Sets
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, start_of
 
@@ -162,8 +159,8 @@ class ModuleIndex:
     _lines_built_for: tuple[int, int] = field(default=(-1, -1), repr=False)
     #: callee fullname -> the calls of it in this module (built on first lookup)
     _calls: dict[str, list[CallExpr]] | None = field(default=None, repr=False)
-    #: (line, column, end line, end column) -> the call there (built on first lookup)
-    _calls_at: dict[tuple[int, int, int, int], CallExpr] | None = field(default=None, repr=False)
+    #: what answers the platform predicates the inference asks about (built on first use)
+    _ask: Ask | None = field(default=None, repr=False)
 
     def calls_of(self, fullname: str) -> list[CallExpr]:
         """The calls in this module whose callee mypy names ``fullname``."""
@@ -229,45 +226,20 @@ class ModuleIndex:
         inference's reading, with the platform predicates it leaves to mypy's types."""
         if self.cross is None:
             return None, None
+        if self._ask is None:
+            cross = self.cross
+            self._ask = predicates.answer_in(
+                predicates.calls_by_span(self.tree),
+                lambda call: self.function_at(start_of(call)),
+                lambda call, func, is_device: cross.predicate_call(
+                    call, func, is_device, self.value_of
+                ),
+            )
         return self.cross.condition_sets(self.tree.fullname, expr, self._ask)
 
     def is_platform_source(self, expr: Expression) -> bool:
         """Whether ``expr`` is the platform string itself (``jax.default_backend()``)."""
         return self.cross is not None and self.cross.is_platform_source(self.tree.fullname, expr)
-
-    def _ask(
-        self,
-        where: tuple[int, int, int, int],
-        positions: tuple[int, ...],
-        keywords: tuple[str, ...],
-    ) -> Sets | None:
-        """A call the inference leaves to mypy: a platform predicate (``op.supported_on(
-        device)``), by its receiver's type, given one of the arguments it saw as devices
-        (``positions`` among the positional ones, ``keywords``)."""
-        if self.cross is None:
-            return None
-        if self._calls_at is None:
-            self._calls_at = {
-                (e.line, e.column, e.end_line or e.line, e.end_column or 0): e
-                for e in get_subexpressions(self.tree)
-                if isinstance(e, CallExpr)
-            }
-        call = self._calls_at.get(where)
-        if call is None:
-            return None
-        devices: list[Expression] = []
-        ordinal = 0
-        for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
-            if kind in (ARG_POS, ARG_STAR):
-                if kind == ARG_POS and ordinal in positions:
-                    devices.append(arg)
-                ordinal += 1
-            elif kind == ARG_NAMED and name in keywords:
-                devices.append(arg)
-        func = self.function_at(start_of(call))
-        return self.cross.predicate_call(
-            call, func, lambda arg: any(arg is d for d in devices), self.value_of
-        )
 
     def _keys(self, name: NameExpr, func: FuncItem | None) -> tuple[tuple[int, str], ...]:
         """Where a variable read inside ``func`` may be bound: in ``func``, or, for a

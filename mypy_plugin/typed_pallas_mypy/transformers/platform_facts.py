@@ -47,7 +47,7 @@ from mypy.types import Instance
 
 from typed_pallas_mypy.cache_keys import in_daemon
 from typed_pallas_mypy.inference.combine import Ask
-from typed_pallas_mypy.transformers import guards, predicates
+from typed_pallas_mypy.transformers import predicates
 from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
     NO_FACTS,
@@ -330,18 +330,6 @@ class Facts:
 
     # ---------------------------------------------------------------- guard helpers
 
-    def helper_sets(self, call: CallExpr, module: str | None = None) -> Sets | None:
-        """The sets of the guard helper ``call`` calls (``module``: the module the call
-        is in, for names imported from a package mypy could not follow)."""
-        name = self.names.callee_function(call.callee, None, module=module)
-        if name is None:
-            return None
-        return self.helper_of(name)[0]
-
-    def is_platform_call(self, call: CallExpr, module: str | None = None) -> bool:
-        name = self.names.callee_function(call.callee, None, module=module)
-        return name is not None and self.helper_of(name)[1]
-
     def helper_of(self, fullname: str) -> tuple[Sets | None, bool]:
         """(guard sets, returns a platform) of a guard or platform helper, in any module:
         read by the engine (``Inference.helper``), one rule for the project and its
@@ -398,8 +386,26 @@ class Facts:
         if isinstance(node, Decorator) and keeps_function(node, self.names):
             node = node.func
         if isinstance(node, FuncDef) and node.body.body:
-            return predicates.predicate_kind(node, _HelperScope(self), tree, self)
+            return predicates.predicate_kind(node, tree, self, self._predicate_sets)
         return None
+
+    def _predicate_sets(self, func: FuncDef, parameter: str) -> Sets:
+        """What ``func`` returns of its ``parameter`` as a device, read by the engine
+        (``Inference.predicate_sets``), the predicates it calls answered here."""
+        module = self.names.module_of(func.fullname)
+        if module is None:
+            return None, None
+        ask = predicates.answer_in(
+            predicates.calls_by_span(func),
+            lambda _: func,
+            lambda call, at, is_device: predicates.sets_at_call(call, at, is_device, self, None),
+        )
+        sets, helpers = self.inference.engine().predicate_sets(
+            module, func.line, func.name, parameter, ask
+        )
+        for name in helpers:
+            self.helper_of(name)
+        return sets
 
     def device_parameters_of(self, fullname: str) -> tuple[int, ...]:
         """Positions of the ``jax.Device`` parameters of the method ``fullname``."""
@@ -507,33 +513,6 @@ class Facts:
         if tree.is_cache_skeleton:
             return
         store(tree, self.module_facts(tree), str_type)
-
-
-class _HelperScope:
-    """What a helper's ``return`` condition may use: other helpers, no variables."""
-
-    def __init__(self, facts: Facts) -> None:
-        self.facts = facts
-
-    def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
-        return False
-
-    def helper_sets(self, call: CallExpr) -> Sets | None:
-        return self.facts.helper_sets(call)
-
-    def is_platform_call(self, call: CallExpr) -> bool:
-        return self.facts.is_platform_call(call)
-
-    def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
-        return None
-
-    def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
-        return None
-
-    def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
-        return self.facts.predicate_call(
-            call, func, lambda arg: guards.is_device(arg, self, func), None
-        )
 
 
 def _span(expr: Expression) -> tuple[int, int, int, int] | None:

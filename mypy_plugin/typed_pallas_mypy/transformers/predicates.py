@@ -2,14 +2,18 @@
 
 A **platform predicate** is a function or instance method with one parameter annotated
 ``jax.Device`` whose body is one ``return`` of a platform condition on that parameter
-(``guards.conditions``, with the parameter as a device; also ``try: return <condition>``
-with handlers returning ``False``, and early ``if <condition>: return False`` exits
-before a last ``return``, of which only the true side is known):
+(also ``try: return <condition>`` with handlers returning ``False``, and early ``if
+<condition>: return False`` exits before a last ``return``, of which only the true side
+is known). The inference reads the body, as it reads every condition
+(``Inference.predicate_sets``); this module says which parameter is the device, which
+needs mypy's view of the class (an overridden method's annotation):
 
     def supported_on(self, device: jax.Device) -> bool:
         return device.platform == "gpu" and device.compute_capability >= "9.0"
 
 * ``predicate_kind``: whether a function is one (its ``facts_store.Predicate``);
+* ``answer_in``: the answer to the calls the inference leaves to mypy in a condition
+  (``["ask", ...]``): a predicate's call, found by its receiver's type;
 * ``sets_at_call``: a call of a predicate given a device (``op.supported_on(dev)``,
   ``self.supported_on(jax.devices()[0])``) is a guard: it says what the predicate says
   of that device. The callee is found through its name, ``self.``, or a receiver whose
@@ -34,21 +38,20 @@ messages (``decisions``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from mypy.nodes import (
+    ARG_NAMED,
     ARG_POS,
     ARG_STAR,
     ARG_STAR2,
-    AssignmentStmt,
     Block,
     CallExpr,
     ClassDef,
     Decorator,
     Expression,
-    ExpressionStmt,
     ForStmt,
     FuncDef,
     FuncItem,
@@ -56,12 +59,12 @@ from mypy.nodes import (
     MemberExpr,
     MypyFile,
     NameExpr,
+    Node,
     OverloadedFuncDef,
     RaiseStmt,
     RefExpr,
     ReturnStmt,
     Statement,
-    StrExpr,
     TryStmt,
     TypeInfo,
     UnaryExpr,
@@ -83,9 +86,10 @@ from mypy.types import (
 )
 
 from typed_pallas_mypy import fullnames
+from typed_pallas_mypy.inference.combine import Ask
 from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers.facts_store import FunctionFacts, Gate, Predicate, Requirement
-from typed_pallas_mypy.transformers.guards import LOWERING, Guard, GuardScope, Sets
+from typed_pallas_mypy.transformers.guards import LOWERING, Guard, Sets
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, start_of
 from typed_pallas_mypy.transformers.resolution import Names
 
@@ -141,142 +145,79 @@ def device_parameters(func: FuncItem, tree: MypyFile | None) -> list[tuple[int, 
     return out
 
 
-class _DeviceParameter:
-    """A ``GuardScope`` in which one parameter is a device, and no variable holds a
-    platform (a predicate's ``return`` reads its parameter only). A predicate may pass
-    its device on to another (``return _supported_on(device)``)."""
-
-    def __init__(self, scope: GuardScope, parameter: Var, lookup: PredicateLookup) -> None:
-        self.scope = scope
-        self.parameter = parameter
-        self.lookup = lookup
-
-    def is_platform_variable(self, name: NameExpr, func: FuncItem | None) -> bool:
-        return False
-
-    def helper_sets(self, call: CallExpr) -> Sets | None:
-        return self.scope.helper_sets(call)
-
-    def is_platform_call(self, call: CallExpr) -> bool:
-        return self.scope.is_platform_call(call)
-
-    def variable_condition(self, name: NameExpr, func: FuncItem | None) -> Expression | None:
-        return None
-
-    def held_value(self, name: NameExpr, func: FuncItem | None) -> str | None:
-        return guards.DEVICE if name.node is self.parameter else None
-
-    def predicate_sets(self, call: CallExpr, func: FuncItem | None) -> Sets | None:
-        return sets_at_call(
-            call, func, lambda arg: guards.is_device(arg, self, func), self.lookup, None
-        )
-
-
-def _returned(func: FuncDef) -> tuple[Expression, bool] | None:
-    """(the condition, whether its false side holds) of a one-``return`` body, or of
-    ``try: return <condition>`` whose handlers all ``return False`` (tokamax): then only
-    its true side holds."""
-    body = [s for s in func.body.body if not _is_docstring(s)]
-    if len(body) != 1:
-        return None
-    stmt = body[0]
-    if isinstance(stmt, ReturnStmt) and stmt.expr is not None:
-        return stmt.expr, True
-    if (
-        isinstance(stmt, TryStmt)
-        and stmt.handlers
-        and stmt.else_body is None
-        and stmt.finally_body is None
-        and len(stmt.body.body) == 1
-        and isinstance(stmt.body.body[0], ReturnStmt)
-        and stmt.body.body[0].expr is not None
-        and all(_returns_false(handler) for handler in stmt.handlers)
-    ):
-        return stmt.body.body[0].expr, False
-    return None
-
-
-def _returns_false(block: Block) -> bool:
-    return (
-        len(block.body) == 1
-        and isinstance(block.body[0], ReturnStmt)
-        and isinstance(block.body[0].expr, NameExpr)
-        and block.body[0].expr.fullname == "builtins.False"
-    )
-
-
-def _exits_false(stmt: Statement) -> Expression | None:
-    """The condition of ``if <condition>: return False`` (or ``raise``), else None."""
-    if not isinstance(stmt, IfStmt) or len(stmt.expr) != 1 or stmt.else_body is not None:
-        return None
-    block = stmt.body[0]
-    if _returns_false(block) or (len(block.body) == 1 and isinstance(block.body[0], RaiseStmt)):
-        return stmt.expr[0]
-    return None
-
-
-def _early_false_sets(func: FuncDef, scope: _DeviceParameter) -> Sets | None:
-    """``if device.platform != "tpu": return False`` ... ``return <anything>`` (tokamax's
-    ``fp8_matmul_supported_on``): true only where no early ``return False`` left; the
-    statements between may not return nor rebind the device."""
-    body = [s for s in func.body.body if not _is_docstring(s)]
-    if len(body) < 2 or not isinstance(body[-1], ReturnStmt) or body[-1].expr is None:
-        return None
-    allowed: frozenset[str] = guards.UNIVERSE
-    for stmt in body[:-1]:
-        condition = _exits_false(stmt)
-        if condition is not None:
-            _, false_set = guards.conditions(condition, scope, func)
-            if false_set is not None:
-                allowed = allowed & false_set
-        elif isinstance(stmt, AssignmentStmt):
-            for lvalue in stmt.lvalues:
-                if isinstance(lvalue, NameExpr) and lvalue.node is scope.parameter:
-                    return None  # the device is rebound
-        elif not isinstance(stmt, ExpressionStmt):
-            return None
-    last_true, _ = guards.conditions(body[-1].expr, scope, func)
-    if last_true is not None:
-        allowed = allowed & last_true
-    return (allowed, None) if allowed != guards.UNIVERSE else None
-
-
 def predicate_kind(
-    func: FuncDef, scope: GuardScope, tree: MypyFile | None, lookup: PredicateLookup
+    func: FuncDef,
+    tree: MypyFile | None,
+    lookup: PredicateLookup,
+    read: Callable[[FuncDef, str], Sets],
 ) -> Predicate | None:
-    """The predicate ``func`` is, if it is one: one ``jax.Device`` parameter, and a
-    body that returns a condition on it (a docstring aside; see the module docstring)."""
+    """The predicate ``func`` is, if it is one: one ``jax.Device`` parameter (annotated,
+    or annotated by the method it overrides), and a body that returns a condition on it
+    (``read(func, parameter)``: the inference reads the body, as it reads every
+    condition; see the module docstring for the shapes)."""
     if func.is_static or func.is_class:
         return None
     params = device_parameters(func, tree) or inherited_device_parameters(func, lookup)
     if len(params) != 1:
         return None
     position, variable = params[0]
-    device_scope = _DeviceParameter(scope, variable, lookup)
-    returned = _returned(func)
-    if returned is not None:
-        expr, false_holds = returned
-        true_set, false_set = guards.conditions(expr, device_scope, func)
-        if not false_holds:
-            false_set = None
-    else:
-        early = _early_false_sets(func, device_scope)
-        if early is None:
-            return None
-        true_set, false_set = early
-    if true_set is None and false_set is None:
+    true_set, false_set = read(func, variable.name)
+    if (true_set is None or true_set == guards.UNIVERSE) and false_set is None:
         return None
-    method = _is_method(func)
-    return Predicate(variable.name, position, method, (true_set, false_set))
+    return Predicate(variable.name, position, _is_method(func), (true_set, false_set))
+
+
+def device_arguments(
+    call: CallExpr, positions: Sequence[int], keywords: Sequence[str]
+) -> list[Expression]:
+    """The arguments of ``call`` at ``positions`` among its positional ones (``*args``
+    counted as one) and passed as ``keywords``: those the inference saw as devices."""
+    found: list[Expression] = []
+    ordinal = 0
+    for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
+        if kind in (ARG_POS, ARG_STAR):
+            if kind == ARG_POS and ordinal in positions:
+                found.append(arg)
+            ordinal += 1
+        elif kind == ARG_NAMED and name in keywords:
+            found.append(arg)
+    return found
+
+
+def answer_in(
+    calls: Mapping[tuple[int, int, int, int], CallExpr],
+    func_of: Callable[[CallExpr], FuncItem | None],
+    answer: Callable[[CallExpr, FuncItem | None, Callable[[Expression], bool]], Sets | None],
+) -> Ask:
+    """What answers the inference's ``["ask", ...]`` leaves for code whose calls are
+    ``calls`` (by span): ``answer(call, the function it is in, is_device)`` for the
+    call at the leaf's span, ``is_device`` true of the arguments the inference saw as
+    devices (a predicate's call: ``sets_at_call``)."""
+
+    def ask(
+        where: tuple[int, int, int, int], positions: tuple[int, ...], keywords: tuple[str, ...]
+    ) -> Sets | None:
+        call = calls.get(where)
+        if call is None:
+            return None
+        devices = device_arguments(call, positions, keywords)
+        return answer(call, func_of(call), lambda arg: any(arg is d for d in devices))
+
+    return ask
+
+
+def calls_by_span(node: Node) -> dict[tuple[int, int, int, int], CallExpr]:
+    """The calls inside ``node`` by (line, column, end line, end column)."""
+    return {
+        (e.line, e.column, e.end_line or e.line, e.end_column or 0): e
+        for e in get_subexpressions(node)
+        if isinstance(e, CallExpr)
+    }
 
 
 def _is_method(func: FuncDef) -> bool:
     """An instance method (``FuncDef.info`` of a function is mypy's falsy stand-in)."""
     return bool(func.info) and bool(func.arguments) and not func.is_static and not func.is_class
-
-
-def _is_docstring(stmt: Statement) -> bool:
-    return isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr)
 
 
 # --------------------------------------------------------------------------- calls
