@@ -91,6 +91,18 @@ def main(argv: list[str] | None = None) -> int:
         "silent: a guard helper of the library over every device": lambda: (
             jax.jit(kernlib.silent_direct)(x) if kernlib.kernels.any_gpu() else x
         ),
+        "fire: a guard helper of the library returning a variable": lambda: (
+            jax.jit(kernlib.fire_direct)(x) if not kernlib.kernels.on_tpu_flag() else x
+        ),
+        "silent: a guard helper of the library returning a variable (its TPU side)": lambda: (
+            jax.jit(kernlib.fire_direct)(x) if kernlib.kernels.on_tpu_flag() else x
+        ),
+        "fire: a guard helper of the library comparing its platform helper": lambda: (
+            jax.jit(kernlib.fire_direct)(x) if kernlib.kernels.on_gpu_backend() else x
+        ),
+        "silent: a guard helper of the library comparing its platform helper": lambda: (
+            jax.jit(kernlib.fire_direct)(x) if not kernlib.kernels.on_gpu_backend() else x
+        ),
         "fire: a TPU-only kernel body in the caller's pl.pallas_call": lambda: jax.jit(
             pl.pallas_call(kernlib.kernels.copy_body, out_shape=out)
         )(x),

@@ -113,6 +113,16 @@ APPLICATION_FORMS: tuple[tuple[str, str, str], ...] = (
         "if kernlib.kernels.any_gpu():\n        return kernlib.silent_direct({x})",
     ),
     (
+        "a guard helper of the library returning a variable that holds the condition",
+        "if not kernlib.kernels.on_tpu_flag():\n        return kernlib.fire_direct({x})",
+        "if kernlib.kernels.on_tpu_flag():\n        return kernlib.fire_direct({x})",
+    ),
+    (
+        "a guard helper of the library comparing its platform helper",
+        "if kernlib.kernels.on_gpu_backend():\n        return kernlib.fire_direct({x})",
+        "if not kernlib.kernels.on_gpu_backend():\n        return kernlib.fire_direct({x})",
+    ),
+    (
         "the caller's config object deciding interpret=",
         'if jax.default_backend() == "gpu":\n'
         "        return kernlib.kernel_with_config({x}, kernlib.Config(block=8))",
@@ -135,6 +145,8 @@ APPLICATION_MESSAGES: dict[str, str] = {
     "a guard helper of the library": TPU_ON_GPU,
     "a device-kind guard helper of the library": TPU_ON_GPU,
     "a guard helper of the library over every device": TPU_ON_GPU,
+    "a guard helper of the library returning a variable that holds the condition": TPU_ON_GPU,
+    "a guard helper of the library comparing its platform helper": TPU_ON_GPU,
     "the caller's config object deciding interpret=": TPU_ON_GPU,
     "a TPU-only kernel body of the library in the caller's pl.pallas_call": (
         "The kernel of this pl.pallas_call lowers only for tpu; it cannot be used for gpu lowering."

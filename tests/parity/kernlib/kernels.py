@@ -60,3 +60,21 @@ def on_tpu_kind():
 def any_gpu():
     """A guard helper over every device (the devices of one backend share a platform)."""
     return any(d.platform == "gpu" for d in jax.devices())
+
+
+_ON_TPU = jax.default_backend() == "tpu"
+
+
+def on_tpu_flag():
+    """A guard helper returning a module variable that holds the condition."""
+    return _ON_TPU
+
+
+def backend():
+    """A platform helper: returns the platform string itself."""
+    return jax.default_backend()
+
+
+def on_gpu_backend():
+    """A guard helper comparing a platform helper's result with a literal."""
+    return backend() == "gpu"
