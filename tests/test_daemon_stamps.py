@@ -166,3 +166,65 @@ def test_an_own_guard_helper_reading_another_module(project: Project) -> None:
         cold = project.cold()
         assert sorted(line for line in cold if "pallas-platform" in line) == expected, cold
         assert project.daemon() == cold
+
+
+#: a guard helper and an entry call in one module; the module-level entry call comes
+#: first, so its hooks are the first of the module's re-check, and build its index
+OWN_HELPER = """\
+from typing import Any
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def _body(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...] + 1
+
+
+SHAPE = jax.ShapeDtypeStruct((8,), jnp.float32)
+UNGUARDED = pl.pallas_call(_body, out_shape=SHAPE, compiler_params=pltpu.CompilerParams())
+
+
+def run(x: jax.Array) -> jax.Array:
+    if on_gpu():
+        return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+    return x
+
+
+def on_gpu() -> bool:
+    return jax.default_backend() == "PLATFORM"
+"""
+
+OWN_ERROR = (
+    "own.py:18: error: Compiler params for platform tpu cannot be used for gpu lowering."
+    "  [pallas-platform]"
+)
+
+
+@pytest.mark.slow
+def test_an_edit_of_a_guard_helper_in_the_same_module(project: Project) -> None:
+    """The module's own helper changes its platform string: the index built by the
+    first hook of the re-check must not read the helper's answer of before the edit
+    (the facts are refreshed at a hook's start, not only when findings are computed)."""
+    project.files = ("own.py",)
+    project.lines_of = ("own.py", "Success", "Found")
+
+    def write(platform: str) -> None:
+        project.write_files(
+            {
+                "own.py": OWN_HELPER.replace("PLATFORM", platform),
+                "mypy.ini": "[mypy]\nplugins = typed_pallas_mypy\n",
+            }
+        )
+
+    write("gpu")
+    cold = project.mypy("warm")
+    assert [line for line in cold if "pallas-platform" in line] == [OWN_ERROR], cold
+    assert project.daemon() == cold
+
+    for platform, expected in (("tpu", []), ("gpu", [OWN_ERROR]), ("tpu", [])):
+        write(platform)
+        cold = project.cold()
+        assert [line for line in cold if "pallas-platform" in line] == expected, cold
+        assert project.daemon() == cold
