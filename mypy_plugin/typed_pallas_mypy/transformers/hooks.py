@@ -81,6 +81,9 @@ class Session:
         return self.options.clone_for_module(module).check_untyped_defs
 
     def facts_for(self, api: CheckerPluginInterface | None) -> Facts | None:
+        """The build's facts. Under mypy's daemon, a hook's call (``api`` given) first
+        forgets the answers a re-parsed module made stale (``Facts.refresh``: once per
+        build epoch), so that no index or answer of the hook is built on them."""
         if self.facts is None:
             modules = reporting.build_modules(api) if api is not None else None
             if modules is None:
@@ -88,6 +91,8 @@ class Session:
             if modules is None:
                 return None
             self.facts = Facts(modules, self.cache_dir, self.python_executable, self.options)
+        elif api is not None and cache_keys.in_daemon():
+            self.facts.refresh(reporting.build_epoch(api))
         return self.facts
 
 

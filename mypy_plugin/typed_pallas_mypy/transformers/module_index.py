@@ -58,7 +58,7 @@ from mypy.server.subexpr import get_subexpressions
 
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.inference.combine import Ask
-from typed_pallas_mypy.transformers import guards, predicates
+from typed_pallas_mypy.transformers import guards, predicates, reporting
 from typed_pallas_mypy.transformers.guards import UNIVERSE, Guard, Region, Sets
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, start_of
 
@@ -261,13 +261,37 @@ class ModuleIndex:
 
 _CACHE: dict[str, tuple[object, ModuleIndex]] = {}
 
+#: the build epoch (``reporting.current_epoch``) the stamps in ``_STAMPS`` were read in
+_STAMPS_EPOCH: list[object] = []
+#: module -> (its tree, its stamp), read in the epoch ``_STAMPS_EPOCH`` holds
+_STAMPS: dict[str, tuple[MypyFile, object]] = {}
+
 
 def stamp_of(tree: MypyFile) -> object:
     """What must not change for a cached index to stay valid.
 
     The tree object alone is not enough: the daemon (``dmypy``) merges a re-parsed
     module into the old tree object, so the file's size and mtime are part of it.
+
+    The file is looked at once per build epoch (``reporting.current_epoch``): mypy
+    re-parses a module only after it has started a new one, and an edit it has not
+    re-parsed changes nothing it holds. Without an epoch, every call looks.
     """
+    epoch = reporting.current_epoch()
+    if epoch is None:
+        return _file_stamp(tree)
+    if not _STAMPS_EPOCH or _STAMPS_EPOCH[0] is not epoch:
+        _STAMPS.clear()
+        _STAMPS_EPOCH[:] = [epoch]
+    cached = _STAMPS.get(tree.fullname)
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    stamp = _file_stamp(tree)
+    _STAMPS[tree.fullname] = (tree, stamp)
+    return stamp
+
+
+def _file_stamp(tree: MypyFile) -> object:
     try:
         stat = os.stat(tree.path)
     except (OSError, ValueError):
@@ -279,7 +303,13 @@ def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
     """The cached index of ``tree``: one walk per module and version of its source and,
     since guard regions hold answers about other modules' functions (guard helpers,
     predicates), built again when a module those answers read has changed (its source,
-    or its stored facts: ``CrossModule.unchanged``)."""
+    or its stored facts: ``CrossModule.unchanged``).
+
+    The module itself is left out of what is recorded as read: its own helpers are
+    read from its source, which its stamp covers, and what they read of other modules
+    is recorded with them. Its facts symbol, replaced when mypy stores its facts after
+    the index was built, would otherwise make the index look stale and be built twice
+    an edit."""
     stamp = stamp_of(tree)
     cached = _CACHE.get(tree.fullname)
     if cached is not None and cached[0] == stamp and cached[1].tree is tree:
@@ -292,7 +322,7 @@ def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
         index = _build(tree, None)
     else:
         index, reads = cross.reading(lambda: _build(tree, cross))
-        index.cross_reads = reads
+        index.cross_reads = tuple(read for read in reads if read[0] != tree.fullname)
     _CACHE[tree.fullname] = (stamp, index)
     return index
 

@@ -9,7 +9,8 @@ a crash:
 * ``reported``: errors already recorded for a file (``Errors.error_info_map``), so that a
   decision finding is not reported twice;
 * ``build_epoch``: the same map as an object that changes whenever mypy may have read a
-  source again (``Facts.refresh`` looks at files only then);
+  source again (``Facts.refresh`` looks at files only then); ``current_epoch`` reads it
+  again where no hook context is at hand (``module_index.stamp_of``);
 * ``checked_tree``: the module the type checker is checking (``TypeChecker.tree``);
 * ``build_modules``: mypy's ``dict`` of every module of the build (``TypeChecker.modules``);
 * ``declared_type``: the type mypy already inferred for an expression;
@@ -64,13 +65,35 @@ def reported(api: CheckerPluginInterface, path: str) -> set[tuple[int, int, str]
     return {(info.line, info.column, info.message) for info in info_map.get(path, [])}
 
 
+#: mypy's ``Errors`` object of the last ``build_epoch`` that found one (one per build
+#: manager: the daemon keeps its manager across updates)
+_last_errors: list[object] = []
+
+
 def build_epoch(api: CheckerPluginInterface) -> object | None:
     """An object that changes whenever mypy may have read a source file again: its
     ``Errors.error_info_map``, which ``Errors.reset`` replaces at the start of each
     update of the daemon and of each module an update re-parses (and which nothing
-    else replaces). None when mypy has no such map (then nothing can be skipped)."""
+    else replaces). None when mypy has no such map (then nothing can be skipped).
+
+    The ``Errors`` object it is read from is remembered for ``current_epoch``."""
     errors = getattr(api.msg, "errors", None)
     info_map = getattr(errors, "error_info_map", None)
+    if not isinstance(info_map, dict):
+        return None
+    if not _last_errors or _last_errors[0] is not errors:
+        _last_errors[:] = [errors]
+    return info_map
+
+
+def current_epoch() -> object | None:
+    """``build_epoch`` as it is now, read from the ``Errors`` object the last
+    ``build_epoch`` saw (so without a hook context); None before any, or when mypy has
+    no such map. A new build manager's epoch is seen from its first ``build_epoch`` on;
+    until then its modules are new tree objects, which nothing read by epoch holds."""
+    if not _last_errors:
+        return None
+    info_map = getattr(_last_errors[0], "error_info_map", None)
     return info_map if isinstance(info_map, dict) else None
 
 
