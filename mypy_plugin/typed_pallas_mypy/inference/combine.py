@@ -281,7 +281,14 @@ class Resolver:
         source = self._source(located)
         if source is None:
             return None
-        parsed = reader.read_module(source, module, is_package=located.is_package)
+        if located.project and module not in self._sites:
+            # a project module read afresh: its calls are asked by position next (the
+            # plugin's decision sites, conditions and evidence), from the same reading
+            parsed, self._sites[module] = reader.read_module_and_sites(
+                source, module, is_package=located.is_package
+            )
+        else:
+            parsed = reader.read_module(source, module, is_package=located.is_package)
         self.store.put(
             module,
             stamp,

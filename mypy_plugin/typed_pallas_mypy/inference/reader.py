@@ -320,6 +320,22 @@ def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
     return Sites(reader)
 
 
+def read_module_and_sites(
+    source: bytes, module: str, *, is_package: bool
+) -> tuple[ModuleFacts | None, Sites | None]:
+    """``read_module`` and ``sites`` of one module from one parse and one reading (a
+    project module the plugin will ask about by position)."""
+    try:
+        tree = parse_module(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, None
+    reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
+    try:
+        return reader.facts(), Sites(reader)
+    except RecursionError:
+        return None, None
+
+
 def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts | None:
     """The local facts of ``module`` (``is_package``: read from an ``__init__.py``);
     None when the source does not parse."""
