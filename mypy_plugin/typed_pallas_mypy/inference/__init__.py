@@ -50,6 +50,8 @@ _T = TypeVar("_T")
 
 #: (platforms when a guard helper returns true, when false) or None; returns a platform
 HelperFacts = tuple[tuple[frozenset[str] | None, frozenset[str] | None] | None, bool]
+#: (backends, spelling, line) of a local kernel body's evidence; another module's kernel
+KernelEvidence = tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None]
 
 
 @dataclass(frozen=True)
@@ -223,7 +225,7 @@ class Inference:
         *,
         decorated: bool,
         applied: bool,
-    ) -> tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None]:
+    ) -> KernelEvidence:
         """The kernel body of the entry call at ``where`` (line, column, end line, end
         column) of ``module``, read in the scope the call is in: ((backends, spelling,
         line) of the backend-only primitives a kernel defined in ``module`` uses, and
@@ -232,23 +234,15 @@ class Inference:
         ``argument`` when given (role "kernel", as ``reader.Argument``); else, with
         ``decorated``, the function the call decorates, and with ``applied``, the first
         argument of the call that applies the call's result."""
-        nothing: tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None] = ((), None)
-        return self._guarded(
-            nothing, lambda: self._kernel_evidence(module, where, argument, decorated, applied)
-        )
 
-    def _kernel_evidence(
-        self,
-        module: str,
-        where: tuple[int, int, int, int],
-        argument: tuple[str, int, str | None] | None,
-        decorated: bool,
-        applied: bool,
-    ) -> tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None]:
-        local, other = self._resolver.kernel_evidence(
-            module, where, argument, decorated=decorated, applied=applied
-        )
-        return tuple((ev.backends, ev.what, ev.line) for ev in local), other
+        def read() -> KernelEvidence:
+            local, other = self._resolver.kernel_evidence(
+                module, where, argument, decorated=decorated, applied=applied
+            )
+            return tuple((ev.backends, ev.what, ev.line) for ev in local), other
+
+        nothing: KernelEvidence = ((), None)
+        return self._guarded(nothing, read)
 
     def condition_sets(
         self, module: str, where: tuple[int, int, int, int], ask: Ask | None = None
