@@ -767,8 +767,7 @@ def run(x: jax.Array) -> jax.Array:
 def test_kernel_body_edit_in_another_module(project: Project) -> None:
     """The kernel body of another module, read by the engine at the entry call, becomes
     TPU-only, plain, then TPU-only again (a body-only edit): the caller's finding on its
-    Triton params comes, goes and comes back, cold and warm, and under the daemon for
-    the first two steps."""
+    Triton params comes, goes and comes back, cold, warm and under the daemon."""
     project.files = ("kernels.py", "dispatch.py")
 
     def write(body: str) -> None:
@@ -801,5 +800,4 @@ def test_kernel_body_edit_in_another_module(project: Project) -> None:
     write("pltpu.sync_copy(x_ref, o_ref)")
     warm = project.mypy("warm")
     assert fires(warm), warm
-    # Known bug (issue 23, session 11 note): the daemon, asked again now, still says
-    # "Success" for this third edit; cold and warm runs are right.
+    assert project.daemon() == warm

@@ -210,9 +210,7 @@ def module_findings(
     # what the findings read of other modules, the index's guard regions included
     consulted = (facts.consulted | {m for m, _, _ in index.cross_reads}) - {tree.fullname}
     if daemon:
-        for module in consulted:
-            for trigger in (trigger_of(module), source_trigger_of(module)):
-                tree.plugin_deps.setdefault(trigger, set()).update(found.targets)
+        _depend(tree, consulted, found.targets)
         if str_type is not None:
             facts.store_module(tree, str_type)
     session.findings[tree.fullname] = (stamp, facts.snapshot(consulted), found)
@@ -245,12 +243,49 @@ def report_decisions(
             present.add((finding.line, finding.column, finding.message))
 
 
+def _depend(tree: MypyFile, modules: set[str], targets: set[str]) -> None:
+    """Under mypy's daemon: ``targets`` of ``tree`` are checked again when the facts or
+    the source of any of ``modules`` change (``facts_store.trigger_of`` and
+    ``source_trigger_of``). mypy reads a module's ``plugin_deps`` when it processes the
+    whole module (the first build, or an edit of it), and keeps them across the later
+    re-checks of single targets."""
+    for module in modules:
+        for trigger in (trigger_of(module), source_trigger_of(module)):
+            tree.plugin_deps.setdefault(trigger, set()).update(targets)
+
+
+def _run_check(
+    ctx: FunctionContext | MethodContext, session: Session, check: Callable[[], object]
+) -> None:
+    """``check()``; under mypy's daemon, the target holding the call then depends on the
+    modules whose facts it consulted (an entry call reading another module's kernel
+    body, a call of another module's wrapper), as the decision findings do in
+    ``module_findings``."""
+    facts = session.facts
+    if facts is None or not cache_keys.in_daemon():
+        check()
+        return
+    outer = facts.consulted
+    facts.consulted = set()
+    try:
+        check()
+    finally:
+        consulted = facts.consulted
+        facts.consulted = outer | consulted
+    tree = checked_tree(ctx)
+    if tree is None:
+        return
+    scope = getattr(ctx.api, "tscope", None)
+    target = scope.current_target() if scope is not None and scope.module else tree.fullname
+    _depend(tree, consulted - {tree.fullname}, {target})
+
+
 def _guarded(
     ctx: FunctionContext | MethodContext, session: Session, config: PlatformConfig, check: object
 ) -> None:
     try:
         if callable(check):
-            check()
+            _run_check(ctx, session, check)
         report_decisions(ctx, session, config)
     except Exception:
         if debug_enabled():
