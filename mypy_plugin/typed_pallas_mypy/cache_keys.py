@@ -316,7 +316,7 @@ def library_uses(
         os.makedirs(folder, exist_ok=True)
         temporary = f"{target}.{os.getpid()}.tmp"
         with open(temporary, "w", encoding="utf-8") as out:
-            json.dump(files, out)
+            out.write(json.dumps(files))
         os.replace(temporary, target)
         if memo is not None and memo.recorded is not None:
             memo.recorded.add(name)

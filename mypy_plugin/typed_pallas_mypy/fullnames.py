@@ -135,7 +135,6 @@ DEVICE_TYPES: Final = frozenset(
 BUILTIN_ANY: Final = "builtins.any"
 BUILTIN_ALL: Final = "builtins.all"
 BUILTIN_NEXT: Final = "builtins.next"
-BUILTIN_ITER: Final = "builtins.iter"
 #: calls that keep a collection of devices a collection of the same devices
 DEVICE_COLLECTION_COPIES: Final = frozenset(
     {"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.iter", "builtins.set"}
@@ -273,8 +272,8 @@ PLATFORM_ATTRIBUTES: Final = frozenset({"platform", "device_kind"})
 #: The only part of jax the library reader reads; the rest of jax is its framework
 #: (calls there are entry points or opaque).
 JAX_READ_PREFIX: Final = "jax.experimental.pallas.ops."
-#: Top-level packages that define no Pallas kernel: jax's own runtime dependencies (and
-#: typed-pallas). Names in them are never looked up in the library reader, which would
+#: Top-level packages that define no Pallas kernel: jax's own runtime dependencies, the
+#: test frameworks a project's tests import, and typed-pallas. Names in them are never looked up in the library reader, which would
 #: otherwise read and cache their modules (numpy, jaxlib) for nothing.
 NO_KERNEL_PACKAGES: Final = frozenset(
     {
@@ -285,6 +284,12 @@ NO_KERNEL_PACKAGES: Final = frozenset(
         "scipy",
         "absl",
         "typing_extensions",
+        "pytest",
+        "_pytest",
+        "pluggy",
+        "packaging",
+        "iniconfig",
+        "hypothesis",
         "typed_pallas",
         "typed_pallas_mypy",
     }

@@ -515,7 +515,11 @@ class Resolver:
         return found if isinstance(found, Req) else None
 
     def _module_sites(self, module: str) -> reader.Sites | None:
-        """The calls of ``module`` (``reader.Sites``), read once until ``forget``."""
+        """The calls of ``module`` (``reader.Sites``), read once until ``forget``. A
+        project module not read yet is read for its facts first: one parse and one
+        reading give both (``module_facts``)."""
+        if module not in self._sites and module not in self._checked:
+            self.module_facts(module)
         if module not in self._sites:
             located = self.locate(module)
             source = self._source(located) if located is not None else None

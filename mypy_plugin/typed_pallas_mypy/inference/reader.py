@@ -133,7 +133,7 @@ class Sites:
         self.decorated: dict[int, FunctionNode] = {}
         #: a call used as a callee -> the call that applies it: ``f(...)(body)``
         self.applied: dict[int, ast.Call] = {}
-        for node in ast.walk(reader.tree):
+        for node in reader.nodes.walk(reader.tree):
             if isinstance(node, ast.Call) and node.end_lineno is not None:
                 self.calls.setdefault(_span(node), node)
                 if isinstance(node.func, ast.Call):
@@ -222,7 +222,7 @@ class Sites:
         expression or it tests nothing known. ``["source"]``: the platform itself."""
         if self._expressions is None:
             self._expressions = {}
-            for node in ast.walk(self.reader.tree):
+            for node in self.reader.nodes.walk(self.reader.tree):
                 if isinstance(node, ast.expr) and node.end_lineno is not None:
                     self._expressions.setdefault(_span(node), node)
         expr = self._expressions.get(where)

@@ -153,7 +153,8 @@ def _write(path: str, data: Mapping[str, object]) -> None:
         return
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, separators=(",", ":"), sort_keys=True)
+            # one string from the C encoder: ``json.dump`` to a file encodes in Python
+            handle.write(json.dumps(data, separators=(",", ":"), sort_keys=True))
         os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is plain data
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):

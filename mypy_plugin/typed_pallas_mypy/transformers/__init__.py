@@ -2,7 +2,7 @@
 
 Reading the source:
 
-* ``nodes``: AST helpers (positions, names, spellings, subexpressions);
+* ``nodes``: AST helpers (positions, names, spellings);
 * ``guards``: what an early exit, a tag, a dispatch branch or a module's configuration
   decides about the platform (what a condition tests is the inference's reading);
 * ``module_index``: the one walk per module (guard regions, each condition's sets asked

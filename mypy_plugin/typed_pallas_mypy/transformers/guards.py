@@ -68,8 +68,6 @@ class Region:
     platforms: frozenset[str]
     #: what decided it, for notes ("the if at line 12")
     why: str
-    #: a ``@typed_pallas.platform(...)`` tag (the function does not branch itself)
-    from_tag: bool = False
 
     def contains(self, pos: Pos) -> bool:
         return self.start <= pos <= self.end

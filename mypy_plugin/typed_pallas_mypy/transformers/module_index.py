@@ -387,7 +387,6 @@ class _Walker:
                         end_of(tagged[-1]),
                         tag[0],
                         f"the @typed_pallas.platform tag at line {tag[1]}",
-                        from_tag=True,
                     )
                 )
             self._function(stmt.func)

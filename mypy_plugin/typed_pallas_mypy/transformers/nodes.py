@@ -1,4 +1,4 @@
-"""Node helpers shared by every transformer: positions, names, spellings, subexpressions.
+"""Node helpers shared by every transformer: positions, names, spellings.
 
 Pure functions over mypy's AST. What it does not do: walk statements, decide anything
 about platforms, or keep state.
@@ -6,11 +6,9 @@ about platforms, or keep state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Final
 
 from mypy.nodes import CallExpr, Expression, IndexExpr, MemberExpr, NameExpr, Node, RefExpr
-from mypy.server.subexpr import get_subexpressions
 
 #: A source position: (line, column).
 Pos = tuple[int, int]
@@ -53,10 +51,3 @@ def spelling(expr: Expression) -> str:
     if isinstance(expr, IndexExpr):
         return f"{spelling(expr.base)}[...]"
     return "<expression>"
-
-
-def subexpressions(nodes: Iterable[Node]) -> list[Expression]:
-    out: list[Expression] = []
-    for node in nodes:
-        out.extend(get_subexpressions(node))
-    return out
