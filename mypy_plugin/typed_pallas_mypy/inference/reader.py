@@ -127,17 +127,22 @@ class Sites:
         self._arguments: dict[
             tuple[tuple[int, int, int, int], tuple[Argument, ...]], tuple[tuple[str, Evidence], ...]
         ] = {}
-        #: every expression by its span (built on the first ``condition_at``)
-        self._expressions: dict[tuple[int, int, int, int], ast.expr] | None = None
+        #: every expression by its span (``condition_at``)
+        self._expressions: dict[tuple[int, int, int, int], ast.expr] = {}
         #: a decorator call -> the function it decorates
         self.decorated: dict[int, FunctionNode] = {}
         #: a call used as a callee -> the call that applies it: ``f(...)(body)``
         self.applied: dict[int, ast.Call] = {}
+        expressions = self._expressions
         for node in reader.nodes.walk(reader.tree):
-            if isinstance(node, ast.Call) and node.end_lineno is not None:
-                self.calls.setdefault(_span(node), node)
-                if isinstance(node.func, ast.Call):
-                    self.applied[id(node.func)] = node
+            if isinstance(node, ast.expr) and node.end_lineno is not None:
+                where = _span(node)
+                if where not in expressions:
+                    expressions[where] = node
+                if isinstance(node, ast.Call):
+                    self.calls.setdefault(where, node)
+                    if isinstance(node.func, ast.Call):
+                        self.applied[id(node.func)] = node
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for decorator in node.decorator_list:
                     self.decorated[id(decorator)] = node
@@ -220,11 +225,6 @@ class Sites:
         calls it cannot read left to the plugin (``["ask", ...]`` leaves: platform
         predicates, found by the receiver's type); None when there is no such
         expression or it tests nothing known. ``["source"]``: the platform itself."""
-        if self._expressions is None:
-            self._expressions = {}
-            for node in self.reader.nodes.walk(self.reader.tree):
-                if isinstance(node, ast.expr) and node.end_lineno is not None:
-                    self._expressions.setdefault(_span(node), node)
         expr = self._expressions.get(where)
         if expr is None:
             return None
