@@ -25,9 +25,11 @@ Unknown means silent: a name it cannot find or read, a file that does not parse,
 function that reads the platform all give ``None``. No exception leaves the API (set
 ``TYPED_PALLAS_MYPY_DEBUG=1`` to let them through).
 
-Local facts of each module are cached on disk per top-level package (``store``), keyed
-by the file's path, size and mtime and by the reader's version and tables; requirements
-across modules are computed lazily, in memory (``combine``).
+One module's source becomes its local facts in ``reader`` (on ``scopes``: names, scopes,
+positions), which reads conditions, guard helpers, predicates and devices with
+``conditions``. Local facts of each module are cached on disk per top-level package
+(``store``), keyed by the file's path, size and mtime and by the reader's version and
+tables; requirements across modules are computed lazily, in memory (``combine``).
 
 What it does not do: import mypy or jax, import the modules it reads, or decide
 anything about where the platform is decided (the plugin does, with these answers).

@@ -53,7 +53,8 @@ from typed_pallas_mypy.inference.model import (
 )
 
 if TYPE_CHECKING:
-    from typed_pallas_mypy.inference.reader import _ModuleReader, _Scope
+    from typed_pallas_mypy.inference.reader import _ModuleReader
+    from typed_pallas_mypy.inference.scopes import Scope
 
 #: JAX's control flow: fullname -> the positions (and keywords) of the functions it traces
 #: whatever the predicate or trip count. ``switch`` takes a sequence of branches.
@@ -133,7 +134,7 @@ def _leaves_loop(body: Sequence[ast.stmt]) -> bool:
 class ProgramBuilder:
     """Builds the trace program of one function (or lambda) of ``reader``'s module."""
 
-    def __init__(self, reader: _ModuleReader, scope: _Scope) -> None:
+    def __init__(self, reader: _ModuleReader, scope: Scope) -> None:
         self.reader = reader
         self.scope = scope
         #: inside ``with force_tpu_interpret_mode()``

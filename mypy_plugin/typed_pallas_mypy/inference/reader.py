@@ -24,6 +24,10 @@ of the plugin shares (``entries.ENTRIES``, ``typed_pallas._platforms.PARAMS_BY_F
   spec arguments prove (``argument_evidence``) and its kernel body (``kernel_evidence``):
   the plugin's only reading of them, for the project's calls as for the libraries'.
 
+Conditions (a guard's test, what a guard helper or predicate returns, which values are
+devices) are read by its base class ``conditions.ConditionReading``; scopes, name
+lookups, positions and the shared child lists are in ``scopes``.
+
 What it does not do: look at other modules (``combine`` combines modules), import
 anything it reads, or raise on bad source (a syntax error gives ``None``).
 """
@@ -33,14 +37,14 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
-import sys
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
+from typing_extensions import override
+
 from typed_pallas import _platforms
-from typed_pallas_mypy import device_kinds, evidence_tables, fullnames
+from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
 from typed_pallas_mypy.evidence_tables import namespace_key
 from typed_pallas_mypy.fullnames import (
@@ -49,13 +53,13 @@ from typed_pallas_mypy.fullnames import (
     CUSTOM_DERIVATIVES,
     DATACLASS_DECORATORS,
     FUNCTOOLS_PARTIAL,
-    JAX_READ_PREFIX,
     KEEPS_FUNCTION,
     METHOD_KEEPERS,
     PLATFORM_ATTRIBUTES,
     PLATFORM_SOURCES,
 )
 from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference.conditions import ConditionReading
 from typed_pallas_mypy.inference.model import (
     FALSE,
     TRUE,
@@ -73,6 +77,27 @@ from typed_pallas_mypy.inference.model import (
     Step,
     WrapperFact,
 )
+from typed_pallas_mypy.inference.scopes import (
+    NAME_DEPTH,
+    ChildIndex,
+    FunctionNode,
+    GlobalName,
+    LocalName,
+    Lookup,
+    ParamRef,
+    Pos,
+    Scope,
+    ScopeNode,
+    child_nodes,
+    end_of,
+    is_docstring,
+    is_opaque_name,
+    parse_expression,
+    parse_module,
+    position_of,
+    span_of,
+    spelling,
+)
 
 #: What the reader lets through as a function-keeping decorator or wrapper call.
 KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
@@ -83,8 +108,6 @@ PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 #: How many same-module calls deep the kernel body scan follows.
 BODY_DEPTH: Final = 2
-#: How many variable assignments deep an argument is followed.
-NAME_DEPTH: Final = 3
 #: How many factory ``return`` levels deep params are resolved (as ``params._MAX_DEPTH``).
 PARAMS_DEPTH: Final = 3
 #: How many wrappers (partial, jit, variables) deep a callee is followed.
@@ -96,12 +119,6 @@ _FIELD: Final = frozenset({"dataclasses.field"})
 #: ``platform_dependent`` and ``typed_pallas.dispatch`` are not among them, since the
 #: trace program follows their per-platform branches (``program``)
 _PLATFORM_READS: Final = PLATFORM_SOURCES - fullnames.PLATFORM_DEPENDENT - fullnames.TP_DISPATCH
-#: Top-level packages whose names are never worth recording as references.
-_UNRECORDED_TOPS: Final = frozenset({"builtins", "numpy", "jaxlib", *sys.stdlib_module_names})
-
-FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-Pos = tuple[int, int]
 
 
 #: The byte string whose presence says a module mentions Pallas (``ModuleFacts.pallas``).
@@ -136,7 +153,7 @@ class Sites:
         expressions = self._expressions
         for node in reader.nodes.walk(reader.tree):
             if isinstance(node, ast.expr) and node.end_lineno is not None:
-                where = _span(node)
+                where = span_of(node)
                 if where not in expressions:
                     expressions[where] = node
                 if isinstance(node, ast.Call):
@@ -270,11 +287,6 @@ class Sites:
         return self.reader.argument_evidence(mesh, scratch, grid_specs, scope)
 
 
-def _span(node: ast.expr) -> tuple[int, int, int, int]:
-    """(line, column, end line, end column): how the plugin names a call's place."""
-    return (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
-
-
 def _argument(call: ast.Call, index: int, keyword: str | None) -> ast.expr | None:
     """The argument of ``call`` at ``index`` as mypy counts them (``Argument``), when it
     is passed as said (by position, or by that keyword); else None."""
@@ -287,23 +299,6 @@ def _argument(call: ast.Call, index: int, keyword: str | None) -> ast.expr | Non
     if at >= len(call.keywords) or keyword is None or call.keywords[at].arg != keyword:
         return None
     return call.keywords[at].value
-
-
-def parse_module(source: bytes) -> ast.Module:
-    """``ast.parse`` without the compiler's warnings: an invalid escape sequence in a
-    library's string (``"a\\+b"``) must not print a ``SyntaxWarning`` in the user's mypy
-    run, nor fail the read where warnings are errors (``-W error``)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(source)
-
-
-def parse_expression(text: str) -> ast.expr:
-    """An expression written in a string (a quoted annotation), read as ``parse_module``
-    reads a module."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(text, mode="eval").body
 
 
 def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
@@ -350,103 +345,7 @@ def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts 
         return None
 
 
-def is_opaque_name(fullname: str) -> bool:
-    """Names of code never read: builtins, the standard library, numpy, and jax's own
-    framework (everything in jax but ``jax.experimental.pallas.ops``)."""
-    top = fullname.split(".", 1)[0]
-    if top in _UNRECORDED_TOPS:
-        return True
-    return top == "jax" and not fullname.startswith(JAX_READ_PREFIX)
-
-
-def end_of(node: ast.AST) -> Pos:
-    """Where a statement's effect starts: its end (a binding exists after it)."""
-    line = getattr(node, "end_lineno", None)
-    col = getattr(node, "end_col_offset", None)
-    if line is None or col is None:
-        return position_of(node)
-    return (line, col)
-
-
-def position_of(node: ast.AST) -> Pos:
-    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-
-
-def spelling(expr: ast.AST) -> str:
-    """How the source spells a dotted reference (``pltpu.make_async_copy``)."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return f"{spelling(expr.value)}.{expr.attr}"
-    if isinstance(expr, ast.Call):
-        return f"{spelling(expr.func)}(...)"
-    if isinstance(expr, ast.Subscript):
-        return f"{spelling(expr.value)}[...]"
-    return "<expression>"
-
-
 # --------------------------------------------------------------------------- scopes
-
-
-@dataclass
-class _Scope:
-    """A function or lambda: its parameters and the names it binds."""
-
-    node: ScopeNode | None
-    qualname: str
-    parent: _Scope | None
-    params: dict[str, Param] = field(default_factory=dict)
-    param_list: list[Param] = field(default_factory=list)
-    #: name -> [(position, value)] of simple assignments ``name = value``
-    assigns: dict[str, list[tuple[Pos, ast.expr]]] = field(default_factory=dict)
-    #: names bound in other ways (tuple targets, loops, ``with ... as``, walrus...)
-    complex: set[str] = field(default_factory=set)
-    #: name -> what each ``for name in <iterable>:`` loop binding it iterates over
-    loops: dict[str, list[ast.expr]] = field(default_factory=dict)
-    #: name -> nested function definitions
-    defs: dict[str, list[FunctionNode]] = field(default_factory=dict)
-    imports: dict[str, list[str]] = field(default_factory=dict)
-    declared_global: set[str] = field(default_factory=set)
-    #: the class a method is defined in (qualname), if any
-    class_qualname: str | None = None
-    is_method: bool = False
-
-    @property
-    def self_name(self) -> str | None:
-        if self.is_method and self.param_list and self.param_list[0].kind in ("posonly", "pos"):
-            return self.param_list[0].name
-        return None
-
-    def bound(self, name: str) -> bool:
-        return (
-            name in self.assigns
-            or name in self.complex
-            or name in self.defs
-            or name in self.imports
-        )
-
-
-#: Name lookup results.
-@dataclass(frozen=True)
-class _Global:
-    fullname: str
-
-
-@dataclass(frozen=True)
-class _ParamRef:
-    scope: _Scope
-    name: str
-
-
-@dataclass(frozen=True)
-class _Local:
-    scope: _Scope
-    name: str
-    #: bound only by simple assignments
-    simple: bool
-
-
-_Lookup = _Global | _ParamRef | _Local
 
 
 @dataclass
@@ -478,65 +377,6 @@ _PLATFORM_STRINGS: Final = frozenset(
 _NEVER_ASK_PLATFORM: Final = frozenset(
     {"jax", "numpy", "math", "builtins", "functools", "operator", "itertools", "dataclasses"}
 )
-
-
-#: Fields that hold only an operator or an expression context (``ast.Add``,
-#: ``ast.Load``...): nothing the reader looks for, so its walks skip them.
-_OPERATOR_FIELDS: Final = frozenset({"op", "ops", "ctx"})
-
-
-def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """The direct children of ``node`` in ``ast.iter_child_nodes``'s order, without the
-    operators and expression contexts (``_OPERATOR_FIELDS``)."""
-    out: list[ast.AST] = []
-    for name in node._fields:
-        if name in _OPERATOR_FIELDS:
-            continue
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            out.extend([item for item in value if isinstance(item, ast.AST)])
-        elif isinstance(value, ast.AST):
-            out.append(value)
-    return out
-
-
-class _ChildIndex:
-    """The children of the nodes of one tree, each node's listed once: the reader walks
-    the same subtrees many times (a function's own nodes, what runs on every path, its
-    scan, its trace program, the conditions inside it)."""
-
-    def __init__(self) -> None:
-        self._lists: dict[ast.AST, list[ast.AST]] = {}
-
-    def children(self, node: ast.AST) -> list[ast.AST]:
-        """``node``'s children (``child_nodes``); the list is shared: do not change it."""
-        found = self._lists.get(node)
-        if found is None:
-            found = self._lists[node] = child_nodes(node)
-        return found
-
-    def walk(self, node: ast.AST) -> list[ast.AST]:
-        """``node`` and every node under it, in ``ast.walk``'s order (breadth first;
-        operators and expression contexts left out)."""
-        order = [node]
-        for current in order:  # the list grows as it is read: each level after the last
-            order.extend(self.children(current))
-        return order
-
-    def own_nodes(self, body: Sequence[ast.AST]) -> list[ast.AST]:
-        """The nodes of a body that belong to its own scope: nested functions, lambdas
-        and classes are listed, not what is inside them (depth first, last statement
-        first)."""
-        out: list[ast.AST] = []
-        stack: list[ast.AST] = list(body)
-        while stack:
-            node = stack.pop()
-            out.append(node)
-            if not isinstance(
-                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-            ):
-                stack.extend(self.children(node))
-        return out
 
 
 # --------------------------------------------------------------------------- callables
@@ -589,7 +429,7 @@ class _EntryVariable:
     name: str
     value: ast.Call
     #: the scope the variable was assigned in
-    scope: _Scope = field(compare=False)
+    scope: Scope = field(compare=False)
 
 
 @dataclass(frozen=True)
@@ -721,7 +561,7 @@ _PARTLY_EVALUATED: Final = (
 )
 
 
-def unconditional_nodes(roots: Sequence[ast.AST], index: _ChildIndex) -> list[ast.AST]:
+def unconditional_nodes(roots: Sequence[ast.AST], index: ChildIndex) -> list[ast.AST]:
     """Every node under ``roots`` that is evaluated whenever they are (branches of
     conditional expressions, right operands of ``and``/``or``, lambda bodies and
     comprehension bodies are left out), as ``unconditional.unconditional_expressions``
@@ -749,83 +589,34 @@ def unconditional_nodes(roots: Sequence[ast.AST], index: _ChildIndex) -> list[as
     return out
 
 
-def _returns_false(body: Sequence[ast.stmt]) -> bool:
-    return (
-        len(body) == 1
-        and isinstance(body[0], ast.Return)
-        and isinstance(body[0].value, ast.Constant)
-        and body[0].value.value is False
-    )
-
-
-def _predicate_return(body: Sequence[ast.stmt]) -> tuple[ast.expr, bool] | None:
-    """(the condition, whether both its sides hold) of a body that is one ``return``,
-    or ``try: return <condition>`` whose handlers all ``return False`` (only its true
-    side holds)."""
-    if len(body) != 1:
-        return None
-    stmt = body[0]
-    if isinstance(stmt, ast.Return) and stmt.value is not None:
-        return stmt.value, True
-    if (
-        isinstance(stmt, ast.Try)
-        and stmt.handlers
-        and not stmt.orelse
-        and not stmt.finalbody
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], ast.Return)
-        and stmt.body[0].value is not None
-        and all(_returns_false(handler.body) for handler in stmt.handlers)
-    ):
-        return stmt.body[0].value, False
-    return None
-
-
-def _false_exit_test(stmt: ast.stmt) -> ast.expr | None:
-    """The test of ``if <test>: return False`` (or ``raise``) without ``else``."""
-    if not isinstance(stmt, ast.If) or stmt.orelse:
-        return None
-    if _returns_false(stmt.body) or (len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Raise)):
-        return stmt.test
-    return None
-
-
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return (
-        isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Constant)
-        and isinstance(stmt.value.value, str)
-    )
-
-
 # --------------------------------------------------------------------------- the reader
 
 
-class _ModuleReader:
+class _ModuleReader(ConditionReading):
     def __init__(self, tree: ast.Module, module: str, is_package: bool, pallas: bool) -> None:
         self.tree = tree
         self.module = module
         self.package = module if is_package else module.rpartition(".")[0]
         self.pallas = pallas
-        self.module_scope = _Scope(None, "", None)
+        self.module_scope = Scope(None, "", None)
         #: name -> raw module-level bindings: ("def", node) / ("class", node) /
         #: ("import", fullname) / ("assign", value) / ("other", None)
         self.raw: dict[str, list[tuple[str, object]]] = {}
-        self.scopes: dict[int, _Scope] = {}
+        self.scopes: dict[int, Scope] = {}
         #: qualname -> (function node, its scope)
-        self.function_nodes: dict[str, tuple[FunctionNode, _Scope]] = {}
+        self.function_nodes: dict[str, tuple[FunctionNode, Scope]] = {}
         self.class_nodes: dict[str, ast.ClassDef] = {}
         #: qualname -> (lambda, its scope)
-        self.lambda_nodes: dict[str, tuple[ast.Lambda, _Scope]] = {}
+        self.lambda_nodes: dict[str, tuple[ast.Lambda, Scope]] = {}
         #: modules ``from m import *`` reads names from
         self.stars: list[str] = []
         self.bindings: dict[str, Binding] = {}
         self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
         self._straight_cache: dict[int, set[int]] = {}
-        self.nodes = _ChildIndex()
+        self.nodes = ChildIndex()
         #: (name, id of a scope) -> ``lookup``; None while ``prepare`` builds the scopes
-        self._lookups: dict[tuple[str, int], _Lookup] | None = None
+        self._lookups: dict[tuple[str, int], Lookup] | None = None
         #: id of a function -> what runs on every path of it (``_on_every_path``)
         self._every_path: dict[int, tuple[_Roots, list[ast.AST]]] = {}
         #: (condition, id of its scope, depth) -> ``_may_ask_platform``
@@ -1007,12 +798,12 @@ class _ModuleReader:
                         self.bindings[name] = Binding(model.PLATFORM_VALUE)
 
     def _function_scope(
-        self, node: FunctionNode, qualname: str, parent: _Scope, class_qualname: str | None
-    ) -> _Scope:
+        self, node: FunctionNode, qualname: str, parent: Scope, class_qualname: str | None
+    ) -> Scope:
         is_method = class_qualname is not None and not self._decorated_with(
             node.decorator_list, frozenset({"builtins.staticmethod"}), parent
         )
-        scope = _Scope(node, qualname, parent, class_qualname=class_qualname, is_method=is_method)
+        scope = Scope(node, qualname, parent, class_qualname=class_qualname, is_method=is_method)
         self.scopes[id(node)] = scope
         self._params(node.args, scope)
         self._collect_locals(node.body, scope)
@@ -1035,9 +826,9 @@ class _ModuleReader:
         self._nested(own_nodes, scope)
         return scope
 
-    def _nested(self, own_nodes: Sequence[ast.AST], scope: _Scope) -> None:
+    def _nested(self, own_nodes: Sequence[ast.AST], scope: Scope) -> None:
         """Scopes of the functions and lambdas among ``scope``'s own nodes
-        (``_ChildIndex.own_nodes``), in their order; the methods of local classes are
+        (``ChildIndex.own_nodes``), in their order; the methods of local classes are
         not followed."""
         for node in own_nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1045,21 +836,21 @@ class _ModuleReader:
             elif isinstance(node, ast.Lambda):
                 self._lambda_scope(node, scope)
 
-    def _lambdas(self, expr: ast.AST, scope: _Scope, qualname: str) -> None:
+    def _lambdas(self, expr: ast.AST, scope: Scope, qualname: str) -> None:
         for node in self.nodes.walk(expr):
             if isinstance(node, ast.Lambda) and id(node) not in self.scopes:
                 self._lambda_scope(node, scope)
 
-    def _lambda_scope(self, node: ast.Lambda, parent: _Scope) -> None:
+    def _lambda_scope(self, node: ast.Lambda, parent: Scope) -> None:
         prefix = f"{parent.qualname}.<locals>." if parent.qualname else ""
         qualname = f"{prefix}<lambda:{node.lineno}:{node.col_offset}>"
-        scope = _Scope(node, qualname, parent)
+        scope = Scope(node, qualname, parent)
         self.scopes[id(node)] = scope
         self.lambda_nodes[qualname] = (node, scope)
         self._params(node.args, scope)
         self._nested(self.nodes.own_nodes([node.body]), scope)
 
-    def _params(self, args: ast.arguments, scope: _Scope) -> None:
+    def _params(self, args: ast.arguments, scope: Scope) -> None:
         positional = [*args.posonlyargs, *args.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
         defaults.extend(args.defaults)
@@ -1089,7 +880,7 @@ class _ModuleReader:
             scope.param_list.append(Param(args.kwarg.arg, model.DSTAR, model.REQUIRED))
         scope.params = {p.name: p for p in scope.param_list}
 
-    def _annotation(self, expr: ast.expr | None, scope: _Scope) -> str:
+    def _annotation(self, expr: ast.expr | None, scope: Scope) -> str:
         """The class an annotation names (``Config``, ``"Config"``, ``cfg.Config``), or ""."""
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             try:
@@ -1111,7 +902,7 @@ class _ModuleReader:
         """The names an assignment target binds (``a, (b, c)``: a, b, c)."""
         return [n.id for n in self.nodes.walk(target) if isinstance(n, ast.Name)]
 
-    def _collect_locals(self, stmts: Sequence[ast.stmt], scope: _Scope) -> None:
+    def _collect_locals(self, stmts: Sequence[ast.stmt], scope: Scope) -> None:
         for stmt in stmts:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 scope.defs.setdefault(stmt.name, []).append(stmt)
@@ -1168,7 +959,8 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ lookups
 
-    def lookup(self, name: str, scope: _Scope) -> _Lookup:
+    @override
+    def lookup(self, name: str, scope: Scope) -> Lookup:
         """What ``name`` stands for in ``scope``: a parameter, a local variable, or a
         global's fullname (a nested function's and an import's included). Answers are
         kept once the scopes are built (``prepare``)."""
@@ -1180,26 +972,26 @@ class _ModuleReader:
             found = self._lookups[key] = self._resolve(name, scope)
         return found
 
-    def _resolve(self, name: str, scope: _Scope) -> _Lookup:
+    def _resolve(self, name: str, scope: Scope) -> Lookup:
         """``lookup``, worked out: the innermost scope binding ``name``, else the module."""
-        current: _Scope | None = scope
+        current: Scope | None = scope
         while current is not None and current.node is not None:
             if name in current.declared_global:
                 break
             if name in current.params:
-                return _ParamRef(current, name)
+                return ParamRef(current, name)
             if current.bound(name):
                 defs = current.defs.get(name, [])
                 imports = current.imports.get(name, [])
                 others = name in current.assigns or name in current.complex
                 if len(defs) == 1 and not imports and not others:
-                    return _Global(f"{self.module}.{current.qualname}.<locals>.{name}")
+                    return GlobalName(f"{self.module}.{current.qualname}.<locals>.{name}")
                 if imports and not defs and not others and len(set(imports)) == 1:
-                    return _Global(imports[0])
+                    return GlobalName(imports[0])
                 simple = not defs and not imports and name not in current.complex
-                return _Local(current, name, simple)
+                return LocalName(current, name, simple)
             current = current.parent
-        return _Global(self._module_name(name, 0))
+        return GlobalName(self._module_name(name, 0))
 
     def _module_name(self, name: str, depth: int) -> str:
         """The fullname a module-level name stands for: an import's target, the name
@@ -1229,27 +1021,28 @@ class _ModuleReader:
             return f"{base}.{expr.attr}" if base is not None else None
         return None
 
-    def ref(self, expr: ast.AST, scope: _Scope) -> str | None:
+    @override
+    def ref(self, expr: ast.AST, scope: Scope) -> str | None:
         """The fully qualified name ``expr`` refers to, when it names a global."""
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
-            return found.fullname if isinstance(found, _Global) else None
+            return found.fullname if isinstance(found, GlobalName) else None
         if isinstance(expr, ast.Attribute):
             base = self.ref(expr.value, scope)
             return f"{base}.{expr.attr}" if base is not None else None
         return None
 
-    def self_attribute(self, expr: ast.AST, scope: _Scope) -> str | None:
+    def self_attribute(self, expr: ast.AST, scope: Scope) -> str | None:
         """``ATTR`` of ``self.ATTR`` inside a method (or a function nested in one)."""
         if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name):
             return None
         found = self.lookup(expr.value.id, scope)
-        if isinstance(found, _ParamRef) and found.scope.self_name == expr.value.id:
+        if isinstance(found, ParamRef) and found.scope.self_name == expr.value.id:
             if not found.scope.params[expr.value.id].rebound:
                 return expr.attr
         return None
 
-    def function_of(self, fullname: str) -> tuple[FunctionNode, _Scope] | None:
+    def function_of(self, fullname: str) -> tuple[FunctionNode, Scope] | None:
         """The node of a function of this module, by fullname."""
         prefix = self.module + "."
         if not fullname.startswith(prefix):
@@ -1257,11 +1050,11 @@ class _ModuleReader:
         return self.function_nodes.get(fullname[len(prefix) :])
 
     def _decorated_with(
-        self, decorators: Sequence[ast.expr], names: frozenset[str], scope: _Scope
+        self, decorators: Sequence[ast.expr], names: frozenset[str], scope: Scope
     ) -> bool:
         return any(self.ref(d, scope) in names for d in decorators)
 
-    def _is_overload(self, decorators: Sequence[ast.expr], scope: _Scope | None) -> bool:
+    def _is_overload(self, decorators: Sequence[ast.expr], scope: Scope | None) -> bool:
         for dec in decorators:
             if isinstance(dec, ast.Name) and dec.id == "overload":
                 return True
@@ -1271,7 +1064,7 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ arguments
 
-    def argsum(self, expr: ast.expr, scope: _Scope) -> ArgSum:
+    def argsum(self, expr: ast.expr, scope: Scope) -> ArgSum:
         literal = _literal(expr)
         if literal is not None:
             return literal
@@ -1289,7 +1082,7 @@ class _ModuleReader:
             return UNKNOWN
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
-            if isinstance(found, _ParamRef):
+            if isinstance(found, ParamRef):
                 param = found.scope.params[expr.id]
                 if param.rebound or param.kind in (model.STAR, model.DSTAR):
                     return UNKNOWN
@@ -1302,7 +1095,7 @@ class _ModuleReader:
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
             # ``config.interpret``: a field of a config object this function is given
             found = self.lookup(expr.value.id, scope)
-            if isinstance(found, _ParamRef) and found.scope is scope:
+            if isinstance(found, ParamRef) and found.scope is scope:
                 param = scope.params[expr.value.id]
                 if (
                     not param.rebound
@@ -1312,17 +1105,17 @@ class _ModuleReader:
                     return f"c:{param.name}.{expr.attr}"
         return UNKNOWN
 
-    def _splat(self, expr: ast.expr, scope: _Scope) -> ArgSum:
+    def _splat(self, expr: ast.expr, scope: Scope) -> ArgSum:
         attr = self.self_attribute(expr, scope)
         if attr is not None:
             return f"a:{attr}"
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
-            if isinstance(found, _ParamRef) and found.scope is scope:
+            if isinstance(found, ParamRef) and found.scope is scope:
                 return f"p:{expr.id}"
         return UNKNOWN
 
-    def call_args(self, call: ast.Call, scope: _Scope, skip: int = 0) -> CallArgs:
+    def call_args(self, call: ast.Call, scope: Scope, skip: int = 0) -> CallArgs:
         positional: list[ArgSum] = []
         star = False
         for arg in call.args[skip:]:
@@ -1342,7 +1135,7 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ callables
 
-    def callable_of(self, expr: ast.expr, scope: _Scope, depth: int = 0) -> _Callable:
+    def callable_of(self, expr: ast.expr, scope: Scope, depth: int = 0) -> _Callable:
         """What calling ``expr`` runs."""
         if depth > _CALLABLE_DEPTH:
             return _Unknown(f"{spelling(expr)} (too many wrappers)")
@@ -1366,9 +1159,9 @@ class _ModuleReader:
             return _Func((f"self:{attr}",), None, self_bound=True)
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
-            if isinstance(found, _ParamRef):
+            if isinstance(found, ParamRef):
                 return _Unknown(f"the parameter {expr.id}")
-            if isinstance(found, _Local):
+            if isinstance(found, LocalName):
                 return self._local_callable(expr, found, scope, depth)
             return self._global_callable(found.fullname)
         if isinstance(expr, ast.Attribute):
@@ -1388,7 +1181,7 @@ class _ModuleReader:
                 return _DecoratedEntry(decorated)
         return _Func((name,))
 
-    def _table_entry(self, expr: ast.Subscript, scope: _Scope) -> _Callable:
+    def _table_entry(self, expr: ast.Subscript, scope: Scope) -> _Callable:
         """``KERNELS["tpu"]``: the entry of a module-level platform table (of this module
         or another one: ``combine`` looks it up) under a literal key."""
         key = expr.slice
@@ -1400,7 +1193,7 @@ class _ModuleReader:
         return _Func((f"{table}[{key.value}]",))
 
     def _local_callable(
-        self, expr: ast.Name, found: _Local, scope: _Scope, depth: int
+        self, expr: ast.Name, found: LocalName, scope: Scope, depth: int
     ) -> _Callable:
         value = self.value_at(found, position_of(expr))
         if value is None:
@@ -1424,7 +1217,8 @@ class _ModuleReader:
             return result
         return _Unknown(f"the local variable {found.name}")
 
-    def value_at(self, found: _Local, pos: Pos) -> ast.expr | None:
+    @override
+    def value_at(self, found: LocalName, pos: Pos) -> ast.expr | None:
         """The value a local variable holds at ``pos``: its one assignment, or the last
         one before ``pos`` when every assignment runs on every path (straight-line code)."""
         if not found.simple:
@@ -1442,14 +1236,14 @@ class _ModuleReader:
         before = [value for at, value in assigned if at <= pos]
         return before[-1] if before else None
 
-    def _rewraps(self, value: ast.expr, name: str, scope: _Scope) -> bool:
+    def _rewraps(self, value: ast.expr, name: str, scope: Scope) -> bool:
         """``name = jax.vmap(name, ...)``: the variable still runs what it ran."""
         if not isinstance(value, ast.Call):
             return False
         kept = self._keeper(value, scope)
         return isinstance(kept, ast.Name) and kept.id == name
 
-    def _straight(self, scope: _Scope) -> set[int]:
+    def _straight(self, scope: Scope) -> set[int]:
         """Ids of the values of the assignments of ``scope`` that run on every path."""
         cached = self._straight_cache.get(id(scope))
         if cached is not None:
@@ -1473,7 +1267,7 @@ class _ModuleReader:
             self._every_path[id(node)] = found
         return found
 
-    def _callable_call(self, call: ast.Call, scope: _Scope, depth: int) -> _Callable:
+    def _callable_call(self, call: ast.Call, scope: Scope, depth: int) -> _Callable:
         """What calling the result of ``call`` runs."""
         entry = self.entry_of(call, scope)
         if entry is not None:
@@ -1507,7 +1301,7 @@ class _ModuleReader:
                 return self.callable_of(call.args[0], scope, depth + 1)
         return _Unknown(f"{spelling(call)}(...)")
 
-    def _keeper(self, call: ast.Call, scope: _Scope) -> ast.expr | None:
+    def _keeper(self, call: ast.Call, scope: Scope) -> ast.expr | None:
         """The function ``jax.jit(f, ...)`` / ``jax.custom_vjp(f)`` keeps, if ``call`` is one."""
         callee = self.ref(call.func, scope)
         if (
@@ -1522,14 +1316,14 @@ class _ModuleReader:
                 return call.args[0]
         return None
 
-    def _is_keeper_factory(self, call: ast.Call, scope: _Scope) -> bool:
+    def _is_keeper_factory(self, call: ast.Call, scope: Scope) -> bool:
         """``jax.jit(static_argnames=...)`` or ``functools.partial(jax.jit, ...)``."""
         callee = self.ref(call.func, scope)
         if callee in CONFIGURED_KEEPERS or (callee in KEEPERS and not call.args):
             return True
         return bool(callee == PARTIAL and call.args and self.ref(call.args[0], scope) in KEEPERS)
 
-    def entry_of(self, call: ast.Call, scope: _Scope) -> _Entry | None:
+    def entry_of(self, call: ast.Call, scope: Scope) -> _Entry | None:
         callee = self.ref(call.func, scope)
         if callee in ENTRIES:
             return _Entry(callee, call)
@@ -1542,7 +1336,7 @@ class _ModuleReader:
     # ------------------------------------------------------------------ platform reads
 
     def _chain(
-        self, node: ast.Attribute | ast.Name, scope: _Scope
+        self, node: ast.Attribute | ast.Name, scope: Scope
     ) -> tuple[list[tuple[ast.expr, str]], ast.expr | None]:
         """The references a dotted chain makes, outermost last (``pltpu``,
         ``pltpu.SemaphoreType``, ``pltpu.SemaphoreType.DMA`` with their fullnames), and
@@ -1555,7 +1349,7 @@ class _ModuleReader:
         if not isinstance(current, ast.Name):
             return [], current
         base = self.lookup(current.id, scope)
-        if not isinstance(base, _Global):
+        if not isinstance(base, GlobalName):
             return [], None
         out: list[tuple[ast.expr, str]] = [(current, base.fullname)]
         name = base.fullname
@@ -1573,7 +1367,7 @@ class _ModuleReader:
             return local is not None and local.kind == model.PLATFORM_VALUE
         return False
 
-    def _expr_platform(self, expr: ast.AST, scope: _Scope) -> str | None:
+    def _expr_platform(self, expr: ast.AST, scope: Scope) -> str | None:
         """How an expression reads the platform, if it does (lambdas inside included)."""
         for sub in self.nodes.walk(expr):
             if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_ATTRIBUTES:
@@ -1584,7 +1378,7 @@ class _ModuleReader:
                     return f"{spelling(sub)} at line {getattr(sub, 'lineno', 0)}"
         return None
 
-    def _may_ask_platform(self, test: ast.AST, scope: _Scope, depth: int = 0) -> bool:
+    def _may_ask_platform(self, test: ast.AST, scope: Scope, depth: int = 0) -> bool:
         """Whether a condition inside a kernel body may depend on the platform in a way
         read nowhere else: a platform string compared with (a parameter, a config
         field), a call of anything but JAX, numpy, the standard library or builtins (a
@@ -1600,7 +1394,7 @@ class _ModuleReader:
             known = self._asks_platform[key] = self._reads_asking(test, scope, depth)
         return known
 
-    def _reads_asking(self, test: ast.AST, scope: _Scope, depth: int) -> bool:
+    def _reads_asking(self, test: ast.AST, scope: Scope, depth: int) -> bool:
         """``_may_ask_platform``, worked out."""
         for sub in self.nodes.walk(test):
             if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
@@ -1713,7 +1507,7 @@ class _ModuleReader:
         self._body[id(kernel)] = result
         return result
 
-    def kernel_function(self, expr: ast.expr, scope: _Scope, depth: int = 0) -> ScopeNode | None:
+    def kernel_function(self, expr: ast.expr, scope: Scope, depth: int = 0) -> ScopeNode | None:
         """The function or lambda of this module ``expr`` names (through ``partial``)."""
         if depth > 3:
             return None
@@ -1729,7 +1523,7 @@ class _ModuleReader:
         found = self.function_of(name)
         return found[0] if found is not None else None
 
-    def kernel_of(self, expr: ast.expr, scope: _Scope) -> tuple[ScopeNode | None, str | None]:
+    def kernel_of(self, expr: ast.expr, scope: Scope) -> tuple[ScopeNode | None, str | None]:
         """The kernel body an entry call is given as ``expr``: (the function or lambda of
         this module, None), followed through a variable bound once (or, in straight-line
         code, last before the call) to such a function, or (None, the fullname of a
@@ -1739,9 +1533,9 @@ class _ModuleReader:
             found = self.lookup(expr.id, scope)
             value: ast.expr | None = None
             value_scope = scope
-            if isinstance(found, _Local):
+            if isinstance(found, LocalName):
                 value, value_scope = self.value_at(found, position_of(expr)), found.scope
-            elif isinstance(found, _Global):
+            elif isinstance(found, GlobalName):
                 value, value_scope = self._assigned_once(expr.id, scope), self.module_scope
             if value is not None:
                 node = self.kernel_function(value, value_scope)
@@ -1757,16 +1551,16 @@ class _ModuleReader:
             return None, name
         return None, None
 
-    def _values(self, expr: ast.expr, scope: _Scope) -> list[tuple[ast.expr, _Scope]]:
+    def _values(self, expr: ast.expr, scope: Scope) -> list[tuple[ast.expr, Scope]]:
         """``expr`` and the values the variables inside it were assigned, followed
         through assignments up to ``NAME_DEPTH`` levels (``scratch = [m_scratch]``,
         ``m_scratch = pltpu.VMEM(...)``), each name looked up where it is used: in its
         scope or a scope around it."""
-        out: list[tuple[ast.expr, _Scope]] = [(expr, scope)]
+        out: list[tuple[ast.expr, Scope]] = [(expr, scope)]
         seen: set[int] = {id(expr)}
         frontier = [(expr, scope)]
         for _ in range(NAME_DEPTH):
-            following: list[tuple[ast.expr, _Scope]] = []
+            following: list[tuple[ast.expr, Scope]] = []
             for value, value_scope in frontier:
                 for sub in self.nodes.walk(value):
                     if not isinstance(sub, ast.Name):
@@ -1781,11 +1575,11 @@ class _ModuleReader:
                 break
         return out
 
-    def _assigned(self, name: str, scope: _Scope) -> list[tuple[ast.expr, _Scope]]:
+    def _assigned(self, name: str, scope: Scope) -> list[tuple[ast.expr, Scope]]:
         found = self.lookup(name, scope)
-        if isinstance(found, _Local):
+        if isinstance(found, LocalName):
             return [(value, found.scope) for _, value in found.scope.assigns.get(name, [])]
-        if isinstance(found, _Global) and found.fullname == f"{self.module}.{name}":
+        if isinstance(found, GlobalName) and found.fullname == f"{self.module}.{name}":
             raw = self.raw.get(name, [])
             return [
                 (value, self.module_scope)
@@ -1794,20 +1588,21 @@ class _ModuleReader:
             ]
         return []
 
-    def _assigned_once(self, name: str, scope: _Scope) -> ast.expr | None:
+    @override
+    def _assigned_once(self, name: str, scope: Scope) -> ast.expr | None:
         """The value of a variable bound once, by a simple assignment; else None."""
         found = self.lookup(name, scope)
-        if isinstance(found, _Local):
+        if isinstance(found, LocalName):
             assigned = found.scope.assigns.get(name, [])
             return assigned[0][1] if found.simple and len(assigned) == 1 else None
-        if isinstance(found, _Global) and found.fullname == f"{self.module}.{name}":
+        if isinstance(found, GlobalName) and found.fullname == f"{self.module}.{name}":
             raw = self.raw.get(name, [])
             if len(raw) == 1 and raw[0][0] == "assign" and isinstance(raw[0][1], ast.expr):
                 return raw[0][1]
         return None
 
     def _evidence_in(
-        self, values: list[tuple[ast.expr, _Scope]], table: dict[tuple[str, str], frozenset[str]]
+        self, values: list[tuple[ast.expr, Scope]], table: dict[tuple[str, str], frozenset[str]]
     ) -> list[Evidence]:
         out: list[Evidence] = []
         seen: set[str] = set()
@@ -1831,7 +1626,7 @@ class _ModuleReader:
         mesh: ast.expr | None,
         scratch: list[ast.expr],
         grid_specs: list[ast.expr],
-        scope: _Scope,
+        scope: Scope,
     ) -> list[tuple[str, Evidence]]:
         """What an entry call's arguments prove, as (kind, evidence), kind "mesh" or
         "scratch": a TPU or Mosaic GPU mesh by its constructor (``_mesh``), scratch
@@ -1846,13 +1641,13 @@ class _ModuleReader:
         return found
 
     def _scratch(
-        self, exprs: list[ast.expr], grid_specs: list[ast.expr], scope: _Scope
+        self, exprs: list[ast.expr], grid_specs: list[ast.expr], scope: Scope
     ) -> list[Evidence]:
         """Scratch allocations: ``scratch_shapes``/``scratch_types`` values, and the
         ``scratch_shapes=`` of a grid spec (``pltpu.PrefetchScalarGridSpec(...)``) with
         its scalar prefetch (``_grid_spec_literal``). Block specs are left out: their
         memory spaces prove nothing (see ``evidence_tables``)."""
-        found: list[tuple[ast.expr, _Scope]] = [(e, scope) for e in exprs]
+        found: list[tuple[ast.expr, Scope]] = [(e, scope) for e in exprs]
         literal: list[Evidence] = []
         for spec in grid_specs:
             for value, value_scope in self._values(spec, scope):
@@ -1864,12 +1659,12 @@ class _ModuleReader:
                             if k.arg == "scratch_shapes"
                         )
                         literal.extend(self._grid_spec_literal(sub, value_scope))
-        values: list[tuple[ast.expr, _Scope]] = []
+        values: list[tuple[ast.expr, Scope]] = []
         for expr, expr_scope in found:
             values.extend(self._values(expr, expr_scope))
         return literal + self._evidence_in(values, dict(evidence_tables.SCRATCH_EVIDENCE))
 
-    def _grid_spec_literal(self, call: ast.Call, scope: _Scope) -> list[Evidence]:
+    def _grid_spec_literal(self, call: ast.Call, scope: Scope) -> list[Evidence]:
         """``pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, ...)``: a keyword whose
         int literal (written there, or assigned once to the variable passed) reaches the
         threshold of ``evidence_tables.GRID_SPEC_EVIDENCE``."""
@@ -1893,7 +1688,7 @@ class _ModuleReader:
                 return [Evidence(tuple(sorted(backends)), what, call.lineno)]
         return []
 
-    def _mesh(self, expr: ast.expr, scope: _Scope) -> list[Evidence]:
+    def _mesh(self, expr: ast.expr, scope: Scope) -> list[Evidence]:
         for value, value_scope in self._values(expr, scope):
             for sub in self.nodes.walk(value):
                 if isinstance(sub, ast.Call):
@@ -1907,7 +1702,7 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ params
 
-    def params_of(self, expr: ast.expr, scope: _Scope, pos: Pos, depth: int = 0) -> str:
+    def params_of(self, expr: ast.expr, scope: Scope, pos: Pos, depth: int = 0) -> str:
         """The backend of the params ``expr`` holds: a backend, "" (absent), "?" (unknown)."""
         if depth > PARAMS_DEPTH:
             return UNKNOWN
@@ -1915,12 +1710,12 @@ class _ModuleReader:
             return ""
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
-            if isinstance(found, _Local) and found.simple:
+            if isinstance(found, LocalName) and found.simple:
                 values = [v for at, v in found.scope.assigns.get(expr.id, []) if at < pos]
                 if values:
                     return _same([self.params_of(v, found.scope, pos, depth + 1) for v in values])
                 return UNKNOWN
-            if isinstance(found, _Global) and found.fullname == f"{self.module}.{expr.id}":
+            if isinstance(found, GlobalName) and found.fullname == f"{self.module}.{expr.id}":
                 values = [v for v, _ in self._assigned(expr.id, self.module_scope)]
                 if values:
                     end = (10**9, 0)
@@ -1969,7 +1764,7 @@ class _ModuleReader:
         return args, has_splat, splats
 
     def entry_event(
-        self, found: _Entry, scope: _Scope, line: int, decorated: FunctionNode | None
+        self, found: _Entry, scope: Scope, line: int, decorated: FunctionNode | None
     ) -> EntryEvent:
         entry = ENTRIES[found.fullname]
         args, has_splat, _ = self._view(entry, found.call, found.partial)
@@ -2015,7 +1810,7 @@ class _ModuleReader:
 
     # ------------------------------------------------------------------ functions
 
-    def _summarize(self, node: ScopeNode, scope: _Scope) -> FunctionSummary:
+    def _summarize(self, node: ScopeNode, scope: Scope) -> FunctionSummary:
         from typed_pallas_mypy.inference.program import ProgramBuilder
 
         scan = self._scan(node)
@@ -2054,7 +1849,7 @@ class _ModuleReader:
             returns_params=self._returns_params(node, scope),
         )
 
-    def _returns_params(self, node: ScopeNode, scope: _Scope) -> str:
+    def _returns_params(self, node: ScopeNode, scope: Scope) -> str:
         """The backend of the params an undecorated function always returns: every
         ``return`` constructs the same class, and the body ends with one (no path returns
         ``None``); "" otherwise."""
@@ -2078,14 +1873,14 @@ class _ModuleReader:
         steps = ProgramBuilder(self, scope).own(found)
         return scope.qualname, tuple(steps)
 
-    def scope_around(self, found: ast.AST) -> _Scope:
+    def scope_around(self, found: ast.AST) -> Scope:
         """The innermost function or lambda whose span holds ``found`` (the module's
         scope at module level)."""
         line, column = position_of(found)
         end_line, end_column = end_of(found)
         scope = self.module_scope
         best: tuple[int, int] | None = None
-        candidates: list[tuple[ScopeNode, _Scope]] = [
+        candidates: list[tuple[ScopeNode, Scope]] = [
             *self.function_nodes.values(),
             *self.lambda_nodes.values(),
         ]
@@ -2098,7 +1893,7 @@ class _ModuleReader:
                     scope = node_scope
         return scope
 
-    def definition_steps(self, node: FunctionNode, scope: _Scope) -> list[Step]:
+    def definition_steps(self, node: FunctionNode, scope: Scope) -> list[Step]:
         """What defining a nested function runs: a ``pl.core_map(mesh)`` decorator runs
         the function as a kernel right away."""
         out: list[Step] = []
@@ -2113,7 +1908,7 @@ class _ModuleReader:
                 out.append(self.entry_event(entry, scope, decorator.lineno, node))
         return out
 
-    def _decorated_entry(self, node: ScopeNode, scope: _Scope) -> EntryEvent | None:
+    def _decorated_entry(self, node: ScopeNode, scope: Scope) -> EntryEvent | None:
         """The entry point a ``functools.partial(pl.pallas_call, ...)`` (or
         ``pl.kernel(...)``) decorator makes of ``node``, if any (``pl.core_map`` runs
         at definition: not here)."""
@@ -2131,7 +1926,7 @@ class _ModuleReader:
             return self.entry_event(entry, parent, decorator.lineno, node)
         return None
 
-    def as_entry(self, call: ast.Call | None, scope: _Scope) -> EntryEvent | None:
+    def as_entry(self, call: ast.Call | None, scope: Scope) -> EntryEvent | None:
         """A call that passes params (``compiler_params=``, or a params constructor as
         an argument) and a kernel, read as the ``pl.pallas_call`` a wrapper would make
         of them (``qpl.pallas_call``, ``my_pallas_call(kernel, shape, params)``);
@@ -2170,7 +1965,7 @@ class _ModuleReader:
         event = self.entry_event(entry, scope, call.lineno, None)
         return dataclasses.replace(event, via=("0", params_from))
 
-    def _decorators(self, node: FunctionNode, scope: _Scope) -> tuple[bool, tuple[str, ...], bool]:
+    def _decorators(self, node: FunctionNode, scope: Scope) -> tuple[bool, tuple[str, ...], bool]:
         """(opaque, decorators of this project or library to resolve, custom derivative).
 
         A decorator keeps the function when it is one of ``KEEPERS`` (or a method
@@ -2201,7 +1996,7 @@ class _ModuleReader:
             unresolved.append(name + marker)
         return False, tuple(unresolved), derivative
 
-    def _decorator_kind(self, node: FunctionNode, scope: _Scope) -> str:
+    def _decorator_kind(self, node: FunctionNode, scope: Scope) -> str:
         """What ``node`` is as a decorator, from every value it returns: KEEPS when
         each is its first parameter kept (``functools.wraps(fn)`` closures, ``jax.jit(fn)``
         and the other keepers, a variable holding one), KEEPS_FACTORY when each is such
@@ -2226,7 +2021,7 @@ class _ModuleReader:
         return ""
 
     def _returned_decorator(
-        self, value: ast.expr, scope: _Scope, wrapped: str, node: FunctionNode
+        self, value: ast.expr, scope: Scope, wrapped: str, node: FunctionNode
     ) -> str:
         """KEEPS, KEEPS_FACTORY, "self" (``functools.partial(<this function>, ...)``) or
         "" for one value a decorator returns."""
@@ -2242,11 +2037,11 @@ class _ModuleReader:
         if not isinstance(value, ast.Name):
             return ""
         found = self.lookup(value.id, scope)
-        if isinstance(found, _Local):
+        if isinstance(found, LocalName):
             held = [v for _, v in found.scope.assigns.get(found.name, [])] if found.simple else []
             kinds = {self._returned_decorator(v, scope, wrapped, node) for v in held}
             return kinds.pop() if len(kinds) == 1 and "self" not in kinds else ""
-        if not isinstance(found, _Global):
+        if not isinstance(found, GlobalName):
             return ""
         inner = self.function_of(found.fullname)
         if inner is None or inner[1].parent is not scope:
@@ -2259,7 +2054,7 @@ class _ModuleReader:
         return ""
 
     def _wraps_parameter(
-        self, node: FunctionNode, scope: _Scope, outer: _Scope, wrapped: str
+        self, node: FunctionNode, scope: Scope, outer: Scope, wrapped: str
     ) -> bool:
         """``@functools.wraps(fn) def wrapper(*args, **kwargs): ...``: a closure standing
         for ``fn``, the parameter ``wrapped`` of ``outer``."""
@@ -2272,391 +2067,24 @@ class _ModuleReader:
                 and decorator.args[0].id == wrapped
             ):
                 found = self.lookup(decorator.args[0].id, outer)
-                if isinstance(found, _ParamRef) and found.scope is outer:
+                if isinstance(found, ParamRef) and found.scope is outer:
                     return True
         return False
 
-    def _helper_kind(self, node: FunctionNode, scope: _Scope) -> str:
-        stmts = [s for s in node.body if not _is_docstring(s)]
+    def _helper_kind(self, node: FunctionNode, scope: Scope) -> str:
+        stmts = [s for s in node.body if not is_docstring(s)]
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
             return ""
         return "platform" if self._expr_platform(stmts[0].value, scope) is not None else "return"
 
-    def _helper_condition(self, node: FunctionNode, scope: _Scope) -> model.Condition | None:
-        """What a one-``return`` guard or platform helper returns (``model.Condition``)."""
-        stmts = [s for s in node.body if not _is_docstring(s)]
-        if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or stmts[0].value is None:
-            return None
-        return self.condition(stmts[0].value, scope)
-
-    def predicate_condition(
-        self, node: FunctionNode, scope: _Scope, parameter: str
-    ) -> model.Condition | None:
-        """What a platform predicate returns of its device ``parameter``: a body that is
-        one ``return <condition>`` (both sides hold); ``try: return <condition>`` whose
-        handlers all ``return False`` (tokamax: only the true side holds); or early
-        ``if <condition>: return False`` (or ``raise``) exits before a last ``return``,
-        with nothing between that returns or binds the device again (true only where no
-        exit was taken and the last condition holds). None for any other body."""
-        devices = frozenset({parameter})
-        body = [stmt for stmt in node.body if not _is_docstring(stmt)]
-        returned = _predicate_return(body)
-        if returned is not None:
-            expr, both_sides = returned
-            found = self.condition(expr, scope, devices)
-            if found is None or both_sides:
-                return found
-            return ["true only", found]
-        if len(body) < 2 or not isinstance(body[-1], ast.Return) or body[-1].value is None:
-            return None
-        parts: list[object] = []
-        for stmt in body[:-1]:
-            test = _false_exit_test(stmt)
-            if test is not None:
-                parts.append(["not", self.condition(test, scope, devices)])
-            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                if any(
-                    isinstance(n, ast.Name) and n.id == parameter
-                    for target in targets
-                    for n in self.nodes.walk(target)
-                ):
-                    return None  # the device is bound again
-            elif not isinstance(stmt, ast.Expr):
-                return None
-        parts.append(self.condition(body[-1].value, scope, devices))
-        return ["true only", ["and", *parts]]
-
-    def condition(
-        self, expr: ast.expr, scope: _Scope, devices: frozenset[str] = frozenset()
-    ) -> model.Condition | None:
-        """What a condition tests (``model.Condition``): the plugin's one reading of
-        conditions (a guard helper's ``return``, a predicate's body, a guard of the
-        project's code: ``Sites.condition_at``): platform sources (a variable holding
-        one, a platform helper's call) compared with literals, ``pltpu.is_tpu_device()``,
-        another helper, a device's kind tested against a literal (``device_kinds``),
-        ``any``/``all`` over one platform's devices, a variable holding a condition, and
-        ``not``/``and``/``or`` of them. ``devices``: names bound to a device (the
-        variable of ``any(... for d in jax.devices())``, a predicate's parameter)."""
-        if self._is_platform_value(expr, scope, devices):
-            return ["source"]
-        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-            inner = self.condition(expr.operand, scope, devices)
-            return ["not", inner] if inner is not None else None
-        if isinstance(expr, ast.BoolOp):
-            parts = [self.condition(v, scope, devices) for v in expr.values]
-            kind = "and" if isinstance(expr.op, ast.And) else "or"
-            return [kind, *parts]  # an unknown part: None inside (``combine`` decides)
-        if isinstance(expr, ast.Name) and expr.id not in devices:
-            return self._through(expr, scope, lambda value, at: self.condition(value, at), None)
-        if isinstance(expr, ast.Call):
-            if not expr.args and not expr.keywords:
-                name = self.ref(expr.func, scope)
-                if name in fullnames.IS_TPU_DEVICE:
-                    return ["cmp", "==", ["tpu"]]
-                if name is not None and not is_opaque_name(name):
-                    return ["call", name]
-                return None
-            found = self._quantified(expr, scope, devices) or self._startswith(expr, scope, devices)
-            if found is None and self.asking:
-                return self._ask(expr, scope, devices)
-            return found
-        if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
-            left, right = expr.left, expr.comparators[0]
-            op = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}.get(
-                type(expr.ops[0])
-            )
-            if op is None:
-                return None
-            tested = self._kind_comparison(op, left, right, scope, devices)
-            if tested is not None:
-                return tested
-            if op in ("==", "!=") and (
-                self._is_platform_value(right, scope, devices)
-                or self._platform_call(right, scope) is not None
-            ):
-                left, right = right, left
-            names = _strings(right)
-            if names is None or (op in ("==", "!=") and len(names) != 1):
-                return None
-            if self._is_platform_value(left, scope, devices):
-                return ["cmp", op, names]
-            helper = self._platform_call(left, scope)
-            return ["helper cmp", helper, op, names] if helper is not None else None
-        return None
-
-    def _platform_call(self, expr: ast.expr, scope: _Scope) -> str | None:
-        """The fullname a call without arguments calls, when it may be a platform
-        helper (``def backend(): return jax.default_backend()``; ``combine`` decides)."""
-        if not isinstance(expr, ast.Call) or expr.args or expr.keywords:
-            return None
-        name = self.ref(expr.func, scope)
-        if name is None or is_opaque_name(name) or name in fullnames.DEFAULT_BACKEND:
-            return None
-        return name
-
-    def _ask(self, call: ast.Call, scope: _Scope, devices: frozenset[str]) -> model.Condition:
-        """``["ask", [line, column, end line, end column], [positions], [keywords]]``: a
-        call for the plugin to read (a platform predicate, by its receiver's type), with
-        the positions and keywords of its arguments that are devices here."""
-        positions = [
-            i
-            for i, arg in enumerate(call.args)
-            if not isinstance(arg, ast.Starred) and self._is_device(arg, scope, devices)
-        ]
-        keywords = [
-            k.arg
-            for k in call.keywords
-            if k.arg is not None and self._is_device(k.value, scope, devices)
-        ]
-        return ["ask", list(_span(call)), positions, keywords]
-
-    def _through(
-        self,
-        name: ast.Name,
-        scope: _Scope,
-        read: Callable[[ast.expr, _Scope], _T],
-        default: _T,
-    ) -> _T:
-        """``read`` of the value a variable holds where ``name`` reads it: a local
-        bound once (or last before, in straight-line code), or a global of this module
-        assigned once; ``default`` for anything else, or past ``NAME_DEPTH`` variables."""
-        if self._following >= NAME_DEPTH:
-            return default
-        found = self.lookup(name.id, scope)
-        value: ast.expr | None = None
-        value_scope = scope
-        if isinstance(found, _Local):
-            value, value_scope = self.value_at(found, position_of(name)), found.scope
-        elif isinstance(found, _Global) and found.fullname == f"{self.module}.{name.id}":
-            value, value_scope = self._assigned_once(name.id, scope), self.module_scope
-        if value is None:
-            return default
-        self._following += 1
-        try:
-            return read(value, value_scope)
-        finally:
-            self._following -= 1
-
-    def _is_platform_value(
-        self, expr: ast.expr, scope: _Scope, devices: frozenset[str] = frozenset()
-    ) -> bool:
-        """``jax.default_backend()``, ``<device>.platform`` (``_is_device``), or a
-        module's variable holding one."""
-        if isinstance(expr, ast.Call) and not expr.args:
-            return self.ref(expr.func, scope) in fullnames.DEFAULT_BACKEND
-        if isinstance(expr, ast.Attribute) and expr.attr == "platform":
-            return self._is_device(expr.value, scope, devices)
-        if isinstance(expr, ast.Name) and expr.id not in devices:
-            found = self.lookup(expr.id, scope)
-            if isinstance(found, _Global) and found.fullname == f"{self.module}.{expr.id}":
-                binding = self.bindings.get(expr.id)
-                value = self.raw.get(expr.id, [("", None)])[0][1]
-                return (
-                    binding is not None
-                    and binding.kind == model.PLATFORM_VALUE
-                    and isinstance(value, ast.expr)
-                    and self._is_platform_value(value, self.module_scope)
-                )
-            return self._through(
-                expr, scope, lambda value, at: self._is_platform_value(value, at), False
-            )
-        return False
-
-    # ------------------------------------------------------------------ devices
-
-    def _is_device(self, expr: ast.expr, scope: _Scope, devices: frozenset[str]) -> bool:
-        """A ``jax.Device`` of the platform code here lowers for, recognised by shape:
-        an element of a collection of them (``_is_device_collection``), a mesh's
-        ``devices[(0,) * n]``, ``get_default_device()``, ``next(<collection>)``, or a
-        name in ``devices``."""
-        if isinstance(expr, ast.Name):
-            return expr.id in devices or self._device_variable(expr, scope)
-        if isinstance(expr, ast.Subscript):
-            base = expr.value
-            if isinstance(base, ast.Attribute) and base.attr == "devices":
-                if _is_zero_index(expr.slice):
-                    return True  # mesh.devices[(0,) * ndim]
-            return self._is_device_collection(base, scope)
-        if isinstance(expr, ast.Call):
-            name = self.ref(expr.func, scope)
-            if name in fullnames.GET_DEFAULT_DEVICE:
-                return not expr.args and not expr.keywords
-            if name == fullnames.BUILTIN_NEXT and len(expr.args) == 1:
-                return self._is_device_collection(expr.args[0], scope)
-        return False
-
-    def _device_variable(self, name: ast.Name, scope: _Scope) -> bool:
-        """A parameter annotated ``jax.Device``, the variable of a ``for`` over devices
-        (and bound no other simple way), or a variable holding a device."""
-        found = self.lookup(name.id, scope)
-        if isinstance(found, _ParamRef):
-            return self._annotated_device(found)
-        if isinstance(found, _Local) and name.id in found.scope.loops:
-            loops = found.scope.loops[name.id]
-            return name.id not in found.scope.assigns and all(
-                self._is_device_collection(it, found.scope) for it in loops
-            )
-        return self._through(
-            name, scope, lambda value, at: self._is_device(value, at, frozenset()), False
-        )
-
-    def _annotated_device(self, param: _ParamRef) -> bool:
-        """Whether a parameter is annotated ``jax.Device`` (or ``jax.Device | None``,
-        ``Optional[jax.Device]``), resolved by name (jaxlib ships no stub)."""
-        node = param.scope.node
-        if node is None or isinstance(node, ast.Lambda):
-            return False
-        arguments = node.args
-        for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
-            if arg.arg == param.name:
-                outer = param.scope.parent or self.module_scope
-                return self._names_device(arg.annotation, outer)
-        return False
-
-    def _names_device(self, annotation: ast.expr | None, scope: _Scope) -> bool:
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            try:
-                annotation = parse_expression(annotation.value)
-            except SyntaxError:
-                return False
-        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-            sides = [annotation.left, annotation.right]
-            kept = [s for s in sides if not (isinstance(s, ast.Constant) and s.value is None)]
-            return len(kept) == 1 and self._names_device(kept[0], scope)
-        if isinstance(annotation, ast.Subscript) and self.ref(annotation.value, scope) in (
-            "typing.Optional",
-            "typing_extensions.Optional",
-        ):
-            return self._names_device(annotation.slice, scope)
-        if not isinstance(annotation, (ast.Name, ast.Attribute)):
-            return False
-        return self.ref(annotation, scope) in fullnames.DEVICE_TYPES
-
-    def _is_device_collection(self, expr: ast.expr, scope: _Scope) -> bool:
-        """Devices of one platform: ``jax.devices()`` / ``jax.local_devices()`` (no
-        ``backend=``), ``x.devices()``, ``x.sharding.device_set``, ``mesh.devices.flat``,
-        ``list(...)`` of one, a variable holding one."""
-        if isinstance(expr, ast.Name):
-            return self._through(
-                expr, scope, lambda value, at: self._is_device_collection(value, at), False
-            )
-        if isinstance(expr, ast.Call):
-            func = expr.func
-            name = self.ref(func, scope)
-            if name in fullnames.DEVICES:
-                if any(k.arg == "backend" or k.arg is None for k in expr.keywords):
-                    return False
-                local = name is not None and name.endswith("local_devices")
-                return not expr.args or (local and len(expr.args) == 1)
-            if name in fullnames.DEVICE_COLLECTION_COPIES and len(expr.args) == 1:
-                return self._is_device_collection(expr.args[0], scope)
-            if isinstance(func, ast.Attribute) and not expr.args and not expr.keywords:
-                if func.attr == "devices" and (name is None or name.startswith(self.module)):
-                    return True  # a value's method: jax.Array.devices()
-                if func.attr in ("ravel", "flatten", "tolist"):
-                    return _is_mesh_devices(func.value) or self._is_device_collection(
-                        func.value, scope
-                    )
-            return False
-        if isinstance(expr, ast.Attribute):
-            if expr.attr == "device_set":
-                return True
-            if expr.attr == "flat" and isinstance(expr.value, ast.Attribute):
-                return expr.value.attr == "devices"
-            return _is_mesh_devices(expr)
-        return False
-
-    def _kind_source(self, expr: ast.expr, scope: _Scope, devices: frozenset[str]) -> bool | None:
-        """For ``<device>.device_kind``: False; ``<device>.device_kind.lower()``: True
-        (the markers compare lowercased); None for anything else."""
-        if (
-            isinstance(expr, ast.Call)
-            and isinstance(expr.func, ast.Attribute)
-            and expr.func.attr == "lower"
-            and not expr.args
-            and not expr.keywords
-        ):
-            inner = self._kind_source(expr.func.value, scope, devices)
-            return True if inner is False else None
-        if isinstance(expr, ast.Attribute) and expr.attr == "device_kind":
-            return False if self._is_device(expr.value, scope, devices) else None
-        if isinstance(expr, ast.Name) and expr.id not in devices:
-            return self._through(
-                expr, scope, lambda value, at: self._kind_source(value, at, frozenset()), None
-            )
-        return None
-
-    def _kind_comparison(
-        self, op: str, left: ast.expr, right: ast.expr, scope: _Scope, devices: frozenset[str]
-    ) -> model.Condition | None:
-        """``"TPU" in <kind>``, ``<kind> == "TPU v4"``, ``<kind> in (...)``."""
-        if op in ("in", "not in") and isinstance(left, ast.Constant):
-            lowered = self._kind_source(right, scope, devices)
-            if lowered is None or not isinstance(left.value, str):
-                return None
-            true_set, false_set = device_kinds.substring_sets(left.value, lowered)
-            if op == "not in":
-                true_set, false_set = false_set, true_set
-            return _sets_condition(true_set, false_set)
-        if op in ("==", "!=") and self._kind_source(left, scope, devices) is None:
-            left, right = right, left
-        lowered = self._kind_source(left, scope, devices)
-        names = _strings(right)
-        if lowered is None or names is None:
-            return None
-        return _sets_condition(*device_kinds.comparison_sets(op, names, lowered))
-
-    def _startswith(
-        self, call: ast.Call, scope: _Scope, devices: frozenset[str]
-    ) -> model.Condition | None:
-        """``<kind>.startswith("TPU")``."""
-        func = call.func
-        if not (isinstance(func, ast.Attribute) and func.attr == "startswith"):
-            return None
-        if len(call.args) != 1 or call.keywords:
-            return None
-        prefix = call.args[0]
-        if not (isinstance(prefix, ast.Constant) and isinstance(prefix.value, str)):
-            return None
-        lowered = self._kind_source(func.value, scope, devices)
-        if lowered is None:
-            return None
-        return _sets_condition(*device_kinds.substring_sets(prefix.value, lowered))
-
-    def _quantified(
-        self, call: ast.Call, scope: _Scope, devices: frozenset[str]
-    ) -> model.Condition | None:
-        """``any(<condition on d> for d in <devices>)`` / ``all(...)``: the condition on
-        one device (the devices of one collection share a platform, and one is never
-        empty); with a filter (``if ...``) ``any`` may be false and ``all`` true for no
-        device at all: only the other side is known."""
-        name = self.ref(call.func, scope)
-        if name not in (fullnames.BUILTIN_ANY, fullnames.BUILTIN_ALL) or len(call.args) != 1:
-            return None
-        generator = call.args[0]
-        if not isinstance(generator, (ast.GeneratorExp, ast.ListComp)):
-            return None
-        if len(generator.generators) != 1 or call.keywords:
-            return None
-        loop = generator.generators[0]
-        if not isinstance(loop.target, ast.Name) or loop.is_async:
-            return None
-        if not self._is_device_collection(loop.iter, scope):
-            return None
-        inner = self.condition(generator.elt, scope, devices | {loop.target.id})
-        if inner is None or not loop.ifs:
-            return inner
-        return ["true only" if name == fullnames.BUILTIN_ANY else "false only", inner]
-
     # ------------------------------------------------------------------ wrappers
 
-    def _wrapper(self, node: FunctionNode, scope: _Scope) -> WrapperFact | None:
+    def _wrapper(self, node: FunctionNode, scope: Scope) -> WrapperFact | None:
         """As ``platform_facts._wrapper``, also through a returned closure (qwix's
         ``pallas_call`` builds the call in ``wrapper`` and returns it) and with the
         wrapper's own ``**kwargs`` splatted into the entry call."""
         roots, nodes = self._on_every_path(node)
-        candidates: list[tuple[FunctionNode, _Scope, _Roots, list[ast.AST]]] = [
+        candidates: list[tuple[FunctionNode, Scope, _Roots, list[ast.AST]]] = [
             (node, scope, roots, nodes)
         ]
         if roots.returned is not None and isinstance(roots.returned, ast.Name):
@@ -2686,7 +2114,7 @@ class _ModuleReader:
                         else None
                     )
                     if (
-                        isinstance(found_param, _ParamRef)
+                        isinstance(found_param, ParamRef)
                         and found_param.scope is scope
                         and scope.params[found_param.name].kind == model.DSTAR
                     ):
@@ -2732,7 +2160,7 @@ class _ModuleReader:
         return None
 
     def _forwarded_star(
-        self, call: ast.Call, where: _Scope, wrapper: _Scope
+        self, call: ast.Call, where: Scope, wrapper: Scope
     ) -> tuple[str, int] | None:
         """(name, position) of the wrapper's ``*args`` when the entry call passes it first
         (``pl.pallas_call(*args, **kwargs)``)."""
@@ -2742,7 +2170,7 @@ class _ModuleReader:
         if not isinstance(value, ast.Name):
             return None
         found = self.lookup(value.id, where)
-        if not isinstance(found, _ParamRef) or found.scope is not wrapper:
+        if not isinstance(found, ParamRef) or found.scope is not wrapper:
             return None
         param = wrapper.params[value.id]
         if param.kind != model.STAR or param.rebound:
@@ -2751,7 +2179,7 @@ class _ModuleReader:
         return (value.id, index - (1 if wrapper.is_method else 0))
 
     def _decorated_wrapper(
-        self, roots: _Roots, where: _Scope, wrapper: _Scope, positions: dict[str, int]
+        self, roots: _Roots, where: Scope, wrapper: Scope, positions: dict[str, int]
     ) -> WrapperFact | None:
         """A nested function run by a ``pl.core_map(mesh, compiler_params=...)`` decorator
         that calls the wrapper's kernel parameter (tpu-inference's ``core_map_helper.kernel``,
@@ -2797,30 +2225,30 @@ class _ModuleReader:
                 )
         return None
 
-    def _calls_parameter(self, node: FunctionNode, scope: _Scope, wrapper: _Scope) -> str | None:
+    def _calls_parameter(self, node: FunctionNode, scope: Scope, wrapper: Scope) -> str | None:
         """The parameter of ``wrapper`` that ``node`` calls on every path (a kernel that
         runs the wrapper's kernel argument: ``def wrapped(*refs): return kernel(*refs)``)."""
         for sub in self._on_every_path(node)[1]:
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
                 found = self.lookup(sub.func.id, scope)
-                if isinstance(found, _ParamRef) and found.scope is wrapper:
+                if isinstance(found, ParamRef) and found.scope is wrapper:
                     param = wrapper.params[sub.func.id]
                     if not param.rebound and param.kind not in (model.STAR, model.DSTAR):
                         return sub.func.id
         return None
 
     def _forwarded_param(
-        self, actual: ast.expr, where: _Scope, wrapper: _Scope, formal: str, spec: EntrySpec
+        self, actual: ast.expr, where: Scope, wrapper: Scope, formal: str, spec: EntrySpec
     ) -> str | None:
         """The wrapper parameter ``actual`` passes on: a parameter by name, or (for the
         kernel) a lambda or a nested function that calls that parameter."""
         if isinstance(actual, ast.Name):
             found = self.lookup(actual.id, where)
-            if isinstance(found, _ParamRef) and found.scope is wrapper:
+            if isinstance(found, ParamRef) and found.scope is wrapper:
                 param = wrapper.params[actual.id]
                 if not param.rebound and param.kind not in (model.STAR, model.DSTAR):
                     return actual.id
-            if formal == spec.body and isinstance(found, _Global):
+            if formal == spec.body and isinstance(found, GlobalName):
                 local = self.function_of(found.fullname)
                 if local is not None and ".<locals>." in found.fullname:
                     return self._calls_parameter(local[0], local[1], wrapper)
@@ -3073,7 +2501,7 @@ def _outer(args: CallArgs) -> CallArgs:
     )
 
 
-def _positions(scope: _Scope) -> dict[str, int]:
+def _positions(scope: Scope) -> dict[str, int]:
     """Parameter name -> the position a caller passes it at (-1: keyword only)."""
     out: dict[str, int] = {}
     index = 0
@@ -3087,53 +2515,6 @@ def _positions(scope: _Scope) -> dict[str, int]:
     return out
 
 
-def _is_zero_index(expr: ast.expr) -> bool:
-    """``(0,) * n``, ``(0, 0)``: an index tuple of a mesh's device array."""
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
-        return _is_zero_index(expr.left) or _is_zero_index(expr.right)
-    if isinstance(expr, ast.Tuple):
-        return bool(expr.elts) and all(
-            isinstance(e, ast.Constant) and type(e.value) is int for e in expr.elts
-        )
-    return False
-
-
-def _is_mesh_devices(expr: ast.expr) -> bool:
-    """``mesh.devices`` / ``self.mesh.devices`` / ``get_mesh().devices``: the device array
-    of something named a mesh."""
-    if not (isinstance(expr, ast.Attribute) and expr.attr == "devices"):
-        return False
-    owner = expr.value
-    if isinstance(owner, ast.Call):
-        owner = owner.func
-    name = owner.id if isinstance(owner, ast.Name) else getattr(owner, "attr", "")
-    return "mesh" in str(name).lower()
-
-
-def _sets_condition(
-    true_set: frozenset[str] | None, false_set: frozenset[str] | None
-) -> model.Condition | None:
-    """``["sets", true, false]``: platforms known directly (a device kind's markers)."""
-    if true_set is None and false_set is None:
-        return None
-    return [
-        "sets",
-        sorted(true_set) if true_set is not None else None,
-        sorted(false_set) if false_set is not None else None,
-    ]
-
-
-def _strings(expr: ast.expr) -> list[str] | None:
-    """The literal strings of ``"tpu"`` or ``("cuda", "rocm")``; None for anything else."""
-    items = expr.elts if isinstance(expr, (ast.Tuple, ast.List, ast.Set)) else [expr]
-    out: list[str] = []
-    for item in items:
-        if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
-            return None
-        out.append(item.value)
-    return out
-
-
 def _lambda_return(node: ast.Lambda) -> ast.stmt:
     """A lambda's body as the ``return`` statement it is."""
     stmt = ast.Return(value=node.body)
@@ -3141,7 +2522,7 @@ def _lambda_return(node: ast.Lambda) -> ast.stmt:
     return stmt
 
 
-def _returned_values(body: Sequence[ast.stmt], index: _ChildIndex) -> list[ast.expr]:
+def _returned_values(body: Sequence[ast.stmt], index: ChildIndex) -> list[ast.expr]:
     """The values of every ``return`` of a body (nested functions and classes left out);
     an empty list when one returns nothing (``index``: the children of the tree's nodes)."""
     out: list[ast.expr] = []

@@ -1,0 +1,226 @@
+"""What the reader knows of a module's syntax, before reading anything in it: its
+scopes and how a name looks up in them, the child lists its walks share, and how a
+node's place and spelling are written.
+
+* ``Scope``: a function or lambda (or the module): parameters, the names it binds and
+  how, its imports and nested definitions; ``GlobalName`` / ``ParamRef`` / ``LocalName``:
+  what a name looks up to (``reader._ModuleReader.lookup``);
+* ``ChildIndex``: each node's children listed once (operators and contexts left out);
+* ``parse_module`` / ``parse_expression``: ``ast.parse`` without compiler warnings;
+* positions (``position_of``, ``end_of``, ``span_of``), ``spelling`` of a dotted
+  reference, ``is_opaque_name`` (names never read).
+
+What it does not do: resolve a name (``reader``), or decide anything about platforms.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from typed_pallas_mypy.fullnames import JAX_READ_PREFIX
+from typed_pallas_mypy.inference.model import Param
+
+#: How many variable assignments deep a value is followed (an argument, a condition).
+NAME_DEPTH: Final = 3
+
+#: Top-level packages whose names are never worth recording as references.
+_UNRECORDED_TOPS: Final = frozenset({"builtins", "numpy", "jaxlib", *sys.stdlib_module_names})
+
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+Pos = tuple[int, int]
+
+
+def span_of(node: ast.expr) -> tuple[int, int, int, int]:
+    """(line, column, end line, end column): how the plugin names a call's place."""
+    return (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+
+def parse_module(source: bytes) -> ast.Module:
+    """``ast.parse`` without the compiler's warnings: an invalid escape sequence in a
+    library's string (``"a\\+b"``) must not print a ``SyntaxWarning`` in the user's mypy
+    run, nor fail the read where warnings are errors (``-W error``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source)
+
+
+def parse_expression(text: str) -> ast.expr:
+    """An expression written in a string (a quoted annotation), read as ``parse_module``
+    reads a module."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, mode="eval").body
+
+
+def is_opaque_name(fullname: str) -> bool:
+    """Names of code never read: builtins, the standard library, numpy, and jax's own
+    framework (everything in jax but ``jax.experimental.pallas.ops``)."""
+    top = fullname.split(".", 1)[0]
+    if top in _UNRECORDED_TOPS:
+        return True
+    return top == "jax" and not fullname.startswith(JAX_READ_PREFIX)
+
+
+def end_of(node: ast.AST) -> Pos:
+    """Where a statement's effect starts: its end (a binding exists after it)."""
+    line = getattr(node, "end_lineno", None)
+    col = getattr(node, "end_col_offset", None)
+    if line is None or col is None:
+        return position_of(node)
+    return (line, col)
+
+
+def position_of(node: ast.AST) -> Pos:
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def spelling(expr: ast.AST) -> str:
+    """How the source spells a dotted reference (``pltpu.make_async_copy``)."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return f"{spelling(expr.value)}.{expr.attr}"
+    if isinstance(expr, ast.Call):
+        return f"{spelling(expr.func)}(...)"
+    if isinstance(expr, ast.Subscript):
+        return f"{spelling(expr.value)}[...]"
+    return "<expression>"
+
+
+@dataclass
+class Scope:
+    """A function or lambda: its parameters and the names it binds."""
+
+    node: ScopeNode | None
+    qualname: str
+    parent: Scope | None
+    params: dict[str, Param] = field(default_factory=dict)
+    param_list: list[Param] = field(default_factory=list)
+    #: name -> [(position, value)] of simple assignments ``name = value``
+    assigns: dict[str, list[tuple[Pos, ast.expr]]] = field(default_factory=dict)
+    #: names bound in other ways (tuple targets, loops, ``with ... as``, walrus...)
+    complex: set[str] = field(default_factory=set)
+    #: name -> what each ``for name in <iterable>:`` loop binding it iterates over
+    loops: dict[str, list[ast.expr]] = field(default_factory=dict)
+    #: name -> nested function definitions
+    defs: dict[str, list[FunctionNode]] = field(default_factory=dict)
+    imports: dict[str, list[str]] = field(default_factory=dict)
+    declared_global: set[str] = field(default_factory=set)
+    #: the class a method is defined in (qualname), if any
+    class_qualname: str | None = None
+    is_method: bool = False
+
+    @property
+    def self_name(self) -> str | None:
+        if self.is_method and self.param_list and self.param_list[0].kind in ("posonly", "pos"):
+            return self.param_list[0].name
+        return None
+
+    def bound(self, name: str) -> bool:
+        return (
+            name in self.assigns
+            or name in self.complex
+            or name in self.defs
+            or name in self.imports
+        )
+
+
+#: Name lookup results.
+@dataclass(frozen=True)
+class GlobalName:
+    fullname: str
+
+
+@dataclass(frozen=True)
+class ParamRef:
+    scope: Scope
+    name: str
+
+
+@dataclass(frozen=True)
+class LocalName:
+    scope: Scope
+    name: str
+    #: bound only by simple assignments
+    simple: bool
+
+
+Lookup = GlobalName | ParamRef | LocalName
+
+
+#: Fields that hold only an operator or an expression context (``ast.Add``,
+#: ``ast.Load``...): nothing the reader looks for, so its walks skip them.
+_OPERATOR_FIELDS: Final = frozenset({"op", "ops", "ctx"})
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """The direct children of ``node`` in ``ast.iter_child_nodes``'s order, without the
+    operators and expression contexts (``_OPERATOR_FIELDS``)."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        if name in _OPERATOR_FIELDS:
+            continue
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
+class ChildIndex:
+    """The children of the nodes of one tree, each node's listed once: the reader walks
+    the same subtrees many times (a function's own nodes, what runs on every path, its
+    scan, its trace program, the conditions inside it)."""
+
+    def __init__(self) -> None:
+        self._lists: dict[ast.AST, list[ast.AST]] = {}
+
+    def children(self, node: ast.AST) -> list[ast.AST]:
+        """``node``'s children (``child_nodes``); the list is shared: do not change it."""
+        found = self._lists.get(node)
+        if found is None:
+            found = self._lists[node] = child_nodes(node)
+        return found
+
+    def walk(self, node: ast.AST) -> list[ast.AST]:
+        """``node`` and every node under it, in ``ast.walk``'s order (breadth first;
+        operators and expression contexts left out)."""
+        order = [node]
+        for current in order:  # the list grows as it is read: each level after the last
+            order.extend(self.children(current))
+        return order
+
+    def own_nodes(self, body: Sequence[ast.AST]) -> list[ast.AST]:
+        """The nodes of a body that belong to its own scope: nested functions, lambdas
+        and classes are listed, not what is inside them (depth first, last statement
+        first)."""
+        out: list[ast.AST] = []
+        stack: list[ast.AST] = list(body)
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            if not isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+            ):
+                stack.extend(self.children(node))
+        return out
+
+
+def is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
