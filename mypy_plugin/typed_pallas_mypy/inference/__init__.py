@@ -26,8 +26,8 @@ function that reads the platform all give ``None``. No exception leaves the API 
 ``TYPED_PALLAS_MYPY_DEBUG=1`` to let them through).
 
 One module's source becomes its local facts in ``reader`` (on ``scopes``: names, scopes,
-positions), which reads conditions, guard helpers, predicates and devices with
-``conditions``. Local facts of each module are cached on disk per top-level package
+positions; ``callables``: what a callee names), which reads conditions, guard helpers,
+predicates and devices with ``conditions``. Local facts of each module are cached on disk per top-level package
 (``store``), keyed by the file's path, size and mtime and by the reader's version and
 tables; requirements across modules are computed lazily, in memory (``combine``).
 

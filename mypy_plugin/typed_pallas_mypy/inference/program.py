@@ -37,6 +37,15 @@ from typing import TYPE_CHECKING, Final
 from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference.callables import (
+    CallResult,
+    Choice,
+    DecoratedEntry,
+    EntryRef,
+    EntryVariable,
+    FunctionRef,
+    PlatformChoice,
+)
 from typed_pallas_mypy.inference.model import (
     CALLER_ARGS,
     TRUE,
@@ -348,28 +357,19 @@ class ProgramBuilder:
     def _run_callable(
         self, what: object, line: int, call: ast.Call | None, args: CallArgs, reader_mod: object
     ) -> list[Step]:
-        from typed_pallas_mypy.inference.reader import (
-            _Choice,
-            _DecoratedEntry,
-            _Entry,
-            _EntryVariable,
-            _Func,
-            _PlatformChoice,
-            _Result,
-        )
 
         reader, scope = self.reader, self.scope
-        if isinstance(what, _Entry):
+        if isinstance(what, EntryRef):
             return [self._entry(reader.entry_event(what, scope, what.call.lineno, None))]
-        if isinstance(what, _EntryVariable):
+        if isinstance(what, EntryVariable):
             entry = reader.entry_of(what.value, what.scope)
             if entry is None:
                 return []
             event = reader.entry_event(entry, what.scope, what.value.lineno, None)
             return [self._entry(event)]
-        if isinstance(what, _DecoratedEntry):
+        if isinstance(what, DecoratedEntry):
             return [self._entry(what.event)]
-        if isinstance(what, _Func):
+        if isinstance(what, FunctionRef):
             merged = model.partial_args(what.bound, args) if what.bound is not None else args
             as_entry = (
                 reader.as_entry(call, scope)
@@ -388,7 +388,7 @@ class ProgramBuilder:
                 for target in what.targets
             ]
             return self._choice(line, events)
-        if isinstance(what, _Result):
+        if isinstance(what, CallResult):
             as_entry = reader.as_entry(what.call, scope)
             return [
                 CallEvent(
@@ -401,13 +401,13 @@ class ProgramBuilder:
                     differentiated=what.differentiated or self.differentiating,
                 )
             ]
-        if isinstance(what, _Choice):
+        if isinstance(what, Choice):
             arms = [
                 Arm(tuple(self._run_callable(option, line, call, args, reader_mod)))
                 for option in what.options
             ]
             return [Alt(line, tuple(arms))] if any(a.steps for a in arms) else []
-        if isinstance(what, _PlatformChoice):
+        if isinstance(what, PlatformChoice):
             alt = self._platform_alternatives(line, dict(what.branches), args)
             return [alt] if alt is not None else []
         return []  # known (framework code, a value's method) or unknown: nothing to follow
@@ -492,13 +492,6 @@ class ProgramBuilder:
 
     def returned(self, value: ast.expr) -> Event | None:
         """What calling the value ``return value`` returns would run; None: not known."""
-        from typed_pallas_mypy.inference.reader import (
-            _DecoratedEntry,
-            _Entry,
-            _EntryVariable,
-            _Func,
-            _Result,
-        )
 
         reader, scope = self.reader, self.scope
         line = value.lineno
@@ -507,24 +500,24 @@ class ProgramBuilder:
             if entry is not None and not entry.partial:
                 return self._entry(reader.entry_event(entry, scope, line, None))
         what = reader.callable_of(value, scope)
-        if isinstance(what, _Entry):
+        if isinstance(what, EntryRef):
             # ``return partial(pl.pallas_call, ...)`` and similar: not a kernel yet
             return None
-        if isinstance(what, _EntryVariable):
+        if isinstance(what, EntryVariable):
             entry = reader.entry_of(what.value, what.scope)
             if entry is None:
                 return None
             return self._entry(reader.entry_event(entry, what.scope, line, None))
-        if isinstance(what, _DecoratedEntry):
+        if isinstance(what, DecoratedEntry):
             return self._entry(what.event)
-        if isinstance(what, _Func) and len(what.targets) == 1:
+        if isinstance(what, FunctionRef) and len(what.targets) == 1:
             args = (
                 model.partial_args(what.bound, CALLER_ARGS)
                 if what.bound is not None
                 else CALLER_ARGS
             )
             return CallEvent(line, what.targets, args, bound=what.self_bound)
-        if isinstance(what, _Result):
+        if isinstance(what, CallResult):
             return CallEvent(line, (what.target,), what.args, model.RESULT, CALLER_ARGS)
         return None
 

@@ -59,6 +59,19 @@ from typed_pallas_mypy.fullnames import (
     PLATFORM_SOURCES,
 )
 from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference.callables import (
+    KNOWN,
+    Callee,
+    CallResult,
+    Choice,
+    DecoratedEntry,
+    EntryRef,
+    EntryVariable,
+    FunctionRef,
+    KnownCallable,
+    PlatformChoice,
+    UnknownCallable,
+)
 from typed_pallas_mypy.inference.conditions import ConditionReading
 from typed_pallas_mypy.inference.model import (
     FALSE,
@@ -379,96 +392,6 @@ _NEVER_ASK_PLATFORM: Final = frozenset(
 )
 
 
-# --------------------------------------------------------------------------- callables
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """An entry point (or ``functools.partial`` of one), with the call that names it."""
-
-    fullname: str
-    call: ast.Call
-    #: ``functools.partial(entry, ...)``: the partial's call
-    partial: bool = False
-
-
-@dataclass(frozen=True)
-class _Func:
-    targets: tuple[str, ...]
-    bound: CallArgs | None = None
-    #: ``self.method``
-    self_bound: bool = False
-    #: called through ``jax.grad`` and the like
-    differentiated: bool = False
-
-
-@dataclass(frozen=True)
-class _Result:
-    target: str
-    args: CallArgs
-    #: the call whose result is called (for a wrapper's call: its own arguments)
-    call: ast.Call | None = field(default=None, compare=False)
-    #: called through ``jax.grad`` and the like
-    differentiated: bool = False
-
-
-@dataclass(frozen=True)
-class _Known:
-    """A call that runs nothing with a requirement (builtins, a value's method...)."""
-
-
-@dataclass(frozen=True)
-class _Unknown:
-    reason: str
-
-
-@dataclass(frozen=True)
-class _EntryVariable:
-    """A local variable holding an entry call's result (``call = pl.pallas_call(...)``)."""
-
-    name: str
-    value: ast.Call
-    #: the scope the variable was assigned in
-    scope: Scope = field(compare=False)
-
-
-@dataclass(frozen=True)
-class _DecoratedEntry:
-    """A function of this module decorated with ``functools.partial(pl.pallas_call, ...)``
-    (or ``pl.kernel``): calling it runs that entry point with the function as kernel."""
-
-    event: EntryEvent
-
-
-@dataclass(frozen=True)
-class _Choice:
-    """``(a if c else b)``: one of these runs."""
-
-    options: tuple[_Callable, ...]
-
-
-@dataclass(frozen=True)
-class _PlatformChoice:
-    """``typed_pallas.dispatch(tpu=f, gpu=g, ...)``: the branch of the lowering platform."""
-
-    branches: tuple[tuple[str | None, ast.expr], ...] = field(compare=False)
-
-
-_Callable = (
-    _Entry
-    | _Func
-    | _Result
-    | _Known
-    | _Unknown
-    | _EntryVariable
-    | _DecoratedEntry
-    | _Choice
-    | _PlatformChoice
-)
-
-KNOWN: Final = _Known()
-
-
 # --------------------------------------------------------------------------- statements
 
 
@@ -680,7 +603,7 @@ class _ModuleReader(ConditionReading):
             owner = callee.value.id
             for arg in stmt.value.args:
                 what = self.callable_of(arg, self.module_scope)
-                if isinstance(what, _Func) and len(what.targets) == 1 and not what.self_bound:
+                if isinstance(what, FunctionRef) and len(what.targets) == 1 and not what.self_bound:
                     found.setdefault(owner, []).append((what.targets[0], stmt.lineno))
         return {name: tuple(rules) for name, rules in found.items()}
 
@@ -1135,32 +1058,32 @@ class _ModuleReader(ConditionReading):
 
     # ------------------------------------------------------------------ callables
 
-    def callable_of(self, expr: ast.expr, scope: Scope, depth: int = 0) -> _Callable:
+    def callable_of(self, expr: ast.expr, scope: Scope, depth: int = 0) -> Callee:
         """What calling ``expr`` runs."""
         if depth > _CALLABLE_DEPTH:
-            return _Unknown(f"{spelling(expr)} (too many wrappers)")
+            return UnknownCallable(f"{spelling(expr)} (too many wrappers)")
         if isinstance(expr, ast.Call):
             return self._callable_call(expr, scope, depth)
         if isinstance(expr, ast.IfExp):
             left = self.callable_of(expr.body, scope, depth + 1)
             right = self.callable_of(expr.orelse, scope, depth + 1)
-            if isinstance(left, _Known) and isinstance(right, _Known):
+            if isinstance(left, KnownCallable) and isinstance(right, KnownCallable):
                 return KNOWN
-            return _Choice((left, right))
+            return Choice((left, right))
         if isinstance(expr, ast.Lambda):
             lambda_scope = self.scopes.get(id(expr))
             if lambda_scope is None:
-                return _Unknown("a lambda")
-            return _Func((f"{self.module}.{lambda_scope.qualname}",))
+                return UnknownCallable("a lambda")
+            return FunctionRef((f"{self.module}.{lambda_scope.qualname}",))
         if isinstance(expr, ast.Subscript):
             return self._table_entry(expr, scope)
         attr = self.self_attribute(expr, scope)
         if attr is not None:
-            return _Func((f"self:{attr}",), None, self_bound=True)
+            return FunctionRef((f"self:{attr}",), None, self_bound=True)
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, scope)
             if isinstance(found, ParamRef):
-                return _Unknown(f"the parameter {expr.id}")
+                return UnknownCallable(f"the parameter {expr.id}")
             if isinstance(found, LocalName):
                 return self._local_callable(expr, found, scope, depth)
             return self._global_callable(found.fullname)
@@ -1169,53 +1092,52 @@ class _ModuleReader(ConditionReading):
             if name is not None:
                 return self._global_callable(name)
             return KNOWN  # a method of a value: library code
-        return _Unknown(spelling(expr))
+        return UnknownCallable(spelling(expr))
 
-    def _global_callable(self, name: str) -> _Callable:
+    def _global_callable(self, name: str) -> Callee:
         if name in ENTRIES or name in KEEPERS or name == PARTIAL or is_opaque_name(name):
             return KNOWN  # an entry point named but not called here, or framework code
         local = self.function_of(name)
         if local is not None:
             decorated = self._decorated_entry(local[0], local[1])
             if decorated is not None:
-                return _DecoratedEntry(decorated)
-        return _Func((name,))
+                return DecoratedEntry(decorated)
+        return FunctionRef((name,))
 
-    def _table_entry(self, expr: ast.Subscript, scope: Scope) -> _Callable:
+    def _table_entry(self, expr: ast.Subscript, scope: Scope) -> Callee:
         """``KERNELS["tpu"]``: the entry of a module-level platform table (of this module
         or another one: ``combine`` looks it up) under a literal key."""
         key = expr.slice
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-            return _Unknown(spelling(expr))
+            return UnknownCallable(spelling(expr))
         table = self.ref(expr.value, scope)
         if table is None or is_opaque_name(table):
-            return _Unknown(spelling(expr))
-        return _Func((f"{table}[{key.value}]",))
+            return UnknownCallable(spelling(expr))
+        return FunctionRef((f"{table}[{key.value}]",))
 
-    def _local_callable(
-        self, expr: ast.Name, found: LocalName, scope: Scope, depth: int
-    ) -> _Callable:
+    def _local_callable(self, expr: ast.Name, found: LocalName, scope: Scope, depth: int) -> Callee:
         value = self.value_at(found, position_of(expr))
         if value is None:
-            return _Unknown(f"the local variable {found.name}")
+            return UnknownCallable(f"the local variable {found.name}")
         if isinstance(value, ast.Call) and self.entry_of(value, found.scope) is not None:
-            return _EntryVariable(found.name, value, found.scope)
+            return EntryVariable(found.name, value, found.scope)
         result = self.callable_of(value, found.scope, depth + 1)
         if found.scope is not scope:
             # assigned in an enclosing function: its parameters are not this one's
-            if isinstance(result, _Func) and result.bound is not None:
-                result = _Func(result.targets, _outer(result.bound), result.self_bound)
-            elif isinstance(result, _Result):
-                result = _Result(result.target, _outer(result.args), result.call)
+            if isinstance(result, FunctionRef) and result.bound is not None:
+                result = FunctionRef(result.targets, _outer(result.bound), result.self_bound)
+            elif isinstance(result, CallResult):
+                result = CallResult(result.target, _outer(result.args), result.call)
         if isinstance(
-            result, _Result | _Func | _Known | _EntryVariable | _DecoratedEntry | _Choice
+            result,
+            CallResult | FunctionRef | KnownCallable | EntryVariable | DecoratedEntry | Choice,
         ):
             return result
-        if isinstance(result, _Entry) and not result.partial:
-            return _EntryVariable(found.name, result.call, found.scope)
-        if isinstance(result, _PlatformChoice):
+        if isinstance(result, EntryRef) and not result.partial:
+            return EntryVariable(found.name, result.call, found.scope)
+        if isinstance(result, PlatformChoice):
             return result
-        return _Unknown(f"the local variable {found.name}")
+        return UnknownCallable(f"the local variable {found.name}")
 
     @override
     def value_at(self, found: LocalName, pos: Pos) -> ast.expr | None:
@@ -1267,7 +1189,7 @@ class _ModuleReader(ConditionReading):
             self._every_path[id(node)] = found
         return found
 
-    def _callable_call(self, call: ast.Call, scope: Scope, depth: int) -> _Callable:
+    def _callable_call(self, call: ast.Call, scope: Scope, depth: int) -> Callee:
         """What calling the result of ``call`` runs."""
         entry = self.entry_of(call, scope)
         if entry is not None:
@@ -1276,30 +1198,34 @@ class _ModuleReader(ConditionReading):
         if callee == PARTIAL and call.args and not isinstance(call.args[0], ast.Starred):
             inner = self.callable_of(call.args[0], scope, depth + 1)
             bound = self.call_args(call, scope, skip=1)
-            if isinstance(inner, _Func) and not inner.self_bound:
+            if isinstance(inner, FunctionRef) and not inner.self_bound:
                 merged = bound if inner.bound is None else model.partial_args(inner.bound, bound)
-                return _Func(inner.targets, merged)
-            if isinstance(inner, _Func):
-                return _Unknown(f"{spelling(call)} (a partial of a method)")
-            return inner if isinstance(inner, _Known | _Unknown) else _Unknown(spelling(call))
+                return FunctionRef(inner.targets, merged)
+            if isinstance(inner, FunctionRef):
+                return UnknownCallable(f"{spelling(call)} (a partial of a method)")
+            return (
+                inner
+                if isinstance(inner, KnownCallable | UnknownCallable)
+                else UnknownCallable(spelling(call))
+            )
         keeper = self._keeper(call, scope)
         if keeper is not None:
             kept = self.callable_of(keeper, scope, depth + 1)
-            if callee in DIFFERENTIATING and isinstance(kept, _Func | _Result):
+            if callee in DIFFERENTIATING and isinstance(kept, FunctionRef | CallResult):
                 return dataclasses.replace(kept, differentiated=True)
             return kept
         if self._is_keeper_factory(call, scope):
             return KNOWN  # ``jax.jit(static_argnames=...)``: a decorator, not a function
         if callee in fullnames.TP_DISPATCH:
-            return _PlatformChoice(tuple((k.arg, k.value) for k in call.keywords))
+            return PlatformChoice(tuple((k.arg, k.value) for k in call.keywords))
         if callee is not None:
             if callee in KEEPERS or is_opaque_name(callee):
                 return KNOWN
-            return _Result(callee, self.call_args(call, scope), call)
+            return CallResult(callee, self.call_args(call, scope), call)
         if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
             if call.args and not isinstance(call.args[0], ast.Starred):
                 return self.callable_of(call.args[0], scope, depth + 1)
-        return _Unknown(f"{spelling(call)}(...)")
+        return UnknownCallable(f"{spelling(call)}(...)")
 
     def _keeper(self, call: ast.Call, scope: Scope) -> ast.expr | None:
         """The function ``jax.jit(f, ...)`` / ``jax.custom_vjp(f)`` keeps, if ``call`` is one."""
@@ -1323,14 +1249,14 @@ class _ModuleReader(ConditionReading):
             return True
         return bool(callee == PARTIAL and call.args and self.ref(call.args[0], scope) in KEEPERS)
 
-    def entry_of(self, call: ast.Call, scope: Scope) -> _Entry | None:
+    def entry_of(self, call: ast.Call, scope: Scope) -> EntryRef | None:
         callee = self.ref(call.func, scope)
         if callee in ENTRIES:
-            return _Entry(callee, call)
+            return EntryRef(callee, call)
         if callee == PARTIAL and call.args:
             inner = self.ref(call.args[0], scope)
             if inner in ENTRIES:
-                return _Entry(inner, call, partial=True)
+                return EntryRef(inner, call, partial=True)
         return None
 
     # ------------------------------------------------------------------ platform reads
@@ -1764,7 +1690,7 @@ class _ModuleReader(ConditionReading):
         return args, has_splat, splats
 
     def entry_event(
-        self, found: _Entry, scope: Scope, line: int, decorated: FunctionNode | None
+        self, found: EntryRef, scope: Scope, line: int, decorated: FunctionNode | None
     ) -> EntryEvent:
         entry = ENTRIES[found.fullname]
         args, has_splat, _ = self._view(entry, found.call, found.partial)
@@ -1961,7 +1887,7 @@ class _ModuleReader(ConditionReading):
             ],
         )
         ast.copy_location(read, call)
-        entry = _Entry(fullnames.PALLAS_CALL_PUBLIC, read)
+        entry = EntryRef(fullnames.PALLAS_CALL_PUBLIC, read)
         event = self.entry_event(entry, scope, call.lineno, None)
         return dataclasses.replace(event, via=("0", params_from))
 
@@ -2395,20 +2321,20 @@ class _ModuleReader(ConditionReading):
         if not isinstance(value, ast.Call) and self.ref(value, self.module_scope) in KEEPERS:
             return Alias(value.lineno, model.KEEPER, ())
         what = self.callable_of(value, self.module_scope)
-        if isinstance(what, _Func) and not what.self_bound:
+        if isinstance(what, FunctionRef) and not what.self_bound:
             if len(what.targets) > 1:
                 return Alias(value.lineno, model.CHOICE, what.targets)
             if what.bound is not None:
                 return Alias(value.lineno, model.PARTIAL, what.targets, what.bound)
             keeps = isinstance(value, ast.Call)
             return Alias(value.lineno, model.KEEP if keeps else model.REF, what.targets)
-        if isinstance(what, _Result) and isinstance(value, ast.Call):
+        if isinstance(what, CallResult) and isinstance(value, ast.Call):
             return Alias(value.lineno, model.INSTANCE, (what.target,), what.args)
-        if isinstance(what, _Choice):
+        if isinstance(what, Choice):
             targets = [
                 option.targets[0]
                 for option in what.options
-                if isinstance(option, _Func)
+                if isinstance(option, FunctionRef)
                 and len(option.targets) == 1
                 and option.bound is None
                 and not option.self_bound
@@ -2431,7 +2357,7 @@ class _ModuleReader(ConditionReading):
             ):
                 return None
             what = self.callable_of(item, self.module_scope)
-            if isinstance(what, _Func) and len(what.targets) == 1 and what.bound is None:
+            if isinstance(what, FunctionRef) and len(what.targets) == 1 and what.bound is None:
                 keys.append(key.value)
                 targets.append(what.targets[0])
         if not keys:

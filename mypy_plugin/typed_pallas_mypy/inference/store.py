@@ -28,7 +28,7 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import device_kinds, entries, evidence_tables, fullnames
-from typed_pallas_mypy.inference import conditions, model, program, reader, scopes
+from typed_pallas_mypy.inference import callables, conditions, model, program, reader, scopes
 
 #: Bump when the file layout changes.
 STORE_FORMAT: Final = 4
@@ -37,7 +37,7 @@ STORE_FORMAT: Final = 4
 def _source_digest() -> str:
     """Hash of the modules that decide what a module's facts are."""
     digest = hashlib.sha256()
-    for module in (reader, conditions, scopes, program, model, device_kinds):
+    for module in (reader, conditions, scopes, callables, program, model, device_kinds):
         try:
             with open(module.__file__ or "", "rb") as handle:
                 digest.update(handle.read())
