@@ -183,6 +183,44 @@ def test_each_edit_reports_what_a_fresh_mypy_reports(
             (project / name).write_text(text, encoding="utf-8")
 
 
+#: ``dispatch.py`` calling ``tpu_ops.kernel`` with Triton params (no guard): wrong when the
+#: kernel's body is TPU-only, which is read from ``tpu_ops`` at the entry call
+KERNEL_CALLER = """\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+import tpu_ops
+
+def run(x):
+    return pl.pallas_call(tpu_ops.kernel, out_shape=x, compiler_params=pltriton.CompilerParams())(x)
+"""
+PLAIN_BODY = "    o_ref[...] = x_ref[...]"
+TPU_BODY = "    pltpu.sync_copy(x_ref, o_ref)"
+
+
+@pytest.mark.slow
+def test_a_kernel_body_edited_in_another_module_rechecks_the_entry_call(
+    worker: Worker, project: Path, planned: session.Plan
+) -> None:
+    """The kernel of ``dispatch.py``'s entry call is in ``tpu_ops.py``; only its body is
+    edited (TPU-only, plain, TPU-only): each step reports what a fresh mypy reports, and
+    the entry call's finding comes, goes and comes back."""
+    disk = {p.name: p.read_text(encoding="utf-8") for p in project.glob("*.py")}
+    ops = project / "tpu_ops.py"
+    (project / "dispatch.py").write_text(KERNEL_CALLER, encoding="utf-8")
+    try:
+        for body, fires in ((TPU_BODY, True), (PLAIN_BODY, False), (TPU_BODY, True)):
+            ops.write_text(TPU_OPS.replace(PLAIN_BODY, body), encoding="utf-8")
+            shown = _shown(planned, _run(planned, worker.ask(planned.command, {})))
+            assert shown == _shown(planned, _fresh(project, planned, {})), body
+            assert shown is not None
+            at_call = [f for f in shown if f[0] == "dispatch.py" and f[1] == 7]
+            assert bool(at_call) == fires, (body, shown)
+    finally:
+        for name, text in disk.items():
+            (project / name).write_text(text, encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_a_file_added_restarts_the_worker(
     worker: Worker, project: Path, planned: session.Plan
