@@ -148,3 +148,20 @@ def test_module_without_pallas_is_stored_too(
     entry = json.loads((cache / "pkg.util.json").read_text())
     assert "helper" in entry["facts"]["functions"]
     assert "worth" not in entry
+
+
+@pytest.mark.parametrize(
+    ("package", "read"),
+    [("kernels", True), ("pytest", False), ("_pytest", False), ("pluggy", False)],
+)
+def test_test_frameworks_are_never_read(
+    make_lib: MakeLib, tmp_path: Path, parses: list[str], package: str, read: bool
+) -> None:
+    """A test framework defines no Pallas kernel (``fullnames.NO_KERNEL_PACKAGES``): a
+    project's tests import dozens of its modules, which are never read; a package of
+    the same shape under another name is."""
+    use = f"from {package}.ops import tpu_op\n\ndef outer(x):\n    return tpu_op(x)\n"
+    root = make_lib({f"{package}/ops.py": OPS, "app/use.py": use})
+    found = reader_for(root, tmp_path / "cache").requirement("app.use.outer")
+    assert (f"{package}.ops" in parses) == read, parses
+    assert platforms_of(found) == ({"tpu"} if read else None)
