@@ -49,11 +49,18 @@ from typed_pallas_mypy.cache_keys import plugin_folder
 #: (module, attribute path) of the functions timed, and how the output names them
 WRAPPED: tuple[tuple[str, str, str], ...] = (
     ("typed_pallas_mypy.main", "TypedPallasPlugin.get_function_hook", "get_function_hook"),
-    ("typed_pallas_mypy.main", "TypedPallasPlugin.get_method_hook", "get_method_hook"),
+    # a name seen before is a dict lookup mypy makes directly (``main._MethodHooks``):
+    # only each name's first lookup runs Python code
+    ("typed_pallas_mypy.main", "TypedPallasPlugin._find_method_hook", "get_method_hook (new name)"),
     ("typed_pallas_mypy.transformers.hooks", "function_kind", "  function_kind (hook lookup)"),
     ("typed_pallas_mypy.inference", "Inference.requirement", "  library requirement"),
     ("typed_pallas_mypy.inference", "Inference.wrapper", "  library wrapper"),
     ("typed_pallas_mypy.inference.reader", "read_module", "    parse a library module"),
+    (
+        "typed_pallas_mypy.inference.reader",
+        "read_module_and_sites",
+        "    parse a project module",
+    ),
     ("typed_pallas_mypy.inference.store", "_write", "    write a facts file"),
     ("typed_pallas_mypy.transformers.hooks", "check_entry_call", "check: entry point call"),
     ("typed_pallas_mypy.transformers.hooks", "widen_proven_mismatch", "check: entry signature"),
