@@ -426,6 +426,11 @@ INTERPRET_DEFAULT_NOTE: Final = (
     "interpret= is the parameter {name}, off by default: the call is judged as it runs "
     "compiled; it fails unless its caller turns interpret mode on"
 )
+INTERPRET_PASSED_OFF_NOTE: Final = (
+    "interpret= is the parameter {name}, which every use of {function} in this module "
+    "passes off: the call is judged as it runs compiled; it fails unless a caller "
+    "elsewhere turns interpret mode on"
+)
 
 #: A call whose ``interpret=`` is a platform condition (``jax.default_backend() != "tpu"``):
 #: it runs compiled only where that condition is false.
