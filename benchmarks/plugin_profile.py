@@ -48,9 +48,13 @@ from typed_pallas_mypy.cache_keys import plugin_folder
 
 #: (module, attribute path) of the functions timed, and how the output names them
 WRAPPED: tuple[tuple[str, str, str], ...] = (
-    ("typed_pallas_mypy.main", "TypedPallasPlugin.get_function_hook", "get_function_hook"),
-    # a name seen before is a dict lookup mypy makes directly (``main._MethodHooks``):
-    # only each name's first lookup runs Python code
+    # a name seen before is a dict lookup mypy makes directly (``main._HookMemo``): only
+    # each name's first lookup runs Python code
+    (
+        "typed_pallas_mypy.main",
+        "TypedPallasPlugin._find_function_hook",
+        "get_function_hook (new name)",
+    ),
     ("typed_pallas_mypy.main", "TypedPallasPlugin._find_method_hook", "get_method_hook (new name)"),
     ("typed_pallas_mypy.transformers.hooks", "function_kind", "  function_kind (hook lookup)"),
     ("typed_pallas_mypy.inference", "Inference.requirement", "  library requirement"),

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Final, final
+from typing import Any, Final, Generic, TypeVar, final
 
 from mypy.nodes import MypyFile
 from mypy.options import Options
@@ -63,21 +63,22 @@ SignatureHook = Callable[[FunctionSigContext], FunctionLike]
 #: before any hook runs: the codes must exist once this entry module is loaded.
 ERROR_CODES: Final = (errorcodes.PALLAS_PLATFORM,)
 
-#: "not looked up yet" in the per-fullname hook memo (None means "no hook")
-_UNSEEN: Final = object()
+
+_Hook = TypeVar("_Hook")
 
 
-class _MethodHooks(dict[str, "MethodHook | None"]):
-    """fullname -> the method hook (None: none), found on the first lookup. mypy asks
-    for every method call and operator it checks (about 3,700 times per body edit of a
-    jax ops file under the daemon); a name seen before is then a dict lookup, with no
-    Python frame."""
+class _HookMemo(dict[str, "_Hook | None"], Generic[_Hook]):
+    """fullname -> the hook (None: none), found on the first lookup. mypy asks for every
+    call, method call and operator it checks (about 3,700 method lookups per body edit
+    of a jax ops file under the daemon); a name seen before is then a dict lookup, with
+    no Python frame. The answers never change for a plugin instance: project functions'
+    hooks are kept for the life of the plugin (the daemon's included) as before."""
 
-    def __init__(self, find: Callable[[str], MethodHook | None]) -> None:
+    def __init__(self, find: Callable[[str], _Hook | None]) -> None:
         super().__init__()
         self._find = find
 
-    def __missing__(self, fullname: str) -> MethodHook | None:
+    def __missing__(self, fullname: str) -> _Hook | None:
         hook = self[fullname] = self._find(fullname)
         return hook
 
@@ -92,10 +93,11 @@ class TypedPallasPlugin(Plugin):
         cache_keys.remember_config(self._config)
         self._config_data: dict[str, Any] | None = None
         self._hook_tables: _HookTables | None = None
-        self._user_hooks: dict[str, Any] = {}
         self._library_stamps = cache_keys.new_library_stamps()
-        self._method_hooks = _MethodHooks(self._find_method_hook)
-        # the lookup itself, not a method calling it (``_MethodHooks``)
+        self._function_hooks = _HookMemo[FunctionHook](self._find_function_hook)
+        self._method_hooks = _HookMemo[MethodHook](self._find_method_hook)
+        # the lookups themselves, not methods calling them (``_HookMemo``)
+        setattr(self, "get_function_hook", self._function_hooks.__getitem__)  # noqa: B010
         setattr(self, "get_method_hook", self._method_hooks.__getitem__)  # noqa: B010
 
     def _tables(self) -> _HookTables:
@@ -105,8 +107,10 @@ class TypedPallasPlugin(Plugin):
 
     @override
     def get_function_hook(self, fullname: str) -> FunctionHook | None:
-        tables = self._tables()
-        hook = tables.function_hooks.get(fullname)
+        return self._function_hooks[fullname]
+
+    def _find_function_hook(self, fullname: str) -> FunctionHook | None:
+        hook = self._tables().function_hooks.get(fullname)
         if hook is not None:
             return hook
         user: FunctionHook | None = self._user_hook(fullname)
@@ -128,14 +132,9 @@ class TypedPallasPlugin(Plugin):
         return user
 
     def _user_hook(self, fullname: str) -> Any:
-        """The hook for a call of a function of the project or of a library kernel
-        (memoized), or None."""
-        known = self._user_hooks.get(fullname, _UNSEEN)
-        if known is not _UNSEEN:
-            return known
-        hook = self._tables().user_hook(fullname)
-        self._user_hooks[fullname] = hook
-        return hook
+        """The hook for a call of a function of the project or of a library kernel, or
+        None (memoized by the lookups above)."""
+        return self._tables().user_hook(fullname)
 
     @override
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
