@@ -40,7 +40,6 @@ from mypy.nodes import (
     ClassDef,
     Decorator,
     DictExpr,
-    ExpressionStmt,
     FuncDef,
     IfStmt,
     MypyFile,
@@ -48,7 +47,6 @@ from mypy.nodes import (
     OverloadedFuncDef,
     RefExpr,
     Statement,
-    StrExpr,
     SymbolTableNode,
     Var,
 )
@@ -398,10 +396,6 @@ def _defined(stmt: Statement) -> list[str]:
                 out.extend(_defined(inner))
         return out
     return []
-
-
-def _is_docstring(stmt: Statement) -> bool:
-    return isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr)
 
 
 def stored_json(node: SymbolTableNode | None) -> dict[str, object] | None:

@@ -167,10 +167,6 @@ class ModuleIndex:
     #: what answers the platform predicates the inference asks about (built on first use)
     _ask: Ask | None = field(default=None, repr=False)
 
-    def calls_of(self, fullname: str) -> list[CallExpr]:
-        """The calls in this module whose callee mypy names ``fullname``."""
-        return self._uses().calls.get(fullname, [])
-
     def uses_of(self, fullname: str) -> FunctionUses:
         """Every use of the function ``fullname`` in this module, by kind."""
         uses = self._uses()
