@@ -392,3 +392,57 @@ def test_grid_spec_entry_fails_to_lower_with_other_params(key: tuple[str, str]) 
         assert _grid_spec_lowered_on(cls, keyword, threshold - 1, backend), (
             f"{key[1]}({keyword}={threshold - 1}) with {backend} params should lower"
         )
+
+
+def _masked_load(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = pltriton.load(x_ref, mask=jnp.ones(SHAPE, bool), other=0.0)
+
+
+def _unmasked_load(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = pltriton.load(x_ref, other=0.0)
+
+
+def _masked_load_unused(x_ref: Any, o_ref: Any) -> None:
+    pltriton.load(x_ref, mask=jnp.ones(SHAPE, bool), other=0.0)
+    o_ref[...] = x_ref[...]
+
+
+def _masked_store(x_ref: Any, o_ref: Any) -> None:
+    pltriton.store(o_ref, x_ref[...], mask=jnp.ones(SHAPE, bool))
+
+
+#: keyword entries with a lowering sample: the call given the keyword, its value used
+KEYWORD_SAMPLES: dict[tuple[str, str], Callable[..., None]] = {
+    ("triton", "load"): _masked_load,
+}
+
+
+def test_every_keyword_entry_is_sampled() -> None:
+    assert set(evidence_tables.KEYWORD_EVIDENCE) <= set(KEYWORD_SAMPLES)
+
+
+@pytest.mark.parametrize("key", list(KEYWORD_SAMPLES), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_keyword_entry_fails_to_lower_with_other_params(key: tuple[str, str]) -> None:
+    _, allowed = evidence_tables.KEYWORD_EVIDENCE[key]
+    body = KEYWORD_SAMPLES[key]
+    for backend in PARAMS:
+        lowered = _lowered_on(body, backend)
+        if backend in allowed:
+            if backend == "mosaic_gpu" and JAX_012:
+                continue  # pl.pallas_call + Mosaic GPU params never lowers on 0.12
+            assert lowered, f"control: {key} with {backend} params should lower somewhere"
+        else:
+            assert not lowered, f"{key} with {backend} params lowered on {sorted(lowered)}"
+    if "mosaic_gpu" not in allowed:
+        assert not _mgpu_kernel_lowers(body), f"{key} lowered for cuda through plgpu.kernel"
+
+
+@pytest.mark.parametrize(
+    "body", [_unmasked_load, _masked_load_unused, _masked_store], ids=lambda b: b.__name__
+)
+def test_triton_load_store_without_a_used_mask_are_no_evidence(body: Callable[..., None]) -> None:
+    """Without ``mask=``, with the loaded value dead, or a masked store: Mosaic TPU
+    lowers, so the name alone proves nothing against TPU."""
+    assert "tpu" in _lowered_on(body, "mosaic_tpu")
+    assert ("triton", "store") not in evidence_tables.KEYWORD_EVIDENCE
+    assert ("triton", "load") not in evidence_tables.BODY_EVIDENCE

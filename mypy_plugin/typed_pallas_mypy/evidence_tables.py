@@ -24,12 +24,14 @@ Deliberately *not* evidence:
   ``pl.ANY``/``pltpu.HBM``;
 * memory spaces in block specs (``pl.BlockSpec(memory_space=pltpu.SMEM)`` lowers with
   Triton params on cuda: measured); only scratch allocations count;
-* ``pltriton.load``/``store`` and ``pltpu.load``/``store``: measured to lower with
-  Mosaic TPU *and* Triton params (both are Pallas' generic masked load/store); only
-  Mosaic GPU fails on them ("Unimplemented primitive ...: masked_load"). Not entered:
-  they would prove "not Mosaic GPU" only, a two-backend set the report does not word yet.
-  Mosaic GPU's own ``load``/``store`` are not measured; ``pltriton.dot`` is the generic
-  ``pl.dot``;
+* ``pltriton.load``/``store`` and ``pltpu.load``/``store`` by their names: measured to
+  lower with Mosaic TPU *and* Triton params (both are Pallas' generic masked
+  load/store), also with ``other=`` or ``eviction_policy=``, and ``store`` with
+  ``mask=``; only Mosaic GPU fails on them ("Unimplemented primitive ...: masked_load").
+  Not entered: they would prove "not Mosaic GPU" only, a two-backend set the report
+  does not word yet. A ``pltriton.load`` given ``mask=`` whose value is used is
+  (``KEYWORD_EVIDENCE``). Mosaic GPU's own ``load``/``store`` are not measured;
+  ``pltriton.dot`` is the generic ``pl.dot``;
 * ``pltpu.with_memory_space_constraint``: fails in a kernel body with *every* params
   class, TPU's included (it belongs on the caller's arrays): measured;
 * names that resolve outside a backend module and so could never match a key here:
@@ -159,6 +161,19 @@ BODY_EVIDENCE: Final[Mapping[tuple[str, str], frozenset[str]]] = {
     # 'AccessAssumptionTransform' ... 'get_indexer_shape'), plgpu.kernel "Transforms are not
     # yet implemented for warpgroup semantics"; Mosaic TPU lowers.
     ("mosaic_tpu", "annotate"): TPU_ONLY,
+}
+
+#: Body calls that prove a backend only when given a keyword, their result used (a
+#: call written as a statement is dropped before lowering): (namespace, name) ->
+#: (keyword, backends).
+KEYWORD_EVIDENCE: Final[Mapping[tuple[str, str], tuple[str, frozenset[str]]]] = {
+    # A masked Triton load (jax's ops/gpu kernels: ``plgpu.load(x_ref.at[idx],
+    # mask=idx < n, other=0.0)``). Measured on both, jax 0.10.2 and 0.12.0.1, with the
+    # loaded value stored: Mosaic TPU lowering fails (an empty AssertionError; with a
+    # vector index "`broadcast_to` is a Triton-specific primitive"), Mosaic GPU has no
+    # masked_load rule, Triton lowers on cuda. Without ``mask=``, or with the value
+    # unused, Mosaic TPU lowers.
+    ("triton", "load"): ("mask", TRITON_ONLY),
 }
 
 #: Scratch allocations: names in ``scratch_shapes`` / ``scratch_types`` (also inside a

@@ -1166,13 +1166,17 @@ class _ModuleReader(ConditionReading):
         return isinstance(kept, ast.Name) and kept.id == name
 
     def _straight(self, scope: Scope) -> set[int]:
-        """Ids of the values of the assignments of ``scope`` that run on every path."""
+        """Ids of the values of the assignments of ``scope`` that run on every path, or
+        on every path that reaches what follows them: the statements of the function's
+        own body (after an early ``return``, every later statement has run the earlier
+        ones: jax's ``layer_norm_backward`` binds ``kernel`` twice after one)."""
         cached = self._straight_cache.get(id(scope))
         if cached is not None:
             return cached
         found: set[int] = set()
         if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for root in self._on_every_path(scope.node)[0].nodes:
+            roots = [*self._on_every_path(scope.node)[0].nodes, *scope.node.body]
+            for root in roots:
                 if isinstance(root, (ast.Assign, ast.AnnAssign)) and root.value is not None:
                     found.add(id(root.value))
         self._straight_cache[id(scope)] = found
@@ -1354,8 +1358,12 @@ class _ModuleReader(ConditionReading):
         tables = _BODY_TABLES
         roots: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
         stack: list[tuple[ast.AST, bool]] = [(root, False) for root in roots]
+        #: calls written as statements: their value is dead (``KEYWORD_EVIDENCE``)
+        statements: set[int] = set()
         while stack:
             node, guarded = stack.pop()
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                statements.add(id(node.value))
             if id(node) in self.scopes and node is not func:
                 assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
                 args = node.args
@@ -1403,9 +1411,30 @@ class _ModuleReader(ConditionReading):
                 target = self.kernel_function(node.func, scope)
                 if target is not None:
                     result.callees.append(target)
+                elif node.keywords and id(node) not in statements:
+                    found = self._keyword_evidence(node, scope)
+                    if found is not None:
+                        result.evidence.append(found)
             stack.extend([(child, guarded) for child in self.nodes.children(node)])
         result.evidence.sort(key=lambda e: e.line)
         return result
+
+    def _keyword_evidence(self, call: ast.Call, scope: Scope) -> Evidence | None:
+        """What a body call given a keyword proves (``KEYWORD_EVIDENCE``): a masked
+        Triton load. The caller has made sure its value is used."""
+        name = self.ref(call.func, scope)
+        key = namespace_key(name) if name is not None else None
+        rule = evidence_tables.KEYWORD_EVIDENCE.get(key) if key is not None else None
+        if rule is None:
+            return None
+        keyword, backends = rule
+        for item in call.keywords:
+            if item.arg == keyword and not (
+                isinstance(item.value, ast.Constant) and item.value.value is None
+            ):
+                what = f"{spelling(call.func)} with {keyword}="
+                return Evidence(tuple(sorted(backends)), what, call.lineno)
+        return None
 
     def body_evidence(self, kernel: ScopeNode) -> tuple[Evidence, ...]:
         """A kernel's body evidence: the kernel and the functions of this module it

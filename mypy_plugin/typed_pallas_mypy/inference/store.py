@@ -60,6 +60,7 @@ def _digest() -> str:
         sorted(_platforms.DEVICE_KIND_MARKERS.items()),
         sorted(_platforms.DEVICE_KIND_EXHAUSTIVE_MARKERS),
         sorted((k, sorted(v)) for k, v in evidence_tables.BODY_EVIDENCE.items()),
+        sorted((k, v[0], sorted(v[1])) for k, v in evidence_tables.KEYWORD_EVIDENCE.items()),
         sorted((k, sorted(v)) for k, v in evidence_tables.SCRATCH_EVIDENCE.items()),
         sorted((k, sorted(v)) for k, v in evidence_tables.MESH_EVIDENCE.items()),
         sorted(
