@@ -267,6 +267,19 @@ def _entry_id(entry: tuple[str, tuple[str, str]]) -> str:
     return f"{entry[0].lower()}-{entry[1][0]}-{entry[1][1]}"
 
 
+def _assert_lowers_only_where_allowed(
+    key: tuple[str, str], backend: str, allowed: frozenset[str], lowered: set[str]
+) -> None:
+    """An entry's sample with ``backend``'s params: lowers somewhere when the entry allows
+    the backend (the control), nowhere when it does not."""
+    if backend in allowed:
+        if backend == "mosaic_gpu" and JAX_012:
+            return  # pl.pallas_call + Mosaic GPU params never lowers on 0.12
+        assert lowered, f"control: {key} with {backend} params should lower somewhere"
+    else:
+        assert not lowered, f"{key} with {backend} params lowered on {sorted(lowered)}"
+
+
 @pytest.mark.parametrize("entry", list(SAMPLES), ids=_entry_id)
 def test_evidence_entry_fails_to_lower_with_other_params(
     entry: tuple[str, tuple[str, str]],
@@ -292,12 +305,7 @@ def test_evidence_entry_fails_to_lower_with_other_params(
             lowered = _lowered_on(body, backend)
         else:
             lowered = _lowered_on(sample.body, backend, **sample.kwargs)
-        if backend in allowed:
-            if backend == "mosaic_gpu" and JAX_012:
-                continue  # pl.pallas_call + Mosaic GPU params never lowers on 0.12
-            assert lowered, f"control: {key} with {backend} params should lower somewhere"
-        else:
-            assert not lowered, f"{key} with {backend} params lowered on {sorted(lowered)}"
+        _assert_lowers_only_where_allowed(key, backend, allowed, lowered)
     if table == "BODY" and "mosaic_gpu" not in allowed and not sample.kwargs:
         assert not _mgpu_kernel_lowers(sample.body), f"{key} lowered for cuda through plgpu.kernel"
 
@@ -426,13 +434,7 @@ def test_keyword_entry_fails_to_lower_with_other_params(key: tuple[str, str]) ->
     _, allowed = evidence_tables.KEYWORD_EVIDENCE[key]
     body = KEYWORD_SAMPLES[key]
     for backend in PARAMS:
-        lowered = _lowered_on(body, backend)
-        if backend in allowed:
-            if backend == "mosaic_gpu" and JAX_012:
-                continue  # pl.pallas_call + Mosaic GPU params never lowers on 0.12
-            assert lowered, f"control: {key} with {backend} params should lower somewhere"
-        else:
-            assert not lowered, f"{key} with {backend} params lowered on {sorted(lowered)}"
+        _assert_lowers_only_where_allowed(key, backend, allowed, _lowered_on(body, backend))
     if "mosaic_gpu" not in allowed:
         assert not _mgpu_kernel_lowers(body), f"{key} lowered for cuda through plgpu.kernel"
 

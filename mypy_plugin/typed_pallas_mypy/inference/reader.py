@@ -1155,8 +1155,20 @@ class _ModuleReader(ConditionReading):
         straight = self._straight(found.scope)
         if not assigned or any(id(value) not in straight for _, value in assigned):
             return None
+        if self._in_nested(found.scope, pos):
+            return None  # a closure reads the variable when it runs: any binding
         before = [value for at, value in assigned if at <= pos]
         return before[-1] if before else None
+
+    def _in_nested(self, scope: Scope, pos: Pos) -> bool:
+        """Whether ``pos`` lies in a function or lambda nested in ``scope``."""
+        for node, inner in [*self.function_nodes.values(), *self.lambda_nodes.values()]:
+            outer = inner.parent
+            while outer is not None and outer is not scope:
+                outer = outer.parent
+            if outer is scope and position_of(node) <= pos <= end_of(node):
+                return True
+        return False
 
     def _rewraps(self, value: ast.expr, name: str, scope: Scope) -> bool:
         """``name = jax.vmap(name, ...)``: the variable still runs what it ran."""
