@@ -292,6 +292,9 @@ def default_config(x):
 def interpreted_config(x):
     return with_config(x, Config(interpret=True))
 
+def positional_config(x):
+    return with_config(x, Config(True))
+
 def forwarded(x, config: Config):
     return with_config(x, config)
 
@@ -307,6 +310,7 @@ def default_off(x):
     )
     assert _platforms(facts, "default_config") == {"tpu"}
     assert _platforms(facts, "interpreted_config") is None
+    assert _platforms(facts, "positional_config") is None  # which field True sets: unknown
     assert _platforms(facts, "partial_off") == {"tpu"}
     assert _platforms(facts, "partial_on") is None
     assert _platforms(facts, "default_off") == {"tpu"}

@@ -56,6 +56,12 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     ),
     ("a literal key into a platform table", "fire_table_literal_key", "silent_table_literal_key"),
     ("a config object's interpret field", "fire_config_default", "silent_config_interpret"),
+    ("a config object's field set by position", None, "silent_config_positional"),
+    (
+        "interpret= by position before / after a *args splat",
+        "fire_interpret_before_a_splat",
+        "silent_interpret_after_a_splat",
+    ),
 )
 
 #: function -> the shape of the array it is called with (default (8, 128))

@@ -995,11 +995,10 @@ class _ModuleReader(ConditionReading):
             name = self.ref(expr.func, scope)
             if name is not None and name.rsplit(".", 1)[-1] == "InterpretParams":
                 return TRUE
-            plain = not any(isinstance(a, ast.Starred) for a in expr.args) and all(
-                k.arg is not None for k in expr.keywords
-            )
+            plain = not expr.args and all(k.arg is not None for k in expr.keywords)
             if name is not None and plain and not is_opaque_name(name):
-                # a constructor call, as a config object (``Config(interpret=False)``)
+                # a constructor call, as a config object (``Config(interpret=False)``);
+                # given positional arguments, which field each sets is not known here
                 fields = ",".join(f"{k.arg}={_literal(k.value) or UNKNOWN}" for k in expr.keywords)
                 return f"n:{name}({fields})"
             return UNKNOWN

@@ -53,7 +53,7 @@ from mypy.subtypes import is_subtype
 from mypy.types import CallableType, Overloaded, ProperType, Type, get_proper_type
 
 from typed_pallas import _platforms, _versions
-from typed_pallas_mypy import evidence_tables, fullnames
+from typed_pallas_mypy import evidence_tables
 from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import guards
@@ -61,7 +61,7 @@ from typed_pallas_mypy.transformers import params as params_mod
 from typed_pallas_mypy.transformers.facts_store import Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, configured_decision
 from typed_pallas_mypy.transformers.module_index import ModuleIndex
-from typed_pallas_mypy.transformers.nodes import ref_fullname, spelling, start_of
+from typed_pallas_mypy.transformers.nodes import passed, ref_fullname, spelling, start_of
 from typed_pallas_mypy.transformers.reporting import declared_type, report
 
 
@@ -240,27 +240,10 @@ def interpret_argument(
         return _config_argument(node, parameter, field)
     if not isinstance(node, CallExpr):
         return "off"
-    arguments = list(zip(node.arg_kinds, node.arg_names, node.args))
-    if ref_fullname(node.callee) == fullnames.FUNCTOOLS_PARTIAL:
-        arguments = arguments[1:]  # partial(f, *bound, **bound_keywords)
-    elif isinstance(node.callee, CallExpr) and (
-        ref_fullname(node.callee.callee) == fullnames.FUNCTOOLS_PARTIAL
-    ):
-        bound = node.callee
-        arguments = [*zip(bound.arg_kinds, bound.arg_names, bound.args)][1:] + arguments
-    name, position = parameter
-    splat = False
-    positional = 0
-    for kind, arg_name, arg in arguments:
-        if kind == ARG_NAMED and arg_name == name:
-            return _literal_mode(arg)
-        if kind == ARG_POS:
-            if positional == position:
-                return _literal_mode(arg)
-            positional += 1
-        elif kind != ARG_NAMED:
-            splat = True
-    return "unknown" if splat else "off"
+    found = passed(node, *parameter)
+    if found.expr is not None:
+        return _literal_mode(found.expr)
+    return "unknown" if found.splat else "off"
 
 
 def _config_argument(
@@ -268,24 +251,13 @@ def _config_argument(
 ) -> Interpret:
     if not isinstance(node, CallExpr):
         return "unknown"
-    name, position = parameter
     field_name, default_off = field
-    passed: Expression | None = None
-    positional = 0
-    for kind, arg_name, arg in zip(node.arg_kinds, node.arg_names, node.args):
-        if kind == ARG_NAMED and arg_name == name:
-            passed = arg
-        elif kind == ARG_POS:
-            if positional == position:
-                passed = arg
-            positional += 1
-    if not isinstance(passed, CallExpr) or any(
-        kind not in (ARG_POS, ARG_NAMED) for kind in passed.arg_kinds
-    ):
-        return "unknown"
-    for kind, arg_name, arg in zip(passed.arg_kinds, passed.arg_names, passed.args):
-        if kind == ARG_NAMED and arg_name == field_name:
-            return _literal_mode(arg)
+    given = passed(node, *parameter).expr
+    if not isinstance(given, CallExpr) or any(kind != ARG_NAMED for kind in given.arg_kinds):
+        return "unknown"  # given positional arguments, which field each sets is not known
+    field_value = passed(given, field_name, None).expr
+    if field_value is not None:
+        return _literal_mode(field_value)
     return "off" if default_off else "unknown"
 
 
@@ -351,16 +323,16 @@ def _kernel_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Ev
     if index.cross is None:
         return []
     body = view.entry.body
-    passed = body is not None and body in view.args
-    argument = _own_argument(view, "kernel", body) if passed and body is not None else None
-    if passed and argument is None:
+    kernel_passed = body is not None and body in view.args
+    argument = _own_argument(view, "kernel", body) if kernel_passed and body is not None else None
+    if kernel_passed and argument is None:
         return []
     local, other = index.cross.kernel_evidence(
         index.tree.fullname,
         view.context,
         argument,
-        decorated=not passed,
-        applied=not passed and body != "kernel",
+        decorated=not kernel_passed,
+        applied=not kernel_passed and body != "kernel",
     )
     found = [evidence_mod.Evidence(backends, what, line) for backends, what, line in local]
     if other and body is not None:
@@ -667,7 +639,7 @@ def _parameter_off(
         if not _passes_off(index, call, (name, position), following):
             return False
     for partial in uses.partials:
-        if _argument(partial, (name, position)) is None:
+        if passed(partial, name, position).expr is None:
             if argument.initializer is None:
                 return False  # the partial's own calls pass it: not followed
             continue  # as a bare reference: its calls may pass it (not followed)
@@ -693,30 +665,13 @@ def _passes_off(
     a parameter of the calling function this module keeps off."""
     if interpret_argument(call, parameter) == "off":
         return True
-    passed = _argument(call, parameter)
-    if not isinstance(passed, NameExpr):
+    given = passed(call, *parameter).expr
+    if not isinstance(given, NameExpr):
         return False
     caller = index.function_at(start_of(call))
-    if caller is None or not _is_parameter(passed, caller):
+    if caller is None or not _is_parameter(given, caller):
         return False
-    return _parameter_off(index, caller, passed.name, following)
-
-
-def _argument(call: CallExpr, parameter: tuple[str, int]) -> Expression | None:
-    """The expression ``call`` (or the partial it is) passes for the parameter."""
-    arguments = list(zip(call.arg_kinds, call.arg_names, call.args))
-    if ref_fullname(call.callee) == fullnames.FUNCTOOLS_PARTIAL:
-        arguments = arguments[1:]
-    name, position = parameter
-    positional = 0
-    for kind, arg_name, arg in arguments:
-        if kind == ARG_NAMED and arg_name == name:
-            return arg
-        if kind == ARG_POS:
-            if positional == position:
-                return arg
-            positional += 1
-    return None
+    return _parameter_off(index, caller, given.name, following)
 
 
 def _evidence_only(view: CallView, index: ModuleIndex, config: PlatformConfig) -> Problem | None:

@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from mypy.nodes import (
-    ARG_NAMED,
-    ARG_POS,
     AssignmentStmt,
     CallExpr,
     ConditionalExpr,
@@ -63,7 +61,7 @@ from typed_pallas_mypy.transformers import calls, guards, predicates
 from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, callable_target
-from typed_pallas_mypy.transformers.nodes import Pos, ref_fullname, spelling, start_of
+from typed_pallas_mypy.transformers.nodes import Pos, passed, ref_fullname, spelling, start_of
 from typed_pallas_mypy.transformers.platform_facts import Facts
 
 
@@ -313,7 +311,7 @@ class _Scan:
         registry = self._registry_of(call.callee)
         if registry is None:
             return
-        value = _argument(call, registry.platform, registry.position)
+        value = passed(call, registry.platform, registry.position).expr
         name = _value_name(value) if value is not None else None
         platforms = registry.platforms_of(name) if name is not None else None
         if not platforms:
@@ -331,7 +329,7 @@ class _Scan:
             requirement = self.facts.local_requirement(decorated, self.tree, self.index)
             self.check_requirement(requirement, decorated.name, call, lowering, why)
             return
-        registered = _argument(call, registry.function, registry.function_position)
+        registered = passed(call, registry.function, registry.function_position).expr
         if registered is None:
             return
         target = self.facts.names.callee_function(registered, self._func_at(call))
@@ -553,21 +551,6 @@ def _differentiates(call: CallExpr) -> bool:
     such a call; mypy's name of its callee is ``f``'s)."""
     callee = call.callee
     return isinstance(callee, CallExpr) and ref_fullname(callee.callee) in fullnames.DIFFERENTIATING
-
-
-def _argument(call: CallExpr, keyword: str | None, position: int | None) -> Expression | None:
-    """The argument passed as ``keyword`` or at ``position`` (before any splat)."""
-    positional = 0
-    for kind, name, arg in zip(call.arg_kinds, call.arg_names, call.args):
-        if kind == ARG_NAMED and keyword is not None and name == keyword:
-            return arg
-        if kind == ARG_POS:
-            if position is not None and positional == position:
-                return arg
-            positional += 1
-        elif kind != ARG_NAMED:
-            return None  # a splat: positions after it are not known
-    return None
 
 
 def _value_name(value: Expression) -> str | None:

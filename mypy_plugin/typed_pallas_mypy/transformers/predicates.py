@@ -46,7 +46,6 @@ from mypy.nodes import (
     ARG_NAMED,
     ARG_POS,
     ARG_STAR,
-    ARG_STAR2,
     Block,
     CallExpr,
     ClassDef,
@@ -90,7 +89,7 @@ from typed_pallas_mypy.inference.combine import Ask
 from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers.facts_store import FunctionFacts, Gate, Predicate, Requirement
 from typed_pallas_mypy.transformers.guards import LOWERING, Guard, Sets
-from typed_pallas_mypy.transformers.nodes import Pos, end_of, start_of
+from typed_pallas_mypy.transformers.nodes import Pos, end_of, passed, start_of
 from typed_pallas_mypy.transformers.resolution import Names
 
 # --------------------------------------------------------------------------- device parameters
@@ -323,17 +322,7 @@ def _is_unbound_owner(expr: Expression) -> bool:
 def device_argument(call: CallExpr, predicate: Predicate, bound: bool) -> Expression | None:
     """The argument a call passes for the predicate's device parameter."""
     position = predicate.position - (1 if bound else 0)
-    positional = 0
-    for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
-        if name == predicate.parameter:
-            return arg
-        if kind in (ARG_STAR, ARG_STAR2):
-            return None  # ``*args`` / ``**kwargs``: which argument is the device is not known
-        if kind == ARG_POS:
-            if positional == position:
-                return arg
-            positional += 1
-    return None
+    return passed(call, predicate.parameter, position).expr
 
 
 def sets_at_call(

@@ -426,6 +426,32 @@ def silent_config_interpret(x):
     return kernel_with_config(x, Config(interpret=True))
 
 
+def silent_config_positional(x):
+    # the field is set by position: which one is not read, so interpret mode is unknown
+    return kernel_with_config(x, Config(128, True))
+
+
+def kernel_interpret_first(interpret, pipelined, x):
+    del pipelined
+    return pl.pallas_call(
+        add_one,
+        out_shape=_shape(x),
+        compiler_params=pltpu.CompilerParams(),
+        interpret=interpret,
+    )(x)
+
+
+def fire_interpret_before_a_splat(x):
+    rest = (True,)
+    return kernel_interpret_first(False, *rest, x)
+
+
+def silent_interpret_after_a_splat(x):
+    # the splat fills the first parameter: the False is ``pipelined``
+    flags = (True,)
+    return kernel_interpret_first(*flags, False, x)
+
+
 # -- platform tables ---------------------------------------------------------------------
 
 KERNELS = {"tpu": tpu_op, "gpu": triton_op}
