@@ -96,9 +96,13 @@ class TypedPallasPlugin(Plugin):
         self._library_stamps = cache_keys.new_library_stamps()
         self._function_hooks = _HookMemo[FunctionHook](self._find_function_hook)
         self._method_hooks = _HookMemo[MethodHook](self._find_method_hook)
+        self._signature_hooks = _HookMemo[SignatureHook](self._find_signature_hook)
         # the lookups themselves, not methods calling them (``_HookMemo``)
         setattr(self, "get_function_hook", self._function_hooks.__getitem__)  # noqa: B010
         setattr(self, "get_method_hook", self._method_hooks.__getitem__)  # noqa: B010
+        setattr(  # noqa: B010
+            self, "get_function_signature_hook", self._signature_hooks.__getitem__
+        )
 
     def _tables(self) -> _HookTables:
         if self._hook_tables is None:
@@ -118,6 +122,9 @@ class TypedPallasPlugin(Plugin):
 
     @override
     def get_function_signature_hook(self, fullname: str) -> SignatureHook | None:
+        return self._signature_hooks[fullname]
+
+    def _find_signature_hook(self, fullname: str) -> SignatureHook | None:
         return self._tables().signature_hooks.get(fullname)
 
     @override

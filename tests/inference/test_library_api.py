@@ -132,6 +132,34 @@ def test_modules_read_and_module_map(make_lib: MakeLib) -> None:
     assert facts.module_map("nothing.here") == []
 
 
+def test_forget_drops_only_the_answers_read_from_the_changed_modules(make_lib: MakeLib) -> None:
+    """What the plugin calls when modules changed under the daemon: an answer that read
+    a changed module is computed again; a module not named keeps what was read of it
+    (its file changed too, unannounced: the answer stays the old one until everything
+    is forgotten)."""
+    root = make_lib(
+        {
+            "pkg/ops.py": OPS,
+            "pkg/more.py": "from pkg.ops import tpu_op\n# pallas\ndef again(x):\n"
+            "    return tpu_op(x)\n",
+            "pkg/other.py": OPS.replace("tpu_op(", "own_op("),
+        }
+    )
+    facts = reader_for(root)
+    assert platforms_of(facts.requirement("pkg.more.again")) == {"tpu"}
+    assert platforms_of(facts.requirement("pkg.other.own_op")) == {"tpu"}
+    for module in ("ops", "other"):
+        path = root / "pkg" / f"{module}.py"
+        path.write_text(
+            path.read_text().replace("pltpu.CompilerParams()", "pltriton.CompilerParams()")
+        )
+    facts.forget(frozenset({"pkg.ops"}))
+    assert platforms_of(facts.requirement("pkg.more.again")) == {"cuda", "rocm"}
+    assert platforms_of(facts.requirement("pkg.other.own_op")) == {"tpu"}
+    facts.forget()
+    assert platforms_of(facts.requirement("pkg.other.own_op")) == {"cuda", "rocm"}
+
+
 def test_failures_are_silent_unless_debugging(
     make_lib: MakeLib, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -188,6 +188,10 @@ class Resolver:
         #: the paths of ``read``, in the order they were read
         self.read_order: list[str] = []
         self._memo: dict[tuple[str, str], _Memo] = {}
+        #: module -> the slots of ``_memo`` read from it (``forget`` drops them without
+        #: looking at the others; a slot computed again may stay listed: dropping it
+        #: again only costs a recomputation)
+        self._memo_slots: dict[str, set[tuple[str, str]]] = {}
         self._in_progress: set[tuple[str, str]] = set()
         #: the modules the computations on the stack have read so far
         self._reading: list[set[str]] = []
@@ -311,6 +315,7 @@ class Resolver:
             self._checked.clear()
             self._sources.clear()
             self._memo.clear()
+            self._memo_slots.clear()
             self._sites.clear()
             self.read.clear()
             self.read_order.clear()
@@ -319,9 +324,8 @@ class Resolver:
             for module in modules:
                 self._sources.pop(module, None)
                 self._sites.pop(module, None)
-            self._memo = {
-                slot: memo for slot, memo in self._memo.items() if not memo.modules & modules
-            }
+                for slot in self._memo_slots.pop(module, ()):
+                    self._memo.pop(slot, None)
         self._located.clear()
         self._helpers.clear()
 
@@ -434,6 +438,8 @@ class Resolver:
         for reading in self._reading:
             reading.update(modules)
         self._memo[slot] = _Memo(value, frozenset(modules))
+        for module in modules:
+            self._memo_slots.setdefault(module, set()).add(slot)
         return value
 
     def modules_of(self, kind: str, key: str) -> frozenset[str]:

@@ -531,6 +531,9 @@ class _ModuleReader(ConditionReading):
         self.class_nodes: dict[str, ast.ClassDef] = {}
         #: qualname -> (lambda, its scope)
         self.lambda_nodes: dict[str, tuple[ast.Lambda, Scope]] = {}
+        #: line -> the spans of functions and lambdas over it (``_spans_over``)
+        self._spans_by_line: dict[int, list[tuple[Pos, Pos, Scope]]] = {}
+        self._spans_count = 0
         #: modules ``from m import *`` reads names from
         self.stars: list[str] = []
         self.bindings: dict[str, Binding] = {}
@@ -1846,18 +1849,27 @@ class _ModuleReader(ConditionReading):
         end_line, end_column = end_of(found)
         scope = self.module_scope
         best: tuple[int, int] | None = None
-        candidates: list[tuple[ScopeNode, Scope]] = [
-            *self.function_nodes.values(),
-            *self.lambda_nodes.values(),
-        ]
-        for node, node_scope in candidates:
-            start = (node.lineno, node.col_offset)
-            end = end_of(node)
+        for start, end, node_scope in self._spans_over(line):
             if start <= (line, column) and (end_line, end_column) <= end:
                 if best is None or start >= best:
                     best = start
                     scope = node_scope
         return scope
+
+    def _spans_over(self, line: int) -> list[tuple[Pos, Pos, Scope]]:
+        """(start, end, scope) of each function and lambda whose span holds ``line``,
+        functions first, each in the order it was found (an index by line, built
+        again when a function or lambda was added since)."""
+        count = len(self.function_nodes) + len(self.lambda_nodes)
+        if count != self._spans_count:
+            by_line: dict[int, list[tuple[Pos, Pos, Scope]]] = {}
+            for node, node_scope in [*self.function_nodes.values(), *self.lambda_nodes.values()]:
+                item = ((node.lineno, node.col_offset), end_of(node), node_scope)
+                for at in range(item[0][0], item[1][0] + 1):
+                    by_line.setdefault(at, []).append(item)
+            self._spans_by_line = by_line
+            self._spans_count = count
+        return self._spans_by_line.get(line, [])
 
     def definition_steps(self, node: FunctionNode, scope: Scope) -> list[Step]:
         """What defining a nested function runs: a ``pl.core_map(mesh)`` decorator runs
