@@ -164,13 +164,20 @@ Lookup = GlobalName | ParamRef | LocalName
 _OPERATOR_FIELDS: Final = frozenset({"op", "ops", "ctx"})
 
 
+#: node class -> its fields but ``_OPERATOR_FIELDS`` (``child_nodes``)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """The direct children of ``node`` in ``ast.iter_child_nodes``'s order, without the
     operators and expression contexts (``_OPERATOR_FIELDS``)."""
+    fields = _CHILD_FIELDS.get(type(node))
+    if fields is None:
+        fields = _CHILD_FIELDS[type(node)] = tuple(
+            name for name in node._fields if name not in _OPERATOR_FIELDS
+        )
     out: list[ast.AST] = []
-    for name in node._fields:
-        if name in _OPERATOR_FIELDS:
-            continue
+    for name in fields:
         value = getattr(node, name, None)
         if isinstance(value, list):
             out.extend([item for item in value if isinstance(item, ast.AST)])
