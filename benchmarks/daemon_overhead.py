@@ -18,6 +18,13 @@ the order alternating every round so that drift in the host's load hits both. Pr
 the medians of the edit-to-diagnostics times and their ratio plugin / daemon alone,
 both measured in this run, and the findings of the last round (they must not change).
 
+``--one-at-a-time`` measures the way a user runs the daemon: one daemon alive at a time.
+In each of ``--blocks`` blocks, each configuration (the order alternating per block)
+gets a fresh daemon, whose cold start is not timed, then ``--rounds`` body edits, and
+is stopped before the other starts. Two daemons alive side by side share the host's
+caches and memory: the one that ran second in a round finds them holding the other's
+data, which costs the larger process more.
+
 What it does not do: assert a time, measure memory, or keep the daemons (both are
 stopped at the end, also on an error).
 """
@@ -56,6 +63,15 @@ def copy_ops(python: str, work: Path) -> tuple[Path, list[str], str]:
     if edited not in files:
         edited = next(f for f in files if not f.endswith("__init__.py"))
     return project, files, edited
+
+
+def _edit(path: Path, text: str) -> None:
+    """Write ``text`` with an mtime at least a second later than the file's: mypy's
+    daemon compares whole-second mtimes (with the size) to find changed files."""
+    old = path.stat().st_mtime_ns
+    path.write_text(text)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, max(stat.st_mtime_ns, old + 1_000_000_000)))
 
 
 def body_edit(source: str, round_number: int) -> str:
@@ -139,36 +155,65 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=sys.executable, help="interpreter whose mypy is used")
     ap.add_argument("--rounds", type=int, default=9, help="edit rounds (default: %(default)s)")
     ap.add_argument("--json", type=Path, default=None, help="where to write the results")
+    ap.add_argument(
+        "--one-at-a-time",
+        action="store_true",
+        help="one daemon alive at a time, in blocks of --rounds edits (see the docstring)",
+    )
+    ap.add_argument(
+        "--blocks", type=int, default=3, help="with --one-at-a-time (default: %(default)s)"
+    )
     args = ap.parse_args(argv)
+    if args.rounds < 1 or args.blocks < 1:
+        ap.error("--rounds and --blocks must be at least 1")
     work = Path(tempfile.mkdtemp(prefix="typed-pallas-daemon-"))
     daemons: dict[str, Daemon] = {}
     try:
         project, files, edited = copy_ops(args.python, work)
         original = (project / edited).read_text()
-        daemons = {name: Daemon(name, work, project, files, args.python) for name in CONFIGS}
-        first = {name: daemon.run()[0] for name, daemon in daemons.items()}
+        path = project / edited
         times: dict[str, list[float]] = {name: [] for name in CONFIGS}
         findings: dict[str, list[str]] = {}
-        for number in range(args.rounds):
-            text = body_edit(original, number + 1)
-            path = project / edited
-            old = path.stat().st_mtime_ns
-            path.write_text(text)
-            stat = path.stat()
-            os.utime(path, ns=(stat.st_atime_ns, max(stat.st_mtime_ns, old + 1_000_000_000)))
-            order = CONFIGS if number % 2 == 0 else CONFIGS[::-1]
-            for name in order:
-                seconds, found = daemons[name].run()
-                times[name].append(seconds)
-                findings[name] = found
+        if args.one_at_a_time:
+            first: dict[str, float] = {}
+            for block in range(args.blocks):
+                order = CONFIGS if block % 2 == 0 else CONFIGS[::-1]
+                for name in order:
+                    path.write_text(original)
+                    daemon = daemons[name] = Daemon(name, work, project, files, args.python)
+                    try:
+                        first.setdefault(name, daemon.run()[0])
+                        for number in range(args.rounds):
+                            _edit(path, body_edit(original, number + 1))
+                            seconds, findings[name] = daemon.run()
+                            times[name].append(seconds)
+                    finally:
+                        daemon.stop()
+                        daemon.status.unlink(missing_ok=True)  # the next one starts afresh
+                        shutil.rmtree(daemon.cache, ignore_errors=True)
+        else:
+            daemons = {name: Daemon(name, work, project, files, args.python) for name in CONFIGS}
+            first = {name: daemon.run()[0] for name, daemon in daemons.items()}
+            for number in range(args.rounds):
+                _edit(path, body_edit(original, number + 1))
+                order = CONFIGS if number % 2 == 0 else CONFIGS[::-1]
+                for name in order:
+                    seconds, found = daemons[name].run()
+                    times[name].append(seconds)
+                    findings[name] = found
         medians = {name: statistics.median(values) for name, values in times.items()}
         ratio = medians["plugin"] / medians["baseline"]
-        print(f"target: a copy of {OPS} ({len(files)} files), body edit of {edited}")
+        how = (
+            f"one daemon at a time, {args.blocks} blocks of {args.rounds} edits"
+            if args.one_at_a_time
+            else "side by side, alternating"
+        )
+        print(f"target: a copy of {OPS} ({len(files)} files), body edit of {edited} ({how})")
         print(
             f"first run (cold daemon): plugin {first['plugin']:.2f} s, alone {first['baseline']:.2f} s"
         )
         print(
-            f"edit-to-diagnostics, median of {args.rounds}: plugin {medians['plugin']:.3f} s, "
+            f"edit-to-diagnostics, median of {len(times['plugin'])}: plugin {medians['plugin']:.3f} s, "
             f"alone {medians['baseline']:.3f} s, ratio {ratio:.2f}"
         )
         print(f"findings with the plugin: {len(findings['plugin'])}")
@@ -182,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
                         "host": f"{platform.machine()} {os.cpu_count()} cpu",
                         "files": len(files),
                         "edited": edited,
+                        "mode": how,
                         "first": first,
                         "times": times,
                         "medians": medians,
