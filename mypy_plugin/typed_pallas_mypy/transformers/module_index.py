@@ -247,7 +247,14 @@ class ModuleIndex:
         return self.cross.condition_sets(self.tree.fullname, expr, self._ask)
 
     def is_platform_source(self, expr: Expression) -> bool:
-        """Whether ``expr`` is the platform string itself (``jax.default_backend()``)."""
+        """Whether ``expr`` is the platform string itself (``jax.default_backend()``).
+        Only the engine's forms are asked about (a call without arguments, a name, an
+        attribute): the index of ``x_ref[...]`` or ``x[pl.ds(i, 8)]`` never is one."""
+        if isinstance(expr, CallExpr):
+            if expr.args:
+                return False
+        elif not isinstance(expr, (NameExpr, MemberExpr)):
+            return False
         return self.cross is not None and self.cross.is_platform_source(self.tree.fullname, expr)
 
     def _keys(self, name: NameExpr, func: FuncItem | None) -> tuple[tuple[int, str], ...]:
