@@ -16,7 +16,10 @@ function of one ops file (its first statement becomes ``_edit = N``, N changing 
 round: the module's interface does not change) and times ``dmypy run`` on each daemon,
 the order alternating every round so that drift in the host's load hits both. Printed:
 the medians of the edit-to-diagnostics times and their ratio plugin / daemon alone,
-both measured in this run, and the findings of the last round (they must not change).
+both measured in this run, the findings of the last round (they must not change), and
+where the time goes: the medians of mypy's own per-update figures
+(``--perf-stats-file``): the whole fine-grained update, and the type check of the
+edited module, inside which the plugin's hooks run.
 
 ``--one-at-a-time`` measures the way a user runs the daemon: one daemon alive at a time.
 In each of ``--blocks`` blocks, each configuration (the order alternating per block)
@@ -50,6 +53,9 @@ from eval.corpus import venv_jax
 from eval.mypyrun import PLUGIN, clean_env
 
 CONFIGS: tuple[str, ...] = ("plugin", "baseline")
+#: mypy's per-update figures kept (``dmypy run --perf-stats-file``): the fine-grained
+#: update, and the type check of the modules it processed (the edited one)
+PERF_KEYS: tuple[str, ...] = ("fg_update_time", "typecheck_time")
 OPS = Path("jax/experimental/pallas/ops")
 
 
@@ -63,6 +69,11 @@ def copy_ops(python: str, work: Path) -> tuple[Path, list[str], str]:
     if edited not in files:
         edited = next(f for f in files if not f.endswith("__init__.py"))
     return project, files, edited
+
+
+def _keep(kept: dict[str, list[float]], figures: dict[str, float]) -> None:
+    for key, value in figures.items():
+        kept[key].append(value)
 
 
 def _edit(path: Path, text: str) -> None:
@@ -100,6 +111,9 @@ class Daemon:
         self.status = work / f"{name}.status.json"
         self.cache = work / f"{name}.cache"
         self.config = work / f"{name}.ini"
+        self.stats = work / f"{name}.perf.json"
+        #: mypy's figures (``PERF_KEYS``, seconds) for the last run; empty when not written
+        self.last_perf: dict[str, float] = {}
         self.config.write_text(
             "[mypy]\n"
             + (f"plugins = {PLUGIN}\n" if name == "plugin" else "")
@@ -118,6 +132,8 @@ class Daemon:
                 "run",
                 "--timeout",
                 "900",
+                "--perf-stats-file",
+                str(self.stats),
                 "--",
                 "--config-file",
                 str(self.config),
@@ -137,6 +153,12 @@ class Daemon:
         if done.returncode not in (0, 1) or "Traceback" in done.stderr:
             raise SystemExit(f"dmypy ({self.name}) failed:\n{done.stdout}\n{done.stderr}")
         findings = [line for line in done.stdout.splitlines() if "[pallas-platform]" in line]
+        try:
+            stats = json.loads(self.stats.read_text())
+            self.last_perf = {key: float(stats[key]) for key in PERF_KEYS}
+        except (OSError, ValueError, KeyError, TypeError):
+            self.last_perf = {}
+        self.stats.unlink(missing_ok=True)
         return seconds, findings
 
     def stop(self) -> None:
@@ -173,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
         original = (project / edited).read_text()
         path = project / edited
         times: dict[str, list[float]] = {name: [] for name in CONFIGS}
+        perf: dict[str, dict[str, list[float]]] = {
+            name: {key: [] for key in PERF_KEYS} for name in CONFIGS
+        }
         findings: dict[str, list[str]] = {}
         if args.one_at_a_time:
             first: dict[str, float] = {}
@@ -187,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                             _edit(path, body_edit(original, number + 1))
                             seconds, findings[name] = daemon.run()
                             times[name].append(seconds)
+                            _keep(perf[name], daemon.last_perf)
                     finally:
                         daemon.stop()
                         daemon.status.unlink(missing_ok=True)  # the next one starts afresh
@@ -201,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
                     seconds, found = daemons[name].run()
                     times[name].append(seconds)
                     findings[name] = found
+                    _keep(perf[name], daemons[name].last_perf)
         medians = {name: statistics.median(values) for name, values in times.items()}
         ratio = medians["plugin"] / medians["baseline"]
         how = (
@@ -216,6 +243,18 @@ def main(argv: list[str] | None = None) -> int:
             f"edit-to-diagnostics, median of {len(times['plugin'])}: plugin {medians['plugin']:.3f} s, "
             f"alone {medians['baseline']:.3f} s, ratio {ratio:.2f}"
         )
+        perf_medians = {
+            name: {key: statistics.median(values) for key, values in kept.items() if values}
+            for name, kept in perf.items()
+        }
+        for key in PERF_KEYS:
+            plugin_s = perf_medians["plugin"].get(key)
+            alone_s = perf_medians["baseline"].get(key)
+            if plugin_s is not None and alone_s is not None:
+                print(
+                    f"mypy's {key}, median: plugin {plugin_s * 1000:.1f} ms, "
+                    f"alone {alone_s * 1000:.1f} ms, plugin's extra {(plugin_s - alone_s) * 1000:.1f} ms"
+                )
         print(f"findings with the plugin: {len(findings['plugin'])}")
         if args.json is not None:
             args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -232,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                         "times": times,
                         "medians": medians,
                         "ratio": ratio,
+                        "perf": perf,
+                        "perf_medians": perf_medians,
                         "findings": findings["plugin"],
                     },
                     indent=2,
