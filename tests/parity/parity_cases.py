@@ -17,6 +17,11 @@ LIBRARY = HERE / "kernlib"
 #: (form, fire function or None, silent function or None)
 FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     ("a direct call", "fire_direct", "silent_direct"),
+    (
+        "a module of an optional import (None where it failed)",
+        "fire_optional_import",
+        "silent_optional_import",
+    ),
     ("every alternative of an if/else", "fire_if_else", "silent_if_else"),
     ("every case of a match", "fire_match", "silent_match"),
     ("a conditional expression as callee", "fire_choice", "silent_choice"),

@@ -300,6 +300,11 @@ class Sites:
         return self.reader.argument_evidence(mesh, scratch, grid_specs, scope)
 
 
+def _is_none(kind: str, value: object) -> bool:
+    """A raw binding ``name = None``."""
+    return kind == "assign" and isinstance(value, ast.Constant) and value.value is None
+
+
 def _argument(call: ast.Call, index: int, keyword: str | None) -> ast.expr | None:
     """The argument of ``call`` at ``index`` as mypy counts them (``Argument``), when it
     is passed as said (by position, or by that keyword); else None."""
@@ -689,6 +694,11 @@ class _ModuleReader(ConditionReading):
 
     def _resolve_bindings(self) -> None:
         for name, raw in self.raw.items():
+            imports = [(kind, value) for kind, value in raw if not _is_none(kind, value)]
+            if len(imports) < len(raw) and imports and {kind for kind, _ in imports} == {"import"}:
+                # an optional import (``try: from m import ops`` / ``except ImportError:
+                # ops = None``): a use of None raises, so what runs is the import
+                raw = imports
             kinds = {kind for kind, _ in raw}
             if len(raw) == 1 or (kinds == {"import"} and len({str(v) for _, v in raw}) == 1):
                 kind, value = raw[0]

@@ -14,6 +14,11 @@ from jax.experimental.pallas import triton as pltriton
 
 from kernlib.kernels import add_one, tpu_op, tpu_op_2, tpu_op_i, triton_op
 
+try:  # an optional import: a use of None raises, so what runs is the module
+    from kernlib import kernels as optional_kernels
+except ImportError:
+    optional_kernels = None
+
 
 def _shape(x):
     return jax.ShapeDtypeStruct(x.shape, x.dtype)
@@ -28,6 +33,14 @@ def fire_direct(x):
 
 def silent_direct(x):
     return triton_op(x)
+
+
+def fire_optional_import(x):
+    return optional_kernels.tpu_op(x)
+
+
+def silent_optional_import(x):
+    return optional_kernels.triton_op(x)
 
 
 # -- every alternative of an if / match, a conditional expression ------------------------
