@@ -280,6 +280,35 @@ def test_body_only_edit_in_another_module(project: Project) -> None:
     _params_edit_round_trip(project, KERNELS, DISPATCH, CROSS_ERROR)
 
 
+OPTIONAL_DISPATCH = """\
+import jax
+
+try:
+    import jax.experimental.pallas  # noqa: F401
+except ImportError:
+    kernels = None
+else:
+    import kernels  # type: ignore[assignment]
+
+
+def run(x: jax.Array) -> jax.Array:
+    if jax.default_backend() == "gpu":
+        return kernels.add_one(x)  # type: ignore[attr-defined]
+    return x
+"""
+
+
+def test_optional_import_body_edit_in_another_module(project: Project) -> None:
+    """The same round trip through an optional import (``kernels = None`` where it
+    failed): the engine reads the name as the import, and the caller depends on it."""
+    _params_edit_round_trip(
+        project,
+        KERNELS,
+        OPTIONAL_DISPATCH,
+        CROSS_ERROR.replace("dispatch.py:7:", "dispatch.py:13:"),
+    )
+
+
 FACTORY = """\
 from typing import Any, Callable
 import jax
