@@ -59,7 +59,11 @@ WRAPPED: tuple[tuple[str, str, str], ...] = (
     ("typed_pallas_mypy.transformers.hooks", "function_kind", "  function_kind (hook lookup)"),
     ("typed_pallas_mypy.inference", "Inference.requirement", "  library requirement"),
     ("typed_pallas_mypy.inference", "Inference.wrapper", "  library wrapper"),
-    ("typed_pallas_mypy.inference.reader", "read_module", "    parse a library module"),
+    (
+        "typed_pallas_mypy.inference.reader",
+        "read_module_keeping_sites",
+        "    parse a library module",
+    ),
     (
         "typed_pallas_mypy.inference.reader",
         "read_module_and_sites",

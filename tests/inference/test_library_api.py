@@ -168,7 +168,7 @@ def test_failures_are_silent_unless_debugging(
     def broken(source: bytes, module: str, *, is_package: bool) -> object:
         raise RuntimeError("reader bug")
 
-    monkeypatch.setattr(combine.reader, "read_module", broken)
+    monkeypatch.setattr(combine.reader, "read_module_keeping_sites", broken)
     monkeypatch.setenv("TYPED_PALLAS_MYPY_DEBUG", "1")
     with pytest.raises(RuntimeError, match="reader bug"):
         reader_for(root).requirement("pkg.ops.tpu_op")

@@ -3,11 +3,12 @@
 A second ``Inference`` over the same cache reads the JSON and parses nothing; a
 module whose file changed (size, or mtime alone) is parsed again; a cache file that is
 corrupt, from another reader version, or cannot be written is ignored without an error.
-Parses are counted by wrapping ``reader.read_module``.
+Parses are counted by wrapping the reader's constructor (one per parse).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from pathlib import Path
@@ -22,15 +23,17 @@ USE = OPS + "\ndef outer(x):\n    return tpu_op(x)\n"
 
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The modules ``reader.read_module`` is called for, in order."""
+    """The modules parsed (a reader built for each parse), in order."""
     seen: list[str] = []
-    original = reader.read_module
+    original = reader._ModuleReader.__init__
 
-    def counting(source: bytes, module: str, *, is_package: bool) -> object:
+    def counting(
+        self: reader._ModuleReader, tree: object, module: str, is_package: bool, pallas: bool
+    ) -> None:
         seen.append(module)
-        return original(source, module, is_package=is_package)
+        original(self, tree, module, is_package, pallas)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(combine.reader, "read_module", counting)
+    monkeypatch.setattr(reader._ModuleReader, "__init__", counting)
     return seen
 
 
@@ -165,3 +168,42 @@ def test_test_frameworks_are_never_read(
     found = reader_for(root, tmp_path / "cache").requirement("app.use.outer")
     assert (f"{package}.ops" in parses) == read, parses
     assert platforms_of(found) == ({"tpu"} if read else None)
+
+
+def _span_of_call(source: str, callee: str) -> tuple[int, int, int, int]:
+    """Where the first call of ``callee`` is written in ``source``."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == callee:
+                assert node.end_lineno is not None and node.end_col_offset is not None
+                return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+    raise AssertionError(callee)
+
+
+def test_a_module_read_for_its_facts_gives_its_calls_without_a_second_parse(
+    make_lib: MakeLib, parses: list[str]
+) -> None:
+    """An installed module mypy checks is read for its facts first (a call of one of
+    its functions), then asked about by position (its own calls): one parse."""
+    root = make_lib({"pkg/ops.py": USE})
+    facts = reader_for(root)
+    assert platforms_of(facts.requirement("pkg.ops.outer")) == {"tpu"}
+    where = _span_of_call(USE, "tpu_op")
+    assert platforms_of(facts.call_requirement("pkg.ops", where)) == {"tpu"}
+    assert parses == ["pkg.ops"]
+
+
+def test_a_reading_kept_for_its_calls_is_dropped_after_other_modules(
+    make_lib: MakeLib, parses: list[str]
+) -> None:
+    """Only the last few readings are kept (each holds a syntax tree): a module asked
+    about by position after more modules were read is parsed again, same answer."""
+    others = {f"pkg/other{i}.py": OPS for i in range(combine._KEPT_READINGS)}
+    root = make_lib({"pkg/ops.py": USE, **others})
+    facts = reader_for(root)
+    assert platforms_of(facts.requirement("pkg.ops.outer")) == {"tpu"}
+    for i in range(combine._KEPT_READINGS):
+        assert platforms_of(facts.requirement(f"pkg.other{i}.tpu_op")) == {"tpu"}
+    where = _span_of_call(USE, "tpu_op")
+    assert platforms_of(facts.call_requirement("pkg.ops", where)) == {"tpu"}
+    assert parses.count("pkg.ops") == 2

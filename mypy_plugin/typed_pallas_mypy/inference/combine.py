@@ -67,6 +67,10 @@ from typed_pallas_mypy.inference.store import Entry, FactsStore, Stamp
 MAX_DEPTH: Final = 8
 #: How many aliases, re-exports and base classes deep a name is followed.
 _NAME_DEPTH: Final = 8
+
+#: How many readings of modules read without their sites are kept for a later question
+#: by position (``Resolver._unasked_sites``): each holds its module's syntax tree.
+_KEPT_READINGS: Final = 4
 LOWERING: Final = _platforms.LOWERING_SET
 GUARD_UNIVERSE: Final = _platforms.GUARD_UNIVERSE
 
@@ -198,6 +202,10 @@ class Resolver:
         self._helpers: dict[str, bool] = {}
         #: the calls of each module decision sites asked about
         self._sites: dict[str, reader.Sites | None] = {}
+        #: the last modules read from source without their sites: how to get them from
+        #: that reading, not a second parse (a module mypy checks is read for its facts
+        #: first, then asked about by position); at most ``_KEPT_READINGS``, newest last
+        self._unasked_sites: dict[str, Callable[[], reader.Sites | None]] = {}
         #: computing what runs under ``jax.grad`` (``defvjp`` rules count)
         self._differentiated = False
 
@@ -292,7 +300,13 @@ class Resolver:
                 source, module, is_package=located.is_package
             )
         else:
-            parsed = reader.read_module(source, module, is_package=located.is_package)
+            parsed, sites = reader.read_module_keeping_sites(
+                source, module, is_package=located.is_package
+            )
+            self._unasked_sites.pop(module, None)
+            self._unasked_sites[module] = sites
+            while len(self._unasked_sites) > _KEPT_READINGS:
+                del self._unasked_sites[next(iter(self._unasked_sites))]
         self.store.put(
             module,
             stamp,
@@ -317,6 +331,7 @@ class Resolver:
             self._memo.clear()
             self._memo_slots.clear()
             self._sites.clear()
+            self._unasked_sites.clear()
             self.read.clear()
             self.read_order.clear()
         else:
@@ -324,6 +339,7 @@ class Resolver:
             for module in modules:
                 self._sources.pop(module, None)
                 self._sites.pop(module, None)
+                self._unasked_sites.pop(module, None)
                 for slot in self._memo_slots.pop(module, ()):
                     self._memo.pop(slot, None)
         self._located.clear()
@@ -526,6 +542,9 @@ class Resolver:
         reading give both (``module_facts``)."""
         if module not in self._sites and module not in self._checked:
             self.module_facts(module)
+        kept = self._unasked_sites.pop(module, None)
+        if module not in self._sites and kept is not None:
+            self._sites[module] = kept()
         if module not in self._sites:
             located = self.locate(module)
             source = self._source(located) if located is not None else None

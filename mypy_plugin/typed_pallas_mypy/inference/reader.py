@@ -37,7 +37,7 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
@@ -336,8 +336,8 @@ def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
 def read_module_and_sites(
     source: bytes, module: str, *, is_package: bool
 ) -> tuple[ModuleFacts | None, Sites | None]:
-    """``read_module`` and ``sites`` of one module from one parse and one reading (a
-    project module the plugin will ask about by position)."""
+    """``read_module_keeping_sites`` and ``sites`` of one module from one parse and one
+    reading (a project module the plugin will ask about by position)."""
     try:
         tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -349,18 +349,28 @@ def read_module_and_sites(
         return None, None
 
 
-def read_module(source: bytes, module: str, *, is_package: bool) -> ModuleFacts | None:
-    """The local facts of ``module`` (``is_package``: read from an ``__init__.py``);
-    None when the source does not parse."""
+def read_module_keeping_sites(
+    source: bytes, module: str, *, is_package: bool
+) -> tuple[ModuleFacts | None, Callable[[], Sites | None]]:
+    """The local facts of ``module`` (``is_package``: read from an ``__init__.py``),
+    None when the source does not parse; and a function that gives the module's
+    ``Sites`` from the same parse and reading when called (a module the plugin may ask
+    about by position later: asked, it is not parsed again). Holding the function holds
+    the module's tree."""
     try:
         tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        return None, _no_sites
     reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
     try:
-        return reader.facts()
+        facts = reader.facts()
     except RecursionError:
-        return None
+        return None, _no_sites
+    return facts, lambda: Sites(reader)
+
+
+def _no_sites() -> Sites | None:
+    return None
 
 
 # --------------------------------------------------------------------------- scopes
