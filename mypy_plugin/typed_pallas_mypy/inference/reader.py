@@ -562,6 +562,8 @@ class _ModuleReader(ConditionReading):
         self._every_path: dict[int, tuple[_Roots, list[ast.AST]]] = {}
         #: (condition, id of its scope, depth) -> ``_may_ask_platform``
         self._asks_platform: dict[tuple[ast.AST, int, int], bool] = {}
+        #: fullname -> ``_name_fact``
+        self._name_facts: dict[str, tuple[bool, tuple[str, ...] | None, bool]] = {}
         #: how many variables ``_through`` is following now (a bound on cycles)
         self._following = 0
         #: whether ``condition`` leaves a call it cannot read as an ``["ask", ...]`` leaf
@@ -1323,6 +1325,21 @@ class _ModuleReader(ConditionReading):
             out.append((link, name))
         return out, None
 
+    def _name_fact(self, name: str) -> tuple[bool, tuple[str, ...] | None, bool]:
+        """What a fullname referenced in a body is to ``_scan``: (it reads the platform,
+        the backends it is evidence of, it is opaque: never recorded as a reference),
+        worked out once per name."""
+        found = self._name_facts.get(name)
+        if found is None:
+            key = namespace_key(name)
+            backends = _BODY_TABLES.get(key) if key is not None else None
+            found = self._name_facts[name] = (
+                self._reads_platform_name(name),
+                tuple(sorted(backends)) if backends is not None else None,
+                is_opaque_name(name),
+            )
+        return found
+
     def _reads_platform_name(self, name: str) -> bool:
         if name in _PLATFORM_READS:
             return True
@@ -1338,7 +1355,7 @@ class _ModuleReader(ConditionReading):
                 return f"{spelling(sub)} at line {sub.lineno}"
             if isinstance(sub, (ast.Name, ast.Attribute)):
                 links, _ = self._chain(sub, scope)
-                if links and self._reads_platform_name(links[-1][1]):
+                if links and self._name_fact(links[-1][1])[0]:
                     return f"{spelling(sub)} at line {getattr(sub, 'lineno', 0)}"
         return None
 
@@ -1389,7 +1406,6 @@ class _ModuleReader(ConditionReading):
         scope = self.scopes.get(id(func))
         if scope is None:
             return result
-        tables = _BODY_TABLES
         roots: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
         stack: list[tuple[ast.AST, bool]] = [(root, False) for root in roots]
         #: calls written as statements: their value is dead (``KEYWORD_EVIDENCE``)
@@ -1427,16 +1443,12 @@ class _ModuleReader(ConditionReading):
                         result.platform = f"{spelling(attr_node)} at line {attr_node.lineno}"
                     attr_node = attr_node.value
                 for link, name in links:
-                    if result.platform is None and self._reads_platform_name(name):
+                    reads, backends, _ = self._name_fact(name)
+                    if result.platform is None and reads:
                         result.platform = f"{spelling(link)} at line {link.lineno}"
-                    if not guarded:
-                        key = namespace_key(name)
-                        backends = tables.get(key) if key is not None else None
-                        if backends is not None:
-                            result.evidence.append(
-                                Evidence(tuple(sorted(backends)), spelling(link), link.lineno)
-                            )
-                if links and not is_opaque_name(links[-1][1]):
+                    if not guarded and backends is not None:
+                        result.evidence.append(Evidence(backends, spelling(link), link.lineno))
+                if links and not self._name_fact(links[-1][1])[2]:
                     result.refs.add(links[-1][1])
                 if base is not None:
                     stack.append((base, guarded))
