@@ -319,13 +319,20 @@ def _argument(call: ast.Call, index: int, keyword: str | None) -> ast.expr | Non
     return call.keywords[at].value
 
 
-def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
-    """The calls of ``module`` (None when its source does not parse)."""
+def _parsed(source: bytes, module: str, is_package: bool) -> _ModuleReader | None:
+    """A reader over ``module``'s source, nothing read yet; None when it does not parse."""
     try:
         tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
+    return _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
+
+
+def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
+    """The calls of ``module`` (None when its source does not parse)."""
+    reader = _parsed(source, module, is_package)
+    if reader is None:
+        return None
     try:
         reader.prepare()
     except RecursionError:
@@ -338,15 +345,8 @@ def read_module_and_sites(
 ) -> tuple[ModuleFacts | None, Sites | None]:
     """``read_module_keeping_sites`` and ``sites`` of one module from one parse and one
     reading (a project module the plugin will ask about by position)."""
-    try:
-        tree = parse_module(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None, None
-    reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
-    try:
-        return reader.facts(), Sites(reader)
-    except RecursionError:
-        return None, None
+    facts, sites_of_reading = read_module_keeping_sites(source, module, is_package=is_package)
+    return facts, sites_of_reading()
 
 
 def read_module_keeping_sites(
@@ -357,11 +357,9 @@ def read_module_keeping_sites(
     ``Sites`` from the same parse and reading when called (a module the plugin may ask
     about by position later: asked, it is not parsed again). Holding the function holds
     the module's tree."""
-    try:
-        tree = parse_module(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    reader = _parsed(source, module, is_package)
+    if reader is None:
         return None, _no_sites
-    reader = _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
     try:
         facts = reader.facts()
     except RecursionError:
