@@ -398,3 +398,110 @@ def replaced(x):
     assert _platforms(facts, "replaced") is None
     assert facts.keeping_decorator("pkg.forms.ejit")
     assert not facts.keeping_decorator("pkg.forms.replaces")
+
+
+def test_a_memoized_build_runs_what_fills_its_cache(make_lib: MakeLib) -> None:
+    """``fn = CACHE.get(key)``, refilled with ``fn = build()`` and ``CACHE[key] = fn``
+    when missing: ``fn(x)`` runs what ``build()`` made when the module fills the cache
+    with nothing else and hands it to nobody (tokamax's fused MoE builds its kernel
+    and its ``shard_map`` this way)."""
+    facts = _library(
+        make_lib,
+        """
+import threading
+
+_BUILT = {}
+_BY_INDEX = {}
+_LOCK = threading.Lock()
+_SHARED = {}
+_DEFAULTED = {}
+_EXPORTED = dict()
+
+def memoized(x):
+    key = x.shape
+    fn = _BUILT.get(key)
+    if fn is None:
+        with _LOCK:
+            fn = _BUILT.get(key)
+            if fn is None:
+                fn = jax.jit(tpu_op)
+                _BUILT[key] = fn
+                print(len(_BUILT), key in _BUILT)
+    return fn(x)
+
+def memoized_by_index(x):
+    key = x.shape
+    if key in _BY_INDEX:
+        fn = _BY_INDEX[key]
+    else:
+        fn = jax.jit(tpu_op)
+        _BY_INDEX[key] = fn
+    return fn(x)
+
+def filled_twice(x):
+    fn = _SHARED.get(x.shape)
+    if fn is None:
+        fn = jax.jit(tpu_op)
+        _SHARED[x.shape] = fn
+    return fn(x)
+
+def fills_with_another(x):
+    _SHARED[x.shape] = triton_op
+    return x
+
+def with_a_default(x):
+    fn = _DEFAULTED.get(x.shape, triton_op)
+    if fn is None:
+        fn = jax.jit(tpu_op)
+        _DEFAULTED[x.shape] = fn
+    return fn(x)
+
+def handed_out(x):
+    fn = _EXPORTED.get(x.shape)
+    if fn is None:
+        fn = jax.jit(tpu_op)
+        _EXPORTED[x.shape] = fn
+    return fn(x)
+
+def exported():
+    return _EXPORTED
+""",
+    )
+    assert _platforms(facts, "memoized") == {"tpu"}
+    assert _platforms(facts, "memoized_by_index") == {"tpu"}
+    assert _platforms(facts, "filled_twice") is None  # the cache may hold triton_op
+    assert _platforms(facts, "with_a_default") is None  # a miss gives another function
+    assert _platforms(facts, "handed_out") is None  # whoever gets the dict may fill it
+
+
+def test_a_subscript_or_attribute_store_binds_no_name(make_lib: MakeLib) -> None:
+    """``self.calls += 1`` and ``CACHE[key] = ...`` read ``self`` and ``CACHE``: the
+    method's ``self`` is still the instance (``self._run(x)`` is its method), the
+    global is still the global."""
+    facts = _library(
+        make_lib,
+        """
+class Counting:
+    def __init__(self):
+        self.calls = 0
+
+    def _run(self, x):
+        return tpu_op(x)
+
+    def __call__(self, x):
+        self.calls += 1
+        return self._run(x)
+
+    def rebinds(self, x):
+        self = Counting()
+        return self._run(x)
+
+def counted(x):
+    return Counting()(x)
+
+def rebound(x):
+    return Counting().rebinds(x)
+""",
+    )
+    assert _platforms(facts, "counted") == {"tpu"}
+    assert _platforms(facts, "rebound") is None  # ``self`` assigned: any object

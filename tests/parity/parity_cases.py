@@ -45,6 +45,12 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     ),
     ("an op object called", "fire_op_object", "silent_op_object"),
     ("an op object in a variable / built only", "fire_op_variable", "silent_op_built_only"),
+    (
+        "an op object updating its own attributes",
+        "fire_op_updating_itself",
+        "silent_op_updating_itself",
+    ),
+    ("a memoized build (a module cache filled only with it)", "fire_memoized", "silent_memoized"),
     ("a factory's result called", "fire_factory", "silent_factory"),
     ("jax.vmap of a factory's result", "fire_vmap_of_factory", "silent_vmap_of_factory"),
     ("jax.checkpoint of an object", "fire_checkpoint_of_object", "silent_checkpoint_of_object"),

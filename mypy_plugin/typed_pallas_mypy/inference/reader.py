@@ -553,6 +553,8 @@ class _ModuleReader(ConditionReading):
         self._scans: dict[int, _Scan] = {}
         self._body: dict[int, tuple[Evidence, ...]] = {}
         self._straight_cache: dict[int, set[int]] = {}
+        #: (cache, variable, id of its scope) -> ``_cached_copy``'s reading of the module
+        self._caches: dict[tuple[str, str, int], bool] = {}
         self.nodes = ChildIndex()
         #: (name, id of a scope) -> ``lookup``; None while ``prepare`` builds the scopes
         self._lookups: dict[tuple[str, int], Lookup] | None = None
@@ -845,8 +847,14 @@ class _ModuleReader(ConditionReading):
         return literal if literal is not None else UNKNOWN
 
     def _target_names(self, target: ast.AST) -> list[str]:
-        """The names an assignment target binds (``a, (b, c)``: a, b, c)."""
-        return [n.id for n in self.nodes.walk(target) if isinstance(n, ast.Name)]
+        """The names an assignment target binds (``a, (b, c)``: a, b, c); a subscript or
+        an attribute binds none (``cache[key] = f``, ``self.kernel = k``, ``o_ref[...] =
+        x``: ``cache``, ``key``, ``self`` and ``o_ref`` are read)."""
+        return [
+            n.id
+            for n in self.nodes.walk(target)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        ]
 
     def _collect_locals(self, stmts: Sequence[ast.stmt], scope: Scope) -> None:
         for stmt in stmts:
@@ -1171,6 +1179,7 @@ class _ModuleReader(ConditionReading):
             (at, value)
             for at, value in found.scope.assigns.get(found.name, [])
             if not self._rewraps(value, found.name, found.scope)
+            and not self._cached_copy(value, found.name, found.scope)
         ]
         if len(assigned) == 1:
             return assigned[0][1]
@@ -1198,6 +1207,93 @@ class _ModuleReader(ConditionReading):
             return False
         kept = self._keeper(value, scope)
         return isinstance(kept, ast.Name) and kept.id == name
+
+    def _cached_copy(self, value: ast.expr, name: str, scope: Scope) -> bool:
+        """``name = CACHE.get(key)`` (or ``CACHE[key]``) where ``CACHE`` is a module-level
+        dict, empty when defined, that this module only ever fills with ``name`` itself
+        (``CACHE[key] = name`` in ``scope``), only reads otherwise (``.get(key)``,
+        ``CACHE[key]``, ``key in CACHE``, ``len(CACHE)``), and passes nowhere: the
+        variable still holds what its other assignments made (a memoized kernel build,
+        ``jax.shard_map`` or ``jax.jit``)."""
+        if isinstance(value, ast.Subscript):
+            base: ast.expr = value.value
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "get"
+            and not value.keywords
+            and len(value.args) == 1
+        ):
+            base = value.func.value
+        else:
+            return False
+        if not isinstance(base, ast.Name):
+            return False
+        found = self.lookup(base.id, scope)
+        if not isinstance(found, GlobalName) or found.fullname != f"{self.module}.{base.id}":
+            return False
+        key = (base.id, name, id(scope))
+        known = self._caches.get(key)
+        if known is None:
+            known = self._caches[key] = self._fills_only_with(base.id, name, scope)
+        return known
+
+    def _fills_only_with(self, cache: str, name: str, scope: Scope) -> bool:
+        """``_cached_copy``'s reading of the module: every use of ``cache``."""
+        raw = self.raw.get(cache, [])
+        if len(raw) != 1 or raw[0][0] != "assign":
+            return False
+        defined = raw[0][1]
+        empty = (isinstance(defined, ast.Dict) and not defined.keys) or (
+            isinstance(defined, ast.Call)
+            and isinstance(defined.func, ast.Name)
+            and defined.func.id == "dict"
+            and not defined.args
+            and not defined.keywords
+        )
+        if not empty:
+            return False
+        parents: dict[int, ast.AST] = {}
+        uses: list[ast.Name] = []
+        for node in self.nodes.walk(self.tree):
+            for child in self.nodes.children(node):
+                parents[id(child)] = node
+            if isinstance(node, ast.Name) and node.id == cache:
+                uses.append(node)
+        for use in uses:
+            parent = parents.get(id(use))
+            if isinstance(use.ctx, ast.Store):
+                continue  # the definition (one binding, checked above)
+            if isinstance(parent, ast.Attribute) and parent.attr == "get":
+                call = parents.get(id(parent))
+                if isinstance(call, ast.Call) and call.func is parent and len(call.args) == 1:
+                    continue
+                return False
+            if (
+                isinstance(parent, ast.Call)
+                and parent.args == [use]
+                and self.ref(parent.func, self.scope_around(parent)) == "builtins.len"
+            ):
+                continue
+            if isinstance(parent, ast.Compare) and use is not parent.left:
+                if all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+                    continue
+                return False
+            if not isinstance(parent, ast.Subscript) or parent.value is not use:
+                return False
+            if isinstance(parent.ctx, ast.Load):
+                continue
+            stored = parents.get(id(parent))
+            if not (
+                isinstance(parent.ctx, ast.Store)
+                and isinstance(stored, ast.Assign)
+                and stored.targets == [parent]
+                and isinstance(stored.value, ast.Name)
+                and stored.value.id == name
+                and self.scope_around(stored) is scope
+            ):
+                return False
+        return True
 
     def _straight(self, scope: Scope) -> set[int]:
         """Ids of the values of the assignments of ``scope`` that run on every path, or

@@ -312,6 +312,62 @@ def silent_op_built_only(x):
     return x
 
 
+class CountingTpuOp:
+    """An op object that updates its own attributes: ``self`` stays the instance."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def _run(self, x):
+        return tpu_op(x)
+
+    def __call__(self, x):
+        self.calls += 1
+        return self._run(x)
+
+
+class CountingTritonOp:
+    def __init__(self):
+        self.calls = 0
+
+    def _run(self, x):
+        return triton_op(x)
+
+    def __call__(self, x):
+        self.calls += 1
+        return self._run(x)
+
+
+def fire_op_updating_itself(x):
+    return CountingTpuOp()(x)
+
+
+def silent_op_updating_itself(x):
+    return CountingTritonOp()(x)
+
+
+# -- a memoized build (a module cache filled only with it) ------------------------------
+
+_TPU_BUILT = {}
+_TRITON_BUILT = {}
+
+
+def fire_memoized(x):
+    fn = _TPU_BUILT.get(x.shape)
+    if fn is None:
+        fn = jax.jit(tpu_op)
+        _TPU_BUILT[x.shape] = fn
+    return fn(x)
+
+
+def silent_memoized(x):
+    fn = _TRITON_BUILT.get(x.shape)
+    if fn is None:
+        fn = jax.jit(triton_op)
+        _TRITON_BUILT[x.shape] = fn
+    return fn(x)
+
+
 def fire_factory(x):
     return make_tpu_op()(x)
 
