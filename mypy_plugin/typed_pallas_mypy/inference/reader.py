@@ -555,6 +555,9 @@ class _ModuleReader(ConditionReading):
         self._straight_cache: dict[int, set[int]] = {}
         #: (cache, variable, id of its scope) -> ``_cached_copy``'s reading of the module
         self._caches: dict[tuple[str, str, int], bool] = {}
+        #: ``_parents``, and every ``ast.Name`` of the module by its name
+        self._parent_map: dict[int, ast.AST] | None = None
+        self._names_used: dict[str, list[ast.Name]] = {}
         self.nodes = ChildIndex()
         #: (name, id of a scope) -> ``lookup``; None while ``prepare`` builds the scopes
         self._lookups: dict[tuple[str, int], Lookup] | None = None
@@ -1253,14 +1256,8 @@ class _ModuleReader(ConditionReading):
         )
         if not empty:
             return False
-        parents: dict[int, ast.AST] = {}
-        uses: list[ast.Name] = []
-        for node in self.nodes.walk(self.tree):
-            for child in self.nodes.children(node):
-                parents[id(child)] = node
-            if isinstance(node, ast.Name) and node.id == cache:
-                uses.append(node)
-        for use in uses:
+        parents = self._parents()
+        for use in self._names_used.get(cache, ()):
             parent = parents.get(id(use))
             if isinstance(use.ctx, ast.Store):
                 continue  # the definition (one binding, checked above)
@@ -1294,6 +1291,19 @@ class _ModuleReader(ConditionReading):
             ):
                 return False
         return True
+
+    def _parents(self) -> dict[int, ast.AST]:
+        """id of a node -> the node it is a child of, and ``_names_used``: built once,
+        when first asked (only a module with a memoized build asks)."""
+        if self._parent_map is None:
+            parents: dict[int, ast.AST] = {}
+            for node in self.nodes.walk(self.tree):
+                for child in self.nodes.children(node):
+                    parents[id(child)] = node
+                if isinstance(node, ast.Name):
+                    self._names_used.setdefault(node.id, []).append(node)
+            self._parent_map = parents
+        return self._parent_map
 
     def _straight(self, scope: Scope) -> set[int]:
         """Ids of the values of the assignments of ``scope`` that run on every path, or
