@@ -16,7 +16,7 @@ What it does not do: report anything (``calls`` does, in the function hook).
 
 from __future__ import annotations
 
-from mypy.nodes import CallExpr, Expression
+from mypy.nodes import CallExpr, Expression, RefExpr, TypeInfo
 from mypy.plugin import FunctionSigContext
 from mypy.subtypes import is_subtype
 from mypy.types import (
@@ -30,6 +30,7 @@ from mypy.types import (
     get_proper_type,
 )
 
+from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import EntrySpec
 from typed_pallas_mypy.transformers import params as params_mod
@@ -59,10 +60,28 @@ def _view(ctx: FunctionSigContext, entry: EntrySpec, signature: CallableType) ->
 
 
 def _type_of(ctx: FunctionSigContext, expr: Expression) -> Type | None:
+    constructed = _constructed_params(expr)
+    if constructed is not None:
+        return constructed
     try:
         return ctx.api.get_expression_type(expr)
     except Exception:
         return None
+
+
+def _constructed_params(expr: Expression) -> Instance | None:
+    """The type of ``pltpu.CompilerParams(...)``, a call of a params class (none is
+    generic): an instance of it, read off the callee. Asking mypy to infer the call
+    (``get_expression_type``) gives the same and costs about 2 ms a call under the daemon,
+    where every target with an error is checked again on each edit."""
+    if not (isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr)):
+        return None
+    info = expr.callee.node
+    if not isinstance(info, TypeInfo) or info.type_vars:
+        return None
+    if info.fullname not in _platforms.PARAMS_BY_FULLNAME:
+        return None
+    return Instance(info, [])
 
 
 def rejected_but_proven(
