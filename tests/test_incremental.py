@@ -353,6 +353,42 @@ def test_factory_result_edit_in_another_module(project: Project) -> None:
     _params_edit_round_trip(project, FACTORY, RUNS_RESULT, RESULT_ERROR)
 
 
+MEMOIZED = """\
+from typing import Any, Callable
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+_BUILT: dict[Any, Callable[[jax.Array], jax.Array]] = {}
+
+
+def _body(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...] + 1
+
+
+def _build() -> Callable[[jax.Array], jax.Array]:
+    def run(x: jax.Array) -> jax.Array:
+        return pl.pallas_call(_body, out_shape=x, compiler_params=PARAMS)(x)
+
+    return run
+
+
+def add_one(x: jax.Array) -> jax.Array:
+    fn = _BUILT.get(x.shape)
+    if fn is None:
+        fn = _build()
+        _BUILT[x.shape] = fn
+    return fn(x)
+"""
+
+
+def test_memoized_build_edit_in_another_module(project: Project) -> None:
+    """A memoized build of another module (``fn = _BUILT.get(key)``, built and stored on
+    a miss) changes its kernel's params: the caller follows, warm and under the daemon."""
+    _params_edit_round_trip(project, MEMOIZED, DISPATCH, CROSS_ERROR)
+
+
 PARAMS_FACTORY = """\
 from jax.experimental.pallas import tpu as pltpu
 from jax.experimental.pallas import triton as pltriton
