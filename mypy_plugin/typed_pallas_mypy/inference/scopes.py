@@ -164,25 +164,39 @@ Lookup = GlobalName | ParamRef | LocalName
 _OPERATOR_FIELDS: Final = frozenset({"op", "ops", "ctx"})
 
 
-#: node class -> its fields but ``_OPERATOR_FIELDS`` (``child_nodes``)
+#: node class -> the fields that may hold nodes (``child_nodes``): its fields but
+#: ``_OPERATOR_FIELDS`` and those seen holding a name, a number or a string (a field of
+#: Python's grammar holds one kind of value: ``Name.id`` is never a node)
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """The direct children of ``node`` in ``ast.iter_child_nodes``'s order, without the
     operators and expression contexts (``_OPERATOR_FIELDS``)."""
-    fields = _CHILD_FIELDS.get(type(node))
+    kind = type(node)
+    fields = _CHILD_FIELDS.get(kind)
     if fields is None:
-        fields = _CHILD_FIELDS[type(node)] = tuple(
+        fields = _CHILD_FIELDS[kind] = tuple(
             name for name in node._fields if name not in _OPERATOR_FIELDS
         )
     out: list[ast.AST] = []
+    primitive: list[str] = []
     for name in fields:
         value = getattr(node, name, None)
-        if isinstance(value, list):
-            out.extend([item for item in value if isinstance(item, ast.AST)])
+        if value is None:
+            continue
+        if value.__class__ is list:
+            items = [item for item in value if isinstance(item, ast.AST)]
+            if items:
+                out.extend(items)
+            elif value and value[0] is not None:
+                primitive.append(name)  # a list of names (``Global.names``)
         elif isinstance(value, ast.AST):
             out.append(value)
+        else:
+            primitive.append(name)
+    if primitive:
+        _CHILD_FIELDS[kind] = tuple(name for name in fields if name not in primitive)
     return out
 
 
