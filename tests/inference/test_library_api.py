@@ -515,3 +515,63 @@ def test_a_library_with_an_invalid_escape_is_read_without_a_warning(make_lib: Ma
         warnings.simplefilter("error")
         facts = reader_for(root)
         assert platforms_of(facts.requirement("pkg.ops.tpu_op")) == {"tpu"}
+
+
+def test_sites_find_every_expression_by_its_span() -> None:
+    """``Sites`` finds an expression by its span when asked (no index of the module): every
+    expression of a module full of odd places (decorators above their definition, a
+    call applying a call, f-strings, lambdas in defaults, comprehensions, ``match``,
+    ``with`` items, a class body) is found, the outermost one where several share a span,
+    with its parent; a span that is no expression is not."""
+    import ast
+
+    from typed_pallas_mypy.inference import reader
+
+    source = b"""import functools
+import jax
+from jax.experimental import pallas as pl
+
+@functools.partial(pl.pallas_call, out_shape=None)
+@jax.jit
+def kernel(x_ref, o_ref, *, scale=lambda v: v * 2, **kw):
+    o_ref[...] = x_ref[...] * scale(3)
+
+@dataclass(frozen=True)
+class Config:
+    size: int = field(default=f"{1 + 2!r:>{4}}")
+    def method(self, items=[i for i in range(3) if i]):
+        with open("a") as f, jax.named_scope(f"n{self.size}"):
+            return pl.core_map(mesh)(lambda: kernel(*items, **{"k": 1}))
+
+match jax.default_backend():
+    case "tpu" if (flag := jax.devices()[0].platform):
+        out = {k: v for k, v in zip("ab", (1, 2))}
+    case _:
+        out = (yield_ for yield_ in [])
+"""
+    read = reader._parsed(source, "pkg.mod", False)
+    assert read is not None
+    read.prepare()
+    sites = reader.Sites(read)
+    first: dict[tuple[int, int, int, int], ast.expr] = {}
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(read.tree):  # breadth first: the outermost of a span comes first
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.expr):
+            first.setdefault(reader.span_of(node), node)
+    assert len(first) > 80
+    for where, node in first.items():
+        found = sites._find(where, False)
+        assert found is not None and found[0] is node, where
+        assert found[1] is parents[id(node)], where
+        if isinstance(node, ast.Call):
+            call = sites._find(where, True)
+            assert call is not None and call[0] is node
+    applied = next(
+        n for n in first.values() if isinstance(n, ast.Call) and isinstance(n.func, ast.Call)
+    )
+    inner = sites._find(reader.span_of(applied.func), True)
+    assert inner is not None and inner[1] is applied
+    assert sites._find((5, 0, 5, 3), False) is None  # "@fu": no expression
+    assert sites._find((999, 0, 999, 1), True) is None

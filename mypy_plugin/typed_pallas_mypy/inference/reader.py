@@ -35,6 +35,7 @@ anything it reads, or raise on bad source (a syntax error gives ``None``).
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
 import dataclasses
 from collections.abc import Callable, Sequence
@@ -149,43 +150,75 @@ Argument = tuple[str, int, str | None]
 
 class Sites:
     """The calls of one module, read as the inference reads them (``call_site``,
-    ``argument_evidence``, ``kernel_evidence``)."""
+    ``argument_evidence``, ``kernel_evidence``).
+
+    An expression is found by its span when asked (``_find``), going down from the
+    module through the nodes whose span holds it: no index of every expression is
+    built (most modules are asked about a few conditions and calls, and a module's
+    every expression costs more than all the questions)."""
 
     def __init__(self, reader: _ModuleReader) -> None:
         self.reader = reader
-        self.calls: dict[tuple[int, int, int, int], ast.Call] = {}
         self._arguments: dict[
             tuple[tuple[int, int, int, int], tuple[Argument, ...]], tuple[tuple[str, Evidence], ...]
         ] = {}
-        #: every expression by its span (``condition_at``)
-        self._expressions: dict[tuple[int, int, int, int], ast.expr] = {}
-        #: a decorator call -> the function it decorates
-        self.decorated: dict[int, FunctionNode] = {}
-        #: a call used as a callee -> the call that applies it: ``f(...)(body)``
-        self.applied: dict[int, ast.Call] = {}
-        expressions = self._expressions
-        for node in reader.nodes.walk(reader.tree):
-            if isinstance(node, ast.expr) and node.end_lineno is not None:
-                where = span_of(node)
-                if where not in expressions:
-                    expressions[where] = node
-                if isinstance(node, ast.Call):
-                    self.calls.setdefault(where, node)
-                    if isinstance(node.func, ast.Call):
-                        self.applied[id(node.func)] = node
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for decorator in node.decorator_list:
-                    self.decorated[id(decorator)] = node
+        #: (span, calls only) -> the outermost such expression there, and its parent
+        self._found: dict[
+            tuple[tuple[int, int, int, int], bool], tuple[ast.expr, ast.AST] | None
+        ] = {}
+        #: (start, end, statement) of the module's statements, decorators included
+        self._top: list[tuple[Pos, Pos, ast.stmt]] = [
+            (_start_with_decorators(stmt), end_of(stmt), stmt) for stmt in reader.tree.body
+        ]
+
+    def _find(
+        self, where: tuple[int, int, int, int], call: bool
+    ) -> tuple[ast.expr, ast.AST] | None:
+        """The outermost expression (a call, with ``call``) whose span is ``where``, and
+        its parent node; None when there is none."""
+        key = (where, call)
+        if key in self._found:
+            return self._found[key]
+        start, end = (where[0], where[1]), (where[2], where[3])
+        index = bisect.bisect_right(self._top, start, key=lambda item: item[0]) - 1
+        found: tuple[ast.expr, ast.AST] | None = None
+        if index >= 0 and end <= self._top[index][1]:
+            found = self._down(self._top[index][2], self.reader.tree, where, start, end, call)
+        self._found[key] = found
+        return found
+
+    def _down(
+        self,
+        node: ast.AST,
+        parent: ast.AST,
+        where: tuple[int, int, int, int],
+        start: Pos,
+        end: Pos,
+        call: bool,
+    ) -> tuple[ast.expr, ast.AST] | None:
+        if isinstance(node, ast.expr) and span_of(node) == where:
+            if not call or isinstance(node, ast.Call):
+                return node, parent
+        for child in self.reader.nodes.children(node):
+            line = getattr(child, "lineno", None)
+            if line is not None:  # a node without a place (``ast.arguments``...) is gone through
+                child_start = _start_with_decorators(child)
+                if start < child_start or end_of(child) < end:
+                    continue
+            found = self._down(child, node, where, start, end, call)
+            if found is not None:
+                return found
+        return None
 
     def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
         """(qualname of the function around it, "" at module level; what the call at
         ``where`` (line, column, end line, end column) runs, as trace steps), or None
         when there is no such call."""
-        found = self.calls.get(where)
-        if found is None:
+        found = self._find(where, True)
+        if found is None or not isinstance(found[0], ast.Call):
             return None
         try:
-            return self.reader.call_site(found)
+            return self.reader.call_site(found[0])
         except RecursionError:
             return None
 
@@ -203,10 +236,11 @@ class Sites:
         if cached is not None:
             return cached
         found: tuple[tuple[str, Evidence], ...] = ()
-        call = self.calls.get(where)
-        if call is not None:
+        at = self._find(where, True)
+        if at is not None:
+            assert isinstance(at[0], ast.Call)
             try:
-                found = tuple(self._argument_evidence(call, arguments))
+                found = tuple(self._argument_evidence(at[0], arguments))
             except RecursionError:
                 found = ()
         self._arguments[key] = found
@@ -226,9 +260,11 @@ class Sites:
         "kernel") when given; else, with ``decorated``, the function the call decorates
         (``@functools.partial(pl.pallas_call, ...)``), and with ``applied``, the first
         argument of the call applying it (``pl.core_map(mesh)(body)``)."""
-        call = self.calls.get(where)
-        if call is None:
+        at = self._find(where, True)
+        if at is None:
             return (), None
+        call, parent = at
+        assert isinstance(call, ast.Call)
         reader = self.reader
         try:
             if argument is not None:
@@ -237,10 +273,18 @@ class Sites:
                     return (), None
                 node, ref = reader.kernel_of(expr, reader.scope_around(call))
                 return (reader.body_evidence(node) if node is not None else ()), ref
-            function = self.decorated.get(id(call)) if decorated else None
+            function = (
+                parent
+                if decorated
+                and isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and any(d is call for d in parent.decorator_list)
+                else None
+            )
             if function is not None:
                 return reader.body_evidence(function), None
-            outer = self.applied.get(id(call)) if applied else None
+            outer = (
+                parent if applied and isinstance(parent, ast.Call) and parent.func is call else None
+            )
             if outer is not None and outer.args:
                 node = reader.kernel_function(outer.args[0], reader.scope_around(outer))
                 return (reader.body_evidence(node) if node is not None else ()), None
@@ -255,9 +299,10 @@ class Sites:
         calls it cannot read left to the plugin (``["ask", ...]`` leaves: platform
         predicates, found by the receiver's type); None when there is no such
         expression or it tests nothing known. ``["source"]``: the platform itself."""
-        expr = self._expressions.get(where)
-        if expr is None:
+        at = self._find(where, False)
+        if at is None:
             return None
+        expr = at[0]
         reader = self.reader
         reader.asking = True
         try:
@@ -369,6 +414,15 @@ def read_module_keeping_sites(
 
 def _no_sites() -> Sites | None:
     return None
+
+
+def _start_with_decorators(node: ast.AST) -> Pos:
+    """Where a node's text starts: a decorated definition at its first decorator."""
+    start = position_of(node)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        for decorator in node.decorator_list:
+            start = min(start, position_of(decorator))
+    return start
 
 
 # --------------------------------------------------------------------------- scopes
