@@ -436,11 +436,14 @@ class _Scan:
     refs: set[str] = field(default_factory=set)
     evidence: list[Evidence] = field(default_factory=list)
     callees: list[ScopeNode] = field(default_factory=list)
+    #: whether it names an entry point anywhere (else it is no wrapper of one)
+    names_entry: bool = False
 
     def merge(self, inner: _Scan, guarded: bool) -> None:
         if self.platform is None:
             self.platform = inner.platform
         self.refs |= inner.refs
+        self.names_entry = self.names_entry or inner.names_entry
         if not guarded:
             self.evidence.extend(inner.evidence)
             self.callees.extend(inner.callees)
@@ -812,8 +815,8 @@ class _ModuleReader(ConditionReading):
         self.scopes[id(node)] = scope
         self._params(node.args, scope)
         self._collect_locals(node.body, scope)
-        own_nodes = self.nodes.own_nodes(node.body)
-        for own in own_nodes:
+        own_definitions = self.nodes.own_definitions(node.body)
+        for own in own_definitions:
             if isinstance(own, ast.NamedExpr) and isinstance(own.target, ast.Name):
                 scope.complex.add(own.target.id)
         for name in list(scope.params):
@@ -828,14 +831,14 @@ class _ModuleReader(ConditionReading):
             self._lambdas(decorator, parent, qualname)
         for default in [*node.args.defaults, *[d for d in node.args.kw_defaults if d]]:
             self._lambdas(default, parent, qualname)
-        self._nested(own_nodes, scope)
+        self._nested(own_definitions, scope)
         return scope
 
-    def _nested(self, own_nodes: Sequence[ast.AST], scope: Scope) -> None:
+    def _nested(self, own_definitions: Sequence[ast.AST], scope: Scope) -> None:
         """Scopes of the functions and lambdas among ``scope``'s own nodes
-        (``ChildIndex.own_nodes``), in their order; the methods of local classes are
+        (``ChildIndex.own_definitions``), in their order; the methods of local classes are
         not followed."""
-        for node in own_nodes:
+        for node in own_definitions:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._function_scope(node, f"{scope.qualname}.<locals>.{node.name}", scope, None)
             elif isinstance(node, ast.Lambda):
@@ -853,7 +856,7 @@ class _ModuleReader(ConditionReading):
         self.scopes[id(node)] = scope
         self.lambda_nodes[qualname] = (node, scope)
         self._params(node.args, scope)
-        self._nested(self.nodes.own_nodes([node.body]), scope)
+        self._nested(self.nodes.own_definitions([node.body]), scope)
 
     def _params(self, args: ast.arguments, scope: Scope) -> None:
         positional = [*args.posonlyargs, *args.args]
@@ -1601,6 +1604,8 @@ class _ModuleReader(ConditionReading):
                         result.platform = f"{spelling(attr_node)} at line {attr_node.lineno}"
                     attr_node = attr_node.value
                 for link, name in links:
+                    if name in ENTRIES:
+                        result.names_entry = True
                     reads, backends, _ = self._name_fact(name)
                     if result.platform is None and reads:
                         result.platform = f"{spelling(link)} at line {link.lineno}"
@@ -2251,6 +2256,8 @@ class _ModuleReader(ConditionReading):
         """As ``platform_facts._wrapper``, also through a returned closure (qwix's
         ``pallas_call`` builds the call in ``wrapper`` and returns it) and with the
         wrapper's own ``**kwargs`` splatted into the entry call."""
+        if not self._scan(node).names_entry:
+            return None  # no entry call in it, its closures or their decorators
         roots, nodes = self._on_every_path(node)
         candidates: list[tuple[FunctionNode, Scope, _Roots, list[ast.AST]]] = [
             (node, scope, roots, nodes)

@@ -223,20 +223,28 @@ class ChildIndex:
             order.extend(self.children(current))
         return order
 
-    def own_nodes(self, body: Sequence[ast.AST]) -> list[ast.AST]:
-        """The nodes of a body that belong to its own scope: nested functions, lambdas
-        and classes are listed, not what is inside them (depth first, last statement
-        first)."""
+    def own_definitions(self, body: Sequence[ast.AST]) -> list[ast.AST]:
+        """The functions, lambdas and ``:=`` expressions of a body that belong to its own
+        scope: not those inside a nested function, lambda or class (depth first, last
+        statement first)."""
         out: list[ast.AST] = []
         stack: list[ast.AST] = list(body)
         while stack:
             node = stack.pop()
-            out.append(node)
-            if not isinstance(
-                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-            ):
-                stack.extend(self.children(node))
+            kind = type(node)
+            if kind in _NESTED_SCOPES:
+                out.append(node)
+                continue
+            if kind is ast.ClassDef:
+                continue
+            if kind is ast.NamedExpr:
+                out.append(node)
+            stack.extend(self.children(node))
         return out
+
+
+#: Nodes that open a scope of their own (``ChildIndex.own_definitions``).
+_NESTED_SCOPES: Final = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
 
 
 def is_docstring(stmt: ast.stmt) -> bool:
