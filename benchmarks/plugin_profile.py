@@ -12,13 +12,17 @@ fresh interpreter that runs mypy in-process with some of the plugin's functions 
 **warm**. Prints, per run, the CPU seconds of the whole mypy run and the CPU seconds
 spent inside each wrapped function (outermost calls only: a recursive call is not
 counted twice; a function called from another wrapped one is counted in both), with
-how many times it was called. The plugin's modules are imported before the run starts,
-so their import time is not in these figures (``warm_imports.py`` has it). The
-interpreter running this script runs mypy, and must have typed-pallas installed the
-way it is to be measured (a wheel: see ``README.md``).
+how many times it was called, and the CPU seconds and passes of the garbage collector,
+per generation. The plugin's modules are imported before the run starts, so their
+import time is not in these figures (``warm_imports.py`` has it). ``--plain`` first runs
+plain mypy cold the same way (same preset, no plugin, nothing wrapped): its total and
+its garbage collection, beside the plugin's (what the plugin costs outside its hooks:
+a collection more, or longer ones). The interpreter running this script runs mypy, and
+must have typed-pallas installed the way it is to be measured (a wheel: see
+``README.md``).
 
-What it does not do: compare with plain mypy (``plugin_overhead.py`` does), or see
-anything of mypy's own time.
+What it does not do: give wall-clock ratios against plain mypy (``plugin_overhead.py``
+does, alternating runs), or see inside mypy's own time.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gc
 import importlib
 import json
 import os
@@ -108,13 +113,40 @@ def _wrap(module: str, path: str, label: str, spent: dict[str, list[float]]) -> 
     setattr(owner, name, timed)
 
 
+#: How the garbage collector's passes are reported, per generation (``_gc_probe``).
+GC_LABELS: tuple[str, ...] = tuple(f"garbage collection, generation {g}" for g in range(3))
+
+
+def _gc_probe(spent: dict[str, list[float]]) -> None:
+    """Time every pass of the garbage collector into ``spent`` (seconds, passes), by the
+    generation it collects: allocations the plugin keeps move mypy's own collections."""
+    for label in GC_LABELS:
+        spent[label] = [0.0, 0]
+    started = [0.0]
+
+    def on_pass(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+            return
+        row = spent[GC_LABELS[info["generation"]]]
+        row[0] += time.process_time() - started[0]
+        row[1] += 1
+
+    gc.callbacks.append(on_pass)
+
+
 def child(arguments: list[str]) -> None:
-    """One in-process mypy run with the functions of :data:`WRAPPED` timed; prints JSON."""
+    """One in-process mypy run with the functions of :data:`WRAPPED` timed (none with
+    ``--plain``: plain mypy, for its total and its garbage collection); prints JSON."""
     spent: dict[str, list[float]] = {}
-    for module, path, label in WRAPPED:
-        _wrap(module, path, label, spent)
+    if arguments[:1] == ["--plain"]:
+        arguments = arguments[1:]
+    else:
+        for module, path, label in WRAPPED:
+            _wrap(module, path, label, spent)
     from mypy import main as mypy_main
 
+    _gc_probe(spent)
     start = time.process_time()
     with contextlib.suppress(SystemExit):  # mypy's exit status: errors found, or none
         mypy_main.main(args=arguments, clean_exit=True)
@@ -144,6 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--target", default="library-calls")
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument(
+        "--plain",
+        action="store_true",
+        help="also run plain mypy cold, in process, for its total and its garbage collection",
+    )
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="tp-profile-"))
     try:
@@ -151,7 +188,16 @@ def main(argv: list[str] | None = None) -> int:
         cache = work / "cache"
         config = write_config(work / "plugin.ini", PLUGIN)
         arguments = ["--config-file", str(config), "--cache-dir", str(cache), *target.arguments]
-        runs = {"cold": _run(arguments, target.cwd, target.pythonpath)}
+        runs: dict[str, dict[str, list[float]]] = {}
+        if args.plain:
+            plain = write_config(work / "plain.ini", None)
+            plain_cache = work / "plain-cache"
+            plain_arguments = [
+                "--plain", "--config-file", str(plain), "--cache-dir", str(plain_cache),
+                *target.arguments,
+            ]  # fmt: skip
+            runs["cold, plain mypy"] = _run(plain_arguments, target.cwd, target.pythonpath)
+        runs["cold"] = _run(arguments, target.cwd, target.pythonpath)
         libraries = plugin_folder(str(cache), "libraries")
         if libraries is not None and os.path.isdir(libraries):
             kept = work / "libraries"
@@ -162,12 +208,13 @@ def main(argv: list[str] | None = None) -> int:
         runs["warm"] = _run(arguments, target.cwd, target.pythonpath)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    labels = ["mypy run (total)", *(label for _, _, label in WRAPPED)]
+    labels = ["mypy run (total)", *GC_LABELS, *(label for _, _, label in WRAPPED)]
     print(f"{args.target}: CPU seconds (calls)")
     print(f"  {'':34s}" + "".join(f"{mode:>24s}" for mode in runs))
     for label in labels:
         cells = "".join(
-            f"{runs[mode][label][0]:15.3f} ({int(runs[mode][label][1]):5d})" for mode in runs
+            f"{runs[mode].get(label, [0.0, 0])[0]:15.3f} ({int(runs[mode].get(label, [0.0, 0])[1]):5d})"
+            for mode in runs
         )
         print(f"  {label:34s}{cells}")
     return 0
