@@ -170,7 +170,11 @@ _OPERATOR_FIELDS: Final = frozenset({"op", "ops", "ctx"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def child_nodes(node: ast.AST) -> list[ast.AST]:
+#: The children of a node that has none, shared (most nodes are leaves: names, constants).
+_NO_CHILDREN: Final[tuple[ast.AST, ...]] = ()
+
+
+def child_nodes(node: ast.AST) -> tuple[ast.AST, ...]:
     """The direct children of ``node`` in ``ast.iter_child_nodes``'s order, without the
     operators and expression contexts (``_OPERATOR_FIELDS``)."""
     kind = type(node)
@@ -197,7 +201,7 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
             primitive.append(name)
     if primitive:
         _CHILD_FIELDS[kind] = tuple(name for name in fields if name not in primitive)
-    return out
+    return tuple(out) if out else _NO_CHILDREN
 
 
 class ChildIndex:
@@ -206,10 +210,10 @@ class ChildIndex:
     scan, its trace program, the conditions inside it)."""
 
     def __init__(self) -> None:
-        self._lists: dict[ast.AST, list[ast.AST]] = {}
+        self._lists: dict[ast.AST, tuple[ast.AST, ...]] = {}
 
-    def children(self, node: ast.AST) -> list[ast.AST]:
-        """``node``'s children (``child_nodes``); the list is shared: do not change it."""
+    def children(self, node: ast.AST) -> tuple[ast.AST, ...]:
+        """``node``'s children (``child_nodes``)."""
         found = self._lists.get(node)
         if found is None:
             found = self._lists[node] = child_nodes(node)
