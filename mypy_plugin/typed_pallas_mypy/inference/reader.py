@@ -196,6 +196,9 @@ class Sites:
         end: Pos,
         call: bool,
     ) -> tuple[ast.expr, ast.AST] | None:
+        """``_find`` under ``node`` (whose span holds ``where``), outermost first: a child
+        whose span does not hold ``where`` is not gone into (a child's span lies in its
+        parent's, a definition's decorators included)."""
         if isinstance(node, ast.expr) and span_of(node) == where:
             if not call or isinstance(node, ast.Call):
                 return node, parent
