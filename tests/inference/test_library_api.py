@@ -575,3 +575,48 @@ match jax.default_backend():
     assert inner is not None and inner[1] is applied
     assert sites._find((5, 0, 5, 3), False) is None  # "@fu": no expression
     assert sites._find((999, 0, 999, 1), True) is None
+
+
+def test_sites_find_an_expression_a_thousand_levels_deep() -> None:
+    """The first term of a sum of 1,400 names is 1,400 nodes down: found (the search is a
+    loop, not a recursion that would raise past Python's limit); a span that is not one
+    of them is not."""
+    import ast
+
+    from typed_pallas_mypy.inference import reader
+
+    terms = " + ".join(["x"] * 1400)
+    read = reader._parsed(f"def f(x):\n    if {terms}:\n        return 1\n".encode(), "m", False)
+    assert read is not None
+    read.prepare()
+    sites = reader.Sites(read)
+    test = read.tree.body[0].body[0].test  # type: ignore[attr-defined]
+    first = test
+    while isinstance(first, ast.BinOp):
+        first = first.left
+    found = sites._find(reader.span_of(first), False)
+    assert found is not None and found[0] is first
+    assert sites._find((2, 7, 2, 9), False) is None
+
+
+def test_child_nodes_keep_every_field_that_holds_a_node() -> None:
+    """A field is dropped from a node class's children once seen holding a name or a
+    number; a field seen empty, ``None`` or holding ``None`` entries is kept: ``{**a}``
+    then ``{**a, "k": v}`` still lists the key, ``return`` then ``return x`` the value,
+    ``global g`` lists nothing."""
+    import ast
+
+    from typed_pallas_mypy.inference.scopes import child_nodes
+
+    tree = ast.parse('def f(a, v):\n    global g\n    {**a}\n    {**a, "k": v}\n    return\n')
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    bare_return = body[3]
+    assert child_nodes(body[0]) == ()
+    assert [type(n).__name__ for n in child_nodes(body[1].value)] == ["Name"]
+    assert [type(n).__name__ for n in child_nodes(body[2].value)] == ["Constant", "Name", "Name"]
+    assert child_nodes(bare_return) == ()
+    valued = ast.parse("def h(x):\n    return x\n").body[0].body[0]  # type: ignore[attr-defined]
+    assert [type(n).__name__ for n in child_nodes(valued)] == ["Name"]
+    call = ast.parse("f(x, k=1)").body[0].value  # type: ignore[attr-defined]
+    assert [type(n).__name__ for n in child_nodes(call)] == ["Name", "Name", "keyword"]
+    assert [type(n).__name__ for n in child_nodes(call.keywords[0])] == ["Constant"]

@@ -189,28 +189,31 @@ class Sites:
 
     def _down(
         self,
-        node: ast.AST,
+        top: ast.AST,
         parent: ast.AST,
         where: tuple[int, int, int, int],
         start: Pos,
         end: Pos,
         call: bool,
     ) -> tuple[ast.expr, ast.AST] | None:
-        """``_find`` under ``node`` (whose span holds ``where``), outermost first: a child
+        """``_find`` under ``top`` (whose span holds ``where``), outermost first: a child
         whose span does not hold ``where`` is not gone into (a child's span lies in its
-        parent's, a definition's decorators included)."""
-        if isinstance(node, ast.expr) and span_of(node) == where:
-            if not call or isinstance(node, ast.Call):
-                return node, parent
-        for child in self.reader.nodes.children(node):
-            line = getattr(child, "lineno", None)
-            if line is not None:  # a node without a place (``ast.arguments``...) is gone through
-                child_start = _start_with_decorators(child)
-                if start < child_start or end_of(child) < end:
-                    continue
-            found = self._down(child, node, where, start, end, call)
-            if found is not None:
-                return found
+        parent's, a definition's decorators included). A loop, not a recursion: a sum of
+        a thousand terms is a thousand levels deep."""
+        stack: list[tuple[ast.AST, ast.AST]] = [(top, parent)]
+        while stack:
+            node, above = stack.pop()
+            if isinstance(node, ast.expr) and span_of(node) == where:
+                if not call or isinstance(node, ast.Call):
+                    return node, above
+            holding: list[tuple[ast.AST, ast.AST]] = []
+            for child in self.reader.nodes.children(node):
+                if getattr(child, "lineno", None) is not None:
+                    # a node without a place (``ast.arguments``...) is gone through
+                    if start < _start_with_decorators(child) or end_of(child) < end:
+                        continue
+                holding.append((child, node))
+            stack.extend(reversed(holding))
         return None
 
     def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
