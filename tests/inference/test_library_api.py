@@ -620,3 +620,34 @@ def test_child_nodes_keep_every_field_that_holds_a_node() -> None:
     call = ast.parse("f(x, k=1)").body[0].value  # type: ignore[attr-defined]
     assert [type(n).__name__ for n in child_nodes(call)] == ["Name", "Name", "keyword"]
     assert [type(n).__name__ for n in child_nodes(call.keywords[0])] == ["Constant"]
+
+
+def test_a_reading_leaves_its_objects_to_the_oldest_generation() -> None:
+    """A module is read with the collector off; what the reading made is then counted
+    as old, so the youngest generation's count starts again near zero, and the
+    collector is on again (also after an error). With the collector off (mypy's graph
+    loading), it stays off and nothing is moved: the count keeps the allocations."""
+    import gc
+
+    from typed_pallas_mypy.inference import reader
+
+    source = "".join(f"def f{i}(x):\n    return [x, {{'k': x}}, (x, x)]\n" for i in range(2000))
+    assert gc.isenabled()
+    threshold = gc.get_threshold()
+    gc.set_threshold(200_000, 30, 30)  # mypy's: no pass starts during the reading
+    try:
+        facts, _ = reader.read_module_keeping_sites(source.encode(), "m", is_package=False)
+        assert facts is not None and len(facts.functions) == 2000
+        assert gc.isenabled()
+        assert gc.get_count()[0] < 50
+        with pytest.raises(ValueError), reader.collector_paused():
+            raise ValueError
+        assert gc.isenabled()
+        gc.disable()
+        gc.collect(0)
+        facts, _ = reader.read_module_keeping_sites(source.encode(), "m", is_package=False)
+        assert not gc.isenabled()
+        assert gc.get_count()[0] > 1_000
+    finally:
+        gc.enable()
+        gc.set_threshold(*threshold)
