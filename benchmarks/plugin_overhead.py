@@ -38,7 +38,9 @@ and differ only in the ``plugins =`` line. Modes:
 Every round of cold runs and every pair of warm runs alternates which configuration
 goes first, so drift in the host's load hits both. Each run's wall time and CPU time
 (user + system of the mypy process, from ``getrusage``) are kept; printed are the
-medians and their ratios plugin / baseline, both measured in this run.
+medians and their ratios plugin / baseline, both measured in this run, and the paired
+ratios: the median of each round's plugin / baseline (``paired_ratio``), the steadiest
+figure on a host whose speed drifts from one minute to the next.
 
 ``--bytecode``: ``written`` compiles the plugin's and the runtime's modules first
 (``compileall``, as ``pip install`` does), so mypy loads them from ``.pyc``;
@@ -335,16 +337,31 @@ def files_state(folder: str | None) -> dict[str, list[int]]:
     return out
 
 
+def paired_ratio(base: Sequence[float], plugin: Sequence[float]) -> float | None:
+    """The median of ``plugin[i] / base[i]``: runs with the same index ran in the same
+    round, one right after the other, so drift in the host's speed between rounds
+    cancels out of each ratio (the ratio of the two medians keeps it). None when a
+    baseline run took no time."""
+    ratios = [p / b for b, p in zip(base, plugin) if b > 0]
+    if not ratios or len(ratios) < min(len(base), len(plugin)):
+        return None
+    return statistics.median(ratios)
+
+
 def summary(base: Timing, plugin: Timing) -> dict[str, object]:
     b, p = statistics.median(base.wall), statistics.median(plugin.wall)
     bc, pc = statistics.median(base.cpu), statistics.median(plugin.cpu)
+    paired = paired_ratio(base.wall, plugin.wall)
+    paired_cpu = paired_ratio(base.cpu, plugin.cpu)
     return {
         "baseline_median_s": round(b, 3),
         "plugin_median_s": round(p, 3),
         "ratio": round(p / b, 3),
+        "paired_ratio": round(paired, 3) if paired is not None else None,
         "baseline_cpu_median_s": round(bc, 3),
         "plugin_cpu_median_s": round(pc, 3),
         "cpu_ratio": round(pc / bc, 3) if bc else None,
+        "paired_cpu_ratio": round(paired_cpu, 3) if paired_cpu is not None else None,
         "runs": len(plugin.wall),
         "baseline_all": [round(x, 3) for x in base.wall],
         "plugin_all": [round(x, 3) for x in plugin.wall],
@@ -466,15 +483,23 @@ def print_result(
             f"  library facts files {sorted(facts['files'])}; unchanged by each first run: "
             f"{facts['unchanged_by_each_first_run']}"
         )
-    print(f"  {'':30s} {'baseline s':>10s} {'plugin s':>10s} {'ratio':>6s} {'cpu ratio':>9s}  runs")
+    print(
+        f"  {'':30s} {'baseline s':>10s} {'plugin s':>10s} {'ratio':>6s} {'cpu ratio':>9s}"
+        f" {'paired':>7s} {'paired cpu':>10s}  runs"
+    )
     for mode in ("cold", "first-run-library-facts-kept", "warm", "warm-edit"):
         row = result.get(mode)
         if not isinstance(row, dict):
             continue
         print(
             f"  {mode:30s} {row['baseline_median_s']:10.3f} {row['plugin_median_s']:10.3f} "
-            f"{row['ratio']:6.3f} {row['cpu_ratio']:9.3f}  {row['runs']}"
+            f"{row['ratio']:6.3f} {row['cpu_ratio']:9.3f} {_cell(row.get('paired_ratio')):>7s} "
+            f"{_cell(row.get('paired_cpu_ratio')):>10s}  {row['runs']}"
         )
+
+
+def _cell(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else "-"
 
 
 def bytecode_modes(choice: str) -> list[str]:
