@@ -4,26 +4,12 @@ whose speed drifts between rounds does not move."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from script_loader import load_script
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "plugin_overhead.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("plugin_overhead", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-po = _load()
+po = load_script(Path(__file__).resolve().parents[1] / "benchmarks" / "plugin_overhead.py")
 
 
 def test_the_paired_ratio_is_the_median_of_each_rounds_ratio() -> None:

@@ -23,12 +23,12 @@ import ast
 import importlib
 import importlib.util
 import inspect
-import sys
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from script_loader import load_script
 
 import typed_pallas
 from typed_pallas import _jaxcompat, _platforms, _registry
@@ -340,14 +340,7 @@ def test_dispatch_keywords_are_the_lowering_names() -> None:
 
 
 def _support_matrix():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "support_matrix", ROOT / "scripts" / "support_matrix.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "scripts" / "support_matrix.py")
 
 
 def test_support_table_in_docs_is_current() -> None:

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import builtins
 import concurrent.futures
-import importlib.util
 import os
 import symtable
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from script_loader import load_script
 
 from typed_pallas import _platforms
 
@@ -43,16 +41,7 @@ BROKEN = {"NameError", "ImportError", "AttributeError", "TypeError", "SyntaxErro
 STEPS = (None, "cuda")
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gpu_validation", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-gv = _load()
+gv = load_script(SCRIPT)
 NAMES: list[str] = list(gv.MISMATCH_CASES)
 
 
