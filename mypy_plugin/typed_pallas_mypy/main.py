@@ -156,11 +156,13 @@ class TypedPallasPlugin(Plugin):
         """Code hash, JAX version, configuration and the library files used, for the
         project's modules; None for installed packages. When mypy is about to write a
         module's cache (``is_check=False``), its platform facts go into its symbol table
-        first."""
-        if cache_keys.is_installed_path(ctx.path):
-            return None
+        first (a project module's), and the engine stores what it worked out so far
+        (any module's: a checked module may be an installed one)."""
+        installed = cache_keys.is_installed_path(ctx.path)
         if not ctx.is_check:
-            self._tables().store_facts(ctx.id)
+            self._tables().store_facts(ctx.id, installed=installed)
+        if installed:
+            return None
         if self._config_data is None:
             self._config_data = cache_keys.config_data(self._config)
         uses = cache_keys.library_uses(
@@ -241,8 +243,11 @@ class _HookTables:
             )
         return None
 
-    def store_facts(self, module: str) -> None:
-        self.hooks.store_facts(module, self.session, self.platform_config)
+    def store_facts(self, module: str, *, installed: bool) -> None:
+        if installed:
+            self.hooks.save_inference(self.session)
+        else:
+            self.hooks.store_facts(module, self.session, self.platform_config)
 
     def mark_parsed_source(self, tree: MypyFile) -> None:
         self.hooks.mark_parsed_source(tree, self.session)

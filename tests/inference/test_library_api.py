@@ -165,7 +165,7 @@ def test_failures_are_silent_unless_debugging(
 ) -> None:
     root = make_lib({"pkg/ops.py": OPS})
 
-    def broken(source: bytes, module: str, *, is_package: bool) -> object:
+    def broken(source: bytes, module: str, *, is_package: bool, lazy: bool = False) -> object:
         raise RuntimeError("reader bug")
 
     monkeypatch.setattr(combine.reader, "read_module_keeping_sites", broken)

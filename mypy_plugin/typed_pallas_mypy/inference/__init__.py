@@ -106,7 +106,9 @@ class Inference:
     ``search_paths``: site-packages-like roots (module ``a.b.c`` is ``root/a/b/c.py`` or
     ``root/a/b/c/__init__.py``, the first root that has it); ``cache_dir``: where to
     keep the on-disk cache of local facts (None: memory only); ``project``: where the
-    project's own modules are (tried first).
+    project's own modules are (tried first); ``lazy``: summarise a module's functions
+    when a question reaches them, not when the module is read, and store them when
+    ``save`` is called (the plugin: a run asks about a few of the functions it reads).
     """
 
     def __init__(
@@ -114,9 +116,11 @@ class Inference:
         search_paths: Sequence[str],
         cache_dir: str | None,
         project: ModuleSource | None = None,
+        *,
+        lazy: bool = False,
     ) -> None:
         self._store = FactsStore(cache_dir)
-        self._resolver = Resolver(search_paths, self._store, project)
+        self._resolver = Resolver(search_paths, self._store, project, lazy)
 
     def _public(self, req: Req | None) -> Requirement | None:
         if req is None:
@@ -377,6 +381,12 @@ class Inference:
     def forget(self, modules: frozenset[str] | None = None) -> None:
         """Forget the answers read from ``modules`` (every answer when None)."""
         self._resolver.forget(modules)
+
+    def save(self) -> None:
+        """Write to the on-disk cache the facts of the modules read lazily, as far as
+        they were worked out (a module whose summaries are all stored is not written
+        again). Without ``lazy``, every module was written when it was read."""
+        self._guarded(None, self._resolver.save)
 
     def module_map(self, prefix: str) -> list[tuple[str, Requirement | None]]:
         """Every public top-level function, class and alias of the modules under

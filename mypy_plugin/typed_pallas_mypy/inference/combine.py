@@ -178,8 +178,12 @@ class Resolver:
         search_paths: Sequence[str],
         store: FactsStore,
         project: ModuleSource | None = None,
+        lazy: bool = False,
     ) -> None:
         self.search_paths = [os.path.abspath(p) for p in search_paths]
+        #: summarise a module's functions when asked for, and store them by ``save``
+        #: (else every function when the module is read, stored then)
+        self.lazy = lazy
         self.store = store
         self.project = project
         self._located: dict[str, Located | None] = {}
@@ -211,6 +215,9 @@ class Resolver:
         self._unasked_sites: dict[str, Callable[[], reader.Sites | None]] = {}
         #: computing what runs under ``jax.grad`` (``defvjp`` rules count)
         self._differentiated = False
+        #: module -> (stamp, facts) of the modules whose functions are summarised when
+        #: asked for: written to the store by ``save``
+        self._unsaved: dict[str, tuple[Stamp, ModuleFacts]] = {}
 
     # ------------------------------------------------------------------ modules
 
@@ -291,32 +298,71 @@ class Resolver:
             except (FactsFormatError, TypeError, ValueError):
                 facts = None
             if facts is not None:
+                self._summarize_from_source(located, stamp, facts)
                 self._remember(located, facts)
                 return facts
         source = self._source(located)
         if source is None:
             return None
+        lazy = self.lazy
         if located.project and module not in self._sites:
             # a project module read afresh: its calls are asked by position next (the
             # plugin's decision sites, conditions and evidence), from the same reading
             parsed, self._sites[module] = reader.read_module_and_sites(
-                source, module, is_package=located.is_package
+                source, module, is_package=located.is_package, lazy=True
             )
         else:
             parsed, sites = reader.read_module_keeping_sites(
-                source, module, is_package=located.is_package
+                source, module, is_package=located.is_package, lazy=lazy
             )
             self._unasked_sites.pop(module, None)
             self._unasked_sites[module] = sites
             while len(self._unasked_sites) > _KEPT_READINGS:
                 del self._unasked_sites[next(iter(self._unasked_sites))]
-        self.store.put(
-            module,
-            stamp,
-            Entry(model.module_json(parsed) if parsed is not None else {"unparsed": True}),
-        )
+        if parsed is not None and lazy:
+            self._unsaved[module] = (stamp, parsed)
+        else:
+            self.store.put(
+                module,
+                stamp,
+                Entry(model.module_json(parsed) if parsed is not None else {"unparsed": True}),
+            )
         self._remember(located, parsed)
         return parsed
+
+    def _summarize_from_source(self, located: Located, stamp: Stamp, facts: ModuleFacts) -> None:
+        """Let a stored module's facts summarise, from its source, a function its entry
+        lacks (one no question reached when the entry was written): the source is read
+        on the first such question, once."""
+        functions = facts.functions
+        if not isinstance(functions, model.Functions):
+            return
+        reading: list[ModuleFacts | None] = []
+
+        def summarize(qualname: str) -> FunctionSummary | None:
+            if not reading:
+                source = self._source(located)
+                read = None
+                if source is not None:
+                    read, _ = reader.read_module_keeping_sites(
+                        source, located.module, is_package=located.is_package, lazy=True
+                    )
+                reading.append(read)
+                self._unsaved[located.module] = (stamp, facts)
+            read = reading[0]
+            return read.functions.get(qualname) if read is not None else None
+
+        functions.summarize = summarize
+
+    def save(self) -> None:
+        """Store the facts of the modules read lazily (``module_facts``) as far as they
+        were worked out: the plugin calls it when mypy writes a module's cache, after
+        the questions about that module."""
+        for module, (stamp, facts) in list(self._unsaved.items()):
+            functions = facts.functions
+            if isinstance(functions, model.Functions) and not functions.unsaved():
+                continue
+            self.store.put(module, stamp, Entry(model.module_json(facts)))
 
     def _remember(self, located: Located, facts: ModuleFacts | None) -> None:
         self._facts[located.module] = facts

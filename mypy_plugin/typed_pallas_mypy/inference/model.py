@@ -35,7 +35,7 @@ What it does not do: read source (``reader``) or decide requirements (``combine`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -662,7 +662,8 @@ def module_json(facts: ModuleFacts) -> dict[str, object]:
     return {
         "pallas": facts.pallas,
         "bindings": {k: [b.kind, b.target] for k, b in sorted(facts.bindings.items())},
-        "functions": {k: function_json(f) for k, f in sorted(facts.functions.items())},
+        "functions": _functions_json(facts.functions),
+        "names": list(facts.functions),
         "classes": {k: class_json(c) for k, c in sorted(facts.classes.items())},
         "aliases": {
             k: [a.line, a.kind, list(a.targets), _args_json(a.args), list(a.keys)]
@@ -673,34 +674,86 @@ def module_json(facts: ModuleFacts) -> dict[str, object]:
     }
 
 
-class StoredFunctions(Mapping[str, FunctionSummary]):
-    """The functions of a stored module, each decoded when first asked for: a caller
-    reads a few functions of a library module, not its hundreds. One that does not
-    decode reads as opaque (its requirement unknown: nothing is said of its calls)."""
+class Functions(Mapping[str, FunctionSummary]):
+    """The functions of one module, each summarised or decoded when first asked for.
 
-    def __init__(self, raw: Mapping[str, object]) -> None:
-        self._raw = raw
-        self._decoded: dict[str, FunctionSummary] = {}
+    A run asks about a few of a module's functions (in a cold run over jax's ops, 179
+    of the 602 functions and lambdas of the modules read: most lambdas are index maps
+    nothing calls), so a summary is worked out when asked: from the stored JSON
+    (``stored``) when the module's facts were kept on disk, else by ``summarize`` (the
+    module's reader, or a reading of its source when a stored entry lacks the function).
+    A summary depends only on the module's source and the function's name (the reader
+    keeps no state that depends on the order of questions: ``test_lazy_summaries``), so
+    the order in which they are asked changes nothing.
+
+    ``names``: every function and lambda of the module, in the reader's order. A
+    function that cannot be worked out (its stored JSON does not decode, or nothing can
+    summarise it any more) reads as opaque: its requirement is unknown, and nothing is
+    said of its calls."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        stored: Mapping[str, object] | None = None,
+        summarize: Callable[[str], FunctionSummary | None] | None = None,
+    ) -> None:
+        self._names = tuple(names)
+        self._known = frozenset(self._names)
+        self._stored: Mapping[str, object] = stored if stored is not None else {}
+        #: how to summarise a function the stored JSON lacks (None: nothing can)
+        self.summarize = summarize
+        self._done: dict[str, FunctionSummary] = {}
+        #: how many of ``_done`` were worked out here, not decoded (``unsaved``)
+        self._worked_out = 0
+        self._saved = 0
 
     @override
     def __getitem__(self, qualname: str) -> FunctionSummary:
-        found = self._decoded.get(qualname)
-        if found is None:
-            raw = self._raw[qualname]
+        found = self._done.get(qualname)
+        if found is not None:
+            return found
+        if qualname not in self._known:
+            raise KeyError(qualname)
+        raw = self._stored.get(qualname)
+        if raw is not None:
             try:
                 found = function_from(qualname, raw)
             except (FactsFormatError, TypeError, ValueError):
                 found = _opaque(qualname, raw)
-            self._decoded[qualname] = found
+        else:
+            found = self.summarize(qualname) if self.summarize is not None else None
+            if found is None:
+                found = bare_function(qualname, opaque=True, blocked="its facts are not kept")
+            else:
+                self._worked_out += 1
+        self._done[qualname] = found
         return found
 
     @override
     def __iter__(self) -> Iterator[str]:
-        return iter(self._raw)
+        return iter(self._names)
 
     @override
     def __len__(self) -> int:
-        return len(self._raw)
+        return len(self._names)
+
+    @override
+    def __contains__(self, qualname: object) -> bool:
+        return qualname in self._known
+
+    def unsaved(self) -> bool:
+        """Whether summaries were worked out since ``saved_json`` last ran."""
+        return self._worked_out != self._saved
+
+    def saved_json(self) -> dict[str, object]:
+        """The JSON of every function known so far (stored or worked out), for the
+        on-disk store; the rest is written as names only, to be worked out later."""
+        out: dict[str, object] = dict(self._stored)
+        for qualname, fn in self._done.items():
+            if qualname not in self._stored:
+                out[qualname] = function_json(fn)
+        self._saved = self._worked_out
+        return {k: out[k] for k in sorted(out)}
 
 
 def _opaque(qualname: str, raw: object) -> FunctionSummary:
@@ -733,9 +786,18 @@ def bare_function(
     )
 
 
+def _functions_json(functions: Mapping[str, FunctionSummary]) -> dict[str, object]:
+    if isinstance(functions, Functions):
+        return functions.saved_json()
+    return {k: function_json(f) for k, f in sorted(functions.items())}
+
+
 def module_from(module: str, raw: object) -> ModuleFacts:
     """The facts ``module_json`` wrote; ``FactsFormatError`` for anything else."""
     data = _dict(raw)
+    stored = _dict(data.get("functions"))
+    if not set(stored) <= set(_strs(data.get("names"))):
+        raise FactsFormatError("stored functions that are not named")
     bindings = {}
     for name, value in _dict(data.get("bindings")).items():
         kind, target = _pair(value)
@@ -761,7 +823,7 @@ def module_from(module: str, raw: object) -> ModuleFacts:
         module=module,
         pallas=_bool(data.get("pallas")),
         bindings=bindings,
-        functions=StoredFunctions(_dict(data.get("functions"))),
+        functions=Functions(_strs(data.get("names")), stored),
         classes={k: class_from(k, v) for k, v in _dict(data.get("classes")).items()},
         aliases=aliases,
         rules=rules,

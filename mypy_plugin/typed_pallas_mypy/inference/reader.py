@@ -395,28 +395,31 @@ def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
 
 
 def read_module_and_sites(
-    source: bytes, module: str, *, is_package: bool
+    source: bytes, module: str, *, is_package: bool, lazy: bool = False
 ) -> tuple[ModuleFacts | None, Sites | None]:
     """``read_module_keeping_sites`` and ``sites`` of one module from one parse and one
     reading (a project module the plugin will ask about by position)."""
-    facts, sites_of_reading = read_module_keeping_sites(source, module, is_package=is_package)
+    facts, sites_of_reading = read_module_keeping_sites(
+        source, module, is_package=is_package, lazy=lazy
+    )
     return facts, sites_of_reading()
 
 
 def read_module_keeping_sites(
-    source: bytes, module: str, *, is_package: bool
+    source: bytes, module: str, *, is_package: bool, lazy: bool = False
 ) -> tuple[ModuleFacts | None, Callable[[], Sites | None]]:
     """The local facts of ``module`` (``is_package``: read from an ``__init__.py``),
     None when the source does not parse; and a function that gives the module's
     ``Sites`` from the same parse and reading when called (a module the plugin may ask
     about by position later: asked, it is not parsed again). Holding the function holds
-    the module's tree."""
+    the module's tree. ``lazy``: functions are summarised when asked for (the facts hold
+    the tree too: a module whose tree is kept anyway, for its sites)."""
     with collector_paused():
         reader = _parsed(source, module, is_package)
         if reader is None:
             return None, _no_sites
         try:
-            facts = reader.facts()
+            facts = reader.facts(lazy=lazy)
         except RecursionError:
             return None, _no_sites
     return facts, lambda: Sites(reader)
@@ -678,23 +681,26 @@ class _ModuleReader(ConditionReading):
         self._build_scopes()
         self._lookups = {}  # from here on, what a name stands for no longer changes
 
-    def facts(self) -> ModuleFacts:
+    def facts(self, *, lazy: bool = False) -> ModuleFacts:
+        """The module's local facts. ``lazy``: each function is summarised when first
+        asked for (``model.Functions``), and the facts hold this reader (and its tree)
+        until then; otherwise every function is summarised now."""
         self.prepare()
-        functions: dict[str, FunctionSummary] = {}
         classes: dict[str, ClassSummary] = {}
         aliases: dict[str, Alias] = {}
-        for qualname, (node, scope) in self.function_nodes.items():
-            functions[qualname] = self._summarize(node, scope)
-        for qualname, (lam, scope) in self.lambda_nodes.items():
-            functions[qualname] = self._summarize(lam, scope)
+        functions = model.Functions([*self.function_nodes, *self.lambda_nodes], None, self.summary)
         for qualname, cls in self.class_nodes.items():
-            classes[qualname] = self._class_summary(qualname, cls, functions)
+            classes[qualname] = self._class_summary(qualname, cls)
         for name, binding in self.bindings.items():
             if binding.kind == model.ALIAS:
                 alias = self._alias(name)
                 if alias is not None:
                     aliases[name] = alias
         rules = self._derivative_rules()
+        if not lazy:
+            for qualname in functions:
+                functions[qualname]
+            functions.summarize = None
         return ModuleFacts(
             self.module,
             self.pallas,
@@ -705,6 +711,25 @@ class _ModuleReader(ConditionReading):
             rules,
             tuple(self.stars),
         )
+
+    def summary(self, qualname: str) -> FunctionSummary | None:
+        """The summary of the function or lambda ``qualname`` of this module (None when
+        there is none; opaque when it nests too deeply to read); a class's ``__init__`` with the
+        instance attributes it sets (``_init_attrs``)."""
+        found = self.function_nodes.get(qualname) or self.lambda_nodes.get(qualname)
+        if found is None:
+            return None
+        try:
+            summary = self._summarize(*found)
+            owner, _, name = qualname.rpartition(".")
+            cls = self.class_nodes.get(owner) if name == "__init__" else None
+            if cls is not None:
+                summary = dataclasses.replace(summary, self_attrs=self._init_attrs(cls, owner))
+        except RecursionError:
+            return model.bare_function(
+                qualname, found[0].lineno, opaque=True, blocked="it nests too deeply to read"
+            )
+        return summary
 
     def _derivative_rules(self) -> dict[str, tuple[tuple[str, int], ...]]:
         """``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` at the top level: f's rules."""
@@ -2476,9 +2501,7 @@ class _ModuleReader(ConditionReading):
 
     # ------------------------------------------------------------------ classes
 
-    def _class_summary(
-        self, qualname: str, cls: ast.ClassDef, functions: dict[str, FunctionSummary]
-    ) -> ClassSummary:
+    def _class_summary(self, qualname: str, cls: ast.ClassDef) -> ClassSummary:
         bases: list[str] = []
         for base in cls.bases:
             name = self.ref(base, self.module_scope)
@@ -2517,10 +2540,6 @@ class _ModuleReader(ConditionReading):
             for target in targets:
                 if isinstance(target, ast.Name) and literal is not None:
                     defaults.append((target.id, literal))
-        init = functions.get(f"{qualname}.__init__")
-        if init is not None:
-            attrs = self._init_attrs(cls, qualname)
-            functions[init.qualname] = dataclasses.replace(init, self_attrs=attrs)
         return ClassSummary(
             qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields, tuple(defaults)
         )

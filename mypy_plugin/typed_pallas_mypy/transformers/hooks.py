@@ -128,7 +128,9 @@ def store_facts(module: str, session: Session, config: PlatformConfig) -> None:
     """Just before mypy serializes a project module: put its platform facts in its
     symbol table (cached, and part of its interface hash), and work out its findings,
     so that every library it uses has been read (mypy may write a module's cache
-    before it checks the function bodies, whose hooks would read them later)."""
+    before it checks the function bodies, whose hooks would read them later); then store
+    the engine's facts of the modules it read, as far as they were worked out
+    (``Inference.save``: summaries asked for later are stored by a later call)."""
     try:
         facts = session.facts_for(None)
         tree = facts.modules.get(module) if facts is not None else None
@@ -140,6 +142,19 @@ def store_facts(module: str, session: Session, config: PlatformConfig) -> None:
         facts.store_module(tree, str_type)
         if is_user_path(tree.path):
             module_findings(tree, session, config, str_type)
+        facts.inference.save()
+    except Exception:
+        if debug_enabled():
+            raise
+
+
+def save_inference(session: Session) -> None:
+    """Just before mypy serializes an installed module: store what the engine worked
+    out (``Inference.save``; the plugin keeps no facts in such a module's cache)."""
+    try:
+        facts = session.facts_for(None)
+        if facts is not None:
+            facts.inference.save()
     except Exception:
         if debug_enabled():
             raise

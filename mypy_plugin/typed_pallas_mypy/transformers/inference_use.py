@@ -154,9 +154,16 @@ class InferenceUse:
                     roots,
                     cache_keys.plugin_folder(self.cache_dir, "libraries"),
                     ProjectModules(self.modules, self.options),
+                    lazy=True,
                 )
                 self._facts.clear()
         return self._engine
+
+    def save(self) -> None:
+        """Store what the engine worked out of the modules it read
+        (``Inference.save``)."""
+        if self._engine is not None:
+            self._engine.save()
 
     def forget(self, modules: frozenset[str]) -> None:
         """Forget the answers read from ``modules`` (the daemon re-parsed them)."""
