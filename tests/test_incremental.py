@@ -13,6 +13,7 @@ from scratch, while jax stays cached (a truly cold run re-reads all of jax, 20-3
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -510,6 +511,59 @@ def test_installed_library_upgrade(project: Project) -> None:
     ], cold
     assert project.mypy("warm") == cold
     assert project.daemon() == cold
+
+
+LAZY_OPS = """\
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def _body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1
+
+
+def add_one(x):
+    return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+
+
+def add_two(x):
+    return add_one(add_one(x))
+"""
+
+LAZY_USER = """\
+import jax
+from lazylib import add_one, add_two
+
+
+def run(x: jax.Array) -> object:
+    if jax.default_backend() == "gpu":
+        return CALL(x)
+    return x
+"""
+
+
+def test_a_library_function_an_earlier_run_did_not_ask_about(project: Project) -> None:
+    """The engine stores the summaries a run worked out (an installed module's entry
+    lists its other functions by name only): a later run that calls one of those reads
+    it from the library's source, and says what a cold run says."""
+    site = project.root / "site-packages"
+    (site / "lazylib").mkdir(parents=True)
+    (site / "lazylib" / "__init__.py").write_text(LAZY_OPS)
+    project.files = ("user.py",)
+    project.extra_env = {"PYTHONPATH": str(site)}
+    project.lines_of = ("user.py", "Success", "Found")
+    ini = "[mypy]\nplugins = typed_pallas_mypy\nignore_missing_imports = True\n"
+    project.write_files({"user.py": LAZY_USER.replace("CALL", "add_one"), "mypy.ini": ini})
+    first = project.mypy("warm")
+    assert _errors(first) == _library_errors(7), first
+    entry = json.loads((project.root / "warm/typed-pallas/libraries/lazylib.json").read_text())
+    assert "add_two" in entry["facts"]["names"]
+    assert "add_two" not in entry["facts"]["functions"]  # no question reached it
+    project.write_files({"user.py": LAZY_USER.replace("CALL", "add_two")})
+    warm = project.mypy("warm")
+    assert _errors(warm) == _library_errors(7), warm
+    assert project.cold() == warm
+    assert project.daemon() == warm
 
 
 GATED_BASE = """\

@@ -150,3 +150,21 @@ def test_the_store_keeps_what_was_worked_out_and_a_later_run_adds_to_it(
     eager = Inference([str(root)], None)
     for name in ("outer", "other", "plain", "tpu_op_i"):
         assert second.requirement(f"pkg.ops.{name}") == eager.requirement(f"pkg.ops.{name}")
+
+
+def test_a_function_the_entry_lacks_is_not_read_from_a_changed_file(
+    make_lib: MakeLib, tmp_path: Path
+) -> None:
+    root = make_lib({"pkg/ops.py": USE})
+    cache = tmp_path / "cache"
+    first = Inference([str(root)], str(cache), lazy=True)
+    first.requirement("pkg.ops.outer")
+    first.save()
+    second = Inference([str(root)], str(cache), lazy=True)
+    assert platforms_of(second.requirement("pkg.ops.outer")) == {"tpu"}  # the stored entry
+    path = root / "pkg" / "ops.py"
+    path.write_text(path.read_text().replace("triton_op(x)\n", "tpu_op(x)\n"))
+    # ``other`` is not in the entry, and the file is no longer the one it was stored for
+    assert second.requirement("pkg.ops.other") is None
+    third = Inference([str(root)], str(cache), lazy=True)
+    assert platforms_of(third.requirement("pkg.ops.other")) == {"tpu"}

@@ -333,7 +333,8 @@ class Resolver:
     def _summarize_from_source(self, located: Located, stamp: Stamp, facts: ModuleFacts) -> None:
         """Let a stored module's facts summarise, from its source, a function its entry
         lacks (one no question reached when the entry was written): the source is read
-        on the first such question, once."""
+        on the first such question, once, if the file is still the one the entry was
+        stored for."""
         functions = facts.functions
         if not isinstance(functions, model.Functions):
             return
@@ -341,7 +342,8 @@ class Resolver:
 
         def summarize(qualname: str) -> FunctionSummary | None:
             if not reading:
-                source = self._source(located)
+                # the file the entry was stored for (else: nothing said of the function)
+                source = self._source(located) if self._stamp(located) == stamp else None
                 read = None
                 if source is not None:
                     read, _ = reader.read_module_keeping_sites(

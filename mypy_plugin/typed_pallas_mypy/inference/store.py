@@ -5,10 +5,13 @@ was read, and its local facts (``model.module_json``). Every file is keyed by ``
 the reader's own source (``reader``, ``program``, ``model``: an upgrade or an edit of
 the reader never reads facts an older reader wrote), the Python version (``ast`` differs between versions) and the
 tables the reader uses; a file with another digest is ignored (and overwritten on the
-next write). A module whose path, size or mtime changed is read again. Each module is
-written once, when it is read (atomically: a temporary file in the same folder, then
-``os.replace``), so a build writes each file it reads at most once; a cache that cannot
-be read, decoded or written is treated as empty, never as an error.
+next write). A module whose path, size or mtime changed is read again. A module is
+written when it is read, or, when its functions are summarised as questions reach them
+(``Inference(lazy=True)``, the plugin), each time ``save`` finds new summaries: its
+entry then lists every function's name and holds the summaries worked out so far (a
+later run summarises the others from the source). Writes are atomic (a temporary file
+in the same folder, then ``os.replace``); a cache that cannot be read, decoded or
+written is treated as empty, never as an error.
 
 What it does not do: decide what to cache (``combine`` does), or lock: two processes
 writing the same module at once write the same facts.
@@ -142,7 +145,7 @@ class FactsStore:
         )
 
     def flush(self) -> None:
-        """Nothing is kept back (each module is written when it is read)."""
+        """Nothing is kept back (each ``put`` writes its file)."""
 
 
 def _write(path: str, data: Mapping[str, object]) -> None:
