@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from library_fakes import OPS, MakeLib, platforms_of
 
-from typed_pallas_mypy.inference import Inference, model, reader
+from typed_pallas_mypy.inference import Inference, combine, model, reader
 
 #: The folder of jax's own Pallas kernels (real code nobody wrote for this test).
 _JAX_OPS = Path(pytest.importorskip("jax").__file__).parent / "experimental" / "pallas" / "ops"
@@ -168,3 +168,30 @@ def test_a_function_the_entry_lacks_is_not_read_from_a_changed_file(
     assert second.requirement("pkg.ops.other") is None
     third = Inference([str(root)], str(cache), lazy=True)
     assert platforms_of(third.requirement("pkg.ops.other")) == {"tpu"}
+
+
+def test_an_installed_module_past_the_kept_readings_is_read_again_when_asked(
+    make_lib: MakeLib, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(combine, "_KEPT_LAZY_READINGS", 1)
+    root = make_lib({"pkg/ops.py": USE, "pkg/more.py": USE})
+    parses: list[str] = []
+    original = reader._parsed
+
+    def counting(source: bytes, module: str, is_package: bool) -> reader._ModuleReader | None:
+        parses.append(module)
+        return original(source, module, is_package)
+
+    monkeypatch.setattr(reader, "_parsed", counting)
+    lazy = Inference([str(root)], None, lazy=True)
+    assert platforms_of(lazy.requirement("pkg.ops.outer")) == {"tpu"}
+    assert platforms_of(lazy.requirement("pkg.ops.other")) == {"cuda", "rocm"}
+    assert parses == ["pkg.ops"]  # its reading is kept
+    assert platforms_of(lazy.requirement("pkg.more.outer")) == {"tpu"}
+    assert parses == ["pkg.ops", "pkg.more"]  # one reading kept: pkg.ops's is let go
+    assert platforms_of(lazy.requirement("pkg.ops.plain")) is None
+    assert platforms_of(lazy.requirement("pkg.ops.tpu_op_i")) == {"tpu"}
+    assert parses == ["pkg.ops", "pkg.more", "pkg.ops"]  # read again, once
+    eager = Inference([str(root)], None)
+    for name in ("pkg.ops.plain", "pkg.ops.tpu_op_i", "pkg.more.other"):
+        assert lazy.requirement(name) == eager.requirement(name)

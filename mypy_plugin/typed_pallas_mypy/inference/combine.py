@@ -74,6 +74,10 @@ _NAME_DEPTH: Final = 8
 #: second parses on jax's ops is saved with one kept), and keeping 4 made the reads of
 #: a cold run about 40% slower (more live objects for the garbage collector to walk).
 _KEPT_READINGS: Final = 1
+#: How many installed modules read lazily keep their reading (``Resolver._keep_reading``):
+#: more than a run over jax's ops reads (32 modules, whose readings hold 32 MiB, about 55
+#: times their sources' size), a bound on what a build over large libraries holds.
+_KEPT_LAZY_READINGS: Final = 64
 LOWERING: Final = _platforms.LOWERING_SET
 GUARD_UNIVERSE: Final = _platforms.GUARD_UNIVERSE
 
@@ -218,6 +222,8 @@ class Resolver:
         #: module -> (stamp, facts) of the modules whose functions are summarised when
         #: asked for: written to the store by ``save``
         self._unsaved: dict[str, tuple[Stamp, ModuleFacts]] = {}
+        #: the installed modules whose lazy facts hold their reading, oldest first
+        self._lazy_readings: dict[str, tuple[Located, Stamp, ModuleFacts]] = {}
 
     # ------------------------------------------------------------------ modules
 
@@ -309,7 +315,7 @@ class Resolver:
             # a project module read afresh: its calls are asked by position next (the
             # plugin's decision sites, conditions and evidence), from the same reading
             parsed, self._sites[module] = reader.read_module_and_sites(
-                source, module, is_package=located.is_package, lazy=True
+                source, module, is_package=located.is_package, lazy=lazy
             )
         else:
             parsed, sites = reader.read_module_keeping_sites(
@@ -321,6 +327,8 @@ class Resolver:
                 del self._unasked_sites[next(iter(self._unasked_sites))]
         if parsed is not None and lazy:
             self._unsaved[module] = (stamp, parsed)
+            if not located.project:
+                self._keep_reading(located, stamp, parsed)
         else:
             self.store.put(
                 module,
@@ -330,11 +338,23 @@ class Resolver:
         self._remember(located, parsed)
         return parsed
 
+    def _keep_reading(self, located: Located, stamp: Stamp, facts: ModuleFacts) -> None:
+        """Keep the reading behind an installed module's lazy facts (its syntax tree),
+        for at most ``_KEPT_LAZY_READINGS`` modules: the oldest one's facts then
+        summarise what is asked later from its source again (``_summarize_from_source``),
+        so a build that reads hundreds of installed modules does not hold their trees."""
+        self._lazy_readings.pop(located.module, None)
+        self._lazy_readings[located.module] = (located, stamp, facts)
+        while len(self._lazy_readings) > _KEPT_LAZY_READINGS:
+            oldest = next(iter(self._lazy_readings))
+            self._summarize_from_source(*self._lazy_readings.pop(oldest))
+
     def _summarize_from_source(self, located: Located, stamp: Stamp, facts: ModuleFacts) -> None:
-        """Let a stored module's facts summarise, from its source, a function its entry
-        lacks (one no question reached when the entry was written): the source is read
-        on the first such question, once, if the file is still the one the entry was
-        stored for."""
+        """Let a module's lazy facts summarise from its source what they cannot
+        otherwise: a function a stored entry lacks (no question reached it when it was
+        written), or any function once the reading behind them was let go
+        (``_keep_reading``). The source is read on the first such question, once, if the
+        file is still the one the facts were read or stored for."""
         functions = facts.functions
         if not isinstance(functions, model.Functions):
             return
@@ -351,6 +371,8 @@ class Resolver:
                     )
                 reading.append(read)
                 self._unsaved[located.module] = (stamp, facts)
+                if read is not None and not located.project:
+                    self._keep_reading(located, stamp, facts)  # this reading counts too
             read = reading[0]
             return read.functions.get(qualname) if read is not None else None
 
