@@ -545,7 +545,8 @@ def run(x: jax.Array) -> object:
 def test_a_library_function_an_earlier_run_did_not_ask_about(project: Project) -> None:
     """The engine stores the summaries a run worked out (an installed module's entry
     lists its other functions by name only): a later run that calls one of those reads
-    it from the library's source, and says what a cold run says."""
+    it from the library's source, and says what a cold run says; a body-only edit of
+    the library then changes the finding warm and under the daemon."""
     site = project.root / "site-packages"
     (site / "lazylib").mkdir(parents=True)
     (site / "lazylib" / "__init__.py").write_text(LAZY_OPS)
@@ -562,6 +563,21 @@ def test_a_library_function_an_earlier_run_did_not_ask_about(project: Project) -
     project.write_files({"user.py": LAZY_USER.replace("CALL", "add_two")})
     warm = project.mypy("warm")
     assert _errors(warm) == _library_errors(7), warm
+    assert project.cold() == warm
+    assert project.daemon() == warm
+    # a body-only edit of the library: its kernel takes Triton params now
+    init = site / "lazylib" / "__init__.py"
+    init.write_text(LAZY_OPS.replace("pltpu.CompilerParams()", "pltriton.CompilerParams()"))
+    init.write_text(
+        init.read_text().replace(
+            "from jax.experimental.pallas import tpu as pltpu",
+            "from jax.experimental.pallas import triton as pltriton",
+        )
+    )
+    stat = init.stat()
+    os.utime(init, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
+    warm = project.mypy("warm")
+    assert _errors(warm) == [], warm
     assert project.cold() == warm
     assert project.daemon() == warm
 

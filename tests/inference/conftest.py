@@ -2,6 +2,7 @@
 
 Every test runs with the plugin's debug switch on, so an exception inside the reader
 fails the test instead of becoming silence (tests of that silence turn it off).
+``parses`` lists the modules parsed, one per reader built.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 from library_fakes import MakeLib, fake_library_maker
+
+from typed_pallas_mypy.inference import reader
 
 
 @pytest.fixture(autouse=True)
@@ -21,3 +24,19 @@ def _debug(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def make_lib(tmp_path_factory: pytest.TempPathFactory) -> MakeLib:
     return fake_library_maker(tmp_path_factory.mktemp("env"))
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The modules parsed (a reader built for each parse), in order."""
+    seen: list[str] = []
+    original = reader._ModuleReader.__init__
+
+    def counting(
+        self: reader._ModuleReader, tree: object, module: str, is_package: bool, pallas: bool
+    ) -> None:
+        seen.append(module)
+        original(self, tree, module, is_package, pallas)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reader._ModuleReader, "__init__", counting)
+    return seen

@@ -110,18 +110,10 @@ USE = OPS + "\ndef outer(x):\n    return tpu_op(x)\n\ndef other(x):\n    return 
 
 
 def test_the_store_keeps_what_was_worked_out_and_a_later_run_adds_to_it(
-    make_lib: MakeLib, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_lib: MakeLib, tmp_path: Path, parses: list[str]
 ) -> None:
     root = make_lib({"pkg/ops.py": USE})
     cache = tmp_path / "cache"
-    parses: list[str] = []
-    original = reader._parsed
-
-    def counting(source: bytes, module: str, is_package: bool) -> reader._ModuleReader | None:
-        parses.append(module)
-        return original(source, module, is_package)
-
-    monkeypatch.setattr(reader, "_parsed", counting)
 
     first = Inference([str(root)], str(cache), lazy=True)
     assert platforms_of(first.requirement("pkg.ops.outer")) == {"tpu"}
@@ -171,18 +163,10 @@ def test_a_function_the_entry_lacks_is_not_read_from_a_changed_file(
 
 
 def test_an_installed_module_past_the_kept_readings_is_read_again_when_asked(
-    make_lib: MakeLib, monkeypatch: pytest.MonkeyPatch
+    make_lib: MakeLib, monkeypatch: pytest.MonkeyPatch, parses: list[str]
 ) -> None:
     monkeypatch.setattr(combine, "_KEPT_LAZY_READINGS", 1)
     root = make_lib({"pkg/ops.py": USE, "pkg/more.py": USE})
-    parses: list[str] = []
-    original = reader._parsed
-
-    def counting(source: bytes, module: str, is_package: bool) -> reader._ModuleReader | None:
-        parses.append(module)
-        return original(source, module, is_package)
-
-    monkeypatch.setattr(reader, "_parsed", counting)
     lazy = Inference([str(root)], None, lazy=True)
     assert platforms_of(lazy.requirement("pkg.ops.outer")) == {"tpu"}
     assert platforms_of(lazy.requirement("pkg.ops.other")) == {"cuda", "rocm"}

@@ -3,7 +3,7 @@
 A second ``Inference`` over the same cache reads the JSON and parses nothing; a
 module whose file changed (size, or mtime alone) is parsed again; a cache file that is
 corrupt, from another reader version, or cannot be written is ignored without an error.
-Parses are counted by wrapping the reader's constructor (one per parse).
+Parses are counted by the ``parses`` fixture (``conftest``: one per reader built).
 """
 
 from __future__ import annotations
@@ -16,25 +16,9 @@ from pathlib import Path
 import pytest
 from library_fakes import OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.inference import combine, reader, store
+from typed_pallas_mypy.inference import combine, store
 
 USE = OPS + "\ndef outer(x):\n    return tpu_op(x)\n"
-
-
-@pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The modules parsed (a reader built for each parse), in order."""
-    seen: list[str] = []
-    original = reader._ModuleReader.__init__
-
-    def counting(
-        self: reader._ModuleReader, tree: object, module: str, is_package: bool, pallas: bool
-    ) -> None:
-        seen.append(module)
-        original(self, tree, module, is_package, pallas)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(reader._ModuleReader, "__init__", counting)
-    return seen
 
 
 def test_second_instance_reads_the_cache(
