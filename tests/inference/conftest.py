@@ -33,10 +33,10 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     original = reader._ModuleReader.__init__
 
     def counting(
-        self: reader._ModuleReader, tree: object, module: str, is_package: bool, pallas: bool
+        self: reader._ModuleReader, tree: object, module: str, is_package: bool, source: bytes
     ) -> None:
         seen.append(module)
-        original(self, tree, module, is_package, pallas)  # type: ignore[arg-type]
+        original(self, tree, module, is_package, source)  # type: ignore[arg-type]
 
     monkeypatch.setattr(reader._ModuleReader, "__init__", counting)
     return seen

@@ -40,7 +40,7 @@ import builtins
 import contextlib
 import dataclasses
 import gc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
@@ -104,6 +104,7 @@ from typed_pallas_mypy.inference.scopes import (
     Pos,
     Scope,
     ScopeNode,
+    SourceText,
     child_nodes,
     end_of,
     is_docstring,
@@ -113,6 +114,7 @@ from typed_pallas_mypy.inference.scopes import (
     position_of,
     span_of,
     spelling,
+    walk_nodes,
 )
 
 #: What the reader lets through as a function-keeping decorator or wrapper call.
@@ -378,7 +380,7 @@ def _parsed(source: bytes, module: str, is_package: bool) -> _ModuleReader | Non
         tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return _ModuleReader(tree, module, is_package, PALLAS_MARKER in source)
+    return _ModuleReader(tree, module, is_package, source)
 
 
 def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
@@ -497,6 +499,36 @@ _BODY_TABLES: Final = {**evidence_tables.SCRATCH_EVIDENCE, **evidence_tables.BOD
 _PLATFORM_STRINGS: Final = frozenset(
     {*_platforms.PLATFORM_NAMES, *_platforms.BACKENDS, *_platforms.BACKEND_ALIASES}
 )
+
+
+def _literal_platform_strings(expr: ast.AST) -> bool | None:
+    """For a value written with constants only (a number, a string, a tuple, list, set
+    or dict of them: a table of tuned sizes), whether a platform string is among them;
+    None for any other expression. It stops at the first node of another kind, and
+    looks at each node of a table once, without listing children: the reader's walks
+    of a large table cost more."""
+    found = False
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.Constant:
+            value = node.value
+            if isinstance(value, str) and value.lower() in _PLATFORM_STRINGS:
+                found = True
+        elif type(node) is ast.Tuple or type(node) is ast.List or type(node) is ast.Set:
+            stack.extend(node.elts)
+        elif type(node) is ast.Dict:
+            if None in node.keys:  # ``{**other}``
+                return None
+            stack.extend(node.keys)  # type: ignore[arg-type]  # no None among them
+            stack.extend(node.values)
+        elif type(node) is ast.UnaryOp:
+            stack.append(node.operand)
+        else:
+            return None
+    return found
+
+
 #: Top-level packages whose calls in a condition do not ask for the platform (JAX's
 #: own platform reads are read as such before this is asked)
 _NEVER_ASK_PLATFORM: Final = frozenset(
@@ -628,11 +660,13 @@ def unconditional_nodes(roots: Sequence[ast.AST], index: ChildIndex) -> list[ast
 
 
 class _ModuleReader(ConditionReading):
-    def __init__(self, tree: ast.Module, module: str, is_package: bool, pallas: bool) -> None:
+    def __init__(self, tree: ast.Module, module: str, is_package: bool, source: bytes) -> None:
         self.tree = tree
         self.module = module
         self.package = module if is_package else module.rpartition(".")[0]
-        self.pallas = pallas
+        self.pallas = PALLAS_MARKER in source
+        #: where a walk for nested functions and lambdas may find one
+        self.text = SourceText(source)
         self.module_scope = Scope(None, "", None)
         #: name -> raw module-level bindings: ("def", node) / ("class", node) /
         #: ("import", fullname) / ("assign", value) / ("other", None)
@@ -662,6 +696,10 @@ class _ModuleReader(ConditionReading):
         self._lookups: dict[tuple[str, int], Lookup] | None = None
         #: id of a function -> what runs on every path of it (``_on_every_path``)
         self._every_path: dict[int, tuple[_Roots, list[ast.AST]]] = {}
+        #: expression -> ``_literal_platform_strings``
+        self._literals: dict[ast.AST, bool | None] = {}
+        #: (expression, id of its scope) -> ``_expr_platform``, once the scopes are built
+        self._platform_reads: dict[tuple[ast.AST, int], str | None] = {}
         #: (condition, id of its scope, depth) -> ``_may_ask_platform``
         self._asks_platform: dict[tuple[ast.AST, int, int], bool] = {}
         #: fullname -> ``_name_fact``
@@ -879,7 +917,9 @@ class _ModuleReader(ConditionReading):
         self.scopes[id(node)] = scope
         self._params(node.args, scope)
         self._collect_locals(node.body, scope)
-        own_definitions = self.nodes.own_definitions(node.body)
+        own_definitions = (
+            self.nodes.own_definitions(node.body) if self.text.may_define(node.body) else []
+        )
         for own in own_definitions:
             if isinstance(own, ast.NamedExpr) and isinstance(own.target, ast.Name):
                 scope.complex.add(own.target.id)
@@ -909,6 +949,8 @@ class _ModuleReader(ConditionReading):
                 self._lambda_scope(node, scope)
 
     def _lambdas(self, expr: ast.AST, scope: Scope, qualname: str) -> None:
+        if not self.text.may_define([expr]):
+            return
         for node in self.nodes.walk(expr):
             if isinstance(node, ast.Lambda) and id(node) not in self.scopes:
                 self._lambda_scope(node, scope)
@@ -920,7 +962,8 @@ class _ModuleReader(ConditionReading):
         self.scopes[id(node)] = scope
         self.lambda_nodes[qualname] = (node, scope)
         self._params(node.args, scope)
-        self._nested(self.nodes.own_definitions([node.body]), scope)
+        if self.text.may_define([node.body]):
+            self._nested(self.nodes.own_definitions([node.body]), scope)
 
     def _params(self, args: ast.arguments, scope: Scope) -> None:
         positional = [*args.posonlyargs, *args.args]
@@ -1574,8 +1617,33 @@ class _ModuleReader(ConditionReading):
         return False
 
     def _expr_platform(self, expr: ast.AST, scope: Scope) -> str | None:
-        """How an expression reads the platform, if it does (lambdas inside included)."""
-        for sub in self.nodes.walk(expr):
+        """How an expression reads the platform, if it does (lambdas inside included).
+
+        Once the scopes are built, each answer is kept (a variable's value is asked
+        about from every condition reading it); while they are built, a module-level
+        value is walked without listing its children (a table of literals is seldom
+        walked again, and what a name reads may still change)."""
+        if self._literal(expr) is not None:
+            return None  # constants only: no name, no attribute
+        if self._lookups is None:
+            return self._reads_platform(walk_nodes(expr), scope)
+        key = (expr, id(scope))
+        if key in self._platform_reads:
+            return self._platform_reads[key]
+        found = self._platform_reads[key] = self._reads_platform(self.nodes.walk(expr), scope)
+        return found
+
+    def _literal(self, expr: ast.AST) -> bool | None:
+        """``_literal_platform_strings``, kept (a table is asked about from every
+        condition that reads it)."""
+        if expr in self._literals:
+            return self._literals[expr]
+        found = self._literals[expr] = _literal_platform_strings(expr)
+        return found
+
+    def _reads_platform(self, nodes: Iterable[ast.AST], scope: Scope) -> str | None:
+        """``_expr_platform`` of the expression whose nodes are ``nodes``, worked out."""
+        for sub in nodes:
             if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_ATTRIBUTES:
                 return f"{spelling(sub)} at line {sub.lineno}"
             if isinstance(sub, (ast.Name, ast.Attribute)):
@@ -1602,6 +1670,9 @@ class _ModuleReader(ConditionReading):
 
     def _reads_asking(self, test: ast.AST, scope: Scope, depth: int) -> bool:
         """``_may_ask_platform``, worked out."""
+        literal = self._literal(test)
+        if literal is not None:
+            return literal
         for sub in self.nodes.walk(test):
             if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 if sub.value.lower() in _PLATFORM_STRINGS:

@@ -6,6 +6,8 @@ node's place and spelling are written.
   how, its imports and nested definitions; ``GlobalName`` / ``ParamRef`` / ``LocalName``:
   what a name looks up to (``reader._ModuleReader.lookup``);
 * ``ChildIndex``: each node's children listed once (operators and contexts left out);
+* ``SourceText``: whether a stretch of the source may define a function, a lambda or a
+  ``:=`` (a walk for them is needed only where it may);
 * ``parse_module`` / ``parse_expression``: ``ast.parse`` without compiler warnings;
 * positions (``position_of``, ``end_of``, ``span_of``), ``spelling`` of a dotted
   reference, ``is_opaque_name`` (names never read).
@@ -16,9 +18,10 @@ What it does not do: resolve a name (``reader``), or decide anything about platf
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -204,6 +207,15 @@ def child_nodes(node: ast.AST) -> tuple[ast.AST, ...]:
     return tuple(out) if out else _NO_CHILDREN
 
 
+def walk_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """``node`` and every node under it, as ``ChildIndex.walk`` gives them, listing no
+    child: for a tree walked once (a module-level table of literals)."""
+    order = [node]
+    for current in order:
+        yield current
+        order.extend(child_nodes(current))
+
+
 class ChildIndex:
     """The children of the nodes of one tree, each node's listed once: the reader walks
     the same subtrees many times (a function's own nodes, what runs on every path, its
@@ -222,15 +234,20 @@ class ChildIndex:
     def walk(self, node: ast.AST) -> list[ast.AST]:
         """``node`` and every node under it, in ``ast.walk``'s order (breadth first;
         operators and expression contexts left out)."""
+        lists = self._lists
         order = [node]
         for current in order:  # the list grows as it is read: each level after the last
-            order.extend(self.children(current))
+            found = lists.get(current)
+            if found is None:  # ``children``, written out: walks are the reader's loop
+                found = lists[current] = child_nodes(current)
+            order.extend(found)
         return order
 
     def own_definitions(self, body: Sequence[ast.AST]) -> list[ast.AST]:
         """The functions, lambdas and ``:=`` expressions of a body that belong to its own
         scope: not those inside a nested function, lambda or class (depth first, last
         statement first)."""
+        lists = self._lists
         out: list[ast.AST] = []
         stack: list[ast.AST] = list(body)
         while stack:
@@ -243,8 +260,45 @@ class ChildIndex:
                 continue
             if kind is ast.NamedExpr:
                 out.append(node)
-            stack.extend(self.children(node))
+            found = lists.get(node)
+            if found is None:
+                found = lists[node] = child_nodes(node)
+            stack.extend(found)
         return out
+
+
+#: A word without which no function, lambda or ``:=`` is written (``SourceText``).
+_DEFINING_WORD: Final = re.compile(rb"lambda|:=|\bdef\b")
+
+
+class SourceText:
+    """A module's source by line, to tell without a walk that a stretch of it defines
+    no function, lambda or ``:=`` (``ChildIndex.own_definitions`` would find nothing):
+    none of ``lambda``, ``def`` or ``:=`` is written on its lines. Such a word in a
+    string or a comment only costs the walk. Lines are counted as ``ast`` counts them
+    (``\\n``, ``\\r\\n`` or ``\\r`` ends one: ``bytes.splitlines``)."""
+
+    def __init__(self, source: bytes) -> None:
+        self._source = source
+        starts = [0]
+        for line in source.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        #: line number -> the offset of its first byte (line 1 at index 1)
+        self._starts = [0, *starts]
+
+    def may_define(self, nodes: Sequence[ast.AST]) -> bool:
+        """Whether the lines of ``nodes`` (the first's first to the last's last) may
+        define a function, a lambda or a ``:=``."""
+        if not nodes:
+            return False
+        first = getattr(nodes[0], "lineno", None)
+        for decorator in getattr(nodes[0], "decorator_list", ()):  # written above it
+            first = min(first or decorator.lineno, decorator.lineno)
+        last = getattr(nodes[-1], "end_lineno", None)
+        if first is None or last is None or not 1 <= first <= last < len(self._starts) - 1:
+            return True  # a place not known: walk
+        stretch = self._source[self._starts[first] : self._starts[last + 1]]
+        return _DEFINING_WORD.search(stretch) is not None
 
 
 #: Nodes that open a scope of their own (``ChildIndex.own_definitions``).
