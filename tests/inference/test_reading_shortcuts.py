@@ -185,3 +185,39 @@ def test_a_table_naming_a_platform_guards_a_kernel_body_and_one_of_numbers_does_
         ("mosaic_tpu",)
     ]
     assert facts.body_evidence("tpkg.bodies.by_backend") == ()
+
+
+def test_a_statement_test_is_found_as_going_down_finds_it() -> None:
+    """``Sites._find`` takes an ``if``, ``while`` or ``assert`` test from the statements'
+    index (``_statement_tests``): the same expression and parent as going down from the
+    module, for every such test of jax's ops and of the forms below."""
+    nested = b"""\
+def f(x):
+    while x:
+        try:
+            assert x, "no"
+        except* ValueError:
+            if (x and
+                    x.y):
+                pass
+        else:
+            match x:
+                case 1:
+                    if x: pass
+    for i in x:
+        if i: pass
+    else:
+        if not x: pass
+    return [y for y in x if y]
+"""
+    compared = 0
+    for module, source, package in [("nested", nested, False), *_modules()]:
+        sites = reader.sites(source, module, package)
+        assert sites is not None, module
+        tests = reader._statement_tests(sites.reader.tree.body)
+        for where, found in tests.items():
+            assert sites._descend(where, False) == found, (module, where)
+            compared += 1
+        if module == "nested":
+            assert len(tests) == 6  # the comprehension's ``if`` is not a statement's
+    assert compared >= 800

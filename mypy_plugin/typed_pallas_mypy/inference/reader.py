@@ -170,6 +170,9 @@ class Sites:
         self._found: dict[
             tuple[tuple[int, int, int, int], bool], tuple[ast.expr, ast.AST] | None
         ] = {}
+        #: span -> the test of an ``if``, ``while`` or ``assert`` statement there and the
+        #: statement (``_statement_tests``: the conditions most asked about), on first use
+        self._tests: dict[tuple[int, int, int, int], tuple[ast.expr, ast.AST]] | None = None
         #: (start, end, statement) of the module's statements, decorators included
         self._top: list[tuple[Pos, Pos, ast.stmt]] = [
             (_start_with_decorators(stmt), end_of(stmt), stmt) for stmt in reader.tree.body
@@ -183,13 +186,25 @@ class Sites:
         key = (where, call)
         if key in self._found:
             return self._found[key]
+        if not call:
+            if self._tests is None:
+                self._tests = _statement_tests(self.reader.tree.body)
+            test = self._tests.get(where)
+            if test is not None:  # held by a statement: no expression holds it
+                self._found[key] = test
+                return test
+        found = self._found[key] = self._descend(where, call)
+        return found
+
+    def _descend(
+        self, where: tuple[int, int, int, int], call: bool
+    ) -> tuple[ast.expr, ast.AST] | None:
+        """``_find``, going down from the module's statement that holds ``where``."""
         start, end = (where[0], where[1]), (where[2], where[3])
         index = bisect.bisect_right(self._top, start, key=lambda item: item[0]) - 1
-        found: tuple[ast.expr, ast.AST] | None = None
         if index >= 0 and end <= self._top[index][1]:
-            found = self._down(self._top[index][2], self.reader.tree, where, start, end, call)
-        self._found[key] = found
-        return found
+            return self._down(self._top[index][2], self.reader.tree, where, start, end, call)
+        return None
 
     def _down(
         self,
@@ -458,6 +473,35 @@ def collector_paused() -> Iterator[None]:
         gc.freeze()
         gc.unfreeze()
         gc.enable()
+
+
+def _statement_tests(
+    body: Sequence[ast.stmt],
+) -> dict[tuple[int, int, int, int], tuple[ast.expr, ast.AST]]:
+    """The tests of the ``if``, ``while`` and ``assert`` statements of a module, by span,
+    each with its statement: found by going through statements only (no expression is
+    gone into, so a test inside a lambda or a comprehension is not among them)."""
+    found: dict[tuple[int, int, int, int], tuple[ast.expr, ast.AST]] = {}
+    stack: list[ast.stmt] = list(body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.If, ast.While, ast.Assert)):
+            found.setdefault(span_of(stmt.test), (stmt.test, stmt))
+        for name in _STATEMENT_LISTS:
+            inner = getattr(stmt, name, None)
+            if inner:
+                stack.extend(inner)
+        if isinstance(stmt, (ast.Try, ast.TryStar)):
+            for handler in stmt.handlers:
+                stack.extend(handler.body)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                stack.extend(case.body)
+    return found
+
+
+#: The fields of a statement that hold statements (``_statement_tests``).
+_STATEMENT_LISTS: Final = ("body", "orelse", "finalbody")
 
 
 def _start_with_decorators(node: ast.AST) -> Pos:
