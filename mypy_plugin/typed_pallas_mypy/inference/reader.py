@@ -475,6 +475,10 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+#: Nodes whose ``test`` decides what runs (``_ModuleReader._scan``).
+_CONDITIONAL_NODES: Final = frozenset({ast.If, ast.IfExp, ast.While})
+
+
 def _statement_tests(
     body: Sequence[ast.stmt],
 ) -> dict[tuple[int, int, int, int], tuple[ast.expr, ast.AST]]:
@@ -961,9 +965,7 @@ class _ModuleReader(ConditionReading):
         self.scopes[id(node)] = scope
         self._params(node.args, scope)
         self._collect_locals(node.body, scope)
-        own_definitions = (
-            self.nodes.own_definitions(node.body) if self.text.may_define(node.body) else []
-        )
+        own_definitions = self.nodes.own_definitions(node.body, self.text)
         for own in own_definitions:
             if isinstance(own, ast.NamedExpr) and isinstance(own.target, ast.Name):
                 scope.complex.add(own.target.id)
@@ -1007,7 +1009,7 @@ class _ModuleReader(ConditionReading):
         self.lambda_nodes[qualname] = (node, scope)
         self._params(node.args, scope)
         if self.text.may_define([node.body]):
-            self._nested(self.nodes.own_definitions([node.body]), scope)
+            self._nested(self.nodes.own_definitions([node.body], self.text), scope)
 
     def _params(self, args: ast.arguments, scope: Scope) -> None:
         positional = [*args.posonlyargs, *args.args]
@@ -1750,11 +1752,15 @@ class _ModuleReader(ConditionReading):
         stack: list[tuple[ast.AST, bool]] = [(root, False) for root in roots]
         #: calls written as statements: their value is dead (``KEYWORD_EVIDENCE``)
         statements: set[int] = set()
+        scopes, lists = self.scopes, self.nodes.lists
         while stack:
             node, guarded = stack.pop()
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-                statements.add(id(node.value))
-            if id(node) in self.scopes and node is not func:
+            kind = type(node)  # parsed trees hold no subclasses of ast's node classes
+            if kind is ast.Expr:
+                assert isinstance(node, ast.Expr)
+                if type(node.value) is ast.Call:
+                    statements.add(id(node.value))
+            if id(node) in scopes and node is not func:
                 assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
                 args = node.args
                 outer: list[ast.AST] = [*args.defaults, *[d for d in args.kw_defaults if d]]
@@ -1763,7 +1769,8 @@ class _ModuleReader(ConditionReading):
                 stack.extend((item, guarded) for item in outer)
                 result.merge(self._scan(node), guarded)
                 continue
-            if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+            if kind in _CONDITIONAL_NODES:
+                assert isinstance(node, (ast.If, ast.IfExp, ast.While))
                 read = self._expr_platform(node.test, scope)
                 if read is not None:
                     if result.platform is None:
@@ -1771,11 +1778,13 @@ class _ModuleReader(ConditionReading):
                     guarded = True
                 elif not guarded and self._may_ask_platform(node.test, scope):
                     guarded = True
-            if isinstance(node, ast.Match) and not guarded:
+            if kind is ast.Match and not guarded:
+                assert isinstance(node, ast.Match)
                 guarded = self._may_ask_platform(node.subject, scope) or any(
                     self._may_ask_platform(case.pattern, scope) for case in node.cases
                 )
-            if isinstance(node, (ast.Attribute, ast.Name)):
+            if kind is ast.Attribute or kind is ast.Name:
+                assert isinstance(node, (ast.Attribute, ast.Name))
                 links, base = self._chain(node, scope)
                 attr_node: ast.expr = node
                 while isinstance(attr_node, ast.Attribute):
@@ -1795,7 +1804,8 @@ class _ModuleReader(ConditionReading):
                 if base is not None:
                     stack.append((base, guarded))
                 continue
-            if isinstance(node, ast.Call) and not guarded:
+            if kind is ast.Call and not guarded:
+                assert isinstance(node, ast.Call)
                 target = self.kernel_function(node.func, scope)
                 if target is not None:
                     result.callees.append(target)
@@ -1803,7 +1813,10 @@ class _ModuleReader(ConditionReading):
                     found = self._keyword_evidence(node, scope)
                     if found is not None:
                         result.evidence.append(found)
-            stack.extend([(child, guarded) for child in self.nodes.children(node)])
+            children = lists.get(node)
+            if children is None:
+                children = lists[node] = child_nodes(node)
+            stack.extend([(child, guarded) for child in children])
         result.evidence.sort(key=lambda e: e.line)
         return result
 

@@ -222,19 +222,21 @@ class ChildIndex:
     scan, its trace program, the conditions inside it)."""
 
     def __init__(self) -> None:
-        self._lists: dict[ast.AST, tuple[ast.AST, ...]] = {}
+        #: node -> its children, listed on first ask (the reader's busiest loops read
+        #: it directly: a method call a node costs more than the lookup)
+        self.lists: dict[ast.AST, tuple[ast.AST, ...]] = {}
 
     def children(self, node: ast.AST) -> tuple[ast.AST, ...]:
         """``node``'s children (``child_nodes``)."""
-        found = self._lists.get(node)
+        found = self.lists.get(node)
         if found is None:
-            found = self._lists[node] = child_nodes(node)
+            found = self.lists[node] = child_nodes(node)
         return found
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
         """``node`` and every node under it, in ``ast.walk``'s order (breadth first;
         operators and expression contexts left out)."""
-        lists = self._lists
+        lists = self.lists
         order = [node]
         for current in order:  # the list grows as it is read: each level after the last
             found = lists.get(current)
@@ -243,11 +245,14 @@ class ChildIndex:
             order.extend(found)
         return order
 
-    def own_definitions(self, body: Sequence[ast.AST]) -> list[ast.AST]:
+    def own_definitions(
+        self, body: Sequence[ast.AST], text: SourceText | None = None
+    ) -> list[ast.AST]:
         """The functions, lambdas and ``:=`` expressions of a body that belong to its own
         scope: not those inside a nested function, lambda or class (depth first, last
-        statement first)."""
-        lists = self._lists
+        statement first). With the module's ``text``, a statement whose lines define
+        nothing (``SourceText.may_define``) is not gone into."""
+        lists = self.lists
         out: list[ast.AST] = []
         stack: list[ast.AST] = list(body)
         while stack:
@@ -260,6 +265,8 @@ class ChildIndex:
                 continue
             if kind is ast.NamedExpr:
                 out.append(node)
+            elif text is not None and kind in _STATEMENTS and not text.may_define([node]):
+                continue
             found = lists.get(node)
             if found is None:
                 found = lists[node] = child_nodes(node)
@@ -299,6 +306,12 @@ class SourceText:
             return True  # a place not known: walk
         stretch = self._source[self._starts[first] : self._starts[last + 1]]
         return _DEFINING_WORD.search(stretch) is not None
+
+
+#: Every kind of statement (``ChildIndex.own_definitions``).
+_STATEMENTS: Final = frozenset(
+    kind for kind in vars(ast).values() if isinstance(kind, type) and issubclass(kind, ast.stmt)
+)
 
 
 #: Nodes that open a scope of their own (``ChildIndex.own_definitions``).
