@@ -183,16 +183,22 @@ class ModuleIndex:
         return self._use_maps
 
     def _lines(self) -> None:
+        """Bring the line maps up to date. While the index is built, regions and
+        functions are only appended (outer functions before the ones nested in them):
+        only the new ones are added; ``_build`` starts the maps again once it has sorted
+        the functions."""
         sizes = (len(self.regions), len(self.functions))
-        if sizes == self._lines_built_for:
+        built = self._lines_built_for
+        if sizes == built:
             return
-        self._region_lines = {}
-        for region in self.regions:
+        if built[0] < 0 or sizes[0] < built[0] or sizes[1] < built[1]:
+            self._region_lines, self._function_lines, self._function_ids = {}, {}, set()
+            built = (0, 0)
+        for region in self.regions[built[0] :]:
             for line in range(region.start[0], region.end[0] + 1):
                 self._region_lines.setdefault(line, []).append(region)
-        self._function_lines = {}
-        self._function_ids = {id(item[2]) for item in self.functions}
-        for item in self.functions:
+        for item in self.functions[built[1] :]:
+            self._function_ids.add(id(item[2]))
             for line in range(item[0][0], item[1][0] + 1):
                 self._function_lines.setdefault(line, []).append(item)
         self._lines_built_for = sizes
@@ -352,6 +358,7 @@ def _build(tree: MypyFile, cross: CrossModule | None) -> ModuleIndex:
     walker.block(tree.defs, None)
     _scan_expressions(index, tree)
     index.functions.sort(key=lambda item: (item[0], (-item[1][0], -item[1][1])))
+    index._lines_built_for = (-1, -1)  # the maps list functions in the order sorted
     return index
 
 
