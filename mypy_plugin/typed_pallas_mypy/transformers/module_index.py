@@ -244,7 +244,7 @@ class ModuleIndex:
         if self._ask is None:
             cross = self.cross
             self._ask = predicates.answer_in(
-                predicates.calls_by_span(self.tree),
+                self.tree,
                 lambda call: self.function_at(start_of(call)),
                 lambda call, func, is_device: cross.predicate_call(
                     call, func, is_device, self.value_of

@@ -396,7 +396,7 @@ class Facts:
         if module is None:
             return None, None
         ask = predicates.answer_in(
-            predicates.calls_by_span(func),
+            func,
             lambda _: func,
             lambda call, at, is_device: predicates.sets_at_call(call, at, is_device, self, None),
         )

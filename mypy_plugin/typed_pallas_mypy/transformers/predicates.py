@@ -38,7 +38,7 @@ messages (``decisions``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -184,18 +184,25 @@ def device_arguments(
 
 
 def answer_in(
-    calls: Mapping[tuple[int, int, int, int], CallExpr],
+    node: Node,
     func_of: Callable[[CallExpr], FuncItem | None],
     answer: Callable[[CallExpr, FuncItem | None, Callable[[Expression], bool]], Sets | None],
 ) -> Ask:
-    """What answers the inference's ``["ask", ...]`` leaves for code whose calls are
-    ``calls`` (by span): ``answer(call, the function it is in, is_device)`` for the
+    """What answers the inference's ``["ask", ...]`` leaves for the code of ``node`` (a
+    module or a function): ``answer(call, the function it is in, is_device)`` for the
     call at the leaf's span, ``is_device`` true of the arguments the inference saw as
-    devices (a predicate's call: ``sets_at_call``)."""
+    devices (a predicate's call: ``sets_at_call``). The calls of ``node`` are listed
+    (``calls_by_span``) when a leaf is first asked about: most conditions have none."""
+    calls: dict[tuple[int, int, int, int], CallExpr] = {}
+    listed = False
 
     def ask(
         where: tuple[int, int, int, int], positions: tuple[int, ...], keywords: tuple[str, ...]
     ) -> Sets | None:
+        nonlocal listed
+        if not listed:
+            calls.update(calls_by_span(node))
+            listed = True
         call = calls.get(where)
         if call is None:
             return None
