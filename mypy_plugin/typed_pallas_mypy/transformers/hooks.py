@@ -107,7 +107,7 @@ def function_kind(fullname: str, session: Session) -> Literal["project", "librar
         names = facts.names
         if names.is_user_module(names.module_of(fullname)):
             return "project"
-        if names.is_library_name(fullname) and facts.of(fullname).requirement is not None:
+        if names.is_library_name(fullname) and facts.inference.requirement(fullname) is not None:
             return "library kernel"
     except Exception:  # never let a lookup crash mypy: no hook, mypy's default type
         if debug_enabled():

@@ -223,6 +223,17 @@ class InferenceUse:
         self._facts[fullname] = found
         return found
 
+    def requirement(self, fullname: str) -> Requirement | None:
+        """``facts_of(fullname).requirement`` without the rest of the facts: whether a
+        call of a library function gets a hook at all (most do not)."""
+        cached = self._facts.get(fullname)
+        if cached is not None:
+            return cached.requirement
+        engine = self.engine()
+        found = requirement_of(engine.requirement(fullname))
+        self._note_installed(engine)
+        return found
+
     def modules_of(self, fullname: str) -> frozenset[str]:
         """The modules ``facts_of(fullname)``'s requirement was read from."""
         return self.engine().modules_of(fullname)
