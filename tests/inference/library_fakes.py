@@ -3,6 +3,7 @@
 ``fake_library_maker(folder)`` returns ``make_lib``: ``make_lib({"pkg/ops.py": source})``
 writes the files under a fresh ``.../lib/site-packages`` folder (sources dedented; the
 packages' missing ``__init__.py`` files created empty) and returns that root.
+``jax_ops_modules()``: the real modules of jax's own Pallas kernels, to read.
 """
 
 from __future__ import annotations
@@ -11,9 +12,27 @@ import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import pytest
+
 from typed_pallas_mypy.inference import Inference, Requirement
 
 MakeLib = Callable[[Mapping[str, str]], Path]
+
+
+def jax_ops_modules() -> list[tuple[str, bytes, bool]]:
+    """(module, source, is a package) of every module of ``jax.experimental.pallas.ops``
+    (real code nobody wrote for these tests); the test is skipped without jax."""
+    ops = Path(pytest.importorskip("jax").__file__).parent / "experimental" / "pallas" / "ops"
+    base = ops.parent.parent.parent
+    found: list[tuple[str, bytes, bool]] = []
+    for path in sorted(ops.rglob("*.py")):
+        parts = list(path.relative_to(base).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        if package:
+            parts.pop()
+        found.append((".".join(["jax", *parts]), path.read_bytes(), package))
+    return found
+
 
 #: The imports every fake kernel module starts with (6 lines).
 HEADER = """\

@@ -13,28 +13,13 @@ import json
 from pathlib import Path
 
 import pytest
-from library_fakes import OPS, MakeLib, platforms_of
+from library_fakes import OPS, MakeLib, jax_ops_modules, platforms_of
 
 from typed_pallas_mypy.inference import Inference, combine, model, reader
 
-#: The folder of jax's own Pallas kernels (real code nobody wrote for this test).
-_JAX_OPS = Path(pytest.importorskip("jax").__file__).parent / "experimental" / "pallas" / "ops"
-
-
-def _jax_ops_modules() -> list[tuple[str, bytes, bool]]:
-    found: list[tuple[str, bytes, bool]] = []
-    base = _JAX_OPS.parent.parent.parent
-    for path in sorted(_JAX_OPS.rglob("*.py")):
-        parts = list(path.relative_to(base).with_suffix("").parts)
-        package = parts[-1] == "__init__"
-        if package:
-            parts.pop()
-        found.append((".".join(["jax", *parts]), path.read_bytes(), package))
-    return found
-
 
 def test_summaries_do_not_depend_on_the_order_they_are_asked_in() -> None:
-    modules = _jax_ops_modules()
+    modules = jax_ops_modules()
     assert len(modules) >= 30  # jax's ops are there to read
     compared = 0
     for module, source, package in modules:

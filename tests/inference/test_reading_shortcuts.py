@@ -7,16 +7,12 @@ everything, and on the forms that could fool it."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
-from library_fakes import HEADER, MakeLib, reader_for
+from library_fakes import HEADER, MakeLib, jax_ops_modules, reader_for
 
 from typed_pallas_mypy.inference import reader
 from typed_pallas_mypy.inference.scopes import SourceText, parse_module
-
-#: The folder of jax's own Pallas kernels (real code nobody wrote for this test).
-_JAX_OPS = Path(pytest.importorskip("jax").__file__).parent / "experimental" / "pallas" / "ops"
 
 
 def _nodes_on(source: bytes, line: int) -> list[ast.stmt]:
@@ -114,15 +110,7 @@ def _read(source: bytes, module: str, package: bool, text: type[SourceText]) -> 
 
 
 def _modules() -> list[tuple[str, bytes, bool]]:
-    found = [("tricky", TRICKY, False)]
-    base = _JAX_OPS.parent.parent.parent
-    for path in sorted(_JAX_OPS.rglob("*.py")):
-        parts = list(path.relative_to(base).with_suffix("").parts)
-        package = parts[-1] == "__init__"
-        if package:
-            parts.pop()
-        found.append((".".join(["jax", *parts]), path.read_bytes(), package))
-    return found
+    return [("tricky", TRICKY, False), *jax_ops_modules()]
 
 
 def test_the_text_shortcut_reads_what_the_walk_reads() -> None:
