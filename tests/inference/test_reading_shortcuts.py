@@ -47,6 +47,15 @@ def test_lines_are_counted_as_ast_counts_them(newline: bytes) -> None:
     ]
 
 
+def test_characters_str_would_split_on_do_not_end_a_line() -> None:
+    """A form feed, ``\\x0b`` or ``\\x1c`` ends no line for Python's tokenizer (nor for
+    ``bytes.splitlines``; ``str.splitlines`` would count one)."""
+    source = b"x = 1\x0c\ny = lambda: 2\n# \x0b\x1c\nz = 3\n"
+    body = parse_module(source).body
+    assert [stmt.lineno for stmt in body] == [1, 2, 4]
+    assert [SourceText(source).may_define([stmt]) for stmt in body] == [False, True, False]
+
+
 def test_a_decorated_definition_starts_at_its_first_decorator() -> None:
     source = b"@deco(lambda: 1)\nclass C:\n    pass\n"
     (cls,) = parse_module(source).body
