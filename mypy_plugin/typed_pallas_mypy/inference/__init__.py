@@ -286,6 +286,14 @@ class Inference:
         unknown: tuple[bool, tuple[str, ...]] = (False, ())
         return self._guarded(unknown, lambda: self._resolver.is_platform_source(module, where))
 
+    def interpret_kept_off(
+        self, module: str, where: tuple[int, int, int, int]
+    ) -> tuple[str, str, str] | None:
+        """For the name at ``where`` of ``module``, an entry call's ``interpret=``: when
+        it is a parameter of the function around it that the module keeps off
+        (``interpret_uses``), ("default" or "passed", the parameter, the function)."""
+        return self._guarded(None, lambda: self._resolver.interpret_kept_off(module, where))
+
     def argument_evidence(
         self,
         module: str,

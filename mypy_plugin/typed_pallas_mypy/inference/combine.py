@@ -1012,6 +1012,14 @@ class Resolver:
             return self.helper(str(condition[1]))[1], (str(condition[1]),)
         return False, ()
 
+    def interpret_kept_off(
+        self, module: str, where: tuple[int, int, int, int]
+    ) -> tuple[str, str, str] | None:
+        """Whether the name at ``where`` of ``module`` (an entry call's ``interpret=``)
+        is a parameter the module keeps off (``reader.Sites.interpret_kept_off``)."""
+        module_sites = self._module_sites(module)
+        return module_sites.interpret_kept_off(where) if module_sites is not None else None
+
     # ------------------------------------------------------------------ sources
 
     def _where(self, target: Target, line: int) -> str:

@@ -76,6 +76,7 @@ from typed_pallas_mypy.inference.callables import (
     UnknownCallable,
 )
 from typed_pallas_mypy.inference.conditions import ConditionReading
+from typed_pallas_mypy.inference.interpret_uses import InterpretUses, KeptOff
 from typed_pallas_mypy.inference.model import (
     FALSE,
     TRUE,
@@ -173,6 +174,8 @@ class Sites:
         #: span -> the test of an ``if``, ``while`` or ``assert`` statement there and the
         #: statement (``_statement_tests``: the conditions most asked about), on first use
         self._tests: dict[tuple[int, int, int, int], tuple[ast.expr, ast.AST]] | None = None
+        #: whether parameters passed as ``interpret=`` are kept off, on first use
+        self._interpret_uses: InterpretUses | None = None
         #: (start, end, statement) of the module's statements, decorators included
         self._top: list[tuple[Pos, Pos, ast.stmt]] = [
             (_start_with_decorators(stmt), end_of(stmt), stmt) for stmt in reader.tree.body
@@ -336,6 +339,16 @@ class Sites:
             return None
         finally:
             reader.asking = False
+
+    def interpret_kept_off(self, where: tuple[int, int, int, int]) -> KeptOff | None:
+        """For the name at ``where`` (an entry call's ``interpret=``): when it is a
+        parameter this module keeps off (``interpret_uses``), how and the names."""
+        found = self._find(where, False)
+        if found is None or not isinstance(found[0], ast.Name):
+            return None
+        if self._interpret_uses is None:
+            self._interpret_uses = InterpretUses(self.reader)
+        return self._interpret_uses.kept_off(found[0])
 
     def predicate_condition(self, line: int, name: str, parameter: str) -> model.Condition | None:
         """What the function ``name`` defined at ``line`` returns of its parameter

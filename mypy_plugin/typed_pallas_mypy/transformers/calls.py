@@ -42,8 +42,6 @@ from mypy.nodes import (
     CallExpr,
     ConditionalExpr,
     Expression,
-    FuncDef,
-    FuncItem,
     IntExpr,
     NameExpr,
     StrExpr,
@@ -584,94 +582,18 @@ def _compiled_problem(
 
 def _default_off(view: CallView, index: ModuleIndex) -> str | None:
     """The note for a call whose ``interpret=`` is a parameter of the enclosing function
-    that this module keeps off (``_parameter_off``): then the call runs compiled unless
-    a caller elsewhere turns it on. None otherwise."""
+    that this module keeps off (the engine's ``interpret_uses``): then the call runs
+    compiled unless a caller elsewhere turns it on. None otherwise."""
     expr = view.args.get("interpret")
-    if not isinstance(expr, NameExpr):
+    if not isinstance(expr, NameExpr) or index.cross is None:
         return None
-    func = index.function_at(start_of(view.context))
-    if func is None or not _is_parameter(expr, func):
+    found = index.cross.interpret_kept_off(index.tree.fullname, expr)
+    if found is None:
         return None
-    if not _parameter_off(index, func, expr.name, set()):
-        return None
-    argument = next(a for a in func.arguments if a.variable is expr.node)
-    if argument.initializer is not None:
-        return _platforms.INTERPRET_DEFAULT_NOTE.format(name=expr.name)
-    return _platforms.INTERPRET_PASSED_OFF_NOTE.format(name=expr.name, function=func.name)
-
-
-def _is_parameter(expr: NameExpr, func: FuncItem) -> bool:
-    return any(a.variable is expr.node for a in func.arguments)
-
-
-def _parameter_off(
-    index: ModuleIndex, func: FuncItem, name: str, following: set[tuple[int, str]]
-) -> bool:
-    """Whether the parameter ``name`` of ``func`` holds interpret mode off wherever this
-    module runs ``func``: it is never rebound, and either its default is off
-    (``False``, ``None``, ``0``) and no use of ``func`` here passes anything else, or
-    it has no default and ``func`` has uses here, every one followed and passing off.
-    What a use passes may be its own function's parameter, decided the same way:
-    ``functools.partial(inner, interpret=interpret)``, or a derivative rule, which
-    receives the primal call's arguments (``primal.defvjp(fwd, bwd)``). A parameter
-    that only flows around a circle of such uses is off: nothing turns it on."""
-    key = (id(func), name)
-    if key in following:
-        return True
-    following.add(key)
-    argument = next((a for a in func.arguments if a.variable.name == name), None)
-    if argument is None or key in index.assignments:
-        return False
-    if argument.initializer is not None and not is_false(argument.initializer):
-        return False
-    fullname = getattr(func, "fullname", "")
-    if not fullname:
-        return False
-    uses = index.uses_of(fullname)
-    if argument.initializer is None and (
-        not uses.all_followed or not (uses.calls or uses.partials or uses.rules)
-    ):
-        return False
-    position = func.arguments.index(argument)
-    if isinstance(func, FuncDef) and func.info and not func.is_static:
-        position -= 1  # called on an instance: ``self`` is not passed
-    for call in uses.calls:
-        if not _passes_off(index, call, (name, position), following):
-            return False
-    for partial in uses.partials:
-        if passed(partial, name, position).expr is None:
-            if argument.initializer is None:
-                return False  # the partial's own calls pass it: not followed
-            continue  # as a bare reference: its calls may pass it (not followed)
-        if not _passes_off(index, partial, (name, position), following):
-            return False
-    for rule in uses.rules:
-        at = rule.primal_position(func.arguments.index(argument))
-        if at is None or at >= len(rule.primal.arguments):
-            return False
-        primal_name = rule.primal.arguments[at].variable.name
-        if not _parameter_off(index, rule.primal, primal_name, following):
-            return False
-    return True
-
-
-def _passes_off(
-    index: ModuleIndex,
-    call: CallExpr,
-    parameter: tuple[str, int],
-    following: set[tuple[int, str]],
-) -> bool:
-    """Whether ``call`` passes the parameter off: a literal, nothing (its default), or
-    a parameter of the calling function this module keeps off."""
-    if interpret_argument(call, parameter) == "off":
-        return True
-    given = passed(call, *parameter).expr
-    if not isinstance(given, NameExpr):
-        return False
-    caller = index.function_at(start_of(call))
-    if caller is None or not _is_parameter(given, caller):
-        return False
-    return _parameter_off(index, caller, given.name, following)
+    how, name, function = found
+    if how == "default":
+        return _platforms.INTERPRET_DEFAULT_NOTE.format(name=name)
+    return _platforms.INTERPRET_PASSED_OFF_NOTE.format(name=name, function=function)
 
 
 def _evidence_only(view: CallView, index: ModuleIndex, config: PlatformConfig) -> Problem | None:

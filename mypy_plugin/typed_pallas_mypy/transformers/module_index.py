@@ -44,9 +44,7 @@ from mypy.nodes import (
     FuncDef,
     FuncItem,
     IfStmt,
-    IntExpr,
     LambdaExpr,
-    ListExpr,
     MemberExpr,
     MypyFile,
     NameExpr,
@@ -54,7 +52,6 @@ from mypy.nodes import (
     RefExpr,
     Statement,
     TryStmt,
-    TupleExpr,
     WhileStmt,
     WithStmt,
 )
@@ -111,6 +108,12 @@ class CrossModule(Protocol):
         construction of; "" when not known."""
         ...
 
+    def interpret_kept_off(self, module: str, expr: Expression) -> tuple[str, str, str] | None:
+        """When ``expr`` (an entry call's ``interpret=``) is a parameter of the function
+        around it that ``module`` keeps off: ("default" or "passed", the parameter, the
+        function)."""
+        ...
+
     def argument_evidence(
         self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
     ) -> list[tuple[str, frozenset[str], str, int]]:
@@ -161,26 +164,8 @@ class ModuleIndex:
     )
     _function_ids: set[int] = field(default_factory=set, repr=False)
     _lines_built_for: tuple[int, int] = field(default=(-1, -1), repr=False)
-    #: callee fullname -> the calls of it in this module, and the other uses of functions
-    #: (built on first lookup)
-    _use_maps: _UseMaps | None = field(default=None, repr=False)
     #: what answers the platform predicates the inference asks about (built on first use)
     _ask: Ask | None = field(default=None, repr=False)
-
-    def uses_of(self, fullname: str) -> FunctionUses:
-        """Every use of the function ``fullname`` in this module, by kind."""
-        uses = self._uses()
-        return FunctionUses(
-            uses.calls.get(fullname, []),
-            uses.partials.get(fullname, []),
-            uses.rules.get(fullname, []),
-            uses.references.get(fullname, 0),
-        )
-
-    def _uses(self) -> _UseMaps:
-        if self._use_maps is None:
-            self._use_maps = _use_maps(self.tree)
-        return self._use_maps
 
     def _lines(self) -> None:
         """Bring the line maps up to date. While the index is built, regions and
@@ -500,117 +485,3 @@ def _scan_expressions(index: ModuleIndex, tree: MypyFile) -> None:
         index.regions.append(
             Region(start_of(target), end_of(target), platforms, " and ".join(whys))
         )
-
-
-@dataclass(frozen=True)
-class DerivativeRule:
-    """A function registered as a custom derivative rule of ``primal``
-    (``primal.defvjp(fwd, bwd)``): JAX calls it with the primal call's arguments, the
-    forward rule with all of them in order, the backward (and ``defjvp``) rule with the
-    ``nondiff_argnums`` ones first."""
-
-    primal: FuncItem
-    forward: bool
-    nondiff: tuple[int, ...]
-
-    def primal_position(self, position: int) -> int | None:
-        """The primal's parameter the rule's parameter at ``position`` receives."""
-        if self.forward:
-            return position
-        return self.nondiff[position] if position < len(self.nondiff) else None
-
-
-@dataclass(frozen=True)
-class FunctionUses:
-    """How a module uses one of its functions: called (``f(...)``), bound by
-    ``functools.partial(f, ...)``, registered as a derivative rule, and how many
-    references name it in all (any reference beyond these is a use not followed)."""
-
-    calls: list[CallExpr]
-    partials: list[CallExpr]
-    rules: list[DerivativeRule]
-    references: int
-
-    @property
-    def all_followed(self) -> bool:
-        return self.references <= len(self.calls) + len(self.partials) + len(self.rules)
-
-
-@dataclass
-class _UseMaps:
-    calls: dict[str, list[CallExpr]] = field(default_factory=dict)
-    partials: dict[str, list[CallExpr]] = field(default_factory=dict)
-    rules: dict[str, list[DerivativeRule]] = field(default_factory=dict)
-    references: dict[str, int] = field(default_factory=dict)
-
-
-def _use_maps(tree: MypyFile) -> _UseMaps:
-    maps = _UseMaps()
-    for expr in get_subexpressions(tree):
-        if isinstance(expr, RefExpr):
-            if expr.fullname:
-                maps.references[expr.fullname] = maps.references.get(expr.fullname, 0) + 1
-            continue
-        if not isinstance(expr, CallExpr):
-            continue
-        name = ref_fullname(expr.callee)
-        if name is not None:
-            maps.calls.setdefault(name, []).append(expr)
-        if name == fullnames.FUNCTOOLS_PARTIAL and expr.args:
-            bound = ref_fullname(expr.args[0])
-            if bound is not None:
-                maps.partials.setdefault(bound, []).append(expr)
-        if (
-            isinstance(expr.callee, MemberExpr)
-            and expr.callee.name in fullnames.DERIVATIVE_RULES
-            and isinstance(expr.callee.expr, RefExpr)
-        ):
-            primal = _function_of(expr.callee.expr)
-            nondiff = _nondiff_argnums(expr.callee.expr)
-            if primal is None or nondiff is None:
-                continue
-            for i, arg in enumerate(expr.args):
-                rule = ref_fullname(arg)
-                if rule is not None:
-                    forward = expr.callee.name == "defvjp" and i == 0
-                    maps.rules.setdefault(rule, []).append(DerivativeRule(primal, forward, nondiff))
-            # ``primal.defvjp`` reads the primal to register its rules: not a use of it
-            receiver = expr.callee.expr.fullname
-            maps.references[receiver] = maps.references.get(receiver, 0) - 1
-    return maps
-
-
-def _function_of(ref: RefExpr) -> FuncItem | None:
-    node = ref.node
-    if isinstance(node, Decorator):
-        return node.func
-    return node if isinstance(node, FuncDef) else None
-
-
-def _nondiff_argnums(ref: RefExpr) -> tuple[int, ...] | None:
-    """The ``nondiff_argnums`` of the custom derivative ``ref`` names, when its decorator
-    says them literally (``@jax.custom_vjp``: none); None when it is not one."""
-    node = ref.node
-    if not isinstance(node, Decorator):
-        return None
-    for decorator in node.original_decorators:
-        if ref_fullname(decorator) in fullnames.CUSTOM_DERIVATIVES:
-            return ()
-        if not (
-            isinstance(decorator, CallExpr)
-            and ref_fullname(decorator.callee) == fullnames.FUNCTOOLS_PARTIAL
-            and decorator.args
-            and ref_fullname(decorator.args[0]) in fullnames.CUSTOM_DERIVATIVES
-        ):
-            continue
-        nondiff: tuple[int, ...] = ()
-        for arg_name, arg in zip(decorator.arg_names, decorator.args):
-            if arg_name != "nondiff_argnums":
-                continue
-            if not isinstance(arg, (ListExpr, TupleExpr)) or not all(
-                isinstance(item, IntExpr) for item in arg.items
-            ):
-                return None
-            nondiff = tuple(item.value for item in arg.items if isinstance(item, IntExpr))
-        return nondiff
-    return None

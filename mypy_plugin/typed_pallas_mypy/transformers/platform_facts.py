@@ -449,6 +449,12 @@ class Facts:
             self.helper_of(name)
         return found
 
+    def interpret_kept_off(self, module: str, expr: Expression) -> tuple[str, str, str] | None:
+        """Whether ``expr`` of ``module``, an entry call's ``interpret=``, is a parameter
+        the module keeps off, read by the engine (``Inference.interpret_kept_off``)."""
+        where = _span(expr)
+        return self.inference.engine().interpret_kept_off(module, where) if where else None
+
     def argument_evidence(
         self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
     ) -> list[tuple[str, frozenset[str], str, int]]:
