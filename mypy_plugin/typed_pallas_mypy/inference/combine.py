@@ -1190,7 +1190,7 @@ class Resolver:
         if marker is None or marker[0] != "c":
             return _translate(marker, args, bound, caller, callee)
         _, name, position, default, field_name, cls = marker
-        passed = _evaluate(args, ("p", name, position, default))
+        passed = args.passed(("p", name, position, default))
         if not isinstance(passed, str):
             return DROP
         fn = caller.function
@@ -1321,7 +1321,7 @@ class Resolver:
         marker: Marker | _Drop
         if own.marker is not None and own.marker[0] == "o" and ".<locals>." in inner.name:
             # a closure's free variable: the factory's own parameter
-            passed = _evaluate(args, _param_marker_of(made_fn, own.marker[1]))
+            passed = args.passed(_param_marker_of(made_fn, own.marker[1]))
             marker = _lift(passed, caller.function)
         else:
             marker = self._translate(own.marker, inner_args, value.bound, caller, inner)
@@ -1434,7 +1434,7 @@ class Resolver:
             return None
         forwards: list[tuple[str, str, int]] = []
         for formal, param, position in inner.forwards:
-            passed = _evaluate(args, ("p", param, str(position), model.REQUIRED))
+            passed = args.passed(("p", param, str(position), model.REQUIRED))
             if isinstance(passed, str) and passed.startswith("p:"):
                 found = _param_marker(fn, passed[2:])
                 if found is not None:
@@ -1508,7 +1508,7 @@ class Resolver:
         elif marker[0] == "p":
             if then is None or caller is None:
                 return DROP
-            result = _lift(_evaluate(then, marker), caller)
+            result = _lift(then.passed(marker), caller)
         elif marker[0] == "a":
             result = self._from_constructor(target, cls, marker[1], ctor, caller)
         elif marker[0] == "k":
@@ -1557,9 +1557,9 @@ class Resolver:
         if ctor is None:
             return marker  # the class itself: its constructor's parameter
         if caller is None:
-            value = _evaluate(ctor, marker)
+            value = ctor.passed(marker)
             return None if value == FALSE else DROP
-        return _lift(_evaluate(ctor, marker), caller)
+        return _lift(ctor.passed(marker), caller)
 
     def _from_constructor_kwargs(
         self,
@@ -1756,32 +1756,6 @@ def _lift(value: ArgSum | tuple[str, ...], caller: FunctionSummary | None) -> Ma
     return DROP
 
 
-def _evaluate(args: CallArgs, marker: tuple[str, ...]) -> ArgSum | tuple[str, ...]:
-    """What ``args`` pass for the parameter a ``("p", name, position, default)`` marker
-    names."""
-    _, name, position_text, default = marker
-    position = int(position_text)
-    given = args.keyword(name)
-    if given is not None:
-        return given
-    if position >= 0:
-        if position < len(args.positional):
-            return args.positional[position]
-        if args.star:
-            return UNKNOWN
-    self_splats = [s[2:] for s in args.star_kwargs if s.startswith("a:")]
-    others = [s for s in args.star_kwargs if not s.startswith("a:")]
-    absent = FALSE if default == FALSE else UNKNOWN
-    if self_splats:
-        if len(self_splats) != 1:
-            return UNKNOWN
-        fallback = UNKNOWN if others or (args.star and position >= 0) else absent
-        return ("k", self_splats[0], name, fallback)
-    if others:
-        return UNKNOWN
-    return absent
-
-
 def _substitute(
     args: CallArgs | None, fn: FunctionSummary, outer: CallArgs, then: CallArgs
 ) -> CallArgs | None:
@@ -1794,7 +1768,7 @@ def _substitute(
 
     def one(value: ArgSum) -> ArgSum | None:
         if value.startswith("p:"):
-            found = _evaluate(outer, _param_marker_of(fn, value[2:]))
+            found = outer.passed(_param_marker_of(fn, value[2:]))
             return found if isinstance(found, str) else None
         if value.startswith(("o:", "a:")):
             return UNKNOWN
@@ -1836,7 +1810,7 @@ def _translate(
         return None
     kind = marker[0]
     if kind == "p":
-        return _lift(_evaluate(args, marker), fn)
+        return _lift(args.passed(marker), fn)
     if kind == "o":
         parent = callee.name.rsplit(".<locals>.", 1)[0] if ".<locals>." in callee.name else None
         if parent != caller.name or callee.facts.module != caller.facts.module:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Final
 
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.inference import model
-from typed_pallas_mypy.inference.model import FALSE, UNKNOWN, ArgSum, CallArgs
+from typed_pallas_mypy.inference.model import FALSE, ArgSum
 from typed_pallas_mypy.inference.scopes import GlobalName, ParamRef, Scope
 
 if TYPE_CHECKING:
@@ -65,14 +65,15 @@ class _Rule:
 class _Uses:
     """The uses of one function in the module, and how many references name it."""
 
-    calls: list[tuple[ast.Call, Scope]] = field(default_factory=list)
-    partials: list[tuple[ast.Call, Scope]] = field(default_factory=list)
+    #: calls ``f(...)`` and bindings ``functools.partial(f, ...)``: (call, the scope it
+    #: is read in, how many of its arguments come before the function's)
+    calls: list[tuple[ast.Call, Scope, int]] = field(default_factory=list)
     rules: list[_Rule] = field(default_factory=list)
     references: int = 0
 
     @property
     def all_followed(self) -> bool:
-        return self.references <= len(self.calls) + len(self.partials) + len(self.rules)
+        return self.references <= len(self.calls) + len(self.rules)
 
 
 class InterpretUses:
@@ -119,22 +120,17 @@ class InterpretUses:
             return False  # some reference to a function of that name is not followed
         uses = self._all_uses()[0].get(f"{self.reader.module}.{scope.qualname}", _Uses())
         required = param.default == model.REQUIRED
-        if required and (not uses.all_followed or not (uses.calls or uses.partials or uses.rules)):
+        if required and (not uses.all_followed or not (uses.calls or uses.rules)):
             return False
         index = scope.param_list.index(param)
-        position: int | None = index - (1 if scope.is_method else 0)
-        if param.kind == model.KWONLY:
-            position = None
-        for call, at in uses.calls:
-            if not self._passes_off(call, at, name, position, 0, following):
-                return False
-        for partial, at in uses.partials:
-            value = _passed(self.reader.call_args(partial, at, skip=1), name, position)
-            if value is None:
-                if required:
-                    return False  # the partial's own calls pass it: not followed
-                continue  # a bare binding: its calls may pass it (not followed)
-            if not self._is_off(value, at, following):
+        position = -1 if param.kind == model.KWONLY else index - (1 if scope.is_method else 0)
+        marker = ("p", name, str(position), param.default)
+        # a partial's own calls are not followed: one binding nothing keeps the default
+        # (off), and leaves a required parameter unknown
+        for call, at, skip in uses.calls:
+            if not self._is_off(
+                self.reader.call_args(call, at, skip=skip).passed(marker), at, following
+            ):
                 return False
         for rule in uses.rules:
             at_primal = rule.primal_position(index)
@@ -149,22 +145,14 @@ class InterpretUses:
                 return False
         return True
 
-    def _passes_off(
-        self,
-        call: ast.Call,
-        scope: Scope,
-        name: str,
-        position: int | None,
-        skip: int,
-        following: set[tuple[int, str]],
+    def _is_off(
+        self, value: ArgSum | tuple[str, ...], scope: Scope, following: set[tuple[int, str]]
     ) -> bool:
-        value = _passed(self.reader.call_args(call, scope, skip=skip), name, position)
-        return value is None or self._is_off(value, scope, following)
-
-    def _is_off(self, value: ArgSum, scope: Scope, following: set[tuple[int, str]]) -> bool:
         """A literal off, or a parameter of ``scope``'s function kept off."""
         if value == FALSE:
             return True
+        if not isinstance(value, str):
+            return False  # from a ``**self.attr`` splat
         kind, _, given = value.partition(":")
         return kind == "p" and self._off(scope, given, following)
 
@@ -215,11 +203,11 @@ class InterpretUses:
             return
         callee = reader.ref(node.func, scope)
         if callee is not None:
-            self._uses.setdefault(callee, _Uses()).calls.append((node, scope))
+            self._uses.setdefault(callee, _Uses()).calls.append((node, scope, 0))
         if callee == fullnames.FUNCTOOLS_PARTIAL and node.args:
             bound = reader.ref(node.args[0], scope)
             if bound is not None:
-                self._uses.setdefault(bound, _Uses()).partials.append((node, scope))
+                self._uses.setdefault(bound, _Uses()).calls.append((node, scope, 1))
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in fullnames.DERIVATIVE_RULES:
             primal = reader.ref(func.value, scope)
@@ -271,16 +259,3 @@ class InterpretUses:
                 )
             return nondiff
         return None
-
-
-def _passed(args: CallArgs, name: str, position: int | None) -> ArgSum | None:
-    """What ``args`` pass for the parameter ``name`` at ``position`` (None: nothing,
-    its default; ``UNKNOWN`` when a splat may hold it)."""
-    given = args.keyword(name)
-    if given is not None:
-        return given
-    if position is not None and position < len(args.positional):
-        return args.positional[position]
-    if args.star or args.star_kwargs:
-        return UNKNOWN
-    return None

@@ -93,6 +93,33 @@ class CallArgs:
                 return value
         return None
 
+    def passed(self, marker: tuple[str, ...]) -> ArgSum | tuple[str, ...]:
+        """What these arguments pass for the parameter a ``("p", name, position or -1,
+        default)`` marker names: the argument, the default when absent (``FALSE``, or
+        ``UNKNOWN`` for any other), ``UNKNOWN`` where a splat may hold it, and
+        ``("k", attr, name, fallback)`` where a ``**self.attr`` splat may."""
+        _, name, position_text, default = marker
+        position = int(position_text)
+        given = self.keyword(name)
+        if given is not None:
+            return given
+        if position >= 0:
+            if position < len(self.positional):
+                return self.positional[position]
+            if self.star:
+                return UNKNOWN
+        self_splats = [s[2:] for s in self.star_kwargs if s.startswith("a:")]
+        others = [s for s in self.star_kwargs if not s.startswith("a:")]
+        absent = FALSE if default == FALSE else UNKNOWN
+        if self_splats:
+            if len(self_splats) != 1:
+                return UNKNOWN
+            fallback = UNKNOWN if others or (self.star and position >= 0) else absent
+            return ("k", self_splats[0], name, fallback)
+        if others:
+            return UNKNOWN
+        return absent
+
 
 NO_ARGS: Final = CallArgs()
 #: The arguments of a call made by JAX (``lax.cond``'s operands): not known
