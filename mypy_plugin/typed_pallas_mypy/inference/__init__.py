@@ -18,7 +18,8 @@ docs/inference-model.md describes the model and its table of forms.
   module, by its position: ``call_requirement`` (what it runs),
   ``argument_evidence`` (what its mesh, scratch and grid spec arguments prove) and
   ``kernel_evidence`` (its kernel body): the one reading of them, for the project's
-  calls and the libraries' alike;
+  calls and the libraries' alike; ``interpret_kept_off`` (whether a parameter an entry
+  call passes as ``interpret=`` is kept off by its module: ``interpret_uses``);
 * ``Requirement`` / ``WrapperFacts``: what it answers.
 
 Unknown means silent: a name it cannot find or read, a file that does not parse, a
