@@ -218,3 +218,11 @@ def f(x):
         if module == "nested":
             assert len(tests) == 6  # the comprehension's ``if`` is not a statement's
     assert compared >= 800
+
+
+def test_a_statement_may_mention_a_word_only_where_its_lines_write_it() -> None:
+    source = b"x = f(1)\ny = g.f\nz = ff + f_2\n@f\ndef h():\n    pass\n"
+    text = SourceText(source)
+    statements = parse_module(source).body
+    assert [text.may_mention(stmt, b"f") for stmt in statements] == [True, True, False, True]
+    assert not text.may_mention(statements[0], b"g")  # the next line writes it, not this one

@@ -26,7 +26,6 @@ on: the finding's note says so), or decide what a requirement's ``interpret=`` i
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
@@ -82,9 +81,10 @@ class InterpretUses:
 
     def __init__(self, reader: _ModuleReader) -> None:
         self.reader = reader
-        self._uses: dict[str, _Uses] | None = None
-        #: simple names that some reference does not resolve to one global
-        self._unresolved: set[str] = set()
+        #: function fullname -> its uses (None: not all found), as asked
+        self._uses: dict[str, _Uses | None] = {}
+        #: word -> the names and attributes spelled so (``_spelled``), as asked
+        self._names: dict[str, list[tuple[ast.expr, Scope, ast.AST, ast.AST]]] = {}
 
     def kept_off(self, name: ast.Name) -> KeptOff | None:
         """For ``name`` (the ``interpret=`` argument of a call), when it is a parameter
@@ -116,9 +116,9 @@ class InterpretUses:
             return False
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        if node.name in self._all_uses()[1]:
-            return False  # some reference to a function of that name is not followed
-        uses = self._all_uses()[0].get(f"{self.reader.module}.{scope.qualname}", _Uses())
+        uses = self._uses_of(scope)
+        if uses is None:
+            return False
         required = param.default == model.REQUIRED
         if required and (not uses.all_followed or not (uses.calls or uses.rules)):
             return False
@@ -158,71 +158,88 @@ class InterpretUses:
 
     # ------------------------------------------------------------------ the uses
 
-    def _all_uses(self) -> tuple[dict[str, _Uses], set[str]]:
-        if self._uses is None:
-            self._uses = {}
-            for node, scope in self._nodes():
-                self._note(node, scope)
-        return self._uses, self._unresolved
-
-    def _nodes(self) -> Iterator[tuple[ast.AST, Scope]]:
-        """Every node of the module with the scope it is read in (a function's or
-        lambda's body in its own; its decorators and defaults in the one around it)."""
+    def _uses_of(self, scope: Scope) -> _Uses | None:
+        """The uses of the function of ``scope`` in the module; None when a name spelled
+        like it does not resolve to one global (a local variable: not followed)."""
+        assert isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        fullname = f"{self.reader.module}.{scope.qualname}"
+        if fullname in self._uses:
+            return self._uses[fullname]
         reader = self.reader
-        stack: list[tuple[ast.AST, Scope]] = [(reader.tree, reader.module_scope)]
+        uses = _Uses()
+        result: _Uses | None = uses
+        for node, at, parent, above in self._spelled(scope.node.name):
+            if isinstance(node, ast.Name):
+                found = reader.lookup(node.id, at)
+                if isinstance(found, ParamRef):
+                    continue
+                if not isinstance(found, GlobalName):
+                    result = None
+                    break
+                name: str | None = found.fullname
+            else:
+                name = reader.ref(node, at)
+            if name != fullname:
+                continue
+            uses.references += 1
+            if isinstance(parent, ast.Call):
+                self._note_argument(uses, node, at, parent)
+            elif (
+                isinstance(parent, ast.Attribute)
+                and parent.attr in fullnames.DERIVATIVE_RULES
+                and isinstance(above, ast.Call)
+                and above.func is parent
+                and self._nondiff_argnums(fullname) is not None
+            ):
+                uses.references -= 1  # ``primal.defvjp`` registers rules: not a use of it
+        self._uses[fullname] = result
+        return result
+
+    def _note_argument(self, uses: _Uses, node: ast.expr, at: Scope, call: ast.Call) -> None:
+        """``node``, naming the function, as the callee of ``call`` or one of its arguments
+        (a ``functools.partial`` binding it, a derivative rule registered with it)."""
+        if call.func is node:
+            uses.calls.append((call, at, 0))
+            return
+        if node not in call.args:
+            return
+        if call.args[0] is node and self.reader.ref(call.func, at) == fullnames.FUNCTOOLS_PARTIAL:
+            uses.calls.append((call, at, 1))
+            return
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in fullnames.DERIVATIVE_RULES:
+            primal = self.reader.ref(func.value, at)
+            nondiff = self._nondiff_argnums(primal) if primal is not None else None
+            if primal is not None and nondiff is not None:
+                forward = func.attr == "defvjp" and call.args.index(node) == 0
+                uses.rules.append(_Rule(primal, forward, nondiff))
+
+    def _spelled(self, word: str) -> list[tuple[ast.expr, Scope, ast.AST, ast.AST]]:
+        """Every name and attribute of the module spelled ``word`` (``f``, ``m.f``), with
+        the scope it is read in, its parent and the parent's parent. A statement whose
+        lines do not write the word is not gone into (``SourceText.may_mention``)."""
+        if word in self._names:
+            return self._names[word]
+        reader = self.reader
+        written = word.encode()
+        found: list[tuple[ast.expr, Scope, ast.AST, ast.AST]] = []
+        stack: list[tuple[ast.AST, Scope, ast.AST]] = [
+            (reader.tree, reader.module_scope, reader.tree)
+        ]
         while stack:
-            node, scope = stack.pop()
-            yield node, scope
+            node, scope, parent = stack.pop()
             inner = reader.scopes.get(id(node), scope)
             for child in reader.nodes.children(node):
-                outside = isinstance(
-                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-                ) and (
-                    child is node.args
-                    or child in getattr(node, "decorator_list", ())
-                    or child is getattr(node, "returns", None)
-                )
-                stack.append((child, scope if outside else inner))
-
-    def _note(self, node: ast.AST, scope: Scope) -> None:
-        assert self._uses is not None
-        reader = self.reader
-        if isinstance(node, ast.Name):
-            found = reader.lookup(node.id, scope)
-            if isinstance(found, GlobalName):
-                self._uses.setdefault(found.fullname, _Uses()).references += 1
-            elif not isinstance(found, ParamRef):
-                self._unresolved.add(node.id)
-            return
-        if isinstance(node, ast.Attribute):
-            name = reader.ref(node, scope)
-            if name is not None:
-                self._uses.setdefault(name, _Uses()).references += 1
-            return
-        if not isinstance(node, ast.Call):
-            return
-        callee = reader.ref(node.func, scope)
-        if callee is not None:
-            self._uses.setdefault(callee, _Uses()).calls.append((node, scope, 0))
-        if callee == fullnames.FUNCTOOLS_PARTIAL and node.args:
-            bound = reader.ref(node.args[0], scope)
-            if bound is not None:
-                self._uses.setdefault(bound, _Uses()).calls.append((node, scope, 1))
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in fullnames.DERIVATIVE_RULES:
-            primal = reader.ref(func.value, scope)
-            nondiff = self._nondiff_argnums(primal) if primal is not None else None
-            if primal is None or nondiff is None:
-                return
-            for i, arg in enumerate(node.args):
-                rule = reader.ref(arg, scope)
-                if rule is not None:
-                    forward = func.attr == "defvjp" and i == 0
-                    self._uses.setdefault(rule, _Uses()).rules.append(
-                        _Rule(primal, forward, nondiff)
-                    )
-            # ``primal.defvjp`` reads the primal to register its rules: not a use of it
-            self._uses.setdefault(primal, _Uses()).references -= 1
+                if isinstance(child, ast.stmt) and not reader.text.may_mention(child, written):
+                    continue
+                at = scope if _outside(node, child) else inner
+                if (isinstance(child, ast.Name) and child.id == word) or (
+                    isinstance(child, ast.Attribute) and child.attr == word
+                ):
+                    found.append((child, at, node, parent))
+                stack.append((child, at, node))
+        self._names[word] = found
+        return found
 
     def _nondiff_argnums(self, primal: str) -> tuple[int, ...] | None:
         """The ``nondiff_argnums`` of the custom derivative ``primal``, when its decorator
@@ -259,3 +276,15 @@ class InterpretUses:
                 )
             return nondiff
         return None
+
+
+def _outside(node: ast.AST, child: ast.AST) -> bool:
+    """Whether ``child`` of ``node`` is read in the scope around ``node``: a function's
+    or lambda's parameters (their defaults), decorators and return annotation."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return False
+    return (
+        child is node.args
+        or child in getattr(node, "decorator_list", ())
+        or child is getattr(node, "returns", None)
+    )

@@ -18,6 +18,7 @@ What it does not do: resolve a name (``reader``), or decide anything about platf
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import sys
 import warnings
@@ -292,20 +293,53 @@ class SourceText:
             starts.append(starts[-1] + len(line))
         #: line number -> the offset of its first byte (line 1 at index 1)
         self._starts = [0, *starts]
+        #: word -> the lines writing it, in order (``may_mention``)
+        self._mentions: dict[bytes, list[int]] = {}
 
     def may_define(self, nodes: Sequence[ast.AST]) -> bool:
         """Whether the lines of ``nodes`` (the first's first to the last's last) may
         define a function, a lambda or a ``:=``."""
         if not nodes:
             return False
-        first = getattr(nodes[0], "lineno", None)
-        for decorator in getattr(nodes[0], "decorator_list", ()):  # written above it
+        stretch = self._stretch(nodes[0], nodes[-1])
+        return stretch is None or _DEFINING_WORD.search(stretch) is not None
+
+    def may_mention(self, node: ast.AST, word: bytes) -> bool:
+        """Whether the lines of ``node`` may name ``word`` (a name or an attribute):
+        the word is written there, as a whole word (the lines that write it are found
+        once a word)."""
+        lines = self._mentions.get(word)
+        if lines is None:
+            pattern = re.compile(rb"\b" + re.escape(word) + rb"\b")
+            offsets = [match.start() for match in pattern.finditer(self._source)]
+            lines = self._mentions[word] = [
+                bisect.bisect_right(self._starts, at) - 1 for at in offsets
+            ]
+        span = self._lines_of(node, node)
+        if span is None:
+            return True
+        first, last = span
+        at = bisect.bisect_left(lines, first)
+        return at < len(lines) and lines[at] <= last
+
+    def _stretch(self, first_node: ast.AST, last_node: ast.AST) -> bytes | None:
+        """The source from ``first_node``'s first line (its decorators' included) to
+        ``last_node``'s last; None where a place is not known."""
+        span = self._lines_of(first_node, last_node)
+        if span is None:
+            return None
+        return self._source[self._starts[span[0]] : self._starts[span[1] + 1]]
+
+    def _lines_of(self, first_node: ast.AST, last_node: ast.AST) -> tuple[int, int] | None:
+        """``first_node``'s first line (its decorators' included) and ``last_node``'s
+        last; None where a place is not known."""
+        first = getattr(first_node, "lineno", None)
+        for decorator in getattr(first_node, "decorator_list", ()):  # written above it
             first = min(first or decorator.lineno, decorator.lineno)
-        last = getattr(nodes[-1], "end_lineno", None)
+        last = getattr(last_node, "end_lineno", None)
         if first is None or last is None or not 1 <= first <= last < len(self._starts) - 1:
-            return True  # a place not known: walk
-        stretch = self._source[self._starts[first] : self._starts[last + 1]]
-        return _DEFINING_WORD.search(stretch) is not None
+            return None
+        return first, last
 
 
 #: Every kind of statement (``ChildIndex.own_definitions``).
