@@ -33,10 +33,15 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     original = reader._ModuleReader.__init__
 
     def counting(
-        self: reader._ModuleReader, tree: object, module: str, is_package: bool, source: bytes
+        self: reader._ModuleReader,
+        tree: object,
+        module: str,
+        is_package: bool,
+        source: bytes,
+        reuse: reader.Reusable | None = None,
     ) -> None:
         seen.append(module)
-        original(self, tree, module, is_package, source)  # type: ignore[arg-type]
+        original(self, tree, module, is_package, source, reuse)  # type: ignore[arg-type]
 
     monkeypatch.setattr(reader._ModuleReader, "__init__", counting)
     return seen

@@ -30,7 +30,11 @@ One module's source becomes its local facts in ``reader`` (on ``scopes``: names,
 positions; ``callables``: what a callee names), which reads conditions, guard helpers,
 predicates and devices with ``conditions``. Local facts of each module are cached on disk per top-level package
 (``store``), keyed by the file's path, size and mtime and by the reader's version and
-tables; requirements across modules are computed lazily, in memory (``combine``).
+tables; requirements across modules are computed lazily, in memory (``combine``). A project
+module read again in the same process (mypy's daemon, after an edit) takes from its
+previous reading every function summary whose reuse key is unchanged (``reuse``): what
+the function's top-level statement, the module's other statements and the definitions
+it reaches say, at the same lines.
 
 What it does not do: import mypy or jax, import the modules it reads, or decide
 anything about where the platform is decided (the plugin does, with these answers).

@@ -217,6 +217,10 @@ class Resolver:
         #: that reading, not a second parse (a module mypy checks is read for its facts
         #: first, then asked about by position); at most ``_KEPT_READINGS``, newest last
         self._unasked_sites: dict[str, Callable[[], reader.Sites | None]] = {}
+        #: project module -> the summaries of its last reading, by reuse key, kept when
+        #: it is forgotten: its next reading takes those still valid (``reuse``; the
+        #: daemon reads an edited module again, and most of its functions are the same)
+        self._reusable: dict[str, reader.Reusable] = {}
         #: computing what runs under ``jax.grad`` (``defvjp`` rules count)
         self._differentiated = False
         #: module -> (stamp, facts) of the modules whose functions are summarised when
@@ -315,7 +319,11 @@ class Resolver:
             # a project module read afresh: its calls are asked by position next (the
             # plugin's decision sites, conditions and evidence), from the same reading
             parsed, self._sites[module] = reader.read_module_and_sites(
-                source, module, is_package=located.is_package, lazy=lazy
+                source,
+                module,
+                is_package=located.is_package,
+                lazy=lazy,
+                reuse=self._reusable.pop(module, None),
             )
         else:
             parsed, sites = reader.read_module_keeping_sites(
@@ -399,6 +407,8 @@ class Resolver:
         calls it when modules read changed. A module's local facts stay, to be used again
         while its file is unchanged (its stamp is checked again)."""
         if modules is None:
+            for module, sites in self._sites.items():
+                self._keep_summaries(module, sites)
             self._checked.clear()
             self._sources.clear()
             self._memo.clear()
@@ -411,12 +421,19 @@ class Resolver:
             self._checked -= modules
             for module in modules:
                 self._sources.pop(module, None)
-                self._sites.pop(module, None)
+                self._keep_summaries(module, self._sites.pop(module, None))
                 self._unasked_sites.pop(module, None)
                 for slot in self._memo_slots.pop(module, ()):
                     self._memo.pop(slot, None)
         self._located.clear()
         self._helpers.clear()
+
+    def _keep_summaries(self, module: str, sites: reader.Sites | None) -> None:
+        """Keep a forgotten project module's summaries for its next reading: from its
+        second reading on, a reading keeps reuse keys (a module read once in a build
+        costs no keys)."""
+        if sites is not None:
+            self._reusable[module] = sites.summarised
 
     # ------------------------------------------------------------------ names
 

@@ -40,7 +40,7 @@ import builtins
 import contextlib
 import dataclasses
 import gc
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
@@ -94,6 +94,7 @@ from typed_pallas_mypy.inference.model import (
     Step,
     WrapperFact,
 )
+from typed_pallas_mypy.inference.reuse import ReuseKeys
 from typed_pallas_mypy.inference.scopes import (
     NAME_DEPTH,
     ChildIndex,
@@ -151,6 +152,10 @@ _T = TypeVar("_T")
 #: counts them, the positional ones then the keywords' values; its keyword, None when
 #: passed by position)
 Argument = tuple[str, int, str | None]
+
+#: A module's summaries by (qualname, ``ReuseKeys`` digest), as a reading hands them to
+#: the next reading of the module (``Sites.summarised``)
+Reusable = Mapping[tuple[str, bytes], FunctionSummary]
 
 
 class Sites:
@@ -237,6 +242,12 @@ class Sites:
                 holding.append((child, node))
             stack.extend(reversed(holding))
         return None
+
+    @property
+    def summarised(self) -> Reusable:
+        """The summaries this reading worked out or reused, by (qualname, reuse key):
+        empty when it keeps no keys (the module's first reading)."""
+        return self.reader.summarised
 
     def call_site(self, where: tuple[int, int, int, int]) -> tuple[str, tuple[Step, ...]] | None:
         """(qualname of the function around it, "" at module level; what the call at
@@ -402,13 +413,15 @@ def _argument(call: ast.Call, index: int, keyword: str | None) -> ast.expr | Non
     return call.keywords[at].value
 
 
-def _parsed(source: bytes, module: str, is_package: bool) -> _ModuleReader | None:
+def _parsed(
+    source: bytes, module: str, is_package: bool, reuse: Reusable | None = None
+) -> _ModuleReader | None:
     """A reader over ``module``'s source, nothing read yet; None when it does not parse."""
     try:
         tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return _ModuleReader(tree, module, is_package, source)
+    return _ModuleReader(tree, module, is_package, source, reuse)
 
 
 def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
@@ -425,18 +438,31 @@ def sites(source: bytes, module: str, is_package: bool) -> Sites | None:
 
 
 def read_module_and_sites(
-    source: bytes, module: str, *, is_package: bool, lazy: bool = False
+    source: bytes,
+    module: str,
+    *,
+    is_package: bool,
+    lazy: bool = False,
+    reuse: Reusable | None = None,
 ) -> tuple[ModuleFacts | None, Sites | None]:
     """``read_module_keeping_sites`` and ``sites`` of one module from one parse and one
-    reading (a project module the plugin will ask about by position)."""
+    reading (a project module the plugin will ask about by position). ``reuse``: the
+    summaries of the module's previous reading (``Sites.summarised``), to take those
+    whose reuse key is the same (``inference.reuse``); None: keep no keys (a module
+    read once)."""
     facts, sites_of_reading = read_module_keeping_sites(
-        source, module, is_package=is_package, lazy=lazy
+        source, module, is_package=is_package, lazy=lazy, reuse=reuse
     )
     return facts, sites_of_reading()
 
 
 def read_module_keeping_sites(
-    source: bytes, module: str, *, is_package: bool, lazy: bool = False
+    source: bytes,
+    module: str,
+    *,
+    is_package: bool,
+    lazy: bool = False,
+    reuse: Reusable | None = None,
 ) -> tuple[ModuleFacts | None, Callable[[], Sites | None]]:
     """The local facts of ``module`` (``is_package``: read from an ``__init__.py``),
     None when the source does not parse; and a function that gives the module's
@@ -445,7 +471,7 @@ def read_module_keeping_sites(
     the module's tree. ``lazy``: functions are summarised when asked for (the facts hold
     the tree too: a module whose tree is kept anyway, for its sites)."""
     with collector_paused():
-        reader = _parsed(source, module, is_package)
+        reader = _parsed(source, module, is_package, reuse)
         if reader is None:
             return None, _no_sites
         try:
@@ -721,13 +747,27 @@ def unconditional_nodes(roots: Sequence[ast.AST], index: ChildIndex) -> list[ast
 
 
 class _ModuleReader(ConditionReading):
-    def __init__(self, tree: ast.Module, module: str, is_package: bool, source: bytes) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        module: str,
+        is_package: bool,
+        source: bytes,
+        reuse: Reusable | None = None,
+    ) -> None:
         self.tree = tree
         self.module = module
         self.package = module if is_package else module.rpartition(".")[0]
         self.pallas = PALLAS_MARKER in source
         #: where a walk for nested functions and lambdas may find one
         self.text = SourceText(source)
+        self._source = source
+        #: the previous reading's summaries by (qualname, reuse key); None: keep no keys
+        self._reuse = reuse
+        self._reuse_keys: ReuseKeys | None = None
+        #: the summaries worked out or reused here, by (qualname, reuse key): what the
+        #: next reading of the module may reuse
+        self.summarised: dict[tuple[str, bytes], FunctionSummary] = {}
         self.module_scope = Scope(None, "", None)
         #: name -> raw module-level bindings: ("def", node) / ("class", node) /
         #: ("import", fullname) / ("assign", value) / ("other", None)
@@ -818,6 +858,13 @@ class _ModuleReader(ConditionReading):
         found = self.function_nodes.get(qualname) or self.lambda_nodes.get(qualname)
         if found is None:
             return None
+        key = self._reuse_key(qualname)
+        if key is not None:
+            assert self._reuse is not None
+            kept = self._reuse.get(key)
+            if kept is not None:
+                self.summarised[key] = kept
+                return kept
         try:
             summary = self._summarize(*found)
             owner, _, name = qualname.rpartition(".")
@@ -828,7 +875,18 @@ class _ModuleReader(ConditionReading):
             return model.bare_function(
                 qualname, found[0].lineno, opaque=True, blocked="it nests too deeply to read"
             )
+        if key is not None:
+            self.summarised[key] = summary
         return summary
+
+    def _reuse_key(self, qualname: str) -> tuple[str, bytes] | None:
+        """(qualname, its ``ReuseKeys`` digest) when this reading keeps keys."""
+        if self._reuse is None:
+            return None
+        if self._reuse_keys is None:
+            self._reuse_keys = ReuseKeys(self.tree, self._source, self.raw, self.pallas)
+        digest = self._reuse_keys.key(qualname)
+        return (qualname, digest) if digest is not None else None
 
     def _derivative_rules(self) -> dict[str, tuple[tuple[str, int], ...]]:
         """``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` at the top level: f's rules."""
