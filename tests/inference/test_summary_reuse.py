@@ -9,11 +9,14 @@ kernel's callee, a guard helper, a cache dictionary filled elsewhere, ``global``
 from __future__ import annotations
 
 import ast
+import os
+from pathlib import Path
+from typing import Any
 
 import pytest
 from library_fakes import HEADER, jax_ops_modules
 
-from typed_pallas_mypy.inference import reader
+from typed_pallas_mypy.inference import Inference, Located, reader
 from typed_pallas_mypy.inference.model import EntryEvent, FunctionSummary
 from typed_pallas_mypy.inference.scopes import parse_module
 
@@ -158,3 +161,43 @@ def test_a_kernel_named_through_a_module_level_alias_is_followed(alias: str) -> 
     entry = summaries["run"].steps[0]
     assert isinstance(entry, EntryEvent)
     assert [e.what for e in entry.evidence] == ["pltpu.sync_copy"]
+
+
+class _Project:
+    """One project module, ``app.py`` in ``folder`` (the plugin's view of mypy's build)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "app.py"
+
+    def locate(self, module: str) -> Located | None:
+        if module != "app":
+            return None
+        return Located("app", "app.py", str(self.path), False, project=True)
+
+
+@pytest.mark.parametrize("keep_keys", [True, False], ids=["daemon", "other"])
+def test_the_daemon_reuses_from_a_modules_first_reading(tmp_path: Path, keep_keys: bool) -> None:
+    """In the daemon (``keep_keys``) the first reading of a project module keeps reuse
+    keys, so the first edit already reuses; elsewhere only from the second reading on
+    (a cold or warm run reads a module once and keeps none)."""
+    project = _Project(tmp_path)
+    source = HEADER + "def kernel(x_ref, o_ref):\n    pltpu.sync_copy(x_ref, o_ref)\n\n"
+    source += "def other(x):\n    return {}\n"
+    project.path.write_text(source.format(1))
+    engine = Inference([], None, project, lazy=True, keep_keys=keep_keys)
+    summarised: list[str] = []
+    original = reader._ModuleReader._summarize
+
+    def counting(self: reader._ModuleReader, node: Any, scope: Any) -> FunctionSummary:
+        summarised.append(scope.qualname)
+        return original(self, node, scope)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reader._ModuleReader, "_summarize", counting)
+        for value in (1, 2):
+            project.path.write_text(source.format(value))
+            os.utime(project.path, ns=(value * 10**9, value * 10**9))
+            engine.forget(frozenset({"app"}))
+            assert engine.requirement("app.kernel") is None  # called by nobody: a kernel body
+            assert engine.requirement("app.other") is None
+    assert summarised == ["kernel", "other", "other"] if keep_keys else ["kernel", "other"] * 2

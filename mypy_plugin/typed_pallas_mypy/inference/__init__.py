@@ -113,7 +113,9 @@ class Inference:
     keep the on-disk cache of local facts (None: memory only); ``project``: where the
     project's own modules are (tried first); ``lazy``: summarise a module's functions
     when a question reaches them, not when the module is read, and store them when
-    ``save`` is called (the plugin: a run asks about a few of the functions it reads).
+    ``save`` is called (the plugin: a run asks about a few of the functions it reads);
+    ``keep_keys``: a project module's first reading keeps reuse keys too (mypy's daemon,
+    which reads an edited module again: ``reuse``), not only its later ones.
     """
 
     def __init__(
@@ -123,9 +125,10 @@ class Inference:
         project: ModuleSource | None = None,
         *,
         lazy: bool = False,
+        keep_keys: bool = False,
     ) -> None:
         self._store = FactsStore(cache_dir)
-        self._resolver = Resolver(search_paths, self._store, project, lazy)
+        self._resolver = Resolver(search_paths, self._store, project, lazy, keep_keys)
 
     def _public(self, req: Req | None) -> Requirement | None:
         if req is None:

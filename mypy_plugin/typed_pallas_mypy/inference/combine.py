@@ -183,8 +183,11 @@ class Resolver:
         store: FactsStore,
         project: ModuleSource | None = None,
         lazy: bool = False,
+        keep_keys: bool = False,
     ) -> None:
         self.search_paths = [os.path.abspath(p) for p in search_paths]
+        #: a project module's first reading keeps reuse keys (``Inference``)
+        self.keep_keys = keep_keys
         #: summarise a module's functions when asked for, and store them by ``save``
         #: (else every function when the module is read, stored then)
         self.lazy = lazy
@@ -323,7 +326,7 @@ class Resolver:
                 module,
                 is_package=located.is_package,
                 lazy=lazy,
-                reuse=self._reusable.pop(module, None),
+                reuse=self._reusable.pop(module, {} if self.keep_keys else None),
             )
         else:
             parsed, sites = reader.read_module_keeping_sites(
@@ -429,9 +432,9 @@ class Resolver:
         self._helpers.clear()
 
     def _keep_summaries(self, module: str, sites: reader.Sites | None) -> None:
-        """Keep a forgotten project module's summaries for its next reading: from its
-        second reading on, a reading keeps reuse keys (a module read once in a build
-        costs no keys)."""
+        """Keep a forgotten project module's summaries for its next reading, which then
+        keeps reuse keys too (a first reading keeps them only with ``keep_keys``: a
+        module read once in a build costs no keys)."""
         if sites is not None:
             self._reusable[module] = sites.summarised
 

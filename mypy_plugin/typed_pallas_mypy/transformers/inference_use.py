@@ -155,6 +155,7 @@ class InferenceUse:
                     cache_keys.plugin_folder(self.cache_dir, "libraries"),
                     ProjectModules(self.modules, self.options),
                     lazy=True,
+                    keep_keys=cache_keys.in_daemon(),
                 )
                 self._facts.clear()
         return self._engine
