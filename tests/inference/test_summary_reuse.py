@@ -201,3 +201,18 @@ def test_the_daemon_reuses_from_a_modules_first_reading(tmp_path: Path, keep_key
             assert engine.requirement("app.kernel") is None  # called by nobody: a kernel body
             assert engine.requirement("app.other") is None
     assert summarised == ["kernel", "other", "other"] if keep_keys else ["kernel", "other"] * 2
+
+
+def test_a_module_that_is_not_ascii_keeps_no_keys() -> None:
+    """Python reads an identifier in the NFKC form: ``ｈelper`` (a full-width h) is
+    ``helper``, which a search for the word ``helper`` in the source does not find."""
+    template = (
+        "def helper(ref):\n    {body}\n\n"
+        "def kernel(x_ref, o_ref):\n    \uff48elper(x_ref)\n\n"
+        "def other(x):\n    return {value}\n"
+    )
+    before = template.format(body="return ref", value=1)
+    after = template.format(body="pltpu.sync_copy(ref, ref)", value=2)
+    summaries, taken = _summaries_after(before, after)
+    assert taken == set()
+    assert [e.what for e in summaries["kernel"].body_evidence] == ["pltpu.sync_copy"]

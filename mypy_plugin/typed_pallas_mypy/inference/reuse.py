@@ -24,7 +24,8 @@ state that depends on the order of questions), from:
 Names are found as words in the statements' source, so a word in a string or a comment
 only makes the key wider (a summary worked out again), never narrower. A module that
 has a ``global`` statement anywhere gives no keys: a function can then rebind a module-level name
-from its body. Nor does a function whose top-level statement is not a plain ``def`` or
+from its body; nor does one whose source is not ASCII: Python reads ``ｆoo`` as ``foo``,
+which the words would not find. Nor does a function whose top-level statement is not a plain ``def`` or
 ``class`` (one defined under an ``if``), or whose name is bound more than once.
 
 What it does not do: keep summaries (the reader does), or shift lines: a summary is
@@ -58,8 +59,9 @@ class ReuseKeys:
         raw: Mapping[str, Sequence[tuple[str, object]]],
         pallas: bool,
     ) -> None:
-        self._off = _GLOBAL.search(source) is not None and any(
-            isinstance(node, ast.Global) for node in ast.walk(tree)
+        self._off = not source.isascii() or (
+            _GLOBAL.search(source) is not None
+            and any(isinstance(node, ast.Global) for node in ast.walk(tree))
         )
         lines = source.splitlines(keepends=True)
         #: (first line with decorators, text, words) of each top-level statement
