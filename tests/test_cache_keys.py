@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,95 @@ def test_the_code_hash_leaves_out_what_runs_outside_the_build(tmp_path: Path) ->
     assert cache_keys.code_digest(package) == first
     (package / "transformers" / "hooks.py").write_text("x = 2\n")
     assert cache_keys.code_digest(package) != first
+
+
+# ------------------------------------------------------------------ the code hash's memo
+
+_HOUR_AGO_NS = 3600 * 10**9
+
+
+def _plugin_package(root: Path, *, age_ns: int = _HOUR_AGO_NS) -> Path:
+    """A small plugin package whose files were last written ``age_ns`` ago."""
+    package = root / "typed_pallas_mypy"
+    for relpath, text in (("main.py", "x = 1\n"), ("inference/reader.py", "y = 1\n")):
+        (package / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (package / relpath).write_text(text)
+    _age(package, age_ns)
+    return package
+
+
+def _age(package: Path, age_ns: int) -> None:
+    then = time.time_ns() - age_ns
+    for path in package.rglob("*.py"):
+        os.utime(path, ns=(then, then))
+
+
+def _no_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(digest: object, path: str) -> None:
+        raise AssertionError(f"read {path}: the memo should have answered")
+
+    monkeypatch.setattr(cache_keys, "_update_with_file", refuse)
+
+
+@pytest.fixture
+def bytecode_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As after ``pip install`` (Python writes bytecode), whatever this shell says."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+
+
+@pytest.mark.usefixtures("bytecode_written")
+def test_a_run_with_the_same_files_takes_the_hash_from_the_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _plugin_package(tmp_path)
+    first = cache_keys.code_digest(package)
+    assert Path(cache_keys._digest_memo(str(package))).is_file()
+    _no_reading(monkeypatch)
+    assert cache_keys.code_digest(package) == first
+
+
+@pytest.mark.usefixtures("bytecode_written")
+def test_an_edit_of_the_same_size_changes_the_hash_despite_the_memo(tmp_path: Path) -> None:
+    package = _plugin_package(tmp_path)
+    first = cache_keys.code_digest(package)
+    (package / "inference" / "reader.py").write_text("y = 2\n")
+    _age(package, _HOUR_AGO_NS // 2)
+    assert cache_keys.code_digest(package) != first
+
+
+@pytest.mark.usefixtures("bytecode_written")
+def test_new_times_and_the_same_bytes_keep_the_hash(tmp_path: Path) -> None:
+    """A fresh checkout or a reinstall of the same plugin keeps users' caches."""
+    package = _plugin_package(tmp_path)
+    first = cache_keys.code_digest(package)
+    _age(package, _HOUR_AGO_NS // 3)
+    assert cache_keys.code_digest(package) == first
+
+
+@pytest.mark.usefixtures("bytecode_written")
+def test_files_changed_a_moment_ago_leave_no_memo(tmp_path: Path) -> None:
+    """Within the clock's tick a second edit keeps the stamp: the hash is computed again."""
+    package = _plugin_package(tmp_path, age_ns=0)
+    first = cache_keys.code_digest(package)
+    assert not Path(cache_keys._digest_memo(str(package))).exists()
+    (package / "main.py").write_text("x = 2\n")
+    assert cache_keys.code_digest(package) != first
+
+
+def test_no_memo_where_python_writes_no_bytecode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    package = _plugin_package(tmp_path)
+    cache_keys.code_digest(package)
+    assert not Path(cache_keys._digest_memo(str(package))).exists()
+
+
+@pytest.mark.usefixtures("bytecode_written")
+def test_a_memo_of_other_files_or_garbage_is_not_taken(tmp_path: Path) -> None:
+    package = _plugin_package(tmp_path)
+    first = cache_keys.code_digest(package)
+    memo = Path(cache_keys._digest_memo(str(package)))
+    for text in ("", "garbage", "0123456789abcdef feedfeedfeedfeed\n"):
+        memo.write_text(text)
+        assert cache_keys.code_digest(package) == first

@@ -49,6 +49,12 @@ def _fresh_cache() -> Iterator[None]:
         ("not-a-version", None),
         ("", None),
         (".1", None),
+        ("1.0.", (1, 0)),
+        ("1..2", (1,)),
+        ("V3", (3,)),
+        ("1!", (1,)),
+        ("!2", None),
+        ("x1", None),
     ],
 )
 def test_release(version: str, expected: tuple[int, ...] | None) -> None:

@@ -26,11 +26,14 @@ every run, warm ones included, before any hook fires.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import os
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -70,6 +73,14 @@ def _digest(value: object) -> str:
 OUTSIDE_THE_BUILD: Final = ("cli", "lsp")
 
 
+def _file_stamp(path: str) -> list[int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return [found.st_size, found.st_mtime_ns]
+
+
 def code_digest(package: Path) -> str:
     """Hash of the plugin's own sources under ``package`` (tables included, the
     subpackages of ``OUTSIDE_THE_BUILD`` left out) and of ``_platforms``: each file's
@@ -79,16 +90,69 @@ def code_digest(package: Path) -> str:
     ``os.scandir`` (``Path.rglob`` took most of the time), and the folders of
     ``OUTSIDE_THE_BUILD`` and ``__pycache__`` are not entered. As ``rglob``, it does not
     follow a symbolic link to a folder.
+
+    Reading and hashing the sources (720 KB) took a millisecond of every run, so the
+    hash is kept in the package's bytecode folder (``_DIGEST_MEMO``, where Python keeps
+    the package's ``.pyc`` files, and only where Python writes them), under a stamp of
+    the files (path, size and ``st_mtime_ns`` of each): a run that finds the same stamp
+    takes the hash without reading a source. A file changed within ``_RACY_NS`` of the
+    run may be changed again without its stamp changing (the file system's clock ticks
+    coarsely), so such a run leaves no memo; a checkout or an install with new times and
+    the same bytes computes the same hash.
     """
     root = str(package)
+    relpaths = _source_files(root)
+    paths = [os.path.join(root, relpath) for relpath in relpaths]
+    platforms = os.path.realpath(_platforms.__file__)
+    stamps = [(path, _file_stamp(path)) for path in (*paths, platforms)]
+    stamp = hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16]
+    memo = _digest_memo(root)
+    try:
+        with open(memo, encoding="ascii") as found:
+            kept = found.read().split()
+        if len(kept) == 2 and kept[0] == stamp:
+            return kept[1]
+    except (OSError, ValueError):
+        pass
     digest = hashlib.sha256()
-    for relpath in _source_files(root):
+    for relpath, path in zip(relpaths, paths, strict=True):
         digest.update(relpath.encode())
         digest.update(b"\0")
-        _update_with_file(digest, os.path.join(root, relpath))
+        _update_with_file(digest, path)
     digest.update(b"\0typed_pallas._platforms\0")
-    _update_with_file(digest, os.path.realpath(_platforms.__file__))
-    return digest.hexdigest()[:16]
+    _update_with_file(digest, platforms)
+    code = digest.hexdigest()[:16]
+    newest = max((found[1] for _, found in stamps if found is not None), default=0)
+    if not sys.dont_write_bytecode and newest < time.time_ns() - _RACY_NS:
+        _write_quietly(memo, f"{stamp} {code}\n")
+    return code
+
+
+#: Where ``code_digest`` keeps its memo: the file name inside the package's bytecode folder
+_DIGEST_MEMO: Final = "typed-pallas-code-digest.txt"
+#: A source changed this recently (2 s) may change again under the same stamp
+_RACY_NS: Final = 2_000_000_000
+
+
+def _digest_memo(root: str) -> str:
+    """The memo's path: in ``__pycache__`` under ``root``, or under ``sys.pycache_prefix``
+    where that is set (``importlib.util.cache_from_source`` says which)."""
+    bytecode = importlib.util.cache_from_source(os.path.join(root, "__init__.py"))
+    return os.path.join(os.path.dirname(bytecode), _DIGEST_MEMO)
+
+
+def _write_quietly(path: str, text: str) -> None:
+    """Write ``path`` whole (a temporary file, then a rename), or nothing when the folder
+    is not writable."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "w", encoding="ascii") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
 
 
 def _update_with_file(digest: Any, path: str) -> None:
@@ -270,14 +334,6 @@ def note_library_files(paths: Iterable[str]) -> None:
     for path in paths:
         if path not in _LIBRARY_FILES:
             _LIBRARY_FILES[path] = _file_stamp(path)
-
-
-def _file_stamp(path: str) -> list[int] | None:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return [found.st_size, found.st_mtime_ns]
 
 
 def _stamp(paths: Iterable[str], memo: LibraryStamps | None = None) -> str:

@@ -12,7 +12,7 @@ production backend" into something a CPU runner does; the pytest plugin
 How a cell is classified (see ``docs/patterns.md``):
 
 * ``mismatch`` when the lowering raised ``PlatformMismatchError`` or a ``ValueError``
-  whose text is JAX's (``_platforms.MISMATCH_PATTERN`` / ``BACKEND_MISMATCH_PATTERN``);
+  whose text is JAX's (``_platforms.MISMATCH_REGEX`` / ``BACKEND_MISMATCH_REGEX``);
   ``source`` says ``"jax"`` or ``"typed_pallas"``.
 * ``mismatch`` with ``source="inferred"`` only when it is *provable*: a Pallas kernel
   that this platform really lowers (branches of ``lax.platform_dependent`` /

@@ -8,6 +8,7 @@ instead goes into ``add_note``, never into the message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Final
 
@@ -44,7 +45,7 @@ class PlatformMismatchError(ValueError):
         self,
     ) -> tuple[Callable[..., PlatformMismatchError], tuple[str, str, bool, list[str] | None]]:
         # keep pickling (multiprocessing, pytest-xdist) working, notes included
-        level = _platforms.BACKEND_MISMATCH_PATTERN.search(str(self)) is not None
+        level = re.search(_platforms.BACKEND_MISMATCH_REGEX, str(self)) is not None
         return (
             _rebuild,
             (self.params_platform, self.expected_platform, level, getattr(self, "__notes__", None)),

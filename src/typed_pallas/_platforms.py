@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 __all__ = [
     "ABSTRACT_DEVICE_KINDS",
@@ -181,9 +180,12 @@ BACKEND_ALIASES: Final[Mapping[str, Backend]] = {
 }
 
 
-@dataclass(frozen=True)
-class ParamsClass:
-    """One JAX compiler-params class and what it may lower for."""
+class ParamsClass(NamedTuple):
+    """One JAX compiler-params class and what it may lower for.
+
+    A named tuple, not a frozen dataclass: the plugin imports this module on every mypy
+    run, warm ones included, where generating a dataclass's methods cost a millisecond.
+    """
 
     #: the Pallas backend the class configures
     backend: Backend
@@ -336,11 +338,12 @@ LEGACY_DICT_MESSAGE: Final = (
 #: The public params classes in one phrase ("jax.experimental.pallas.tpu/triton/mosaic_gpu.CompilerParams").
 PUBLIC_PARAMS_CLASSES: Final = f"jax.experimental.pallas.{'/'.join(p.module.rsplit('.', 1)[-1] for p in PARAMS_CLASSES)}.CompilerParams"
 
-#: Matches JAX's message and ours; groups: platform, expected.
-MISMATCH_PATTERN: Final = re.compile(
-    r"Compiler params for platform (?P<platform>\w+) cannot be used for (?P<expected>\w+) lowering\."
-)
-BACKEND_MISMATCH_PATTERN: Final = re.compile(
+#: A regular expression matching JAX's message and ours; groups: platform, expected. A
+#: string (``re`` compiles and caches it on first use): the plugin imports this module on
+#: every mypy run, and never matches a message.
+MISMATCH_REGEX: Final = r"Compiler params for platform (?P<platform>\w+) cannot be used for (?P<expected>\w+) lowering\."
+#: ... its backend-level twin; groups: backend, expected.
+BACKEND_MISMATCH_REGEX: Final = (
     r"Compiler params for backend (?P<backend>\w+) cannot be used for (?P<expected>\w+) lowering\."
 )
 
@@ -357,7 +360,7 @@ def backend_mismatch_message(backend: str, expected: str) -> str:
 
 def is_mismatch_message(text: str) -> bool:
     """True for JAX's (or our) platform/backend mismatch text, wherever it sits in ``text``."""
-    return bool(MISMATCH_PATTERN.search(text) or BACKEND_MISMATCH_PATTERN.search(text))
+    return bool(re.search(MISMATCH_REGEX, text) or re.search(BACKEND_MISMATCH_REGEX, text))
 
 
 def params_for_lowering(lowering: str) -> tuple[ParamsClass, ...]:

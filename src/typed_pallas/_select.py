@@ -15,7 +15,7 @@
 * ``redispatch(tpu_impl, gpu_impl, reference)``: call the candidates in order and fall
   back to the next one on a platform-mismatch error only: ``PlatformMismatchError`` or a
   ``ValueError`` whose text is JAX's ``Compiler params for platform ... lowering.``
-  (``_platforms.MISMATCH_PATTERN``, or its backend-level twin), anywhere in the
+  (``_platforms.MISMATCH_REGEX``, or its backend-level twin), anywhere in the
   exception's cause chain. Every other exception, other ``ValueError``s included,
   propagates. It works at call boundaries: inside ``jax.jit`` the lowering error comes
   later, when the outer function lowers, so calling it on staged tracers raises

@@ -149,9 +149,9 @@ def run_cell(
                 and message == _platforms.mismatch_message(want_platform, want_target)
             ):
                 outcome = "VE"
-            elif _platforms.MISMATCH_PATTERN.fullmatch(message):
+            elif re.fullmatch(_platforms.MISMATCH_REGEX, message):
                 outcome = "VEother"
-            elif _platforms.BACKEND_MISMATCH_PATTERN.fullmatch(message):
+            elif re.fullmatch(_platforms.BACKEND_MISMATCH_REGEX, message):
                 outcome = "VEb"
         elif isinstance(exc, AssertionError):
             outcome = "AE"

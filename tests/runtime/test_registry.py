@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -226,7 +227,7 @@ def test_our_template_is_the_text_jax_itself_raises() -> None:
         assert text == _platforms.MISMATCH_TEMPLATE.format(
             platform=platform, expected_platform=expected
         )
-        assert _platforms.MISMATCH_PATTERN.fullmatch(text), text
+        assert re.fullmatch(_platforms.MISMATCH_REGEX, text), text
 
 
 # ----------------------------------------------------------------------------- platform_of errors
