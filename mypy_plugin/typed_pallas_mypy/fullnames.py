@@ -37,10 +37,6 @@ TP_MOSAIC_GPU_KERNEL: Final = "typed_pallas._entry.mosaic_gpu_kernel"
 #: ``functools.partial``: hooked to see ``partial(pl.pallas_call, compiler_params=...)``
 FUNCTOOLS_PARTIAL: Final = "functools.partial"
 
-#: Module prefixes of every Pallas name (entry points, backends, params classes): a
-#: module referencing none of them has no kernel evidence and no wrapper.
-PALLAS_PREFIXES: Final = ("jax.experimental.pallas", "jax._src.pallas", "typed_pallas.")
-
 #: typed-pallas' static protocol ``CompilerParams[P]``
 TYPED_PROTOCOL: Final = "typed_pallas._params.CompilerParams"
 

@@ -199,7 +199,7 @@ def _module_map(
     from mypy.server.subexpr import get_subexpressions
 
     from typed_pallas_mypy.transformers.decisions import findings
-    from typed_pallas_mypy.transformers.facts_store import location
+    from typed_pallas_mypy.transformers.inference_use import display_path
     from typed_pallas_mypy.transformers.module_index import index_of
     from typed_pallas_mypy.transformers.nodes import start_of
     from typed_pallas_mypy.transformers.platform_facts import Facts
@@ -207,7 +207,7 @@ def _module_map(
     facts = Facts(modules, cache_dir, python_executable)
     tree = modules[name]
     index = index_of(tree, facts)
-    out = ModuleMap(name, location(tree, 1).rsplit(":", 1)[0])
+    out = ModuleMap(name, display_path(tree.path))
     module_facts = facts.module_facts(tree)
     first_notes: dict[str, str] = {}
     for fullname in sorted(module_facts):

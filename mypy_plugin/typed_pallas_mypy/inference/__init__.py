@@ -76,7 +76,7 @@ class Requirement:
     #: interpret mode on for every kernel on the chain; None if none. Positions count
     #: what a caller passes: a method's ``self`` is not counted; for a class, the
     #: parameter is its constructor's.
-    interpret: tuple[str, int] | None
+    interpret: tuple[str, int] | None = None
     #: when interpret mode is a field of a config object that parameter holds
     #: (``interpret=config.interpret``): (the field, whether its class declares it off)
     interpret_field: tuple[str, bool] | None = None

@@ -99,14 +99,6 @@ INTERPRET_CONTEXTS: Final = frozenset(
     }
 )
 
-#: keyword of ``platform_dependent`` / ``typed_pallas.dispatch`` -> the lowering
-#: platforms its branch runs for
-_BRANCH_PLATFORMS: Final = {
-    name: tuple(sorted(_platforms.LOWERINGS_OF_NAME[name] & _platforms.LOWERING_SET))
-    for name in _platforms.LOWERINGS_OF_NAME
-    if _platforms.LOWERINGS_OF_NAME[name] & _platforms.LOWERING_SET
-}
-
 #: The ending of a block: falls through, returns, stops, or leaves its loop.
 _THROUGH: Final = ""
 _RETURN: Final = "return"
@@ -233,7 +225,7 @@ class ProgramBuilder:
                 self.interpreted = before
             steps.extend(body)
             return ending
-        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        if isinstance(stmt, (ast.Try, ast.TryStar)):
             return self._try(stmt, steps)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             steps.extend(self.reader.definition_steps(stmt, self.scope))
@@ -262,13 +254,12 @@ class ProgramBuilder:
             return _BREAK if _BREAK in endings else _RETURN
         return _THROUGH
 
-    def _try(self, stmt: ast.stmt, steps: list[Step]) -> str:
-        body: list[ast.stmt] = [*getattr(stmt, "body", []), *getattr(stmt, "orelse", [])]
-        handlers = [h.body for h in getattr(stmt, "handlers", [])]
+    def _try(self, stmt: ast.Try | ast.TryStar, steps: list[Step]) -> str:
+        body = [*stmt.body, *stmt.orelse]
+        handlers = [h.body for h in stmt.handlers]
         ending = self._alternatives(stmt.lineno, [body, *handlers], steps)
-        final: list[ast.stmt] = getattr(stmt, "finalbody", [])
-        if final:
-            final_steps, final_ending = self.block(final)
+        if stmt.finalbody:
+            final_steps, final_ending = self.block(stmt.finalbody)
             steps.extend(final_steps)
             if final_ending != _THROUGH:
                 return final_ending
@@ -347,15 +338,12 @@ class ProgramBuilder:
 
     def run(self, func: ast.expr, call: ast.Call | None, args: CallArgs) -> list[Step]:
         """The steps of calling ``func`` with ``args`` (``call``: the call doing it)."""
-        from typed_pallas_mypy.inference import reader as reader_mod
-
-        reader, scope = self.reader, self.scope
-        what = reader.callable_of(func, scope)
+        what = self.reader.callable_of(func, self.scope)
         line = call.lineno if call is not None else func.lineno
-        return self._run_callable(what, line, call, args, reader_mod)
+        return self._run_callable(what, line, call, args)
 
     def _run_callable(
-        self, what: object, line: int, call: ast.Call | None, args: CallArgs, reader_mod: object
+        self, what: object, line: int, call: ast.Call | None, args: CallArgs
     ) -> list[Step]:
 
         reader, scope = self.reader, self.scope
@@ -403,8 +391,7 @@ class ProgramBuilder:
             ]
         if isinstance(what, Choice):
             arms = [
-                Arm(tuple(self._run_callable(option, line, call, args, reader_mod)))
-                for option in what.options
+                Arm(tuple(self._run_callable(option, line, call, args))) for option in what.options
             ]
             return [Alt(line, tuple(arms))] if any(a.steps for a in arms) else []
         if isinstance(what, PlatformChoice):
@@ -459,20 +446,14 @@ class ProgramBuilder:
     def _platform_alternatives(
         self, line: int, branches: dict[str | None, ast.expr], args: CallArgs
     ) -> Alt | None:
-        """One arm per lowering platform: the branch named for it, else ``default``."""
-        default = branches.get("default")
-        chosen: dict[str, ast.expr | None] = {}
-        for each in sorted(_platforms.LOWERING_SET):
-            chosen[each] = default
-        # the broader name first, so that ``cuda=`` wins over ``gpu=``
-        for name, platforms in sorted(_BRANCH_PLATFORMS.items(), key=lambda kv: -len(kv[1])):
-            if name in branches:
-                for one in platforms:
-                    chosen[one] = branches[name]
+        """One arm per lowering platform: the branch named for it, else ``default``
+        (the most specific keyword first: ``cuda=`` wins over ``gpu=``)."""
         arms: list[Arm] = []
-        for lowering_platform, branch in chosen.items():
+        for lowering in sorted(_platforms.LOWERING_SET):
+            keywords = (*_platforms.BRANCH_KEYWORDS_OF_LOWERING[lowering], "default")
+            branch = next((branches[k] for k in keywords if k in branches), None)
             steps = tuple(self.run(branch, None, args)) if branch is not None else ()
-            arms.append(Arm(steps, (lowering_platform,)))
+            arms.append(Arm(steps, (lowering,)))
         if not any(arm.steps for arm in arms):
             return None
         return Alt(line, tuple(arms))

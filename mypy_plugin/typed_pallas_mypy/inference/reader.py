@@ -133,7 +133,6 @@ PARAMS_DEPTH: Final = 3
 #: How many wrappers (partial, jit, variables) deep a callee is followed.
 _CALLABLE_DEPTH: Final = 8
 
-_OVERLOAD: Final = frozenset({"typing.overload", "typing_extensions.overload"})
 _FIELD: Final = frozenset({"dataclasses.field"})
 #: References that read the platform (a function making one has no requirement):
 #: ``platform_dependent`` and ``typed_pallas.dispatch`` are not among them, since the
@@ -686,11 +685,10 @@ def unconditional_roots(body: Sequence[ast.stmt], out: _Roots | None = None) -> 
             unconditional_roots(stmt.body, roots)
             if any(_contains_return(s) for s in stmt.body):
                 break
-        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        elif isinstance(stmt, (ast.Try, ast.TryStar)):
             if _contains_return(stmt):
                 break
-            final: list[ast.stmt] = getattr(stmt, "finalbody", [])
-            unconditional_roots(final, roots)
+            unconditional_roots(stmt.finalbody, roots)
         elif isinstance(stmt, ast.Match):
             roots.nodes.append(stmt.subject)
             if _contains_return(stmt):
@@ -971,12 +969,12 @@ class _ModuleReader(ConditionReading):
             elif isinstance(stmt, ast.If):
                 self._collect_module(stmt.body)
                 self._collect_module(stmt.orelse)
-            elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
-                self._collect_module(getattr(stmt, "body", []))
-                for handler in getattr(stmt, "handlers", []):
+            elif isinstance(stmt, (ast.Try, ast.TryStar)):
+                self._collect_module(stmt.body)
+                for handler in stmt.handlers:
                     self._collect_module(handler.body)
-                self._collect_module(getattr(stmt, "orelse", []))
-                self._collect_module(getattr(stmt, "finalbody", []))
+                self._collect_module(stmt.orelse)
+                self._collect_module(stmt.finalbody)
             elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
                 if isinstance(stmt, (ast.For, ast.AsyncFor)):
                     for name in self._target_names(stmt.target):
@@ -1022,7 +1020,7 @@ class _ModuleReader(ConditionReading):
             elif binding.kind == model.ALIAS:
                 value = self.raw[name][0][1]
                 if isinstance(value, ast.expr):
-                    self._lambdas(value, self.module_scope, name)
+                    self._lambdas(value, self.module_scope)
                     if self._expr_platform(value, self.module_scope) is not None:
                         self.bindings[name] = Binding(model.PLATFORM_VALUE)
 
@@ -1049,9 +1047,9 @@ class _ModuleReader(ConditionReading):
         self.function_nodes[qualname] = (node, scope)
         # nested functions and lambdas
         for decorator in node.decorator_list:
-            self._lambdas(decorator, parent, qualname)
+            self._lambdas(decorator, parent)
         for default in [*node.args.defaults, *[d for d in node.args.kw_defaults if d]]:
-            self._lambdas(default, parent, qualname)
+            self._lambdas(default, parent)
         self._nested(own_definitions, scope)
         return scope
 
@@ -1065,7 +1063,7 @@ class _ModuleReader(ConditionReading):
             elif isinstance(node, ast.Lambda):
                 self._lambda_scope(node, scope)
 
-    def _lambdas(self, expr: ast.AST, scope: Scope, qualname: str) -> None:
+    def _lambdas(self, expr: ast.AST, scope: Scope) -> None:
         if not self.text.may_define([expr]):
             return
         for node in self.nodes.walk(expr):
@@ -1179,14 +1177,14 @@ class _ModuleReader(ConditionReading):
                     if item.optional_vars is not None:
                         scope.complex.update(self._target_names(item.optional_vars))
                 self._collect_locals(stmt.body, scope)
-            elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
-                self._collect_locals(getattr(stmt, "body", []), scope)
-                for handler in getattr(stmt, "handlers", []):
+            elif isinstance(stmt, (ast.Try, ast.TryStar)):
+                self._collect_locals(stmt.body, scope)
+                for handler in stmt.handlers:
                     if handler.name:
                         scope.complex.add(handler.name)
                     self._collect_locals(handler.body, scope)
-                self._collect_locals(getattr(stmt, "orelse", []), scope)
-                self._collect_locals(getattr(stmt, "finalbody", []), scope)
+                self._collect_locals(stmt.orelse, scope)
+                self._collect_locals(stmt.finalbody, scope)
             elif isinstance(stmt, ast.Match):
                 for case in stmt.cases:
                     for node in ast.walk(case.pattern):
@@ -2483,15 +2481,13 @@ class _ModuleReader(ConditionReading):
         if inner is None or inner[1].parent is not scope:
             return ""
         inner_node, inner_scope = inner
-        if self._wraps_parameter(inner_node, inner_scope, scope, wrapped):
+        if self._wraps_parameter(inner_node, scope, wrapped):
             return model.KEEPS
         if self._decorator_kind(inner_node, inner_scope) == model.KEEPS:
             return model.KEEPS_FACTORY
         return ""
 
-    def _wraps_parameter(
-        self, node: FunctionNode, scope: Scope, outer: Scope, wrapped: str
-    ) -> bool:
+    def _wraps_parameter(self, node: FunctionNode, outer: Scope, wrapped: str) -> bool:
         """``@functools.wraps(fn) def wrapper(*args, **kwargs): ...``: a closure standing
         for ``fn``, the parameter ``wrapped`` of ``outer``."""
         for decorator in node.decorator_list:

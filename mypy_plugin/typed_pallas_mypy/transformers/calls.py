@@ -214,9 +214,7 @@ def interpret_mode(view: CallView) -> Interpret:
     expr = view.args.get("interpret")
     if expr is None:
         return "unknown" if view.has_splat else "off"
-    if is_false(expr):
-        return "off"
-    return "on" if is_true(expr) else "unknown"
+    return _literal_mode(expr)
 
 
 def _literal_mode(expr: Expression) -> Interpret:
@@ -315,7 +313,7 @@ def _own_argument(view: CallView, role: str, name: str) -> tuple[str, int, str |
 
 def _kernel_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
     """What the kernel body proves, read by the inference's reader as it reads a
-    library's entry calls (``CrossModule.kernel_evidence``): the kernel passed to the
+    library's entry calls (``Facts.kernel_evidence``): the kernel passed to the
     call, else the function the call decorates, else (but for ``pl.kernel``, whose body
     is an argument) the first argument of the call applying its result."""
     if index.cross is None:
@@ -355,7 +353,7 @@ def _evidence_arguments(view: CallView) -> list[tuple[str, int, str | None]]:
 
 def _argument_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
     """What the call's mesh, scratch and grid spec arguments prove: read by the
-    inference's reader (``CrossModule.argument_evidence``), as it reads a library's
+    inference's reader (``Facts.argument_evidence``), as it reads a library's
     calls; a mesh whose constructor it does not see, by its declared type."""
     found: list[evidence_mod.Evidence] = []
     arguments = _evidence_arguments(view)
@@ -462,7 +460,7 @@ def validate_compiler_params(
 ) -> None:
     """Report one ``pallas-platform`` error if the call's params cannot lower
     (``problem_of``)."""
-    problem = problem_of(view, index, config, api)
+    problem = problem_of(view, index, config.platforms_for(index.tree.fullname), api)
     if problem is not None:
         message, notes = problem
         report(api, view.context, message, notes)
@@ -471,7 +469,7 @@ def validate_compiler_params(
 def problem_of(
     view: CallView,
     index: ModuleIndex,
-    config: PlatformConfig,
+    configured: frozenset[str] | None,
     api: CheckerPluginInterface | None = None,
 ) -> Problem | None:
     """The error (message, notes) the call's params give, if they cannot lower.
@@ -495,7 +493,7 @@ def problem_of(
     if "compiler_params" not in view.args:
         if view.has_splat or interpret != "off":
             return None  # inside a splat, or maybe interpreted: unknown
-        problem = _evidence_only(view, index, config)
+        problem = _evidence_only(view, index, configured)
         return _with_default_note(problem, default)
     pos = start_of(view.context)
     func = index.function_at(pos)
@@ -520,7 +518,7 @@ def problem_of(
     evidence = evidence_of(view, index)
     problems: list[Problem] = []
     for params in options:
-        problem = _problem(view, params, evidence, interpret, index, config)
+        problem = _problem(view, params, evidence, interpret, index, configured)
         if problem is None and compiled is not None:
             problem = _compiled_problem(view, params, compiled, index)
         if problem is None:
@@ -596,7 +594,9 @@ def _default_off(view: CallView, index: ModuleIndex) -> str | None:
     return _platforms.INTERPRET_PASSED_OFF_NOTE.format(name=name, function=function)
 
 
-def _evidence_only(view: CallView, index: ModuleIndex, config: PlatformConfig) -> Problem | None:
+def _evidence_only(
+    view: CallView, index: ModuleIndex, configured: frozenset[str] | None
+) -> Problem | None:
     """A call without params (the platform's default backend) whose kernel's own
     evidence cannot lower where the platform is decided: ``pl.pallas_call(tpu_body, ...)``
     on the GPU path."""
@@ -622,9 +622,7 @@ def _evidence_only(view: CallView, index: ModuleIndex, config: PlatformConfig) -
                 f"{', '.join(sorted(lowering))}",
             )
     else:
-        decided = configured_decision(
-            config.platforms_for(index.tree.fullname), index.tree.fullname
-        )
+        decided = configured_decision(configured, index.tree.fullname)
     if decided is None or decided[0] & platforms:
         return None
     lowering, why = decided
@@ -644,7 +642,7 @@ def _problem(
     found: list[evidence_mod.Evidence],
     interpret: Interpret,
     index: ModuleIndex,
-    config: PlatformConfig,
+    configured: frozenset[str] | None,
 ) -> Problem | None:
     """The error (message, notes) these params give at this call, if any."""
     against = [e for e in found if not accepts(e.backends, params)]
@@ -676,9 +674,9 @@ def _problem(
             return message, notes + ([maybe_fix] if maybe_fix else [])
         return None
 
-    configured = configured_decision(config.platforms_for(index.tree.fullname), index.tree.fullname)
-    if configured is not None:
-        lowering, why = configured
+    decided = configured_decision(configured, index.tree.fullname)
+    if decided is not None:
+        lowering, why = decided
         if not (params.lowers_on & lowering):
             message, maybe_fix = _message_for_platforms(params, lowering)
             return message, [why] + ([maybe_fix] if maybe_fix else [])

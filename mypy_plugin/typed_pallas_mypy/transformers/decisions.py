@@ -326,7 +326,7 @@ class _Scan:
         )
         decorated = self.index.decorated.get(id(call))
         if isinstance(decorated, FuncDef):
-            requirement = self.facts.local_requirement(decorated, self.tree, self.index)
+            requirement = self.facts.local_requirement(decorated, self.tree)
             self.check_requirement(requirement, decorated.name, call, lowering, why)
             return
         registered = passed(call, registry.function, registry.function_position).expr
@@ -335,7 +335,7 @@ class _Scan:
         target = self.facts.names.callee_function(registered, self._func_at(call))
         local = callable_target(registered, self.index)
         if isinstance(local, FuncDef) and target is None:
-            requirement = self.facts.local_requirement(local, self.tree, self.index)
+            requirement = self.facts.local_requirement(local, self.tree)
             self.check_requirement(requirement, local.name, registered, lowering, why)
         else:
             self.check(target, registered, lowering, why)
@@ -372,7 +372,7 @@ class _Scan:
                 view.wrapper = f"{title} ({wrapper[0]}) forwards its kernel and compiler_params to {entry.title}"
             else:
                 view = calls.view_of_syntax(entry, call)
-            problem = calls.problem_of(view, self.index, _Configured(self.configured))
+            problem = calls.problem_of(view, self.index, self.configured)
             if problem is None:
                 return
             problems.append(problem)
@@ -452,7 +452,7 @@ class _Scan:
             if isinstance(local, FuncDef) and local.is_dynamic() and not self.checks_untyped:
                 # mypy skips the body of an unannotated function here, and with it the
                 # checks of its region: its requirement is checked at the argument
-                requirement = self.facts.local_requirement(local, self.tree, self.index)
+                requirement = self.facts.local_requirement(local, self.tree)
                 self.check_requirement(requirement, local.name, arg, lowering, why)
                 continue
             if local is not None and self.index.branch_platforms.get(id(local)) == platforms:
@@ -559,18 +559,6 @@ def _value_name(value: Expression) -> str | None:
     if isinstance(value, StrExpr):
         return value.value
     return ref_fullname(value) or (spelling(value) if isinstance(value, MemberExpr) else None)
-
-
-class _Configured:
-    """The configured platforms of the module being scanned, as ``calls`` asks for them."""
-
-    registries: Sequence[calls.Registration] = ()
-
-    def __init__(self, configured: frozenset[str] | None) -> None:
-        self.configured = configured
-
-    def platforms_for(self, module: str) -> frozenset[str] | None:
-        return self.configured
 
 
 def _platform_keyed(table: DictExpr) -> bool:

@@ -8,7 +8,7 @@ found. ``declared_mesh`` reads a mesh argument's *declared type* (a parameter an
 What it does not do: read source. The arguments of an entry call (a mesh by its
 constructor, scratch allocations, a grid spec) and the kernel bodies are read by the
 inference's reader, the same way for the project and for libraries
-(``inference.reader``, asked through ``module_index.CrossModule``); ``calls.py``
+(``inference.reader``, asked through ``platform_facts.Facts``); ``calls.py``
 gathers the evidence of a call and compares it with the params.
 """
 

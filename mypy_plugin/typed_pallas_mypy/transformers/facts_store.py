@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -52,6 +51,7 @@ from mypy.nodes import (
 )
 from mypy.types import Instance, LiteralType, get_proper_type
 
+from typed_pallas_mypy.inference import Requirement as Requirement
 from typed_pallas_mypy.transformers.guards import Sets
 
 #: The private module symbol that holds a module's facts in mypy's cache.
@@ -60,24 +60,6 @@ FACTS_SYMBOL: Final = "__typed_pallas_facts__"
 FACTS_FORMAT: Final = 8
 
 # --------------------------------------------------------------------------- facts
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """The lowering platforms a function can lower for, and what proves it."""
-
-    platforms: frozenset[str]
-    #: how the root cause is worded: ("params", registry platform of the params, backend)
-    #: or ("evidence", backend, backend)
-    cause: tuple[str, str, str]
-    #: one note per link, the function itself first
-    chain: tuple[str, ...]
-    #: (parameter, position or -1) through which a caller turns interpret mode on for
-    #: every kernel on the chain (a library function's ``interpret=``); None if none
-    interpret: tuple[str, int] | None = None
-    #: when that parameter holds a config object: (its field deciding interpret mode,
-    #: whether the field's declared default is off)
-    interpret_field: tuple[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -176,19 +158,6 @@ class FunctionFacts:
 
 #: The facts of a function nothing is known of.
 NO_FACTS: Final = FunctionFacts("")
-
-
-def location(tree: MypyFile, line: int) -> str:
-    """How notes name a place in another module: ``pkg/tpu_ops.py:13``."""
-    path = tree.path.replace("\\", "/")
-    if os.path.isabs(path):
-        try:
-            rel = os.path.relpath(path)
-            if not rel.startswith(".."):
-                path = rel.replace("\\", "/")
-        except ValueError:
-            pass
-    return f"{path}:{line}"
 
 
 def _sets_to_json(sets: Sets) -> list[list[str] | None]:

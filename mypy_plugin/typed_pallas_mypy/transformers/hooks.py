@@ -368,7 +368,7 @@ def check_user_call(
         if facts is None:
             return
         if isinstance(ctx, MethodContext):
-            _check_typed_receiver(ctx, fullname, config, session, facts)
+            _check_typed_receiver(ctx, fullname, config, facts)
         wrapper = facts.of(fullname).wrapper
         if wrapper is None or wrapper.entry not in ENTRIES:
             return
@@ -398,7 +398,7 @@ def check_user_call(
 
 
 def _check_typed_receiver(
-    ctx: MethodContext, fullname: str, config: PlatformConfig, session: Session, facts: Facts
+    ctx: MethodContext, fullname: str, config: PlatformConfig, facts: Facts
 ) -> None:
     """A method called on a value mypy knows the class of (``ops.run(x)``)."""
     tree = checked_tree(ctx)

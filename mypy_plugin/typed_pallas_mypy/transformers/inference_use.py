@@ -40,20 +40,6 @@ from typed_pallas_mypy.transformers.resolution import is_installed_path, is_user
 
 if TYPE_CHECKING:
     from typed_pallas_mypy.inference import Inference, Located
-    from typed_pallas_mypy.inference import Requirement as EngineRequirement
-
-
-def requirement_of(found: EngineRequirement | None) -> Requirement | None:
-    """The engine's requirement as the plugin's facts keep it."""
-    if found is None:
-        return None
-    return Requirement(
-        found.platforms,
-        found.cause,
-        found.chain,
-        interpret=found.interpret,
-        interpret_field=found.interpret_field,
-    )
 
 
 def search_roots(modules: Mapping[str, MypyFile]) -> list[str]:
@@ -200,8 +186,8 @@ class InferenceUse:
         if requirement or result or wrapper or evidence or table or keeps or params:
             found = FunctionFacts(
                 fullname,
-                requirement=requirement_of(requirement),
-                result=requirement_of(result),
+                requirement=requirement,
+                result=result,
                 wrapper=Wrapper(
                     wrapper.entry,
                     wrapper.forwards,
@@ -231,7 +217,7 @@ class InferenceUse:
         if cached is not None:
             return cached.requirement
         engine = self.engine()
-        found = requirement_of(engine.requirement(fullname))
+        found = engine.requirement(fullname)
         self._note_installed(engine)
         return found
 

@@ -12,25 +12,21 @@ What it records:
   and the functions or lambdas passed as branches of ``jax.lax.platform_dependent`` /
   ``typed_pallas.dispatch`` (what counts as a platform condition is ``guards``' job);
 * which function each decorator call decorates;
-* every simple local assignment ``name = value`` per enclosing function, and which
-  names hold a platform string, a platform condition, a device, a collection of devices
-  or a device kind (``for d in jax.devices():`` binds a device too), and which
-  parameters are annotated ``jax.Device``.
+* every simple local assignment ``name = value`` per enclosing function.
 
 It hand-writes the statement walk: compiled mypy refuses subclasses of its
 ``TraverserVisitor``. Expressions come from ``mypy.server.subexpr.get_subexpressions``.
 What it does not do: evaluate anything, read evidence (a kernel body, an entry call's
-arguments: the ``CrossModule`` answers, with the inference's reader), or read other
-modules itself (a ``CrossModule`` resolver, when given, answers for names defined
-elsewhere).
+arguments: ``platform_facts.Facts`` answers, with the inference's reader), or read
+other modules itself (a ``Facts``, when given, answers for names defined elsewhere).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from mypy.nodes import (
     GDEF,
@@ -63,74 +59,12 @@ from typed_pallas_mypy.transformers import guards, predicates, reporting
 from typed_pallas_mypy.transformers.guards import UNIVERSE, Guard, Region, Sets
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, start_of
 
+if TYPE_CHECKING:
+    from typed_pallas_mypy.transformers.platform_facts import Facts
+
 #: What answers for other modules' functions were read from: per module read, its stamp
 #: and the facts symbol it had (``platform_facts.Facts.snapshot``); opaque here.
 Reads = tuple[tuple[str, object, object], ...]
-
-
-class CrossModule(Protocol):
-    """Answers for functions defined anywhere (``platform_facts.Facts``)."""
-
-    def reading(self, build: Callable[[], ModuleIndex]) -> tuple[ModuleIndex, Reads]:
-        """``build()``, and what it read of other modules."""
-        ...
-
-    def unchanged(self, reads: Reads) -> bool:
-        """Whether every module in ``reads`` is as it was (then answers derived from
-        them, an index's guard regions, still hold)."""
-        ...
-
-    def condition_sets(self, module: str, expr: Expression, ask: Ask | None) -> Sets:
-        """What ``expr`` of ``module`` tests, read by the inference (``ask``: the
-        platform predicates it leaves to the plugin)."""
-        ...
-
-    def is_platform_source(self, module: str, expr: Expression) -> bool:
-        """Whether ``expr`` of ``module`` is the platform string itself."""
-        ...
-
-    def kernel_evidence(
-        self,
-        module: str,
-        call: CallExpr,
-        argument: tuple[str, int, str | None] | None,
-        *,
-        decorated: bool,
-        applied: bool,
-    ) -> tuple[list[tuple[frozenset[str], str, int]], list[tuple[frozenset[str], str, str]]]:
-        """Body evidence of an entry call's kernel: (backends, spelling, line) when the
-        kernel is defined in ``module``, (backends, spelling, ``path:line``) when it is
-        defined in another one."""
-        ...
-
-    def returned_params(self, call: CallExpr) -> str:
-        """The backend of the params the function ``call`` calls always returns a
-        construction of; "" when not known."""
-        ...
-
-    def interpret_kept_off(self, module: str, expr: Expression) -> tuple[str, str, str] | None:
-        """When ``expr`` (an entry call's ``interpret=``) is a parameter of the function
-        around it that ``module`` keeps off: ("default" or "passed", the parameter, the
-        function)."""
-        ...
-
-    def argument_evidence(
-        self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
-    ) -> list[tuple[str, frozenset[str], str, int]]:
-        """(kind, backends, spelling, line) of what an entry call's mesh ("mesh"),
-        scratch and grid spec ("scratch") arguments prove; ``arguments``: (role, index
-        in ``call.args``, keyword or None) of each."""
-        ...
-
-    def predicate_call(
-        self,
-        call: CallExpr,
-        func: FuncItem | None,
-        is_device: Callable[[Expression], bool],
-        value_of: Callable[[NameExpr, FuncItem | None], Expression | None],
-    ) -> Sets | None:
-        """What a call of a platform predicate says (``predicates.sets_at_call``)."""
-        ...
 
 
 @dataclass
@@ -148,13 +82,9 @@ class ModuleIndex:
     branch_platforms: dict[int, frozenset[str]] = field(default_factory=dict)
     #: the inference's answers (conditions, evidence) and other modules' facts (None:
     #: none known: no condition is read)
-    cross: CrossModule | None = None
+    cross: Facts | None = None
     #: what the guard regions read of other modules when this index was built
     cross_reads: Reads = ()
-    #: whether the module references any name of jax.experimental.pallas, JAX's private
-    #: Pallas modules or typed_pallas: without one, no function of it has kernel
-    #: evidence or is a wrapper (both read only this module's names)
-    mentions_pallas: bool = False
 
     #: line -> regions / functions spanning it, in list order (built on first lookup,
     #: so that a lookup costs the few spans over its line, not a scan of the module)
@@ -231,8 +161,8 @@ class ModuleIndex:
             self._ask = predicates.answer_in(
                 self.tree,
                 lambda call: self.function_at(start_of(call)),
-                lambda call, func, is_device: cross.predicate_call(
-                    call, func, is_device, self.value_of
+                lambda call, func, is_device: predicates.sets_at_call(
+                    call, func, is_device, cross, self.value_of
                 ),
             )
         return self.cross.condition_sets(self.tree.fullname, expr, self._ask)
@@ -306,11 +236,11 @@ def _file_stamp(tree: MypyFile) -> object:
     return (id(tree), stat.st_size, stat.st_mtime_ns)
 
 
-def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
+def index_of(tree: MypyFile, cross: Facts | None = None) -> ModuleIndex:
     """The cached index of ``tree``: one walk per module and version of its source and,
     since guard regions hold answers about other modules' functions (guard helpers,
     predicates), built again when a module those answers read has changed (its source,
-    or its stored facts: ``CrossModule.unchanged``).
+    or its stored facts: ``Facts.unchanged``).
 
     The module itself is left out of what is recorded as read: its own helpers are
     read from its source, which its stamp covers, and what they read of other modules
@@ -337,7 +267,7 @@ def index_of(tree: MypyFile, cross: CrossModule | None = None) -> ModuleIndex:
 # --------------------------------------------------------------------------- building
 
 
-def _build(tree: MypyFile, cross: CrossModule | None) -> ModuleIndex:
+def _build(tree: MypyFile, cross: Facts | None) -> ModuleIndex:
     index = ModuleIndex(tree, cross=cross)
     walker = _Walker(index)
     walker.block(tree.defs, None)
@@ -457,10 +387,6 @@ def callable_target(expr: Expression, index: ModuleIndex) -> FuncItem | None:
 def _scan_expressions(index: ModuleIndex, tree: MypyFile) -> None:
     branch_targets: dict[int, tuple[FuncItem, frozenset[str], list[str]]] = {}
     for expr in get_subexpressions(tree):
-        if isinstance(expr, RefExpr) and not index.mentions_pallas:
-            name = expr.fullname
-            if name and name.startswith(fullnames.PALLAS_PREFIXES):
-                index.mentions_pallas = True
         if not isinstance(expr, CallExpr):
             continue
         what = guards.dispatch_title(expr)

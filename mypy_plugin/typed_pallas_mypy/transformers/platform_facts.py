@@ -36,9 +36,7 @@ from mypy.nodes import (
     Decorator,
     Expression,
     FuncDef,
-    FuncItem,
     MypyFile,
-    NameExpr,
     OverloadedFuncDef,
     Var,
 )
@@ -61,7 +59,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     stored_json,
 )
 from typed_pallas_mypy.transformers.guards import Sets
-from typed_pallas_mypy.transformers.inference_use import InferenceUse, requirement_of
+from typed_pallas_mypy.transformers.inference_use import InferenceUse
 from typed_pallas_mypy.transformers.module_index import ModuleIndex, Reads, index_of, stamp_of
 from typed_pallas_mypy.transformers.resolution import Names, keeps_function
 
@@ -294,25 +292,22 @@ class Facts:
     def call_requirement(self, tree: MypyFile, call: CallExpr) -> Requirement | None:
         """What a call of a project module runs lowers for, read by the engine (a call
         whose callee mypy cannot name: ``make(x)(y)``, a local variable, ``Op()(x)``)."""
-        if call.end_line is None or call.end_column is None:
+        where = _span(call)
+        if where is None:
             return None
-        where = (call.line, call.column, call.end_line, call.end_column)
         self._note_module(tree.fullname)
         engine = self.inference.engine()
         found = engine.call_requirement(tree.fullname, where)
         for read in engine.modules_of_call(tree.fullname, where):
             if self.names.is_user_module(read):
                 self._note_module(read)
-        return requirement_of(found)
+        return found
 
-    def local_requirement(
-        self, func: FuncDef, tree: MypyFile, index: ModuleIndex
-    ) -> Requirement | None:
+    def local_requirement(self, func: FuncDef, tree: MypyFile) -> Requirement | None:
         """The requirement of a function of a project module, nested ones included
         (found by where it is defined)."""
         self._note_module(tree.fullname)
-        found = self.inference.engine().requirement_at(tree.fullname, func.line)
-        return requirement_of(found)
+        return self.inference.engine().requirement_at(tree.fullname, func.line)
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)
@@ -407,23 +402,6 @@ class Facts:
             self.helper_of(name)
         return sets
 
-    def device_parameters_of(self, fullname: str) -> tuple[int, ...]:
-        """Positions of the ``jax.Device`` parameters of the method ``fullname``."""
-        return self.of(fullname).device_params
-
-    def callee_function(self, expr: Expression, func: FuncItem | None) -> str | None:
-        return self.names.callee_function(expr, func)
-
-    def predicate_call(
-        self,
-        call: CallExpr,
-        func: FuncItem | None,
-        is_device: Callable[[Expression], bool],
-        value_of: Callable[[NameExpr, FuncItem | None], Expression | None] | None,
-    ) -> Sets | None:
-        """What a call of a platform predicate given a device says (``predicates``)."""
-        return predicates.sets_at_call(call, func, is_device, self, value_of)
-
     # ---------------------------------------------------------------- conditions
 
     def condition_sets(self, module: str, expr: Expression, ask: Ask | None) -> Sets:
@@ -461,9 +439,9 @@ class Facts:
         """What the mesh, scratch and grid spec arguments of an entry call in ``module``
         prove, read by the engine as it reads a library's calls: (kind, backends,
         spelling, line), kind "mesh" or "scratch" (``Inference.argument_evidence``)."""
-        if call.end_line is None or call.end_column is None:
+        where = _span(call)
+        if where is None:
             return []
-        where = (call.line, call.column, call.end_line, call.end_column)
         found = self.inference.engine().argument_evidence(module, where, arguments)
         return [(kind, frozenset(backends), what, line) for kind, backends, what, line in found]
 
@@ -480,9 +458,9 @@ class Facts:
         finds a library's (``Inference.kernel_evidence``): (backends, spelling, line)
         of a kernel of ``module``, and (backends, spelling, ``path:line``) of one
         defined in another module (its facts: a caller depends on that module)."""
-        if call.end_line is None or call.end_column is None:
+        where = _span(call)
+        if where is None:
             return [], []
-        where = (call.line, call.column, call.end_line, call.end_column)
         local, other = self.inference.engine().kernel_evidence(
             module, where, argument, decorated=decorated, applied=applied
         )

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from mypy.nodes import (
     ARG_NAMED,
@@ -87,10 +87,13 @@ from mypy.types import (
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.inference.combine import Ask
 from typed_pallas_mypy.transformers import guards
-from typed_pallas_mypy.transformers.facts_store import FunctionFacts, Gate, Predicate, Requirement
+from typed_pallas_mypy.transformers.facts_store import Gate, Predicate, Requirement
 from typed_pallas_mypy.transformers.guards import LOWERING, Guard, Sets
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, passed, start_of
-from typed_pallas_mypy.transformers.resolution import Names
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.transformers.platform_facts import Facts
+
 
 # --------------------------------------------------------------------------- device parameters
 
@@ -147,7 +150,7 @@ def device_parameters(func: FuncItem, tree: MypyFile | None) -> list[tuple[int, 
 def predicate_kind(
     func: FuncDef,
     tree: MypyFile | None,
-    lookup: PredicateLookup,
+    lookup: Facts,
     read: Callable[[FuncDef, str], Sets],
 ) -> Predicate | None:
     """The predicate ``func`` is, if it is one: one ``jax.Device`` parameter (annotated,
@@ -229,17 +232,7 @@ def _is_method(func: FuncDef) -> bool:
 # --------------------------------------------------------------------------- calls
 
 
-class PredicateLookup(Protocol):
-    """What a call site needs to know of other functions (``platform_facts.Facts``)."""
-
-    def callee_function(self, expr: Expression, func: FuncItem | None) -> str | None: ...
-
-    def predicate_of(self, fullname: str) -> Predicate | None: ...
-
-    def device_parameters_of(self, fullname: str) -> tuple[int, ...]: ...
-
-
-def inherited_device_parameters(func: FuncDef, lookup: PredicateLookup) -> list[tuple[int, Var]]:
+def inherited_device_parameters(func: FuncDef, lookup: Facts) -> list[tuple[int, Var]]:
     """The parameters of a method, left unannotated, that the nearest method it
     overrides annotates ``jax.Device`` (read from that method's facts, so from mypy's
     cache too)."""
@@ -249,7 +242,7 @@ def inherited_device_parameters(func: FuncDef, lookup: PredicateLookup) -> list[
         symbol = base.names.get(func.name)
         if symbol is None or symbol.node is None:
             continue
-        positions = lookup.device_parameters_of(symbol.node.fullname)
+        positions = lookup.of(symbol.node.fullname).device_params
         return [
             (i, func.arguments[i].variable)
             for i in positions
@@ -336,12 +329,12 @@ def sets_at_call(
     call: CallExpr,
     func: FuncItem | None,
     is_device: Callable[[Expression], bool],
-    lookup: PredicateLookup,
+    lookup: Facts,
     value_of: ValueOf | None,
 ) -> Sets | None:
     """What a call of a predicate given a device (``is_device``) says, or None."""
     callee = call.callee
-    name = lookup.callee_function(callee, func)
+    name = lookup.names.callee_function(callee, func)
     if name is None and isinstance(callee, MemberExpr):
         info = receiver_class(callee.expr, func, value_of)
         if info is not None:
@@ -457,17 +450,6 @@ def gates_of(func: FuncDef, guard_at: Callable[[Pos], Guard | None]) -> tuple[Ga
 # --------------------------------------------------------------------------- claims
 
 
-class ClaimFacts(Protocol):
-    """What claims need of other functions (``platform_facts.Facts``)."""
-
-    @property
-    def names(self) -> Names: ...
-
-    def of(self, fullname: str) -> FunctionFacts: ...
-
-    def predicate_of(self, fullname: str) -> Predicate | None: ...
-
-
 @dataclass(frozen=True)
 class Claim:
     """A predicate of a class that admits platforms a kernel method of it cannot lower
@@ -509,7 +491,7 @@ def _short(fullname: str) -> str:
     return fullname.rsplit(".", 1)[-1]
 
 
-def class_claims(tree: MypyFile, facts: ClaimFacts) -> list[Claim]:
+def class_claims(tree: MypyFile, facts: Facts) -> list[Claim]:
     """Every failing claim of the classes defined in ``tree``."""
     out: list[Claim] = []
     seen: set[tuple[int, str]] = set()
@@ -538,7 +520,7 @@ def class_claims(tree: MypyFile, facts: ClaimFacts) -> list[Claim]:
 
 
 def _gate_claims(
-    tree: MypyFile, info: TypeInfo, gate_method: FuncDef, gate: Gate, facts: ClaimFacts
+    tree: MypyFile, info: TypeInfo, gate_method: FuncDef, gate: Gate, facts: Facts
 ) -> list[Claim]:
     predicate_def = _definition(info, gate.predicate)
     if predicate_def is None:

@@ -41,7 +41,6 @@ from mypy.nodes import (
 from mypy.util import correct_relative_import
 
 from typed_pallas_mypy import fullnames
-from typed_pallas_mypy.cache_keys import THIRD_PARTY_MARKERS as THIRD_PARTY_MARKERS
 from typed_pallas_mypy.cache_keys import is_installed_path as is_installed_path
 
 #: How many alias hops (``impl = f``) are followed.
