@@ -6,7 +6,8 @@ An *entry point* is a call that builds a Pallas kernel: ``pl.pallas_call``, ``pl
 ``fullnames``) to an ``EntrySpec``. Every part of the plugin that recognises an entry
 call (the checks, the requirement inference, the library reader) reads this table.
 
-This module only holds data: no mypy import, no jax import.
+This module holds data, plus ``entry_evidence`` (the rule both the checks and the reader
+apply to an entry's own restriction and its ``platform=``): no mypy import, no jax import.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
 
 
@@ -80,3 +82,21 @@ ENTRIES: Final[dict[str, EntrySpec]] = {
         backends=evidence_tables.MOSAIC_GPU_ONLY,
     ),
 }
+
+
+def entry_evidence(entry: EntrySpec, declared: str | None) -> list[tuple[tuple[str, ...], str]]:
+    """``(sorted backends, what)`` for what a call of ``entry`` proves by itself.
+
+    ``declared`` is the literal string given as the entry's platform keyword (None when
+    absent or not a string literal): its backends come first, then the entry point's own
+    restriction."""
+    found: list[tuple[tuple[str, ...], str]] = []
+    if entry.platform_keyword is not None and declared is not None:
+        backends = sorted(
+            str(row.backend) for row in _platforms.PARAMS_CLASSES if row.platform == declared
+        )
+        if backends:
+            found.append((tuple(backends), f"platform={declared!r}"))
+    if entry.backends is not None:
+        found.append((tuple(sorted(entry.backends)), entry.title))
+    return found

@@ -263,7 +263,7 @@ def table_gpu(x):
     assert _platforms(facts, "choice") is None
     assert _platforms(facts, "table_tpu") == {"tpu"}
     assert _platforms(facts, "table_gpu") == {"cuda", "rocm"}
-    assert facts.table("pkg.forms.TABLE") == (
+    assert facts.definition("pkg.forms.TABLE").table == (
         ("tpu", "pkg.ops.tpu_op"),
         ("gpu", "pkg.ops.triton_op"),
     )
@@ -396,8 +396,8 @@ def replaced(x):
     assert _platforms(facts, "bare") == {"tpu"}
     assert _platforms(facts, "called") == {"tpu"}
     assert _platforms(facts, "replaced") is None
-    assert facts.keeping_decorator("pkg.forms.ejit")
-    assert not facts.keeping_decorator("pkg.forms.replaces")
+    assert facts.definition("pkg.forms.ejit").keeping_decorator
+    assert not facts.definition("pkg.forms.replaces").keeping_decorator
 
 
 def test_a_memoized_build_runs_what_fills_its_cache(make_lib: MakeLib) -> None:

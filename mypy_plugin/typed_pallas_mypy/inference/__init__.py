@@ -12,15 +12,15 @@ docs/inference-model.md describes the model and its table of forms.
 
 * ``Inference(search_paths, cache_dir, project)``: the engine over site-packages-like
   roots and the project's modules (``combine.ModuleSource``);
-  ``requirement(fullname)``, ``wrapper(fullname)``, ``body_evidence(fullname)``,
-  ``table(fullname)``, ``keeping_decorator(fullname)``, ``modules_of(fullname)``,
+  ``requirement(fullname)``, ``wrapper(fullname)``, ``definition(fullname)`` (its body
+  evidence, returned params, platform table, keeping decorator, place), ``modules_of(fullname)``,
   ``modules_read()``, ``module_map(prefix)``, ``forget()``; for a call of a project
   module, by its position: ``call_requirement`` (what it runs),
   ``argument_evidence`` (what its mesh, scratch and grid spec arguments prove) and
   ``kernel_evidence`` (its kernel body): the one reading of them, for the project's
   calls and the libraries' alike; ``interpret_kept_off`` (whether a parameter an entry
   call passes as ``interpret=`` is kept off by its module: ``interpret_uses``);
-* ``Requirement`` / ``WrapperFacts``: what it answers.
+* ``Requirement`` / ``WrapperFacts`` / ``Definition``: what it answers.
 
 Unknown means silent: a name it cannot find or read, a file that does not parse, a
 function that reads the platform all give ``None``. No exception leaves the API (set
@@ -51,7 +51,7 @@ from typed_pallas_mypy.inference import model
 from typed_pallas_mypy.inference.combine import Ask, Located, ModuleSource, Req, Resolver, Sets
 from typed_pallas_mypy.inference.store import FactsStore
 
-__all__ = ["Inference", "Located", "ModuleSource", "Requirement", "WrapperFacts"]
+__all__ = ["Definition", "Inference", "Located", "ModuleSource", "Requirement", "WrapperFacts"]
 
 _T = TypeVar("_T")
 
@@ -98,6 +98,30 @@ class WrapperFacts:
     line: int = 0
     #: (name, position) of its ``*args`` when passed on as the entry's leading arguments
     args: tuple[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class Definition:
+    """What a name's definition says of itself (all empty when it is not found)."""
+
+    #: (backends, spelling, ``path:line``) of the backend-only primitives a kernel body
+    #: defined as it uses
+    body_evidence: tuple[tuple[tuple[str, ...], str, str], ...] = ()
+    #: the backend of the params a function always returns a construction of
+    #: (``def params(): return pltpu.CompilerParams(...)``), whatever its annotation
+    #: says; "" when not known
+    returned_params: str = ""
+    #: (key, fullname of the entry's function) of a module-level platform table
+    table: tuple[tuple[str, str], ...] = ()
+    #: a variable holding a function-keeping decorator (``jaxtyped =
+    #: jaxtyping.jaxtyped(typechecker=...)``) or a decorator whose wrapper calls the
+    #: function (``functools.wraps``)
+    keeping_decorator: bool = False
+    #: ``path:line`` of the definition, or ""
+    where: str = ""
+
+
+_NO_DEFINITION = Definition()
 
 
 def _debug() -> bool:
@@ -217,18 +241,45 @@ class Inference:
         where = f"{target.located.relpath}:{target.function.line}"
         return WrapperFacts(fact.entry, fact.forwards, fact.kwargs, where, fact.line, fact.args)
 
-    def body_evidence(self, fullname: str) -> tuple[tuple[tuple[str, ...], str, str], ...]:
-        """(backends, spelling, ``path:line``) of the backend-only primitives a kernel
-        body defined as ``fullname`` uses."""
-        return self._guarded((), lambda: self._body_evidence(fullname))
+    def definition(self, fullname: str) -> Definition:
+        """What the definition ``fullname`` names (through aliases and re-exports) says
+        of itself, read once: ``Definition``."""
+        return self._guarded(_NO_DEFINITION, lambda: self._definition(fullname))
 
-    def _body_evidence(self, fullname: str) -> tuple[tuple[tuple[str, ...], str, str], ...]:
+    def _definition(self, fullname: str) -> Definition:
         target = self._resolver.resolve(fullname)
-        if target is None or target.function is None:
-            return ()
-        return tuple(
-            (ev.backends, ev.what, f"{target.located.relpath}:{ev.line}")
-            for ev in target.function.body_evidence
+        if target is None:
+            return _NO_DEFINITION
+        function, alias, path = target.function, target.alias, target.located.relpath
+        line = (
+            function.line
+            if function is not None
+            else target.cls.line
+            if target.cls is not None
+            else alias.line
+            if alias is not None
+            else 0
+        )
+        if alias is not None:
+            keeping = alias.kind == model.KEEPER
+        else:
+            keeping = function is not None and function.decorator in (
+                model.KEEPS,
+                model.KEEPS_FACTORY,
+                model.KEEPS_BOTH,
+            )
+        return Definition(
+            body_evidence=tuple(
+                (ev.backends, ev.what, f"{path}:{ev.line}") for ev in function.body_evidence
+            )
+            if function is not None
+            else (),
+            returned_params=function.returns_params if function is not None else "",
+            table=tuple(zip(alias.keys, alias.targets))
+            if alias is not None and alias.kind == model.TABLE
+            else (),
+            keeping_decorator=keeping,
+            where=f"{path}:{line}",
         )
 
     def kernel_evidence(
@@ -325,66 +376,6 @@ class Inference:
     ) -> tuple[tuple[str, tuple[str, ...], str, int], ...]:
         found = self._resolver.argument_evidence(module, where, arguments)
         return tuple((kind, ev.backends, ev.what, ev.line) for kind, ev in found)
-
-    def returned_params(self, fullname: str) -> str:
-        """The backend of the params the function ``fullname`` always returns a
-        construction of (``def params(): return pltpu.CompilerParams(...)``), whatever
-        its annotation says; "" when not known."""
-        return self._guarded("", lambda: self._returned_params(fullname))
-
-    def _returned_params(self, fullname: str) -> str:
-        target = self._resolver.resolve(fullname)
-        if target is None or target.function is None:
-            return ""
-        return target.function.returns_params
-
-    def table(self, fullname: str) -> tuple[tuple[str, str], ...]:
-        """(key, fullname of the entry's function) of a module-level platform table."""
-        return self._guarded((), lambda: self._table(fullname))
-
-    def _table(self, fullname: str) -> tuple[tuple[str, str], ...]:
-        target = self._resolver.resolve(fullname)
-        alias = target.alias if target is not None else None
-        if alias is None or alias.kind != model.TABLE:
-            return ()
-        return tuple(zip(alias.keys, alias.targets))
-
-    def keeping_decorator(self, fullname: str) -> bool:
-        """Whether ``fullname`` is a variable holding a function-keeping decorator
-        (``jaxtyped = jaxtyping.jaxtyped(typechecker=...)``) or a decorator whose wrapper
-        calls the function (``functools.wraps``)."""
-        return self._guarded(False, lambda: self._keeping(fullname))
-
-    def _keeping(self, fullname: str) -> bool:
-        target = self._resolver.resolve(fullname)
-        if target is None:
-            return False
-        if target.alias is not None:
-            return target.alias.kind == model.KEEPER
-        return target.function is not None and target.function.decorator in (
-            model.KEEPS,
-            model.KEEPS_FACTORY,
-            model.KEEPS_BOTH,
-        )
-
-    def where(self, fullname: str) -> str:
-        """``path:line`` of the definition of ``fullname``, or ""."""
-        return self._guarded("", lambda: self._where(fullname))
-
-    def _where(self, fullname: str) -> str:
-        target = self._resolver.resolve(fullname)
-        if target is None:
-            return ""
-        line = (
-            target.function.line
-            if target.function is not None
-            else target.cls.line
-            if target.cls is not None
-            else target.alias.line
-            if target.alias is not None
-            else 0
-        )
-        return f"{target.located.relpath}:{line}"
 
     def modules_read(self) -> dict[str, str]:
         """Module name -> file path, of every module whose facts were consulted."""

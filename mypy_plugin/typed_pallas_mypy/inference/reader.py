@@ -48,7 +48,7 @@ from typing_extensions import override
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
-from typed_pallas_mypy.entries import ENTRIES, EntrySpec
+from typed_pallas_mypy.entries import ENTRIES, EntrySpec, entry_evidence
 from typed_pallas_mypy.evidence_tables import namespace_key
 from typed_pallas_mypy.fullnames import (
     CLASS_KEEPERS,
@@ -2202,22 +2202,14 @@ class _ModuleReader(ConditionReading):
             params = self.params_of(args["compiler_params"], scope, position_of(found.call))
         elif has_splat:
             params = UNKNOWN
-        evidence: list[Evidence] = []
         declared = args.get(entry.platform_keyword) if entry.platform_keyword else None
-        if (
-            entry.platform_keyword is not None
-            and isinstance(declared, ast.Constant)
-            and isinstance(declared.value, str)
-        ):
-            backends = sorted(
-                str(row.backend)
-                for row in _platforms.PARAMS_CLASSES
-                if row.platform == declared.value
+        literal = declared.value if isinstance(declared, ast.Constant) else None
+        evidence = [
+            Evidence(backends, what, line)
+            for backends, what in entry_evidence(
+                entry, literal if isinstance(literal, str) else None
             )
-            if backends:
-                evidence.append(Evidence(tuple(backends), f"platform={declared.value!r}", line))
-        if entry.backends is not None:
-            evidence.append(Evidence(tuple(sorted(entry.backends)), entry.title, line))
+        ]
         mesh = args.get(entry.mesh) if entry.mesh is not None else None
         scratch = [args[n] for n in ("scratch_shapes", "scratch_types") if n in args]
         grid_specs = [args["grid_spec"]] if "grid_spec" in args else []

@@ -52,7 +52,7 @@ from mypy.types import CallableType, Overloaded, ProperType, Type, get_proper_ty
 
 from typed_pallas import _platforms, _versions
 from typed_pallas_mypy import evidence_tables
-from typed_pallas_mypy.entries import EntrySpec
+from typed_pallas_mypy.entries import EntrySpec, entry_evidence
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers import params as params_mod
@@ -376,20 +376,12 @@ def _argument_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.
 def evidence_of(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
     """What the entry point, mesh, scratch and kernel body prove about the backend."""
     entry = view.entry
-    found: list[evidence_mod.Evidence] = []
     declared = view.args.get(entry.platform_keyword) if entry.platform_keyword else None
-    if isinstance(declared, StrExpr):
-        declared_backends = frozenset(
-            str(row.backend) for row in _platforms.PARAMS_CLASSES if row.platform == declared.value
-        )
-        if declared_backends:
-            found.append(
-                evidence_mod.Evidence(
-                    declared_backends, f"platform={declared.value!r}", view.context.line
-                )
-            )
-    if entry.backends is not None:
-        found.append(evidence_mod.Evidence(entry.backends, entry.title, view.context.line))
+    literal = declared.value if isinstance(declared, StrExpr) else None
+    found = [
+        evidence_mod.Evidence(frozenset(backends), what, view.context.line)
+        for backends, what in entry_evidence(entry, literal)
+    ]
     found.extend(_argument_evidence(view, index))
     found.extend(_kernel_evidence(view, index))
     return found

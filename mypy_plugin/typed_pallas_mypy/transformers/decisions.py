@@ -520,7 +520,7 @@ class _Scan:
 
     def _bindings(self) -> None:
         """Assignments, returns and imports inside guarded regions."""
-        for stmt, pos in _statements(self.tree):
+        for stmt, pos in self.index.bindings:
             decided = self.decided_at(pos)
             if decided is None:
                 continue
@@ -581,44 +581,6 @@ def _bound_items(value: Expression) -> Iterator[Expression]:
             yield from _bound_items(item)
     else:
         yield value
-
-
-def _statements(tree: MypyFile) -> Iterator[tuple[object, Pos]]:
-    from mypy.nodes import Block, ClassDef, Decorator, ForStmt, IfStmt, TryStmt, WhileStmt, WithStmt
-
-    def walk(stmts: list[object]) -> Iterator[tuple[object, Pos]]:
-        for stmt in stmts:
-            if isinstance(stmt, (AssignmentStmt, ReturnStmt, ImportFrom)):
-                yield stmt, (stmt.line, max(stmt.column, 0))
-            elif isinstance(stmt, IfStmt):
-                for body in stmt.body:
-                    yield from walk(list(body.body))
-                if stmt.else_body is not None:
-                    yield from walk(list(stmt.else_body.body))
-            elif isinstance(stmt, (ForStmt, WhileStmt)):
-                yield from walk(list(stmt.body.body))
-                if stmt.else_body is not None:
-                    yield from walk(list(stmt.else_body.body))
-            elif isinstance(stmt, WithStmt):
-                yield from walk(list(stmt.body.body))
-            elif isinstance(stmt, TryStmt):
-                yield from walk(list(stmt.body.body))
-                for handler in stmt.handlers:
-                    yield from walk(list(handler.body))
-                if stmt.else_body is not None:
-                    yield from walk(list(stmt.else_body.body))
-                if stmt.finally_body is not None:
-                    yield from walk(list(stmt.finally_body.body))
-            elif isinstance(stmt, Block):
-                yield from walk(list(stmt.body))
-            elif isinstance(stmt, FuncDef):
-                yield from walk(list(stmt.body.body))
-            elif isinstance(stmt, Decorator):
-                yield from walk(list(stmt.func.body.body))
-            elif isinstance(stmt, ClassDef):
-                yield from walk(list(stmt.defs.body))
-
-    yield from walk(list(tree.defs))
 
 
 def _import_target(tree: MypyFile, stmt: ImportFrom) -> str:

@@ -178,12 +178,17 @@ class InferenceUse:
         requirement = engine.requirement(fullname)
         result = engine.result_requirement(fullname)
         wrapper = engine.wrapper(fullname)
-        evidence = engine.body_evidence(fullname)
-        table = engine.table(fullname)
-        keeps = engine.keeping_decorator(fullname)
-        params = engine.returned_params(fullname)
+        own = engine.definition(fullname)
         found = NO_FACTS
-        if requirement or result or wrapper or evidence or table or keeps or params:
+        if (
+            requirement
+            or result
+            or wrapper
+            or own.body_evidence
+            or own.table
+            or own.keeping_decorator
+            or own.returned_params
+        ):
             found = FunctionFacts(
                 fullname,
                 requirement=requirement,
@@ -199,12 +204,12 @@ class InferenceUse:
                 else None,
                 evidence=tuple(
                     (frozenset(backends), what, int(where.rsplit(":", 1)[1]))
-                    for backends, what, where in evidence
+                    for backends, what, where in own.body_evidence
                 ),
-                where=engine.where(fullname),
-                table=table,
-                keeping_decorator=keeps,
-                params=params,
+                where=own.where,
+                table=own.table,
+                keeping_decorator=own.keeping_decorator,
+                params=own.returned_params,
             )
         self._note_installed(engine)
         self._facts[fullname] = found

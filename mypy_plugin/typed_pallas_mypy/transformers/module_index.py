@@ -12,7 +12,9 @@ What it records:
   and the functions or lambdas passed as branches of ``jax.lax.platform_dependent`` /
   ``typed_pallas.dispatch`` (what counts as a platform condition is ``guards``' job);
 * which function each decorator call decorates;
-* every simple local assignment ``name = value`` per enclosing function.
+* every simple local assignment ``name = value`` per enclosing function;
+* every assignment, ``return`` and ``from`` import with its position, in source order,
+  outside ``@overload`` groups (what ``decisions`` checks where the platform is decided).
 
 It hand-writes the statement walk: compiled mypy refuses subclasses of its
 ``TraverserVisitor``. Expressions come from ``mypy.server.subexpr.get_subexpressions``.
@@ -40,12 +42,14 @@ from mypy.nodes import (
     FuncDef,
     FuncItem,
     IfStmt,
+    ImportFrom,
     LambdaExpr,
     MemberExpr,
     MypyFile,
     NameExpr,
     OverloadedFuncDef,
     RefExpr,
+    ReturnStmt,
     Statement,
     TryStmt,
     WhileStmt,
@@ -77,6 +81,11 @@ class ModuleIndex:
     functions: list[tuple[Pos, Pos, FuncItem]] = field(default_factory=list)
     #: (id(enclosing function) or 0, name) -> [(position, value), ...]
     assignments: dict[tuple[int, str], list[tuple[Pos, Expression]]] = field(default_factory=dict)
+    #: (assignment, return or ``from`` import, (line, column)) in source order, not
+    #: inside an ``@overload`` group
+    bindings: list[tuple[AssignmentStmt | ReturnStmt | ImportFrom, Pos]] = field(
+        default_factory=list
+    )
     #: id(function or lambda of this module passed as a dispatch branch) -> the union of
     #: the platforms of every branch it is passed as (its region's platforms)
     branch_platforms: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -280,6 +289,8 @@ def _build(tree: MypyFile, cross: Facts | None) -> ModuleIndex:
 class _Walker:
     def __init__(self, index: ModuleIndex) -> None:
         self.index = index
+        #: whether ``index.bindings`` records (not inside an ``@overload`` group)
+        self.binds = True
 
     def block(self, stmts: Sequence[Statement], func: FuncItem | None) -> None:
         for i, stmt in enumerate(stmts):
@@ -329,10 +340,12 @@ class _Walker:
                 )
             self._function(stmt.func)
         elif isinstance(stmt, OverloadedFuncDef):
+            binds, self.binds = self.binds, False
             for item in stmt.items:
                 self.stmt(item, func)
             if stmt.impl is not None:
                 self.stmt(stmt.impl, func)
+            self.binds = binds
         elif isinstance(stmt, ClassDef):
             self.block(stmt.defs.body, func)
         elif isinstance(stmt, (ForStmt, WhileStmt)):
@@ -350,7 +363,14 @@ class _Walker:
             if stmt.finally_body is not None:
                 self.block(stmt.finally_body.body, func)
         elif isinstance(stmt, AssignmentStmt):
+            self._binding(stmt)
             self._assignment(stmt, func)
+        elif isinstance(stmt, (ReturnStmt, ImportFrom)):
+            self._binding(stmt)
+
+    def _binding(self, stmt: AssignmentStmt | ReturnStmt | ImportFrom) -> None:
+        if self.binds:
+            self.index.bindings.append((stmt, (stmt.line, max(stmt.column, 0))))
 
     def _function(self, func: FuncItem) -> None:
         self.index.functions.append((start_of(func), end_of(func), func))

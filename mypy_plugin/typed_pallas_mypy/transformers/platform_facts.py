@@ -253,7 +253,7 @@ class Facts:
         return dataclasses.replace(
             inferred,
             name=fullname,
-            where=inferred.where or self.inference.engine().where(fullname),
+            where=inferred.where or self.inference.engine().definition(fullname).where,
             guard=guard,
             platform_source=source,
             predicate=predicate,
