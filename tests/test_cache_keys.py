@@ -4,6 +4,7 @@ a new build or mypy's daemon stats them again)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -195,6 +196,12 @@ def _age(package: Path, age_ns: int) -> None:
         os.utime(path, ns=(then, then))
 
 
+def _memo(package: Path) -> Path:
+    found = cache_keys._digest_memo(str(package))
+    assert found is not None
+    return Path(found)
+
+
 def _no_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(digest: object, path: str) -> None:
         raise AssertionError(f"read {path}: the memo should have answered")
@@ -214,7 +221,7 @@ def test_a_run_with_the_same_files_takes_the_hash_from_the_memo(
 ) -> None:
     package = _plugin_package(tmp_path)
     first = cache_keys.code_digest(package)
-    assert Path(cache_keys._digest_memo(str(package))).is_file()
+    assert _memo(package).is_file()
     _no_reading(monkeypatch)
     assert cache_keys.code_digest(package) == first
 
@@ -242,7 +249,7 @@ def test_files_changed_a_moment_ago_leave_no_memo(tmp_path: Path) -> None:
     """Within the clock's tick a second edit keeps the stamp: the hash is computed again."""
     package = _plugin_package(tmp_path, age_ns=0)
     first = cache_keys.code_digest(package)
-    assert not Path(cache_keys._digest_memo(str(package))).exists()
+    assert not _memo(package).exists()
     (package / "main.py").write_text("x = 2\n")
     assert cache_keys.code_digest(package) != first
 
@@ -253,14 +260,31 @@ def test_no_memo_where_python_writes_no_bytecode(
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     package = _plugin_package(tmp_path)
     cache_keys.code_digest(package)
-    assert not Path(cache_keys._digest_memo(str(package))).exists()
+    assert not _memo(package).exists()
 
 
 @pytest.mark.usefixtures("bytecode_written")
 def test_a_memo_of_other_files_or_garbage_is_not_taken(tmp_path: Path) -> None:
     package = _plugin_package(tmp_path)
     first = cache_keys.code_digest(package)
-    memo = Path(cache_keys._digest_memo(str(package)))
+    memo = _memo(package)
     for text in ("", "garbage", "0123456789abcdef feedfeedfeedfeed\n"):
         memo.write_text(text)
         assert cache_keys.code_digest(package) == first
+
+
+@pytest.mark.usefixtures("bytecode_written")
+def test_a_python_without_bytecode_files_computes_the_hash_and_keeps_no_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cache_from_source`` raises where ``sys.implementation.cache_tag`` is None: the
+    plugin still loads (an error here would stop mypy before any check)."""
+    package = _plugin_package(tmp_path)
+    first = cache_keys.code_digest(package)
+
+    def no_cache_tag(path: str) -> str:
+        raise NotImplementedError("sys.implementation.cache_tag is None")
+
+    monkeypatch.setattr(importlib.util, "cache_from_source", no_cache_tag)
+    assert cache_keys._digest_memo(str(package)) is None
+    assert cache_keys.code_digest(package) == first

@@ -108,6 +108,8 @@ def code_digest(package: Path) -> str:
     stamp = hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16]
     memo = _digest_memo(root)
     try:
+        if memo is None:
+            raise FileNotFoundError
         with open(memo, encoding="ascii") as found:
             kept = found.read().split()
         if len(kept) == 2 and kept[0] == stamp:
@@ -123,7 +125,7 @@ def code_digest(package: Path) -> str:
     _update_with_file(digest, platforms)
     code = digest.hexdigest()[:16]
     newest = max((found[1] for _, found in stamps if found is not None), default=0)
-    if not sys.dont_write_bytecode and newest < time.time_ns() - _RACY_NS:
+    if memo is not None and not sys.dont_write_bytecode and newest < time.time_ns() - _RACY_NS:
         _write_quietly(memo, f"{stamp} {code}\n")
     return code
 
@@ -134,10 +136,14 @@ _DIGEST_MEMO: Final = "typed-pallas-code-digest.txt"
 _RACY_NS: Final = 2_000_000_000
 
 
-def _digest_memo(root: str) -> str:
+def _digest_memo(root: str) -> str | None:
     """The memo's path: in ``__pycache__`` under ``root``, or under ``sys.pycache_prefix``
-    where that is set (``importlib.util.cache_from_source`` says which)."""
-    bytecode = importlib.util.cache_from_source(os.path.join(root, "__init__.py"))
+    where that is set (``importlib.util.cache_from_source`` says which); None where this
+    Python keeps no bytecode files (no cache tag): then there is no memo."""
+    try:
+        bytecode = importlib.util.cache_from_source(os.path.join(root, "__init__.py"))
+    except (NotImplementedError, ValueError):
+        return None
     return os.path.join(os.path.dirname(bytecode), _DIGEST_MEMO)
 
 
