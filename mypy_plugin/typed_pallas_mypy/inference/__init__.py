@@ -336,6 +336,12 @@ class Inference:
             lambda: self._resolver.predicate_sets(module, line, name, parameter, ask),
         )
 
+    def device_parameters(self, module: str, line: int, name: str) -> tuple[str, ...]:
+        """The parameters of the function ``name`` of ``module`` defined at ``line``
+        annotated ``jax.Device`` (also ``jax.Device | None``, ``Optional[jax.Device]``),
+        as every condition the inference reads sees them."""
+        return self._guarded((), lambda: self._resolver.device_parameters(module, line, name))
+
     def is_platform_source(
         self, module: str, where: tuple[int, int, int, int]
     ) -> tuple[bool, tuple[str, ...]]:

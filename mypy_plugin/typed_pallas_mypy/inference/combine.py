@@ -1016,6 +1016,12 @@ class Resolver:
             return (None, None), ()
         return self._sets(condition, 0, ask), tuple(_helpers_in(condition))
 
+    def device_parameters(self, module: str, line: int, name: str) -> tuple[str, ...]:
+        """The ``jax.Device`` parameters of the function ``name`` of ``module`` defined
+        at ``line`` (``reader.Sites.device_parameters``)."""
+        module_sites = None if self.is_framework(module) else self._module_sites(module)
+        return module_sites.device_parameters(line, name) if module_sites is not None else ()
+
     def is_platform_source(
         self, module: str, where: tuple[int, int, int, int]
     ) -> tuple[bool, tuple[str, ...]]:

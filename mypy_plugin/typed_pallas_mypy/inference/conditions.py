@@ -286,7 +286,7 @@ class ConditionReading:
         (and bound no other simple way), or a variable holding a device."""
         found = self.lookup(name.id, scope)
         if isinstance(found, ParamRef):
-            return self._annotated_device(found)
+            return self.is_annotated_device(found.scope, found.name)
         if isinstance(found, LocalName) and name.id in found.scope.loops:
             loops = found.scope.loops[name.id]
             return name.id not in found.scope.assigns and all(
@@ -296,17 +296,18 @@ class ConditionReading:
             name, scope, lambda value, at: self._is_device(value, at, frozenset()), False
         )
 
-    def _annotated_device(self, param: ParamRef) -> bool:
-        """Whether a parameter is annotated ``jax.Device`` (or ``jax.Device | None``,
-        ``Optional[jax.Device]``), resolved by name (jaxlib ships no stub)."""
-        node = param.scope.node
+    def is_annotated_device(self, scope: Scope, name: str) -> bool:
+        """Whether the parameter ``name`` of the function of ``scope`` is annotated
+        ``jax.Device`` (or ``jax.Device | None``, ``Optional[jax.Device]``), resolved by
+        name (jaxlib ships no stub). The one rule for device parameters: the plugin's
+        platform predicates ask it too (``Inference.device_parameters``)."""
+        node = scope.node
         if node is None or isinstance(node, ast.Lambda):
             return False
         arguments = node.args
         for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
-            if arg.arg == param.name:
-                outer = param.scope.parent or self.module_scope
-                return self._names_device(arg.annotation, outer)
+            if arg.arg == name:
+                return self._names_device(arg.annotation, scope.parent or self.module_scope)
         return False
 
     def _names_device(self, annotation: ast.expr | None, scope: Scope) -> bool:

@@ -377,6 +377,15 @@ class Sites:
                     reader.asking = False
         return None
 
+    def device_parameters(self, line: int, name: str) -> tuple[str, ...]:
+        """The parameters of the function ``name`` defined at ``line`` annotated
+        ``jax.Device`` (also ``jax.Device | None``, ``Optional[jax.Device]``), in order."""
+        reader = self.reader
+        for node, scope in reader.function_nodes.values():
+            if node.lineno == line and node.name == name:
+                return tuple(p for p in scope.params if reader.is_annotated_device(scope, p))
+        return ()
+
     def _argument_evidence(
         self, call: ast.Call, arguments: Sequence[Argument]
     ) -> list[tuple[str, Evidence]]:

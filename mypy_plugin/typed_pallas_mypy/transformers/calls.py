@@ -57,7 +57,7 @@ from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers import params as params_mod
 from typed_pallas_mypy.transformers.facts_store import Wrapper
-from typed_pallas_mypy.transformers.guards import LOWERING, configured_decision
+from typed_pallas_mypy.transformers.guards import LOWERING
 from typed_pallas_mypy.transformers.module_index import ModuleIndex
 from typed_pallas_mypy.transformers.nodes import passed, ref_fullname, spelling, start_of
 from typed_pallas_mypy.transformers.reporting import declared_type, report
@@ -603,18 +603,7 @@ def _evidence_only(
         )
     if not platforms or platforms == LOWERING:
         return None  # a contradiction inside the kernel, or no restriction
-    decided: tuple[frozenset[str], str] | None = None
-    guard = index.guard_at(pos)
-    if guard is not None:
-        lowering = guard.platforms & LOWERING
-        if lowering:
-            decided = (
-                lowering,
-                f"{guard.regions[-1].why} lets this call lower only for "
-                f"{', '.join(sorted(lowering))}",
-            )
-    else:
-        decided = configured_decision(configured, index.tree.fullname)
+    decided = index.decision_at(pos, configured, "this call")
     if decided is None or decided[0] & platforms:
         return None
     lowering, why = decided
@@ -657,19 +646,8 @@ def _problem(
         )
         return _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE, [note]
 
-    if guard is not None:
-        lowering = guard.platforms & LOWERING
-        if lowering and not (params.lowers_on & lowering):
-            message, maybe_fix = _message_for_platforms(params, lowering)
-            where = guard.regions[-1].why
-            notes = [f"{where} lets this call lower only for {', '.join(sorted(lowering))}"]
-            return message, notes + ([maybe_fix] if maybe_fix else [])
+    decided = index.decision_at(start_of(view.context), configured, "this call")
+    if decided is None or params.lowers_on & decided[0]:
         return None
-
-    decided = configured_decision(configured, index.tree.fullname)
-    if decided is not None:
-        lowering, why = decided
-        if not (params.lowers_on & lowering):
-            message, maybe_fix = _message_for_platforms(params, lowering)
-            return message, [why] + ([maybe_fix] if maybe_fix else [])
-    return None
+    message, maybe_fix = _message_for_platforms(params, decided[0])
+    return message, [decided[1], *([maybe_fix] if maybe_fix else [])]

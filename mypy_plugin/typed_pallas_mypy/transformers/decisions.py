@@ -153,18 +153,6 @@ class _Scan:
         func = self.index.outermost_function_at(pos)
         return id(func) if func is not None else 0
 
-    def decided_at(self, pos: Pos) -> tuple[frozenset[str], str] | None:
-        guard = self.index.guard_at(pos)
-        if guard is None:
-            return None
-        lowering = guard.platforms & LOWERING
-        if not lowering:
-            return None
-        return (
-            lowering,
-            f"{guard.regions[-1].why} lets this lower only for {', '.join(sorted(lowering))}",
-        )
-
     def check(
         self,
         fullname: str | None,
@@ -297,9 +285,7 @@ class _Scan:
             return
         if isinstance(call.callee, CallExpr) and self._candidates(call.callee) is not None:
             return  # ``pl.pallas_call(...)(x)``, ``my_wrapper(...)(x)``: checked as that call
-        decided = self.decided_at(start_of(call))
-        if decided is None:
-            decided = guards.configured_decision(self.configured, self.tree.fullname)
+        decided = self.index.decision_at(start_of(call), self.configured)
         if decided is None:
             return
         requirement = self.facts.call_requirement(self.tree, call)
@@ -436,9 +422,7 @@ class _Scan:
 
     def _check_where_decided(self, name: str, call: CallExpr) -> None:
         """The guard around ``call`` decides its platform, or else the configuration."""
-        decided = self.decided_at(start_of(call))
-        if decided is None:
-            decided = guards.configured_decision(self.configured, self.tree.fullname)
+        decided = self.index.decision_at(start_of(call), self.configured)
         if decided is not None:
             self.check(name, call, decided[0], decided[1])
 
@@ -521,7 +505,7 @@ class _Scan:
     def _bindings(self) -> None:
         """Assignments, returns and imports inside guarded regions."""
         for stmt, pos in self.index.bindings:
-            decided = self.decided_at(pos)
+            decided = self.index.decision_at(pos, None)
             if decided is None:
                 continue
             if isinstance(stmt, AssignmentStmt):

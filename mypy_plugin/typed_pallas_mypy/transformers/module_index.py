@@ -60,7 +60,14 @@ from mypy.server.subexpr import get_subexpressions
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.inference.combine import Ask
 from typed_pallas_mypy.transformers import guards, predicates, reporting
-from typed_pallas_mypy.transformers.guards import UNIVERSE, Guard, Region, Sets
+from typed_pallas_mypy.transformers.guards import (
+    LOWERING,
+    UNIVERSE,
+    Guard,
+    Region,
+    Sets,
+    configured_decision,
+)
 from typed_pallas_mypy.transformers.nodes import Pos, end_of, ref_fullname, start_of
 
 if TYPE_CHECKING:
@@ -136,6 +143,23 @@ class ModuleIndex:
         for region in found:
             platforms = platforms & region.platforms
         return Guard(platforms, tuple(found))
+
+    def decision_at(
+        self, pos: Pos, configured: frozenset[str] | None, subject: str = "this"
+    ) -> tuple[frozenset[str], str] | None:
+        """(lowering platforms, note) where the platform at ``pos`` is decided: by the
+        guards around it, or, outside every guard, by the module's configured platforms.
+        None when nothing decides it, and under a guard that lets no lowering platform
+        through (``if jax.default_backend() == "cpu":``): that code lowers for no
+        accelerator, so the configured platforms do not apply to it."""
+        guard = self.guard_at(pos)
+        if guard is None:
+            return configured_decision(configured, self.tree.fullname)
+        lowering = guard.platforms & LOWERING
+        if not lowering:
+            return None
+        why = guard.regions[-1].why
+        return lowering, f"{why} lets {subject} lower only for {', '.join(sorted(lowering))}"
 
     def function_at(self, pos: Pos) -> FuncItem | None:
         """The innermost function or lambda of this module spanning ``pos``."""

@@ -285,7 +285,7 @@ class Facts:
             return (None, False, None, ()), ()
         index = index_of(tree, self)
         guard, source = self.helper_of(fullname)
-        devices = tuple(i for i, _ in predicates.device_parameters(node, tree)) if node.info else ()
+        devices = tuple(i for i, _ in self.device_parameters(node)) if node.info else ()
         gates = predicates.gates_of(node, index.guard_at)
         return (guard, source, self.predicate_of(fullname), gates), devices
 
@@ -381,8 +381,18 @@ class Facts:
         if isinstance(node, Decorator) and keeps_function(node, self.names):
             node = node.func
         if isinstance(node, FuncDef) and node.body.body:
-            return predicates.predicate_kind(node, tree, self, self._predicate_sets)
+            return predicates.predicate_kind(node, self, self._predicate_sets)
         return None
+
+    def device_parameters(self, func: FuncDef) -> list[tuple[int, Var]]:
+        """(position, variable) of each parameter of ``func`` annotated ``jax.Device``,
+        by the engine's rule (``Inference.device_parameters``: mypy types ``jax.Device``
+        as ``Any``, so the annotation is read as written)."""
+        module = self.names.module_of(func.fullname)
+        if module is None:
+            return []
+        names = self.inference.engine().device_parameters(module, func.line, func.name)
+        return [(i, a.variable) for i, a in enumerate(func.arguments) if a.variable.name in names]
 
     def _predicate_sets(self, func: FuncDef, parameter: str) -> Sets:
         """What ``func`` returns of its ``parameter`` as a device, read by the engine

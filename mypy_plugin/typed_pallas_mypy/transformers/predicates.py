@@ -79,12 +79,9 @@ from mypy.types import (
     ProperType,
     Type,
     TypeOfAny,
-    UnboundType,
-    UnionType,
     get_proper_type,
 )
 
-from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.inference.combine import Ask
 from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers.facts_store import Gate, Predicate, Requirement
@@ -98,58 +95,8 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- device parameters
 
 
-def _resolve(tree: MypyFile | None, dotted: str) -> str | None:
-    """The fullname a dotted annotation (``jax.Device``, ``Device``) names in ``tree``."""
-    if tree is None:
-        return None
-    first, *rest = dotted.split(".")
-    sym = tree.names.get(first)
-    if sym is None or sym.node is None:
-        return None
-    node = sym.node
-    for part in rest:
-        if not isinstance(node, MypyFile):
-            return None
-        inner = node.names.get(part)
-        if inner is None or inner.node is None:
-            return None
-        node = inner.node
-    return sym.fullname if not rest else node.fullname
-
-
-def _names_device(annotation: Type | None, tree: MypyFile | None) -> bool:
-    """Whether an annotation as written is ``jax.Device`` (or ``jax.Device | None``)."""
-    written = get_proper_type(annotation) if annotation is not None else None
-    if isinstance(written, UnionType):
-        items = [i for i in written.items if not _is_none(i)]
-        return len(items) == 1 and _names_device(items[0], tree)
-    if not isinstance(written, UnboundType):
-        return False
-    return _resolve(tree, written.name) in fullnames.DEVICE_TYPES
-
-
-def _is_none(annotation: Type) -> bool:
-    written = get_proper_type(annotation)
-    return isinstance(written, UnboundType) and written.name in ("None", "builtins.None")
-
-
-def device_parameters(func: FuncItem, tree: MypyFile | None) -> list[tuple[int, Var]]:
-    """(position, variable) of each parameter of ``func`` annotated ``jax.Device``
-    (read from the annotation as written: mypy types ``jax.Device`` as ``Any``)."""
-    written = func.unanalyzed_type
-    if not isinstance(written, CallableType):
-        return []
-    annotations: Sequence[Type] = written.arg_types
-    out: list[tuple[int, Var]] = []
-    for i, (arg, annotation) in enumerate(zip(func.arguments, annotations)):
-        if _names_device(annotation, tree):
-            out.append((i, arg.variable))
-    return out
-
-
 def predicate_kind(
     func: FuncDef,
-    tree: MypyFile | None,
     lookup: Facts,
     read: Callable[[FuncDef, str], Sets],
 ) -> Predicate | None:
@@ -159,7 +106,7 @@ def predicate_kind(
     condition; see the module docstring for the shapes)."""
     if func.is_static or func.is_class:
         return None
-    params = device_parameters(func, tree) or inherited_device_parameters(func, lookup)
+    params = lookup.device_parameters(func) or inherited_device_parameters(func, lookup)
     if len(params) != 1:
         return None
     position, variable = params[0]
