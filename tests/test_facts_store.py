@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from typed_pallas_mypy.inference.model import Evidence
 from typed_pallas_mypy.transformers.facts_store import (
     FunctionFacts,
     Requirement,
@@ -69,4 +70,18 @@ def test_a_requirement_comes_back() -> None:
 def test_a_variable_holding_a_keeping_decorator_comes_back() -> None:
     found = _round_trip(FunctionFacts("pkg.checks.jaxtyped", keeping_decorator=True))
     assert found.keeping_decorator is True
+    assert not found.is_empty()
+
+
+def test_body_evidence_comes_back() -> None:
+    """A kernel body's evidence, as the inference records it (backends sorted)."""
+    evidence = (
+        Evidence(("mosaic_tpu",), "pltpu.make_async_copy", 7),
+        Evidence(("mosaic_gpu", "triton"), "plgpu.some_op", 9),
+    )
+    found = _round_trip(FunctionFacts("pkg.k.body", evidence=evidence))
+    assert found.evidence == (
+        Evidence(("mosaic_tpu",), "pltpu.make_async_copy", 7),
+        Evidence(("mosaic_gpu", "triton"), "plgpu.some_op", 9),
+    )
     assert not found.is_empty()

@@ -235,7 +235,7 @@ def _module_map(
                 ),
                 platform_source=ff.platform_source,
                 wrapper=ff.wrapper.entry if ff.wrapper is not None else None,
-                evidence=tuple((tuple(sorted(b)), s, line) for b, s, line in ff.evidence),
+                evidence=tuple((e.backends, e.what, e.line) for e in ff.evidence),
                 calls=tuple(sorted(calls)),
             )
         )

@@ -12,6 +12,7 @@ import pytest
 from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
 
 from typed_pallas_mypy.inference import Inference, WrapperFacts, combine
+from typed_pallas_mypy.inference.model import Evidence
 
 #: A qwix-like wrapper: builds the call in a closure and splats its **kwargs into it.
 QWIX_LIKE = (
@@ -376,7 +377,7 @@ def test_kernel_evidence_at_an_entry_call(make_lib: MakeLib) -> None:
             "kpkg.bodies", spans[i], kernel, decorated=False, applied=False
         )
 
-    signal = (("mosaic_tpu",), "pltpu.make_async_copy", line_of("def helper") + 1)
+    signal = Evidence(("mosaic_tpu",), "pltpu.make_async_copy", line_of("def helper") + 1)
     assert at(0) == ((signal,), None)  # tpu_body
     assert at(1) == ((), None)  # plain_body
     assert at(2) == ((), None)  # guarded_body
@@ -386,7 +387,7 @@ def test_kernel_evidence_at_an_entry_call(make_lib: MakeLib) -> None:
     # a condition on anything else keeps the evidence
     assert at(5) == ((signal,), None)
     lambda_line = line_of("lambda_body")
-    assert at(6) == (((("mosaic_tpu",), "pltpu.make_async_copy", lambda_line),), None)
+    assert at(6) == ((Evidence(("mosaic_tpu",), "pltpu.make_async_copy", lambda_line),), None)
     assert at(7) == ((signal,), None)  # through the variable bound to a partial
     assert at(8) == ((), "kpkg.util.on_tpu")  # another module's function: named
     # not as described: another keyword, an index past the arguments, another position
@@ -407,7 +408,7 @@ def test_kernel_evidence_at_an_entry_call(make_lib: MakeLib) -> None:
         if isinstance(node, ast.FunctionDef) and node.name == "decorated"
         for node in node.decorator_list
     )
-    inner = (("mosaic_tpu",), "pltpu.make_async_copy", line_of("def helper") + 1)
+    inner = Evidence(("mosaic_tpu",), "pltpu.make_async_copy", line_of("def helper") + 1)
     assert facts.kernel_evidence("kpkg.bodies", partial, None, decorated=True, applied=False) == (
         (inner,),
         None,
@@ -488,11 +489,13 @@ def test_argument_evidence_at_a_call(make_lib: MakeLib) -> None:
     assert facts.argument_evidence("kpkg.args", where, both) == (
         (
             "scratch",
-            ("mosaic_tpu",),
-            "pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1)",
-            line_of("spec ="),
+            Evidence(
+                ("mosaic_tpu",),
+                "pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1)",
+                line_of("spec ="),
+            ),
         ),
-        ("scratch", ("mosaic_tpu",), "pltpu.VMEM", line_of("scratch =")),
+        ("scratch", Evidence(("mosaic_tpu",), "pltpu.VMEM", line_of("scratch ="))),
     )
     # not as described: another keyword, an index past the arguments, another position
     assert facts.argument_evidence("kpkg.args", where, (("scratch", 2, "scratch_types"),)) == ()
@@ -501,7 +504,12 @@ def test_argument_evidence_at_a_call(make_lib: MakeLib) -> None:
     assert facts.argument_evidence("kpkg.args", shifted, both) == ()
     mesh = (("mesh", 2, "mesh"),)
     assert facts.argument_evidence("kpkg.args", calls["kernel"], mesh) == (
-        ("mesh", ("mosaic_tpu",), "the mesh pltpu.create_tensorcore_mesh(...)", line_of("mesh =")),
+        (
+            "mesh",
+            Evidence(
+                ("mosaic_tpu",), "the mesh pltpu.create_tensorcore_mesh(...)", line_of("mesh =")
+            ),
+        ),
     )
 
 

@@ -178,7 +178,7 @@ def test_a_table_naming_a_platform_guards_a_kernel_body_and_one_of_numbers_does_
     )
     root = make_lib({"tpkg/__init__.py": "", "tpkg/bodies.py": body})
     facts = reader_for(root)
-    assert [backends for backends, _, _ in facts.definition("tpkg.bodies.sized").body_evidence] == [
+    assert [e.backends for e in facts.definition("tpkg.bodies.sized").body_evidence] == [
         ("mosaic_tpu",)
     ]
     assert facts.definition("tpkg.bodies.by_backend").body_evidence == ()

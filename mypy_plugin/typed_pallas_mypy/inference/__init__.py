@@ -57,8 +57,8 @@ _T = TypeVar("_T")
 
 #: (platforms when a guard helper returns true, when false) or None; returns a platform
 HelperFacts = tuple[tuple[frozenset[str] | None, frozenset[str] | None] | None, bool]
-#: (backends, spelling, line) of a local kernel body's evidence; another module's kernel
-KernelEvidence = tuple[tuple[tuple[tuple[str, ...], str, int], ...], str | None]
+#: the evidence of a local kernel body; the fullname of another module's kernel
+KernelEvidence = tuple[tuple[model.Evidence, ...], str | None]
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,9 @@ class WrapperFacts:
 class Definition:
     """What a name's definition says of itself (all empty when it is not found)."""
 
-    #: (backends, spelling, ``path:line``) of the backend-only primitives a kernel body
-    #: defined as it uses
-    body_evidence: tuple[tuple[tuple[str, ...], str, str], ...] = ()
+    #: the backend-only primitives a kernel body defined as it uses (lines in the file
+    #: of ``where``)
+    body_evidence: tuple[model.Evidence, ...] = ()
     #: the backend of the params a function always returns a construction of
     #: (``def params(): return pltpu.CompilerParams(...)``), whatever its annotation
     #: says; "" when not known
@@ -269,11 +269,7 @@ class Inference:
                 model.KEEPS_BOTH,
             )
         return Definition(
-            body_evidence=tuple(
-                (ev.backends, ev.what, f"{path}:{ev.line}") for ev in function.body_evidence
-            )
-            if function is not None
-            else (),
+            body_evidence=function.body_evidence if function is not None else (),
             returned_params=function.returns_params if function is not None else "",
             table=tuple(zip(alias.keys, alias.targets))
             if alias is not None and alias.kind == model.TABLE
@@ -292,8 +288,8 @@ class Inference:
         applied: bool,
     ) -> KernelEvidence:
         """The kernel body of the entry call at ``where`` (line, column, end line, end
-        column) of ``module``, read in the scope the call is in: ((backends, spelling,
-        line) of the backend-only primitives a kernel defined in ``module`` uses, and
+        column) of ``module``, read in the scope the call is in: (the evidence of the
+        backend-only primitives a kernel defined in ``module`` uses, and
         the functions of that module it calls, two levels deep; the fullname of a
         kernel defined in another module, or None). The kernel is the call's
         ``argument`` when given (role "kernel", as ``reader.Argument``); else, with
@@ -304,7 +300,7 @@ class Inference:
             local, other = self._resolver.kernel_evidence(
                 module, where, argument, decorated=decorated, applied=applied
             )
-            return tuple((ev.backends, ev.what, ev.line) for ev in local), other
+            return tuple(local), other
 
         nothing: KernelEvidence = ((), None)
         return self._guarded(nothing, read)
@@ -364,24 +360,17 @@ class Inference:
         module: str,
         where: tuple[int, int, int, int],
         arguments: Sequence[tuple[str, int, str | None]],
-    ) -> tuple[tuple[str, tuple[str, ...], str, int], ...]:
-        """(kind, backends, spelling, line) of what the arguments of the entry call at
+    ) -> tuple[tuple[str, model.Evidence], ...]:
+        """(kind, evidence) of what the arguments of the entry call at
         ``where`` (line, column, end line, end column) of ``module`` prove, kind "mesh"
         (a mesh by its constructor) or "scratch" (scratch allocations, a grid spec's
         scratch and scalar prefetch), read in the scope the call is in: variables are
         followed to what they were assigned there or in a scope around it.
         ``arguments``: (role, index, keyword) of the call's mesh, scratch and grid spec
         arguments (``reader.Argument``); nothing when one is not found as said."""
-        return self._guarded((), lambda: self._argument_evidence(module, where, arguments))
-
-    def _argument_evidence(
-        self,
-        module: str,
-        where: tuple[int, int, int, int],
-        arguments: Sequence[tuple[str, int, str | None]],
-    ) -> tuple[tuple[str, tuple[str, ...], str, int], ...]:
-        found = self._resolver.argument_evidence(module, where, arguments)
-        return tuple((kind, ev.backends, ev.what, ev.line) for kind, ev in found)
+        return self._guarded(
+            (), lambda: tuple(self._resolver.argument_evidence(module, where, arguments))
+        )
 
     def modules_read(self) -> dict[str, str]:
         """Module name -> file path, of every module whose facts were consulted."""

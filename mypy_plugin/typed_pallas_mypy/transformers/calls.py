@@ -53,6 +53,7 @@ from mypy.types import CallableType, Overloaded, ProperType, Type, get_proper_ty
 from typed_pallas import _platforms, _versions
 from typed_pallas_mypy import evidence_tables
 from typed_pallas_mypy.entries import EntrySpec, entry_evidence
+from typed_pallas_mypy.inference.model import Evidence
 from typed_pallas_mypy.transformers import evidence as evidence_mod
 from typed_pallas_mypy.transformers import guards
 from typed_pallas_mypy.transformers import params as params_mod
@@ -311,7 +312,7 @@ def _own_argument(view: CallView, role: str, name: str) -> tuple[str, int, str |
     return (role, at, None) if kind == ARG_POS else None
 
 
-def _kernel_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
+def _kernel_evidence(view: CallView, index: ModuleIndex) -> list[Evidence]:
     """What the kernel body proves, read by the inference's reader as it reads a
     library's entry calls (``Facts.kernel_evidence``): the kernel passed to the
     call, else the function the call decorates, else (but for ``pl.kernel``, whose body
@@ -323,19 +324,19 @@ def _kernel_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Ev
     argument = _own_argument(view, "kernel", body) if kernel_passed and body is not None else None
     if kernel_passed and argument is None:
         return []
-    local, other = index.cross.kernel_evidence(
+    local, other, path = index.cross.kernel_evidence(
         index.tree.fullname,
         view.context,
         argument,
         decorated=not kernel_passed,
         applied=not kernel_passed and body != "kernel",
     )
-    found = [evidence_mod.Evidence(backends, what, line) for backends, what, line in local]
+    found = list(local)
     if other and body is not None:
         named = spelling(view.args[body])
         found.extend(
-            evidence_mod.Evidence(backends, f"{what} (in {named}, {where})", view.context.line)
-            for backends, what, where in other
+            Evidence(e.backends, f"{e.what} (in {named}, {path}:{e.line})", view.context.line)
+            for e in other
         )
     return found
 
@@ -351,35 +352,33 @@ def _evidence_arguments(view: CallView) -> list[tuple[str, int, str | None]]:
     return [argument for argument in found if argument is not None]
 
 
-def _argument_evidence(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
+def _argument_evidence(view: CallView, index: ModuleIndex) -> list[Evidence]:
     """What the call's mesh, scratch and grid spec arguments prove: read by the
     inference's reader (``Facts.argument_evidence``), as it reads a library's
     calls; a mesh whose constructor it does not see, by its declared type."""
-    found: list[evidence_mod.Evidence] = []
+    found: list[Evidence] = []
     arguments = _evidence_arguments(view)
     read = (
         index.cross.argument_evidence(index.tree.fullname, view.context, arguments)
         if arguments and index.cross is not None
         else []
     )
-    mesh = [evidence_mod.Evidence(b, what, line) for kind, b, what, line in read if kind == "mesh"]
+    mesh = [evidence for kind, evidence in read if kind == "mesh"]
     name = view.entry.mesh
     if not mesh and name is not None and name in view.args:
         mesh = evidence_mod.declared_mesh(view.args[name], view.types.get(name))
     found.extend(mesh)
-    found.extend(
-        evidence_mod.Evidence(b, what, line) for kind, b, what, line in read if kind != "mesh"
-    )
+    found.extend(evidence for kind, evidence in read if kind != "mesh")
     return found
 
 
-def evidence_of(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidence]:
+def evidence_of(view: CallView, index: ModuleIndex) -> list[Evidence]:
     """What the entry point, mesh, scratch and kernel body prove about the backend."""
     entry = view.entry
     declared = view.args.get(entry.platform_keyword) if entry.platform_keyword else None
     literal = declared.value if isinstance(declared, StrExpr) else None
     found = [
-        evidence_mod.Evidence(frozenset(backends), what, view.context.line)
+        Evidence(backends, what, view.context.line)
         for backends, what in entry_evidence(entry, literal)
     ]
     found.extend(_argument_evidence(view, index))
@@ -387,7 +386,7 @@ def evidence_of(view: CallView, index: ModuleIndex) -> list[evidence_mod.Evidenc
     return found
 
 
-def accepts(backends: frozenset[str], params: params_mod.Params) -> bool:
+def accepts(backends: Sequence[str], params: params_mod.Params) -> bool:
     if params.backend is not None:
         return params.backend in backends
     return any(evidence_tables.ROW_OF_BACKEND[b].platform == params.platform for b in backends)
@@ -613,14 +612,14 @@ def _evidence_only(
         required=", ".join(sorted(platforms)),
         platform=", ".join(registry),
     )
-    notes = [e.describe() for e in evidence[:3]]
+    notes = [evidence_mod.describe(e) for e in evidence[:3]]
     return message, [*notes, why, *_wrapper_note(view)]
 
 
 def _problem(
     view: CallView,
     params: params_mod.Params,
-    found: list[evidence_mod.Evidence],
+    found: list[Evidence],
     interpret: Interpret,
     index: ModuleIndex,
     configured: frozenset[str] | None,
@@ -630,7 +629,7 @@ def _problem(
     if against:
         backend = sorted(against[0].backends)[0]
         message, fix = _message_for_backend(params, backend)
-        notes = [e.describe() for e in against[:3] if e.backends == against[0].backends]
+        notes = [evidence_mod.describe(e) for e in against[:3] if e.backends == against[0].backends]
         if interpret == "unknown":
             notes.append(_platforms.INTERPRET_UNKNOWN_NOTE)
         return message, [*notes, fix]

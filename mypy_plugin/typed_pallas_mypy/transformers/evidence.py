@@ -1,7 +1,7 @@
-"""Platform evidence as the checks hold it, and the one piece read from mypy's types.
+"""How the checks word platform evidence, and the one piece read from mypy's types.
 
-``Evidence`` is one reason a kernel can only lower with some backends, however it was
-found. ``declared_mesh`` reads a mesh argument's *declared type* (a parameter annotated
+Evidence is the inference's ``model.Evidence`` (one reason a kernel can only lower
+with some backends), however it was found; ``describe`` is its note. ``declared_mesh`` reads a mesh argument's *declared type* (a parameter annotated
 ``pltpu.TensorCoreMesh``): the class mypy resolved it to, mapped to a backend namespace
 (``evidence_tables.namespace_key``) and looked up in ``evidence_tables.MESH_EVIDENCE``.
 
@@ -14,26 +14,17 @@ gathers the evidence of a call and compares it with the params.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mypy.nodes import Expression
 from mypy.types import Instance, Type, get_proper_type
 
 from typed_pallas_mypy import evidence_tables
+from typed_pallas_mypy.inference.model import Evidence
 
 
-@dataclass(frozen=True)
-class Evidence:
-    """One reason a kernel can only lower with ``backends``."""
-
-    backends: frozenset[str]
-    #: source spelling, e.g. ``pltpu.make_async_copy``
-    what: str
-    line: int
-
-    def describe(self) -> str:
-        label = " or ".join(sorted(evidence_tables.BACKEND_LABEL[b] for b in self.backends))
-        return f"{self.what} at line {self.line} makes this kernel {label}-only"
+def describe(evidence: Evidence) -> str:
+    """The note saying what ``evidence`` proves of the kernel."""
+    labels = sorted(evidence_tables.BACKEND_LABEL[b] for b in evidence.backends)
+    return f"{evidence.what} at line {evidence.line} makes this kernel {' or '.join(labels)}-only"
 
 
 def declared_mesh(expr: Expression, typ: Type | None) -> list[Evidence]:
@@ -47,4 +38,4 @@ def declared_mesh(expr: Expression, typ: Type | None) -> list[Evidence]:
     backends = evidence_tables.MESH_EVIDENCE.get(key) if key is not None else None
     if backends is None:
         return []
-    return [Evidence(backends, f"the {proper.type.name} mesh", expr.line)]
+    return [Evidence(tuple(sorted(backends)), f"the {proper.type.name} mesh", expr.line)]

@@ -52,6 +52,7 @@ from mypy.nodes import (
 from mypy.types import Instance, LiteralType, get_proper_type
 
 from typed_pallas_mypy.inference import Requirement as Requirement
+from typed_pallas_mypy.inference.model import Evidence
 from typed_pallas_mypy.transformers.guards import Sets
 
 #: The private module symbol that holds a module's facts in mypy's cache.
@@ -116,8 +117,8 @@ class FunctionFacts:
     #: returns a platform string
     platform_source: bool = False
     wrapper: Wrapper | None = None
-    #: backend-only primitives its body uses: (backends, spelling, line)
-    evidence: tuple[tuple[frozenset[str], str, int], ...] = ()
+    #: backend-only primitives its body uses
+    evidence: tuple[Evidence, ...] = ()
     #: where it is defined, for notes ("tpu_ops.py:13")
     where: str = ""
     #: a module-level table keyed by platform: (key, fullname of the entry's function)
@@ -201,7 +202,7 @@ def facts_to_json(facts: FunctionFacts) -> dict[str, object]:
             list(facts.wrapper.args) if facts.wrapper.args is not None else None,
         ]
     if facts.evidence:
-        data["evidence"] = [[sorted(b), what, line] for b, what, line in facts.evidence]
+        data["evidence"] = [[list(e.backends), e.what, e.line] for e in facts.evidence]
     if facts.table:
         data["table"] = [list(entry) for entry in facts.table]
     if facts.predicate is not None:
@@ -294,12 +295,13 @@ def facts_from_json(name: str, data: Mapping[str, object]) -> FunctionFacts:
             if isinstance(args, list) and len(args) == 2
             else None,
         )
-    evidence: list[tuple[frozenset[str], str, int]] = []
+    evidence: list[Evidence] = []
     raw = data.get("evidence")
     if isinstance(raw, list):
         for item in raw:
             if isinstance(item, list) and len(item) == 3 and isinstance(item[0], list):
-                evidence.append((frozenset(str(b) for b in item[0]), str(item[1]), int(item[2])))
+                backends = tuple(sorted(str(b) for b in item[0]))
+                evidence.append(Evidence(backends, str(item[1]), int(item[2])))
     table: list[tuple[str, str]] = []
     raw = data.get("table")
     if isinstance(raw, list):

@@ -202,10 +202,7 @@ class InferenceUse:
                 )
                 if wrapper is not None
                 else None,
-                evidence=tuple(
-                    (frozenset(backends), what, int(where.rsplit(":", 1)[1]))
-                    for backends, what, where in own.body_evidence
-                ),
+                evidence=own.body_evidence,
                 where=own.where,
                 table=own.table,
                 keeping_decorator=own.keeping_decorator,

@@ -45,6 +45,7 @@ from mypy.types import Instance
 
 from typed_pallas_mypy.cache_keys import in_daemon
 from typed_pallas_mypy.inference.combine import Ask
+from typed_pallas_mypy.inference.model import Evidence
 from typed_pallas_mypy.transformers import predicates
 from typed_pallas_mypy.transformers.facts_store import (
     FACTS_SYMBOL,
@@ -445,15 +446,14 @@ class Facts:
 
     def argument_evidence(
         self, module: str, call: CallExpr, arguments: Sequence[tuple[str, int, str | None]]
-    ) -> list[tuple[str, frozenset[str], str, int]]:
+    ) -> tuple[tuple[str, Evidence], ...]:
         """What the mesh, scratch and grid spec arguments of an entry call in ``module``
-        prove, read by the engine as it reads a library's calls: (kind, backends,
-        spelling, line), kind "mesh" or "scratch" (``Inference.argument_evidence``)."""
+        prove, read by the engine as it reads a library's calls: (kind, evidence), kind
+        "mesh" or "scratch" (``Inference.argument_evidence``)."""
         where = _span(call)
         if where is None:
-            return []
-        found = self.inference.engine().argument_evidence(module, where, arguments)
-        return [(kind, frozenset(backends), what, line) for kind, backends, what, line in found]
+            return ()
+        return self.inference.engine().argument_evidence(module, where, arguments)
 
     def kernel_evidence(
         self,
@@ -463,25 +463,21 @@ class Facts:
         *,
         decorated: bool,
         applied: bool,
-    ) -> tuple[list[tuple[frozenset[str], str, int]], list[tuple[frozenset[str], str, str]]]:
+    ) -> tuple[tuple[Evidence, ...], tuple[Evidence, ...], str]:
         """The kernel body of an entry call in ``module``, found by the engine as it
-        finds a library's (``Inference.kernel_evidence``): (backends, spelling, line)
-        of a kernel of ``module``, and (backends, spelling, ``path:line``) of one
-        defined in another module (its facts: a caller depends on that module)."""
+        finds a library's (``Inference.kernel_evidence``): the evidence of a kernel of
+        ``module``, and that of one defined in another module with the path its lines
+        are in (its facts: a caller depends on that module)."""
         where = _span(call)
         if where is None:
-            return [], []
+            return (), (), ""
         local, other = self.inference.engine().kernel_evidence(
             module, where, argument, decorated=decorated, applied=applied
         )
-        found = [(frozenset(backends), what, line) for backends, what, line in local]
         if other is None:
-            return found, []
+            return local, (), ""
         facts = self.of(other)
-        path = facts.where.rsplit(":", 1)[0]
-        return found, [
-            (backends, what, f"{path}:{line}") for backends, what, line in facts.evidence
-        ]
+        return local, facts.evidence, facts.where.rsplit(":", 1)[0]
 
     def returned_params(self, call: CallExpr) -> str:
         """The backend of the params the function ``call`` calls always returns a
