@@ -713,6 +713,38 @@ def test_predicates_and_gates_of_cached_modules(project: Project) -> None:
     assert project.daemon() == cold
 
 
+def test_predicate_annotation_edit_in_another_module(project: Project) -> None:
+    """The device parameter of a predicate in another module is read by the engine's
+    one rule: ``Optional[jax.Device]`` makes it a predicate, ``Any`` does not, and the
+    finding of its caller follows the edit cold, warm and under the daemon."""
+    project.files = ("base.py", "predicates.py", "kernels.py", "user.py")
+    project.lines_of = ("kernels.py", "user.py", "Success", "Found")
+
+    def write(annotation: str) -> None:
+        predicates = PREDICATES.replace("PLATFORM", "gpu").replace("jax.Device", annotation)
+        project.write_files(
+            {
+                "base.py": GATED_BASE.replace("GATE", "print('unsupported')"),
+                "predicates.py": "from typing import Any, Optional\n" + predicates,
+                "kernels.py": GATED_KERNELS,
+                "user.py": PREDICATE_USER,
+                "mypy.ini": "[mypy]\nplugins = typed_pallas_mypy\n",
+            }
+        )
+
+    write("Optional[jax.Device]")
+    cold = project.mypy("warm")
+    assert _errors(cold) == [PREDICATE_ERROR], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+    write("Any")  # no longer a device parameter: not a predicate
+    cold = project.cold()
+    assert cold == ["Success: no issues found in 4 source files"], cold
+    assert project.mypy("warm") == cold
+    assert project.daemon() == cold
+
+
 DECORATOR_ALIASES = """\
 import jaxtyping
 import somewhere
