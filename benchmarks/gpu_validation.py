@@ -33,71 +33,28 @@ this script on any machine: the ops run in Pallas interpret mode (no timings wor
 reading, no Mosaic GPU), and the wrong-params cases are lowered for cuda on this host with
 ``jax.export`` instead of run (tests/test_gpu_validation.py compiles and runs them on CPU).
 
+The routing, the typed-vs-raw comparison of one op and the runner of the programs are
+shared with the TPU check, benchmarks/tpu_validation.py (benchmarks/pallas_validation.py).
+
 What it does not do: tune kernels, or measure anything but whole compiled calls.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
-import functools
-import json
-import os
-import platform
-import statistics
-import subprocess
 import sys
 import textwrap
 import time
-import types
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import pallas_validation as pv  # this script's folder is on sys.path
+from pallas_validation import MismatchCase
+
 EXPECTED = "Compiler params for platform tpu cannot be used for gpu lowering."
 EXPECTED_BACKEND = "Compiler params for backend triton cannot be used for mosaic_gpu lowering."
-
-
-# --------------------------------------------------------------------------- typed routing
-
-
-class Counter:
-    def __init__(self) -> None:
-        self.n = 0
-
-
-def _proxy(
-    real: types.ModuleType, name: str, replacement: Callable[..., Any], counter: Counter
-) -> types.ModuleType:
-    """A module object that is ``real`` except that ``name`` is ``replacement`` (counted)."""
-    proxy = types.ModuleType(f"{real.__name__}__typed")
-
-    @functools.wraps(replacement)
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        counter.n += 1
-        return replacement(*args, **kwargs)
-
-    setattr(proxy, name, counted)
-    proxy.__getattr__ = lambda attr: getattr(real, attr)  # type: ignore[method-assign]  # PEP 562
-    return proxy
-
-
-@contextlib.contextmanager
-def routed(
-    module: types.ModuleType,
-    alias: str,
-    name: str,
-    replacement: Callable[..., Any],
-    counter: Counter,
-) -> Iterator[None]:
-    """While active, ``module.<alias>.<name>`` is ``replacement``."""
-    real = getattr(module, alias)
-    setattr(module, alias, _proxy(real, name, replacement, counter))
-    try:
-        yield
-    finally:
-        setattr(module, alias, real)
 
 
 # --------------------------------------------------------------------------- ops
@@ -201,128 +158,16 @@ def op_cases(interpret: bool) -> list[dict[str, Any]]:
     return cases
 
 
-def _leaves(x: Any) -> list[Any]:
-    import jax
-
-    return jax.tree_util.tree_leaves(x)
-
-
-def _diff(a: str, b: str, limit: int = 12) -> list[str]:
-    """The first differing lines of two module texts (long lines cut)."""
-    import difflib
-
-    lines = [
-        ln[:300]
-        for ln in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
-        if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
-    ]
-    return lines[:limit]
-
-
-def _ready(value: Any) -> Any:
-    """``jax.block_until_ready`` (untyped in jax)."""
-    import jax
-
-    return jax.block_until_ready(value)  # type: ignore[no-untyped-call]
-
-
-def _clear_caches() -> None:
-    """``jax.clear_caches`` (untyped in jax)."""
-    import jax
-
-    jax.clear_caches()  # type: ignore[no-untyped-call]
-
-
-def time_pair(
-    f1: Callable[..., Any], f2: Callable[..., Any], args: tuple[Any, ...], samples: int, inner: int
-) -> tuple[list[float], list[float]]:
-    """Interleaved samples of ``inner`` back-to-back calls each; ms per call."""
-
-    for f in (f1, f2):
-        for _ in range(3):
-            _ready(f(*args))
-    t1: list[float] = []
-    t2: list[float] = []
-    for i in range(samples):
-        order = ((f1, t1), (f2, t2)) if i % 2 == 0 else ((f2, t2), (f1, t1))
-        for f, acc in order:
-            _ready(f(*args))
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                out = f(*args)
-            _ready(out)
-            acc.append((time.perf_counter() - t0) * 1e3 / inner)
-    return t1, t2
-
-
 def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
-    import jax
-    import numpy as np
-
+    """``case`` built raw and by the typed entry point it names (pv.run_op)."""
     import typed_pallas
 
-    res: dict[str, Any] = {"op": case["name"], "backend": case["backend"]}
     replacement = (
         typed_pallas.pallas_call
         if case["entry"] == "pallas_call"
         else typed_pallas.mosaic_gpu_kernel
     )
-    args = case["args"]
-    try:
-        # The ops jit themselves: clear JAX's caches so each variant really traces the op.
-        _clear_caches()
-        raw_fn = jax.jit(lambda *a: case["fn"](*a))
-        raw_low = raw_fn.lower(*args)
-        raw = raw_low.compile()
-        counter = Counter()
-        _clear_caches()
-        typed_fn = jax.jit(lambda *a: case["fn"](*a))
-        with routed(case["module"], case["alias"], case["entry"], replacement, counter):
-            typed_low = typed_fn.lower(*args)
-        typed = typed_low.compile()
-        res["typed_calls"] = counter.n
-        # control: the same op lowered raw a second time (some lowerings embed ids or
-        # counters, so text can differ between two raw lowerings too)
-        _clear_caches()
-        raw2_low = jax.jit(lambda *a: case["fn"](*a)).lower(*args)
-        a_txt, b_txt, c_txt = raw_low.as_text(), typed_low.as_text(), raw2_low.as_text()
-        res["lowered_identical"] = a_txt == b_txt
-        res["raw_vs_raw_identical"] = a_txt == c_txt
-        if a_txt != b_txt:
-            res["lowered_diff_typed"] = _diff(a_txt, b_txt)
-            res["lowered_diff_raw_vs_raw"] = _diff(a_txt, c_txt)
-            res["lowered_identical_modulo_raw_noise"] = _diff(a_txt, b_txt) == _diff(a_txt, c_txt)
-        out_raw, out_typed = raw(*args), typed(*args)
-        la, lb = _leaves(out_raw), _leaves(out_typed)
-        res["outputs_bitwise_equal"] = len(la) == len(lb) and all(
-            np.array_equal(np.asarray(p), np.asarray(q)) for p, q in zip(la, lb)
-        )
-        if case["ref"] is not None:
-            ref = _leaves(case["ref"](*args))
-            err = max(
-                float(
-                    np.max(np.abs(np.asarray(p, np.float32) - np.asarray(r, np.float32)))
-                    / (float(np.max(np.abs(np.asarray(r, np.float32)))) or 1.0)
-                )
-                for p, r in zip(la, ref)
-            )
-            res["max_rel_error_vs_reference"] = err
-            res["matches_reference"] = err <= case["tol"]
-        t_raw, t_typed = time_pair(raw, typed, args, samples, inner)
-        res["raw_ms_median"] = statistics.median(t_raw)
-        res["typed_ms_median"] = statistics.median(t_typed)
-        res["ratio_typed_over_raw"] = res["typed_ms_median"] / res["raw_ms_median"]
-        res["samples"] = samples
-        res["calls_per_sample"] = inner
-        res["ok"] = bool(
-            res["typed_calls"]
-            and res["outputs_bitwise_equal"]
-            and res.get("matches_reference", True)
-        )
-    except Exception as e:  # recorded, not hidden
-        res["ok"] = False
-        res["error"] = f"{type(e).__name__}: {str(e)[:2000]}"
-    return res
+    return pv.run_op(case, replacement, samples, inner)
 
 
 # --------------------------------------------------------------------------- mismatch cases
@@ -330,10 +175,10 @@ def run_op(case: dict[str, Any], samples: int, inner: int) -> dict[str, Any]:
 # Each case is a program of its own, run in a fresh interpreter: the prelude, the case's
 # ``build`` (which defines ``f``, a function of ``x``), then one step, all built by
 # mismatch_program() and nowhere else (tests/test_gpu_validation.py compiles and runs
-# exactly these programs on CPU). The programs are strings: mypy does not see into them,
-# and they cannot use this module's helpers.
+# exactly these programs on CPU).
 
-_PRELUDE = textwrap.dedent("""
+_PRELUDE = (
+    textwrap.dedent("""
     import json, sys, traceback
     import jax, jax.numpy as jnp
     from jax.experimental import pallas as pl
@@ -350,32 +195,13 @@ _PRELUDE = textwrap.dedent("""
         import inspect
         ps = inspect.signature(mgpu().kernel).parameters
         return {"out_type": out} if "out_type" in ps else {"out_shape": out}
-    def _report(exc):
-        print("@@RESULT@@" + json.dumps({"raised": type(exc).__name__ if exc else None,
-               "is_value_error": isinstance(exc, ValueError), "message": str(exc) if exc else None,
-               "mro": [c.__name__ for c in type(exc).__mro__] if exc else None}))
 """)
+    + pv.REPORT_DEF
+)
 
-#: the step on the GPU: run ``f`` on ``x``
-_RUN = "y = jax.block_until_ready(jax.jit(f)(x))\n"
-#: and, for a case that must run, check its result
-_CHECK = "assert bool((y == x + 1).all())\n"
 #: the step on a CPU host (``--interpret``, the tests): lower ``f`` for a GPU platform with
 #: jax.export (cross-lowering, as tests/runtime/test_matrix.py does), run nothing
 _LOWER = "from typed_pallas import _jaxcompat\n_jaxcompat.export_text(f, {platform!r}, x)\n"
-
-
-@dataclasses.dataclass(frozen=True)
-class MismatchCase:
-    """One wrong-params case (or the control)."""
-
-    #: source that defines ``f`` from the prelude's names
-    build: str
-    #: the exact ``ValueError`` text the typed API must give; None where the case measures
-    #: what raw JAX does
-    expect: str | None = None
-    #: the control: ``f`` must run (lower, on a CPU host) and give ``x + 1``
-    must_run: bool = False
 
 
 MISMATCH_CASES: dict[str, MismatchCase] = {
@@ -442,53 +268,15 @@ MISMATCH_CASES: dict[str, MismatchCase] = {
 def mismatch_program(case: MismatchCase, lower_for: str | None = None) -> str:
     """The whole program of ``case``: on the GPU (``lower_for`` None) it runs ``f``; with
     ``lower_for`` (``"cuda"``) it lowers ``f`` for that platform on this host instead."""
-    if lower_for is None:
-        step = _RUN + (_CHECK if case.must_run else "")
-    else:
-        step = _LOWER.format(platform=lower_for)
-    body = textwrap.dedent(case.build).strip() + "\n" + step
-    return (
-        _PRELUDE
-        + "try:\n"
-        + textwrap.indent(body, "    ")
-        + "except Exception as exc:\n    _report(exc)\nelse:\n    _report(None)\n"
-    )
-
-
-def as_expected(case: MismatchCase, result: dict[str, Any]) -> bool | None:
-    """Whether ``result`` is what ``case`` claims; None for raw JAX (what it does is measured)."""
-    if case.must_run:
-        return result.get("raised") is None
-    if case.expect is not None:
-        return bool(result.get("is_value_error")) and result.get("message") == case.expect
-    return None
+    step = pv.run_step(case) if lower_for is None else _LOWER.format(platform=lower_for)
+    return pv.program(_PRELUDE, case, step)
 
 
 def run_mismatch(
     name: str, case: MismatchCase, env: dict[str, str], lower_for: str | None = None
 ) -> dict[str, Any]:
     """Run ``mismatch_program(case, lower_for)`` in a fresh interpreter; its result row."""
-    t0 = time.perf_counter()
-    p = subprocess.run(
-        [sys.executable, "-c", mismatch_program(case, lower_for)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    line = next((ln for ln in p.stdout.splitlines() if ln.startswith("@@RESULT@@")), None)
-    res: dict[str, Any] = {"case": name, "seconds": round(time.perf_counter() - t0, 1)}
-    if lower_for is not None:
-        res["lowered_for"] = lower_for
-    if line is None:
-        res.update(
-            raised="(process failed)", message=(p.stdout + p.stderr)[-1500:], is_value_error=False
-        )
-    else:
-        res.update(json.loads(line[len("@@RESULT@@") :]))
-    res["exact_expected_text"] = res.get("message") == EXPECTED
-    res["as_expected"] = as_expected(case, res)
-    return res
+    return pv.run_case(name, case, mismatch_program(case, lower_for), env, EXPECTED, lower_for)
 
 
 # --------------------------------------------------------------------------- main
@@ -504,11 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-mismatch", action="store_true")
     args = ap.parse_args(argv)
 
-    env = dict(os.environ)
-    src = str(Path(__file__).resolve().parent.parent / "src")
-    env["PYTHONPATH"] = os.pathsep.join([src, *filter(None, [env.get("PYTHONPATH")])])
-    if src not in sys.path:
-        sys.path.insert(0, src)
+    env = pv.environment()
 
     report: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -519,50 +303,16 @@ def main(argv: list[str] | None = None) -> int:
         lower_for = "cuda" if args.interpret else None
         report["mismatch"] = [run_mismatch(n, c, env, lower_for) for n, c in MISMATCH_CASES.items()]
 
-    import jax
-
-    import typed_pallas
-
-    dev = jax.devices()[0]
-    report.update(
-        jax=jax.__version__,
-        jaxlib=getattr(jax.lib, "__version__", None) or jax.__version__,
-        device=getattr(dev, "device_kind", str(dev)),
-        platform=dev.platform,
-        python=platform.python_version(),
-        typed_pallas=getattr(typed_pallas, "__version__", None),
-    )
+    report.update(pv.describe_platform())
     cases = op_cases(args.interpret)
     if args.only:
         cases = [c for c in cases if c["name"] in args.only]
     samples, inner = (3, 1) if args.interpret else (args.samples, args.inner)
     report["ops"] = [run_op(c, samples, inner) for c in cases]
 
-    print(f"jax {report['jax']} on {report['device']}  ({report['date']})")
-    print(
-        f"{'op':20s} {'typed calls':>11s} {'same HLO':>8s} {'raw=raw':>7s} {'bitwise':>7s} {'ref ok':>6s} "
-        f"{'raw ms':>8s} {'typed ms':>8s} {'ratio':>6s}"
-    )
-    for r in report["ops"]:
-        if "error" in r:
-            print(f"{r['op']:20s} ERROR {r['error'][:200]}")
-            continue
-        print(
-            f"{r['op']:20s} {r['typed_calls']:>11d} {r['lowered_identical']!s:>8s} "
-            f"{r['raw_vs_raw_identical']!s:>7s} "
-            f"{r['outputs_bitwise_equal']!s:>7s} {r.get('matches_reference', '-')!s:>6s} "
-            f"{r['raw_ms_median']:8.3f} {r['typed_ms_median']:8.3f} {r['ratio_typed_over_raw']:6.3f}"
-        )
-    for m in report.get("mismatch", []):
-        msg = m.get("message") or ""
-        print(
-            f"- {m['case']}: {m['raised']}"
-            + (f": {msg[:160]!r}" if m["raised"] else "")
-            + ("  [exact]" if m["exact_expected_text"] else "")
-            + {True: "  [as expected]", False: "  [NOT AS EXPECTED]", None: ""}[m["as_expected"]]
-        )
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1) + "\n")
+    pv.print_ops(report)
+    pv.print_mismatch(report.get("mismatch", []))
+    pv.write_json(args.json, report)
     print(f"JSON: {args.json}")
     mismatch_ok = all(m["as_expected"] is not False for m in report.get("mismatch", []))
     return 0 if mismatch_ok and all(r.get("ok") for r in report["ops"]) else 1
