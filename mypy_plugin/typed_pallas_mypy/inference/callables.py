@@ -49,6 +49,16 @@ class CallResult:
 
 
 @dataclass(frozen=True)
+class MethodOf:
+    """``C(...).name`` / ``v.name`` where ``v`` holds ``C(...)``: the method ``name`` of
+    the instance that calling ``result.target`` builds (``combine`` looks it up through
+    the class's bases: the instance's class is known exactly)."""
+
+    result: CallResult
+    name: str
+
+
+@dataclass(frozen=True)
 class KnownCallable:
     """A call that runs nothing with a requirement (builtins, a value's method...)."""
 
@@ -94,6 +104,7 @@ Callee = (
     EntryRef
     | FunctionRef
     | CallResult
+    | MethodOf
     | KnownCallable
     | UnknownCallable
     | EntryVariable

@@ -160,10 +160,20 @@ class Target:
     function: FunctionSummary | None = None
     cls: ClassSummary | None = None
     alias: Alias | None = None
+    #: for a method: the fullname of the class of the instance it runs on, when that is
+    #: known exactly (an instance built by a call the engine read): ``self.NAME`` and
+    #: ``super().NAME`` are looked up through that class's bases, as Python does; ""
+    #: when the instance may be of any subclass of the method's own class
+    receiver: str = ""
 
     @property
     def fullname(self) -> str:
         return f"{self.facts.module}.{self.name}"
+
+    @property
+    def key(self) -> str:
+        """What answers about this target are memoized under (its receiver included)."""
+        return f"{self.fullname}@{self.receiver}" if self.receiver else self.fullname
 
 
 @dataclass
@@ -465,6 +475,9 @@ class Resolver:
         function = facts.functions.get(joined)
         if function is not None:
             return Target(located, facts, "function", joined, function=function)
+        kept = facts.aliases.get(joined) if len(rest) > 1 or "[" in joined else None
+        if kept is not None:  # an element of a literal container, a class's attribute
+            return Target(located, facts, "alias", joined, alias=kept)
         binding = facts.bindings.get(rest[0])
         if binding is None:
             for star in facts.stars:
@@ -487,6 +500,12 @@ class Resolver:
             alias = facts.aliases.get(rest[0])
             if alias is not None:
                 return Target(located, facts, "alias", rest[0], alias=alias)
+        if binding.kind == model.ALIAS and len(rest) == 2:
+            # ``OP.run`` where ``OP = Op(...)``: the method of that very instance
+            alias = facts.aliases.get(rest[0])
+            if alias is not None:
+                held = Target(located, facts, "alias", rest[0], alias=alias)
+                return self._kept_instance_member(held, rest[1])
         return None
 
     def method(
@@ -611,7 +630,7 @@ class Resolver:
 
     def _body_at(self, target: Target) -> Req | None:
         found = self.memoized(
-            "body", target.fullname, lambda: self._body(target), target.located.module
+            "body", target.key, lambda: self._body(target), target.located.module
         )
         return found if isinstance(found, Req) else None
 
@@ -712,9 +731,15 @@ class Resolver:
         return found if isinstance(found, Req) else None
 
     def _table_req(self, fullname: str, depth: int) -> Req | None:
-        """``TABLE[key]``: the requirement of the table's entry under ``key``."""
+        """``TABLE[key]``: the requirement of the table's entry under ``key`` (a platform
+        table's, or what a literal container holds under that index)."""
         entry = self._table_entry(fullname)
-        return self._callable_req(entry, depth + 1) if entry is not None else None
+        if entry is not None:
+            return self._callable_req(entry, depth + 1)
+        target = self.resolve(fullname)
+        if target is None or target.kind != "alias" or target.alias is None:
+            return None
+        return self._alias_req(target, depth + 1)
 
     def _table_entry(self, subscript: str) -> str | None:
         """The fullname ``TABLE[key]`` names: the table's entry under ``key``."""
@@ -769,7 +794,7 @@ class Resolver:
 
     def _function_req(self, target: Target) -> Req | None:
         found = self.memoized(
-            "fn", target.fullname, lambda: self._compute(target), target.located.module
+            "fn", target.key, lambda: self._compute(target), target.located.module
         )
         return found if isinstance(found, Req) else None
 
@@ -1135,9 +1160,13 @@ class Resolver:
         if name.startswith("self:"):
             callee = self._self_method(caller, name[len("self:") :])
             return DROP if callee is None else callee
+        if name.startswith("super:"):
+            callee = self._super_method(caller, name[len("super:") :])
+            return DROP if callee is None else callee
         if name.endswith("]") and "[" in name:
             entry = self._table_entry(name)
-            return self.resolve(entry) if entry is not None else None
+            if entry is not None:
+                return self.resolve(entry)
         return self.resolve(name)
 
     def _one_call(self, caller: Target, event: CallEvent, name: str) -> list[Req]:
@@ -1163,6 +1192,18 @@ class Resolver:
                 )
                 return [found] if isinstance(found, Req) else []
         prefix = f"{self._short(caller)} ({self._where(caller, fn.line)}) lowers only for "
+        if event.mode == model.METHOD:
+            if target.kind != "class" or target.cls is None:
+                return []  # a factory's result: not followed
+            made = self._instance_member(target, event.attr, event.args, event.then, fn)
+            if not isinstance(made, Req):
+                return []
+            plats = ", ".join(sorted(made.platforms))
+            link = (
+                f"{prefix}{plats}: it calls {event.attr} of a {target.name} at {at}, "
+                f"which lowers only for {plats}"
+            )
+            return [_linked(made, link)]
         if target.kind == "class" and target.cls is not None:
             if event.mode != model.RESULT:
                 return []  # a constructor call runs no kernel
@@ -1481,7 +1522,46 @@ class Resolver:
 
     # ------------------------------------------------------------------ classes
 
-    def _self_method(self, caller: Target, name: str) -> Target | None:
+    def _member(self, cls_target: Target, name: str, exact: bool, after: str = "") -> Target | None:
+        """What ``name`` of an instance of ``cls_target``'s class is, looked up through the
+        class and its bases as Python does: a method (``exact``: the instance is of this
+        very class, so the method runs with it as its receiver) or a callable attribute
+        the class sets (``reader._attribute_aliases``). ``after``: the fullname of the
+        class ``super()`` is written in (only the classes after it count). None when
+        nothing is found, or when a method and an instance attribute share the name."""
+        cls = cls_target.cls
+        if cls is None:
+            return None
+        mro = list(self._mro(cls_target.located, cls_target.facts, cls, 0))
+        if after:
+            names = [f"{facts.module}.{found.qualname}" for _, facts, found in mro]
+            if after not in names:
+                return None
+            mro = mro[names.index(after) + 1 :]
+        receiver = cls_target.fullname if exact else ""
+        method: Target | None = None
+        kept: Target | None = None
+        for located, facts, found in mro:
+            key = f"{found.qualname}.{name}"
+            alias = facts.aliases.get(key)
+            if alias is not None and kept is None and method is None:
+                kept = Target(located, facts, "alias", key, alias=alias)
+            qualname = dict(found.methods).get(name)
+            if qualname is not None and method is None:
+                function = facts.functions.get(qualname)
+                if function is None:
+                    return None
+                method = Target(
+                    located, facts, "function", qualname, function=function, receiver=receiver
+                )
+        if method is not None and kept is not None:
+            return None
+        return method or kept
+
+    def _self_class(self, caller: Target) -> tuple[Target, bool, str] | None:
+        """(the class ``self`` is an instance of in the method ``caller``, whether exactly
+        (the caller runs with a known receiver), the fullname of the class the method is
+        written in)."""
         fn = caller.function
         assert fn is not None
         if not fn.is_method or "." not in fn.qualname:
@@ -1490,10 +1570,60 @@ class Resolver:
         cls = caller.facts.classes.get(class_name)
         if cls is None:
             return None
-        found = self.method(caller.located, caller.facts, cls, name, 0)
-        if found is not None and self._overridden_below(caller, class_name, name):
+        written_in = f"{caller.facts.module}.{class_name}"
+        if caller.receiver:
+            receiver = self.resolve(caller.receiver)
+            if receiver is None or receiver.kind != "class" or receiver.cls is None:
+                return None
+            return receiver, True, written_in
+        return Target(caller.located, caller.facts, "class", class_name, cls=cls), False, written_in
+
+    def _self_method(self, caller: Target, name: str) -> Target | None:
+        """``self.NAME`` (``self.ATTR.NAME``: a method of an instance ``self`` keeps) in the
+        method ``caller``, through the class of the instance it runs on."""
+        found = self._self_class(caller)
+        if found is None:
+            return None
+        cls_target, exact, written_in = found
+        attr, _, then = name.partition(".")
+        member = self._member(cls_target, attr, exact)
+        if member is None:
+            return None
+        class_name = written_in[len(caller.facts.module) + 1 :]
+        if not exact and self._overridden_below(caller, class_name, attr):
             return None  # an instance of a subclass runs another method
-        return found
+        if then:
+            return self._kept_instance_member(member, then)
+        return member
+
+    def _super_method(self, caller: Target, name: str) -> Target | None:
+        """``super().NAME`` in the method ``caller``: the classes after the one it is
+        written in, in the order of the instance's class."""
+        found = self._self_class(caller)
+        if found is None:
+            return None
+        cls_target, exact, written_in = found
+        return self._member(cls_target, name, exact, after=written_in)
+
+    def _kept_instance_member(self, kept: Target, name: str) -> Target | None:
+        """The method ``name`` of the instance an attribute holds (``self.op = Op()``)."""
+        alias = kept.alias
+        if alias is None or alias.kind != model.INSTANCE or len(alias.targets) != 1:
+            return None
+        made = self.resolve(alias.targets[0])
+        if made is None or made.kind != "class" or made.cls is None or made.cls.opaque:
+            return None
+        member = self._member(made, name, exact=True)
+        if member is None or member.kind != "function" or alias.args.star:
+            return None
+        return member
+
+    def _kept_req(self, kept: Target) -> Req | None:
+        """What calling a callable an instance or container keeps lowers for."""
+        found = self.memoized(
+            "kept", kept.key, lambda: self._alias_req(kept, 0), kept.located.module
+        )
+        return found if isinstance(found, Req) else None
 
     def _overridden_below(self, caller: Target, class_name: str, name: str) -> bool:
         """Whether a class of the caller's module that derives from ``class_name``
@@ -1517,14 +1647,38 @@ class Resolver:
         """The requirement of calling an instance of ``target``'s class, built with
         ``ctor`` arguments (None: as the class itself, for its API entry) and called
         with ``then`` (None: by someone else)."""
+        return self._instance_member(target, "__call__", ctor, then, caller)
+
+    def _instance_member(
+        self,
+        target: Target,
+        name: str,
+        ctor: CallArgs | None,
+        then: CallArgs | None,
+        caller: FunctionSummary | None,
+    ) -> Req | _Drop:
+        """The requirement of calling the member ``name`` (a method, or a callable the
+        instance keeps) of an instance of ``target``'s class, built with ``ctor``
+        arguments (None: by someone else, maybe as a subclass's instance) and called
+        with ``then`` (None: by someone else)."""
         cls = target.cls
         assert cls is not None
         if cls.opaque:
             return DROP
-        call = self.method(target.located, target.facts, cls, "__call__", 0)
-        if call is None or call.function is None:
+        call = self._member(target, name, exact=ctor is not None)
+        if call is None:
             return DROP
-        found = self._function_req(call)
+        if call.kind == "function" and call.function is not None:
+            found: Req | None = self._function_req(call)
+        elif call.kind == "alias" and call.alias is not None:
+            found = self._kept_req(call)
+            if found is not None and found.marker is not None and found.marker[0] == "p":
+                if then is None or caller is None:
+                    return DROP
+                kept = _lift(then.passed(found.marker), caller)
+                return DROP if isinstance(kept, _Drop) else _with_marker(found, kept)
+        else:
+            return DROP
         if not isinstance(found, Req):
             return DROP
         marker = found.marker
@@ -1725,6 +1879,10 @@ def _returns(steps: Sequence[Step]) -> Iterator[EntryEvent | CallEvent | None]:
         elif isinstance(step, Alt):
             for arm in step.arms:
                 yield from _returns(arm.steps)
+
+
+def _with_marker(req: Req, marker: Marker) -> Req:
+    return Req(req.platforms, req.cause, req.chain, marker)
 
 
 def _linked(req: Req, link: str) -> Req:

@@ -159,9 +159,11 @@ class EntryEvent:
     via: tuple[str, str] = ("", "")
 
 
-#: ``CallEvent.mode``: call the target / call the result of calling the target
+#: ``CallEvent.mode``: call the target / call the result of calling the target / call
+#: the method ``attr`` of the instance calling the target (a class) builds
 CALL: Final = "call"
 RESULT: Final = "result"
+METHOD: Final = "method"
 
 
 @dataclass(frozen=True)
@@ -170,10 +172,13 @@ class CallEvent:
 
     line: int
     #: fullnames of the callee; ``"self:NAME"`` for a method of the same instance;
-    #: ``"TABLE[KEY]"`` for a literal key into a module-level platform table
+    #: ``"TABLE[KEY]"`` for a literal key into a module-level platform table or literal
+    #: container; ``"super:NAME"`` for ``super().NAME``; ``"self:ATTR.NAME"`` for a method
+    #: of an instance the instance keeps in ``ATTR``
     targets: tuple[str, ...]
     args: CallArgs
-    #: CALL, or RESULT: ``target(args)(then)`` (a class's instance, or a factory's result)
+    #: CALL, RESULT: ``target(args)(then)`` (a class's instance, or a factory's result),
+    #: or METHOD: ``target(args).attr(then)``
     mode: str = CALL
     then: CallArgs | None = None
     #: ``self.method(...)``: the callee's first parameter is the instance
@@ -184,6 +189,8 @@ class CallEvent:
     #: under ``jax.grad`` (and the other differentiating transformations): the
     #: ``defvjp`` / ``defjvp`` rules of the ``custom_vjp`` functions it reaches run too
     differentiated: bool = False
+    #: METHOD: the name of the method called
+    attr: str = ""
 
 
 Event = EntryEvent | CallEvent
@@ -328,6 +335,7 @@ KEEP: Final = "keep"  # name = jax.jit(target) / jax.custom_vjp(target)
 INSTANCE: Final = "instance"  # name = target(args): a class's instance or a factory's result
 CHOICE: Final = "choice"  # name = a if cond else b
 TABLE: Final = "table"  # name = {"tpu": f, "gpu": g}: a platform table
+ITEMS: Final = "items"  # name = (f, g) / [f, g] / {"a": f, 1: g}: a literal container
 KEEPER: Final = "keeper"  # name = jaxtyping.jaxtyped(typechecker=...): a keeping decorator
 
 
@@ -339,7 +347,8 @@ class Alias:
     kind: str
     targets: tuple[str, ...]
     args: CallArgs = NO_ARGS
-    #: TABLE: the key of each target
+    #: TABLE, ITEMS: the key of each target (ITEMS: ``repr`` of the literal index, a
+    #: sequence's negative indexes too)
     keys: tuple[str, ...] = ()
 
 
@@ -484,6 +493,7 @@ def _step_json(step: Step) -> dict[str, object]:
             "bound": step.bound,
             "as_entry": _step_json(step.as_entry) if step.as_entry is not None else None,
             "grad": step.differentiated,
+            "attr": step.attr,
         }
     if isinstance(step, Alt):
         return {
@@ -537,6 +547,7 @@ def _step_from(raw: object) -> Step:
             _bool(data.get("bound")),
             as_entry,
             _bool(data.get("grad")),
+            _str(data.get("attr", "")),
         )
     if "alt" in data:
         arms: list[Arm] = []

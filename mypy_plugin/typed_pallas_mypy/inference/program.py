@@ -44,6 +44,7 @@ from typed_pallas_mypy.inference.callables import (
     EntryRef,
     EntryVariable,
     FunctionRef,
+    MethodOf,
     PlatformChoice,
 )
 from typed_pallas_mypy.inference.model import (
@@ -387,6 +388,19 @@ class ProgramBuilder:
                     args,
                     as_entry=as_entry,
                     differentiated=what.differentiated or self.differentiating,
+                )
+            ]
+        if isinstance(what, MethodOf):
+            return [
+                CallEvent(
+                    line,
+                    (what.result.target,),
+                    what.result.args,
+                    model.METHOD,
+                    args,
+                    bound=True,
+                    differentiated=what.result.differentiated or self.differentiating,
+                    attr=what.name,
                 )
             ]
         if isinstance(what, Choice):

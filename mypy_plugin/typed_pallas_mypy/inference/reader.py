@@ -72,6 +72,7 @@ from typed_pallas_mypy.inference.callables import (
     EntryVariable,
     FunctionRef,
     KnownCallable,
+    MethodOf,
     PlatformChoice,
     UnknownCallable,
 )
@@ -842,6 +843,9 @@ class _ModuleReader(ConditionReading):
                 alias = self._alias(name)
                 if alias is not None:
                     aliases[name] = alias
+                aliases.update(self._element_aliases(name))
+        for qualname, cls in self.class_nodes.items():
+            aliases.update(self._attribute_aliases(qualname, cls))
         rules = self._derivative_rules()
         if not lazy:
             for qualname in functions:
@@ -1397,7 +1401,7 @@ class _ModuleReader(ConditionReading):
                 return UnknownCallable("a lambda")
             return FunctionRef((f"{self.module}.{lambda_scope.qualname}",))
         if isinstance(expr, ast.Subscript):
-            return self._table_entry(expr, scope)
+            return self._table_entry(expr, scope, depth)
         attr = self.self_attribute(expr, scope)
         if attr is not None:
             return FunctionRef((f"self:{attr}",), None, self_bound=True)
@@ -1412,8 +1416,35 @@ class _ModuleReader(ConditionReading):
             name = self.ref(expr, scope)
             if name is not None:
                 return self._global_callable(name)
-            return KNOWN  # a method of a value: library code
+            return self._method_of_value(expr, scope, depth)
         return UnknownCallable(spelling(expr))
+
+    def _method_of_value(self, expr: ast.Attribute, scope: Scope, depth: int) -> Callee:
+        """``VALUE.NAME`` where ``VALUE`` is no global: ``super().NAME`` in a method, a
+        method of an instance ``self`` keeps (``self.op.run``), or of an instance a call
+        builds (``Op().run``, ``op.run`` with ``op = Op()``); else a method of a value
+        the engine does not follow (an array's, a string's): library code."""
+        value = expr.value
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "super"
+            and not value.args
+            and not value.keywords
+            and self.ref(value.func, scope) == "builtins.super"
+            and scope.self_name is not None
+        ):
+            return FunctionRef((f"super:{expr.attr}",), None, self_bound=True)
+        kept = self.self_attribute(value, scope)
+        if kept is not None:
+            return FunctionRef((f"self:{kept}.{expr.attr}",), None, self_bound=True)
+        if isinstance(value, (ast.Name, ast.Call)):
+            made = self.callable_of(value, scope, depth + 1)
+            if isinstance(made, CallResult):
+                return MethodOf(made, expr.attr)
+            if isinstance(made, UnknownCallable):
+                return made
+        return KNOWN
 
     def _global_callable(self, name: str) -> Callee:
         if name in ENTRIES or name in KEEPERS or name == PARTIAL or is_opaque_name(name):
@@ -1425,16 +1456,25 @@ class _ModuleReader(ConditionReading):
                 return DecoratedEntry(decorated)
         return FunctionRef((name,))
 
-    def _table_entry(self, expr: ast.Subscript, scope: Scope) -> Callee:
-        """``KERNELS["tpu"]``: the entry of a module-level platform table (of this module
-        or another one: ``combine`` looks it up) under a literal key."""
-        key = expr.slice
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+    def _table_entry(self, expr: ast.Subscript, scope: Scope, depth: int = 0) -> Callee:
+        """``KERNELS["tpu"]``, ``KERNELS[0]``: the entry of a module-level platform table
+        or literal container (of this module or another one: ``combine`` looks it up)
+        under a literal index, or the element of a local literal tuple."""
+        key = index_key(expr.slice)
+        if key is None:
             return UnknownCallable(spelling(expr))
+        if isinstance(expr.value, ast.Name):
+            found = self.lookup(expr.value.id, scope)
+            if isinstance(found, LocalName):
+                held = self.value_at(found, position_of(expr))
+                element = element_at(held, key) if isinstance(held, ast.Tuple) else None
+                if element is None:
+                    return UnknownCallable(spelling(expr))
+                return self.callable_of(element, found.scope, depth + 1)
         table = self.ref(expr.value, scope)
         if table is None or is_opaque_name(table):
             return UnknownCallable(spelling(expr))
-        return FunctionRef((f"{table}[{key.value}]",))
+        return FunctionRef((f"{table}[{key}]",))
 
     def _local_callable(self, expr: ast.Name, found: LocalName, scope: Scope, depth: int) -> Callee:
         value = self.value_at(found, position_of(expr))
@@ -1449,9 +1489,18 @@ class _ModuleReader(ConditionReading):
                 result = FunctionRef(result.targets, _outer(result.bound), result.self_bound)
             elif isinstance(result, CallResult):
                 result = CallResult(result.target, _outer(result.args), result.call)
+            elif isinstance(result, MethodOf):
+                made = result.result
+                result = MethodOf(CallResult(made.target, _outer(made.args), made.call), result.name)
         if isinstance(
             result,
-            CallResult | FunctionRef | KnownCallable | EntryVariable | DecoratedEntry | Choice,
+            CallResult
+            | FunctionRef
+            | KnownCallable
+            | EntryVariable
+            | DecoratedEntry
+            | Choice
+            | MethodOf,
         ):
             return result
         if isinstance(result, EntryRef) and not result.partial:
@@ -2773,22 +2822,7 @@ class _ModuleReader(ConditionReading):
         self_name = scope.self_name
         if self_name is None:
             return ()
-        counts: dict[str, int] = {}
-        for stmt in _class_functions(cls, self):
-            for sub in self.nodes.walk(stmt):
-                targets: list[ast.expr] = []
-                if isinstance(sub, ast.Assign):
-                    targets = list(sub.targets)
-                elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
-                    targets = [sub.target]
-                for target in targets:
-                    for t in self.nodes.walk(target):
-                        if (
-                            isinstance(t, ast.Attribute)
-                            and isinstance(t.value, ast.Name)
-                            and t.value.id == self_name
-                        ):
-                            counts[t.attr] = counts.get(t.attr, 0) + 1
+        counts = self._self_assignments(cls, self_name)
         out: list[tuple[str, str]] = []
         for root in self._on_every_path(node)[0].nodes:
             if not isinstance(root, ast.Assign) or len(root.targets) != 1:
@@ -2811,6 +2845,85 @@ class _ModuleReader(ConditionReading):
                 out.append((target.attr, f"p:{param.name}"))
         return tuple(sorted(out))
 
+    def _self_assignments(self, cls: ast.ClassDef, self_name: str) -> dict[str, int]:
+        """Instance attribute -> how many assignments to ``self.ATTR`` the class's methods
+        make (``self_name``: what the methods call the instance)."""
+        counts: dict[str, int] = {}
+        for stmt in _class_functions(cls, self):
+            for sub in self.nodes.walk(stmt):
+                targets: list[ast.expr] = []
+                if isinstance(sub, ast.Assign):
+                    targets = list(sub.targets)
+                elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [sub.target]
+                for target in targets:
+                    for t in self.nodes.walk(target):
+                        if (
+                            isinstance(t, ast.Attribute)
+                            and isinstance(t.value, ast.Name)
+                            and t.value.id == self_name
+                        ):
+                            counts[t.attr] = counts.get(t.attr, 0) + 1
+        return counts
+
+    def _attribute_aliases(self, qualname: str, cls: ast.ClassDef) -> dict[str, Alias]:
+        """``CLASS.ATTR`` -> the callable an instance's attribute holds, when the class
+        sets it once: in ``__init__``, on every path (``self.fn = jax.jit(f)``, ``self.op
+        = Op()``), from no parameter; or in the class body (``fn = staticmethod(f)``,
+        ``op = Op()``) and nowhere on instances. ``combine`` looks an attribute up
+        through the instance's class and its bases, instance attributes first."""
+        out: dict[str, Alias] = {}
+        found = self.function_nodes.get(f"{qualname}.__init__")
+        counts: dict[str, int] = {}
+        if found is not None and found[1].self_name is not None:
+            node, scope = found
+            self_name = found[1].self_name
+            counts = self._self_assignments(cls, self_name)
+            for root in self._on_every_path(node)[0].nodes:
+                if not isinstance(root, ast.Assign) or len(root.targets) != 1:
+                    continue
+                target = root.targets[0]
+                if not (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == self_name
+                    and counts.get(target.attr) == 1
+                ):
+                    continue
+                alias = self.alias_of(root.value, scope)
+                if alias is not None and not _uses_parameters(alias.args):
+                    out[f"{qualname}.{target.attr}"] = alias
+        methods = {stmt.name for stmt in _class_functions(cls, self)}
+        assigned: dict[str, list[ast.expr]] = {}
+        for item in cls.body:
+            if isinstance(item, ast.Assign) and len(item.targets) == 1:
+                name_target, value = item.targets[0], item.value
+            elif isinstance(item, ast.AnnAssign) and item.value is not None:
+                name_target, value = item.target, item.value
+            else:
+                continue
+            if isinstance(name_target, ast.Name):
+                assigned.setdefault(name_target.id, []).append(value)
+        for name, values in assigned.items():
+            if len(values) != 1 or name in counts or name in methods:
+                continue
+            value = values[0]
+            if (
+                isinstance(value, ast.Call)
+                and self.ref(value.func, self.module_scope) == "builtins.staticmethod"
+                and len(value.args) == 1
+            ):
+                alias = self.alias_of(value.args[0], self.module_scope)
+            elif isinstance(value, ast.Call):
+                alias = self.alias_of(value, self.module_scope)
+                if alias is not None and alias.kind != model.INSTANCE:
+                    alias = None  # a function built here would be bound to the instance
+            else:
+                alias = None
+            if alias is not None and alias.kind != model.KEEPER:
+                out[f"{qualname}.{name}"] = alias
+        return out
+
     # ------------------------------------------------------------------ aliases
 
     def _alias(self, name: str) -> Alias | None:
@@ -2819,11 +2932,60 @@ class _ModuleReader(ConditionReading):
             return None
         if isinstance(value, ast.Dict):
             return self._table(value)
-        if isinstance(value, ast.Call) and self._is_keeper_factory(value, self.module_scope):
+        return self.alias_of(value, self.module_scope)
+
+    def _element_aliases(self, name: str) -> dict[str, Alias]:
+        """``NAME[KEY]`` -> what the element under a literal index of the module-level
+        literal container ``NAME`` holds: a tuple's always, a list's or a dict's when the
+        module only ever reads it by index (``NAME[k]``, ``len(NAME)``, ``k in NAME``),
+        so no element is replaced or added after it is built."""
+        value = self.raw[name][0][1]
+        if not isinstance(value, (ast.Tuple, ast.List, ast.Dict)):
+            return {}
+        items = container_items(value)
+        out: dict[str, Alias] = {}
+        for key, element in items or ():
+            alias = self.alias_of(element, self.module_scope)
+            if alias is not None and alias.kind != model.KEEPER:
+                out[f"{name}[{key}]"] = alias
+        if out and not isinstance(value, ast.Tuple) and not self._only_indexed(name):
+            return {}
+        return out
+
+    def _only_indexed(self, name: str) -> bool:
+        """Whether every use of the module-level ``name`` reads it by index, takes its
+        ``len`` or tests membership (nothing can change what it holds)."""
+        parents = self._parents()
+        for use in self._names_used.get(name, ()):
+            if isinstance(use.ctx, ast.Store):
+                continue  # the definition (bound once: an alias)
+            if not isinstance(self.lookup(name, self.scope_around(use)), GlobalName):
+                continue  # a local of the same name
+            parent = parents.get(id(use))
+            if isinstance(parent, ast.Subscript) and parent.value is use:
+                if isinstance(parent.ctx, ast.Load):
+                    continue
+                return False
+            if isinstance(parent, ast.Compare) and use is not parent.left:
+                continue
+            if (
+                isinstance(parent, ast.Call)
+                and parent.args == [use]
+                and self.ref(parent.func, self.scope_around(parent)) == "builtins.len"
+            ):
+                continue
+            return False
+        return True
+
+    def alias_of(self, value: ast.expr, scope: Scope) -> Alias | None:
+        """What a name bound once to ``value`` (in ``scope``) holds, when it is a callable
+        built from other names: a function, a partial or a keeper of one, an instance, a
+        choice between functions, a keeping decorator."""
+        if isinstance(value, ast.Call) and self._is_keeper_factory(value, scope):
             return Alias(value.lineno, model.KEEPER, ())
-        if not isinstance(value, ast.Call) and self.ref(value, self.module_scope) in KEEPERS:
+        if not isinstance(value, ast.Call) and self.ref(value, scope) in KEEPERS:
             return Alias(value.lineno, model.KEEPER, ())
-        what = self.callable_of(value, self.module_scope)
+        what = self.callable_of(value, scope)
         if isinstance(what, FunctionRef) and not what.self_bound:
             if len(what.targets) > 1:
                 return Alias(value.lineno, model.CHOICE, what.targets)
@@ -2913,6 +3075,60 @@ def _returns(body: Sequence[ast.stmt]) -> list[ast.expr]:
             out.extend(_returns(stmt.body))
             out.extend(_returns(stmt.orelse))
     return out
+
+
+def _uses_parameters(args: CallArgs) -> bool:
+    """Whether arguments summarised in a function pass any of its parameters on (what
+    they hold depends on each call of that function)."""
+    values = [*args.positional, *(v for _, v in args.keywords), *args.star_kwargs]
+    return args.star or any(v.startswith(("p:", "o:")) for v in values)
+
+
+def index_key(index: ast.expr) -> str | None:
+    """How a literal index is written in a ``TABLE[KEY]`` target: a string as itself, an
+    integer as ``#N`` (negative ones too); None for any other index."""
+    if isinstance(index, ast.Constant) and isinstance(index.value, str):
+        return index.value
+    if isinstance(index, ast.Constant) and type(index.value) is int:
+        return f"#{index.value}"
+    if (
+        isinstance(index, ast.UnaryOp)
+        and isinstance(index.op, ast.USub)
+        and isinstance(index.operand, ast.Constant)
+        and type(index.operand.value) is int
+    ):
+        return f"#{-index.operand.value}"
+    return None
+
+
+def container_items(value: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """(key, element) of a literal tuple, list or dict (a sequence's elements under
+    their index and their negative index); None when an element's place is not known
+    (a ``*`` splat, a ``**`` merge, a key that is not a literal)."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in value.elts):
+            return None
+        size = len(value.elts)
+        return [
+            *((f"#{i}", e) for i, e in enumerate(value.elts)),
+            *((f"#{i - size}", e) for i, e in enumerate(value.elts)),
+        ]
+    if isinstance(value, ast.Dict):
+        out: list[tuple[str, ast.expr]] = []
+        for key, item in zip(value.keys, value.values):
+            found = index_key(key) if key is not None else None
+            if found is None:
+                return None
+            out.append((found, item))
+        return out
+    return None
+
+
+def element_at(value: ast.expr | None, key: str) -> ast.expr | None:
+    """The element of a literal container under ``key`` (the last one, as a dict keeps)."""
+    items = container_items(value) if value is not None else None
+    found = [item for item_key, item in items or () if item_key == key]
+    return found[-1] if found else None
 
 
 def _outer(args: CallArgs) -> CallArgs:

@@ -1,0 +1,288 @@
+"""Python's semantics as the engine evaluates them: classes and their method resolution
+order, instances and the values they keep, containers indexed by literals.
+
+Each case is a Python rule, not a library's shape: a method found through the class of
+the instance that runs it (a subclass's override wins, ``super()`` skips the class it
+is written in), a method called on an instance held in a variable (module-level or
+local) or built inline, an attribute ``__init__`` (or the class body) sets once to a
+callable, and an element of a literal tuple, list or dict under a literal index. Each
+has a firing case (the platforms the function lowers for) and a silent twin (no
+requirement): the other backend, a value the engine cannot know (a container mutated
+after it is built, an attribute set twice, a receiver whose class is not known), or
+code that builds but never runs. ``pkg/ops.py`` is ``library_fakes.OPS``.
+"""
+
+from __future__ import annotations
+
+from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
+
+from typed_pallas_mypy.inference import Inference
+
+IMPORTS = HEADER + "from pkg.ops import kernel, plain, tpu_op, tpu_op_i, triton_op\n"
+
+TPU = {"tpu"}
+GPU = {"cuda", "rocm"}
+
+
+def _library(make_lib: MakeLib, source: str) -> Inference:
+    return reader_for(make_lib({"pkg/ops.py": OPS, "pkg/forms.py": IMPORTS + source}))
+
+
+def _platforms(facts: Inference, name: str) -> set[str] | None:
+    return platforms_of(facts.requirement(f"pkg.forms.{name}"))
+
+
+HIERARCHY = """
+class Op:
+    def __call__(self, x):
+        return self.forward(x)
+
+    def forward(self, x):
+        return plain(x)
+
+    def run(self, x):
+        return self.forward(x)
+
+class TpuOp(Op):
+    def forward(self, x):
+        return tpu_op(x)
+
+class TritonOp(Op):
+    def forward(self, x):
+        return triton_op(x)
+
+class TunedTpuOp(TpuOp):
+    def forward(self, x):
+        return super().forward(x) + 1
+
+class PlainChild(TpuOp):
+    def forward(self, x):
+        return plain(x)
+"""
+
+
+def test_a_method_is_found_through_the_class_of_the_instance(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        HIERARCHY
+        + """
+def tpu_called(x):
+    return TpuOp()(x)
+
+def triton_called(x):
+    return TritonOp()(x)
+
+def base_called(x):
+    return Op()(x)
+
+def tpu_run_inline(x):
+    return TpuOp().run(x)
+
+def tpu_run_local(x):
+    op = TpuOp()
+    return op.run(x)
+
+def triton_run_local(x):
+    op = TritonOp()
+    return op.run(x)
+
+def tuned(x):
+    return TunedTpuOp()(x)
+
+def plain_child(x):
+    return PlainChild()(x)
+
+def built_only(x):
+    op = TpuOp()
+    return x
+""",
+    )
+    assert _platforms(facts, "tpu_called") == TPU
+    assert _platforms(facts, "triton_called") == GPU
+    assert _platforms(facts, "base_called") is None
+    assert _platforms(facts, "tpu_run_inline") == TPU
+    assert _platforms(facts, "tpu_run_local") == TPU
+    assert _platforms(facts, "triton_run_local") == GPU
+    # super() skips the class it is written in: TunedTpuOp.forward runs TpuOp.forward
+    assert _platforms(facts, "tuned") == TPU
+    # the override wins over the base's method
+    assert _platforms(facts, "plain_child") is None
+    assert _platforms(facts, "built_only") is None
+
+
+def test_a_method_of_a_module_level_instance(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        HIERARCHY
+        + """
+TPU_OP = TpuOp()
+TRITON_OP = TritonOp()
+
+def tpu_module_op(x):
+    return TPU_OP.run(x)
+
+def triton_module_op(x):
+    return TRITON_OP.forward(x)
+
+def unknown_op(x, op):
+    return op.run(x)
+""",
+    )
+    assert _platforms(facts, "tpu_module_op") == TPU
+    assert _platforms(facts, "triton_module_op") == GPU
+    assert _platforms(facts, "unknown_op") is None
+
+
+def test_a_method_of_an_instance_of_another_module(make_lib: MakeLib) -> None:
+    root = make_lib(
+        {
+            "pkg/ops.py": OPS,
+            "pkg/classes.py": IMPORTS + HIERARCHY,
+            "pkg/forms.py": HEADER
+            + """
+from pkg.classes import TpuOp, TritonOp, Op
+
+def tpu_run(x):
+    return TpuOp().run(x)
+
+def triton_called(x):
+    op = TritonOp()
+    return op(x)
+
+def base_run(x):
+    return Op().run(x)
+""",
+        }
+    )
+    facts = reader_for(root)
+    assert _platforms(facts, "tpu_run") == TPU
+    assert _platforms(facts, "triton_called") == GPU
+    assert _platforms(facts, "base_run") is None
+
+
+def test_a_callable_an_instance_keeps(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        HIERARCHY
+        + """
+class Keeps:
+    def __init__(self, block=128):
+        self.block = block
+        self.fn = tpu_op
+        self.jitted = jax.jit(triton_op)
+        self.partial = functools.partial(tpu_op_i, interpret=False)
+        self.op = TpuOp()
+
+    def run_fn(self, x):
+        return self.fn(x)
+
+    def run_jitted(self, x):
+        return self.jitted(x)
+
+    def run_partial(self, x):
+        return self.partial(x)
+
+    def run_op(self, x):
+        return self.op.run(x)
+
+class SetTwice:
+    def __init__(self, c):
+        self.fn = tpu_op
+        if c:
+            self.fn = plain
+
+    def run(self, x):
+        return self.fn(x)
+
+class FromCaller:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def run(self, x):
+        return self.fn(x)
+
+class ClassLevel:
+    kernel_fn = staticmethod(tpu_op)
+
+    def run(self, x):
+        return self.kernel_fn(x)
+
+def keeps_fn(x):
+    return Keeps().run_fn(x)
+
+def keeps_jitted(x):
+    return Keeps().run_jitted(x)
+
+def keeps_partial(x):
+    return Keeps().run_partial(x)
+
+def keeps_op(x):
+    return Keeps().run_op(x)
+
+def set_twice(x):
+    return SetTwice(True).run(x)
+
+def from_caller(x):
+    return FromCaller(plain).run(x)
+
+def class_level(x):
+    return ClassLevel().run(x)
+""",
+    )
+    assert _platforms(facts, "keeps_fn") == TPU
+    assert _platforms(facts, "keeps_jitted") == GPU
+    assert _platforms(facts, "keeps_partial") == TPU
+    assert _platforms(facts, "keeps_op") == TPU
+    assert _platforms(facts, "set_twice") is None
+    assert _platforms(facts, "from_caller") is None
+    assert _platforms(facts, "class_level") == TPU
+
+
+def test_an_element_of_a_literal_container(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+KERNELS = (tpu_op, triton_op)
+BY_NAME = {"fast": tpu_op, "portable": triton_op, 3: plain}
+MUTATED = [tpu_op, triton_op]
+MUTATED[0] = plain
+
+def first(x):
+    return KERNELS[0](x)
+
+def second(x):
+    return KERNELS[1](x)
+
+def by_name(x):
+    return BY_NAME["fast"](x)
+
+def by_int_key(x):
+    return BY_NAME[3](x)
+
+def by_unknown_key(x, key):
+    return BY_NAME[key](x)
+
+def mutated(x):
+    return MUTATED[0](x)
+
+def local_tuple(x):
+    fns = (plain, tpu_op)
+    return fns[1](x)
+
+def local_tuple_plain(x):
+    fns = (plain, tpu_op)
+    return fns[0](x)
+
+def negative_index(x):
+    return KERNELS[-1](x)
+""",
+    )
+    assert _platforms(facts, "first") == TPU
+    assert _platforms(facts, "second") == GPU
+    assert _platforms(facts, "by_name") == TPU
+    assert _platforms(facts, "by_int_key") is None
+    assert _platforms(facts, "by_unknown_key") is None
+    assert _platforms(facts, "mutated") is None
+    assert _platforms(facts, "local_tuple") == TPU
+    assert _platforms(facts, "local_tuple_plain") is None
+    assert _platforms(facts, "negative_index") == GPU
