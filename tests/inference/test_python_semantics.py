@@ -207,6 +207,15 @@ class ClassLevel:
     def run(self, x):
         return self.kernel_fn(x)
 
+class ClassLevelReplaced:
+    kernel_fn = staticmethod(tpu_op)
+
+    def configure(this):
+        this.kernel_fn = plain
+
+    def run(self, x):
+        return self.kernel_fn(x)
+
 def keeps_fn(x):
     return Keeps().run_fn(x)
 
@@ -227,6 +236,9 @@ def from_caller(x):
 
 def class_level(x):
     return ClassLevel().run(x)
+
+def class_level_replaced(x):
+    return ClassLevelReplaced().run(x)
 """,
     )
     assert _platforms(facts, "keeps_fn") == TPU
@@ -236,6 +248,8 @@ def class_level(x):
     assert _platforms(facts, "set_twice") is None
     assert _platforms(facts, "from_caller") is None
     assert _platforms(facts, "class_level") == TPU
+    # a method sets the attribute on the instance: what it holds is not known
+    assert _platforms(facts, "class_level_replaced") is None
 
 
 def test_an_element_of_a_literal_container(make_lib: MakeLib) -> None:
@@ -286,3 +300,56 @@ def negative_index(x):
     assert _platforms(facts, "local_tuple") == TPU
     assert _platforms(facts, "local_tuple_plain") is None
     assert _platforms(facts, "negative_index") == GPU
+
+
+def test_a_callee_evaluated_from_a_variable_a_container_or_getattr(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        HIERARCHY
+        + """
+IMPLEMENTATIONS = {"mosaic": TpuOp, "triton": TritonOp}
+
+def registry_instance(x):
+    return IMPLEMENTATIONS["mosaic"]()(x)
+
+def registry_instance_triton(x):
+    return IMPLEMENTATIONS["triton"]()(x)
+
+def registry_chain(x):
+    cls = IMPLEMENTATIONS["mosaic"]
+    op = cls()
+    return op.run(x)
+
+def registry_unknown(x, name):
+    cls = IMPLEMENTATIONS[name]
+    return cls()(x)
+
+def by_getattr(x):
+    return getattr(TpuOp(), "run")(x)
+
+def by_getattr_unknown(x, name):
+    return getattr(TpuOp(), name)(x)
+
+def unpacked(x):
+    fwd, bwd = tpu_op, triton_op
+    return fwd(x)
+
+def unpacked_second(x):
+    fwd, bwd = tpu_op, plain
+    return bwd(x)
+
+def unpacked_swapped(x):
+    a, b = tpu_op, plain
+    a, b = b, a
+    return a(x)
+""",
+    )
+    assert _platforms(facts, "registry_instance") == TPU
+    assert _platforms(facts, "registry_instance_triton") == GPU
+    assert _platforms(facts, "registry_chain") == TPU
+    assert _platforms(facts, "registry_unknown") is None
+    assert _platforms(facts, "by_getattr") == TPU
+    assert _platforms(facts, "by_getattr_unknown") is None
+    assert _platforms(facts, "unpacked") == TPU
+    assert _platforms(facts, "unpacked_second") is None
+    assert _platforms(facts, "unpacked_swapped") is None

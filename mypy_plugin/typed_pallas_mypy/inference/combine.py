@@ -1193,6 +1193,7 @@ class Resolver:
                 return [found] if isinstance(found, Req) else []
         prefix = f"{self._short(caller)} ({self._where(caller, fn.line)}) lowers only for "
         if event.mode == model.METHOD:
+            target = self._through_references(target)
             if target.kind != "class" or target.cls is None:
                 return []  # a factory's result: not followed
             made = self._instance_member(target, event.attr, event.args, event.then, fn)
@@ -1233,6 +1234,19 @@ class Resolver:
                 link = f"{prefix}{plats}: it calls what {short} returns at {at}"
                 out.append(_linked(result, link))
         return out
+
+    def _through_references(self, target: Target) -> Target:
+        """What a name bound to another name (``cls = TpuOp``, a container's element)
+        stands for."""
+        for _ in range(_NAME_DEPTH):
+            alias = target.alias
+            if alias is None or alias.kind != model.REF or len(alias.targets) != 1:
+                break
+            inner = self.resolve(alias.targets[0])
+            if inner is None:
+                break
+            target = inner
+        return target
 
     def _callee_req(self, target: Target) -> Req | None:
         if target.kind == "function" and target.function is not None:

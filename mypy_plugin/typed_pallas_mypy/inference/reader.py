@@ -1159,8 +1159,12 @@ class _ModuleReader(ConditionReading):
                 scope.complex.add(stmt.name)
             elif isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
+                    pairs = _unpacked(target, stmt.value)
                     if isinstance(target, ast.Name):
                         scope.assigns.setdefault(target.id, []).append((end_of(stmt), stmt.value))
+                    elif pairs is not None:  # ``a, b = f, g``: each name its element
+                        for name, element in pairs:
+                            scope.assigns.setdefault(name, []).append((end_of(stmt), element))
                     else:
                         scope.complex.update(self._target_names(target))
             elif isinstance(stmt, ast.AnnAssign):
@@ -1388,6 +1392,9 @@ class _ModuleReader(ConditionReading):
         if depth > _CALLABLE_DEPTH:
             return UnknownCallable(f"{spelling(expr)} (too many wrappers)")
         if isinstance(expr, ast.Call):
+            attribute = self._literal_getattr(expr, scope)
+            if attribute is not None:
+                return self.callable_of(attribute, scope, depth + 1)
             return self._callable_call(expr, scope, depth)
         if isinstance(expr, ast.IfExp):
             left = self.callable_of(expr.body, scope, depth + 1)
@@ -1418,6 +1425,21 @@ class _ModuleReader(ConditionReading):
                 return self._global_callable(name)
             return self._method_of_value(expr, scope, depth)
         return UnknownCallable(spelling(expr))
+
+    def _literal_getattr(self, call: ast.Call, scope: Scope) -> ast.Attribute | None:
+        """``getattr(obj, "name")`` (no default): the attribute ``obj.name`` it reads."""
+        if (
+            len(call.args) == 2
+            and not call.keywords
+            and isinstance(call.args[1], ast.Constant)
+            and isinstance(call.args[1].value, str)
+            and call.args[1].value.isidentifier()
+            and not isinstance(call.args[0], ast.Starred)
+            and self.ref(call.func, scope) == "builtins.getattr"
+        ):
+            found = ast.Attribute(call.args[0], call.args[1].value, ast.Load())
+            return ast.copy_location(found, call)
+        return None
 
     def _method_of_value(self, expr: ast.Attribute, scope: Scope, depth: int) -> Callee:
         """``VALUE.NAME`` where ``VALUE`` is no global: ``super().NAME`` in a method, a
@@ -1706,6 +1728,17 @@ class _ModuleReader(ConditionReading):
         if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
             if call.args and not isinstance(call.args[0], ast.Starred):
                 return self.callable_of(call.args[0], scope, depth + 1)
+        if not isinstance(call.func, ast.Call):
+            # a callee held in a local variable or a container (``cls = OPS["tpu"]``,
+            # ``cls(...)``): the result of calling what it holds
+            inner = self.callable_of(call.func, scope, depth + 1)
+            if (
+                isinstance(inner, FunctionRef)
+                and len(inner.targets) == 1
+                and inner.bound is None
+                and not inner.self_bound
+            ):
+                return CallResult(inner.targets[0], self.call_args(call, scope), call)
         return UnknownCallable(f"{spelling(call)}(...)")
 
     def _keeper(self, call: ast.Call, scope: Scope) -> ast.expr | None:
@@ -2822,7 +2855,7 @@ class _ModuleReader(ConditionReading):
         self_name = scope.self_name
         if self_name is None:
             return ()
-        counts = self._self_assignments(cls, self_name)
+        counts = self._self_assignments(cls, qualname)
         out: list[tuple[str, str]] = []
         for root in self._on_every_path(node)[0].nodes:
             if not isinstance(root, ast.Assign) or len(root.targets) != 1:
@@ -2845,11 +2878,15 @@ class _ModuleReader(ConditionReading):
                 out.append((target.attr, f"p:{param.name}"))
         return tuple(sorted(out))
 
-    def _self_assignments(self, cls: ast.ClassDef, self_name: str) -> dict[str, int]:
-        """Instance attribute -> how many assignments to ``self.ATTR`` the class's methods
-        make (``self_name``: what the methods call the instance)."""
+    def _self_assignments(self, cls: ast.ClassDef, qualname: str) -> dict[str, int]:
+        """Instance attribute -> how many assignments to ``self.ATTR`` the methods of the
+        class ``qualname`` make (each method's first parameter is its ``self``)."""
         counts: dict[str, int] = {}
         for stmt in _class_functions(cls, self):
+            found = self.function_nodes.get(f"{qualname}.{stmt.name}")
+            self_name = found[1].self_name if found is not None else None
+            if self_name is None:
+                continue
             for sub in self.nodes.walk(stmt):
                 targets: list[ast.expr] = []
                 if isinstance(sub, ast.Assign):
@@ -2875,10 +2912,10 @@ class _ModuleReader(ConditionReading):
         out: dict[str, Alias] = {}
         found = self.function_nodes.get(f"{qualname}.__init__")
         counts: dict[str, int] = {}
-        if found is not None and found[1].self_name is not None:
+        self_name = found[1].self_name if found is not None else None
+        if found is not None and self_name is not None:
             node, scope = found
-            self_name = found[1].self_name
-            counts = self._self_assignments(cls, self_name)
+            held: dict[str, Alias] = {}
             for root in self._on_every_path(node)[0].nodes:
                 if not isinstance(root, ast.Assign) or len(root.targets) != 1:
                     continue
@@ -2887,12 +2924,17 @@ class _ModuleReader(ConditionReading):
                     isinstance(target, ast.Attribute)
                     and isinstance(target.value, ast.Name)
                     and target.value.id == self_name
-                    and counts.get(target.attr) == 1
+                    and isinstance(root.value, (ast.Name, ast.Attribute, ast.Call, ast.IfExp))
                 ):
                     continue
                 alias = self.alias_of(root.value, scope)
                 if alias is not None and not _uses_parameters(alias.args):
-                    out[f"{qualname}.{target.attr}"] = alias
+                    held[target.attr] = alias
+            if held:  # kept only when no other assignment of the class changes it
+                counts = self._self_assignments(cls, qualname)
+                for attr, alias in held.items():
+                    if counts.get(attr) == 1:
+                        out[f"{qualname}.{attr}"] = alias
         methods = {stmt.name for stmt in _class_functions(cls, self)}
         assigned: dict[str, list[ast.expr]] = {}
         for item in cls.body:
@@ -2904,6 +2946,8 @@ class _ModuleReader(ConditionReading):
                 continue
             if isinstance(name_target, ast.Name):
                 assigned.setdefault(name_target.id, []).append(value)
+        if assigned and not counts:
+            counts = self._self_assignments(cls, qualname)
         for name, values in assigned.items():
             if len(values) != 1 or name in counts or name in methods:
                 continue
@@ -3082,6 +3126,20 @@ def _uses_parameters(args: CallArgs) -> bool:
     they hold depends on each call of that function)."""
     values = [*args.positional, *(v for _, v in args.keywords), *args.star_kwargs]
     return args.star or any(v.startswith(("p:", "o:")) for v in values)
+
+
+def _unpacked(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """``a, b = x, y``: (name, element) for each name of a tuple or list target unpacking
+    a literal tuple or list of the same length (no ``*``); None for any other target."""
+    if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(value, (ast.Tuple, ast.List)):
+        return None
+    if len(target.elts) != len(value.elts) or not all(
+        isinstance(t, ast.Name) for t in target.elts
+    ):
+        return None
+    if any(isinstance(e, ast.Starred) for e in value.elts):
+        return None
+    return [(t.id, e) for t, e in zip(target.elts, value.elts) if isinstance(t, ast.Name)]
 
 
 def index_key(index: ast.expr) -> str | None:
