@@ -23,7 +23,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from typed_pallas_mypy import config
-from typed_pallas_mypy.lsp.server import INCREMENTAL_ENV
+from typed_pallas_mypy.lsp.server import CHECK_REQUEST, INCREMENTAL_ENV
 
 #: how long a check may take before a test gives up (a cold one analyses jax: ~30 s, more
 #: on a loaded 2-core runner)
@@ -139,6 +139,16 @@ async def start(
         )
     )
     return client
+
+
+async def check_now(client: LanguageClient, timeout: float = CHECK_TIMEOUT_S) -> int:
+    """Ask the server to check now (``typed-pallas/check``); return once a check that
+    began after the request has ended: what the client sent before is in it, and its
+    diagnostics have arrived (they come before the answer). The number of checks ended."""
+    answer = await asyncio.wait_for(client.protocol.send_request_async(CHECK_REQUEST, {}), timeout)
+    checks = answer["checks"] if isinstance(answer, dict) else answer.checks
+    assert isinstance(checks, int) and checks > 0, answer
+    return checks
 
 
 async def wait_until(

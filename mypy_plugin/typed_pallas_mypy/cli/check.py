@@ -7,7 +7,12 @@ What it does, in order: refuses missing paths; sets ``TYPED_PALLAS_PLATFORMS`` f
 validates that configuration before mypy starts; handles an empty selection (PATHS with
 no Python file: one line on stderr, the chosen format's empty output, exit status 0,
 so a pre-commit run or a CI step over a folder without Python code passes); finds the project's layout
-(``project.find_layout``: ``mypy_path``, a src layout, the project's own module names);
+(``project.find_layout``: ``mypy_path``, a src layout, the project's own module names)
+and what the project's mypy configuration silences (``project.read_silencing``:
+``disable_error_code``, ``enable_error_code``, ``ignore_errors``, globally and per
+module, and ``exclude``; a setting there that mypy cannot use is an error, before mypy
+starts), which the preset then carries, so that ``check`` is silent where mypy run with
+that configuration is;
 picks this environment's cache folder (``findings.environment_cache``) and says on
 stderr when the run will be slow (no cache yet: jax is analysed first); runs mypy
 (``findings.run_mypy``); warns when the project's own imports could not be resolved,
@@ -31,7 +36,8 @@ invocation says the run did not complete) and the line names the first one
 ``typed-pallas platforms``.
 
 What it does not do: parse the command line (``typed_pallas_mypy.cli``), or read the
-project's ``[tool.mypy]`` settings (mypy options go after ``--``).
+project's other mypy settings (its ``plugins``, ``follow_imports``, ``strict``...: mypy
+options go after ``--``).
 """
 
 from __future__ import annotations
@@ -68,6 +74,7 @@ __all__ = [
     "configured_environment",
     "fail",
     "missing_paths",
+    "mypy_config_problem",
     "mypy_missing",
     "only_platform_findings",
     "opted_out_note",
@@ -106,6 +113,12 @@ def missing_paths(paths: Sequence[str]) -> str | None:
 
 def config_problem(error: config.ConfigError) -> str:
     """The error line for a bad configuration: what is wrong, where, and the page that explains it."""
+    return f"{error} (see {doc_link('configuration')})"
+
+
+def mypy_config_problem(error: project.MypyConfigError) -> str:
+    """The error line for a silencing setting of the project's mypy configuration that
+    mypy cannot use, and the page that explains which settings ``check`` reads."""
     return f"{error} (see {doc_link('configuration')})"
 
 
@@ -155,15 +168,24 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     if (no_mypy := mypy_missing()) is not None:
         return fail(no_mypy)
 
+    try:
+        silencing = project.read_silencing()
+    except project.MypyConfigError as e:
+        return fail(mypy_config_problem(e))
+    for line in silencing.warnings:
+        print(f"{PROG}: warning: {line}", file=sys.stderr)
     layout = project.find_layout(paths)
     preset = preset_config(
         mypy_path=layout.mypy_path,
         explicit_package_bases=layout.explicit_package_bases,
         own_modules=layout.own_modules,
+        silencing=silencing,
     )
-    if args.verbose and layout.mypy_path:
+    if args.verbose:
         for folder, origin in zip(layout.mypy_path, layout.origins, strict=True):
             print(f"{PROG}: mypy_path += {folder} ({origin})", file=sys.stderr)
+        for line in silencing.describe():
+            print(f"{PROG}: {line}", file=sys.stderr)
     cache_dir = args.cache_dir or environment_cache()
     if not cache_is_warm(cache_dir):
         print(SLOW_NOTICE.format(prog=PROG, cache=cache_dir), file=sys.stderr, flush=True)
@@ -172,7 +194,7 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
         copies = opted_out.shadow_copies(opted, folder) if check_opted_out else {}
         run = run_mypy(
             paths,
-            [*opted_out.shadow_arguments(copies), *passthrough],
+            [*opted_out.shadow_arguments(copies), *silencing.arguments(), *passthrough],
             cache_dir=cache_dir,
             env=env,
             verbose=args.verbose,

@@ -1,8 +1,8 @@
 """Running mypy with the typed-pallas preset, and turning its JSON output into findings.
 
 What it does: writes the preset mypy configuration (:func:`preset_config`: the plugin,
-``follow_imports = silent``, ``ignore_missing_imports``, ``check_untyped_defs``) to a
-temporary file, runs ``python -m mypy -O json`` in a subprocess (:func:`run_mypy`),
+``follow_imports = silent``, ``ignore_missing_imports``, ``check_untyped_defs``, and
+what the project's own mypy configuration silences) to a temporary file, runs ``python -m mypy -O json`` in a subprocess (:func:`run_mypy`),
 parses mypy's JSON lines into :class:`MypyMessage` objects (:func:`parse_mypy_json`), and
 the blocking errors mypy prints as text on stderr even then (:func:`parse_mypy_text`: a
 file it cannot read or decode, a module it cannot find, which name no line), and
@@ -38,10 +38,12 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from typed_pallas._versions import installed_version
+from typed_pallas_mypy.cli.project import PLUGIN_MODULE, Silencing
 
 __all__ = [
     "BLOCKING_CODES",
     "DEFAULT_CACHE",
+    "OWN_MODULE_SETTINGS",
     "PLUGIN_MODULE",
     "PRESET",
     "PRESET_SETTINGS",
@@ -62,8 +64,6 @@ __all__ = [
     "unread_code",
 ]
 
-#: The module mypy loads as the plugin.
-PLUGIN_MODULE: Final = "typed_pallas_mypy"
 #: The preset's mypy settings besides ``plugins``, as ``[mypy]`` ini keys and values.
 PRESET_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
     ("follow_imports", "silent"),  # imported modules are analysed, only the named paths reported
@@ -107,6 +107,13 @@ PARAMS_ARGUMENT: Final = re.compile(
 # --------------------------------------------------------------------------- the preset
 
 
+#: The preset's settings for the project's own modules (see :func:`preset_config`).
+OWN_MODULE_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
+    ("ignore_missing_imports", "False"),
+    ("follow_imports", "normal"),
+)
+
+
 def preset_config(
     plugin: str | None = PLUGIN_MODULE,
     *,
@@ -114,6 +121,7 @@ def preset_config(
     mypy_path: Sequence[str] = (),
     explicit_package_bases: bool = False,
     own_modules: Sequence[str] = (),
+    silencing: Silencing | None = None,
 ) -> str:
     """The text of the preset ``mypy.ini``.
 
@@ -126,6 +134,12 @@ def preset_config(
     imports normally: mypy drops the function bodies of silently followed modules,
     and the plugin reads the project's other modules (kernels, helpers, what a
     function reaches) from them. ``check`` shows only findings in the named paths.
+
+    ``silencing`` is what the project's own mypy configuration silences
+    (``cli.project.read_silencing``): its ``[mypy]`` settings are added to the preset's,
+    and its per-module ones become sections of their own; a pattern that is also one of
+    the own modules' (``pkg.*``) gets both, in one section (mypy keeps only the last
+    section of a pattern).
     """
     lines = ["[mypy]"]
     if plugin is not None:
@@ -138,14 +152,18 @@ def preset_config(
         lines.append(f"mypy_path = {','.join(mypy_path)}")
     if explicit_package_bases:
         lines.append("explicit_package_bases = True")
-    if own_modules:
-        patterns = ",".join(f"{name}.*" for name in own_modules)
-        lines += [
-            "",
-            f"[mypy-{patterns}]",
-            "ignore_missing_imports = False",
-            "follow_imports = normal",
-        ]
+    if silencing is not None:
+        lines += [f"{key} = {value}" for key, value in silencing.settings]
+    modules = dict(silencing.modules) if silencing is not None else {}
+    own = [f"{name}.*" for name in own_modules]
+    if shared := [pattern for pattern in own if pattern not in modules]:
+        lines += ["", f"[mypy-{','.join(shared)}]"]
+        lines += [f"{key} = {value}" for key, value in OWN_MODULE_SETTINGS]
+    for pattern, settings in modules.items():
+        lines += ["", f"[mypy-{pattern}]"]
+        if pattern in own:
+            lines += [f"{key} = {value}" for key, value in OWN_MODULE_SETTINGS]
+        lines += [f"{key} = {value}" for key, value in settings]
     return "\n".join(lines) + "\n"
 
 

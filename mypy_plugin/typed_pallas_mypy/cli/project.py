@@ -16,33 +16,52 @@ What it does, with no setting from the user:
   (:func:`typed_pallas_mypy.cli.findings.preset_config`), and ``check`` turns those
   errors into one warning: what a module the project cannot import defines is ``Any``,
   so findings that depend on it are missed.
+* :func:`read_silencing` reads what the project's mypy configuration silences, with
+  mypy's own parser (``mypy.config_parser``), so that ``check`` and ``typed-pallas lsp``
+  report what mypy run with that configuration reports: ``disable_error_code`` and
+  ``enable_error_code`` (globally and per module), ``ignore_errors`` (globally and per
+  module), ``exclude`` and ``exclude_gitignore``. Error codes are checked against
+  the codes mypy and the plugin define; a code of another plugin the configuration
+  loads (``check`` loads only typed-pallas') is left out. A value mypy cannot read, an
+  unknown code, or an ``exclude`` that is no regular expression is a
+  :class:`MypyConfigError` (mypy itself stops on an unknown code with an internal
+  error when it is in a per-module section).
 * :func:`python_files_in` says whether PATHS hold any Python file at all (the empty
   selection is handled by ``check``); :func:`python_files` lists them (``check`` looks
   for the files that opt out of mypy among them).
 
-What it does not do: change any file, import the project, jax or mypy, or read any
-other mypy setting than ``mypy_path`` (pass mypy options after ``--``).
+What it does not do: change any file, import the project or jax, import mypy except in
+:func:`read_silencing` (and only when the project has a mypy configuration), or read
+any other mypy setting than ``mypy_path`` and the silencing ones above (pass mypy
+options after ``--``).
 """
 
 from __future__ import annotations
 
 import configparser
+import difflib
+import io
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas_mypy import config
 
 __all__ = [
+    "PLUGIN_MODULE",
+    "SILENCING_KEYS",
     "Layout",
+    "MypyConfigError",
+    "Silencing",
     "find_layout",
     "mypy_config_file",
     "own_module_names",
     "python_files",
     "python_files_in",
+    "read_silencing",
     "unresolved_module",
 ]
 
@@ -54,6 +73,14 @@ PY_SUFFIXES: Final = (".py", ".pyi")
 #: mypy's error codes for an import it cannot resolve (``import`` before mypy 0.990)
 IMPORT_NOT_FOUND_CODES: Final = frozenset({"import-not-found", "import"})
 _MODULE_NAMED = re.compile(r'module named "([^"]+)"')
+#: the mypy settings that silence errors, read from the project's configuration globally
+#: and per module (``exclude`` and ``exclude_gitignore`` are global only)
+SILENCING_KEYS: Final = ("disable_error_code", "enable_error_code", "ignore_errors")
+#: the settings whose values are error codes
+CODE_KEYS: Final = ("disable_error_code", "enable_error_code")
+#: The module mypy loads as the plugin (a ``plugins`` entry may name a submodule, and
+#: an entry point after ``:``).
+PLUGIN_MODULE: Final = "typed_pallas_mypy"
 
 
 @dataclass(frozen=True)
@@ -168,6 +195,8 @@ def mypy_config_file(cwd: str) -> tuple[str, dict[str, object]] | None:
                     parser.read(path, encoding="utf-8")
                     if parser.has_section("mypy"):
                         return path, dict(parser.items("mypy"))
+                    if name != "setup.cfg":  # mypy takes a mypy.ini without [mypy] too
+                        return path, {}
             except (OSError, ValueError, configparser.Error):
                 continue  # mypy itself reports a broken file
     return None
@@ -223,6 +252,189 @@ def find_layout(paths: Sequence[str], cwd: str | None = None) -> Layout:
         if top:
             names.add(top)
     return Layout(tuple(folders), tuple(origins), src_found, tuple(sorted(names)))
+
+
+class MypyConfigError(ValueError):
+    """The project's mypy configuration holds a silencing setting mypy cannot use: the
+    message says where, what is wrong and what to write."""
+
+
+Settings = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Silencing:
+    """What the project's mypy configuration silences (:func:`read_silencing`), as ini
+    settings for ``check``'s preset and options for mypy's command line."""
+
+    #: the configuration file it was read from, or None (no mypy configuration)
+    file: str | None = None
+    #: ``[mypy]`` settings: (key, value), values written as mypy's ini parser reads them
+    settings: Settings = ()
+    #: per-module settings: (pattern, settings), in the file's order
+    modules: tuple[tuple[str, Settings], ...] = ()
+    #: mypy's ``exclude`` regular expressions
+    exclude: tuple[str, ...] = ()
+    #: the project's other mypy plugins (``plugins``), which ``check`` does not load
+    other_plugins: tuple[str, ...] = ()
+    #: error codes the configuration names that neither mypy nor typed-pallas defines,
+    #: left out because one of ``other_plugins`` may define them
+    left_out: tuple[str, ...] = ()
+    #: what mypy's parser said that makes it skip a section (a module pattern it cannot
+    #: use): ``check`` warns, since that section may be meant to silence
+    warnings: tuple[str, ...] = ()
+
+    def arguments(self) -> list[str]:
+        """mypy's command-line options for what the preset file cannot say: one
+        ``--exclude`` per pattern (an ini ``exclude`` holds one regular expression)."""
+        return [f"--exclude={pattern}" for pattern in self.exclude]
+
+    def describe(self) -> list[str]:
+        """What was taken from the configuration, for ``check -v``."""
+        if self.file is None:
+            return []
+        taken = [key for key, _ in self.settings] + [
+            f"[mypy-{pattern}] {', '.join(key for key, _ in settings)}"
+            for pattern, settings in self.modules
+        ]
+        if self.exclude:
+            taken.append("exclude")
+        lines = [f"silencing from {self.file}: {'; '.join(taken) if taken else 'none'}"]
+        if self.other_plugins:
+            lines.append(
+                f"not loaded: the plugin{'s' if len(self.other_plugins) > 1 else ''} "
+                f"{', '.join(self.other_plugins)} of {self.file} (check loads typed-pallas' only)"
+                + (f"; error codes left out: {', '.join(self.left_out)}" if self.left_out else "")
+            )
+        return lines
+
+
+def _ini_value(value: object) -> str:
+    """A parsed setting written back as mypy's ini parser reads it (a list of codes, a bool)."""
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _is_typed_pallas(plugin: str) -> bool:
+    module = plugin.split(":", 1)[0].strip()
+    return module == PLUGIN_MODULE or module.startswith(PLUGIN_MODULE + ".")
+
+
+def read_silencing(cwd: str | None = None) -> Silencing:
+    """What the project's mypy configuration (:func:`mypy_config_file`, the file mypy
+    uses when run from ``cwd``) silences, read by mypy's own parser; raises
+    :class:`MypyConfigError` for a silencing setting mypy cannot use."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    found = mypy_config_file(cwd)
+    if found is None:
+        return Silencing()
+    path = found[0]
+    shown = os.path.relpath(path, cwd)
+    from mypy import config_parser
+    from mypy.errorcodes import error_codes
+    from mypy.options import Options
+
+    from typed_pallas_mypy import errorcodes  # noqa: F401  (registers pallas-platform)
+
+    options = Options()
+    said = io.StringIO()
+    saved = os.environ.get("MYPY_CONFIG_FILE_DIR")  # the parser sets it, as mypy does
+    try:
+        config_parser.parse_config_file(options, lambda: None, path, io.StringIO(), said)
+    except Exception as e:  # mypy's parser on the user's file: any failure is the file's
+        raise MypyConfigError(f"{shown}: mypy cannot read it: {e}; fix the file") from None
+    finally:
+        if saved is None:
+            os.environ.pop("MYPY_CONFIG_FILE_DIR", None)
+        else:
+            os.environ["MYPY_CONFIG_FILE_DIR"] = saved
+    messages = [line.strip() for line in said.getvalue().splitlines() if line.strip()]
+    if options.config_file is None:  # the file itself could not be read
+        why = "; ".join(m.removeprefix(f"{path}: ") for m in messages) or "unreadable"
+        raise MypyConfigError(f"{shown}: mypy cannot read it: {why}; fix the file")
+    warnings = []
+    for message in messages:
+        message = _SECTION_PREFIX.sub("]: ", message.replace(path, shown, 1), count=1)
+        _refuse_silencing_message(message)
+        if _BAD_PATTERN in message:  # mypy skips that section: say so, it may silence
+            warnings.append(f"{message.rstrip('.')}; mypy ignores that section")
+    other_plugins = tuple(p for p in options.plugins if not _is_typed_pallas(p))
+    left_out: list[str] = []
+
+    def known(codes: object, where: str, key: str) -> list[str]:
+        kept = []
+        for code in codes if isinstance(codes, list) else []:
+            if code in error_codes:
+                kept.append(code)
+            elif other_plugins:
+                left_out.append(code)
+            else:
+                close = difflib.get_close_matches(code, list(error_codes), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise MypyConfigError(
+                    f"{where} {key}: unknown error code '{code}'{hint}; name a code that mypy "
+                    "or typed-pallas defines (mypy stops on an unknown one too)"
+                )
+        return kept
+
+    def silencing(values: Mapping[str, object], where: str) -> Settings:
+        out = []
+        for key, value in values.items():
+            if key in CODE_KEYS:
+                value = known(value, where, key)
+            if value or (key == "ignore_errors" and value is not None):
+                out.append((key, _ini_value(value)))
+        return tuple(out)
+
+    # global: mypy's defaults (no code, ignore_errors off) are left out
+    settings = list(
+        silencing(
+            {key: getattr(options, key) or None for key in SILENCING_KEYS},
+            f"{shown}: [mypy]:",
+        )
+    )
+    if options.exclude_gitignore:
+        settings.append(("exclude_gitignore", "True"))
+    modules = []
+    for pattern, values in options.per_module_options.items():
+        where = config_parser.get_prefix(shown, f"mypy-{pattern}")
+        taken = silencing({k: v for k, v in values.items() if k in SILENCING_KEYS}, where)
+        if taken:
+            modules.append((pattern, taken))
+    for pattern in options.exclude:
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise MypyConfigError(
+                f"{shown}: [mypy]: exclude: {pattern!r} is not a regular expression ({e}); "
+                "write a Python regular expression"
+            ) from None
+    return Silencing(
+        shown, tuple(settings), tuple(modules), tuple(options.exclude), other_plugins,
+        tuple(dict.fromkeys(left_out)), tuple(warnings),
+    )  # fmt: skip
+
+
+#: mypy's parser's complaint about a value: ``FILE: [SECTION]: KEY: why`` (a per-module
+#: section's prefix has no space before the key)
+_VALUE_PROBLEM: Final = re.compile(r"\]: ?(?P<key>\w+): ")
+_UNRECOGNIZED: Final = re.compile(r"\]: ?Unrecognized option: (?P<key>\w+) = ")
+_SECTION_PREFIX: Final = re.compile(r"\]: ?")
+#: what mypy's parser says of a section whose module pattern it cannot use
+_BAD_PATTERN: Final = "Patterns must be fully-qualified module names"
+
+
+def _refuse_silencing_message(message: str) -> None:
+    """Raise for what mypy's parser said about a silencing setting: a value it could not
+    read (it would drop the setting and go on), or a misspelt key."""
+    if (m := _VALUE_PROBLEM.search(message)) and m["key"] in (*SILENCING_KEYS, "exclude"):
+        raise MypyConfigError(f"{message}; write the value as mypy's documentation shows it")
+    if (m := _UNRECOGNIZED.search(message)) and (
+        close := difflib.get_close_matches(m["key"], SILENCING_KEYS, n=1)
+    ):
+        hint = "" if "did you mean" in message else f"; did you mean {close[0]}?"
+        raise MypyConfigError(f"{message}: mypy ignores it{hint}")
 
 
 def python_files(paths: Iterable[str]) -> Iterator[str]:

@@ -20,6 +20,10 @@ daemon, ``mypy/dmypy_server.py``, uses the same, and cannot be used itself: it r
   here, and the check falls back to a fresh process). None of them is an option that
   makes mypy's cache differ, so the cache stays ``typed-pallas check``'s, and the preset
   is unchanged (``follow_imports = silent`` included: the findings are check's).
+  ``snapshot``: the options of each check are compared with the state's, so that an
+  edited configuration starts another state; without ``disabled_error_codes`` and
+  ``enabled_error_codes``, which mypy's build fills in place from a global
+  ``disable_error_code``/``enable_error_code`` (a command line read again has not).
 * ``mypy.build.build`` with a ``FileSystemCache``: the first load. A fine-grained cache
   load requires mypy's file of fine-grained dependencies (``build.DEPS_META_FILE``,
   written through ``build.create_metastore``), which only ``mypy --cache-fine-grained``
@@ -152,6 +156,22 @@ class Reply:
     status: int
 
 
+#: what mypy's build derives from the options (``Options.process_error_codes``: the
+#: codes a global ``disable_error_code``/``enable_error_code`` names), in place: left out
+#: of the comparison with a command line read again, which has not derived them yet
+#: (mypy's ``Options.to_bytes`` leaves them out for the same reason)
+DERIVED_OPTIONS: Final = ("disabled_error_codes", "enabled_error_codes")
+
+
+def _settings(options: Options) -> dict[str, object]:
+    """What a command line sets (``Options.snapshot`` without :data:`DERIVED_OPTIONS`):
+    another value means another state."""
+    found = options.snapshot()
+    for name in DERIVED_OPTIONS:
+        found.pop(name, None)
+    return found
+
+
 def unsupported() -> str | None:
     """Why this mypy cannot run the fine-grained route; None when it can. Imports mypy
     (not ``mypy.dmypy_server``: see the module's docstring)."""
@@ -274,7 +294,7 @@ class Incremental:
         sources, options = self._options()
         if self.manager is None:
             return self._start(sources, options, shadows)
-        if options.snapshot() != self._snapshot:
+        if _settings(options) != self._snapshot:
             raise Restart("mypy's options changed (the configuration or the project's modules)")
         if {s.module: s.path for s in sources if s.path} != self._sources:
             raise Restart("a file of the project was added or removed")
@@ -306,7 +326,7 @@ class Incremental:
         except (AttributeError, TypeError, ImportError) as e:  # another mypy's internals
             raise Unsupported(f"{type(e).__name__}: {e}") from e
         self.manager = manager
-        self._snapshot = options.snapshot()
+        self._snapshot = _settings(options)
         self._sources = {s.module: s.path for s in sources if s.path}
         self.home = dict(self._sources)
         self._track_new()

@@ -25,6 +25,10 @@ other notes in the message. A file whose findings are gone gets an empty list. N
 else of mypy's output is published, so the server runs next to Pylance, basedpyright,
 pyrefly or ty without repeating their errors.
 
+The request ``typed-pallas/check`` (:data:`CHECK_REQUEST`) checks now and answers
+once a check that began after it has ended, its diagnostics published: what the editor
+sent before the request is in that check. Tests wait on it rather than on a quiet time.
+
 Code actions on a finding: show its explanation (the ``typed-pallas.explain`` command:
 the page opens in the editor through ``window/showDocument``, or its first paragraph
 is shown as a message), and add ``# type: ignore[CODE]`` on the line.
@@ -68,6 +72,7 @@ from typed_pallas_mypy.lsp import session, text
 from typed_pallas_mypy.lsp.runner import Incremental, Shadows, Workers
 
 __all__ = [
+    "CHECK_REQUEST",
     "DEBOUNCE_FINE_GRAINED_S",
     "DEBOUNCE_S",
     "EXPLAIN_COMMAND",
@@ -79,6 +84,10 @@ __all__ = [
 
 SOURCE: Final = "typed-pallas"
 EXPLAIN_COMMAND: Final = "typed-pallas.explain"
+#: the request that checks now and answers once that check's diagnostics are published
+#: (``{"checks": N}``, the number of checks ended so far): for tests and editor commands
+#: that need to know a check is done, not to guess it from a quiet time
+CHECK_REQUEST: Final = "typed-pallas/check"
 #: quiet time after the last change before an unsaved buffer is checked, while each
 #: check is a fresh mypy process (about half a second of work)
 DEBOUNCE_S: Final = 0.4
@@ -152,6 +161,11 @@ class TypedPallasServer(LanguageServer):
         self._shadowed: set[str] = set()
         #: the last note on files that opt out of mypy, logged once while it stays
         self._opted_out_note: str | None = None
+        #: checks begun and ended so far, and the ``typed-pallas/check`` requests waiting
+        #: for a check to end: (the number of ended checks that answers it, the answer)
+        self.checks_begun = 0
+        self.checks_ended = 0
+        self._waiting: list[tuple[int, asyncio.Future[int]]] = []
 
     # ------------------------------------------------------------------ messages
 
@@ -201,14 +215,43 @@ class TypedPallasServer(LanguageServer):
     async def _checks(self) -> None:
         while not self._closed:
             self._again = False
+            self.checks_begun += 1
             try:
                 await self.check_once()
             except Exception as e:  # a bug of the server: told, and the server goes on
                 if self._closed:
                     return
                 self.tell(f"internal error while checking: {type(e).__name__}: {e}", "error")
+            finally:
+                self.checks_ended += 1
+                self._answer_waiting()
             if not self._again:
                 return
+
+    def _answer_waiting(self, everyone: bool = False) -> None:
+        still = []
+        for target, future in self._waiting:
+            if future.done():
+                continue
+            if everyone or self.checks_ended >= target:
+                future.set_result(self.checks_ended)
+            else:
+                still.append((target, future))
+        self._waiting = still
+
+    async def check_now(self) -> int:
+        """Check now and return once a check that began after this call has ended (its
+        diagnostics are published by then); the number of checks ended so far.
+
+        A check running now saw the editor's state of when it began, so the answer waits
+        for the next one: what the editor sent before this request is in it."""
+        if self._closed:
+            return self.checks_ended
+        target = self.checks_begun + 1  # the next check to begin (none runs in between)
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._waiting.append((target, future))
+        self.schedule(0.0)
+        return await future
 
     # ------------------------------------------------------------------ one check
 
@@ -445,6 +488,7 @@ class TypedPallasServer(LanguageServer):
     def close_now(self) -> None:
         """What :meth:`close` does, without waiting (the event loop is ending)."""
         self._closed = True
+        self._answer_waiting(everyone=True)
         if self._timer is not None:
             self._timer.cancel()
         self.workers.kill_now()
@@ -456,6 +500,7 @@ class TypedPallasServer(LanguageServer):
         if self._closed:
             return
         self._closed = True
+        self._answer_waiting(everyone=True)
         if self._timer is not None:
             self._timer.cancel()
         await self.workers.close()
@@ -522,6 +567,10 @@ def build_server(options: session.Options) -> TypedPallasServer:
         ls: TypedPallasServer, params: types.CodeActionParams
     ) -> list[types.Command | types.CodeAction]:
         return ls.code_actions(params)
+
+    @server.feature(CHECK_REQUEST)
+    async def check_now(ls: TypedPallasServer, params: Any) -> dict[str, int]:
+        return {"checks": await ls.check_now()}
 
     @server.command(EXPLAIN_COMMAND)
     def explain(ls: TypedPallasServer, *args: Any) -> None:

@@ -3,8 +3,10 @@
 :func:`plan` takes the steps ``typed-pallas check`` takes before mypy starts, with the
 CLI's own functions: the paths must exist, the configuration is found and validated
 as the plugin reads it (``check.configured_environment``, ``config.resolve_config``),
-an empty selection checks nothing, mypy must be installed, the project's layout gives
-the preset (``project.find_layout``, ``findings.preset_config``) and the cache is this
+an empty selection checks nothing, mypy must be installed, the project's layout and
+what its mypy configuration silences give the preset and mypy's ``--exclude`` options
+(``project.find_layout``, ``project.read_silencing``, ``findings.preset_config``;
+read again for every check, so an edit of the configuration is seen) and the cache is this
 environment's (``findings.environment_cache``, shared with ``typed-pallas check``). It
 gives the mypy command (``findings.mypy_command``), or a :class:`Stop`: the one line
 ``typed-pallas check`` would print on stderr, for the editor to show, and nothing run.
@@ -42,6 +44,7 @@ from typed_pallas_mypy.cli.check import (
     config_problem,
     configured_environment,
     missing_paths,
+    mypy_config_problem,
     mypy_missing,
     only_platform_findings,
     opted_out_note,
@@ -103,12 +106,18 @@ class Plan:
     #: where one is open), set by :func:`with_buffers`: given to mypy as copies with the
     #: setting off when ``check_opted_out``, else not checked (a note in the log)
     opted_out: list[str] = field(default_factory=list)
+    #: mypy's options besides the preset file's (the project's ``exclude``), before the paths
+    arguments: list[str] = field(default_factory=list)
+    #: ``check``'s warnings about the project's mypy configuration, for the log
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def fresh_command(self) -> list[str]:
         """The command of a fresh mypy process: the shadow files before the paths."""
         shadow_args = [arg for pair in self.shadows for arg in ("--shadow-file", *pair)]
-        return mypy_command(self.config_file, self.cache_dir, [*shadow_args, *self.paths])
+        return mypy_command(
+            self.config_file, self.cache_dir, [*shadow_args, *self.arguments, *self.paths]
+        )
 
     @property
     def slow_notice(self) -> str:
@@ -165,22 +174,29 @@ def plan(options: Options, workdir: str, shadows: Sequence[tuple[str, str]] = ()
         return Stop(f"no Python files in {' '.join(paths)}; nothing to check", "info", [])
     if (no_mypy := mypy_missing()) is not None:
         return Stop(no_mypy, "error")
+    try:
+        silencing = project.read_silencing()
+    except project.MypyConfigError as e:
+        return Stop(mypy_config_problem(e), "error")
     layout = project.find_layout(paths)
     preset = preset_config(
         mypy_path=layout.mypy_path,
         explicit_package_bases=layout.explicit_package_bases,
         own_modules=layout.own_modules,
+        silencing=silencing,
     )
     ini = os.path.join(workdir, "mypy.ini")
     with open(ini, "w", encoding="utf-8") as f:
         f.write(preset)
     cache_dir = options.cache_dir or environment_cache()
-    command = mypy_command(ini, cache_dir, paths)
+    arguments = silencing.arguments()
+    command = mypy_command(ini, cache_dir, [*arguments, *paths])
     cold = not cache_is_warm(cache_dir)
     stamp = json.dumps(resolved.fingerprint(), sort_keys=True, default=str)
     return Plan(
         command, list(shadows), env, paths, cache_dir, cold, layout, ini, stamp,
         resolved.check_opted_out if options.check_opted_out is None else options.check_opted_out,
+        arguments=arguments, warnings=list(silencing.warnings),
     )  # fmt: skip
 
 
@@ -256,6 +272,7 @@ def outcome(checked: Plan, run: MypyRun) -> Outcome:
         )
     # mypy's own syntax errors it went on after: check's warning lines, for the log
     log = [f"warning: {line}" for line in unread_warnings(unread_code(run.findings))]
+    log += [f"warning: {line}" for line in checked.warnings]  # the mypy configuration's
     note = None
     if checked.opted_out and not checked.check_opted_out:
         note = opted_out_note(

@@ -1,0 +1,441 @@
+"""JAX's API table (``typed_pallas_mypy.inference.jax_api``) against the installed JAX.
+
+Run at both ends of the supported range (``scripts/test-one`` and ``scripts/test-one --jax
+old``), each test proves the table at the end it runs under: every row marked as existing
+here resolves, under every spelling, to one object whose real signature has each function
+argument at the row's position and keyword; a row marked absent here is absent (or means
+something else here); every name of the engine's older lists (``fullnames``,
+``program``) is in the table with a compatible meaning; the lookups fire on JAX's names
+and stay silent on others; importing the table imports no jax.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import subprocess
+import sys
+import types
+import warnings
+from collections.abc import Iterator
+
+import jax
+import pytest
+
+from typed_pallas_mypy import fullnames
+from typed_pallas_mypy.inference import jax_api, program
+from typed_pallas_mypy.inference.jax_api import (
+    ApiRow,
+    Arg,
+    ClassDecoratorRow,
+    ContextRow,
+    Kind,
+    Role,
+    When,
+)
+
+_RELEASE = tuple(int(part) for part in jax.__version__.split(".") if part.isdigit())
+#: The end of the range this run checks ("0.10" or "0.12").
+END = jax_api.end_of(_RELEASE)
+
+_EMPTY = inspect.Parameter.empty
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+#: Rows whose callable has no signature ``inspect`` can read (C functions and types
+#: without a text signature): hand-checked against their documentation.
+NO_SIGNATURE = frozenset(
+    {
+        "builtins.map",
+        "builtins.filter",
+        "builtins.min",
+        "builtins.max",
+        "builtins.iter",
+        "builtins.staticmethod",
+        "builtins.classmethod",
+        "functools.partial",
+        "functools.reduce",
+        "functools._lru_cache_wrapper",
+    }
+)
+
+#: Names of the engine's older lists that the table leaves out: none of them is the
+#: callable the list took it for, at either end (checked below, at the end this runs).
+STALE_OLD_NAMES = {
+    # jax.pmap is defined in jax._src.pmap, and jax.jit in jax._src.api, at both ends
+    "jax._src.api.pmap": "jax.pmap",
+    "jax._src.pjit.jit": "jax.jit",
+    # the package re-exports nothing: the context manager is in interpret_pallas_call
+    "jax._src.pallas.mosaic.interpret.force_tpu_interpret_mode": (
+        "jax.experimental.pallas.tpu.force_tpu_interpret_mode"
+    ),
+    # program.TRACED_ARGUMENTS spelled every control-flow name in every module:
+    "jax._src.lax.control_flow.conditionals.associative_scan": "jax.lax.associative_scan",
+    "jax._src.lax.control_flow.conditionals.fori_loop": "jax.lax.fori_loop",
+    "jax._src.lax.control_flow.conditionals.map": "jax.lax.map",  # jaxlib's safe_map
+    "jax._src.lax.control_flow.conditionals.scan": "jax.lax.scan",
+    "jax._src.lax.control_flow.conditionals.while_loop": "jax.lax.while_loop",
+    "jax._src.lax.control_flow.loops.cond": "jax.lax.cond",
+    "jax._src.lax.control_flow.loops.switch": "jax.lax.switch",
+}
+
+_JAX_TOP = ("jax", "jaxlib")
+
+
+def _is_jax(name: str) -> bool:
+    return name.split(".")[0] in _JAX_TOP
+
+
+def _walk(root: object, path: str, attrs: list[str]) -> object | None:
+    obj = root
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated names warn when read
+        for attr in attrs:
+            path = f"{path}.{attr}"
+            try:
+                obj = getattr(obj, attr)
+                continue
+            except AttributeError:
+                if not isinstance(obj, types.ModuleType):
+                    return None
+            try:
+                obj = importlib.import_module(path)
+            except ImportError:
+                return None
+    return obj
+
+
+def resolve(fullname: str) -> object | None:
+    """The object ``fullname`` names in this interpreter, or None: attribute by attribute
+    from its top package (a package attribute wins over a submodule of the same name, as
+    the function ``jax.experimental.roofline.roofline`` does), else from the longest
+    module prefix (``jax.experimental.roofline.roofline.roofline``, the module's)."""
+    parts = fullname.split(".")
+    try:
+        top = importlib.import_module(parts[0])
+    except ImportError:
+        return None
+    found = _walk(top, parts[0], parts[1:])
+    if found is not None:
+        return found
+    for cut in range(len(parts) - 1, 1, -1):
+        try:
+            module = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        return _walk(module, ".".join(parts[:cut]), parts[cut:])
+    return None
+
+
+def _available(names: tuple[str, ...], since_python: tuple[int, int] | None = None) -> bool:
+    """Whether a row that does not depend on JAX can be checked here (its package is
+    installed, its Python is this one or older)."""
+    if since_python is not None and sys.version_info < since_python:
+        return False
+    return importlib.util.find_spec(names[0].split(".")[0]) is not None
+
+
+def _here(entry: ApiRow | ContextRow | ClassDecoratorRow) -> tuple[str, ...] | None:
+    """The spellings of ``entry`` at this end, or None when it is not checked here."""
+    if not _is_jax(entry.names[0]):
+        since = entry.since_python if isinstance(entry, ApiRow) else None
+        return entry.names if _available(entry.names, since) else None
+    if END not in entry.ends:
+        return None
+    return entry.names + tuple(name for end, name in entry.end_names if end == END)
+
+
+def _every_entry() -> Iterator[ApiRow | ContextRow | ClassDecoratorRow]:
+    yield from jax_api.ROWS
+    yield from jax_api.CONTEXTS
+    yield from jax_api.CLASS_DECORATORS
+
+
+def _parameters(row: ApiRow, obj: object) -> list[inspect.Parameter]:
+    assert callable(obj), row.names[0]
+    params = list(inspect.signature(obj).parameters.values())
+    if row.kind is Kind.METHOD:
+        params = params[1:]  # self
+    return params
+
+
+def signature_problems(row: ApiRow, obj: object) -> list[str]:
+    """What in ``row``'s arguments the real signature of ``obj`` contradicts."""
+    if row.configured:
+        return []  # the arguments are the result's: nothing to read before calling it
+    try:
+        params = _parameters(row, obj)
+    except (ValueError, TypeError):
+        if row.names[0] in NO_SIGNATURE:
+            return []
+        return [f"{row.names[0]} has no signature inspect can read"]
+    by_name = {p.name: p for p in params}
+    positional = [p for p in params if p.kind in _POSITIONAL]
+    star = next((p for p in params if p.kind is inspect.Parameter.VAR_POSITIONAL), None)
+    problems: list[str] = []
+    for arg in row.args:
+        where = f"{row.names[0]}: {arg}"
+        if arg.variadic == "**":
+            param = by_name.get(arg.keyword or "")
+            if param is None or param.kind is not inspect.Parameter.VAR_KEYWORD:
+                problems.append(f"{where}: no **{arg.keyword}")
+            continue
+        if arg.variadic == "*":
+            if star is None or star.name != arg.keyword or len(positional) != arg.position:
+                problems.append(f"{where}: no *{arg.keyword} at {arg.position}")
+            continue
+        if arg.position is None:
+            param = by_name.get(arg.keyword or "")
+            if param is None or param.kind is not inspect.Parameter.KEYWORD_ONLY:
+                problems.append(f"{where}: no keyword-only parameter {arg.keyword}")
+            continue
+        if arg.position >= len(positional):
+            problems.append(f"{where}: only {len(positional)} positional parameters")
+            continue
+        param = positional[arg.position]
+        if arg.keyword is not None and (
+            param.name != arg.keyword or param.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD
+        ):
+            problems.append(f"{where}: the parameter there is {param}")
+        if arg.position == 0 and (param.default is not _EMPTY) != row.optional_function:
+            problems.append(f"{where}: optional_function is {row.optional_function}, {param}")
+    return problems
+
+
+# --------------------------------------------------------------------------- the end
+
+
+def test_this_jax_is_an_end_the_table_was_checked_at() -> None:
+    assert END is not None, (
+        f"jax {jax.__version__} is at neither end the table was checked at "
+        f"({jax_api.CHECKED_AT}): check the table against it and add its end"
+    )
+    assert jax.__version__.startswith(END)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def test_every_row_here_resolves_to_one_object_under_every_spelling() -> None:
+    problems: list[str] = []
+    checked = 0
+    for entry in _every_entry():
+        names = _here(entry)
+        if names is None:
+            continue
+        checked += 1
+        objects = {name: resolve(name) for name in names}
+        missing = [name for name, obj in objects.items() if obj is None]
+        if missing:
+            problems.append(f"{entry.names[0]}: {missing} do not resolve")
+            continue
+        first = objects[names[0]]
+        others = [name for name, obj in objects.items() if obj is not first]
+        if others:
+            problems.append(f"{entry.names[0]}: {others} are other objects")
+    assert not problems, "\n".join(problems)
+    assert checked > 150  # the rows of this end, not an empty walk
+
+
+def test_every_row_here_matches_the_real_signature() -> None:
+    problems: list[str] = []
+    for row in jax_api.ROWS:
+        names = _here(row)
+        if names is None:
+            continue
+        obj = resolve(names[0])
+        assert obj is not None, names[0]
+        problems.extend(signature_problems(row, obj))
+    assert not problems, "\n".join(problems)
+
+
+def test_no_signature_rows_really_have_none() -> None:
+    for name in NO_SIGNATURE:
+        found = jax_api.row(name)
+        assert found is not None, name
+        with pytest.raises((ValueError, TypeError)):
+            _parameters(found, resolve(name))
+
+
+def test_rows_absent_here_are_absent_or_mean_something_else() -> None:
+    absent = [row for row in jax_api.ROWS if _is_jax(row.names[0]) and END not in row.ends]
+    assert absent  # each end lacks something the other has
+    for row in absent:
+        obj = resolve(row.names[0])
+        assert obj is None or signature_problems(row, obj), f"{row.names[0]} is here"
+    for entry in [*jax_api.CONTEXTS, *jax_api.CLASS_DECORATORS]:
+        if _is_jax(entry.names[0]) and END not in entry.ends:
+            obj = resolve(entry.names[0])
+            # jax 0.12's compute_on is a decorator taking f (a row), not a context manager
+            assert obj is None or jax_api.row(entry.names[0], END) is not None, entry.names[0]
+
+
+def test_the_signature_check_can_fail() -> None:
+    cond = jax_api.row("jax.lax.cond")
+    assert cond is not None
+    assert not signature_problems(cond, resolve("jax.lax.cond"))
+    shifted = ApiRow(cond.names, (Arg(0, "true_fun", Role.CALLS_NOW),))
+    renamed = ApiRow(cond.names, (Arg(1, "then_fun", Role.CALLS_NOW),))
+    keyword_only = ApiRow(cond.names, (Arg(None, "true_fun", Role.CALLS_NOW),))
+    for wrong in (shifted, renamed, keyword_only):
+        assert signature_problems(wrong, resolve("jax.lax.cond"))
+    jit = jax_api.row("jax.jit")
+    assert jit is not None and jit.optional_function
+    required = ApiRow(jit.names, jit.args)
+    assert signature_problems(required, resolve("jax.jit"))
+
+
+def test_a_spelling_names_one_row_at_each_end() -> None:
+    for table in (jax_api.ROWS, jax_api.CONTEXTS, jax_api.CLASS_DECORATORS):
+        seen: dict[tuple[str, str], str] = {}
+        for entry in table:
+            for end in entry.ends:
+                for name in entry.names + tuple(n for e, n in entry.end_names if e == end):
+                    assert (end, name) not in seen, f"{name} at {end}: two rows"
+                    seen[(end, name)] = entry.names[0]
+    for entry in _every_entry():
+        assert set(entry.ends) <= set(jax_api.ENDS)
+        assert all(end in entry.ends for end, _ in entry.end_names), entry.names[0]
+
+
+def test_rows_are_well_formed() -> None:
+    for row in jax_api.ROWS:
+        assert row.args, row.names[0]
+        for arg in row.args:
+            assert (arg.role is Role.RULE) == (arg.when is not None), row.names[0]
+            assert arg.variadic in ("", "*", "**"), row.names[0]
+            assert arg.position is not None or arg.keyword is not None, row.names[0]
+        if row.rule_methods:
+            for method in row.rule_methods:
+                rules = jax_api.row(f"{row.names[0]}.{method}")
+                assert rules is not None and rules.kind is Kind.METHOD, f"{row.names[0]}.{method}"
+        assert (row.platforms_argument is not None) == any(
+            a.role is Role.LOWERS for a in row.args
+        ), row.names[0]
+
+
+# --------------------------------------------------------------------------- old lists
+
+
+def _keeps(name: str) -> bool:
+    found = jax_api.row(name)
+    if found is not None:
+        return any(a.role is Role.KEEPS and a.position == 0 for a in found.args)
+    entry = jax_api.context(name)
+    return entry is not None and entry.decorates
+
+
+def test_the_old_lists_are_in_the_table() -> None:
+    stale = set(STALE_OLD_NAMES)
+    old_keepers = fullnames.KEEPS_FUNCTION - stale
+    assert old_keepers <= jax_api.KEEPS_FUNCTION
+    assert all(_keeps(name) for name in old_keepers)
+    assert fullnames.CONFIGURED_KEEPERS <= jax_api.CONFIGURED_KEEPERS
+    for name in fullnames.CONFIGURED_KEEPERS:
+        found = jax_api.row(name)
+        assert (found is not None and found.configured) or jax_api.context(name) is not None
+    assert fullnames.PLATFORM_TAG <= jax_api.CONFIGURED_KEEPERS
+    assert fullnames.CUSTOM_DERIVATIVES <= jax_api.CUSTOM_DERIVATIVES
+    assert fullnames.DERIVATIVE_RULES <= jax_api.DERIVATIVE_RULES
+    assert fullnames.DIFFERENTIATING <= jax_api.DIFFERENTIATING
+    assert fullnames.DIFFERENTIATING_CALLS <= jax_api.DIFFERENTIATING_CALLS
+    assert fullnames.METHOD_KEEPERS <= jax_api.METHOD_KEEPERS
+    assert fullnames.CLASS_KEEPERS <= jax_api.CLASS_KEEPERS
+    assert fullnames.DATACLASS_DECORATORS <= jax_api.DATACLASS_DECORATORS
+    assert program.INTERPRET_CONTEXTS - stale <= jax_api.INTERPRET_CONTEXTS
+    assert fullnames.PLATFORM_DEPENDENT.issubset(jax_api.names_with(Role.PER_PLATFORM))
+    partial = jax_api.row(fullnames.FUNCTOOLS_PARTIAL)
+    assert partial is not None and partial.binds
+
+
+def test_the_old_traced_arguments_are_in_the_table() -> None:
+    """Every (position, keyword) of ``program.TRACED_ARGUMENTS`` is a function argument the
+    call runs right away: traced (``CALLS_NOW``), or called for each item
+    (``CALLS_EACH``: ``associative_scan`` calls nothing under two elements)."""
+    for name, traced in program.TRACED_ARGUMENTS.items():
+        if name in STALE_OLD_NAMES:
+            continue
+        args = {(a.position, a.keyword): a.role for a in jax_api.function_arguments(name)}
+        for where in traced:
+            assert args.get(where) in (Role.CALLS_NOW, Role.CALLS_EACH), (name, where)
+
+
+def test_stale_old_names_are_not_what_the_lists_took_them_for() -> None:
+    for stale, meant in STALE_OLD_NAMES.items():
+        assert jax_api.row(stale) is None and jax_api.context(stale) is None, stale
+        obj = resolve(meant)
+        assert obj is not None, meant
+        assert resolve(stale) is not obj, f"{stale} is {meant} here: add it to its row"
+
+
+# --------------------------------------------------------------------------- lookups
+
+
+def test_lookups_fire_on_jax_names() -> None:
+    cond = jax_api.row("jax._src.lax.control_flow.conditionals.cond")
+    assert cond is not None and cond is jax_api.row("jax.lax.cond")
+    assert [(a.position, a.keyword) for a in cond.args] == [(1, "true_fun"), (2, "false_fun")]
+    assert jax_api.function_arguments("jax.tree.map", Role.CALLS_EACH) == (
+        Arg(0, "f", Role.CALLS_EACH),
+    )
+    assert jax_api.function_arguments("jax.vmap", Role.KEEPS, end=END) == (
+        Arg(0, "fun", Role.KEEPS),
+    )
+    defvjp = jax_api.row("jax._src.custom_derivatives.custom_vjp.defvjp")
+    assert defvjp is not None and {a.when for a in defvjp.args} == {When.DIFFERENTIATION}
+    grad = jax_api.row("jax.grad")
+    assert grad is not None and grad.differentiates
+    named_scope = jax_api.context("jax.named_scope")
+    assert named_scope is not None and named_scope.decorates
+    interpret = jax_api.context("jax.experimental.pallas.tpu.force_tpu_interpret_mode")
+    assert interpret is not None and interpret.effect is jax_api.Effect.INTERPRETS
+    dataclass = jax_api.class_decorator("dataclasses.dataclass")
+    assert dataclass is not None and dataclass.makes_dataclass
+    assert "jax.lax.scan" in jax_api.TRACED_ARGUMENTS
+    assert "jax.tree.map" in jax_api.names_with(Role.CALLS_EACH)
+    assert "jax.eval_shape" in jax_api.names_with(Role.TRACES_ONLY)
+
+
+def test_a_name_at_one_end_is_found_only_there() -> None:
+    prefetch = "jax.experimental.pallas.tpu.emit_pipeline_with_async_prefetch"
+    assert jax_api.row(prefetch, jax_api.NEW) is not None
+    assert jax_api.row(prefetch, jax_api.OLD) is None
+    compute_on = "jax.experimental.compute_on.compute_on"
+    assert jax_api.row(compute_on, jax_api.NEW) is not None
+    assert jax_api.context(compute_on, jax_api.OLD) is not None
+    assert jax_api.row(compute_on, jax_api.OLD) is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["numpy.sum", "jax.numpy.sum", "jax.lax.add", "jax.devices", "mylib.jit", "cond", ""],
+)
+def test_lookups_stay_silent_on_other_names(name: str) -> None:
+    assert jax_api.row(name) is None
+    assert jax_api.function_arguments(name) == ()
+    assert jax_api.context(name) is None
+    assert jax_api.class_decorator(name) is None
+    assert name not in jax_api.KEEPS_FUNCTION
+    assert name not in jax_api.TRACED_ARGUMENTS
+
+
+def test_end_of() -> None:
+    assert jax_api.end_of((0, 10, 2)) == jax_api.OLD
+    assert jax_api.end_of((0, 12, 0, 1)) == jax_api.NEW
+    assert jax_api.end_of((0, 11, 0)) is None
+    assert jax_api.end_of((0, 13)) is None
+
+
+# --------------------------------------------------------------------------- imports
+
+
+def test_importing_the_table_imports_no_jax() -> None:
+    code = (
+        "import sys\n"
+        "import typed_pallas_mypy.inference.jax_api\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib', 'mypy')))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert completed.stdout.strip() == "[]", completed.stdout
