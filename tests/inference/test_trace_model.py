@@ -505,3 +505,52 @@ def rebound(x):
     )
     assert _platforms(facts, "counted") == {"tpu"}
     assert _platforms(facts, "rebound") is None  # ``self`` assigned: any object
+
+
+def test_jax_api_table_decides_what_runs(make_lib: MakeLib) -> None:
+    """Calls no shape names, read from ``inference.jax_api``'s rows: a keeper's result
+    runs the function, a call that traces now runs it, one that only traces (to shapes)
+    or runs it on the host, or for each item of a pytree (maybe none), restricts nothing."""
+    facts = _library(
+        make_lib,
+        """
+import jax.numpy as jnp
+from jax.experimental import checkify
+
+def vectorized(x):
+    return jnp.vectorize(tpu_op)(x)
+
+def checkified(x):
+    return checkify.checkify(tpu_op)(x)
+
+def named(x):
+    return jax.named_call(triton_op, name="k")(x)
+
+def piecewise(x):
+    return jnp.piecewise(x, [x > 0], [tpu_op, tpu_op])
+
+def root(x):
+    return jax.lax.custom_root(plain, x, solve=lambda f, y: tpu_op(y), tangent_solve=plain)
+
+def shapes_only(x):
+    return jax.eval_shape(tpu_op, x)
+
+def host(x):
+    return jax.pure_callback(tpu_op, x, x)
+
+def each_leaf(xs):
+    return jax.tree.map(tpu_op, xs)
+
+def vectorized_plain(x):
+    return jnp.vectorize(plain)(x)
+""",
+    )
+    assert _platforms(facts, "vectorized") == {"tpu"}
+    assert _platforms(facts, "checkified") == {"tpu"}
+    assert _platforms(facts, "named") == {"cuda", "rocm"}
+    assert _platforms(facts, "piecewise") == {"tpu"}
+    assert _platforms(facts, "root") == {"tpu"}
+    assert _platforms(facts, "shapes_only") is None
+    assert _platforms(facts, "host") is None
+    assert _platforms(facts, "each_leaf") is None
+    assert _platforms(facts, "vectorized_plain") is None

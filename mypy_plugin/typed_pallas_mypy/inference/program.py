@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
-from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference import jax_api, model
 from typed_pallas_mypy.inference.callables import (
     CallResult,
     Choice,
@@ -66,39 +66,15 @@ if TYPE_CHECKING:
     from typed_pallas_mypy.inference.reader import _ModuleReader
     from typed_pallas_mypy.inference.scopes import Scope
 
-#: JAX's control flow: fullname -> the positions (and keywords) of the functions it traces
-#: whatever the predicate or trip count. ``switch`` takes a sequence of branches.
-TRACED_ARGUMENTS: Final[dict[str, tuple[tuple[int, str], ...]]] = {}
-for _module in (
-    "jax.lax",
-    "jax._src.lax.control_flow",
-    "jax._src.lax.control_flow.loops",
-    "jax._src.lax.control_flow.conditionals",
-):
-    TRACED_ARGUMENTS.update(
-        {
-            f"{_module}.cond": ((1, "true_fun"), (2, "false_fun")),
-            f"{_module}.switch": ((1, "branches"),),
-            f"{_module}.fori_loop": ((2, "body_fun"),),
-            f"{_module}.while_loop": ((0, "cond_fun"), (1, "body_fun")),
-            f"{_module}.scan": ((0, "f"),),
-            f"{_module}.map": ((0, "f"),),
-            f"{_module}.associative_scan": ((0, "fn"),),
-        }
-    )
+#: JAX's control flow and the other calls that trace functions right away, whatever the
+#: predicate or trip count: fullname -> the positions (and keywords) of the functions it
+#: traces (``jax_api``'s table: ``lax.cond`` both branches, ``lax.switch`` every branch of
+#: its sequence, loop and ``scan`` bodies, ``jax.vjp``'s function...)
+TRACED_ARGUMENTS: Final = jax_api.TRACED_ARGUMENTS
 #: ... and differentiate it: the ``defvjp`` rules of what it reaches run too
-DIFFERENTIATING_TRACERS: Final = fullnames.DIFFERENTIATING_CALLS
-for _name in DIFFERENTIATING_TRACERS:
-    TRACED_ARGUMENTS[_name] = ((0, "fun"),)
-
+DIFFERENTIATING_TRACERS: Final = jax_api.DIFFERENTIATING_CALLS
 #: ``with`` contexts under which every Pallas kernel is interpreted (lowers anywhere)
-INTERPRET_CONTEXTS: Final = frozenset(
-    {
-        "jax.experimental.pallas.tpu.force_tpu_interpret_mode",
-        "jax._src.pallas.mosaic.interpret.force_tpu_interpret_mode",
-        "jax._src.pallas.mosaic.interpret.interpret_pallas_call.force_tpu_interpret_mode",
-    }
-)
+INTERPRET_CONTEXTS: Final = jax_api.INTERPRET_CONTEXTS
 
 #: The ending of a block: falls through, returns, stops, or leaves its loop.
 _THROUGH: Final = ""
@@ -426,15 +402,18 @@ class ProgramBuilder:
         return event
 
     def _traced(
-        self, call: ast.Call, callee: str, where: tuple[tuple[int, str], ...]
+        self, call: ast.Call, callee: str, where: tuple[tuple[int, str | None], ...]
     ) -> list[Step]:
         """The functions JAX's control flow traces (every branch, every body)."""
         out: list[Step] = []
         keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         starred = len(positional) != len(call.args)
+        sequences = {
+            (a.position, a.keyword) for a in jax_api.function_arguments(callee) if a.sequence
+        }
         for position, keyword in where:
-            value: ast.expr | None = keywords.get(keyword)
+            value: ast.expr | None = keywords.get(keyword) if keyword is not None else None
             if (
                 value is None
                 and position < len(positional)
@@ -445,7 +424,7 @@ class ProgramBuilder:
                 continue
             functions = (
                 list(value.elts)
-                if isinstance(value, (ast.List, ast.Tuple)) and keyword == "branches"
+                if isinstance(value, (ast.List, ast.Tuple)) and (position, keyword) in sequences
                 else [value]
             )
             before = self.differentiating

@@ -50,18 +50,16 @@ from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec, entry_evidence
 from typed_pallas_mypy.evidence_tables import namespace_key
-from typed_pallas_mypy.fullnames import (
+from typed_pallas_mypy.fullnames import FUNCTOOLS_PARTIAL, PLATFORM_ATTRIBUTES, PLATFORM_SOURCES
+from typed_pallas_mypy.inference import jax_api, model
+from typed_pallas_mypy.inference.jax_api import (
     CLASS_KEEPERS,
     CONFIGURED_KEEPERS,
     CUSTOM_DERIVATIVES,
     DATACLASS_DECORATORS,
-    FUNCTOOLS_PARTIAL,
     KEEPS_FUNCTION,
     METHOD_KEEPERS,
-    PLATFORM_ATTRIBUTES,
-    PLATFORM_SOURCES,
 )
-from typed_pallas_mypy.inference import model
 from typed_pallas_mypy.inference.callables import (
     KNOWN,
     Callee,
@@ -123,7 +121,7 @@ from typed_pallas_mypy.inference.scopes import (
 #: What the reader lets through as a function-keeping decorator or wrapper call.
 KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
 #: Transformations that differentiate the function they keep (its ``defvjp`` rules run).
-DIFFERENTIATING: Final = fullnames.DIFFERENTIATING
+DIFFERENTIATING: Final = jax_api.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
 
 
@@ -908,7 +906,7 @@ class _ModuleReader(ConditionReading):
             callee = stmt.value.func
             if not (
                 isinstance(callee, ast.Attribute)
-                and callee.attr in fullnames.DERIVATIVE_RULES
+                and callee.attr in jax_api.DERIVATIVE_RULES
                 and isinstance(callee.value, ast.Name)
             ):
                 continue
