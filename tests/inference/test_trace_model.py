@@ -554,3 +554,87 @@ def vectorized_plain(x):
     assert _platforms(facts, "host") is None
     assert _platforms(facts, "each_leaf") is None
     assert _platforms(facts, "vectorized_plain") is None
+
+
+def test_differentiation_runs_the_rules_instead_of_the_primal(make_lib: MakeLib) -> None:
+    """Differentiated, a ``custom_vjp`` / ``custom_jvp`` function runs its rules, not its
+    primal; ``jax.vjp`` runs the forward rule now and the backward one when the pullback
+    is called; ``jax.linearize`` runs a ``custom_jvp`` rule's tangent part when the linear
+    function is applied; ``@f.defjvp`` registers a rule like ``f.defjvp(rule)``."""
+    facts = _library(
+        make_lib,
+        """
+@jax.custom_vjp
+def kernel_primal(x):
+    return tpu_op(x)
+
+def kernel_primal_fwd(x):
+    return x * 2, None
+
+def kernel_primal_bwd(res, g):
+    return (g,)
+
+kernel_primal.defvjp(kernel_primal_fwd, kernel_primal_bwd)
+
+@jax.custom_vjp
+def backward_kernel(x):
+    return x * 2
+
+def backward_kernel_fwd(x):
+    return x * 2, None
+
+def backward_kernel_bwd(res, g):
+    return (tpu_op(g),)
+
+backward_kernel.defvjp(backward_kernel_fwd, backward_kernel_bwd)
+
+@jax.custom_jvp
+def tangent_kernel(x):
+    return x * 2
+
+@tangent_kernel.defjvp
+def tangent_kernel_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x * 2, tpu_op(t)
+
+def grad_of_kernel_primal(x):
+    return jax.grad(kernel_primal)(x)
+
+def primal_alone(x):
+    return kernel_primal(x)
+
+def grad_of_backward_kernel(x):
+    return jax.grad(backward_kernel)(x)
+
+def pullback_called(x):
+    out, pull = jax.vjp(backward_kernel, x)
+    return pull(out)
+
+def pullback_not_called(x):
+    out, pull = jax.vjp(backward_kernel, x)
+    return out
+
+def jvp_of_decorated_rule(x):
+    return jax.jvp(tangent_kernel, (x,), (x,))
+
+def decorated_rule_primal_alone(x):
+    return tangent_kernel(x)
+
+def linear_function_applied(x):
+    y, f_jvp = jax.linearize(tangent_kernel, x)
+    return f_jvp(x)
+
+def linear_function_not_applied(x):
+    y, f_jvp = jax.linearize(tangent_kernel, x)
+    return y
+""",
+    )
+    assert _platforms(facts, "grad_of_kernel_primal") is None
+    assert _platforms(facts, "primal_alone") == {"tpu"}
+    assert _platforms(facts, "grad_of_backward_kernel") == {"tpu"}
+    assert _platforms(facts, "pullback_called") == {"tpu"}
+    assert _platforms(facts, "pullback_not_called") is None
+    assert _platforms(facts, "jvp_of_decorated_rule") == {"tpu"}
+    assert _platforms(facts, "decorated_rule_primal_alone") is None
+    assert _platforms(facts, "linear_function_applied") == {"tpu"}
+    assert _platforms(facts, "linear_function_not_applied") is None

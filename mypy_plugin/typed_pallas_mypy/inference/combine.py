@@ -234,8 +234,10 @@ class Resolver:
         #: it is forgotten: its next reading takes those still valid (``reuse``; the
         #: daemon reads an edited module again, and most of its functions are the same)
         self._reusable: dict[str, reader.Reusable] = {}
-        #: computing what runs under ``jax.grad`` (``defvjp`` rules count)
+        #: computing what runs under ``jax.grad`` (custom functions run their rules)
         self._differentiated = False
+        #: computing what ``jax.vjp`` runs now (custom functions run their forward rule)
+        self._forward = False
         #: module -> (stamp, facts) of the modules whose functions are summarised when
         #: asked for: written to the store by ``save``
         self._unsaved: dict[str, tuple[Stamp, ModuleFacts]] = {}
@@ -548,7 +550,10 @@ class Resolver:
         """``compute()`` once per (kind, key) and version of the modules it read
         (``module``: the module of a target ``compute`` was given already read, whose
         facts it uses without reading them); a cycle gives None."""
-        slot = (f"{kind}-grad" if self._differentiated else kind, key)
+        if self._differentiated:
+            slot = (f"{kind}-grad", key)
+        else:
+            slot = (f"{kind}-fwd" if self._forward else kind, key)
         found = self._memo.get(slot)
         if found is not None:
             for reading in self._reading:
@@ -754,10 +759,11 @@ class Resolver:
         return None
 
     def _with_rules(self, target: Target, found: Req | None) -> Req | None:
-        """A ``custom_vjp`` / ``custom_jvp`` function runs its ``defvjp`` rules when
-        differentiated: their requirements join the primal's (platforms in common; a
-        contradiction gives none)."""
-        if not self._differentiated:
+        """A ``custom_vjp`` / ``custom_jvp`` function, differentiated, runs its ``defvjp``
+        / ``defjvp`` rules instead of its primal: their requirements (platforms in
+        common; a contradiction gives none) replace the primal's, and when no rule
+        restricts, nothing does. Not differentiated, the primal runs (``found``)."""
+        if not self._differentiated and not self._forward:
             return found  # the rules run only when the function is differentiated
         if "." in target.name or target.name not in target.facts.rules:
             return found
@@ -768,11 +774,22 @@ class Resolver:
         )
         if not derivative:
             return found
-        requirement = found
+        requirement: Req | None = None
+        marked = False
         where = self._where(target, fn.line if fn is not None else (alias.line if alias else 1))
-        for rule, line in target.facts.rules[target.name]:
+        rules = target.facts.rules[target.name]
+        if not self._differentiated:
+            # ``jax.vjp``'s forward pass: a ``custom_vjp`` runs its forward rule now; a
+            # ``custom_jvp`` rule's primal and tangent parts cannot be told apart
+            if any(kind == model.RULE_JVP for _, _, kind in rules):
+                return None
+            rules = tuple(r for r in rules if r[2] == model.RULE_FORWARD)
+        for rule, line, _ in rules:
             rule_req = self.requirement(rule)
-            if rule_req is None or rule_req.marker is not None:
+            if rule_req is None:
+                continue
+            if rule_req.marker is not None:
+                marked = True  # its interpret mode is the primal call's (the same arguments)
                 continue
             if requirement is None:
                 link = (
@@ -790,6 +807,8 @@ class Resolver:
                 )
             else:
                 return None
+        if requirement is None and marked:
+            return found  # the rules run as compiled as the primal does: its requirement
         return requirement
 
     def _function_req(self, target: Target) -> Req | None:
@@ -1176,6 +1195,12 @@ class Resolver:
                 return self._one_call(caller, event, name)
             finally:
                 self._differentiated = False
+        if event.forward and not self._forward and not self._differentiated:
+            self._forward = True
+            try:
+                return self._one_call(caller, event, name)
+            finally:
+                self._forward = False
         fn = caller.function
         assert fn is not None
         target = self._callee(caller, name)

@@ -187,10 +187,14 @@ class CallEvent:
     #: the callee is a wrapper of one
     as_entry: EntryEvent | None = None
     #: under ``jax.grad`` (and the other differentiating transformations): the
-    #: ``defvjp`` / ``defjvp`` rules of the ``custom_vjp`` functions it reaches run too
+    #: ``defvjp`` / ``defjvp`` rules of the ``custom_vjp`` functions it reaches run
+    #: instead of their primal
     differentiated: bool = False
     #: METHOD: the name of the method called
     attr: str = ""
+    #: traced for ``jax.vjp``'s forward pass: a ``custom_vjp`` function it reaches runs
+    #: its forward rule (the backward one runs when the pullback is called)
+    forward: bool = False
 
 
 Event = EntryEvent | CallEvent
@@ -328,6 +332,11 @@ class ClassSummary:
     defaults: tuple[tuple[str, str], ...] = ()
 
 
+#: ``ModuleFacts.rules`` kinds: ``defvjp``'s forward and backward rules, ``defjvp``'s rule
+RULE_FORWARD: Final = "fwd"
+RULE_BACKWARD: Final = "bwd"
+RULE_JVP: Final = "jvp"
+
 #: ``Alias.kind``
 REF: Final = "ref"  # name = other_name
 PARTIAL: Final = "partial"  # name = functools.partial(target, *args, **kwargs)
@@ -393,8 +402,9 @@ class ModuleFacts:
     functions: Mapping[str, FunctionSummary]
     classes: Mapping[str, ClassSummary]
     aliases: Mapping[str, Alias]
-    #: module-level name -> (fullname, line) of its ``defvjp`` / ``defjvp`` rules
-    rules: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    #: module-level name -> (fullname, line, kind) of its ``defvjp`` / ``defjvp`` rules;
+    #: kind: ``RULE_FORWARD`` / ``RULE_BACKWARD`` (``defvjp``'s), ``RULE_JVP`` (``defjvp``'s)
+    rules: Mapping[str, tuple[tuple[str, int, str], ...]] = field(default_factory=dict)
     #: modules whose names ``from m import *`` brings in
     stars: tuple[str, ...] = ()
 
@@ -494,6 +504,7 @@ def _step_json(step: Step) -> dict[str, object]:
             "as_entry": _step_json(step.as_entry) if step.as_entry is not None else None,
             "grad": step.differentiated,
             "attr": step.attr,
+            "fwd": step.forward,
         }
     if isinstance(step, Alt):
         return {
@@ -548,6 +559,7 @@ def _step_from(raw: object) -> Step:
             as_entry,
             _bool(data.get("grad")),
             _str(data.get("attr", "")),
+            _bool(data.get("fwd", False)),
         )
     if "alt" in data:
         arms: list[Arm] = []
@@ -848,14 +860,14 @@ def module_from(module: str, raw: object) -> ModuleFacts:
         aliases[name] = Alias(
             _int(items[0]), _str(items[1]), _strs(items[2]), _args_from(items[3]), _strs(items[4])
         )
-    rules: dict[str, tuple[tuple[str, int], ...]] = {}
+    rules: dict[str, tuple[tuple[str, int, str], ...]] = {}
     for name, value in _dict(data.get("rules")).items():
-        found: list[tuple[str, int]] = []
+        found: list[tuple[str, int, str]] = []
         for item in _list(value):
-            pair = _list(item)
-            if len(pair) != 2:
+            triple = _list(item)
+            if len(triple) != 3:
                 raise FactsFormatError(f"bad rule {item!r}")
-            found.append((_str(pair[0]), _int(pair[1])))
+            found.append((_str(triple[0]), _int(triple[1]), _str(triple[2])))
         rules[name] = tuple(found)
     return ModuleFacts(
         module=module,

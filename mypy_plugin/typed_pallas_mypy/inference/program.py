@@ -31,6 +31,7 @@ What it does not do: decide what a program lowers for (``combine``), or resolve 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -428,10 +429,16 @@ class ProgramBuilder:
                 else [value]
             )
             before = self.differentiating
-            self.differentiating = before or callee in DIFFERENTIATING_TRACERS
+            # ``jax.vjp`` / ``jax.linearize`` trace the forward part now; the derivative
+            # (a custom function's backward rule) runs when the returned callable is called
+            deferred = callee in jax_api.DEFERRED_DERIVATIVES
+            self.differentiating = before or (callee in DIFFERENTIATING_TRACERS and not deferred)
             try:
                 for function in functions:
-                    out.extend(self.run(function, None, UNKNOWN_ARGS))
+                    steps = self.run(function, None, UNKNOWN_ARGS)
+                    if deferred and not before:
+                        steps = [_forward(step) for step in steps]
+                    out.extend(steps)
             finally:
                 self.differentiating = before
         return out
@@ -494,6 +501,17 @@ class ProgramBuilder:
         if isinstance(what, CallResult):
             return CallEvent(line, (what.target,), what.args, model.RESULT, CALLER_ARGS)
         return None
+
+
+def _forward(step: Step) -> Step:
+    """``step`` as ``jax.vjp`` / ``jax.linearize`` run it now: its calls in the forward
+    phase (``CallEvent.forward``)."""
+    if isinstance(step, CallEvent):
+        return dataclasses.replace(step, forward=True)
+    if isinstance(step, Alt):
+        arms = tuple(Arm(tuple(_forward(s) for s in arm.steps), arm.platforms) for arm in step.arms)
+        return Alt(step.line, arms)
+    return step
 
 
 def _irrefutable(pattern: ast.pattern) -> bool:

@@ -897,24 +897,45 @@ class _ModuleReader(ConditionReading):
         digest = self._reuse_keys.key(qualname)
         return (qualname, digest) if digest is not None else None
 
-    def _derivative_rules(self) -> dict[str, tuple[tuple[str, int], ...]]:
-        """``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` at the top level: f's rules."""
-        found: dict[str, list[tuple[str, int]]] = {}
-        for stmt in self.tree.body:
-            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-                continue
-            callee = stmt.value.func
-            if not (
+    def _derivative_rules(self) -> dict[str, tuple[tuple[str, int, str], ...]]:
+        """``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` at the top level, and ``@f.defjvp``
+        on a function: f's rules, each with its kind (``model.RULE_FORWARD``...)."""
+        found: dict[str, list[tuple[str, int, str]]] = {}
+
+        def registration(callee: ast.expr) -> str | None:
+            """The name of the function ``callee`` (``f.defvjp``) registers rules of."""
+            if (
                 isinstance(callee, ast.Attribute)
                 and callee.attr in jax_api.DERIVATIVE_RULES
                 and isinstance(callee.value, ast.Name)
             ):
+                return callee.value.id
+            return None
+
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for decorator in stmt.decorator_list:
+                    owner = registration(decorator)
+                    if owner is not None and isinstance(decorator, ast.Attribute):
+                        kind = model.RULE_JVP if decorator.attr.startswith("defjvp") else ""
+                        if kind:
+                            rule = (f"{self.module}.{stmt.name}", stmt.lineno, kind)
+                            found.setdefault(owner, []).append(rule)
                 continue
-            owner = callee.value.id
-            for arg in stmt.value.args:
+            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+                continue
+            owner = registration(stmt.value.func)
+            if owner is None:
+                continue
+            method = stmt.value.func.attr if isinstance(stmt.value.func, ast.Attribute) else ""
+            for i, arg in enumerate(stmt.value.args):
+                if method.startswith("defjvp"):
+                    kind = model.RULE_JVP
+                else:
+                    kind = model.RULE_FORWARD if i == 0 else model.RULE_BACKWARD
                 what = self.callable_of(arg, self.module_scope)
                 if isinstance(what, FunctionRef) and len(what.targets) == 1 and not what.self_bound:
-                    found.setdefault(owner, []).append((what.targets[0], stmt.lineno))
+                    found.setdefault(owner, []).append((what.targets[0], stmt.lineno, kind))
         return {name: tuple(rules) for name, rules in found.items()}
 
     def _import_target(self, node: ast.ImportFrom) -> str | None:
@@ -1424,6 +1445,21 @@ class _ModuleReader(ConditionReading):
             return self._method_of_value(expr, scope, depth)
         return UnknownCallable(spelling(expr))
 
+    def _derivative_of(self, call: ast.Call, key: str, scope: Scope, depth: int) -> Callee:
+        """``jax.vjp(f, x)[1]`` (``out, pullback = jax.vjp(f, x)``): the callable that
+        runs ``f``'s derivative (its custom rules) when called. What it is passed is not
+        ``f``'s arguments: interpret mode read from them is not known."""
+        index = jax_api.DEFERRED_DERIVATIVES.get(self.ref(call.func, scope) or "")
+        if index is None or key != f"#{index}" or not call.args:
+            return UnknownCallable(f"{spelling(call)}(...)[...]")
+        if isinstance(call.args[0], ast.Starred):
+            return UnknownCallable(f"{spelling(call)}(...)[...]")
+        function = self.callable_of(call.args[0], scope, depth + 1)
+        if isinstance(function, FunctionRef) and not function.self_bound:
+            bound = model.UNKNOWN_ARGS
+            return FunctionRef(function.targets, bound, differentiated=True)
+        return UnknownCallable(f"{spelling(call)}(...)[...]")
+
     def _literal_getattr(self, call: ast.Call, scope: Scope) -> ast.Attribute | None:
         """``getattr(obj, "name")`` (no default): the attribute ``obj.name`` it reads."""
         if (
@@ -1483,6 +1519,8 @@ class _ModuleReader(ConditionReading):
         key = index_key(expr.slice)
         if key is None:
             return UnknownCallable(spelling(expr))
+        if isinstance(expr.value, ast.Call):
+            return self._derivative_of(expr.value, key, scope, depth)
         if isinstance(expr.value, ast.Name):
             found = self.lookup(expr.value.id, scope)
             if isinstance(found, LocalName):
@@ -2501,6 +2539,8 @@ class _ModuleReader(ConditionReading):
                 derivative = True
             if name in KEEPERS:
                 continue
+            if isinstance(decorator, ast.Attribute) and decorator.attr in jax_api.DERIVATIVE_RULES:
+                continue  # ``@f.defjvp``: registers the function as f's rule, returns it
             if scope.class_qualname is not None and name in METHOD_KEEPERS:
                 continue
             if name is None or is_opaque_name(name):
@@ -3128,16 +3168,24 @@ def _uses_parameters(args: CallArgs) -> bool:
 
 def _unpacked(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]] | None:
     """``a, b = x, y``: (name, element) for each name of a tuple or list target unpacking
-    a literal tuple or list of the same length (no ``*``); None for any other target."""
-    if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(value, (ast.Tuple, ast.List)):
-        return None
-    if len(target.elts) != len(value.elts) or not all(
+    a literal tuple or list of the same length (no ``*``); ``a, b = f(...)``: (name,
+    ``f(...)[i]``), the item of the call's result; None for any other target."""
+    if not isinstance(target, (ast.Tuple, ast.List)) or not all(
         isinstance(t, ast.Name) for t in target.elts
     ):
         return None
+    names = [t.id for t in target.elts if isinstance(t, ast.Name)]
+    if isinstance(value, ast.Call):
+        items: list[ast.expr] = []
+        for i in range(len(names)):
+            item = ast.Subscript(value, ast.Constant(i), ast.Load())
+            items.append(ast.copy_location(item, value))
+        return list(zip(names, items))
+    if not isinstance(value, (ast.Tuple, ast.List)) or len(names) != len(value.elts):
+        return None
     if any(isinstance(e, ast.Starred) for e in value.elts):
         return None
-    return [(t.id, e) for t, e in zip(target.elts, value.elts) if isinstance(t, ast.Name)]
+    return list(zip(names, value.elts))
 
 
 def index_key(index: ast.expr) -> str | None:
