@@ -353,3 +353,59 @@ def unpacked_swapped(x):
     assert _platforms(facts, "unpacked") == TPU
     assert _platforms(facts, "unpacked_second") is None
     assert _platforms(facts, "unpacked_swapped") is None
+
+
+def test_params_an_instance_keeps(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+class Kernel:
+    def __init__(self, block=128):
+        self.block = block
+        self.params = pltpu.CompilerParams()
+
+    def __call__(self, x):
+        return pl.pallas_call(kernel, out_shape=x, compiler_params=self.params)(x)
+
+class ClassLevelParams:
+    params = pltriton.CompilerParams()
+
+    def __call__(self, x):
+        return pl.pallas_call(kernel, out_shape=x, compiler_params=self.params)(x)
+
+class Configurable:
+    def __init__(self, params):
+        self.params = params
+
+    def __call__(self, x):
+        return pl.pallas_call(kernel, out_shape=x, compiler_params=self.params)(x)
+
+class Base:
+    def __init__(self):
+        self.params = pltpu.CompilerParams()
+
+    def __call__(self, x):
+        return pl.pallas_call(kernel, out_shape=x, compiler_params=self.params)(x)
+
+class Child(Base):
+    def __init__(self):
+        super().__init__()
+        self.params = pltriton.CompilerParams()
+
+def kept(x):
+    return Kernel()(x)
+
+def class_level(x):
+    return ClassLevelParams()(x)
+
+def from_caller(x):
+    return Configurable(pltpu.CompilerParams())(x)
+
+def base_replaced_below(x):
+    return Base()(x)
+""",
+    )
+    assert _platforms(facts, "kept") == TPU
+    assert _platforms(facts, "class_level") == GPU
+    assert _platforms(facts, "from_caller") is None
+    assert _platforms(facts, "base_replaced_below") is None

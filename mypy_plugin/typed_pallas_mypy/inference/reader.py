@@ -2275,6 +2275,12 @@ class _ModuleReader(ConditionReading):
                         [self.params_of(v, self.module_scope, end, depth + 1) for v in values]
                     )
             return UNKNOWN
+        attr = self.self_attribute(expr, scope)
+        if attr is not None:
+            held = self._held_by_self(attr, scope)
+            if held is None:
+                return UNKNOWN
+            return self.params_of(held[0], held[1], (10**9, 0), depth + 1)
         if isinstance(expr, ast.Call):
             name = self.ref(expr.func, scope)
             if name is not None:
@@ -2915,6 +2921,72 @@ class _ModuleReader(ConditionReading):
             elif param.kind != model.STAR:
                 out.append((target.attr, f"p:{param.name}"))
         return tuple(sorted(out))
+
+    def _held_by_self(self, attr: str, scope: Scope) -> tuple[ast.expr, Scope] | None:
+        """What ``self.ATTR`` holds in a method of a class of this module (or a function
+        nested in one): the value the class sets it to once, in ``__init__`` on every
+        path or in its class body, when no class of this module deriving from it sets
+        it again; None otherwise."""
+        method = scope
+        while method is not None and not method.is_method:
+            method = method.parent
+        qualname = method.class_qualname if method is not None else None
+        cls = self.class_nodes.get(qualname) if qualname is not None else None
+        if cls is None or qualname is None:
+            return None
+        counts = self._self_assignments(cls, qualname)
+        class_level = [
+            item.value
+            for item in cls.body
+            if isinstance(item, (ast.Assign, ast.AnnAssign))
+            and item.value is not None
+            and any(
+                isinstance(t, ast.Name) and t.id == attr
+                for t in (item.targets if isinstance(item, ast.Assign) else [item.target])
+            )
+        ]
+        found: tuple[ast.expr, Scope] | None = None
+        init = self.function_nodes.get(f"{qualname}.__init__")
+        if counts.get(attr) == 1 and not class_level and init is not None:
+            node, init_scope = init
+            for root in self._on_every_path(node)[0].nodes:
+                if (
+                    isinstance(root, ast.Assign)
+                    and len(root.targets) == 1
+                    and self.self_attribute(root.targets[0], init_scope) == attr
+                ):
+                    found = (root.value, init_scope)
+        elif attr not in counts and len(class_level) == 1:
+            found = (class_level[0], self.module_scope)
+        if found is None:
+            return None
+        for other_name, other in self.class_nodes.items():
+            if other is cls or not self._derives_from(other, qualname):
+                continue
+            if self._self_assignments(other, other_name).get(attr) or any(
+                isinstance(t, ast.Name) and t.id == attr
+                for item in other.body
+                if isinstance(item, (ast.Assign, ast.AnnAssign))
+                for t in (item.targets if isinstance(item, ast.Assign) else [item.target])
+            ):
+                return None  # a subclass of this module sets it otherwise
+        return found
+
+    def _derives_from(self, cls: ast.ClassDef, base: str, depth: int = 0) -> bool:
+        """Whether the class ``cls`` of this module derives from its class ``base``."""
+        if depth > 8:
+            return True  # too deep to tell: assume it may
+        for expr in cls.bases:
+            name = self.ref(expr, self.module_scope)
+            if name is None:
+                continue
+            local = name[len(self.module) + 1 :] if name.startswith(f"{self.module}.") else ""
+            if local == base:
+                return True
+            parent = self.class_nodes.get(local) if local else None
+            if parent is not None and self._derives_from(parent, base, depth + 1):
+                return True
+        return False
 
     def _self_assignments(self, cls: ast.ClassDef, qualname: str) -> dict[str, int]:
         """Instance attribute -> how many assignments to ``self.ATTR`` the methods of the
