@@ -141,3 +141,15 @@ def test_doc_link_uses_the_metadata_url(monkeypatch: pytest.MonkeyPatch) -> None
     assert explain.doc_link("pallas-platform").endswith(
         "https://example.org/docs/errors.md#pallas-platform"
     )
+
+
+def test_explain_lsp_prints_the_editor_integration_page(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``typed-pallas explain lsp``: the page the missing-extra hint points to."""
+    assert cli.main(["explain", "lsp"]) == 0
+    out = capsys.readouterr().out
+    assert out == (ROOT / "docs" / "lsp.md").read_text(encoding="utf-8")
+    assert out.startswith("# Editor integration: ")
+    assert cli.main(["explain", "no-such-topic"]) == 2
+    assert "topics: configuration, editors, lsp," in capsys.readouterr().err

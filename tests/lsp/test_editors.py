@@ -124,3 +124,82 @@ async def test_the_setups_command_serves(tmp_path: Path) -> None:
         await client.shutdown_session()
         await client.stop()
     assert client._server is not None and client._server.returncode == 0
+
+
+#: a command that installs typed-pallas by name, which a package index would resolve to
+#: whatever it holds under that name (typed-pallas is on none): `pip install typed-pallas`,
+#: `install 'typed-pallas[lsp]'`; a path (`"/path/to/typed-pallas[lsp]"`) is not one
+BY_NAME = re.compile(r"""install\s+(?:-\S+\s+)*\\?["']?typed[-_]pallas\b""", re.IGNORECASE)
+
+
+def _rust_string(source: str, after: str) -> str:
+    """The first Rust string literal after ``after`` in ``source``, as Rust reads it (a
+    backslash at a line's end drops the line break and the next line's indentation)."""
+    start = source.index(after)
+    m = re.compile(r'"((?:[^"\\]|\\.)*)"', re.S).search(source, start)
+    assert m is not None
+    text = re.sub(r"\\\n\s*", "", m.group(1))
+    return text.replace('\\"', '"').replace("\\\\", "\\")
+
+
+def test_zeds_hint_installs_from_the_clone() -> None:
+    source = (EDITORS / "zed" / "src" / "lib.rs").read_text()
+    assert _rust_string(source, ".ok_or_else(") == (
+        "typed-pallas is not on the PATH of the project's shell: install it with its lsp "
+        "extra into the project's environment from your clone of it (pip install "
+        '"/path/to/typed-pallas[lsp]"; it is on no package index, so not by name), or set '
+        "lsp.typed-pallas.binary.path in Zed's settings"
+    )
+
+
+def test_no_setup_installs_typed_pallas_by_name() -> None:
+    files = [
+        p
+        for p in EDITORS.rglob("*")
+        if p.is_file()
+        and not {"node_modules", "target"} & set(p.parts)  # what npm and cargo write
+        and (
+            p.suffix in {".md", ".json", ".toml", ".rs", ".lua", ".el", ".js"}
+            or p.name == "LICENSE"
+        )
+    ]
+    assert len(files) >= 10, files
+    found = [
+        f"{path.relative_to(ROOT)}: {m.group(0)!r}"
+        for path in files
+        for m in BY_NAME.finditer(_joined(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+    # the pattern finds what it must (a meta-check), also in a string that goes on over
+    # a line break (Zed's hint did)
+    assert BY_NAME.search("pip install 'typed-pallas[lsp]'")
+    assert BY_NAME.search(_joined("\"...: install \\\n     'typed-pallas[lsp]' into\""))
+    assert not BY_NAME.search('pip install "/path/to/typed-pallas[lsp]"')
+
+
+def _joined(text: str) -> str:
+    """``text`` with each backslash-newline (and the next line's indentation) as one space."""
+    return re.sub(r"\\\n\s*", " ", text)
+
+
+def test_vscode_extension_packs_without_a_question() -> None:
+    """What ``npx @vscode/vsce package`` asks for or stops on, there: a publisher, an
+    engine, a repository (it asks without one), a LICENSE file (it asks without one), a
+    README with no relative link (it stops on one when the repository is on no public
+    host); node_modules and the .vsix stay out of git. (``vsce package`` itself ran on
+    this folder with vsce 3.9, stdin closed, when these fields were added.)"""
+    vscode = EDITORS / "vscode"
+    package = json.loads((vscode / "package.json").read_text())
+    for key in ("name", "displayName", "description", "version", "publisher", "license"):
+        assert isinstance(package[key], str) and package[key], key
+    assert package["license"] == "Apache-2.0"
+    assert re.fullmatch(r"\^\d+\.\d+\.\d+", package["engines"]["vscode"])
+    assert package["repository"] == {"type": "git", "url": "../..", "directory": "editors/vscode"}
+    assert (ROOT / package["repository"]["directory"] / "package.json").is_file()
+    assert (vscode / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
+    readme = (vscode / "README.md").read_text()
+    assert not [t for t in re.findall(r"\]\(([^)\s]+)\)", readme) if "://" not in t]
+    assert "`typed-pallas explain lsp`" in readme
+    ignored = (vscode / ".gitignore").read_text().splitlines()
+    assert {"node_modules/", "*.vsix"} <= set(ignored)
+    assert "*.vsix" in (vscode / ".vscodeignore").read_text().splitlines()

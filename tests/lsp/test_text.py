@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from typed_pallas_mypy.lsp import install_command, missing_extra_message
 from typed_pallas_mypy.lsp.runner import Shadows
 from typed_pallas_mypy.lsp.text import NoteLocation, ignore_edit, note_locations, word_end
 
@@ -115,7 +116,44 @@ def test_lsp_without_the_extra_says_how_to_install_it() -> None:
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
+    # this checkout is installed in editable mode: the extra comes from it, as it did
+    root = Path(__file__).resolve().parents[2]
     assert done.stderr == (
         "typed-pallas: error: the language server needs pygls, which is not installed here; "
-        "install the lsp extra into this environment: pip install 'typed-pallas[lsp]'\n"
+        "install the lsp extra into this environment from where typed-pallas came from: "
+        f'pip install -e "{root}[lsp]"; typed-pallas is on no package index, so do not '
+        "install it by name (see `typed-pallas explain lsp`)\n"
+    )
+
+
+def test_the_install_command_names_where_typed_pallas_came_from(tmp_path: Path) -> None:
+    """pip's record (direct_url.json) of a local source gives that source; anything else
+    the clone's placeholder: never the package's name alone, which an index would resolve."""
+    clone, wheel = tmp_path / "typed pallas", tmp_path / "typed_pallas-0.1.0-py3-none-any.whl"
+    clone.mkdir()
+    wheel.write_bytes(b"")
+    clone_url, wheel_url = clone.as_uri(), wheel.as_uri()  # the space is %20 there
+    editable = f'{{"url": "{clone_url}", "dir_info": {{"editable": true}}}}'
+    assert install_command(editable) == f'pip install -e "{clone}[lsp]"'
+    assert install_command(f'{{"url": "{clone_url}", "dir_info": {{}}}}') == (
+        f'pip install "{clone}[lsp]"'
+    )
+    assert install_command(f'{{"url": "{wheel_url}", "archive_info": {{}}}}') == (
+        f'pip install "{wheel}[lsp]"'
+    )
+    placeholder = 'pip install "/path/to/typed-pallas[lsp]"'
+    for record in (
+        f'{{"url": "{(tmp_path / "gone").as_uri()}", "dir_info": {{}}}}',  # moved or deleted
+        '{"url": "https://example.org/typed_pallas-0.1.0.whl", "archive_info": {}}',
+        "not json",
+        "",  # no record: installed from an index (or by a tool that keeps none)
+    ):
+        assert install_command(record) == placeholder, record
+    message = missing_extra_message(["pygls", "lsprotocol"], "")
+    assert message == (
+        "the language server needs pygls and lsprotocol, which are not installed here; "
+        "install the lsp extra into this environment from where typed-pallas came from: "
+        'pip install "/path/to/typed-pallas[lsp]" (the path of your clone of typed-pallas, '
+        "or of a wheel built from it); typed-pallas is on no package index, so do not "
+        "install it by name (see `typed-pallas explain lsp`)"
     )

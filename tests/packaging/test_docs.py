@@ -35,7 +35,14 @@ from matrix_data import (
 from pkg_env import MYPY_CONFIG, REPO, Checked, Venv, _run, clean_environ
 
 QUICKSTART = REPO / "docs" / "quickstart.md"
-MY_DOCS = ["quickstart.md", "support-matrix.md", "stub-layout-notes.md", "index.md"]
+MY_DOCS = [
+    "quickstart.md",
+    "support-matrix.md",
+    "stub-layout-notes.md",
+    "index.md",
+    "library-authors.md",
+    "results-history.md",
+]
 
 
 def _snippets() -> dict[str, str]:

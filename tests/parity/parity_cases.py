@@ -10,6 +10,7 @@ only through what the caller passes. ``INPUTS`` gives the array each is called w
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 LIBRARY = HERE / "kernlib"
@@ -73,6 +74,95 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
         "fire_interpret_before_a_splat",
         "silent_interpret_after_a_splat",
     ),
+    ("a path ended by pytest.skip()", "fire_pytest_skip", "silent_pytest_skip"),
+    ("a path ended by sys.exit()", "fire_sys_exit", "silent_sys_exit"),
+    (
+        "try / finally (the finally runs after a return too)",
+        "fire_try_finally",
+        "silent_try_finally",
+    ),
+    ("x and f() (the right operand may not run)", "fire_and_call", "silent_and_call"),
+    ("lax.map / a Python loop over the rows (may not run)", "fire_lax_map", "silent_lax_map"),
+    (
+        "custom_jvp rules under jax.jvp / the primal alone",
+        "fire_jvp_rules",
+        "silent_jvp_primal_only",
+    ),
+    (
+        "a custom_jvp rule registered by @f.defjvp under jax.jvp / the primal alone",
+        "fire_jvp_rule_decorator",
+        "silent_jvp_rule_decorator_primal_only",
+    ),
+    (
+        "a custom_jvp primal alone / under jax.jvp (the rule replaces it)",
+        "fire_custom_jvp_primal",
+        "silent_custom_jvp_under_jvp",
+    ),
+    (
+        "jax.linearize: its linear function applied / never applied",
+        "fire_linearize",
+        "silent_linearize_unapplied",
+    ),
+    ("jax.vjp: its pullback called / never called", "fire_vjp", "silent_vjp_unpulled"),
+    (
+        "jax.value_and_grad of custom_jvp rules / of a primal the rule replaces",
+        "fire_value_and_grad",
+        "silent_value_and_grad",
+    ),
+    ("jax.jacfwd applied / built, never applied", "fire_jacfwd", "silent_jacfwd"),
+    (
+        "jax.jacrev of custom_jvp rules / of a primal the rule replaces",
+        "fire_jacrev",
+        "silent_jacrev",
+    ),
+    (
+        "jax.hessian of custom_jvp rules / of a primal the rule replaces",
+        "fire_hessian",
+        "silent_hessian",
+    ),
+    (
+        "a base class's method calling the subclass's override",
+        "fire_inherited_method",
+        "silent_inherited_method",
+    ),
+    ("super().__call__(x)", "fire_super_call", "silent_super_call"),
+    ("a classmethod building and running through cls", "fire_classmethod", "silent_classmethod"),
+    ("a staticmethod's kernel called / built only", "fire_staticmethod", "silent_staticmethod"),
+    (
+        "a property returning a kernel function: called / only read",
+        "fire_property",
+        "silent_property",
+    ),
+    (
+        "params kept on the instance in __init__",
+        "fire_params_on_instance",
+        "silent_params_on_instance",
+    ),
+    (
+        "a kernel function kept on the instance in __init__",
+        "fire_kernel_on_instance",
+        "silent_kernel_on_instance",
+    ),
+    (
+        "a dataclass field default holding a kernel / replaced by the caller",
+        "fire_dataclass_default",
+        "silent_dataclass_default",
+    ),
+    (
+        "a module-level list under a literal index",
+        "fire_list_literal_index",
+        "silent_list_literal_index",
+    ),
+    (
+        "a module-level tuple under a literal (negative) index",
+        "fire_tuple_literal_index",
+        "silent_tuple_literal_index",
+    ),
+    ("a module-level dict under a literal name key", "fire_dict_name_key", "silent_dict_name_key"),
+    ("tuple unpacking of a factory's result", "fire_unpacked_factory", "silent_unpacked_factory"),
+    ("jax.tree.map over a leaf / over a tree with none", "fire_tree_map", "silent_tree_map"),
+    ("jax.named_call: called / never called", "fire_named_call", "silent_named_call"),
+    ("jnp.vectorize", "fire_vectorize", "silent_vectorize"),
 )
 
 #: function -> the shape of the array it is called with (default (8, 128))
@@ -83,6 +173,10 @@ INPUTS: dict[str, tuple[int, ...]] = {
     "silent_vmap_of_factory": (2, 8, 128),
     "fire_scan": (2, 8, 128),
     "silent_scan": (2, 8, 128),
+    "fire_lax_map": (2, 8, 128),
+    "silent_lax_map": (0, 8, 128),  # no rows: the Python loop never runs
+    "fire_vectorize": (2, 8, 128),
+    "silent_vectorize": (2, 8, 128),
 }
 DEFAULT_INPUT = (8, 128)
 TPU_ON_GPU = "Compiler params for platform tpu cannot be used for gpu lowering."
@@ -171,9 +265,24 @@ APPLICATION_MESSAGES: dict[str, str] = {
 }
 
 
-def application() -> tuple[str, dict[int, tuple[str, str]]]:
-    """The application's source (every function called under a GPU guard) and, for each
-    line where a finding belongs, (what fires there, the message)."""
+class Case(NamedTuple):
+    """Where the application calls one case, and what must be reported there."""
+
+    #: the line of the call in the application
+    line: int
+    #: the finding's message; ``None`` where nothing may be reported
+    message: str | None
+
+
+def application_case(kind: str, form: str) -> str:
+    """The case name of an application form's firing (``kind="fire"``) or silent body."""
+    return f"application {kind}: {form}"
+
+
+def application() -> tuple[str, dict[str, Case]]:
+    """The application's source (every function called under a GPU guard) and each case:
+    a function of ``kernlib.shapes`` by its name, an application form by
+    ``application_case``."""
     lines = [
         '"""Calls every shape of kernlib where the platform is decided: on the GPU path."""',
         "",
@@ -185,7 +294,7 @@ def application() -> tuple[str, dict[int, tuple[str, str]]]:
         "import kernlib.kernels",
         "",
     ]
-    expected: dict[int, tuple[str, str]] = {}
+    cases: dict[str, Case] = {}
     for name in [*fire_functions(), *silent_functions()]:
         shape = input_of(name)
         lines += [
@@ -196,8 +305,7 @@ def application() -> tuple[str, dict[int, tuple[str, str]]]:
             f"        return kernlib.{name}(x)",
             "    return x",
         ]
-        if name.startswith("fire_"):
-            expected[len(lines) - 1] = (name, TPU_ON_GPU)
+        cases[name] = Case(len(lines) - 1, TPU_ON_GPU if name.startswith("fire_") else None)
     for index, (form, fire, silent) in enumerate(APPLICATION_FORMS):
         for kind, body in (("fire", fire), ("silent", silent)):
             lines += [
@@ -207,6 +315,6 @@ def application() -> tuple[str, dict[int, tuple[str, str]]]:
                 *f"    {body.format(x='x')}".split("\n"),
                 "    return x",
             ]
-            if kind == "fire":
-                expected[len(lines) - 1] = (form, APPLICATION_MESSAGES[form])
-    return "\n".join(lines) + "\n", expected
+            message = APPLICATION_MESSAGES[form] if kind == "fire" else None
+            cases[application_case(kind, form)] = Case(len(lines) - 1, message)
+    return "\n".join(lines) + "\n", cases

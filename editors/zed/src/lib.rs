@@ -27,9 +27,10 @@ impl zed::Extension for TypedPallas {
         let command = path
             .or_else(|| worktree.which("typed-pallas"))
             .ok_or_else(|| {
-                "typed-pallas is not on the PATH of the project's shell: install \
-                 'typed-pallas[lsp]' into the project's environment, or set \
-                 lsp.typed-pallas.binary.path in Zed's settings"
+                "typed-pallas is not on the PATH of the project's shell: install it with \
+                 its lsp extra into the project's environment from your clone of it (pip \
+                 install \"/path/to/typed-pallas[lsp]\"; it is on no package index, so not \
+                 by name), or set lsp.typed-pallas.binary.path in Zed's settings"
                     .to_string()
             })?;
         Ok(zed::Command {

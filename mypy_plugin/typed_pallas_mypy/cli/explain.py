@@ -42,6 +42,7 @@ IGNORED_PREFIXES: Final = ("typed_pallas.", "typed_pallas._errors.")
 TOPICS: Final = {
     "configuration": "configuration.md",
     "editors": "editors.md",
+    "lsp": "lsp.md",
     "platforms": "platforms.md",
     "quickstart": "quickstart.md",
     "checkers": "checkers.md",

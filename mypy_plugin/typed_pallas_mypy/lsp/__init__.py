@@ -10,23 +10,86 @@ checks (the one module that uses mypy's internals); ``text`` reads the plugin's 
 and the source (places notes name, the ignore comment).
 
 This module holds the command line (:func:`add_parser`, :func:`run_lsp`) and imports
-neither pygls nor mypy: pygls and lsprotocol come with the ``lsp`` extra
-(``pip install 'typed-pallas[lsp]'``); without them ``typed-pallas lsp`` says how to
-install them (exit status 2) and the other commands work as before.
+neither pygls nor mypy: pygls and lsprotocol come with the ``lsp`` extra; without them
+``typed-pallas lsp`` says how to install them (exit status 2) and the other commands
+work as before. typed-pallas is on no package index, so the command it gives
+(:func:`install_command`) installs the extra from where this typed-pallas came from
+(its clone, or a wheel built from it, as pip recorded it: ``direct_url.json``), never
+by name: a package of that name on an index would be someone else's.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
 import sys
 from typing import Any, Final
+from urllib.parse import unquote, urlparse
 
-__all__ = ["LSP_REQUIREMENTS", "add_parser", "missing_requirements", "run_lsp"]
+__all__ = [
+    "LSP_REQUIREMENTS",
+    "add_parser",
+    "install_command",
+    "missing_extra_message",
+    "missing_requirements",
+    "run_lsp",
+]
 
 #: the modules the server needs, and the extra that brings them
 LSP_REQUIREMENTS: Final = ("pygls", "lsprotocol")
-EXTRA: Final = "typed-pallas[lsp]"
+EXTRA: Final = "lsp"
+#: where the extra comes from when pip recorded no local source: the clone's path
+CLONE_PLACEHOLDER: Final = "/path/to/typed-pallas"
+
+
+def _direct_url() -> str | None:
+    """pip's record of where the installed typed-pallas came from (PEP 610), or None."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        return distribution("typed-pallas").read_text("direct_url.json")
+    except PackageNotFoundError:
+        return None
+
+
+def install_command(direct_url: str | None = None, extra: str = EXTRA) -> str:
+    """The pip command that adds ``extra`` to this typed-pallas from its own source.
+
+    ``direct_url`` is pip's ``direct_url.json`` (default: the installed one's): a local
+    folder installed in editable mode gives ``pip install -e "FOLDER[lsp]"``, a local
+    folder or wheel that still exists ``pip install "PATH[lsp]"``; anything else (no
+    record, a URL, a file that is gone) the clone's placeholder path."""
+    text = _direct_url() if direct_url is None else direct_url
+    try:
+        record = json.loads(text) if text else {}
+    except ValueError:
+        record = {}
+    url = urlparse(str(record.get("url", ""))) if isinstance(record, dict) else urlparse("")
+    path = unquote(url.path) if url.scheme == "file" and not url.netloc else ""
+    if path and os.path.exists(path):
+        dir_info = record.get("dir_info") if isinstance(record, dict) else None
+        editable = isinstance(dir_info, dict) and dir_info.get("editable") is True
+        return f'pip install {"-e " if editable else ""}"{path}[{extra}]"'
+    return f'pip install "{CLONE_PLACEHOLDER}[{extra}]"'
+
+
+def missing_extra_message(missing: list[str], direct_url: str | None = None) -> str:
+    """``typed-pallas lsp``'s error when ``missing`` (modules of the extra) cannot be imported."""
+    command = install_command(direct_url)
+    where = (
+        " (the path of your clone of typed-pallas, or of a wheel built from it)"
+        if CLONE_PLACEHOLDER in command
+        else ""
+    )
+    return (
+        f"the language server needs {' and '.join(missing)}, which "
+        f"{'are' if len(missing) > 1 else 'is'} not installed here; install the lsp extra "
+        f"into this environment from where typed-pallas came from: {command}{where}; "
+        "typed-pallas is on no package index, so do not install it by name "
+        "(see `typed-pallas explain lsp`)"
+    )
 
 
 def missing_requirements() -> list[str]:
@@ -53,8 +116,9 @@ def add_parser(sub: Any) -> None:
             "Serve the Language Server Protocol over stdio: the findings typed-pallas check "
             "reports for PATHS (default: the workspace's root folder), as diagnostics, on "
             "open, on save and while a buffer is edited; nothing else of mypy's output. "
-            "PATHS are relative to the workspace's root. Needs the lsp extra: "
-            f"pip install '{EXTRA}'."
+            "PATHS are relative to the workspace's root. Needs the lsp extra, installed "
+            "from your clone of typed-pallas (it is on no package index): "
+            f'pip install "{CLONE_PLACEHOLDER}[{EXTRA}]".'
         ),
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check")
@@ -92,12 +156,7 @@ def run_lsp(args: argparse.Namespace) -> int:
     """``typed-pallas lsp``: serve until the editor disconnects; 2 without the lsp extra."""
     missing = missing_requirements()
     if missing:
-        print(
-            f"typed-pallas: error: the language server needs {' and '.join(missing)}, which "
-            f"{'are' if len(missing) > 1 else 'is'} not installed here; install the lsp extra "
-            f"into this environment: pip install '{EXTRA}'",
-            file=sys.stderr,
-        )
+        print(f"typed-pallas: error: {missing_extra_message(missing)}", file=sys.stderr)
         return 2
     from typed_pallas_mypy.lsp import session
     from typed_pallas_mypy.lsp.server import serve

@@ -6,8 +6,11 @@ proves both by cross-lowering). The argument each takes is in ``tests/parity/par
 
 import dataclasses
 import functools
+import sys
 
 import jax
+import jax.numpy as jnp
+import pytest
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 from jax.experimental.pallas import triton as pltriton
@@ -208,11 +211,12 @@ def _with_rules(x):
 
 
 def _with_rules_fwd(x):
-    return tpu_op(x), None
+    y = tpu_op(x)
+    return y, y  # the kernel's output is the residual: the gradient needs it
 
 
 def _with_rules_bwd(res, g):
-    return (g * 2,)
+    return (g * res,)
 
 
 _with_rules.defvjp(_with_rules_fwd, _with_rules_bwd)
@@ -532,3 +536,493 @@ def fire_table_literal_key(x):
 
 def silent_table_literal_key(x):
     return KERNELS["gpu"](x)
+
+
+# -- paths ended by a call that does not return --------------------------------------------
+
+
+def fire_pytest_skip(x, on_tpu=True):
+    if not on_tpu:
+        pytest.skip("needs a TPU")
+    return tpu_op(x)
+
+
+def silent_pytest_skip(x, compare=False):
+    # the TPU kernel is only on the path the skip ends: the path that returns runs Triton
+    if compare:
+        tpu_op(x)
+        pytest.skip("compared on a TPU only")
+    return triton_op(x)
+
+
+def fire_sys_exit(x):
+    if x.size == 0:
+        sys.exit("nothing to do")
+    return tpu_op(x)
+
+
+def silent_sys_exit(x, strict=False):
+    # the exit ends the path that runs the TPU kernel; the other returns without a kernel
+    if strict:
+        tpu_op(x)
+        sys.exit("strict mode runs on a TPU only")
+    return x
+
+
+# -- try / finally, and / or ------------------------------------------------------------------
+
+
+def fire_try_finally(x):
+    try:
+        if x.ndim > 5:
+            return x  # the finally still runs the kernel on this path
+    finally:
+        x = tpu_op(x)
+    return x
+
+
+def silent_try_finally(x):
+    # the finally runs on every path, the early return's too: here it runs Triton
+    try:
+        if x.ndim > 5:
+            return x
+    finally:
+        x = triton_op(x)
+    return x
+
+
+def fire_and_call(x):
+    # the left operand always runs, the right one when the left is true
+    return tpu_op(x).ndim > 1 and tpu_op_2(x)
+
+
+def silent_and_call(x, fused=False):
+    # the right operand may not run
+    out = fused and tpu_op(x)
+    return x if out is False else out
+
+
+# -- lax.map: its body is traced whatever the length -------------------------------------
+
+
+def fire_lax_map(x):
+    return jax.lax.map(tpu_op, x)
+
+
+def silent_lax_map(x):
+    # a Python loop over the rows may not run its body (here there are no rows)
+    for row in x:
+        x = x.at[0].set(tpu_op(row))
+    return x
+
+
+# -- derivatives: jvp, linearize, vjp and the transformations built on them ---------------
+
+
+@jax.custom_jvp
+def _scaled(x):
+    return x * 2
+
+
+def _scaled_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x * 2, t * tpu_op(x)  # the rule runs the kernel; the tangent needs it
+
+
+_scaled.defjvp(_scaled_jvp)
+
+
+@jax.custom_jvp
+def _scaled_by_decorator(x):
+    return x * 2
+
+
+@_scaled_by_decorator.defjvp
+def _scaled_by_decorator_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x * 2, t * tpu_op(x)
+
+
+@jax.custom_jvp
+def _curved(x):
+    return x * x
+
+
+def _curved_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    # the kernel runs on a value the rule does not differentiate; the second derivative
+    # (a hessian) needs its output too
+    return x * x, t * x * tpu_op(jax.lax.stop_gradient(x))
+
+
+_curved.defjvp(_curved_jvp)
+
+
+@jax.custom_jvp
+def _kernel_primal(x):
+    return tpu_op(x)
+
+
+@_kernel_primal.defjvp
+def _kernel_primal_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x + 1, t  # differentiated, the rule replaces the primal: no kernel runs
+
+
+def fire_jvp_rules(x):
+    return jax.jvp(_scaled, (x,), (x,))[1]
+
+
+def silent_jvp_primal_only(x):
+    return _scaled(x)
+
+
+def fire_jvp_rule_decorator(x):
+    return jax.jvp(_scaled_by_decorator, (x,), (x,))[1]
+
+
+def silent_jvp_rule_decorator_primal_only(x):
+    return _scaled_by_decorator(x)
+
+
+def fire_custom_jvp_primal(x):
+    return _kernel_primal(x)
+
+
+def silent_custom_jvp_under_jvp(x):
+    return jax.jvp(_kernel_primal, (x,), (x,))[1]
+
+
+@jax.custom_jvp
+def _tangent_kernel(x):
+    return x * 2
+
+
+def _tangent_kernel_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x * 2, tpu_op(t)  # the kernel runs on the tangent
+
+
+_tangent_kernel.defjvp(_tangent_kernel_jvp)
+
+
+def fire_linearize(x):
+    _, f_jvp = jax.linearize(_tangent_kernel, x)
+    return f_jvp(x)
+
+
+def silent_linearize_unapplied(x):
+    # the kernel on the tangent goes to the linear function, which is never applied
+    y, _ = jax.linearize(_tangent_kernel, x)
+    return y
+
+
+@jax.custom_vjp
+def _backward_kernel(x):
+    return x * 2
+
+
+def _backward_kernel_fwd(x):
+    return x * 2, None
+
+
+def _backward_kernel_bwd(res, g):
+    return (tpu_op(g),)
+
+
+_backward_kernel.defvjp(_backward_kernel_fwd, _backward_kernel_bwd)
+
+
+def fire_vjp(x):
+    out, pull = jax.vjp(_backward_kernel, x)
+    return pull(out)[0]
+
+
+def silent_vjp_unpulled(x):
+    # the backward rule (the kernel) runs only when the pullback is called
+    out, _ = jax.vjp(_backward_kernel, x)
+    return out
+
+
+def fire_value_and_grad(x):
+    return jax.value_and_grad(lambda y: _scaled(y).sum())(x)[1]
+
+
+def silent_value_and_grad(x):
+    # _kernel_primal's rule replaces its primal: the kernel never runs
+    return jax.value_and_grad(lambda y: _kernel_primal(y).sum())(x)[1]
+
+
+def fire_jacfwd(x):
+    return jax.jacfwd(lambda y: _scaled(y).sum())(x)
+
+
+def silent_jacfwd(x):
+    # built, never applied
+    jax.jacfwd(lambda y: _scaled(y).sum())
+    return x
+
+
+def fire_jacrev(x):
+    return jax.jacrev(lambda y: _scaled(y).sum())(x)
+
+
+def silent_jacrev(x):
+    return jax.jacrev(lambda y: _kernel_primal(y).sum())(x)
+
+
+def fire_hessian(x):
+    return jax.hessian(lambda y: _curved(y).sum())(x)
+
+
+def silent_hessian(x):
+    return jax.hessian(lambda y: _kernel_primal(y).sum())(x)
+
+
+# -- classes: inheritance, super(), class and static methods, properties, attributes -------
+
+
+class TritonByDefault:
+    def kernel(self, x):
+        return triton_op(x)
+
+    def run(self, x):
+        return self.kernel(x)
+
+
+class TpuOverride(TritonByDefault):
+    def kernel(self, x):
+        return tpu_op(x)
+
+
+class TpuByDefault:
+    def kernel(self, x):
+        return tpu_op(x)
+
+    def run(self, x):
+        return self.kernel(x)
+
+
+class TritonOverride(TpuByDefault):
+    def kernel(self, x):
+        return triton_op(x)
+
+
+def fire_inherited_method(x):
+    # run() is the base's; the kernel it calls is the subclass's override (TPU)
+    return TpuOverride().run(x)
+
+
+def silent_inherited_method(x):
+    # the base's kernel is TPU, the subclass's override (what runs) is Triton
+    return TritonOverride().run(x)
+
+
+class LoggedTpuOp(TpuOp):
+    def __call__(self, x):
+        return super().__call__(x)
+
+
+class LoggedTritonOp(TritonOp):
+    def __call__(self, x):
+        return super().__call__(x)
+
+
+def fire_super_call(x):
+    return LoggedTpuOp()(x)
+
+
+def silent_super_call(x):
+    return LoggedTritonOp()(x)
+
+
+class TpuBuilder:
+    @staticmethod
+    def build(x):
+        return pl.pallas_call(add_one, out_shape=_shape(x), compiler_params=pltpu.CompilerParams())
+
+    @classmethod
+    def run(cls, x):
+        return cls.build(x)(x)
+
+
+class TritonBuilder(TpuBuilder):
+    @staticmethod
+    def build(x):
+        return pl.pallas_call(
+            add_one, out_shape=_shape(x), compiler_params=pltriton.CompilerParams()
+        )
+
+
+def fire_classmethod(x):
+    return TpuBuilder.run(x)
+
+
+def silent_classmethod(x):
+    # cls is TritonBuilder: its own build runs, not the base's
+    return TritonBuilder.run(x)
+
+
+def fire_staticmethod(x):
+    return TpuBuilder.build(x)(x)
+
+
+def silent_staticmethod(x):
+    # built, never called
+    TpuBuilder.build(x)
+    return x
+
+
+class TpuKernelProperty:
+    @property
+    def kernel(self):
+        return tpu_op
+
+
+def fire_property(x):
+    return TpuKernelProperty().kernel(x)
+
+
+def silent_property(x):
+    # the getter hands the kernel out; nothing calls it
+    kernel = TpuKernelProperty().kernel
+    del kernel
+    return x
+
+
+class TpuParamsOp:
+    def __init__(self):
+        self.params = pltpu.CompilerParams()
+
+    def __call__(self, x):
+        return pl.pallas_call(add_one, out_shape=_shape(x), compiler_params=self.params)(x)
+
+
+class TritonParamsOp:
+    def __init__(self):
+        self.params = pltriton.CompilerParams()
+
+    def __call__(self, x):
+        return pl.pallas_call(add_one, out_shape=_shape(x), compiler_params=self.params)(x)
+
+
+def fire_params_on_instance(x):
+    return TpuParamsOp()(x)
+
+
+def silent_params_on_instance(x):
+    return TritonParamsOp()(x)
+
+
+class TpuKernelHolder:
+    def __init__(self):
+        self.kernel = tpu_op
+
+    def __call__(self, x):
+        return self.kernel(x)
+
+
+class TritonKernelHolder:
+    def __init__(self):
+        self.kernel = triton_op
+
+    def __call__(self, x):
+        return self.kernel(x)
+
+
+def fire_kernel_on_instance(x):
+    return TpuKernelHolder()(x)
+
+
+def silent_kernel_on_instance(x):
+    return TritonKernelHolder()(x)
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelChoice:
+    kernel: object = tpu_op
+
+
+def fire_dataclass_default(x):
+    return KernelChoice().kernel(x)
+
+
+def silent_dataclass_default(x):
+    # the caller replaces the default
+    return KernelChoice(kernel=triton_op).kernel(x)
+
+
+# -- kernels kept in module-level containers, factories returning several --------------------
+
+KERNEL_LIST = [tpu_op, triton_op]
+KERNEL_TUPLE = (triton_op, tpu_op)
+KERNELS_BY_NAME = {"fast": tpu_op, "portable": triton_op}
+
+
+def fire_list_literal_index(x):
+    return KERNEL_LIST[0](x)
+
+
+def silent_list_literal_index(x):
+    return KERNEL_LIST[1](x)
+
+
+def fire_tuple_literal_index(x):
+    return KERNEL_TUPLE[-1](x)
+
+
+def silent_tuple_literal_index(x):
+    return KERNEL_TUPLE[0](x)
+
+
+def fire_dict_name_key(x):
+    return KERNELS_BY_NAME["fast"](x)
+
+
+def silent_dict_name_key(x):
+    return KERNELS_BY_NAME["portable"](x)
+
+
+def make_pair():
+    return tpu_op, triton_op
+
+
+def fire_unpacked_factory(x):
+    fwd, _ = make_pair()
+    return fwd(x)
+
+
+def silent_unpacked_factory(x):
+    _, bwd = make_pair()
+    return bwd(x)
+
+
+# -- JAX's tree and naming helpers, jnp.vectorize -----------------------------------------------
+
+
+def fire_tree_map(x):
+    return jax.tree.map(tpu_op, [x])[0]
+
+
+def silent_tree_map(x, extra=None):
+    # a tree with no leaves: the function is never called
+    jax.tree.map(tpu_op, extra)
+    return x
+
+
+def fire_named_call(x):
+    return jax.named_call(tpu_op, name="tpu_add_one")(x)
+
+
+def silent_named_call(x):
+    # named, never called
+    jax.named_call(tpu_op, name="tpu_add_one")
+    return x
+
+
+def fire_vectorize(x):
+    return jnp.vectorize(tpu_op, signature="(m,n)->(m,n)")(x)
+
+
+def silent_vectorize(x):
+    return jnp.vectorize(triton_op, signature="(m,n)->(m,n)")(x)
