@@ -409,3 +409,99 @@ def base_replaced_below(x):
     assert _platforms(facts, "class_level") == GPU
     assert _platforms(facts, "from_caller") is None
     assert _platforms(facts, "base_replaced_below") is None
+
+
+def test_class_methods_and_properties(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+class TpuBuilder:
+    @staticmethod
+    def build(x):
+        return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())
+
+    @classmethod
+    def run(cls, x):
+        return cls.build(x)(x)
+
+class TritonBuilder(TpuBuilder):
+    @staticmethod
+    def build(x):
+        return pl.pallas_call(kernel, out_shape=x, compiler_params=pltriton.CompilerParams())
+
+class Holder:
+    @property
+    def kernel(self):
+        return tpu_op
+
+    @property
+    def portable(self):
+        return triton_op
+
+    def run(self, x):
+        return self.kernel(x)
+
+def class_method(x):
+    return TpuBuilder.run(x)
+
+def class_method_of_subclass(x):
+    return TritonBuilder.run(x)
+
+def property_called(x):
+    return Holder().kernel(x)
+
+def property_from_a_method(x):
+    return Holder().run(x)
+
+def property_read_only(x):
+    kernel = Holder().kernel
+    return x
+
+def property_portable(x):
+    return Holder().portable(x)
+""",
+    )
+    assert _platforms(facts, "class_method") == TPU
+    assert _platforms(facts, "class_method_of_subclass") == GPU
+    assert _platforms(facts, "property_called") == TPU
+    assert _platforms(facts, "property_from_a_method") == TPU
+    assert _platforms(facts, "property_read_only") is None
+    assert _platforms(facts, "property_portable") == GPU
+
+
+def test_a_dataclass_field_default(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+import dataclasses
+
+@dataclasses.dataclass(frozen=True)
+class KernelChoice:
+    block: int = 128
+    kernel: object = tpu_op
+
+    def __call__(self, x):
+        return self.kernel(x)
+
+def default_kernel(x):
+    return KernelChoice().kernel(x)
+
+def replaced_by_keyword(x):
+    return KernelChoice(kernel=triton_op).kernel(x)
+
+def replaced_by_position(x):
+    return KernelChoice(64, plain).kernel(x)
+
+def block_only(x):
+    return KernelChoice(64).kernel(x)
+
+def through_a_method(x):
+    # which kernel the instance holds is the constructor's business: not followed
+    return KernelChoice(kernel=plain)(x)
+""",
+    )
+    assert _platforms(facts, "default_kernel") == TPU
+    assert _platforms(facts, "replaced_by_keyword") is None
+    assert _platforms(facts, "replaced_by_position") is None
+    assert _platforms(facts, "block_only") == TPU
+    assert _platforms(facts, "through_a_method") is None

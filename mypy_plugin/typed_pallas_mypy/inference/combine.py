@@ -31,6 +31,7 @@ into silence).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -476,6 +477,11 @@ class Resolver:
         joined = ".".join(rest)
         function = facts.functions.get(joined)
         if function is not None:
+            owner = joined.rpartition(".")[0]
+            if function.access == model.CLASSMETHOD and owner in facts.classes:
+                # ``Cls.build(x)``: its ``cls`` is ``Cls`` itself
+                receiver = f"{facts.module}.{owner}"
+                return Target(located, facts, "function", joined, function, receiver=receiver)
             return Target(located, facts, "function", joined, function=function)
         kept = facts.aliases.get(joined) if len(rest) > 1 or "[" in joined else None
         if kept is not None:  # an element of a literal container, a class's attribute
@@ -496,7 +502,12 @@ class Resolver:
             if len(rest) == 1:
                 return Target(located, facts, "class", rest[0], cls=cls)
             if len(rest) == 2:
-                return self.method(located, facts, cls, rest[1], depth + 1)
+                found = self.method(located, facts, cls, rest[1], depth + 1)
+                if found is not None and found.function is not None:
+                    if found.function.access == model.CLASSMETHOD:
+                        # an inherited class method: its ``cls`` is ``Cls``, not its base
+                        return dataclasses.replace(found, receiver=f"{facts.module}.{rest[0]}")
+                return found
             return None
         if binding.kind == model.ALIAS and len(rest) == 1:
             alias = facts.aliases.get(rest[0])
@@ -1221,6 +1232,9 @@ class Resolver:
             target = self._through_references(target)
             if target.kind != "class" or target.cls is None:
                 return []  # a factory's result: not followed
+            member = self._member(target, event.attr, exact=True)
+            if _is_property(member) and member is not None and event.then is not None:
+                return self._property_call(caller, member, event.then, prefix, at)
             made = self._instance_member(target, event.attr, event.args, event.then, fn)
             if not isinstance(made, Req):
                 return []
@@ -1242,6 +1256,8 @@ class Resolver:
                 f"whose __call__ lowers only for {plats}"
             )
             return [_linked(made, link)]
+        if _is_property(target) and event.mode == model.CALL:
+            return self._property_call(caller, target, event.args, prefix, at)
         out: list[Req] = []
         own = self._callee_req(target)
         if own is not None:
@@ -1272,6 +1288,23 @@ class Resolver:
                 break
             target = inner
         return target
+
+    def _property_call(
+        self, caller: Target, getter: Target, then: CallArgs, prefix: str, at: str
+    ) -> list[Req]:
+        """``obj.prop(x)``: reading the property runs its getter; the call calls what it
+        returns."""
+        out: list[Req] = []
+        own = self._callee_req(getter)
+        if own is not None and own.marker is None:
+            plats = ", ".join(sorted(own.platforms))
+            out.append(_linked(own, f"{prefix}{plats}: it reads {getter.name} at {at}"))
+        result = self._result(caller, getter, model.NO_ARGS, then, 0)
+        if isinstance(result, Req):
+            plats = ", ".join(sorted(result.platforms))
+            link = f"{prefix}{plats}: it calls what {getter.name} returns at {at}"
+            out.append(_linked(result, link))
+        return out
 
     def _callee_req(self, target: Target) -> Req | None:
         if target.kind == "function" and target.function is not None:
@@ -1626,7 +1659,7 @@ class Resolver:
         cls_target, exact, written_in = found
         attr, _, then = name.partition(".")
         member = self._member(cls_target, attr, exact)
-        if member is None:
+        if member is None or (member.kind == "alias" and self._field_given(member, attr, None)):
             return None
         class_name = written_in[len(caller.facts.module) + 1 :]
         if not exact and self._overridden_below(caller, class_name, attr):
@@ -1643,6 +1676,25 @@ class Resolver:
             return None
         cls_target, exact, written_in = found
         return self._member(cls_target, name, exact, after=written_in)
+
+    def _field_given(self, kept: Target, name: str, ctor: CallArgs | None) -> bool:
+        """Whether ``kept`` is a dataclass field's default that the constructor call
+        ``ctor`` (None: one not known) may replace."""
+        owner = kept.facts.classes.get(kept.name.rpartition(".")[0])
+        fields = owner.fields if owner is not None else None
+        if fields is None:
+            return False
+        position = next((i for i, f in enumerate(fields) if f.name == name), None)
+        if position is None:
+            return False
+        if ctor is None:
+            return True
+        return (
+            ctor.keyword(name) is not None
+            or position < len(ctor.positional)
+            or ctor.star
+            or bool(ctor.star_kwargs)
+        )
 
     def _kept_instance_member(self, kept: Target, name: str) -> Target | None:
         """The method ``name`` of the instance an attribute holds (``self.op = Op()``)."""
@@ -1705,7 +1757,7 @@ class Resolver:
         if cls.opaque:
             return DROP
         call = self._member(target, name, exact=ctor is not None)
-        if call is None:
+        if call is None or (call.kind == "alias" and self._field_given(call, name, ctor)):
             return DROP
         if call.kind == "function" and call.function is not None:
             found: Req | None = self._function_req(call)
@@ -1918,6 +1970,14 @@ def _returns(steps: Sequence[Step]) -> Iterator[EntryEvent | CallEvent | None]:
         elif isinstance(step, Alt):
             for arm in step.arms:
                 yield from _returns(arm.steps)
+
+
+def _is_property(target: Target | _Drop | None) -> bool:
+    return (
+        isinstance(target, Target)
+        and target.function is not None
+        and target.function.access == model.PROPERTY
+    )
 
 
 def _with_marker(req: Req, marker: Marker) -> Req:

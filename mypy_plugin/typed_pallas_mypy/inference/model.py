@@ -314,6 +314,15 @@ class FunctionSummary:
     #: the backend of the params every ``return`` constructs (``def params(): return
     #: pltpu.CompilerParams(...)``), whatever its annotation says; "" otherwise
     returns_params: str = ""
+    #: how a method is reached through its class or instance: ``CLASSMETHOD`` (its first
+    #: parameter is the class it is looked up on), ``PROPERTY`` (reading it runs it, and
+    #: calling it calls what it returns), "" for any other function
+    access: str = ""
+
+
+#: ``FunctionSummary.access``
+CLASSMETHOD: Final = "classmethod"
+PROPERTY: Final = "property"
 
 
 @dataclass(frozen=True)
@@ -620,6 +629,7 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
         else None,
         "condition": fn.condition,
         "returns_params": fn.returns_params,
+        "access": fn.access,
     }
 
 
@@ -671,6 +681,7 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
         decorated_entry=decorated,
         condition=_condition_from(data.get("condition")),
         returns_params=_str(data.get("returns_params", "")),
+        access=_str(data.get("access", "")),
     )
 
 

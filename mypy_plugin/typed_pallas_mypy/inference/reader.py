@@ -123,6 +123,8 @@ KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
 #: Transformations that differentiate the function they keep (its ``defvjp`` rules run).
 DIFFERENTIATING: Final = jax_api.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
+#: Decorators making a method an attribute whose reading runs it.
+_PROPERTIES: Final = frozenset({"builtins.property", "functools.cached_property"})
 
 
 #: How many same-module calls deep the kernel body scan follows.
@@ -1768,13 +1770,12 @@ class _ModuleReader(ConditionReading):
             # a callee held in a local variable or a container (``cls = OPS["tpu"]``,
             # ``cls(...)``): the result of calling what it holds
             inner = self.callable_of(call.func, scope, depth + 1)
-            if (
-                isinstance(inner, FunctionRef)
-                and len(inner.targets) == 1
-                and inner.bound is None
-                and not inner.self_bound
-            ):
-                return CallResult(inner.targets[0], self.call_args(call, scope), call)
+            if isinstance(inner, FunctionRef) and len(inner.targets) == 1 and inner.bound is None:
+                # ``self.build(x)(y)``, ``cls.build(x)(y)``: where the method's parameters
+                # start is not known here (a static method's or not), so its arguments
+                # are not either
+                args = model.UNKNOWN_ARGS if inner.self_bound else self.call_args(call, scope)
+                return CallResult(inner.targets[0], args, call)
         return UnknownCallable(f"{spelling(call)}(...)")
 
     def _keeper(self, call: ast.Call, scope: Scope) -> ast.expr | None:
@@ -2397,7 +2398,20 @@ class _ModuleReader(ConditionReading):
             if not isinstance(node, ast.Lambda)
             else None,
             returns_params=self._returns_params(node, scope),
+            access=self._access(node, scope) if not isinstance(node, ast.Lambda) else "",
         )
+
+    def _access(self, node: FunctionNode, scope: Scope) -> str:
+        """``model.CLASSMETHOD`` / ``model.PROPERTY`` for a method so decorated."""
+        if scope.class_qualname is None:
+            return ""
+        parent = scope.parent if scope.parent is not None else self.module_scope
+        names = {self.ref(d, parent) for d in node.decorator_list}
+        if "builtins.classmethod" in names:
+            return model.CLASSMETHOD
+        if names & _PROPERTIES and len(node.decorator_list) == 1:
+            return model.PROPERTY
+        return ""
 
     def _returns_params(self, node: ScopeNode, scope: Scope) -> str:
         """The backend of the params an undecorated function always returns: every
@@ -2549,6 +2563,8 @@ class _ModuleReader(ConditionReading):
                 continue  # ``@f.defjvp``: registers the function as f's rule, returns it
             if scope.class_qualname is not None and name in METHOD_KEEPERS:
                 continue
+            if scope.class_qualname is not None and name in _PROPERTIES:
+                continue  # its getter runs when the attribute is read (``access``)
             if name is None or is_opaque_name(name):
                 return True, (), derivative
             # a name of this project or library: a variable holding a keeper, or a
@@ -2866,6 +2882,20 @@ class _ModuleReader(ConditionReading):
             qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields, tuple(defaults)
         )
 
+    def _is_plain_dataclass(self, cls: ast.ClassDef) -> bool:
+        """A dataclass whose constructor's parameters are its own fields, in order (no
+        bases, no keyword-only fields): ``ClassSummary.fields``."""
+        if cls.bases or cls.keywords:
+            return False
+        for decorator in cls.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if self.ref(target, self.module_scope) in DATACLASS_DECORATORS:
+                return not (
+                    isinstance(decorator, ast.Call)
+                    and any(k.arg == "kw_only" for k in decorator.keywords)
+                )
+        return False
+
     def _fields(self, cls: ast.ClassDef) -> tuple[Param, ...] | None:
         out: list[Param] = []
         for stmt in cls.body:
@@ -3058,10 +3088,19 @@ class _ModuleReader(ConditionReading):
                 assigned.setdefault(name_target.id, []).append(value)
         if assigned and not counts:
             counts = self._self_assignments(cls, qualname)
+        dataclass_fields = self._fields(cls) if self._is_plain_dataclass(cls) else None
+        field_names = {p.name for p in dataclass_fields or ()}
         for name, values in assigned.items():
             if len(values) != 1 or name in counts or name in methods:
                 continue
             value = values[0]
+            if name in field_names:
+                # a dataclass field's default: the instance's unless the constructor is
+                # given another (``combine`` checks the constructor's arguments)
+                alias = self.alias_of(value, self.module_scope)
+                if alias is not None and alias.kind != model.KEEPER:
+                    out[f"{qualname}.{name}"] = alias
+                continue
             if (
                 isinstance(value, ast.Call)
                 and self.ref(value.func, self.module_scope) == "builtins.staticmethod"
