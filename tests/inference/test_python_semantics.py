@@ -505,3 +505,56 @@ def through_a_method(x):
     assert _platforms(facts, "replaced_by_position") is None
     assert _platforms(facts, "block_only") == TPU
     assert _platforms(facts, "through_a_method") is None
+
+
+def test_an_item_of_a_returned_tuple_and_finally_blocks(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def make_pair():
+    return tpu_op, triton_op
+
+def make_either(c):
+    if c:
+        return tpu_op, plain
+    return plain
+
+def first_of_pair(x):
+    fwd, bwd = make_pair()
+    return fwd(x)
+
+def second_of_pair(x):
+    fwd, bwd = make_pair()
+    return bwd(x)
+
+def subscripted(x):
+    return make_pair()[0](x)
+
+def not_always_a_tuple(x, c):
+    fwd, bwd = make_either(c)
+    return fwd(x)
+
+def finally_after_return(x):
+    try:
+        if x.ndim > 5:
+            return x
+    finally:
+        x = tpu_op(x)
+    return x
+
+def finally_portable(x):
+    try:
+        if x.ndim > 5:
+            return x
+    finally:
+        x = triton_op(x)
+    return x
+""",
+    )
+    assert _platforms(facts, "first_of_pair") == TPU
+    assert _platforms(facts, "second_of_pair") == GPU
+    assert _platforms(facts, "subscripted") == TPU
+    assert _platforms(facts, "not_always_a_tuple") is None
+    # the finally runs on the early return's path too
+    assert _platforms(facts, "finally_after_return") == TPU
+    assert _platforms(facts, "finally_portable") == GPU

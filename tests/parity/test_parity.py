@@ -110,10 +110,6 @@ def runs(
 #: ground truth of each is proven all the same (test_ground_truth.py); a mark comes off
 #: when the engine learns the form (strict: a case that passes fails the run).
 ENGINE_MISSES: dict[str, str] = {
-    "fire_try_finally": "engine: a return inside try ends the path before the finally runs",
-    "fire_unpacked_factory": (
-        "engine: tuple unpacking of a factory's result (fwd, _ = make()) is not followed"
-    ),
     "fire_tree_map": (
         "model: jax.tree.map calls its function once per leaf, and a pytree may have none; "
         "the engine counts only what runs on every path"

@@ -59,6 +59,15 @@ class MethodOf:
 
 
 @dataclass(frozen=True)
+class ItemOf:
+    """``make(...)[i]`` (``fwd, bwd = make(...)``): the item ``index`` of the tuple that
+    calling ``result.target`` returns."""
+
+    result: CallResult
+    index: int
+
+
+@dataclass(frozen=True)
 class KnownCallable:
     """A call that runs nothing with a requirement (builtins, a value's method...)."""
 
@@ -105,6 +114,7 @@ Callee = (
     | FunctionRef
     | CallResult
     | MethodOf
+    | ItemOf
     | KnownCallable
     | UnknownCallable
     | EntryVariable

@@ -1269,7 +1269,7 @@ class Resolver:
                 link = f"{prefix}{plats}: it calls {what} at {at}"
                 out.append(_linked(Req(own.platforms, own.cause, own.chain, marker), link))
         if event.mode == model.RESULT and event.then is not None:
-            result = self._result(caller, target, event.args, event.then, 0)
+            result = self._result(caller, target, event.args, event.then, 0, event.item)
             if isinstance(result, Req):
                 plats = ", ".join(sorted(result.platforms))
                 link = f"{prefix}{plats}: it calls what {short} returns at {at}"
@@ -1365,14 +1365,23 @@ class Resolver:
     # ------------------------------------------------------------------ results
 
     def _result(
-        self, caller: Target, factory: Target, args: CallArgs, then: CallArgs, depth: int
+        self,
+        caller: Target,
+        factory: Target,
+        args: CallArgs,
+        then: CallArgs,
+        depth: int,
+        item: int = -1,
     ) -> Req | _Drop:
         """What calling the value ``factory(args)`` returns with ``then`` runs, in
-        ``caller``'s terms (markers translated through ``args`` and ``then``)."""
+        ``caller``'s terms (markers translated through ``args`` and ``then``); ``item``:
+        the item of the returned tuple that is called (-1: the returned value)."""
         if depth > MAX_DEPTH:
             return DROP
         fn = caller.function
         assert fn is not None
+        if item >= 0 and factory.kind != "function":
+            return DROP  # only a function's ``return a, b`` is read item by item
         if factory.kind == "class" and factory.cls is not None:
             made = self._instance(factory, args, then, fn)
             return made if isinstance(made, Req) else DROP
@@ -1391,7 +1400,7 @@ class Resolver:
         made_fn = factory.function
         if made_fn is None or self.is_opaque(factory) or made_fn.blocked is not None:
             return DROP
-        values = list(_returns(made_fn.steps))
+        values = list(_returns(made_fn.steps, item))
         if not values or any(v is None for v in values):
             return DROP
         results: list[Req] = []
@@ -1961,15 +1970,21 @@ def _pick(platforms: frozenset[str], found: list[Req], marker: Marker) -> Req:
     return Req(platforms, first.cause, first.chain, marker)
 
 
-def _returns(steps: Sequence[Step]) -> Iterator[EntryEvent | CallEvent | None]:
+def _returns(steps: Sequence[Step], item: int = -1) -> Iterator[EntryEvent | CallEvent | None]:
     """The values of every ``return`` of a program (a program that never returns a
-    value returns nothing)."""
+    value returns nothing); with ``item``, that item of every returned tuple (None
+    where a ``return`` gives no literal tuple that long)."""
     for step in steps:
         if isinstance(step, Return):
-            yield step.value
+            if item < 0:
+                yield step.value
+            elif step.items is not None and item < len(step.items):
+                yield step.items[item]
+            else:
+                yield None
         elif isinstance(step, Alt):
             for arm in step.arms:
-                yield from _returns(arm.steps)
+                yield from _returns(arm.steps, item)
 
 
 def _is_property(target: Target | _Drop | None) -> bool:

@@ -195,6 +195,9 @@ class CallEvent:
     #: traced for ``jax.vjp``'s forward pass: a ``custom_vjp`` function it reaches runs
     #: its forward rule (the backward one runs when the pullback is called)
     forward: bool = False
+    #: RESULT: the item of the returned tuple that is called (``fwd, bwd = make()``),
+    #: -1 for the returned value itself
+    item: int = -1
 
 
 Event = EntryEvent | CallEvent
@@ -226,6 +229,9 @@ class Return:
 
     line: int
     value: Event | None = None
+    #: a literal tuple returned (``return fwd, bwd``): what calling each item runs, as
+    #: ``value`` says of the whole
+    items: tuple[Event | None, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -514,6 +520,7 @@ def _step_json(step: Step) -> dict[str, object]:
             "grad": step.differentiated,
             "attr": step.attr,
             "fwd": step.forward,
+            "item": step.item,
         }
     if isinstance(step, Alt):
         return {
@@ -527,6 +534,9 @@ def _step_json(step: Step) -> dict[str, object]:
         return {
             "return": _step_json(step.value) if step.value is not None else None,
             "line": step.line,
+            "items": [_step_json(i) if i is not None else None for i in step.items]
+            if step.items is not None
+            else None,
         }
     return {"stop": True, "line": step.line}
 
@@ -569,6 +579,7 @@ def _step_from(raw: object) -> Step:
             _bool(data.get("grad")),
             _str(data.get("attr", "")),
             _bool(data.get("fwd", False)),
+            _int(data.get("item", -1)),
         )
     if "alt" in data:
         arms: list[Arm] = []
@@ -581,7 +592,13 @@ def _step_from(raw: object) -> Step:
         return Alt(line, tuple(arms))
     if "return" in data:
         value = data.get("return")
-        return Return(line, _event_from(value) if value is not None else None)
+        raw_items = data.get("items")
+        items = (
+            tuple(_event_from(i) if i is not None else None for i in _list(raw_items))
+            if raw_items is not None
+            else None
+        )
+        return Return(line, _event_from(value) if value is not None else None, items)
     if data.get("stop") is True:
         return Stop(line)
     raise FactsFormatError(f"bad step {raw!r}")

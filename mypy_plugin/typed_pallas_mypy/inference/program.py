@@ -45,6 +45,7 @@ from typed_pallas_mypy.inference.callables import (
     EntryRef,
     EntryVariable,
     FunctionRef,
+    ItemOf,
     MethodOf,
     PlatformChoice,
 )
@@ -157,10 +158,15 @@ class ProgramBuilder:
             return _THROUGH
         if isinstance(stmt, ast.Return):
             value: Event | None = None
+            items: tuple[Event | None, ...] | None = None
             if stmt.value is not None:
                 steps.extend(self.expression(stmt.value))
                 value = self.returned(stmt.value)
-            steps.append(Return(stmt.lineno, value))
+                if isinstance(stmt.value, ast.Tuple) and not any(
+                    isinstance(e, ast.Starred) for e in stmt.value.elts
+                ):
+                    items = tuple(self.returned(e) for e in stmt.value.elts)
+            steps.append(Return(stmt.lineno, value, items))
             return _RETURN
         if isinstance(stmt, ast.Raise):
             steps.append(Stop(stmt.lineno))
@@ -235,9 +241,12 @@ class ProgramBuilder:
     def _try(self, stmt: ast.Try | ast.TryStar, steps: list[Step]) -> str:
         body = [*stmt.body, *stmt.orelse]
         handlers = [h.body for h in stmt.handlers]
+        start = len(steps)
         ending = self._alternatives(stmt.lineno, [body, *handlers], steps)
         if stmt.finalbody:
             final_steps, final_ending = self.block(stmt.finalbody)
+            # the ``finally`` runs on the paths that return inside the ``try`` too
+            steps[start:] = _before_returns(steps[start:], tuple(final_steps))
             steps.extend(final_steps)
             if final_ending != _THROUGH:
                 return final_ending
@@ -365,6 +374,18 @@ class ProgramBuilder:
                     args,
                     as_entry=as_entry,
                     differentiated=what.differentiated or self.differentiating,
+                )
+            ]
+        if isinstance(what, ItemOf):
+            return [
+                CallEvent(
+                    line,
+                    (what.result.target,),
+                    what.result.args,
+                    model.RESULT,
+                    args,
+                    differentiated=what.result.differentiated or self.differentiating,
+                    item=what.index,
                 )
             ]
         if isinstance(what, MethodOf):
@@ -501,6 +522,24 @@ class ProgramBuilder:
         if isinstance(what, CallResult):
             return CallEvent(line, (what.target,), what.args, model.RESULT, CALLER_ARGS)
         return None
+
+
+def _before_returns(steps: Sequence[Step], inserted: tuple[Step, ...]) -> list[Step]:
+    """``steps`` with ``inserted`` run before each ``Return`` (a ``finally`` block)."""
+    out: list[Step] = []
+    for step in steps:
+        if isinstance(step, Return):
+            out.extend(inserted)
+            out.append(step)
+        elif isinstance(step, Alt):
+            arms = tuple(
+                Arm(tuple(_before_returns(arm.steps, inserted)), arm.platforms)
+                for arm in step.arms
+            )
+            out.append(Alt(step.line, arms))
+        else:
+            out.append(step)
+    return out
 
 
 def _forward(step: Step) -> Step:

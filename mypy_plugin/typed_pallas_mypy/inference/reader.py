@@ -69,6 +69,7 @@ from typed_pallas_mypy.inference.callables import (
     EntryRef,
     EntryVariable,
     FunctionRef,
+    ItemOf,
     KnownCallable,
     MethodOf,
     PlatformChoice,
@@ -1452,6 +1453,11 @@ class _ModuleReader(ConditionReading):
         runs ``f``'s derivative (its custom rules) when called. What it is passed is not
         ``f``'s arguments: interpret mode read from them is not known."""
         index = jax_api.DEFERRED_DERIVATIVES.get(self.ref(call.func, scope) or "")
+        if index is None and key.startswith("#") and key[1:].isdigit():
+            made = self._callable_call(call, scope, depth + 1)
+            if isinstance(made, CallResult):
+                return ItemOf(made, int(key[1:]))
+            return UnknownCallable(f"{spelling(call)}(...)[...]")
         if index is None or key != f"#{index}" or not call.args:
             return UnknownCallable(f"{spelling(call)}(...)[...]")
         if isinstance(call.args[0], ast.Starred):
@@ -1552,6 +1558,9 @@ class _ModuleReader(ConditionReading):
             elif isinstance(result, MethodOf):
                 made = result.result
                 result = MethodOf(CallResult(made.target, _outer(made.args), made.call), result.name)
+            elif isinstance(result, ItemOf):
+                made = result.result
+                result = ItemOf(CallResult(made.target, _outer(made.args), made.call), result.index)
         if isinstance(
             result,
             CallResult
@@ -1560,7 +1569,8 @@ class _ModuleReader(ConditionReading):
             | EntryVariable
             | DecoratedEntry
             | Choice
-            | MethodOf,
+            | MethodOf
+            | ItemOf,
         ):
             return result
         if isinstance(result, EntryRef) and not result.partial:
