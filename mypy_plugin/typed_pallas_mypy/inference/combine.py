@@ -645,9 +645,7 @@ class Resolver:
         return None
 
     def _body_at(self, target: Target) -> Req | None:
-        found = self.memoized(
-            "body", target.key, lambda: self._body(target), target.located.module
-        )
+        found = self.memoized("body", target.key, lambda: self._body(target), target.located.module)
         return found if isinstance(found, Req) else None
 
     def _body(self, target: Target) -> Req | None:

@@ -593,12 +593,10 @@ def _step_from(raw: object) -> Step:
     if "return" in data:
         value = data.get("return")
         raw_items = data.get("items")
-        items = (
-            tuple(_event_from(i) if i is not None else None for i in _list(raw_items))
-            if raw_items is not None
-            else None
-        )
-        return Return(line, _event_from(value) if value is not None else None, items)
+        returned: tuple[Event | None, ...] | None = None
+        if raw_items is not None:
+            returned = tuple(_event_from(i) if i is not None else None for i in _list(raw_items))
+        return Return(line, _event_from(value) if value is not None else None, returned)
     if data.get("stop") is True:
         return Stop(line)
     raise FactsFormatError(f"bad step {raw!r}")

@@ -533,8 +533,7 @@ def _before_returns(steps: Sequence[Step], inserted: tuple[Step, ...]) -> list[S
             out.append(step)
         elif isinstance(step, Alt):
             arms = tuple(
-                Arm(tuple(_before_returns(arm.steps, inserted)), arm.platforms)
-                for arm in step.arms
+                Arm(tuple(_before_returns(arm.steps, inserted)), arm.platforms) for arm in step.arms
             )
             out.append(Alt(step.line, arms))
         else:

@@ -52,14 +52,6 @@ from typed_pallas_mypy.entries import ENTRIES, EntrySpec, entry_evidence
 from typed_pallas_mypy.evidence_tables import namespace_key
 from typed_pallas_mypy.fullnames import FUNCTOOLS_PARTIAL, PLATFORM_ATTRIBUTES, PLATFORM_SOURCES
 from typed_pallas_mypy.inference import jax_api, model
-from typed_pallas_mypy.inference.jax_api import (
-    CLASS_KEEPERS,
-    CONFIGURED_KEEPERS,
-    CUSTOM_DERIVATIVES,
-    DATACLASS_DECORATORS,
-    KEEPS_FUNCTION,
-    METHOD_KEEPERS,
-)
 from typed_pallas_mypy.inference.callables import (
     KNOWN,
     Callee,
@@ -77,6 +69,14 @@ from typed_pallas_mypy.inference.callables import (
 )
 from typed_pallas_mypy.inference.conditions import ConditionReading
 from typed_pallas_mypy.inference.interpret_uses import InterpretUses, KeptOff
+from typed_pallas_mypy.inference.jax_api import (
+    CLASS_KEEPERS,
+    CONFIGURED_KEEPERS,
+    CUSTOM_DERIVATIVES,
+    DATACLASS_DECORATORS,
+    KEEPS_FUNCTION,
+    METHOD_KEEPERS,
+)
 from typed_pallas_mypy.inference.model import (
     FALSE,
     TRUE,
@@ -1557,7 +1557,9 @@ class _ModuleReader(ConditionReading):
                 result = CallResult(result.target, _outer(result.args), result.call)
             elif isinstance(result, MethodOf):
                 made = result.result
-                result = MethodOf(CallResult(made.target, _outer(made.args), made.call), result.name)
+                result = MethodOf(
+                    CallResult(made.target, _outer(made.args), made.call), result.name
+                )
             elif isinstance(result, ItemOf):
                 made = result.result
                 result = ItemOf(CallResult(made.target, _outer(made.args), made.call), result.index)
@@ -2967,7 +2969,7 @@ class _ModuleReader(ConditionReading):
         nested in one): the value the class sets it to once, in ``__init__`` on every
         path or in its class body, when no class of this module deriving from it sets
         it again; None otherwise."""
-        method = scope
+        method: Scope | None = scope
         while method is not None and not method.is_method:
             method = method.parent
         qualname = method.class_qualname if method is not None else None
