@@ -6,6 +6,10 @@ the defining module for names JAX re-exports (``pl.pallas_call`` is
 ``jax-stubs`` defines the name itself. Both spellings are listed, so the plugin keeps
 working whichever way the stubs go. Checked against jax 0.10.2 and 0.12.0.1.
 
+What JAX's callables (and ``functools``', builtins') do with the functions they are given
+(keep them, trace them, differentiate them, register rules) is not here: it is the table of
+``inference.jax_api``, one row per callable, proven against both ends of the JAX range.
+
 This module only holds data: no mypy import, no jax import.
 """
 
@@ -42,53 +46,6 @@ TYPED_PROTOCOL: Final = "typed_pallas._params.CompilerParams"
 
 #: ``@typed_pallas.platform("tpu")``: the tagged function lowers only for that platform
 PLATFORM_TAG: Final = frozenset({"typed_pallas.platform", "typed_pallas._tagged.platform"})
-
-#: Callables that return their function argument's behaviour unchanged (as decorators
-#: or as ``jax.jit(f)(x)``): the platform of ``jax.jit(f)`` is the platform of ``f``.
-KEEPS_FUNCTION: Final = frozenset(
-    {
-        "jax.jit",
-        "jax._src.api.jit",
-        "jax._src.pjit.jit",
-        "jax.vmap",
-        "jax._src.api.vmap",
-        "jax.pmap",
-        "jax._src.api.pmap",
-        "jax.grad",
-        "jax._src.api.grad",
-        "jax.value_and_grad",
-        "jax._src.api.value_and_grad",
-        "jax.jacfwd",
-        "jax._src.api.jacfwd",
-        "jax.jacrev",
-        "jax._src.api.jacrev",
-        "jax.hessian",
-        "jax._src.api.hessian",
-        "jax.checkpoint",
-        "jax.remat",
-        "jax._src.ad_checkpoint.checkpoint",
-        "jax.named_call",
-        "jax._src.api.named_call",
-        "jax.named_scope",
-        "jax.shard_map",
-        "jax._src.shard_map.shard_map",
-        "jax.experimental.shard_map.shard_map",
-        "functools.wraps",
-        "functools.cache",
-        "functools.lru_cache",
-        "functools._lru_cache_wrapper",
-        "typing.override",
-        "typing_extensions.override",
-        # runtime type checkers: they call the function after checking its arguments
-        # (tokamax's ``@jaxtyping.jaxtyped``, ejkernel's ``typechecker=beartype``)
-        "jaxtyping.jaxtyped",
-        "jaxtyping._decorator.jaxtyped",
-        "beartype.beartype",
-        "beartype._decor.decorcache.beartype",
-        "beartype._decor.decormain.beartype",
-        *PLATFORM_TAG,
-    }
-)
 
 # --------------------------------------------------------------------------- guards
 
@@ -175,29 +132,6 @@ DECISION_CALLS: Final = (
     | PARAMS_CLASSES
 )
 
-#: ``jax.custom_vjp`` / ``jax.custom_jvp``: the decorated function runs (its primal), and
-#: under differentiation its ``defvjp``/``defjvp`` rules do
-CUSTOM_DERIVATIVES: Final = frozenset(
-    {
-        "jax.custom_vjp",
-        "jax.custom_jvp",
-        "jax._src.custom_derivatives.custom_vjp",
-        "jax._src.custom_derivatives.custom_jvp",
-    }
-)
-#: transformations that differentiate the function they are given: its custom
-#: derivative rules run (``jax.vjp`` / ``jvp`` / ``linearize`` call it right away)
-DIFFERENTIATING: Final = frozenset(
-    f"{module}.{name}"
-    for module in ("jax", "jax._src.api")
-    for name in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian")
-)
-DIFFERENTIATING_CALLS: Final = frozenset(
-    f"{module}.{name}" for module in ("jax", "jax._src.api") for name in ("vjp", "jvp", "linearize")
-)
-#: methods registering a custom derivative's rules (``f.defvjp(fwd, bwd)``)
-DERIVATIVE_RULES: Final = frozenset({"defvjp", "defjvp"})
-
 #: ``__call__`` of the objects library kernels are (``jax.jit``, ``jax.custom_vjp`` /
 #: ``custom_jvp``, ``functools.partial``): calling one may run a library kernel, whose
 #: findings are reported there (``functools.partial.__call__`` keeps mypy's own hook)
@@ -235,31 +169,6 @@ BACKEND_NAMESPACES: Final[tuple[tuple[str, str], ...]] = _platforms.BACKEND_NAME
 
 # --------------------------------------------------------------------------- library reader
 
-#: Keepers whose positional arguments configure them: ``jax.named_scope("n")(f)``,
-#: ``functools.wraps(g)(f)``, ``functools.lru_cache(8)(f)``,
-#: ``typed_pallas.platform("tpu")(f)`` keep ``f``, not their argument.
-CONFIGURED_KEEPERS: Final = frozenset(
-    {"jax.named_scope", "functools.wraps", "functools.lru_cache", *PLATFORM_TAG}
-)
-#: Method decorators that keep the method callable as written.
-METHOD_KEEPERS: Final = frozenset({"builtins.staticmethod", "builtins.classmethod"})
-#: Class decorators that return the class itself (so ``C(...)`` still builds a ``C``).
-CLASS_KEEPERS: Final = frozenset(
-    {
-        "dataclasses.dataclass",
-        "jax.tree_util.register_pytree_node_class",
-        "jax.tree_util.register_dataclass",
-        "jax.tree_util.register_static",
-        "functools.total_ordering",
-        "typing.final",
-        "chex.dataclass",
-        "flax.struct.dataclass",
-    }
-)
-#: Class decorators that make the class a dataclass (its fields are constructor parameters).
-DATACLASS_DECORATORS: Final = frozenset(
-    {"dataclasses.dataclass", "chex.dataclass", "flax.struct.dataclass"}
-)
 #: References whose presence means a library function decides the platform itself.
 PLATFORM_SOURCES: Final = DEFAULT_BACKEND | IS_TPU_DEVICE | PLATFORM_DEPENDENT | TP_DISPATCH
 #: Attribute names that read a device's platform or kind (``d.platform``,

@@ -645,15 +645,20 @@ def calls_result_of_parameter(make, x):
 def calls_library_code(x):
     return jnp.sum(tpu_op(x))
 
-def only_unknown(fn, make, x):
+def only_unknown(fn, make, x, key):
     fn(x)
-    return make()(TABLE["a"](x))
+    return make()(TABLE[key](x))
+
+def table_entry_alone(x):
+    return TABLE["a"](x)
 """,
     )
     for name in ("calls_parameter", "calls_table_entry", "calls_result_of_parameter"):
         assert platforms_of(facts.requirement(f"pkg.unk.{name}")) == {"tpu"}, name
     assert platforms_of(facts.requirement("pkg.unk.calls_library_code")) == {"tpu"}
     assert facts.requirement("pkg.unk.only_unknown") is None
+    # a dict only ever read by index holds what it was built with
+    assert platforms_of(facts.requirement("pkg.unk.table_entry_alone")) == {"tpu"}
 
 
 def test_conditional_calls_give_none(make_lib: MakeLib) -> None:

@@ -505,3 +505,136 @@ def rebound(x):
     )
     assert _platforms(facts, "counted") == {"tpu"}
     assert _platforms(facts, "rebound") is None  # ``self`` assigned: any object
+
+
+def test_jax_api_table_decides_what_runs(make_lib: MakeLib) -> None:
+    """Calls no shape names, read from ``inference.jax_api``'s rows: a keeper's result
+    runs the function, a call that traces now runs it, one that only traces (to shapes)
+    or runs it on the host, or for each item of a pytree (maybe none), restricts nothing."""
+    facts = _library(
+        make_lib,
+        """
+import jax.numpy as jnp
+from jax.experimental import checkify
+
+def vectorized(x):
+    return jnp.vectorize(tpu_op)(x)
+
+def checkified(x):
+    return checkify.checkify(tpu_op)(x)
+
+def named(x):
+    return jax.named_call(triton_op, name="k")(x)
+
+def piecewise(x):
+    return jnp.piecewise(x, [x > 0], [tpu_op, tpu_op])
+
+def root(x):
+    return jax.lax.custom_root(plain, x, solve=lambda f, y: tpu_op(y), tangent_solve=plain)
+
+def shapes_only(x):
+    return jax.eval_shape(tpu_op, x)
+
+def host(x):
+    return jax.pure_callback(tpu_op, x, x)
+
+def each_leaf(xs):
+    return jax.tree.map(tpu_op, xs)
+
+def vectorized_plain(x):
+    return jnp.vectorize(plain)(x)
+""",
+    )
+    assert _platforms(facts, "vectorized") == {"tpu"}
+    assert _platforms(facts, "checkified") == {"tpu"}
+    assert _platforms(facts, "named") == {"cuda", "rocm"}
+    assert _platforms(facts, "piecewise") == {"tpu"}
+    assert _platforms(facts, "root") == {"tpu"}
+    assert _platforms(facts, "shapes_only") is None
+    assert _platforms(facts, "host") is None
+    assert _platforms(facts, "each_leaf") is None
+    assert _platforms(facts, "vectorized_plain") is None
+
+
+def test_differentiation_runs_the_rules_instead_of_the_primal(make_lib: MakeLib) -> None:
+    """Differentiated, a ``custom_vjp`` / ``custom_jvp`` function runs its rules, not its
+    primal; ``jax.vjp`` runs the forward rule now and the backward one when the pullback
+    is called; ``jax.linearize`` runs a ``custom_jvp`` rule's tangent part when the linear
+    function is applied; ``@f.defjvp`` registers a rule like ``f.defjvp(rule)``."""
+    facts = _library(
+        make_lib,
+        """
+@jax.custom_vjp
+def kernel_primal(x):
+    return tpu_op(x)
+
+def kernel_primal_fwd(x):
+    return x * 2, None
+
+def kernel_primal_bwd(res, g):
+    return (g,)
+
+kernel_primal.defvjp(kernel_primal_fwd, kernel_primal_bwd)
+
+@jax.custom_vjp
+def backward_kernel(x):
+    return x * 2
+
+def backward_kernel_fwd(x):
+    return x * 2, None
+
+def backward_kernel_bwd(res, g):
+    return (tpu_op(g),)
+
+backward_kernel.defvjp(backward_kernel_fwd, backward_kernel_bwd)
+
+@jax.custom_jvp
+def tangent_kernel(x):
+    return x * 2
+
+@tangent_kernel.defjvp
+def tangent_kernel_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x * 2, tpu_op(t)
+
+def grad_of_kernel_primal(x):
+    return jax.grad(kernel_primal)(x)
+
+def primal_alone(x):
+    return kernel_primal(x)
+
+def grad_of_backward_kernel(x):
+    return jax.grad(backward_kernel)(x)
+
+def pullback_called(x):
+    out, pull = jax.vjp(backward_kernel, x)
+    return pull(out)
+
+def pullback_not_called(x):
+    out, pull = jax.vjp(backward_kernel, x)
+    return out
+
+def jvp_of_decorated_rule(x):
+    return jax.jvp(tangent_kernel, (x,), (x,))
+
+def decorated_rule_primal_alone(x):
+    return tangent_kernel(x)
+
+def linear_function_applied(x):
+    y, f_jvp = jax.linearize(tangent_kernel, x)
+    return f_jvp(x)
+
+def linear_function_not_applied(x):
+    y, f_jvp = jax.linearize(tangent_kernel, x)
+    return y
+""",
+    )
+    assert _platforms(facts, "grad_of_kernel_primal") is None
+    assert _platforms(facts, "primal_alone") == {"tpu"}
+    assert _platforms(facts, "grad_of_backward_kernel") == {"tpu"}
+    assert _platforms(facts, "pullback_called") == {"tpu"}
+    assert _platforms(facts, "pullback_not_called") is None
+    assert _platforms(facts, "jvp_of_decorated_rule") == {"tpu"}
+    assert _platforms(facts, "decorated_rule_primal_alone") is None
+    assert _platforms(facts, "linear_function_applied") == {"tpu"}
+    assert _platforms(facts, "linear_function_not_applied") is None

@@ -49,6 +49,25 @@ class CallResult:
 
 
 @dataclass(frozen=True)
+class MethodOf:
+    """``C(...).name`` / ``v.name`` where ``v`` holds ``C(...)``: the method ``name`` of
+    the instance that calling ``result.target`` builds (``combine`` looks it up through
+    the class's bases: the instance's class is known exactly)."""
+
+    result: CallResult
+    name: str
+
+
+@dataclass(frozen=True)
+class ItemOf:
+    """``make(...)[i]`` (``fwd, bwd = make(...)``): the item ``index`` of the tuple that
+    calling ``result.target`` returns."""
+
+    result: CallResult
+    index: int
+
+
+@dataclass(frozen=True)
 class KnownCallable:
     """A call that runs nothing with a requirement (builtins, a value's method...)."""
 
@@ -94,6 +113,8 @@ Callee = (
     EntryRef
     | FunctionRef
     | CallResult
+    | MethodOf
+    | ItemOf
     | KnownCallable
     | UnknownCallable
     | EntryVariable

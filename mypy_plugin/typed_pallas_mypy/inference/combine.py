@@ -31,6 +31,7 @@ into silence).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -160,10 +161,20 @@ class Target:
     function: FunctionSummary | None = None
     cls: ClassSummary | None = None
     alias: Alias | None = None
+    #: for a method: the fullname of the class of the instance it runs on, when that is
+    #: known exactly (an instance built by a call the engine read): ``self.NAME`` and
+    #: ``super().NAME`` are looked up through that class's bases, as Python does; ""
+    #: when the instance may be of any subclass of the method's own class
+    receiver: str = ""
 
     @property
     def fullname(self) -> str:
         return f"{self.facts.module}.{self.name}"
+
+    @property
+    def key(self) -> str:
+        """What answers about this target are memoized under (its receiver included)."""
+        return f"{self.fullname}@{self.receiver}" if self.receiver else self.fullname
 
 
 @dataclass
@@ -224,8 +235,10 @@ class Resolver:
         #: it is forgotten: its next reading takes those still valid (``reuse``; the
         #: daemon reads an edited module again, and most of its functions are the same)
         self._reusable: dict[str, reader.Reusable] = {}
-        #: computing what runs under ``jax.grad`` (``defvjp`` rules count)
+        #: computing what runs under ``jax.grad`` (custom functions run their rules)
         self._differentiated = False
+        #: computing what ``jax.vjp`` runs now (custom functions run their forward rule)
+        self._forward = False
         #: module -> (stamp, facts) of the modules whose functions are summarised when
         #: asked for: written to the store by ``save``
         self._unsaved: dict[str, tuple[Stamp, ModuleFacts]] = {}
@@ -464,7 +477,15 @@ class Resolver:
         joined = ".".join(rest)
         function = facts.functions.get(joined)
         if function is not None:
+            owner = joined.rpartition(".")[0]
+            if function.access == model.CLASSMETHOD and owner in facts.classes:
+                # ``Cls.build(x)``: its ``cls`` is ``Cls`` itself
+                receiver = f"{facts.module}.{owner}"
+                return Target(located, facts, "function", joined, function, receiver=receiver)
             return Target(located, facts, "function", joined, function=function)
+        kept = facts.aliases.get(joined) if len(rest) > 1 or "[" in joined else None
+        if kept is not None:  # an element of a literal container, a class's attribute
+            return Target(located, facts, "alias", joined, alias=kept)
         binding = facts.bindings.get(rest[0])
         if binding is None:
             for star in facts.stars:
@@ -481,12 +502,23 @@ class Resolver:
             if len(rest) == 1:
                 return Target(located, facts, "class", rest[0], cls=cls)
             if len(rest) == 2:
-                return self.method(located, facts, cls, rest[1], depth + 1)
+                found = self.method(located, facts, cls, rest[1], depth + 1)
+                if found is not None and found.function is not None:
+                    if found.function.access == model.CLASSMETHOD:
+                        # an inherited class method: its ``cls`` is ``Cls``, not its base
+                        return dataclasses.replace(found, receiver=f"{facts.module}.{rest[0]}")
+                return found
             return None
         if binding.kind == model.ALIAS and len(rest) == 1:
             alias = facts.aliases.get(rest[0])
             if alias is not None:
                 return Target(located, facts, "alias", rest[0], alias=alias)
+        if binding.kind == model.ALIAS and len(rest) == 2:
+            # ``OP.run`` where ``OP = Op(...)``: the method of that very instance
+            alias = facts.aliases.get(rest[0])
+            if alias is not None:
+                held = Target(located, facts, "alias", rest[0], alias=alias)
+                return self._kept_instance_member(held, rest[1])
         return None
 
     def method(
@@ -529,7 +561,10 @@ class Resolver:
         """``compute()`` once per (kind, key) and version of the modules it read
         (``module``: the module of a target ``compute`` was given already read, whose
         facts it uses without reading them); a cycle gives None."""
-        slot = (f"{kind}-grad" if self._differentiated else kind, key)
+        if self._differentiated:
+            slot = (f"{kind}-grad", key)
+        else:
+            slot = (f"{kind}-fwd" if self._forward else kind, key)
         found = self._memo.get(slot)
         if found is not None:
             for reading in self._reading:
@@ -610,9 +645,7 @@ class Resolver:
         return None
 
     def _body_at(self, target: Target) -> Req | None:
-        found = self.memoized(
-            "body", target.fullname, lambda: self._body(target), target.located.module
-        )
+        found = self.memoized("body", target.key, lambda: self._body(target), target.located.module)
         return found if isinstance(found, Req) else None
 
     def _body(self, target: Target) -> Req | None:
@@ -712,9 +745,15 @@ class Resolver:
         return found if isinstance(found, Req) else None
 
     def _table_req(self, fullname: str, depth: int) -> Req | None:
-        """``TABLE[key]``: the requirement of the table's entry under ``key``."""
+        """``TABLE[key]``: the requirement of the table's entry under ``key`` (a platform
+        table's, or what a literal container holds under that index)."""
         entry = self._table_entry(fullname)
-        return self._callable_req(entry, depth + 1) if entry is not None else None
+        if entry is not None:
+            return self._callable_req(entry, depth + 1)
+        target = self.resolve(fullname)
+        if target is None or target.kind != "alias" or target.alias is None:
+            return None
+        return self._alias_req(target, depth + 1)
 
     def _table_entry(self, subscript: str) -> str | None:
         """The fullname ``TABLE[key]`` names: the table's entry under ``key``."""
@@ -729,10 +768,11 @@ class Resolver:
         return None
 
     def _with_rules(self, target: Target, found: Req | None) -> Req | None:
-        """A ``custom_vjp`` / ``custom_jvp`` function runs its ``defvjp`` rules when
-        differentiated: their requirements join the primal's (platforms in common; a
-        contradiction gives none)."""
-        if not self._differentiated:
+        """A ``custom_vjp`` / ``custom_jvp`` function, differentiated, runs its ``defvjp``
+        / ``defjvp`` rules instead of its primal: their requirements (platforms in
+        common; a contradiction gives none) replace the primal's, and when no rule
+        restricts, nothing does. Not differentiated, the primal runs (``found``)."""
+        if not self._differentiated and not self._forward:
             return found  # the rules run only when the function is differentiated
         if "." in target.name or target.name not in target.facts.rules:
             return found
@@ -743,11 +783,22 @@ class Resolver:
         )
         if not derivative:
             return found
-        requirement = found
+        requirement: Req | None = None
+        marked = False
         where = self._where(target, fn.line if fn is not None else (alias.line if alias else 1))
-        for rule, line in target.facts.rules[target.name]:
+        rules = target.facts.rules[target.name]
+        if not self._differentiated:
+            # ``jax.vjp``'s forward pass: a ``custom_vjp`` runs its forward rule now; a
+            # ``custom_jvp`` rule's primal and tangent parts cannot be told apart
+            if any(kind == model.RULE_JVP for _, _, kind in rules):
+                return None
+            rules = tuple(r for r in rules if r[2] == model.RULE_FORWARD)
+        for rule, line, _ in rules:
             rule_req = self.requirement(rule)
-            if rule_req is None or rule_req.marker is not None:
+            if rule_req is None:
+                continue
+            if rule_req.marker is not None:
+                marked = True  # its interpret mode is the primal call's (the same arguments)
                 continue
             if requirement is None:
                 link = (
@@ -765,11 +816,13 @@ class Resolver:
                 )
             else:
                 return None
+        if requirement is None and marked:
+            return found  # the rules run as compiled as the primal does: its requirement
         return requirement
 
     def _function_req(self, target: Target) -> Req | None:
         found = self.memoized(
-            "fn", target.fullname, lambda: self._compute(target), target.located.module
+            "fn", target.key, lambda: self._compute(target), target.located.module
         )
         return found if isinstance(found, Req) else None
 
@@ -1135,9 +1188,13 @@ class Resolver:
         if name.startswith("self:"):
             callee = self._self_method(caller, name[len("self:") :])
             return DROP if callee is None else callee
+        if name.startswith("super:"):
+            callee = self._super_method(caller, name[len("super:") :])
+            return DROP if callee is None else callee
         if name.endswith("]") and "[" in name:
             entry = self._table_entry(name)
-            return self.resolve(entry) if entry is not None else None
+            if entry is not None:
+                return self.resolve(entry)
         return self.resolve(name)
 
     def _one_call(self, caller: Target, event: CallEvent, name: str) -> list[Req]:
@@ -1147,6 +1204,12 @@ class Resolver:
                 return self._one_call(caller, event, name)
             finally:
                 self._differentiated = False
+        if event.forward and not self._forward and not self._differentiated:
+            self._forward = True
+            try:
+                return self._one_call(caller, event, name)
+            finally:
+                self._forward = False
         fn = caller.function
         assert fn is not None
         target = self._callee(caller, name)
@@ -1163,6 +1226,22 @@ class Resolver:
                 )
                 return [found] if isinstance(found, Req) else []
         prefix = f"{self._short(caller)} ({self._where(caller, fn.line)}) lowers only for "
+        if event.mode == model.METHOD:
+            target = self._through_references(target)
+            if target.kind != "class" or target.cls is None:
+                return []  # a factory's result: not followed
+            member = self._member(target, event.attr, exact=True)
+            if _is_property(member) and member is not None and event.then is not None:
+                return self._property_call(caller, member, event.then, prefix, at)
+            made = self._instance_member(target, event.attr, event.args, event.then, fn)
+            if not isinstance(made, Req):
+                return []
+            plats = ", ".join(sorted(made.platforms))
+            link = (
+                f"{prefix}{plats}: it calls {event.attr} of a {target.name} at {at}, "
+                f"which lowers only for {plats}"
+            )
+            return [_linked(made, link)]
         if target.kind == "class" and target.cls is not None:
             if event.mode != model.RESULT:
                 return []  # a constructor call runs no kernel
@@ -1175,6 +1254,8 @@ class Resolver:
                 f"whose __call__ lowers only for {plats}"
             )
             return [_linked(made, link)]
+        if _is_property(target) and event.mode == model.CALL:
+            return self._property_call(caller, target, event.args, prefix, at)
         out: list[Req] = []
         own = self._callee_req(target)
         if own is not None:
@@ -1186,11 +1267,41 @@ class Resolver:
                 link = f"{prefix}{plats}: it calls {what} at {at}"
                 out.append(_linked(Req(own.platforms, own.cause, own.chain, marker), link))
         if event.mode == model.RESULT and event.then is not None:
-            result = self._result(caller, target, event.args, event.then, 0)
+            result = self._result(caller, target, event.args, event.then, 0, event.item)
             if isinstance(result, Req):
                 plats = ", ".join(sorted(result.platforms))
                 link = f"{prefix}{plats}: it calls what {short} returns at {at}"
                 out.append(_linked(result, link))
+        return out
+
+    def _through_references(self, target: Target) -> Target:
+        """What a name bound to another name (``cls = TpuOp``, a container's element)
+        stands for."""
+        for _ in range(_NAME_DEPTH):
+            alias = target.alias
+            if alias is None or alias.kind != model.REF or len(alias.targets) != 1:
+                break
+            inner = self.resolve(alias.targets[0])
+            if inner is None:
+                break
+            target = inner
+        return target
+
+    def _property_call(
+        self, caller: Target, getter: Target, then: CallArgs, prefix: str, at: str
+    ) -> list[Req]:
+        """``obj.prop(x)``: reading the property runs its getter; the call calls what it
+        returns."""
+        out: list[Req] = []
+        own = self._callee_req(getter)
+        if own is not None and own.marker is None:
+            plats = ", ".join(sorted(own.platforms))
+            out.append(_linked(own, f"{prefix}{plats}: it reads {getter.name} at {at}"))
+        result = self._result(caller, getter, model.NO_ARGS, then, 0)
+        if isinstance(result, Req):
+            plats = ", ".join(sorted(result.platforms))
+            link = f"{prefix}{plats}: it calls what {getter.name} returns at {at}"
+            out.append(_linked(result, link))
         return out
 
     def _callee_req(self, target: Target) -> Req | None:
@@ -1252,14 +1363,23 @@ class Resolver:
     # ------------------------------------------------------------------ results
 
     def _result(
-        self, caller: Target, factory: Target, args: CallArgs, then: CallArgs, depth: int
+        self,
+        caller: Target,
+        factory: Target,
+        args: CallArgs,
+        then: CallArgs,
+        depth: int,
+        item: int = -1,
     ) -> Req | _Drop:
         """What calling the value ``factory(args)`` returns with ``then`` runs, in
-        ``caller``'s terms (markers translated through ``args`` and ``then``)."""
+        ``caller``'s terms (markers translated through ``args`` and ``then``); ``item``:
+        the item of the returned tuple that is called (-1: the returned value)."""
         if depth > MAX_DEPTH:
             return DROP
         fn = caller.function
         assert fn is not None
+        if item >= 0 and factory.kind != "function":
+            return DROP  # only a function's ``return a, b`` is read item by item
         if factory.kind == "class" and factory.cls is not None:
             made = self._instance(factory, args, then, fn)
             return made if isinstance(made, Req) else DROP
@@ -1278,7 +1398,7 @@ class Resolver:
         made_fn = factory.function
         if made_fn is None or self.is_opaque(factory) or made_fn.blocked is not None:
             return DROP
-        values = list(_returns(made_fn.steps))
+        values = list(_returns(made_fn.steps, item))
         if not values or any(v is None for v in values):
             return DROP
         results: list[Req] = []
@@ -1481,7 +1601,46 @@ class Resolver:
 
     # ------------------------------------------------------------------ classes
 
-    def _self_method(self, caller: Target, name: str) -> Target | None:
+    def _member(self, cls_target: Target, name: str, exact: bool, after: str = "") -> Target | None:
+        """What ``name`` of an instance of ``cls_target``'s class is, looked up through the
+        class and its bases as Python does: a method (``exact``: the instance is of this
+        very class, so the method runs with it as its receiver) or a callable attribute
+        the class sets (``reader._attribute_aliases``). ``after``: the fullname of the
+        class ``super()`` is written in (only the classes after it count). None when
+        nothing is found, or when a method and an instance attribute share the name."""
+        cls = cls_target.cls
+        if cls is None:
+            return None
+        mro = list(self._mro(cls_target.located, cls_target.facts, cls, 0))
+        if after:
+            names = [f"{facts.module}.{found.qualname}" for _, facts, found in mro]
+            if after not in names:
+                return None
+            mro = mro[names.index(after) + 1 :]
+        receiver = cls_target.fullname if exact else ""
+        method: Target | None = None
+        kept: Target | None = None
+        for located, facts, found in mro:
+            key = f"{found.qualname}.{name}"
+            alias = facts.aliases.get(key)
+            if alias is not None and kept is None and method is None:
+                kept = Target(located, facts, "alias", key, alias=alias)
+            qualname = dict(found.methods).get(name)
+            if qualname is not None and method is None:
+                function = facts.functions.get(qualname)
+                if function is None:
+                    return None
+                method = Target(
+                    located, facts, "function", qualname, function=function, receiver=receiver
+                )
+        if method is not None and kept is not None:
+            return None
+        return method or kept
+
+    def _self_class(self, caller: Target) -> tuple[Target, bool, str] | None:
+        """(the class ``self`` is an instance of in the method ``caller``, whether exactly
+        (the caller runs with a known receiver), the fullname of the class the method is
+        written in)."""
         fn = caller.function
         assert fn is not None
         if not fn.is_method or "." not in fn.qualname:
@@ -1490,10 +1649,79 @@ class Resolver:
         cls = caller.facts.classes.get(class_name)
         if cls is None:
             return None
-        found = self.method(caller.located, caller.facts, cls, name, 0)
-        if found is not None and self._overridden_below(caller, class_name, name):
+        written_in = f"{caller.facts.module}.{class_name}"
+        if caller.receiver:
+            receiver = self.resolve(caller.receiver)
+            if receiver is None or receiver.kind != "class" or receiver.cls is None:
+                return None
+            return receiver, True, written_in
+        return Target(caller.located, caller.facts, "class", class_name, cls=cls), False, written_in
+
+    def _self_method(self, caller: Target, name: str) -> Target | None:
+        """``self.NAME`` (``self.ATTR.NAME``: a method of an instance ``self`` keeps) in the
+        method ``caller``, through the class of the instance it runs on."""
+        found = self._self_class(caller)
+        if found is None:
+            return None
+        cls_target, exact, written_in = found
+        attr, _, then = name.partition(".")
+        member = self._member(cls_target, attr, exact)
+        if member is None or (member.kind == "alias" and self._field_given(member, attr, None)):
+            return None
+        class_name = written_in[len(caller.facts.module) + 1 :]
+        if not exact and self._overridden_below(caller, class_name, attr):
             return None  # an instance of a subclass runs another method
-        return found
+        if then:
+            return self._kept_instance_member(member, then)
+        return member
+
+    def _super_method(self, caller: Target, name: str) -> Target | None:
+        """``super().NAME`` in the method ``caller``: the classes after the one it is
+        written in, in the order of the instance's class."""
+        found = self._self_class(caller)
+        if found is None:
+            return None
+        cls_target, exact, written_in = found
+        return self._member(cls_target, name, exact, after=written_in)
+
+    def _field_given(self, kept: Target, name: str, ctor: CallArgs | None) -> bool:
+        """Whether ``kept`` is a dataclass field's default that the constructor call
+        ``ctor`` (None: one not known) may replace."""
+        owner = kept.facts.classes.get(kept.name.rpartition(".")[0])
+        fields = owner.fields if owner is not None else None
+        if fields is None:
+            return False
+        position = next((i for i, f in enumerate(fields) if f.name == name), None)
+        if position is None:
+            return False
+        if ctor is None:
+            return True
+        return (
+            ctor.keyword(name) is not None
+            or position < len(ctor.positional)
+            or ctor.star
+            or bool(ctor.star_kwargs)
+        )
+
+    def _kept_instance_member(self, kept: Target, name: str) -> Target | None:
+        """The method ``name`` of the instance an attribute holds (``self.op = Op()``)."""
+        alias = kept.alias
+        if alias is None or alias.kind != model.INSTANCE or len(alias.targets) != 1:
+            return None
+        made = self.resolve(alias.targets[0])
+        if made is None or made.kind != "class" or made.cls is None or made.cls.opaque:
+            return None
+        member = self._member(made, name, exact=True)
+        if member is None or member.kind != "function" or alias.args.star:
+            return None
+        return member
+
+    def _kept_req(self, kept: Target) -> Req | None:
+        """What calling a callable an instance or container keeps lowers for."""
+        found = self.memoized(
+            "kept", kept.key, lambda: self._alias_req(kept, 0), kept.located.module
+        )
+        return found if isinstance(found, Req) else None
 
     def _overridden_below(self, caller: Target, class_name: str, name: str) -> bool:
         """Whether a class of the caller's module that derives from ``class_name``
@@ -1517,14 +1745,38 @@ class Resolver:
         """The requirement of calling an instance of ``target``'s class, built with
         ``ctor`` arguments (None: as the class itself, for its API entry) and called
         with ``then`` (None: by someone else)."""
+        return self._instance_member(target, "__call__", ctor, then, caller)
+
+    def _instance_member(
+        self,
+        target: Target,
+        name: str,
+        ctor: CallArgs | None,
+        then: CallArgs | None,
+        caller: FunctionSummary | None,
+    ) -> Req | _Drop:
+        """The requirement of calling the member ``name`` (a method, or a callable the
+        instance keeps) of an instance of ``target``'s class, built with ``ctor``
+        arguments (None: by someone else, maybe as a subclass's instance) and called
+        with ``then`` (None: by someone else)."""
         cls = target.cls
         assert cls is not None
         if cls.opaque:
             return DROP
-        call = self.method(target.located, target.facts, cls, "__call__", 0)
-        if call is None or call.function is None:
+        call = self._member(target, name, exact=ctor is not None)
+        if call is None or (call.kind == "alias" and self._field_given(call, name, ctor)):
             return DROP
-        found = self._function_req(call)
+        if call.kind == "function" and call.function is not None:
+            found: Req | None = self._function_req(call)
+        elif call.kind == "alias" and call.alias is not None:
+            found = self._kept_req(call)
+            if found is not None and found.marker is not None and found.marker[0] == "p":
+                if then is None or caller is None:
+                    return DROP
+                kept = _lift(then.passed(found.marker), caller)
+                return DROP if isinstance(kept, _Drop) else _with_marker(found, kept)
+        else:
+            return DROP
         if not isinstance(found, Req):
             return DROP
         marker = found.marker
@@ -1716,15 +1968,33 @@ def _pick(platforms: frozenset[str], found: list[Req], marker: Marker) -> Req:
     return Req(platforms, first.cause, first.chain, marker)
 
 
-def _returns(steps: Sequence[Step]) -> Iterator[EntryEvent | CallEvent | None]:
+def _returns(steps: Sequence[Step], item: int = -1) -> Iterator[EntryEvent | CallEvent | None]:
     """The values of every ``return`` of a program (a program that never returns a
-    value returns nothing)."""
+    value returns nothing); with ``item``, that item of every returned tuple (None
+    where a ``return`` gives no literal tuple that long)."""
     for step in steps:
         if isinstance(step, Return):
-            yield step.value
+            if item < 0:
+                yield step.value
+            elif step.items is not None and item < len(step.items):
+                yield step.items[item]
+            else:
+                yield None
         elif isinstance(step, Alt):
             for arm in step.arms:
-                yield from _returns(arm.steps)
+                yield from _returns(arm.steps, item)
+
+
+def _is_property(target: Target | _Drop | None) -> bool:
+    return (
+        isinstance(target, Target)
+        and target.function is not None
+        and target.function.access == model.PROPERTY
+    )
+
+
+def _with_marker(req: Req, marker: Marker) -> Req:
+    return Req(req.platforms, req.cause, req.chain, marker)
 
 
 def _linked(req: Req, link: str) -> Req:

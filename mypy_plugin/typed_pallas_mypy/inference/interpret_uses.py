@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from typed_pallas_mypy import fullnames
-from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference import jax_api, model
 from typed_pallas_mypy.inference.model import FALSE, ArgSum
 from typed_pallas_mypy.inference.scopes import GlobalName, ParamRef, Scope
 
@@ -186,7 +186,7 @@ class InterpretUses:
                 self._note_argument(uses, node, at, parent)
             elif (
                 isinstance(parent, ast.Attribute)
-                and parent.attr in fullnames.DERIVATIVE_RULES
+                and parent.attr in jax_api.DERIVATIVE_RULES
                 and isinstance(above, ast.Call)
                 and above.func is parent
                 and self._nondiff_argnums(fullname) is not None
@@ -207,7 +207,7 @@ class InterpretUses:
             uses.calls.append((call, at, 1))
             return
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr in fullnames.DERIVATIVE_RULES:
+        if isinstance(func, ast.Attribute) and func.attr in jax_api.DERIVATIVE_RULES:
             primal = self.reader.ref(func.value, at)
             nondiff = self._nondiff_argnums(primal) if primal is not None else None
             if primal is not None and nondiff is not None:
@@ -250,13 +250,13 @@ class InterpretUses:
         node, scope = found
         around = scope.parent or self.reader.module_scope
         for decorator in node.decorator_list:
-            if self.reader.ref(decorator, around) in fullnames.CUSTOM_DERIVATIVES:
+            if self.reader.ref(decorator, around) in jax_api.CUSTOM_DERIVATIVES:
                 return ()
             if not (
                 isinstance(decorator, ast.Call)
                 and self.reader.ref(decorator.func, around) == fullnames.FUNCTOOLS_PARTIAL
                 and decorator.args
-                and self.reader.ref(decorator.args[0], around) in fullnames.CUSTOM_DERIVATIVES
+                and self.reader.ref(decorator.args[0], around) in jax_api.CUSTOM_DERIVATIVES
             ):
                 continue
             nondiff: tuple[int, ...] = ()

@@ -158,7 +158,10 @@ class ApiRow:
     ``optional_function``: called without the function it returns a decorator that takes
     it (``jax.jit(static_argnames=...)``). ``binds``: later arguments are bound to the
     function (``functools.partial``). ``result_index``: the kept callable is this item of
-    the returned tuple. ``platforms_argument``: the keyword naming the platforms a
+    the returned tuple. ``derivative_index``: the item of the returned tuple that is a
+    callable running the function's derivative later (``jax.vjp``'s pullback,
+    ``jax.linearize``'s linear function): the call traces only the forward part now.
+    ``platforms_argument``: the keyword naming the platforms a
     ``Role.LOWERS`` call lowers for. ``since_python``: the first Python that has it.
     """
 
@@ -171,6 +174,7 @@ class ApiRow:
     optional_function: bool = False
     binds: bool = False
     result_index: int | None = None
+    derivative_index: int | None = None
     platforms_argument: str | None = None
     ends: tuple[str, ...] = BOTH
     end_names: tuple[tuple[str, str], ...] = ()
@@ -274,6 +278,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.vjp", "jax._src.api.vjp"),
         args=(Arg(0, "fun", Role.CALLS_NOW),),
         differentiates=True,
+        derivative_index=1,
         note="also returns a callable that runs fun's derivative",
     ),
     ApiRow(
@@ -286,6 +291,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.linearize", "jax._src.api.linearize"),
         args=(Arg(0, "fun", Role.CALLS_NOW),),
         differentiates=True,
+        derivative_index=1,
         note="also returns a callable that runs fun's derivative",
     ),
     ApiRow(
@@ -1557,6 +1563,15 @@ DIFFERENTIATING_CALLS: Final = _spellings_of(
     for entry in ROWS
     if entry.differentiates and any(a.role is Role.CALLS_NOW for a in entry.args)
 )
+#: Calls that trace their function's forward part now and return its derivative as a
+#: callable (``out, pullback = jax.vjp(f, x)``): spelling -> the index of that callable in
+#: the returned tuple. The custom derivative rules of what they reach run when it is called.
+DEFERRED_DERIVATIVES: Final[Mapping[str, int]] = {
+    name: entry.derivative_index
+    for entry in ROWS
+    if entry.derivative_index is not None
+    for name in entry.spellings()
+}
 #: Calls that trace functions right away: spelling -> (position, keyword) of each
 #: ``Role.CALLS_NOW`` argument (``keyword`` None: positional only).
 TRACED_ARGUMENTS: Final[Mapping[str, tuple[tuple[int, str | None], ...]]] = {

@@ -159,9 +159,11 @@ class EntryEvent:
     via: tuple[str, str] = ("", "")
 
 
-#: ``CallEvent.mode``: call the target / call the result of calling the target
+#: ``CallEvent.mode``: call the target / call the result of calling the target / call
+#: the method ``attr`` of the instance calling the target (a class) builds
 CALL: Final = "call"
 RESULT: Final = "result"
+METHOD: Final = "method"
 
 
 @dataclass(frozen=True)
@@ -170,10 +172,13 @@ class CallEvent:
 
     line: int
     #: fullnames of the callee; ``"self:NAME"`` for a method of the same instance;
-    #: ``"TABLE[KEY]"`` for a literal key into a module-level platform table
+    #: ``"TABLE[KEY]"`` for a literal key into a module-level platform table or literal
+    #: container; ``"super:NAME"`` for ``super().NAME``; ``"self:ATTR.NAME"`` for a method
+    #: of an instance the instance keeps in ``ATTR``
     targets: tuple[str, ...]
     args: CallArgs
-    #: CALL, or RESULT: ``target(args)(then)`` (a class's instance, or a factory's result)
+    #: CALL, RESULT: ``target(args)(then)`` (a class's instance, or a factory's result),
+    #: or METHOD: ``target(args).attr(then)``
     mode: str = CALL
     then: CallArgs | None = None
     #: ``self.method(...)``: the callee's first parameter is the instance
@@ -182,8 +187,17 @@ class CallEvent:
     #: the callee is a wrapper of one
     as_entry: EntryEvent | None = None
     #: under ``jax.grad`` (and the other differentiating transformations): the
-    #: ``defvjp`` / ``defjvp`` rules of the ``custom_vjp`` functions it reaches run too
+    #: ``defvjp`` / ``defjvp`` rules of the ``custom_vjp`` functions it reaches run
+    #: instead of their primal
     differentiated: bool = False
+    #: METHOD: the name of the method called
+    attr: str = ""
+    #: traced for ``jax.vjp``'s forward pass: a ``custom_vjp`` function it reaches runs
+    #: its forward rule (the backward one runs when the pullback is called)
+    forward: bool = False
+    #: RESULT: the item of the returned tuple that is called (``fwd, bwd = make()``),
+    #: -1 for the returned value itself
+    item: int = -1
 
 
 Event = EntryEvent | CallEvent
@@ -215,6 +229,9 @@ class Return:
 
     line: int
     value: Event | None = None
+    #: a literal tuple returned (``return fwd, bwd``): what calling each item runs, as
+    #: ``value`` says of the whole
+    items: tuple[Event | None, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -303,6 +320,15 @@ class FunctionSummary:
     #: the backend of the params every ``return`` constructs (``def params(): return
     #: pltpu.CompilerParams(...)``), whatever its annotation says; "" otherwise
     returns_params: str = ""
+    #: how a method is reached through its class or instance: ``CLASSMETHOD`` (its first
+    #: parameter is the class it is looked up on), ``PROPERTY`` (reading it runs it, and
+    #: calling it calls what it returns), "" for any other function
+    access: str = ""
+
+
+#: ``FunctionSummary.access``
+CLASSMETHOD: Final = "classmethod"
+PROPERTY: Final = "property"
 
 
 @dataclass(frozen=True)
@@ -321,6 +347,11 @@ class ClassSummary:
     defaults: tuple[tuple[str, str], ...] = ()
 
 
+#: ``ModuleFacts.rules`` kinds: ``defvjp``'s forward and backward rules, ``defjvp``'s rule
+RULE_FORWARD: Final = "fwd"
+RULE_BACKWARD: Final = "bwd"
+RULE_JVP: Final = "jvp"
+
 #: ``Alias.kind``
 REF: Final = "ref"  # name = other_name
 PARTIAL: Final = "partial"  # name = functools.partial(target, *args, **kwargs)
@@ -328,6 +359,7 @@ KEEP: Final = "keep"  # name = jax.jit(target) / jax.custom_vjp(target)
 INSTANCE: Final = "instance"  # name = target(args): a class's instance or a factory's result
 CHOICE: Final = "choice"  # name = a if cond else b
 TABLE: Final = "table"  # name = {"tpu": f, "gpu": g}: a platform table
+ITEMS: Final = "items"  # name = (f, g) / [f, g] / {"a": f, 1: g}: a literal container
 KEEPER: Final = "keeper"  # name = jaxtyping.jaxtyped(typechecker=...): a keeping decorator
 
 
@@ -339,7 +371,8 @@ class Alias:
     kind: str
     targets: tuple[str, ...]
     args: CallArgs = NO_ARGS
-    #: TABLE: the key of each target
+    #: TABLE, ITEMS: the key of each target (ITEMS: ``repr`` of the literal index, a
+    #: sequence's negative indexes too)
     keys: tuple[str, ...] = ()
 
 
@@ -384,8 +417,9 @@ class ModuleFacts:
     functions: Mapping[str, FunctionSummary]
     classes: Mapping[str, ClassSummary]
     aliases: Mapping[str, Alias]
-    #: module-level name -> (fullname, line) of its ``defvjp`` / ``defjvp`` rules
-    rules: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    #: module-level name -> (fullname, line, kind) of its ``defvjp`` / ``defjvp`` rules;
+    #: kind: ``RULE_FORWARD`` / ``RULE_BACKWARD`` (``defvjp``'s), ``RULE_JVP`` (``defjvp``'s)
+    rules: Mapping[str, tuple[tuple[str, int, str], ...]] = field(default_factory=dict)
     #: modules whose names ``from m import *`` brings in
     stars: tuple[str, ...] = ()
 
@@ -484,6 +518,9 @@ def _step_json(step: Step) -> dict[str, object]:
             "bound": step.bound,
             "as_entry": _step_json(step.as_entry) if step.as_entry is not None else None,
             "grad": step.differentiated,
+            "attr": step.attr,
+            "fwd": step.forward,
+            "item": step.item,
         }
     if isinstance(step, Alt):
         return {
@@ -497,6 +534,9 @@ def _step_json(step: Step) -> dict[str, object]:
         return {
             "return": _step_json(step.value) if step.value is not None else None,
             "line": step.line,
+            "items": [_step_json(i) if i is not None else None for i in step.items]
+            if step.items is not None
+            else None,
         }
     return {"stop": True, "line": step.line}
 
@@ -537,6 +577,9 @@ def _step_from(raw: object) -> Step:
             _bool(data.get("bound")),
             as_entry,
             _bool(data.get("grad")),
+            _str(data.get("attr", "")),
+            _bool(data.get("fwd", False)),
+            _int(data.get("item", -1)),
         )
     if "alt" in data:
         arms: list[Arm] = []
@@ -549,7 +592,11 @@ def _step_from(raw: object) -> Step:
         return Alt(line, tuple(arms))
     if "return" in data:
         value = data.get("return")
-        return Return(line, _event_from(value) if value is not None else None)
+        raw_items = data.get("items")
+        returned: tuple[Event | None, ...] | None = None
+        if raw_items is not None:
+            returned = tuple(_event_from(i) if i is not None else None for i in _list(raw_items))
+        return Return(line, _event_from(value) if value is not None else None, returned)
     if data.get("stop") is True:
         return Stop(line)
     raise FactsFormatError(f"bad step {raw!r}")
@@ -597,6 +644,7 @@ def function_json(fn: FunctionSummary) -> dict[str, object]:
         else None,
         "condition": fn.condition,
         "returns_params": fn.returns_params,
+        "access": fn.access,
     }
 
 
@@ -648,6 +696,7 @@ def function_from(qualname: str, raw: object) -> FunctionSummary:
         decorated_entry=decorated,
         condition=_condition_from(data.get("condition")),
         returns_params=_str(data.get("returns_params", "")),
+        access=_str(data.get("access", "")),
     )
 
 
@@ -837,14 +886,14 @@ def module_from(module: str, raw: object) -> ModuleFacts:
         aliases[name] = Alias(
             _int(items[0]), _str(items[1]), _strs(items[2]), _args_from(items[3]), _strs(items[4])
         )
-    rules: dict[str, tuple[tuple[str, int], ...]] = {}
+    rules: dict[str, tuple[tuple[str, int, str], ...]] = {}
     for name, value in _dict(data.get("rules")).items():
-        found: list[tuple[str, int]] = []
+        found: list[tuple[str, int, str]] = []
         for item in _list(value):
-            pair = _list(item)
-            if len(pair) != 2:
+            triple = _list(item)
+            if len(triple) != 3:
                 raise FactsFormatError(f"bad rule {item!r}")
-            found.append((_str(pair[0]), _int(pair[1])))
+            found.append((_str(triple[0]), _int(triple[1]), _str(triple[2])))
         rules[name] = tuple(found)
     return ModuleFacts(
         module=module,

@@ -31,12 +31,13 @@ What it does not do: decide what a program lowers for (``combine``), or resolve 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
-from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference import jax_api, model
 from typed_pallas_mypy.inference.callables import (
     CallResult,
     Choice,
@@ -44,6 +45,8 @@ from typed_pallas_mypy.inference.callables import (
     EntryRef,
     EntryVariable,
     FunctionRef,
+    ItemOf,
+    MethodOf,
     PlatformChoice,
 )
 from typed_pallas_mypy.inference.model import (
@@ -65,39 +68,15 @@ if TYPE_CHECKING:
     from typed_pallas_mypy.inference.reader import _ModuleReader
     from typed_pallas_mypy.inference.scopes import Scope
 
-#: JAX's control flow: fullname -> the positions (and keywords) of the functions it traces
-#: whatever the predicate or trip count. ``switch`` takes a sequence of branches.
-TRACED_ARGUMENTS: Final[dict[str, tuple[tuple[int, str], ...]]] = {}
-for _module in (
-    "jax.lax",
-    "jax._src.lax.control_flow",
-    "jax._src.lax.control_flow.loops",
-    "jax._src.lax.control_flow.conditionals",
-):
-    TRACED_ARGUMENTS.update(
-        {
-            f"{_module}.cond": ((1, "true_fun"), (2, "false_fun")),
-            f"{_module}.switch": ((1, "branches"),),
-            f"{_module}.fori_loop": ((2, "body_fun"),),
-            f"{_module}.while_loop": ((0, "cond_fun"), (1, "body_fun")),
-            f"{_module}.scan": ((0, "f"),),
-            f"{_module}.map": ((0, "f"),),
-            f"{_module}.associative_scan": ((0, "fn"),),
-        }
-    )
+#: JAX's control flow and the other calls that trace functions right away, whatever the
+#: predicate or trip count: fullname -> the positions (and keywords) of the functions it
+#: traces (``jax_api``'s table: ``lax.cond`` both branches, ``lax.switch`` every branch of
+#: its sequence, loop and ``scan`` bodies, ``jax.vjp``'s function...)
+TRACED_ARGUMENTS: Final = jax_api.TRACED_ARGUMENTS
 #: ... and differentiate it: the ``defvjp`` rules of what it reaches run too
-DIFFERENTIATING_TRACERS: Final = fullnames.DIFFERENTIATING_CALLS
-for _name in DIFFERENTIATING_TRACERS:
-    TRACED_ARGUMENTS[_name] = ((0, "fun"),)
-
+DIFFERENTIATING_TRACERS: Final = jax_api.DIFFERENTIATING_CALLS
 #: ``with`` contexts under which every Pallas kernel is interpreted (lowers anywhere)
-INTERPRET_CONTEXTS: Final = frozenset(
-    {
-        "jax.experimental.pallas.tpu.force_tpu_interpret_mode",
-        "jax._src.pallas.mosaic.interpret.force_tpu_interpret_mode",
-        "jax._src.pallas.mosaic.interpret.interpret_pallas_call.force_tpu_interpret_mode",
-    }
-)
+INTERPRET_CONTEXTS: Final = jax_api.INTERPRET_CONTEXTS
 
 #: The ending of a block: falls through, returns, stops, or leaves its loop.
 _THROUGH: Final = ""
@@ -179,10 +158,15 @@ class ProgramBuilder:
             return _THROUGH
         if isinstance(stmt, ast.Return):
             value: Event | None = None
+            items: tuple[Event | None, ...] | None = None
             if stmt.value is not None:
                 steps.extend(self.expression(stmt.value))
                 value = self.returned(stmt.value)
-            steps.append(Return(stmt.lineno, value))
+                if isinstance(stmt.value, ast.Tuple) and not any(
+                    isinstance(e, ast.Starred) for e in stmt.value.elts
+                ):
+                    items = tuple(self.returned(e) for e in stmt.value.elts)
+            steps.append(Return(stmt.lineno, value, items))
             return _RETURN
         if isinstance(stmt, ast.Raise):
             steps.append(Stop(stmt.lineno))
@@ -257,9 +241,12 @@ class ProgramBuilder:
     def _try(self, stmt: ast.Try | ast.TryStar, steps: list[Step]) -> str:
         body = [*stmt.body, *stmt.orelse]
         handlers = [h.body for h in stmt.handlers]
+        start = len(steps)
         ending = self._alternatives(stmt.lineno, [body, *handlers], steps)
         if stmt.finalbody:
             final_steps, final_ending = self.block(stmt.finalbody)
+            # the ``finally`` runs on the paths that return inside the ``try`` too
+            steps[start:] = _before_returns(steps[start:], tuple(final_steps))
             steps.extend(final_steps)
             if final_ending != _THROUGH:
                 return final_ending
@@ -389,6 +376,31 @@ class ProgramBuilder:
                     differentiated=what.differentiated or self.differentiating,
                 )
             ]
+        if isinstance(what, ItemOf):
+            return [
+                CallEvent(
+                    line,
+                    (what.result.target,),
+                    what.result.args,
+                    model.RESULT,
+                    args,
+                    differentiated=what.result.differentiated or self.differentiating,
+                    item=what.index,
+                )
+            ]
+        if isinstance(what, MethodOf):
+            return [
+                CallEvent(
+                    line,
+                    (what.result.target,),
+                    what.result.args,
+                    model.METHOD,
+                    args,
+                    bound=True,
+                    differentiated=what.result.differentiated or self.differentiating,
+                    attr=what.name,
+                )
+            ]
         if isinstance(what, Choice):
             arms = [
                 Arm(tuple(self._run_callable(option, line, call, args))) for option in what.options
@@ -412,15 +424,18 @@ class ProgramBuilder:
         return event
 
     def _traced(
-        self, call: ast.Call, callee: str, where: tuple[tuple[int, str], ...]
+        self, call: ast.Call, callee: str, where: tuple[tuple[int, str | None], ...]
     ) -> list[Step]:
         """The functions JAX's control flow traces (every branch, every body)."""
         out: list[Step] = []
         keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         starred = len(positional) != len(call.args)
+        sequences = {
+            (a.position, a.keyword) for a in jax_api.function_arguments(callee) if a.sequence
+        }
         for position, keyword in where:
-            value: ast.expr | None = keywords.get(keyword)
+            value: ast.expr | None = keywords.get(keyword) if keyword is not None else None
             if (
                 value is None
                 and position < len(positional)
@@ -431,14 +446,20 @@ class ProgramBuilder:
                 continue
             functions = (
                 list(value.elts)
-                if isinstance(value, (ast.List, ast.Tuple)) and keyword == "branches"
+                if isinstance(value, (ast.List, ast.Tuple)) and (position, keyword) in sequences
                 else [value]
             )
             before = self.differentiating
-            self.differentiating = before or callee in DIFFERENTIATING_TRACERS
+            # ``jax.vjp`` / ``jax.linearize`` trace the forward part now; the derivative
+            # (a custom function's backward rule) runs when the returned callable is called
+            deferred = callee in jax_api.DEFERRED_DERIVATIVES
+            self.differentiating = before or (callee in DIFFERENTIATING_TRACERS and not deferred)
             try:
                 for function in functions:
-                    out.extend(self.run(function, None, UNKNOWN_ARGS))
+                    steps = self.run(function, None, UNKNOWN_ARGS)
+                    if deferred and not before:
+                        steps = [_forward(step) for step in steps]
+                    out.extend(steps)
             finally:
                 self.differentiating = before
         return out
@@ -501,6 +522,34 @@ class ProgramBuilder:
         if isinstance(what, CallResult):
             return CallEvent(line, (what.target,), what.args, model.RESULT, CALLER_ARGS)
         return None
+
+
+def _before_returns(steps: Sequence[Step], inserted: tuple[Step, ...]) -> list[Step]:
+    """``steps`` with ``inserted`` run before each ``Return`` (a ``finally`` block)."""
+    out: list[Step] = []
+    for step in steps:
+        if isinstance(step, Return):
+            out.extend(inserted)
+            out.append(step)
+        elif isinstance(step, Alt):
+            arms = tuple(
+                Arm(tuple(_before_returns(arm.steps, inserted)), arm.platforms) for arm in step.arms
+            )
+            out.append(Alt(step.line, arms))
+        else:
+            out.append(step)
+    return out
+
+
+def _forward(step: Step) -> Step:
+    """``step`` as ``jax.vjp`` / ``jax.linearize`` run it now: its calls in the forward
+    phase (``CallEvent.forward``)."""
+    if isinstance(step, CallEvent):
+        return dataclasses.replace(step, forward=True)
+    if isinstance(step, Alt):
+        arms = tuple(Arm(tuple(_forward(s) for s in arm.steps), arm.platforms) for arm in step.arms)
+        return Alt(step.line, arms)
+    return step
 
 
 def _irrefutable(pattern: ast.pattern) -> bool:

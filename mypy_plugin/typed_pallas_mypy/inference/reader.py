@@ -50,18 +50,8 @@ from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables, fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec, entry_evidence
 from typed_pallas_mypy.evidence_tables import namespace_key
-from typed_pallas_mypy.fullnames import (
-    CLASS_KEEPERS,
-    CONFIGURED_KEEPERS,
-    CUSTOM_DERIVATIVES,
-    DATACLASS_DECORATORS,
-    FUNCTOOLS_PARTIAL,
-    KEEPS_FUNCTION,
-    METHOD_KEEPERS,
-    PLATFORM_ATTRIBUTES,
-    PLATFORM_SOURCES,
-)
-from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.fullnames import FUNCTOOLS_PARTIAL, PLATFORM_ATTRIBUTES, PLATFORM_SOURCES
+from typed_pallas_mypy.inference import jax_api, model
 from typed_pallas_mypy.inference.callables import (
     KNOWN,
     Callee,
@@ -71,12 +61,22 @@ from typed_pallas_mypy.inference.callables import (
     EntryRef,
     EntryVariable,
     FunctionRef,
+    ItemOf,
     KnownCallable,
+    MethodOf,
     PlatformChoice,
     UnknownCallable,
 )
 from typed_pallas_mypy.inference.conditions import ConditionReading
 from typed_pallas_mypy.inference.interpret_uses import InterpretUses, KeptOff
+from typed_pallas_mypy.inference.jax_api import (
+    CLASS_KEEPERS,
+    CONFIGURED_KEEPERS,
+    CUSTOM_DERIVATIVES,
+    DATACLASS_DECORATORS,
+    KEEPS_FUNCTION,
+    METHOD_KEEPERS,
+)
 from typed_pallas_mypy.inference.model import (
     FALSE,
     TRUE,
@@ -122,8 +122,10 @@ from typed_pallas_mypy.inference.scopes import (
 #: What the reader lets through as a function-keeping decorator or wrapper call.
 KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
 #: Transformations that differentiate the function they keep (its ``defvjp`` rules run).
-DIFFERENTIATING: Final = fullnames.DIFFERENTIATING
+DIFFERENTIATING: Final = jax_api.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
+#: Decorators making a method an attribute whose reading runs it.
+_PROPERTIES: Final = frozenset({"builtins.property", "functools.cached_property"})
 
 
 #: How many same-module calls deep the kernel body scan follows.
@@ -842,6 +844,9 @@ class _ModuleReader(ConditionReading):
                 alias = self._alias(name)
                 if alias is not None:
                     aliases[name] = alias
+                aliases.update(self._element_aliases(name))
+        for qualname, cls in self.class_nodes.items():
+            aliases.update(self._attribute_aliases(qualname, cls))
         rules = self._derivative_rules()
         if not lazy:
             for qualname in functions:
@@ -895,24 +900,45 @@ class _ModuleReader(ConditionReading):
         digest = self._reuse_keys.key(qualname)
         return (qualname, digest) if digest is not None else None
 
-    def _derivative_rules(self) -> dict[str, tuple[tuple[str, int], ...]]:
-        """``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` at the top level: f's rules."""
-        found: dict[str, list[tuple[str, int]]] = {}
-        for stmt in self.tree.body:
-            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-                continue
-            callee = stmt.value.func
-            if not (
+    def _derivative_rules(self) -> dict[str, tuple[tuple[str, int, str], ...]]:
+        """``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` at the top level, and ``@f.defjvp``
+        on a function: f's rules, each with its kind (``model.RULE_FORWARD``...)."""
+        found: dict[str, list[tuple[str, int, str]]] = {}
+
+        def registration(callee: ast.expr) -> str | None:
+            """The name of the function ``callee`` (``f.defvjp``) registers rules of."""
+            if (
                 isinstance(callee, ast.Attribute)
-                and callee.attr in fullnames.DERIVATIVE_RULES
+                and callee.attr in jax_api.DERIVATIVE_RULES
                 and isinstance(callee.value, ast.Name)
             ):
+                return callee.value.id
+            return None
+
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for decorator in stmt.decorator_list:
+                    owner = registration(decorator)
+                    if owner is not None and isinstance(decorator, ast.Attribute):
+                        kind = model.RULE_JVP if decorator.attr.startswith("defjvp") else ""
+                        if kind:
+                            rule = (f"{self.module}.{stmt.name}", stmt.lineno, kind)
+                            found.setdefault(owner, []).append(rule)
                 continue
-            owner = callee.value.id
-            for arg in stmt.value.args:
+            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+                continue
+            owner = registration(stmt.value.func)
+            if owner is None:
+                continue
+            method = stmt.value.func.attr if isinstance(stmt.value.func, ast.Attribute) else ""
+            for i, arg in enumerate(stmt.value.args):
+                if method.startswith("defjvp"):
+                    kind = model.RULE_JVP
+                else:
+                    kind = model.RULE_FORWARD if i == 0 else model.RULE_BACKWARD
                 what = self.callable_of(arg, self.module_scope)
                 if isinstance(what, FunctionRef) and len(what.targets) == 1 and not what.self_bound:
-                    found.setdefault(owner, []).append((what.targets[0], stmt.lineno))
+                    found.setdefault(owner, []).append((what.targets[0], stmt.lineno, kind))
         return {name: tuple(rules) for name, rules in found.items()}
 
     def _import_target(self, node: ast.ImportFrom) -> str | None:
@@ -1155,8 +1181,12 @@ class _ModuleReader(ConditionReading):
                 scope.complex.add(stmt.name)
             elif isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
+                    pairs = _unpacked(target, stmt.value)
                     if isinstance(target, ast.Name):
                         scope.assigns.setdefault(target.id, []).append((end_of(stmt), stmt.value))
+                    elif pairs is not None:  # ``a, b = f, g``: each name its element
+                        for name, element in pairs:
+                            scope.assigns.setdefault(name, []).append((end_of(stmt), element))
                     else:
                         scope.complex.update(self._target_names(target))
             elif isinstance(stmt, ast.AnnAssign):
@@ -1384,6 +1414,9 @@ class _ModuleReader(ConditionReading):
         if depth > _CALLABLE_DEPTH:
             return UnknownCallable(f"{spelling(expr)} (too many wrappers)")
         if isinstance(expr, ast.Call):
+            attribute = self._literal_getattr(expr, scope)
+            if attribute is not None:
+                return self.callable_of(attribute, scope, depth + 1)
             return self._callable_call(expr, scope, depth)
         if isinstance(expr, ast.IfExp):
             left = self.callable_of(expr.body, scope, depth + 1)
@@ -1397,7 +1430,7 @@ class _ModuleReader(ConditionReading):
                 return UnknownCallable("a lambda")
             return FunctionRef((f"{self.module}.{lambda_scope.qualname}",))
         if isinstance(expr, ast.Subscript):
-            return self._table_entry(expr, scope)
+            return self._table_entry(expr, scope, depth)
         attr = self.self_attribute(expr, scope)
         if attr is not None:
             return FunctionRef((f"self:{attr}",), None, self_bound=True)
@@ -1412,8 +1445,70 @@ class _ModuleReader(ConditionReading):
             name = self.ref(expr, scope)
             if name is not None:
                 return self._global_callable(name)
-            return KNOWN  # a method of a value: library code
+            return self._method_of_value(expr, scope, depth)
         return UnknownCallable(spelling(expr))
+
+    def _derivative_of(self, call: ast.Call, key: str, scope: Scope, depth: int) -> Callee:
+        """``jax.vjp(f, x)[1]`` (``out, pullback = jax.vjp(f, x)``): the callable that
+        runs ``f``'s derivative (its custom rules) when called. What it is passed is not
+        ``f``'s arguments: interpret mode read from them is not known."""
+        index = jax_api.DEFERRED_DERIVATIVES.get(self.ref(call.func, scope) or "")
+        if index is None and key.startswith("#") and key[1:].isdigit():
+            made = self._callable_call(call, scope, depth + 1)
+            if isinstance(made, CallResult):
+                return ItemOf(made, int(key[1:]))
+            return UnknownCallable(f"{spelling(call)}(...)[...]")
+        if index is None or key != f"#{index}" or not call.args:
+            return UnknownCallable(f"{spelling(call)}(...)[...]")
+        if isinstance(call.args[0], ast.Starred):
+            return UnknownCallable(f"{spelling(call)}(...)[...]")
+        function = self.callable_of(call.args[0], scope, depth + 1)
+        if isinstance(function, FunctionRef) and not function.self_bound:
+            bound = model.UNKNOWN_ARGS
+            return FunctionRef(function.targets, bound, differentiated=True)
+        return UnknownCallable(f"{spelling(call)}(...)[...]")
+
+    def _literal_getattr(self, call: ast.Call, scope: Scope) -> ast.Attribute | None:
+        """``getattr(obj, "name")`` (no default): the attribute ``obj.name`` it reads."""
+        if (
+            len(call.args) == 2
+            and not call.keywords
+            and isinstance(call.args[1], ast.Constant)
+            and isinstance(call.args[1].value, str)
+            and call.args[1].value.isidentifier()
+            and not isinstance(call.args[0], ast.Starred)
+            and self.ref(call.func, scope) == "builtins.getattr"
+        ):
+            found = ast.Attribute(call.args[0], call.args[1].value, ast.Load())
+            return ast.copy_location(found, call)
+        return None
+
+    def _method_of_value(self, expr: ast.Attribute, scope: Scope, depth: int) -> Callee:
+        """``VALUE.NAME`` where ``VALUE`` is no global: ``super().NAME`` in a method, a
+        method of an instance ``self`` keeps (``self.op.run``), or of an instance a call
+        builds (``Op().run``, ``op.run`` with ``op = Op()``); else a method of a value
+        the engine does not follow (an array's, a string's): library code."""
+        value = expr.value
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "super"
+            and not value.args
+            and not value.keywords
+            and self.ref(value.func, scope) == "builtins.super"
+            and scope.self_name is not None
+        ):
+            return FunctionRef((f"super:{expr.attr}",), None, self_bound=True)
+        kept = self.self_attribute(value, scope)
+        if kept is not None:
+            return FunctionRef((f"self:{kept}.{expr.attr}",), None, self_bound=True)
+        if isinstance(value, (ast.Name, ast.Call)):
+            made = self.callable_of(value, scope, depth + 1)
+            if isinstance(made, CallResult):
+                return MethodOf(made, expr.attr)
+            if isinstance(made, UnknownCallable):
+                return made
+        return KNOWN
 
     def _global_callable(self, name: str) -> Callee:
         if name in ENTRIES or name in KEEPERS or name == PARTIAL or is_opaque_name(name):
@@ -1425,16 +1520,27 @@ class _ModuleReader(ConditionReading):
                 return DecoratedEntry(decorated)
         return FunctionRef((name,))
 
-    def _table_entry(self, expr: ast.Subscript, scope: Scope) -> Callee:
-        """``KERNELS["tpu"]``: the entry of a module-level platform table (of this module
-        or another one: ``combine`` looks it up) under a literal key."""
-        key = expr.slice
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+    def _table_entry(self, expr: ast.Subscript, scope: Scope, depth: int = 0) -> Callee:
+        """``KERNELS["tpu"]``, ``KERNELS[0]``: the entry of a module-level platform table
+        or literal container (of this module or another one: ``combine`` looks it up)
+        under a literal index, or the element of a local literal tuple."""
+        key = index_key(expr.slice)
+        if key is None:
             return UnknownCallable(spelling(expr))
+        if isinstance(expr.value, ast.Call):
+            return self._derivative_of(expr.value, key, scope, depth)
+        if isinstance(expr.value, ast.Name):
+            found = self.lookup(expr.value.id, scope)
+            if isinstance(found, LocalName):
+                held = self.value_at(found, position_of(expr))
+                element = element_at(held, key) if isinstance(held, ast.Tuple) else None
+                if element is None:
+                    return UnknownCallable(spelling(expr))
+                return self.callable_of(element, found.scope, depth + 1)
         table = self.ref(expr.value, scope)
         if table is None or is_opaque_name(table):
             return UnknownCallable(spelling(expr))
-        return FunctionRef((f"{table}[{key.value}]",))
+        return FunctionRef((f"{table}[{key}]",))
 
     def _local_callable(self, expr: ast.Name, found: LocalName, scope: Scope, depth: int) -> Callee:
         value = self.value_at(found, position_of(expr))
@@ -1449,9 +1555,24 @@ class _ModuleReader(ConditionReading):
                 result = FunctionRef(result.targets, _outer(result.bound), result.self_bound)
             elif isinstance(result, CallResult):
                 result = CallResult(result.target, _outer(result.args), result.call)
+            elif isinstance(result, MethodOf):
+                made = result.result
+                result = MethodOf(
+                    CallResult(made.target, _outer(made.args), made.call), result.name
+                )
+            elif isinstance(result, ItemOf):
+                made = result.result
+                result = ItemOf(CallResult(made.target, _outer(made.args), made.call), result.index)
         if isinstance(
             result,
-            CallResult | FunctionRef | KnownCallable | EntryVariable | DecoratedEntry | Choice,
+            CallResult
+            | FunctionRef
+            | KnownCallable
+            | EntryVariable
+            | DecoratedEntry
+            | Choice
+            | MethodOf
+            | ItemOf,
         ):
             return result
         if isinstance(result, EntryRef) and not result.partial:
@@ -1657,6 +1778,16 @@ class _ModuleReader(ConditionReading):
         if isinstance(call.func, ast.Call) and self._is_keeper_factory(call.func, scope):
             if call.args and not isinstance(call.args[0], ast.Starred):
                 return self.callable_of(call.args[0], scope, depth + 1)
+        if not isinstance(call.func, ast.Call):
+            # a callee held in a local variable or a container (``cls = OPS["tpu"]``,
+            # ``cls(...)``): the result of calling what it holds
+            inner = self.callable_of(call.func, scope, depth + 1)
+            if isinstance(inner, FunctionRef) and len(inner.targets) == 1 and inner.bound is None:
+                # ``self.build(x)(y)``, ``cls.build(x)(y)``: where the method's parameters
+                # start is not known here (a static method's or not), so its arguments
+                # are not either
+                args = model.UNKNOWN_ARGS if inner.self_bound else self.call_args(call, scope)
+                return CallResult(inner.targets[0], args, call)
         return UnknownCallable(f"{spelling(call)}(...)")
 
     def _keeper(self, call: ast.Call, scope: Scope) -> ast.expr | None:
@@ -2157,6 +2288,12 @@ class _ModuleReader(ConditionReading):
                         [self.params_of(v, self.module_scope, end, depth + 1) for v in values]
                     )
             return UNKNOWN
+        attr = self.self_attribute(expr, scope)
+        if attr is not None:
+            held = self._held_by_self(attr, scope)
+            if held is None:
+                return UNKNOWN
+            return self.params_of(held[0], held[1], (10**9, 0), depth + 1)
         if isinstance(expr, ast.Call):
             name = self.ref(expr.func, scope)
             if name is not None:
@@ -2273,7 +2410,20 @@ class _ModuleReader(ConditionReading):
             if not isinstance(node, ast.Lambda)
             else None,
             returns_params=self._returns_params(node, scope),
+            access=self._access(node, scope) if not isinstance(node, ast.Lambda) else "",
         )
+
+    def _access(self, node: FunctionNode, scope: Scope) -> str:
+        """``model.CLASSMETHOD`` / ``model.PROPERTY`` for a method so decorated."""
+        if scope.class_qualname is None:
+            return ""
+        parent = scope.parent if scope.parent is not None else self.module_scope
+        names = {self.ref(d, parent) for d in node.decorator_list}
+        if "builtins.classmethod" in names:
+            return model.CLASSMETHOD
+        if names & _PROPERTIES and len(node.decorator_list) == 1:
+            return model.PROPERTY
+        return ""
 
     def _returns_params(self, node: ScopeNode, scope: Scope) -> str:
         """The backend of the params an undecorated function always returns: every
@@ -2421,8 +2571,12 @@ class _ModuleReader(ConditionReading):
                 derivative = True
             if name in KEEPERS:
                 continue
+            if isinstance(decorator, ast.Attribute) and decorator.attr in jax_api.DERIVATIVE_RULES:
+                continue  # ``@f.defjvp``: registers the function as f's rule, returns it
             if scope.class_qualname is not None and name in METHOD_KEEPERS:
                 continue
+            if scope.class_qualname is not None and name in _PROPERTIES:
+                continue  # its getter runs when the attribute is read (``access``)
             if name is None or is_opaque_name(name):
                 return True, (), derivative
             # a name of this project or library: a variable holding a keeper, or a
@@ -2740,6 +2894,20 @@ class _ModuleReader(ConditionReading):
             qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields, tuple(defaults)
         )
 
+    def _is_plain_dataclass(self, cls: ast.ClassDef) -> bool:
+        """A dataclass whose constructor's parameters are its own fields, in order (no
+        bases, no keyword-only fields): ``ClassSummary.fields``."""
+        if cls.bases or cls.keywords:
+            return False
+        for decorator in cls.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if self.ref(target, self.module_scope) in DATACLASS_DECORATORS:
+                return not (
+                    isinstance(decorator, ast.Call)
+                    and any(k.arg == "kw_only" for k in decorator.keywords)
+                )
+        return False
+
     def _fields(self, cls: ast.ClassDef) -> tuple[Param, ...] | None:
         out: list[Param] = []
         for stmt in cls.body:
@@ -2773,22 +2941,7 @@ class _ModuleReader(ConditionReading):
         self_name = scope.self_name
         if self_name is None:
             return ()
-        counts: dict[str, int] = {}
-        for stmt in _class_functions(cls, self):
-            for sub in self.nodes.walk(stmt):
-                targets: list[ast.expr] = []
-                if isinstance(sub, ast.Assign):
-                    targets = list(sub.targets)
-                elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
-                    targets = [sub.target]
-                for target in targets:
-                    for t in self.nodes.walk(target):
-                        if (
-                            isinstance(t, ast.Attribute)
-                            and isinstance(t.value, ast.Name)
-                            and t.value.id == self_name
-                        ):
-                            counts[t.attr] = counts.get(t.attr, 0) + 1
+        counts = self._self_assignments(cls, qualname)
         out: list[tuple[str, str]] = []
         for root in self._on_every_path(node)[0].nodes:
             if not isinstance(root, ast.Assign) or len(root.targets) != 1:
@@ -2811,6 +2964,171 @@ class _ModuleReader(ConditionReading):
                 out.append((target.attr, f"p:{param.name}"))
         return tuple(sorted(out))
 
+    def _held_by_self(self, attr: str, scope: Scope) -> tuple[ast.expr, Scope] | None:
+        """What ``self.ATTR`` holds in a method of a class of this module (or a function
+        nested in one): the value the class sets it to once, in ``__init__`` on every
+        path or in its class body, when no class of this module deriving from it sets
+        it again; None otherwise."""
+        method: Scope | None = scope
+        while method is not None and not method.is_method:
+            method = method.parent
+        qualname = method.class_qualname if method is not None else None
+        cls = self.class_nodes.get(qualname) if qualname is not None else None
+        if cls is None or qualname is None:
+            return None
+        counts = self._self_assignments(cls, qualname)
+        class_level = [
+            item.value
+            for item in cls.body
+            if isinstance(item, (ast.Assign, ast.AnnAssign))
+            and item.value is not None
+            and any(
+                isinstance(t, ast.Name) and t.id == attr
+                for t in (item.targets if isinstance(item, ast.Assign) else [item.target])
+            )
+        ]
+        found: tuple[ast.expr, Scope] | None = None
+        init = self.function_nodes.get(f"{qualname}.__init__")
+        if counts.get(attr) == 1 and not class_level and init is not None:
+            node, init_scope = init
+            for root in self._on_every_path(node)[0].nodes:
+                if (
+                    isinstance(root, ast.Assign)
+                    and len(root.targets) == 1
+                    and self.self_attribute(root.targets[0], init_scope) == attr
+                ):
+                    found = (root.value, init_scope)
+        elif attr not in counts and len(class_level) == 1:
+            found = (class_level[0], self.module_scope)
+        if found is None:
+            return None
+        for other_name, other in self.class_nodes.items():
+            if other is cls or not self._derives_from(other, qualname):
+                continue
+            if self._self_assignments(other, other_name).get(attr) or any(
+                isinstance(t, ast.Name) and t.id == attr
+                for item in other.body
+                if isinstance(item, (ast.Assign, ast.AnnAssign))
+                for t in (item.targets if isinstance(item, ast.Assign) else [item.target])
+            ):
+                return None  # a subclass of this module sets it otherwise
+        return found
+
+    def _derives_from(self, cls: ast.ClassDef, base: str, depth: int = 0) -> bool:
+        """Whether the class ``cls`` of this module derives from its class ``base``."""
+        if depth > 8:
+            return True  # too deep to tell: assume it may
+        for expr in cls.bases:
+            name = self.ref(expr, self.module_scope)
+            if name is None:
+                continue
+            local = name[len(self.module) + 1 :] if name.startswith(f"{self.module}.") else ""
+            if local == base:
+                return True
+            parent = self.class_nodes.get(local) if local else None
+            if parent is not None and self._derives_from(parent, base, depth + 1):
+                return True
+        return False
+
+    def _self_assignments(self, cls: ast.ClassDef, qualname: str) -> dict[str, int]:
+        """Instance attribute -> how many assignments to ``self.ATTR`` the methods of the
+        class ``qualname`` make (each method's first parameter is its ``self``)."""
+        counts: dict[str, int] = {}
+        for stmt in _class_functions(cls, self):
+            found = self.function_nodes.get(f"{qualname}.{stmt.name}")
+            self_name = found[1].self_name if found is not None else None
+            if self_name is None:
+                continue
+            for sub in self.nodes.walk(stmt):
+                targets: list[ast.expr] = []
+                if isinstance(sub, ast.Assign):
+                    targets = list(sub.targets)
+                elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [sub.target]
+                for target in targets:
+                    for t in self.nodes.walk(target):
+                        if (
+                            isinstance(t, ast.Attribute)
+                            and isinstance(t.value, ast.Name)
+                            and t.value.id == self_name
+                        ):
+                            counts[t.attr] = counts.get(t.attr, 0) + 1
+        return counts
+
+    def _attribute_aliases(self, qualname: str, cls: ast.ClassDef) -> dict[str, Alias]:
+        """``CLASS.ATTR`` -> the callable an instance's attribute holds, when the class
+        sets it once: in ``__init__``, on every path (``self.fn = jax.jit(f)``, ``self.op
+        = Op()``), from no parameter; or in the class body (``fn = staticmethod(f)``,
+        ``op = Op()``) and nowhere on instances. ``combine`` looks an attribute up
+        through the instance's class and its bases, instance attributes first."""
+        out: dict[str, Alias] = {}
+        found = self.function_nodes.get(f"{qualname}.__init__")
+        counts: dict[str, int] = {}
+        self_name = found[1].self_name if found is not None else None
+        if found is not None and self_name is not None:
+            node, scope = found
+            held: dict[str, Alias] = {}
+            for root in self._on_every_path(node)[0].nodes:
+                if not isinstance(root, ast.Assign) or len(root.targets) != 1:
+                    continue
+                target = root.targets[0]
+                if not (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == self_name
+                    and isinstance(root.value, (ast.Name, ast.Attribute, ast.Call, ast.IfExp))
+                ):
+                    continue
+                alias = self.alias_of(root.value, scope)
+                if alias is not None and not _uses_parameters(alias.args):
+                    held[target.attr] = alias
+            if held:  # kept only when no other assignment of the class changes it
+                counts = self._self_assignments(cls, qualname)
+                for attr, alias in held.items():
+                    if counts.get(attr) == 1:
+                        out[f"{qualname}.{attr}"] = alias
+        methods = {stmt.name for stmt in _class_functions(cls, self)}
+        assigned: dict[str, list[ast.expr]] = {}
+        for item in cls.body:
+            if isinstance(item, ast.Assign) and len(item.targets) == 1:
+                name_target, value = item.targets[0], item.value
+            elif isinstance(item, ast.AnnAssign) and item.value is not None:
+                name_target, value = item.target, item.value
+            else:
+                continue
+            if isinstance(name_target, ast.Name):
+                assigned.setdefault(name_target.id, []).append(value)
+        if assigned and not counts:
+            counts = self._self_assignments(cls, qualname)
+        dataclass_fields = self._fields(cls) if self._is_plain_dataclass(cls) else None
+        field_names = {p.name for p in dataclass_fields or ()}
+        for name, values in assigned.items():
+            if len(values) != 1 or name in counts or name in methods:
+                continue
+            value = values[0]
+            if name in field_names:
+                # a dataclass field's default: the instance's unless the constructor is
+                # given another (``combine`` checks the constructor's arguments)
+                alias = self.alias_of(value, self.module_scope)
+                if alias is not None and alias.kind != model.KEEPER:
+                    out[f"{qualname}.{name}"] = alias
+                continue
+            if (
+                isinstance(value, ast.Call)
+                and self.ref(value.func, self.module_scope) == "builtins.staticmethod"
+                and len(value.args) == 1
+            ):
+                alias = self.alias_of(value.args[0], self.module_scope)
+            elif isinstance(value, ast.Call):
+                alias = self.alias_of(value, self.module_scope)
+                if alias is not None and alias.kind != model.INSTANCE:
+                    alias = None  # a function built here would be bound to the instance
+            else:
+                alias = None
+            if alias is not None and alias.kind != model.KEEPER:
+                out[f"{qualname}.{name}"] = alias
+        return out
+
     # ------------------------------------------------------------------ aliases
 
     def _alias(self, name: str) -> Alias | None:
@@ -2819,11 +3137,60 @@ class _ModuleReader(ConditionReading):
             return None
         if isinstance(value, ast.Dict):
             return self._table(value)
-        if isinstance(value, ast.Call) and self._is_keeper_factory(value, self.module_scope):
+        return self.alias_of(value, self.module_scope)
+
+    def _element_aliases(self, name: str) -> dict[str, Alias]:
+        """``NAME[KEY]`` -> what the element under a literal index of the module-level
+        literal container ``NAME`` holds: a tuple's always, a list's or a dict's when the
+        module only ever reads it by index (``NAME[k]``, ``len(NAME)``, ``k in NAME``),
+        so no element is replaced or added after it is built."""
+        value = self.raw[name][0][1]
+        if not isinstance(value, (ast.Tuple, ast.List, ast.Dict)):
+            return {}
+        items = container_items(value)
+        out: dict[str, Alias] = {}
+        for key, element in items or ():
+            alias = self.alias_of(element, self.module_scope)
+            if alias is not None and alias.kind != model.KEEPER:
+                out[f"{name}[{key}]"] = alias
+        if out and not isinstance(value, ast.Tuple) and not self._only_indexed(name):
+            return {}
+        return out
+
+    def _only_indexed(self, name: str) -> bool:
+        """Whether every use of the module-level ``name`` reads it by index, takes its
+        ``len`` or tests membership (nothing can change what it holds)."""
+        parents = self._parents()
+        for use in self._names_used.get(name, ()):
+            if isinstance(use.ctx, ast.Store):
+                continue  # the definition (bound once: an alias)
+            if not isinstance(self.lookup(name, self.scope_around(use)), GlobalName):
+                continue  # a local of the same name
+            parent = parents.get(id(use))
+            if isinstance(parent, ast.Subscript) and parent.value is use:
+                if isinstance(parent.ctx, ast.Load):
+                    continue
+                return False
+            if isinstance(parent, ast.Compare) and use is not parent.left:
+                continue
+            if (
+                isinstance(parent, ast.Call)
+                and parent.args == [use]
+                and self.ref(parent.func, self.scope_around(parent)) == "builtins.len"
+            ):
+                continue
+            return False
+        return True
+
+    def alias_of(self, value: ast.expr, scope: Scope) -> Alias | None:
+        """What a name bound once to ``value`` (in ``scope``) holds, when it is a callable
+        built from other names: a function, a partial or a keeper of one, an instance, a
+        choice between functions, a keeping decorator."""
+        if isinstance(value, ast.Call) and self._is_keeper_factory(value, scope):
             return Alias(value.lineno, model.KEEPER, ())
-        if not isinstance(value, ast.Call) and self.ref(value, self.module_scope) in KEEPERS:
+        if not isinstance(value, ast.Call) and self.ref(value, scope) in KEEPERS:
             return Alias(value.lineno, model.KEEPER, ())
-        what = self.callable_of(value, self.module_scope)
+        what = self.callable_of(value, scope)
         if isinstance(what, FunctionRef) and not what.self_bound:
             if len(what.targets) > 1:
                 return Alias(value.lineno, model.CHOICE, what.targets)
@@ -2913,6 +3280,82 @@ def _returns(body: Sequence[ast.stmt]) -> list[ast.expr]:
             out.extend(_returns(stmt.body))
             out.extend(_returns(stmt.orelse))
     return out
+
+
+def _uses_parameters(args: CallArgs) -> bool:
+    """Whether arguments summarised in a function pass any of its parameters on (what
+    they hold depends on each call of that function)."""
+    values = [*args.positional, *(v for _, v in args.keywords), *args.star_kwargs]
+    return args.star or any(v.startswith(("p:", "o:")) for v in values)
+
+
+def _unpacked(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """``a, b = x, y``: (name, element) for each name of a tuple or list target unpacking
+    a literal tuple or list of the same length (no ``*``); ``a, b = f(...)``: (name,
+    ``f(...)[i]``), the item of the call's result; None for any other target."""
+    if not isinstance(target, (ast.Tuple, ast.List)) or not all(
+        isinstance(t, ast.Name) for t in target.elts
+    ):
+        return None
+    names = [t.id for t in target.elts if isinstance(t, ast.Name)]
+    if isinstance(value, ast.Call):
+        items: list[ast.expr] = []
+        for i in range(len(names)):
+            item = ast.Subscript(value, ast.Constant(i), ast.Load())
+            items.append(ast.copy_location(item, value))
+        return list(zip(names, items))
+    if not isinstance(value, (ast.Tuple, ast.List)) or len(names) != len(value.elts):
+        return None
+    if any(isinstance(e, ast.Starred) for e in value.elts):
+        return None
+    return list(zip(names, value.elts))
+
+
+def index_key(index: ast.expr) -> str | None:
+    """How a literal index is written in a ``TABLE[KEY]`` target: a string as itself, an
+    integer as ``#N`` (negative ones too); None for any other index."""
+    if isinstance(index, ast.Constant) and isinstance(index.value, str):
+        return index.value
+    if isinstance(index, ast.Constant) and type(index.value) is int:
+        return f"#{index.value}"
+    if (
+        isinstance(index, ast.UnaryOp)
+        and isinstance(index.op, ast.USub)
+        and isinstance(index.operand, ast.Constant)
+        and type(index.operand.value) is int
+    ):
+        return f"#{-index.operand.value}"
+    return None
+
+
+def container_items(value: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """(key, element) of a literal tuple, list or dict (a sequence's elements under
+    their index and their negative index); None when an element's place is not known
+    (a ``*`` splat, a ``**`` merge, a key that is not a literal)."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in value.elts):
+            return None
+        size = len(value.elts)
+        return [
+            *((f"#{i}", e) for i, e in enumerate(value.elts)),
+            *((f"#{i - size}", e) for i, e in enumerate(value.elts)),
+        ]
+    if isinstance(value, ast.Dict):
+        out: list[tuple[str, ast.expr]] = []
+        for key, item in zip(value.keys, value.values):
+            found = index_key(key) if key is not None else None
+            if found is None:
+                return None
+            out.append((found, item))
+        return out
+    return None
+
+
+def element_at(value: ast.expr | None, key: str) -> ast.expr | None:
+    """The element of a literal container under ``key`` (the last one, as a dict keeps)."""
+    items = container_items(value) if value is not None else None
+    found = [item for item_key, item in items or () if item_key == key]
+    return found[-1] if found else None
 
 
 def _outer(args: CallArgs) -> CallArgs:

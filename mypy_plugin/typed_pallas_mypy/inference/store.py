@@ -31,7 +31,15 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy import device_kinds, entries, evidence_tables, fullnames
-from typed_pallas_mypy.inference import callables, conditions, model, program, reader, scopes
+from typed_pallas_mypy.inference import (
+    callables,
+    conditions,
+    jax_api,
+    model,
+    program,
+    reader,
+    scopes,
+)
 
 #: Bump when the file layout changes.
 STORE_FORMAT: Final = 4
@@ -40,7 +48,7 @@ STORE_FORMAT: Final = 4
 def _source_digest() -> str:
     """Hash of the modules that decide what a module's facts are."""
     digest = hashlib.sha256()
-    for module in (reader, conditions, scopes, callables, program, model, device_kinds):
+    for module in (reader, conditions, scopes, callables, program, model, jax_api, device_kinds):
         try:
             with open(module.__file__ or "", "rb") as handle:
                 digest.update(handle.read())
@@ -69,9 +77,10 @@ def _digest() -> str:
         sorted(
             (k, v[0], v[1], sorted(v[2])) for k, v in evidence_tables.GRID_SPEC_EVIDENCE.items()
         ),
-        sorted(fullnames.KEEPS_FUNCTION | fullnames.CUSTOM_DERIVATIVES),
-        sorted(fullnames.METHOD_KEEPERS),
-        sorted(fullnames.CLASS_KEEPERS),
+        sorted(jax_api.KEEPS_FUNCTION | jax_api.CUSTOM_DERIVATIVES),
+        sorted(jax_api.METHOD_KEEPERS),
+        sorted(jax_api.CLASS_KEEPERS),
+        sorted((k, v) for k, v in jax_api.TRACED_ARGUMENTS.items()),
         sorted(fullnames.PLATFORM_SOURCES),
         sorted(fullnames.PLATFORM_ATTRIBUTES),
     ]

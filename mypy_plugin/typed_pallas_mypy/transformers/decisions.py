@@ -57,6 +57,7 @@ from mypy.util import correct_relative_import
 from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
+from typed_pallas_mypy.inference import jax_api
 from typed_pallas_mypy.transformers import calls, guards, predicates
 from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
@@ -534,7 +535,7 @@ def _differentiates(call: CallExpr) -> bool:
     """``jax.grad(f)(x)``: ``f`` runs with its custom derivative rules (the engine reads
     such a call; mypy's name of its callee is ``f``'s)."""
     callee = call.callee
-    return isinstance(callee, CallExpr) and ref_fullname(callee.callee) in fullnames.DIFFERENTIATING
+    return isinstance(callee, CallExpr) and ref_fullname(callee.callee) in jax_api.DIFFERENTIATING
 
 
 def _value_name(value: Expression) -> str | None:

@@ -8,7 +8,7 @@
   package (site-packages; ``is_user_path`` and ``is_installed_path`` for paths);
 * ``callee_function(expr)``: the function an expression names, through
   ``functools.partial``, function-keeping wrappers (``jax.jit``, ``functools.wraps``...:
-  ``fullnames.KEEPS_FUNCTION``), aliases and ``self.method``: the names mypy gives a
+  ``inference.jax_api.KEEPS_FUNCTION``), aliases and ``self.method``: the names mypy gives a
   callee where the platform is decided (what a call runs is the engine's reading,
   ``typed_pallas_mypy.inference``).
 
@@ -88,11 +88,19 @@ def keeps_function(node: Decorator, names: Names | None = None) -> bool:
     return all(_keeps(dec, names) for dec in node.decorators)
 
 
+def _keepers() -> frozenset[str]:
+    """What keeps the function it is given (``inference.jax_api``'s table), imported when
+    first asked: a warm run, where no hook runs, loads no part of the engine."""
+    from typed_pallas_mypy.inference import jax_api
+
+    return jax_api.KEEPS_FUNCTION | jax_api.CUSTOM_DERIVATIVES
+
+
 def _keeps(dec: Expression, names: Names | None) -> bool:
     name = decorator_name(dec, names)
     if name is None:
         return False
-    if name in fullnames.KEEPS_FUNCTION or name in fullnames.CUSTOM_DERIVATIVES:
+    if name in _keepers():
         return True
     return names is not None and names.keeping_alias(name)
 
@@ -174,11 +182,7 @@ class Names:
             return None
         if isinstance(expr, CallExpr):
             wrapped = ref_name(expr.callee)
-            if (
-                wrapped == fullnames.FUNCTOOLS_PARTIAL
-                or wrapped in fullnames.KEEPS_FUNCTION
-                or wrapped in fullnames.CUSTOM_DERIVATIVES
-            ) and expr.args:
+            if (wrapped == fullnames.FUNCTOOLS_PARTIAL or wrapped in _keepers()) and expr.args:
                 return self.callee_function(expr.args[0], func, depth + 1, module)
             return None
         if isinstance(expr, MemberExpr) and isinstance(expr.expr, NameExpr) and func is not None:
