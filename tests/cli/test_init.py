@@ -410,9 +410,9 @@ def _snapshot_bytes(root: Path) -> dict[str, bytes]:
 
 
 def test_jax_pyrefly_stubs_detected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Next to jax-pyrefly-stubs: the mypy override that lets mypy run, and a line for pyrefly and ty."""
+    """Next to jax-pyrefly-stubs: the mypy override that lets mypy run."""
     root = _project(tmp_path)
-    plan = init.make_plan(root, coinstalled=True)
+    plan = init.make_plan(root, coinstalled=True, environment=_fake_environment(tmp_path))
     after = plan.files[root / "pyproject.toml"][1]
     override = tomllib.loads(after)["tool"]["mypy"]["overrides"]
     assert override == [
@@ -422,14 +422,192 @@ def test_jax_pyrefly_stubs_detected(tmp_path: Path, capsys: pytest.CaptureFixtur
             "follow_imports_for_stubs": True,
         }
     ]
-    assert any(
-        "jax-pyrefly-stubs is installed: pyrefly and ty see only its jax-stubs" in w
-        for w in plan.warnings
-    )
     # idempotent there too
     (root / "pyproject.toml").write_text(after)
-    again = init.make_plan(root, coinstalled=True)
+    again = init.make_plan(root, coinstalled=True, environment=_fake_environment(tmp_path))
     assert root / "pyproject.toml" not in again.files
+
+
+# --------------------------------------------------------------------------- next to jax-pyrefly-stubs
+
+#: a jax package as the environment has it (files are empty: only the names count)
+REAL_JAX = (
+    "__init__.py",
+    "py.typed",
+    "__pycache__/__init__.cpython-312.pyc",
+    "_src/__init__.py",
+    "_src/pallas/core.py",
+    "experimental/__init__.py",
+    "experimental/pallas/__init__.py",
+    "lax/__init__.py",
+    "lax/linalg.py",
+    "numpy/__init__.py",
+    "numpy/__init__.pyi",
+    "numpy/fft.py",
+    "random.py",
+    "sharding.py",
+    "version.py",
+)
+#: jax-pyrefly-stubs' complete stub package: jax, lax (with linalg), numpy (without fft), random
+THEIR_STUBS = (
+    "__init__.pyi",
+    "py.typed",
+    "lax/__init__.pyi",
+    "lax/linalg.pyi",
+    "numpy/__init__.pyi",
+    "random.pyi",
+)
+#: what the project's overlay must link: every module of jax their stubs lack, and only those
+OVERLAY = {"_src", "experimental", "numpy/fft.py", "sharding.py", "version.py"}
+
+
+def _tree(base: Path, files: tuple[str, ...]) -> Path:
+    for name in files:
+        (base / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / name).write_text("")
+    return base
+
+
+def _fake_environment(tmp_path: Path, jax_name: str = "jax") -> init.Environment:
+    site = tmp_path / "site"
+    if not (site / "jax-stubs").is_dir():
+        _tree(site / "jax-stubs", THEIR_STUBS)
+    if not (site / jax_name).is_dir():
+        _tree(site / jax_name, REAL_JAX)
+    ours = init.find_installed_stubs()
+    assert ours is not None
+    return init.Environment(jax=site / jax_name, theirs=site / "jax-stubs", ours=ours)
+
+
+def _links(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): str(p.readlink())
+        for p in sorted(folder.rglob("*"))
+        if p.is_symlink()
+    }
+
+
+def test_overlay_links_what_their_stubs_lack(tmp_path: Path) -> None:
+    env = _fake_environment(tmp_path)
+    assert env.theirs is not None and env.jax is not None
+    links = init.overlay_links(env.theirs, env.jax)
+    assert {rel.as_posix() for rel in links} == OVERLAY
+    assert links[init.PurePosixPath("numpy/fft.py")] == env.jax / "numpy" / "fft.py"
+    # without their stubs' folder there is nothing to overlay
+    assert init.overlay_links(tmp_path / "nowhere", env.jax) == {}
+
+
+def test_coinstalled_project_is_set_up_for_every_checker(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The overlay in the stub folder, pyrefly's search-path and ty's extra-paths: all in the
+    project, nothing in the environment, and a second run changes nothing."""
+    root = _project(tmp_path)
+    env = _fake_environment(tmp_path)
+    assert env.jax is not None
+    monkeypatch.setattr(init.Environment, "discover", classmethod(lambda cls: env))
+    monkeypatch.setattr(init, "installed_version", lambda dist: "1.4.0")
+    site_before = _links(tmp_path / "site")
+    rc, out, err = _init(root, capsys=capsys)
+    assert rc == 0, err
+    assert "warning" not in err, err
+    overlay = root / ".typings" / "jax"
+    assert _links(overlay) == {name: str(env.jax / name) for name in OVERLAY}
+    assert (overlay / ".gitignore").read_text().splitlines()[-1] == "*"
+    data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]
+    assert data["pyrefly"] == {"preset": "default", "search-path": [".typings"]}
+    assert data["ty"] == {"environment": {"extra-paths": [".typings"]}}
+    assert "search-path += '.typings'" in out and "extra-paths += '.typings'" in out, out
+    assert f"links to the {len(OVERLAY)} jax modules" in out, out
+    assert _links(tmp_path / "site") == site_before  # the environment is untouched
+    rc, out, err = _init(root, capsys=capsys)
+    assert rc == 0 and "nothing changed" in out, out + err
+    assert "already has '.typings' in search-path" in out
+
+
+def test_overlay_follows_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rerun with another jax: links updated, the ones no longer needed removed."""
+    root = _project(tmp_path)
+    monkeypatch.setattr(init, "installed_version", lambda dist: "1.4.0")
+    first = _fake_environment(tmp_path)
+    monkeypatch.setattr(init.Environment, "discover", classmethod(lambda cls: first))
+    assert _init(root, capsys=capsys)[0] == 0
+    overlay = root / ".typings" / "jax"
+    (overlay / "gone.py").symlink_to(tmp_path / "site" / "jax" / "version.py")  # an old link
+    second = _fake_environment(tmp_path, jax_name="jax2")
+    assert second.jax is not None
+    monkeypatch.setattr(init.Environment, "discover", classmethod(lambda cls: second))
+    rc, out, err = _init(root, "--dry-run", capsys=capsys)
+    assert rc == 0, err
+    assert f"updated link .typings/jax/_src -> {second.jax / '_src'}" in out, out
+    assert "removed link .typings/jax/gone.py" in out, out
+    assert (overlay / "gone.py").is_symlink()  # a dry run writes nothing
+    assert _init(root, capsys=capsys)[0] == 0
+    assert _links(overlay) == {name: str(second.jax / name) for name in OVERLAY}
+
+
+def test_overlay_links_are_relative_inside_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A venv inside the project: the links stay right when the project moves."""
+    root = _project(tmp_path)
+    env = _fake_environment(root / ".venv")
+    assert env.jax is not None
+    monkeypatch.setattr(init, "installed_version", lambda dist: "1.4.0")
+    plan = init.make_plan(root, coinstalled=True, environment=env)
+    link = root / ".typings" / "jax" / "_src"
+    assert plan.links[link] == (None, "../../.venv/site/jax/_src")
+
+
+def test_coinstall_settings_go_to_the_checkers_own_files(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "pyrefly.toml").write_text('search-path = ["src"]\n')
+    (root / "ty.toml").write_text('[environment]\npython-version = "3.12"\n')
+    plan = init.make_plan(root, coinstalled=True, environment=_fake_environment(tmp_path))
+    pyrefly = tomllib.loads(plan.files[root / "pyrefly.toml"][1])
+    assert pyrefly["search-path"] == ["src", ".typings"]
+    ty = tomllib.loads(plan.files[root / "ty.toml"][1])
+    assert ty["environment"] == {"python-version": "3.12", "extra-paths": [".typings"]}
+    assert "ty" not in tomllib.loads(plan.files[root / "pyproject.toml"][1]).get("tool", {})
+    assert plan.env_links == []
+
+
+def test_no_overlay_without_jax_pyrefly_stubs(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    plan = init.make_plan(root, coinstalled=False, environment=_fake_environment(tmp_path))
+    assert plan.links == {} and plan.env_links == []
+    tool = tomllib.loads(plan.files[root / "pyproject.toml"][1])["tool"]
+    assert "search-path" not in tool["pyrefly"] and "ty" not in tool
+
+
+def test_environment_link_only_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pyrefly setting init cannot edit: the link in the environment, made with --yes only,
+    with how to undo it; without --yes, a sentence that says what and how to allow it."""
+    root = _project(tmp_path, '[tool.pyrefly]\nsearch-path = "src"\n')
+    env = _fake_environment(tmp_path)
+    assert env.ours is not None and env.theirs is not None
+    monkeypatch.setattr(init.Environment, "discover", classmethod(lambda cls: env))
+    monkeypatch.setattr(init, "installed_version", lambda dist: "1.4.0")
+    link = env.theirs / "experimental"
+    rc, out, err = _init(root, capsys=capsys)
+    assert rc == 0 and not link.exists()
+    assert "pyrefly: could not edit search-path in pyproject.toml [tool.pyrefly]" in err, err
+    assert (
+        "pyrefly, ty need a link in this environment, which init makes only when asked: rerun "
+        f"`typed-pallas init --yes` to make it (ln -s {env.ours.resolve() / 'experimental'} {link}; "
+        f"undo: rm {link})"
+    ) in err, err
+    rc, out, err = _init(root, "--yes", capsys=capsys)
+    assert rc == 0, err
+    assert link.is_symlink() and link.resolve() == env.ours.resolve() / "experimental"
+    assert f"made the link {link} -> " in out and f"undo with `rm {link}`" in out, out
+    # once it is there, nothing more is asked
+    rc, out, err = _init(root, capsys=capsys)
+    assert "need a link" not in err, err
 
 
 # --------------------------------------------------------------------------- what the checkers then say
@@ -564,7 +742,8 @@ def test_check_says_what_to_do_next_to_jax_pyrefly_stubs(monkeypatch: pytest.Mon
     assert line is not None and line.startswith(
         "typed-pallas: jax-pyrefly-stubs 1.4.0 is installed"
     )
-    assert "typed-pallas init" in line and "\n" not in line
+    assert "run `typed-pallas init`" in line and "\n" not in line
+    assert "pyright, basedpyright, Pylance, pyrefly and ty" in line
 
 
 def test_no_coinstall_warning_without_jax_pyrefly_stubs() -> None:

@@ -27,15 +27,32 @@ status 2) that says which file and what to do: a PATH that is not a folder, a fi
 is not UTF-8 text, cannot be read, or is not valid TOML or INI, and a typed-pallas
 configuration the plugin would refuse (mypy would stop on it after ``init``).
 
-Next to ``jax-pyrefly-stubs`` (detected through ``importlib.metadata``) it also adds the
-mypy override that lets mypy run there, and says what pyright, basedpyright, Pylance,
-pyrefly and ty need: nothing ``init`` can write into the project makes them see the
-platform types there, only a link in the environment does (:func:`coinstall_links`,
-``docs/editors.md``); each warning stops once its link is there. :func:`coinstall_warning`
-is the line ``typed-pallas check`` prints there.
+Next to ``jax-pyrefly-stubs`` (detected through ``importlib.metadata``) pyright,
+basedpyright and Pylance take its ``jax-stubs`` for the whole of ``jax`` (it has an
+``__init__.pyi`` and no ``partial\\n`` marker), so ``jax._src`` resolves nowhere and JAX's params
+classes derive from ``Unknown``, which passes for any platform; pyrefly and ty take the
+first ``jax-stubs`` on the path (theirs) and never see typed-pallas's. ``init`` then also
+writes, in the project (:func:`overlay_links`, ``docs/checkers.md``):
 
-What it does not do: install anything, touch a ``pyrightconfig.json`` it cannot parse
-(it prints the line to add instead), or edit VS Code's settings.
+* mypy: the override that skips their ``jax.numpy`` stub (it stops mypy);
+* pyright, basedpyright, Pylance: a ``jax/`` folder next to ``jax-stubs`` in the stub
+  folder, of links to the environment's jax modules their stubs lack (``jax._src``,
+  ``jax.experimental``, ``jax.sharding``...; a ``.gitignore`` in it keeps the links, which
+  name this environment's paths, out of git): pyright takes a module from ``stubPath``
+  whenever it is there, so it finds ``jax._src`` there and still takes ``jax``,
+  ``jax.numpy``, ``jax.lax``... from their stubs;
+* pyrefly: the stub folder in ``search-path``; ty: in ``[environment] extra-paths``:
+  both then read typed-pallas's stubs first and the rest of ``jax`` from theirs.
+
+Rerun it after changing the environment (the links follow it). Where the project cannot
+be set up for a checker (a config ``init`` cannot edit), what is left is a link in the
+environment (:func:`environment_links`): ``init`` makes it only with ``--yes`` and says how
+to undo it; without ``--yes`` it says which link and how to allow it.
+:func:`coinstall_warning` is the line ``typed-pallas check`` prints there.
+
+What it does not do: install anything, change the environment without ``--yes``, touch a
+``pyrightconfig.json`` it cannot parse (it prints the line to add instead), or edit VS
+Code's settings.
 """
 
 from __future__ import annotations
@@ -50,7 +67,7 @@ import sys
 import tomllib
 from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Final
 
 from typed_pallas._versions import installed_version
@@ -60,12 +77,15 @@ if TYPE_CHECKING:  # tomlkit is imported when a TOML file is edited, not when th
 
 __all__ = [
     "STUB_DIR",
+    "EnvLink",
+    "Environment",
     "InitError",
     "Plan",
-    "coinstall_links",
     "coinstall_warning",
+    "environment_links",
     "find_installed_stubs",
     "make_plan",
+    "overlay_links",
     "read_text",
     "run_init",
 ]
@@ -82,6 +102,15 @@ SKIP_COMMENT: Final = (
     "jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; docs/support-matrix.md)"
 )
 MYPY_INI_NAMES: Final = ("mypy.ini", ".mypy.ini")
+#: who reads ``stubPath``, and who reads the stub folder through their own path settings
+PYRIGHT_FAMILY: Final = "pyright, basedpyright, Pylance"
+PYREFLY_TY: Final = "pyrefly, ty"
+#: the project's overlay of the environment's jax, in the stub folder, next to jax-stubs
+OVERLAY: Final = "jax"
+OVERLAY_IGNORE: Final = (
+    "# typed-pallas init: links to this environment's jax modules that jax-pyrefly-stubs lacks,\n"
+    "# for pyright (they name this machine's paths: rerun typed-pallas init after changing it)\n*\n"
+)
 DOCS: Final = "docs/editors.md"
 HEADER: Final = "# Copied by `typed-pallas init` from typed-pallas {version}; rerun it after upgrading typed-pallas.\n"
 
@@ -98,6 +127,15 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     #: files that are copies of typed-pallas's stubs (the diff names them, without their text)
     copies: set[Path] = field(default_factory=set)
+    #: links in the project: path -> (target before or None, target after or None to remove)
+    links: dict[Path, tuple[str | None, str | None]] = field(default_factory=dict)
+    #: links in the environment that only ``--yes`` makes
+    env_links: list[EnvLink] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to write in the project."""
+        return not self.files and not self.links
 
     def text(self, path: Path) -> str | None:
         """The text ``path`` will have: planned, or on disk (None: no such file)."""
@@ -123,6 +161,12 @@ class Plan:
                     tofile=f"b/{rel}",
                 )
             )
+        for path, (was, then) in sorted(self.links.items()):
+            rel = path.relative_to(self.root).as_posix()
+            if then is None:
+                out.append(f"removed link {rel} (to {was})\n")
+            else:
+                out.append(f"{'new' if was is None else 'updated'} link {rel} -> {then}\n")
         return "".join(line if line.endswith("\n") else line + "\n" for line in out)
 
 
@@ -134,57 +178,113 @@ def coinstall_warning() -> str | None:
     theirs = installed_version(JAX_PYREFLY_STUBS)
     if theirs is None:
         return None
-    line = (
+    return (
         f"typed-pallas: {JAX_PYREFLY_STUBS} {theirs} is installed: its jax.numpy stub stops mypy unless that "
         "module is skipped (typed-pallas check's preset does not skip it): run `typed-pallas init` (it adds "
-        "the override), then run mypy itself"
+        "the override, and sets pyright, basedpyright, Pylance, pyrefly and ty up to see the platform types "
+        "next to it), then run mypy itself"
     )
-    if any(command is not None for command in coinstall_links(find_installed_stubs()).values()):
-        line += (
-            "; pyright, basedpyright, pyrefly and ty see no platform types there without the links in "
-            f"{DOCS}#next-to-jax-pyrefly-stubs"
-        )
-    return line
 
 
-def coinstall_links(ours: Path | None) -> dict[str, str | None]:
-    """The links that make the other checkers see typed-pallas's stubs (``ours``) next to
-    jax-pyrefly-stubs (``docs/editors.md``), by who needs them: the shell command that makes
-    one, ``""`` when it is needed but its paths are not known here, None once it is there.
+@dataclass(frozen=True)
+class Environment:
+    """Where this Python's jax, jax-pyrefly-stubs' ``jax-stubs`` and typed-pallas's are."""
 
-    ``"pyright"``: pyright takes a ``jax-stubs`` folder that has an ``__init__.pyi`` (theirs;
-    their ``py.typed`` is not ``partial\\n``, pyright's marker of a partial stub package) for
-    all of ``jax`` in the ``sys.path`` root that holds it, so ``jax._src`` and
-    ``jax.experimental`` resolve nowhere and JAX's params classes in typed-pallas's stubs
-    derive from ``Unknown``, which passes for any type; with ``jax`` linked into
-    typed-pallas's own root (the ``.pth`` one), pyright finds them there. ``"pyrefly, ty"``:
-    they take the first ``jax-stubs`` on the path (theirs) for all of ``jax``; with
-    typed-pallas's ``experimental`` linked into it, they find the pallas stubs there.
-    """
-    if ours is None:
-        return {"pyright": "", "pyrefly, ty": ""}
-    ours = ours.resolve()
-    links: dict[str, str | None] = {}
-    if (ours.parent / "jax").is_dir():
-        links["pyright"] = None
-    else:
-        spec = importlib.util.find_spec("jax")
+    #: the jax package folder (None: jax is not installed here)
+    jax: Path | None
+    #: the first ``jax-stubs`` on ``sys.path`` with an ``__init__.pyi`` (jax-pyrefly-stubs')
+    theirs: Path | None
+    #: typed-pallas's ``jax-stubs`` (:func:`find_installed_stubs`)
+    ours: Path | None
+
+    @classmethod
+    def discover(cls) -> Environment:
+        spec = importlib.util.find_spec("jax")  # finds the package without importing it
         jax_dir = next(iter(spec.submodule_search_locations or ()), None) if spec else None
-        links["pyright"] = f"ln -s {jax_dir} {ours.parent / 'jax'}" if jax_dir else ""
-    theirs = next(
-        (
-            Path(entry or ".", STUB_PACKAGE)
-            for entry in sys.path
-            if Path(entry or ".", STUB_PACKAGE, "__init__.pyi").is_file()
-        ),
-        None,
+        theirs = next(
+            (
+                Path(entry or ".", STUB_PACKAGE)
+                for entry in sys.path
+                if Path(entry or ".", STUB_PACKAGE, "__init__.pyi").is_file()
+            ),
+            None,
+        )
+        return cls(Path(jax_dir) if jax_dir else None, theirs, find_installed_stubs())
+
+
+def _module_name(path: Path) -> str | None:
+    """The module name ``path`` provides in its package (None: not a module)."""
+    if path.is_dir():
+        return path.name if path.name != "__pycache__" else None
+    if path.suffix in (".py", ".pyi"):
+        return path.stem
+    return None
+
+
+def overlay_links(theirs: Path, jax_dir: Path) -> dict[PurePosixPath, Path]:
+    """What the project's ``jax/`` overlay links (path under ``jax/`` -> the environment's
+    module): every module of ``jax_dir`` that ``theirs`` (a complete stub package) does
+    not provide, package by package. pyright looks a module up in ``stubPath`` before the
+    environment, so these resolve there while ``jax`` and the modules ``theirs`` has still
+    come from ``theirs``."""
+    links: dict[PurePosixPath, Path] = {}
+
+    def walk(theirs_dir: Path, real_dir: Path, at: PurePosixPath) -> None:
+        provided = {name: c for c in theirs_dir.iterdir() if (name := _module_name(c))}
+        for child in sorted(real_dir.iterdir()):
+            name = _module_name(child)
+            if name is None or name == "__init__":
+                continue
+            mine = provided.get(name)
+            if mine is None:
+                links[at / child.name] = child
+            elif mine.is_dir() and child.is_dir():
+                walk(mine, child, at / child.name)
+
+    if theirs.is_dir() and jax_dir.is_dir():
+        walk(theirs, jax_dir, PurePosixPath())
+    return links
+
+
+@dataclass(frozen=True)
+class EnvLink:
+    """A link in the environment, made only when the user allows it (``--yes``)."""
+
+    #: the checkers it is for
+    who: str
+    path: Path
+    target: str
+
+    def command(self) -> str:
+        return f"ln -s {self.target} {self.path}"
+
+    def undo(self) -> str:
+        return f"rm {self.path}"
+
+
+def environment_links(env: Environment) -> dict[str, EnvLink | None]:
+    """The links that make the other checkers see typed-pallas's stubs next to
+    jax-pyrefly-stubs with no project setting, by who needs them (None: there already).
+
+    ``"pyright, basedpyright, Pylance"``: jax linked into typed-pallas's own ``sys.path``
+    root (the ``.pth`` one), where pyright finds ``jax._src`` and the pallas stubs after
+    their ``jax-stubs`` (complete) does not have them. ``"pyrefly, ty"``: typed-pallas's
+    ``experimental`` linked into their ``jax-stubs``, the first they read.
+    """
+    links: dict[str, EnvLink | None] = {}
+    if env.ours is None or env.jax is None or env.theirs is None:
+        return links
+    ours = env.ours.resolve()
+    pyright = ours.parent / "jax"
+    links[PYRIGHT_FAMILY] = (
+        None if pyright.exists() else EnvLink(PYRIGHT_FAMILY, pyright, str(env.jax))
     )
-    if theirs is None:
-        links["pyrefly, ty"] = ""
-    elif (theirs / "experimental").resolve() == ours / "experimental":
-        links["pyrefly, ty"] = None
-    else:
-        links["pyrefly, ty"] = f"ln -s {ours / 'experimental'} {theirs / 'experimental'}"
+    experimental = env.theirs / "experimental"
+    links[PYREFLY_TY] = (
+        None
+        if experimental.resolve() == ours / "experimental"
+        else EnvLink(PYREFLY_TY, experimental, str(ours / "experimental"))
+    )
     return links
 
 
@@ -266,8 +366,10 @@ def _toml_add_key(text: str, dotted: str, key: str, value: object) -> str | None
     return _toml_edit(text, edit)
 
 
-def _toml_prepend_to_array(text: str, dotted: str, key: str, item: str) -> str | None:
-    """``item`` put first in the array (or comma string) ``key`` of table ``dotted``."""
+def _toml_prepend_to_array(
+    text: str, dotted: str, key: str, item: str, *, first: bool = True
+) -> str | None:
+    """``item`` put first (or last) in the array (or comma string) ``key`` of table ``dotted``."""
     import tomlkit
 
     def edit(doc: TOMLDocument) -> bool:
@@ -278,12 +380,14 @@ def _toml_prepend_to_array(text: str, dotted: str, key: str, item: str) -> str |
 
         old = table[key]
         if isinstance(old, Array) and "\n" in old.as_string():
-            old.insert(0, item)  # a multi-line array: one line more, its comments kept
+            # a multi-line array: one line more, its comments kept
+            old.insert(0 if first else len(old), item)
             return True
         if isinstance(old, Array):
-            items = [item, *old]
+            items = [item, *old] if first else [*old, item]
         elif isinstance(old, str):
-            items = [item, *(p.strip() for p in old.split(",") if p.strip())]
+            parts = [p.strip() for p in old.split(",") if p.strip()]
+            items = [item, *parts] if first else [*parts, item]
         else:
             return False
         new = tomlkit.array()
@@ -549,9 +653,12 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
-    """stubPath for pyright/basedpyright/Pylance, and the stub copy in each folder they read."""
+def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> tuple[list[Path], bool]:
+    """stubPath for pyright/basedpyright/Pylance, and the stub copy in each folder they read;
+    returns those folders (none when the stubs were not found) and whether stubPath is set
+    (or will be)."""
     folders: list[Path] = []
+    configured = True
     config_json = root / "pyrightconfig.json"
     if config_json.is_file():
         data = _read_json(config_json)
@@ -561,6 +668,7 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
                 f'"{STUB_DIR}" to it yourself'
             )
             folders.append(root / STUB_DIR)
+            configured = False
         elif "stubPath" in data:
             folders.append(root / str(data["stubPath"]))
             if str(data["stubPath"]) != STUB_DIR:
@@ -604,6 +712,7 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
                 plan.warnings.append(
                     f'{who}: could not edit [{dotted}] in pyproject.toml; set stubPath = "{STUB_DIR}"'
                 )
+                configured = False
                 continue
             text = edited
             _write_quiet(plan, pyproject, text)
@@ -614,9 +723,11 @@ def _plan_pyright(root: Path, plan: Plan, source: Path | None) -> None:
             "pyright: typed-pallas's jax-stubs were not found on sys.path (is typed-pallas installed in this "
             "Python?): the stub folder was not filled"
         )
-        return
-    for folder in dict.fromkeys(folders):
+        return [], configured
+    folders = list(dict.fromkeys(folders))
+    for folder in folders:
         _plan_stub_copy(root, folder, source, plan)
+    return folders, configured
 
 
 def _plan_stub_copy(root: Path, folder: Path, source: Path, plan: Plan) -> None:
@@ -695,38 +806,168 @@ def _plan_pyrefly(root: Path, plan: Plan) -> None:
         )
 
 
-def make_plan(root: Path, *, coinstalled: bool | None = None, stubs: Path | None = None) -> Plan:
-    """What ``init`` writes in ``root``; raises :class:`InitError` for an unreadable file."""
+def _shown(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
+def _symlinks_under(folder: Path) -> dict[Path, str]:
+    """Every link under ``folder`` (not followed) -> its target."""
+    import os
+
+    found: dict[Path, str] = {}
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        for name in [*dirs, *files]:
+            path = Path(here, name)
+            if path.is_symlink():
+                found[path] = os.readlink(path)
+    return found
+
+
+def _plan_overlay(root: Path, folder: Path, links: dict[PurePosixPath, Path], plan: Plan) -> None:
+    """The ``jax/`` overlay of ``folder`` (a stub folder pyright reads): one link per module
+    of the environment's jax that jax-pyrefly-stubs lacks; links of an earlier run that
+    point elsewhere are updated, those no longer needed removed."""
+    import os
+
+    base = folder / OVERLAY
+    existing = _symlinks_under(base) if base.is_dir() else {}
+    count = len(plan.links)
+    for rel, target in links.items():
+        path = base.joinpath(*rel.parts)
+        want = os.path.relpath(target, path.parent) if target.is_relative_to(root) else str(target)
+        if path.exists() and not path.is_symlink():
+            plan.warnings.append(
+                f"{PYRIGHT_FAMILY}: {_shown(root, path)} is not a link typed-pallas init made: left as it is"
+            )
+            continue
+        if existing.get(path) != want:
+            plan.links[path] = (existing.get(path), want)
+    wanted = {rel.as_posix() for rel in links}
+    for path, old in existing.items():
+        if path.relative_to(base).as_posix() not in wanted:
+            plan.links[path] = (old, None)
+    _write_quiet(plan, base / ".gitignore", OVERLAY_IGNORE)
+    shown = _shown(root, base)
+    if len(plan.links) != count or base / ".gitignore" in plan.files:
+        plan.changed.append(
+            f"{PYRIGHT_FAMILY}: {shown}/: links to the {len(links)} jax modules {JAX_PYREFLY_STUBS} "
+            "lacks (jax._src, jax.experimental...), which pyright takes from stubPath"
+        )
+    else:
+        plan.unchanged.append(f"{PYRIGHT_FAMILY}: {shown}/ is up to date")
+
+
+def _plan_path_list(
+    plan: Plan, path: Path, dotted: str, key: str, item: str, who: str, where: str
+) -> bool:
+    """``item`` added to the list setting ``key`` of table ``dotted`` (``""``: the top level)
+    of the TOML file ``path``; False when it cannot be (a warning says what to set)."""
+    text = plan.text(path) or ""
+    data = _toml_load(text, path) or {}
+    table = _table(data, dotted) if dotted else data
+    value = (table or {}).get(key)
+    if isinstance(value, list) and item in value:
+        plan.unchanged.append(f"{who}: {where} already has {item!r} in {key}")
+        return True
+    if value is None:
+        edited = _toml_add_key(text, dotted, key, [item])
+    elif isinstance(value, list):
+        edited = _toml_prepend_to_array(text, dotted, key, item, first=False)
+    else:
+        edited = None
+    if edited is None:
+        plan.warnings.append(f"{who}: could not edit {key} in {where}; add {item!r} to it")
+        return False
+    _write_quiet(plan, path, edited)
+    plan.changed.append(f"{who}: {where}: {key} += {item!r}")
+    return True
+
+
+def _plan_coinstall(
+    root: Path, plan: Plan, env: Environment, folders: list[Path], pyright_configured: bool
+) -> None:
+    """What pyright, basedpyright, Pylance, pyrefly and ty need next to jax-pyrefly-stubs:
+    the overlay and the two path settings in the project; what the project cannot hold
+    goes to ``plan.env_links`` (made only with ``--yes``)."""
+    if not folders:
+        return  # the stubs were not found: _plan_pyright said so
+    if env.jax is None or env.theirs is None:
+        missing = "jax" if env.jax is None else f"{JAX_PYREFLY_STUBS}' jax-stubs folder"
+        plan.warnings.append(
+            f"{JAX_PYREFLY_STUBS} is installed but {missing} was not found on this Python's sys.path: "
+            "pyright, basedpyright, Pylance, pyrefly and ty were not set up for it (run typed-pallas init "
+            "with the Python of the project's environment)"
+        )
+        return
+    links = overlay_links(env.theirs, env.jax)
+    for folder in folders:
+        _plan_overlay(root, folder, links, plan)
+    item = _shown(root, folders[0])
+    unset: set[str] = set() if pyright_configured else {PYRIGHT_FAMILY}
+    pyrefly_toml, ty_toml, pyproject = (
+        root / "pyrefly.toml",
+        root / "ty.toml",
+        root / "pyproject.toml",
+    )
+    pyrefly_ok = (
+        _plan_path_list(plan, pyrefly_toml, "", "search-path", item, "pyrefly", "pyrefly.toml")
+        if pyrefly_toml.is_file()
+        else _plan_path_list(
+            plan,
+            pyproject,
+            "tool.pyrefly",
+            "search-path",
+            item,
+            "pyrefly",
+            "pyproject.toml [tool.pyrefly]",
+        )
+    )
+    ty_ok = (
+        _plan_path_list(
+            plan, ty_toml, "environment", "extra-paths", item, "ty", "ty.toml [environment]"
+        )
+        if ty_toml.is_file()
+        else _plan_path_list(
+            plan,
+            pyproject,
+            "tool.ty.environment",
+            "extra-paths",
+            item,
+            "ty",
+            "pyproject.toml [tool.ty.environment]",
+        )
+    )
+    if not (pyrefly_ok and ty_ok):
+        unset.add(PYREFLY_TY)
+    for who, link in environment_links(env).items():
+        if who in unset and link is not None:
+            plan.env_links.append(link)
+
+
+def make_plan(
+    root: Path,
+    *,
+    coinstalled: bool | None = None,
+    stubs: Path | None = None,
+    environment: Environment | None = None,
+) -> Plan:
+    """What ``init`` writes in ``root``; raises :class:`InitError` for an unreadable file.
+
+    ``coinstalled``, ``stubs`` and ``environment`` default to what this Python has
+    (jax-pyrefly-stubs installed, typed-pallas's stubs, :meth:`Environment.discover`)."""
     plan = Plan(root.resolve())
     root = plan.root
     if coinstalled is None:
         coinstalled = installed_version(JAX_PYREFLY_STUBS) is not None
     source = stubs if stubs is not None else find_installed_stubs()
     _plan_mypy(root, plan, coinstalled)
-    _plan_pyright(root, plan, source)
+    folders, pyright_configured = _plan_pyright(root, plan, source)
     _plan_pyrefly(root, plan)
-    plan.unchanged.append("ty: nothing to set (it reads the stubs from sys.path)")
-    if coinstalled:
-        links = coinstall_links(source)
-        if links["pyright"] is not None:
-            plan.warnings.append(
-                f"{JAX_PYREFLY_STUBS} is installed: pyright, basedpyright and Pylance see none of jax's own "
-                "modules (jax._src, jax.experimental: they take its jax-stubs for all of jax), so JAX's params "
-                "classes pass for any platform and no wrong-platform call is reported, stubPath or not; "
-                f"see {DOCS} (section jax-pyrefly-stubs) for the link that fixes it"
-                + (f": {links['pyright']}" if links["pyright"] else "")
-            )
-        if links["pyrefly, ty"] is not None:
-            plan.warnings.append(
-                f"{JAX_PYREFLY_STUBS} is installed: pyrefly and ty see only its jax-stubs, not typed-pallas's; "
-                f"see {DOCS} (section jax-pyrefly-stubs) for the link that fixes it"
-                + (f": {links['pyrefly, ty']}" if links["pyrefly, ty"] else "")
-            )
-        plan.unchanged.extend(
-            f"{who}: the link for jax-pyrefly-stubs is there"
-            for who, command in links.items()
-            if command is None
-        )
+    if not coinstalled:
+        plan.unchanged.append("ty: nothing to set (it reads the stubs from sys.path)")
+    else:
+        env = environment if environment is not None else Environment.discover()
+        _plan_coinstall(root, plan, env, folders, pyright_configured)
     return plan
 
 
@@ -753,9 +994,42 @@ def _check_project_config(root: Path) -> None:
         raise InitError(f"{e} (see {doc_link('configuration')})") from None
 
 
+def _apply_link(path: Path, target: str | None) -> None:
+    """Make (or replace, or with ``target`` None remove) the link ``path``."""
+    if path.is_symlink():
+        path.unlink()
+    if target is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(target)
+
+
+def _environment_step(plan: Plan, allowed: bool, out: Any) -> int:
+    """The links in the environment: made with ``--yes`` (with how to undo each), else one
+    warning each that says what it is for and how to allow it."""
+    for link in plan.env_links:
+        if not allowed:
+            print(
+                f"typed-pallas init: warning: {link.who} need a link in this environment, which init makes only "
+                f"when asked: rerun `typed-pallas init --yes` to make it ({link.command()}; undo: {link.undo()})",
+                file=sys.stderr,
+            )
+            continue
+        try:
+            _apply_link(link.path, link.target)
+        except OSError as e:
+            return _error(
+                f"{link.path}: cannot make the link ({e.strerror or e}); make it by hand: {link.command()}"
+            )
+        out.write(
+            f"  + {link.who}: made the link {link.path} -> {link.target} in this environment "
+            f"(pip does not know it: undo with `{link.undo()}` before uninstalling either package)\n"
+        )
+    return 0
+
+
 def run_init(args: argparse.Namespace) -> int:
-    """``typed-pallas init [PATH] [--dry-run]``: 0 done (or nothing to do), 2 a bad PATH or a
-    file that cannot be read or parsed (one line on stderr; nothing is written)."""
+    """``typed-pallas init [PATH] [--dry-run] [--yes]``: 0 done (or nothing to do), 2 a bad PATH
+    or a file that cannot be read or parsed (one line on stderr; nothing is written)."""
     root = Path(args.path or ".")
     if not root.is_dir():
         what = "not a folder" if root.exists() else "no such folder"
@@ -768,21 +1042,23 @@ def run_init(args: argparse.Namespace) -> int:
     except InitError as e:
         return _error(f"{e}; nothing was written")
     out = sys.stdout
+    allowed = bool(getattr(args, "yes", False))
     for warning in _dedupe(plan.warnings):
         print(f"typed-pallas init: warning: {warning}", file=sys.stderr)
-    if not plan.files:
+    if plan.empty:
         out.write(f"typed-pallas init: {plan.root} is already set up; nothing changed\n")
         for line in _dedupe(plan.unchanged):
             out.write(f"  = {line}\n")
-        return 0
+        return _environment_step(plan, allowed and not args.dry_run, out)
     if args.dry_run:
         out.write(plan.diff())
         out.write(
-            f"typed-pallas init --dry-run: would change {len(plan.files)} file(s); nothing written\n"
+            f"typed-pallas init --dry-run: would change {len(plan.files) + len(plan.links)} file(s) and "
+            "link(s); nothing written\n"
         )
         for line in _dedupe(plan.changed):
             out.write(f"  + {line}\n")
-        return 0
+        return _environment_step(plan, False, out)
     written: list[Path] = []
     for path, (_, after) in sorted(plan.files.items()):
         try:
@@ -794,13 +1070,26 @@ def run_init(args: argparse.Namespace) -> int:
                 "written before it; make it writable and rerun typed-pallas init (it completes them)"
             )
         written.append(path)
-    out.write(f"typed-pallas init: set up {plan.root} ({len(plan.files)} file(s) written)\n")
+    for path, (_, target) in sorted(plan.links.items()):
+        try:
+            _apply_link(path, target)
+        except OSError as e:
+            return _error(
+                f"{path}: cannot make the link ({e.strerror or e}); {len(written)} other file(s) and "
+                "link(s) were written before it; fix that and rerun typed-pallas init (it completes them)"
+            )
+        written.append(path)
+    out.write(
+        f"typed-pallas init: set up {plan.root} ({len(plan.files)} file(s)"
+        + (f", {len(plan.links)} link(s)" if plan.links else "")
+        + " written)\n"
+    )
     for line in _dedupe(plan.changed):
         out.write(f"  + {line}\n")
     for line in _dedupe(plan.unchanged):
         out.write(f"  = {line}\n")
     out.write(f"  see {DOCS} for each editor\n")
-    return 0
+    return _environment_step(plan, allowed, out)
 
 
 def add_parser(sub: Any) -> None:
@@ -816,3 +1105,9 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("path", nargs="?", metavar="PATH", help="the project's root folder")
     p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="also make the links in the environment that a checker needs where the project cannot "
+        "hold its setting (it says which, and how to undo each)",
+    )
