@@ -5,12 +5,19 @@ once loaded), and with every check a fresh mypy process (``server.INCREMENTAL_EN
 
 The mypy cache is the module's own: its first check is a cold one (jax is analysed
 once, with work-done progress), the later ones are warm.
+
+Tests wait for events, not times: :func:`check_now` (the server's ``typed-pallas/check``
+request, answered once a check that began after it has published its diagnostics),
+:func:`ready` (the fine-grained state's log line), :func:`wait_until` (a condition on
+what the client received). ``--reverse-order`` runs the tests of this folder backwards:
+each must set up what it needs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +31,26 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from typed_pallas_mypy import config
 from typed_pallas_mypy.lsp.server import CHECK_REQUEST, INCREMENTAL_ENV
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--reverse-order",
+        action="store_true",
+        help="run the tests of tests/lsp in reverse order (each sets up what it needs: the "
+        "order must not matter; pytest-randomly's -p randomly shuffles them too)",
+    )
+
+
+@pytest.hookimpl(trylast=True)  # after pytest groups the tests by their module's fixtures
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--reverse-order", default=False):
+        return
+    here = Path(__file__).resolve().parent
+    places = [i for i, item in enumerate(items) if here in Path(item.path).resolve().parents]
+    for place, item in zip(places, [items[i] for i in reversed(places)], strict=True):
+        items[place] = item
+
 
 #: how long a check may take before a test gives up (a cold one analyses jax: ~30 s, more
 #: on a loaded 2-core runner)
@@ -172,13 +199,32 @@ def logged(client: LanguageClient, text: str) -> list[str]:
     return [m.message for m in client.log_messages if text in m.message]
 
 
+_STARTED = re.compile(r"mypy worker (\d+) started \(fine-grained: loading the cache\)")
+_READY = re.compile(r"fine-grained checking ready in .* \(mypy worker (\d+)\)")
+
+
 async def ready(client: LanguageClient) -> None:
-    """Wait until the server's fine-grained state is loaded: every fine-grained worker
-    started so far (a change of the configuration starts another) is ready."""
-    await wait_until(
-        lambda: 0 < len(logged(client, READY)) == len(logged(client, FINE_GRAINED_START)),
-        "the fine-grained state to load",
-    )
+    """Wait until the server's last fine-grained worker has loaded mypy's state (a worker
+    the server stopped while it loaded, when the configuration changed, never says so).
+
+    Checks after this one run in that state only when they are for the same
+    configuration: wait after a check with the test's own (:func:`settled`)."""
+
+    def last_is_ready() -> bool:
+        started = [m[1] for log in client.log_messages if (m := _STARTED.search(log.message))]
+        done = {m[1] for log in client.log_messages if (m := _READY.search(log.message))}
+        return bool(started) and started[-1] in done
+
+    await wait_until(last_is_ready, "the fine-grained state to load")
+
+
+async def settled(client: LanguageClient, route: str) -> None:
+    """Check the test's starting state (a configuration another test left may start
+    another fine-grained worker), and on the fine-grained route wait until that state is
+    loaded: the test's next checks of edits run in it."""
+    await check_now(client)
+    if route == "fine-grained":
+        await ready(client)
 
 
 @pytest.fixture(scope="module", params=ROUTES)
