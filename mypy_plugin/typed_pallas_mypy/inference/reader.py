@@ -124,6 +124,15 @@ KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
 #: Transformations that differentiate the function they keep (its ``defvjp`` rules run).
 DIFFERENTIATING: Final = jax_api.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
+
+
+#: Every attribute name (a ``setattr`` with a name that is not a literal may set any).
+class _EveryName(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_EVERY_NAME: Final = _EveryName()
 #: Decorators making a method an attribute whose reading runs it.
 _PROPERTIES: Final = frozenset({"builtins.property", "functools.cached_property"})
 
@@ -798,6 +807,8 @@ class _ModuleReader(ConditionReading):
         self._straight_cache: dict[int, set[int]] = {}
         #: (cache, variable, id of its scope) -> ``_cached_copy``'s reading of the module
         self._caches: dict[tuple[str, str, int], bool] = {}
+        #: ``_foreign_attribute_stores``, once asked
+        self._foreign_stores: frozenset[str] | None = None
         #: ``_parents``, and every ``ast.Name`` of the module by its name
         self._parent_map: dict[int, ast.AST] | None = None
         self._names_used: dict[str, list[ast.Name]] = {}
@@ -1744,6 +1755,9 @@ class _ModuleReader(ConditionReading):
 
     def _callable_call(self, call: ast.Call, scope: Scope, depth: int) -> Callee:
         """What calling the result of ``call`` runs."""
+        looked_up = _literal_get(call)
+        if looked_up is not None:  # ``KERNELS.get("fast")``: the entry (None raises)
+            return self._table_entry(looked_up, scope, depth)
         entry = self.entry_of(call, scope)
         if entry is not None:
             return entry
@@ -3000,7 +3014,7 @@ class _ModuleReader(ConditionReading):
                     found = (root.value, init_scope)
         elif attr not in counts and len(class_level) == 1:
             found = (class_level[0], self.module_scope)
-        if found is None:
+        if found is None or attr in self._foreign_attribute_stores():
             return None
         for other_name, other in self.class_nodes.items():
             if other is cls or not self._derives_from(other, qualname):
@@ -3013,6 +3027,49 @@ class _ModuleReader(ConditionReading):
             ):
                 return None  # a subclass of this module sets it otherwise
         return found
+
+    def _foreign_attribute_stores(self) -> frozenset[str]:
+        """Attribute names this module assigns on anything but a method's own ``self``
+        (``OP.kernel = f``, ``Op.kernel = f``, ``obj.kernel = f`` in a function): what a
+        class sets for them may be replaced."""
+        if self._foreign_stores is None:
+            found: set[str] = set()
+            for node in self.nodes.walk(self.tree):
+                targets: list[ast.expr] = []
+                if isinstance(node, ast.Assign):
+                    targets = list(node.targets)
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [node.target]
+                elif isinstance(node, ast.Call) and self._is_setattr(node):
+                    name = node.args[1]
+                    if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                        found.add(name.value)
+                    else:
+                        found.add("*")
+                for target in targets:
+                    for t in self.nodes.walk(target):
+                        if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store):
+                            if not self._is_own_self(t.value, self.scope_around(t)):
+                                found.add(t.attr)
+            self._foreign_stores = frozenset(found)
+        if "*" in self._foreign_stores:
+            return _EVERY_NAME
+        return self._foreign_stores
+
+    def _is_setattr(self, call: ast.Call) -> bool:
+        return (
+            len(call.args) >= 2
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "setattr"
+            and self.ref(call.func, self.scope_around(call)) == "builtins.setattr"
+        )
+
+    def _is_own_self(self, expr: ast.expr, scope: Scope) -> bool:
+        """``self`` of the method ``scope`` is (or is nested in)."""
+        return (
+            isinstance(expr, ast.Name)
+            and self.self_attribute(ast.Attribute(expr, "_", ast.Load()), scope) is not None
+        )
 
     def _derives_from(self, cls: ast.ClassDef, base: str, depth: int = 0) -> bool:
         """Whether the class ``cls`` of this module derives from its class ``base``."""
@@ -3084,8 +3141,9 @@ class _ModuleReader(ConditionReading):
                     held[target.attr] = alias
             if held:  # kept only when no other assignment of the class changes it
                 counts = self._self_assignments(cls, qualname)
+                foreign = self._foreign_attribute_stores()
                 for attr, alias in held.items():
-                    if counts.get(attr) == 1:
+                    if counts.get(attr) == 1 and attr not in foreign:
                         out[f"{qualname}.{attr}"] = alias
         methods = {stmt.name for stmt in _class_functions(cls, self)}
         assigned: dict[str, list[ast.expr]] = {}
@@ -3102,10 +3160,15 @@ class _ModuleReader(ConditionReading):
             counts = self._self_assignments(cls, qualname)
         dataclass_fields = self._fields(cls) if self._is_plain_dataclass(cls) else None
         field_names = {p.name for p in dataclass_fields or ()}
+        class_names = set(assigned) | methods
         for name, values in assigned.items():
             if len(values) != 1 or name in counts or name in methods:
                 continue
+            if name in self._foreign_attribute_stores():
+                continue  # set on an instance or the class from outside its methods
             value = values[0]
+            if any(isinstance(n, ast.Name) and n.id in class_names for n in ast.walk(value)):
+                continue  # names of the class body: not the module's
             if name in field_names:
                 # a dataclass field's default: the instance's unless the constructor is
                 # given another (``combine`` checks the constructor's arguments)
@@ -3171,6 +3234,10 @@ class _ModuleReader(ConditionReading):
                 if isinstance(parent.ctx, ast.Load):
                     continue
                 return False
+            if isinstance(parent, ast.Attribute) and parent.attr in _READING_METHODS:
+                called = parents.get(id(parent))
+                if isinstance(called, ast.Call) and called.func is parent:
+                    continue
             if isinstance(parent, ast.Compare) and use is not parent.left:
                 continue
             if (
@@ -3287,6 +3354,26 @@ def _uses_parameters(args: CallArgs) -> bool:
     they hold depends on each call of that function)."""
     values = [*args.positional, *(v for _, v in args.keywords), *args.star_kwargs]
     return args.star or any(v.startswith(("p:", "o:")) for v in values)
+
+
+#: Methods of a dict or sequence that read it and change nothing.
+_READING_METHODS: Final = frozenset({"get", "keys", "values", "items", "index", "count"})
+
+
+def _literal_get(call: ast.Call) -> ast.Subscript | None:
+    """``d.get(KEY)`` or ``d.get(KEY, None)`` with a literal key: ``d[KEY]`` (on the
+    paths where the result is called: calling None raises)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "get") or call.keywords:
+        return None
+    if not 1 <= len(call.args) <= 2 or index_key(call.args[0]) is None:
+        return None
+    if len(call.args) == 2:
+        default = call.args[1]
+        if not (isinstance(default, ast.Constant) and default.value is None):
+            return None
+    found = ast.Subscript(func.value, call.args[0], ast.Load())
+    return ast.copy_location(found, call)
 
 
 def _unpacked(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]] | None:
