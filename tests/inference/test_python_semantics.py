@@ -613,3 +613,31 @@ def patch_params(holder):
     assert _platforms(facts, "kept_params") is None
     # PATCHED.kernel = ... replaces what Patched's __init__ set: not known
     assert _platforms(facts, "patched") is None
+
+
+def test_a_base_the_engine_does_not_read_may_define_the_method(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+import somewhere_unknown
+
+class Known:
+    def run(self, x):
+        return tpu_op(x)
+
+class Mixed(somewhere_unknown.Mixin, Known):
+    pass
+
+class Single(Known, somewhere_unknown.Mixin):
+    pass
+
+def mixed(x):
+    # Mixin comes first in the order and may define run
+    return Mixed().run(x)
+
+def single(x):
+    return Single().run(x)
+""",
+    )
+    assert _platforms(facts, "mixed") is None
+    assert _platforms(facts, "single") == TPU

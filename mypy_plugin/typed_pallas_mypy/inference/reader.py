@@ -2868,7 +2868,9 @@ class _ModuleReader(ConditionReading):
     def _class_summary(self, qualname: str, cls: ast.ClassDef) -> ClassSummary:
         bases: list[str] = []
         for base in cls.bases:
-            name = self.ref(base, self.module_scope)
+            # ``Base[T]``: a generic alias, whose class is ``Base`` (``__mro_entries__``)
+            named = base.value if isinstance(base, ast.Subscript) else base
+            name = self.ref(named, self.module_scope)
             bases.append(name if name is not None else UNKNOWN)
         if cls.keywords:
             bases.append(UNKNOWN)  # a metaclass may change what calls do
