@@ -641,3 +641,36 @@ def single(x):
     )
     assert _platforms(facts, "mixed") is None
     assert _platforms(facts, "single") == TPU
+
+
+def test_a_loop_variable_over_a_literal_sequence(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def each_tpu(x):
+    for fn in (tpu_op, tpu_op):
+        x = fn(x)
+    return x
+
+def mixed(x):
+    for fn in [tpu_op, triton_op]:
+        x = fn(x)
+    return x
+
+def rebound(x, other):
+    for fn in (tpu_op,):
+        x = fn(x)
+    with other as fn:
+        return fn(x)
+
+def over_unknown(x, fns):
+    for fn in fns:
+        x = fn(x)
+    return x
+""",
+    )
+    assert _platforms(facts, "each_tpu") == TPU
+    # each iteration runs one of them: the call restricts only to what both allow
+    assert _platforms(facts, "mixed") is None
+    assert _platforms(facts, "rebound") is None
+    assert _platforms(facts, "over_unknown") is None

@@ -1554,6 +1554,12 @@ class _ModuleReader(ConditionReading):
         return FunctionRef((f"{table}[{key}]",))
 
     def _local_callable(self, expr: ast.Name, found: LocalName, scope: Scope, depth: int) -> Callee:
+        items = self._loop_items(found)
+        if items is not None:  # ``for fn in (f, g): fn(x)``: one of them each time
+            options = tuple(self.callable_of(item, found.scope, depth + 1) for item in items)
+            if all(isinstance(option, KnownCallable) for option in options):
+                return KNOWN
+            return options[0] if len(options) == 1 else Choice(options)
         value = self.value_at(found, position_of(expr))
         if value is None:
             return UnknownCallable(f"the local variable {found.name}")
@@ -1591,6 +1597,31 @@ class _ModuleReader(ConditionReading):
         if isinstance(result, PlatformChoice):
             return result
         return UnknownCallable(f"the local variable {found.name}")
+
+    def _loop_items(self, found: LocalName) -> list[ast.expr] | None:
+        """The elements a local variable takes when its only bindings are ``for`` loops
+        over literal tuples or lists (no ``*``) of its own function; None otherwise."""
+        iterables = found.scope.loops.get(found.name)
+        if not iterables or found.name in found.scope.assigns or found.name in found.scope.defs:
+            return None
+        if not all(
+            isinstance(i, (ast.Tuple, ast.List))
+            and i.elts
+            and not any(isinstance(e, ast.Starred) for e in i.elts)
+            for i in iterables
+        ):
+            return None
+        node = found.scope.node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        parents = self._parents()
+        for use in self._names_used.get(found.name, ()):
+            if not isinstance(use.ctx, ast.Store) or self.scope_around(use) is not found.scope:
+                continue
+            loop = parents.get(id(use))
+            if not (isinstance(loop, (ast.For, ast.AsyncFor)) and loop.target is use):
+                return None  # bound some other way too (``with ... as``, a tuple target)
+        return [e for i in iterables if isinstance(i, (ast.Tuple, ast.List)) for e in i.elts]
 
     @override
     def value_at(self, found: LocalName, pos: Pos) -> ast.expr | None:
