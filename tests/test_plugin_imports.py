@@ -47,7 +47,7 @@ from typed_pallas_mypy.transformers import (
     module_index, nodes, params, platform_facts, reporting, resolution, signatures,
 )
 from typed_pallas_mypy import inference, platform_map
-from typed_pallas_mypy.inference import combine, jax_api, model, program, reader, store
+from typed_pallas_mypy.inference import combine, jax_api, model, program, reader, store, values
 plugin_class = typed_pallas_mypy.plugin("2.4.1")
 instance = plugin_class(Options())
 assert instance.get_function_hook("jax._src.pallas.pallas_call.pallas_call") is not None

@@ -289,6 +289,12 @@ def local_tuple_plain(x):
 
 def negative_index(x):
     return KERNELS[-1](x)
+
+def by_get(x):
+    return BY_NAME.get("fast")(x)
+
+def by_get_with_default(x):
+    return BY_NAME.get("fast", plain)(x)
 """,
     )
     assert _platforms(facts, "first") == TPU
@@ -300,6 +306,8 @@ def negative_index(x):
     assert _platforms(facts, "local_tuple") == TPU
     assert _platforms(facts, "local_tuple_plain") is None
     assert _platforms(facts, "negative_index") == GPU
+    assert _platforms(facts, "by_get") == TPU
+    assert _platforms(facts, "by_get_with_default") is None
 
 
 def test_a_callee_evaluated_from_a_variable_a_container_or_getattr(make_lib: MakeLib) -> None:
@@ -558,3 +566,111 @@ def finally_portable(x):
     # the finally runs on the early return's path too
     assert _platforms(facts, "finally_after_return") == TPU
     assert _platforms(facts, "finally_portable") == GPU
+
+
+def test_attributes_replaced_from_outside_the_class(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+class Holder:
+    def __init__(self):
+        self.kernel_fn = tpu_op
+        self.params = pltpu.CompilerParams()
+
+    def __call__(self, x):
+        return self.kernel_fn(x)
+
+    def direct(self, x):
+        return pl.pallas_call(kernel, out_shape=x, compiler_params=self.params)(x)
+
+class Patched:
+    def __init__(self):
+        self.kernel = tpu_op
+
+    def __call__(self, x):
+        return self.kernel(x)
+
+PATCHED = Patched()
+PATCHED.kernel = triton_op
+
+def kept(x):
+    return Holder()(x)
+
+def kept_params(x):
+    return Holder().direct(x)
+
+def patched(x):
+    return Patched()(x)
+
+def patch_params(holder):
+    setattr(holder, "params", pltriton.CompilerParams())
+""",
+    )
+    # an attribute name the module sets from outside a class's methods (on any object:
+    # which one is not known) is not trusted in any class of the module
+    assert _platforms(facts, "kept") == TPU
+    # setattr(holder, "params", ...) may replace Holder's params: not known
+    assert _platforms(facts, "kept_params") is None
+    # PATCHED.kernel = ... replaces what Patched's __init__ set: not known
+    assert _platforms(facts, "patched") is None
+
+
+def test_a_base_the_engine_does_not_read_may_define_the_method(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+import somewhere_unknown
+
+class Known:
+    def run(self, x):
+        return tpu_op(x)
+
+class Mixed(somewhere_unknown.Mixin, Known):
+    pass
+
+class Single(Known, somewhere_unknown.Mixin):
+    pass
+
+def mixed(x):
+    # Mixin comes first in the order and may define run
+    return Mixed().run(x)
+
+def single(x):
+    return Single().run(x)
+""",
+    )
+    assert _platforms(facts, "mixed") is None
+    assert _platforms(facts, "single") == TPU
+
+
+def test_a_loop_variable_over_a_literal_sequence(make_lib: MakeLib) -> None:
+    facts = _library(
+        make_lib,
+        """
+def each_tpu(x):
+    for fn in (tpu_op, tpu_op):
+        x = fn(x)
+    return x
+
+def mixed(x):
+    for fn in [tpu_op, triton_op]:
+        x = fn(x)
+    return x
+
+def rebound(x, other):
+    for fn in (tpu_op,):
+        x = fn(x)
+    with other as fn:
+        return fn(x)
+
+def over_unknown(x, fns):
+    for fn in fns:
+        x = fn(x)
+    return x
+""",
+    )
+    assert _platforms(facts, "each_tpu") == TPU
+    # each iteration runs one of them: the call restricts only to what both allow
+    assert _platforms(facts, "mixed") is None
+    assert _platforms(facts, "rebound") is None
+    assert _platforms(facts, "over_unknown") is None

@@ -11,8 +11,8 @@ call is its own test case, over one mypy run per layout; the cases the engine do
 get right yet are marked (``ENGINE_MISSES``). The ground truth for each function is JAX's
 own verdict on cross-lowering it (``test_ground_truth``).
 
-The project layout is also checked warm (from mypy's cache), under the daemon and in
-mypy's parallel mode: the same findings as the cold serial run.
+Each layout is also checked warm (from mypy's cache), under the daemon and in mypy's
+parallel mode: the same findings as the cold serial run.
 """
 
 from __future__ import annotations
@@ -171,10 +171,11 @@ def test_every_form_has_a_firing_case() -> None:
     assert len(FORMS) + len(APPLICATION_FORMS) >= 73
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_warm_daemon_and_parallel_runs_give_the_cold_findings(
-    runs: dict[str, tuple[Path, dict[str, str], Findings]], tmp_path: Path
+    runs: dict[str, tuple[Path, dict[str, str], Findings]], tmp_path: Path, layout: str
 ) -> None:
-    project, env, cold = runs["project"]
+    project, env, cold = runs[layout]
     cache = tmp_path / "cache"
     assert parse(run_mypy(project, env, cache)) == cold  # cold, its own cache
     assert parse(run_mypy(project, env, cache)) == cold  # warm

@@ -28,7 +28,9 @@ function that reads the platform all give ``None``. No exception leaves the API 
 
 One module's source becomes its local facts in ``reader`` (on ``scopes``: names, scopes,
 positions; ``callables``: what a callee names), which reads conditions, guard helpers,
-predicates and devices with ``conditions``. Local facts of each module are cached on disk per top-level package
+predicates and devices with ``conditions``, and what a callee expression holds (containers,
+instances, what a class keeps) with ``values``; what JAX's callables do with the functions
+they are given is ``jax_api``'s table. Local facts of each module are cached on disk per top-level package
 (``store``), keyed by the file's path, size and mtime and by the reader's version and
 tables; requirements across modules are computed lazily, in memory (``combine``). A project
 module read again in the same process (mypy's daemon, after an edit) takes from its

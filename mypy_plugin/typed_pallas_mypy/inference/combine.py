@@ -1603,24 +1603,28 @@ class Resolver:
 
     def _member(self, cls_target: Target, name: str, exact: bool, after: str = "") -> Target | None:
         """What ``name`` of an instance of ``cls_target``'s class is, looked up through the
-        class and its bases as Python does: a method (``exact``: the instance is of this
-        very class, so the method runs with it as its receiver) or a callable attribute
-        the class sets (``reader._attribute_aliases``). ``after``: the fullname of the
-        class ``super()`` is written in (only the classes after it count). None when
-        nothing is found, or when a method and an instance attribute share the name."""
-        cls = cls_target.cls
-        if cls is None:
-            return None
-        mro = list(self._mro(cls_target.located, cls_target.facts, cls, 0))
+        class and its bases in Python's order (``_linearized``): a method (``exact``: the
+        instance is of this very class, so the method runs with it as its receiver) or a
+        callable attribute the class sets (``reader._attribute_aliases``). ``after``: the
+        fullname of the class ``super()`` is written in (only the classes after it
+        count). None when nothing is found, when a base the engine does not read comes
+        first (it may define the name), or when a method and an instance attribute share
+        the name."""
+        order = self._linearized(cls_target)
         if after:
-            names = [f"{facts.module}.{found.qualname}" for _, facts, found in mro]
+            names = [f"{e[1].module}.{e[2].qualname}" if e is not None else "" for e in order]
             if after not in names:
                 return None
-            mro = mro[names.index(after) + 1 :]
+            order = order[names.index(after) + 1 :]
         receiver = cls_target.fullname if exact else ""
         method: Target | None = None
         kept: Target | None = None
-        for located, facts, found in mro:
+        for entry in order:
+            if entry is None:
+                if method is None and kept is None:
+                    return None  # a base not read comes first: it may define the name
+                continue
+            located, facts, found = entry
             key = f"{found.qualname}.{name}"
             alias = facts.aliases.get(key)
             if alias is not None and kept is None and method is None:
@@ -1636,6 +1640,42 @@ class Resolver:
         if method is not None and kept is not None:
             return None
         return method or kept
+
+    def _linearized(
+        self, cls_target: Target
+    ) -> list[tuple[Located, ModuleFacts, ClassSummary] | None]:
+        """The class of ``cls_target`` and its bases in the order Python looks names up:
+        depth first, left to right, each class at its last place (as C3 orders the
+        hierarchies libraries write); None stands for a base the engine does not read."""
+        cls = cls_target.cls
+        if cls is None:
+            return []
+        out: list[tuple[Located, ModuleFacts, ClassSummary] | None] = []
+
+        def visit(located: Located, facts: ModuleFacts, here: ClassSummary, depth: int) -> None:
+            if depth > _NAME_DEPTH or len(out) > 64:
+                out.append(None)
+                return
+            out.append((located, facts, here))
+            for base in here.bases:
+                if base in _BARE_BASES:
+                    continue
+                found = self.resolve(base) if base != UNKNOWN else None
+                if found is None or found.kind != "class" or found.cls is None:
+                    out.append(None)
+                    continue
+                visit(found.located, found.facts, found.cls, depth + 1)
+
+        visit(cls_target.located, cls_target.facts, cls, 0)
+        last: dict[str, int] = {}
+        for i, entry in enumerate(out):
+            if entry is not None:
+                last[f"{entry[1].module}.{entry[2].qualname}"] = i
+        return [
+            entry
+            for i, entry in enumerate(out)
+            if entry is None or last[f"{entry[1].module}.{entry[2].qualname}"] == i
+        ]
 
     def _self_class(self, caller: Target) -> tuple[Target, bool, str] | None:
         """(the class ``self`` is an instance of in the method ``caller``, whether exactly
@@ -1983,6 +2023,19 @@ def _returns(steps: Sequence[Step], item: int = -1) -> Iterator[EntryEvent | Cal
         elif isinstance(step, Alt):
             for arm in step.arms:
                 yield from _returns(arm.steps, item)
+
+
+#: Bases that add no method a subclass's instance could run instead of its own.
+_BARE_BASES: Final = frozenset(
+    {
+        "builtins.object",
+        "abc.ABC",
+        "typing.Generic",
+        "typing.Protocol",
+        "typing_extensions.Protocol",
+        "enum.Enum",
+    }
+)
 
 
 def _is_property(target: Target | _Drop | None) -> bool:

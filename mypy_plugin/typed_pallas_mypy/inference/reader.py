@@ -74,7 +74,6 @@ from typed_pallas_mypy.inference.jax_api import (
     CONFIGURED_KEEPERS,
     CUSTOM_DERIVATIVES,
     DATACLASS_DECORATORS,
-    KEEPS_FUNCTION,
     METHOD_KEEPERS,
 )
 from typed_pallas_mypy.inference.model import (
@@ -118,12 +117,18 @@ from typed_pallas_mypy.inference.scopes import (
     spelling,
     walk_nodes,
 )
+from typed_pallas_mypy.inference.values import (
+    KEEPERS,
+    ValueReading,
+    literal_get,
+    unpacked,
+)
 
-#: What the reader lets through as a function-keeping decorator or wrapper call.
-KEEPERS: Final = KEEPS_FUNCTION | CUSTOM_DERIVATIVES
 #: Transformations that differentiate the function they keep (its ``defvjp`` rules run).
 DIFFERENTIATING: Final = jax_api.DIFFERENTIATING
 PARTIAL: Final = FUNCTOOLS_PARTIAL
+
+
 #: Decorators making a method an attribute whose reading runs it.
 _PROPERTIES: Final = frozenset({"builtins.property", "functools.cached_property"})
 
@@ -755,7 +760,7 @@ def unconditional_nodes(roots: Sequence[ast.AST], index: ChildIndex) -> list[ast
 # --------------------------------------------------------------------------- the reader
 
 
-class _ModuleReader(ConditionReading):
+class _ModuleReader(ValueReading, ConditionReading):
     def __init__(
         self,
         tree: ast.Module,
@@ -798,6 +803,8 @@ class _ModuleReader(ConditionReading):
         self._straight_cache: dict[int, set[int]] = {}
         #: (cache, variable, id of its scope) -> ``_cached_copy``'s reading of the module
         self._caches: dict[tuple[str, str, int], bool] = {}
+        #: ``_foreign_attribute_stores``, once asked
+        self._foreign_stores: frozenset[str] | None = None
         #: ``_parents``, and every ``ast.Name`` of the module by its name
         self._parent_map: dict[int, ast.AST] | None = None
         self._names_used: dict[str, list[ast.Name]] = {}
@@ -1181,7 +1188,7 @@ class _ModuleReader(ConditionReading):
                 scope.complex.add(stmt.name)
             elif isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
-                    pairs = _unpacked(target, stmt.value)
+                    pairs = unpacked(target, stmt.value)
                     if isinstance(target, ast.Name):
                         scope.assigns.setdefault(target.id, []).append((end_of(stmt), stmt.value))
                     elif pairs is not None:  # ``a, b = f, g``: each name its element
@@ -1307,6 +1314,7 @@ class _ModuleReader(ConditionReading):
             return f"{base}.{expr.attr}" if base is not None else None
         return None
 
+    @override
     def self_attribute(self, expr: ast.AST, scope: Scope) -> str | None:
         """``ATTR`` of ``self.ATTR`` inside a method (or a function nested in one)."""
         if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name):
@@ -1409,6 +1417,7 @@ class _ModuleReader(ConditionReading):
 
     # ------------------------------------------------------------------ callables
 
+    @override
     def callable_of(self, expr: ast.expr, scope: Scope, depth: int = 0) -> Callee:
         """What calling ``expr`` runs."""
         if depth > _CALLABLE_DEPTH:
@@ -1448,68 +1457,6 @@ class _ModuleReader(ConditionReading):
             return self._method_of_value(expr, scope, depth)
         return UnknownCallable(spelling(expr))
 
-    def _derivative_of(self, call: ast.Call, key: str, scope: Scope, depth: int) -> Callee:
-        """``jax.vjp(f, x)[1]`` (``out, pullback = jax.vjp(f, x)``): the callable that
-        runs ``f``'s derivative (its custom rules) when called. What it is passed is not
-        ``f``'s arguments: interpret mode read from them is not known."""
-        index = jax_api.DEFERRED_DERIVATIVES.get(self.ref(call.func, scope) or "")
-        if index is None and key.startswith("#") and key[1:].isdigit():
-            made = self._callable_call(call, scope, depth + 1)
-            if isinstance(made, CallResult):
-                return ItemOf(made, int(key[1:]))
-            return UnknownCallable(f"{spelling(call)}(...)[...]")
-        if index is None or key != f"#{index}" or not call.args:
-            return UnknownCallable(f"{spelling(call)}(...)[...]")
-        if isinstance(call.args[0], ast.Starred):
-            return UnknownCallable(f"{spelling(call)}(...)[...]")
-        function = self.callable_of(call.args[0], scope, depth + 1)
-        if isinstance(function, FunctionRef) and not function.self_bound:
-            bound = model.UNKNOWN_ARGS
-            return FunctionRef(function.targets, bound, differentiated=True)
-        return UnknownCallable(f"{spelling(call)}(...)[...]")
-
-    def _literal_getattr(self, call: ast.Call, scope: Scope) -> ast.Attribute | None:
-        """``getattr(obj, "name")`` (no default): the attribute ``obj.name`` it reads."""
-        if (
-            len(call.args) == 2
-            and not call.keywords
-            and isinstance(call.args[1], ast.Constant)
-            and isinstance(call.args[1].value, str)
-            and call.args[1].value.isidentifier()
-            and not isinstance(call.args[0], ast.Starred)
-            and self.ref(call.func, scope) == "builtins.getattr"
-        ):
-            found = ast.Attribute(call.args[0], call.args[1].value, ast.Load())
-            return ast.copy_location(found, call)
-        return None
-
-    def _method_of_value(self, expr: ast.Attribute, scope: Scope, depth: int) -> Callee:
-        """``VALUE.NAME`` where ``VALUE`` is no global: ``super().NAME`` in a method, a
-        method of an instance ``self`` keeps (``self.op.run``), or of an instance a call
-        builds (``Op().run``, ``op.run`` with ``op = Op()``); else a method of a value
-        the engine does not follow (an array's, a string's): library code."""
-        value = expr.value
-        if (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Name)
-            and value.func.id == "super"
-            and not value.args
-            and not value.keywords
-            and self.ref(value.func, scope) == "builtins.super"
-            and scope.self_name is not None
-        ):
-            return FunctionRef((f"super:{expr.attr}",), None, self_bound=True)
-        kept = self.self_attribute(value, scope)
-        if kept is not None:
-            return FunctionRef((f"self:{kept}.{expr.attr}",), None, self_bound=True)
-        if isinstance(value, (ast.Name, ast.Call)):
-            made = self.callable_of(value, scope, depth + 1)
-            if isinstance(made, CallResult):
-                return MethodOf(made, expr.attr)
-            if isinstance(made, UnknownCallable):
-                return made
-        return KNOWN
-
     def _global_callable(self, name: str) -> Callee:
         if name in ENTRIES or name in KEEPERS or name == PARTIAL or is_opaque_name(name):
             return KNOWN  # an entry point named but not called here, or framework code
@@ -1520,29 +1467,13 @@ class _ModuleReader(ConditionReading):
                 return DecoratedEntry(decorated)
         return FunctionRef((name,))
 
-    def _table_entry(self, expr: ast.Subscript, scope: Scope, depth: int = 0) -> Callee:
-        """``KERNELS["tpu"]``, ``KERNELS[0]``: the entry of a module-level platform table
-        or literal container (of this module or another one: ``combine`` looks it up)
-        under a literal index, or the element of a local literal tuple."""
-        key = index_key(expr.slice)
-        if key is None:
-            return UnknownCallable(spelling(expr))
-        if isinstance(expr.value, ast.Call):
-            return self._derivative_of(expr.value, key, scope, depth)
-        if isinstance(expr.value, ast.Name):
-            found = self.lookup(expr.value.id, scope)
-            if isinstance(found, LocalName):
-                held = self.value_at(found, position_of(expr))
-                element = element_at(held, key) if isinstance(held, ast.Tuple) else None
-                if element is None:
-                    return UnknownCallable(spelling(expr))
-                return self.callable_of(element, found.scope, depth + 1)
-        table = self.ref(expr.value, scope)
-        if table is None or is_opaque_name(table):
-            return UnknownCallable(spelling(expr))
-        return FunctionRef((f"{table}[{key}]",))
-
     def _local_callable(self, expr: ast.Name, found: LocalName, scope: Scope, depth: int) -> Callee:
+        items = self._loop_items(found)
+        if items is not None:  # ``for fn in (f, g): fn(x)``: one of them each time
+            options = tuple(self.callable_of(item, found.scope, depth + 1) for item in items)
+            if all(isinstance(option, KnownCallable) for option in options):
+                return KNOWN
+            return options[0] if len(options) == 1 else Choice(options)
         value = self.value_at(found, position_of(expr))
         if value is None:
             return UnknownCallable(f"the local variable {found.name}")
@@ -1701,6 +1632,15 @@ class _ModuleReader(ConditionReading):
                 return False
         return True
 
+    @override
+    def _every_path_roots(self, node: FunctionNode) -> list[ast.AST]:
+        return list(self._on_every_path(node)[0].nodes)
+
+    @override
+    def _methods_of(self, cls: ast.ClassDef) -> list[FunctionNode]:
+        return _class_functions(cls, self)
+
+    @override
     def _parents(self) -> dict[int, ast.AST]:
         """id of a node -> the node it is a child of, and ``_names_used``: built once,
         when first asked (only a module with a memoized build asks)."""
@@ -1742,8 +1682,12 @@ class _ModuleReader(ConditionReading):
             self._every_path[id(node)] = found
         return found
 
+    @override
     def _callable_call(self, call: ast.Call, scope: Scope, depth: int) -> Callee:
         """What calling the result of ``call`` runs."""
+        looked_up = literal_get(call)
+        if looked_up is not None:  # ``KERNELS.get("fast")``: the entry (None raises)
+            return self._table_entry(looked_up, scope, depth)
         entry = self.entry_of(call, scope)
         if entry is not None:
             return entry
@@ -1805,6 +1749,7 @@ class _ModuleReader(ConditionReading):
                 return call.args[0]
         return None
 
+    @override
     def _is_keeper_factory(self, call: ast.Call, scope: Scope) -> bool:
         """``jax.jit(static_argnames=...)`` or ``functools.partial(jax.jit, ...)``."""
         callee = self.ref(call.func, scope)
@@ -2449,6 +2394,7 @@ class _ModuleReader(ConditionReading):
         steps = ProgramBuilder(self, scope).own(found)
         return scope.qualname, tuple(steps)
 
+    @override
     def scope_around(self, found: ast.AST) -> Scope:
         """The innermost function or lambda whose span holds ``found`` (the module's
         scope at module level)."""
@@ -2854,7 +2800,9 @@ class _ModuleReader(ConditionReading):
     def _class_summary(self, qualname: str, cls: ast.ClassDef) -> ClassSummary:
         bases: list[str] = []
         for base in cls.bases:
-            name = self.ref(base, self.module_scope)
+            # ``Base[T]``: a generic alias, whose class is ``Base`` (``__mro_entries__``)
+            named = base.value if isinstance(base, ast.Subscript) else base
+            name = self.ref(named, self.module_scope)
             bases.append(name if name is not None else UNKNOWN)
         if cls.keywords:
             bases.append(UNKNOWN)  # a metaclass may change what calls do
@@ -2894,20 +2842,7 @@ class _ModuleReader(ConditionReading):
             qualname, cls.lineno, tuple(bases), opaque, tuple(methods), fields, tuple(defaults)
         )
 
-    def _is_plain_dataclass(self, cls: ast.ClassDef) -> bool:
-        """A dataclass whose constructor's parameters are its own fields, in order (no
-        bases, no keyword-only fields): ``ClassSummary.fields``."""
-        if cls.bases or cls.keywords:
-            return False
-        for decorator in cls.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            if self.ref(target, self.module_scope) in DATACLASS_DECORATORS:
-                return not (
-                    isinstance(decorator, ast.Call)
-                    and any(k.arg == "kw_only" for k in decorator.keywords)
-                )
-        return False
-
+    @override
     def _fields(self, cls: ast.ClassDef) -> tuple[Param, ...] | None:
         out: list[Param] = []
         for stmt in cls.body:
@@ -2964,171 +2899,6 @@ class _ModuleReader(ConditionReading):
                 out.append((target.attr, f"p:{param.name}"))
         return tuple(sorted(out))
 
-    def _held_by_self(self, attr: str, scope: Scope) -> tuple[ast.expr, Scope] | None:
-        """What ``self.ATTR`` holds in a method of a class of this module (or a function
-        nested in one): the value the class sets it to once, in ``__init__`` on every
-        path or in its class body, when no class of this module deriving from it sets
-        it again; None otherwise."""
-        method: Scope | None = scope
-        while method is not None and not method.is_method:
-            method = method.parent
-        qualname = method.class_qualname if method is not None else None
-        cls = self.class_nodes.get(qualname) if qualname is not None else None
-        if cls is None or qualname is None:
-            return None
-        counts = self._self_assignments(cls, qualname)
-        class_level = [
-            item.value
-            for item in cls.body
-            if isinstance(item, (ast.Assign, ast.AnnAssign))
-            and item.value is not None
-            and any(
-                isinstance(t, ast.Name) and t.id == attr
-                for t in (item.targets if isinstance(item, ast.Assign) else [item.target])
-            )
-        ]
-        found: tuple[ast.expr, Scope] | None = None
-        init = self.function_nodes.get(f"{qualname}.__init__")
-        if counts.get(attr) == 1 and not class_level and init is not None:
-            node, init_scope = init
-            for root in self._on_every_path(node)[0].nodes:
-                if (
-                    isinstance(root, ast.Assign)
-                    and len(root.targets) == 1
-                    and self.self_attribute(root.targets[0], init_scope) == attr
-                ):
-                    found = (root.value, init_scope)
-        elif attr not in counts and len(class_level) == 1:
-            found = (class_level[0], self.module_scope)
-        if found is None:
-            return None
-        for other_name, other in self.class_nodes.items():
-            if other is cls or not self._derives_from(other, qualname):
-                continue
-            if self._self_assignments(other, other_name).get(attr) or any(
-                isinstance(t, ast.Name) and t.id == attr
-                for item in other.body
-                if isinstance(item, (ast.Assign, ast.AnnAssign))
-                for t in (item.targets if isinstance(item, ast.Assign) else [item.target])
-            ):
-                return None  # a subclass of this module sets it otherwise
-        return found
-
-    def _derives_from(self, cls: ast.ClassDef, base: str, depth: int = 0) -> bool:
-        """Whether the class ``cls`` of this module derives from its class ``base``."""
-        if depth > 8:
-            return True  # too deep to tell: assume it may
-        for expr in cls.bases:
-            name = self.ref(expr, self.module_scope)
-            if name is None:
-                continue
-            local = name[len(self.module) + 1 :] if name.startswith(f"{self.module}.") else ""
-            if local == base:
-                return True
-            parent = self.class_nodes.get(local) if local else None
-            if parent is not None and self._derives_from(parent, base, depth + 1):
-                return True
-        return False
-
-    def _self_assignments(self, cls: ast.ClassDef, qualname: str) -> dict[str, int]:
-        """Instance attribute -> how many assignments to ``self.ATTR`` the methods of the
-        class ``qualname`` make (each method's first parameter is its ``self``)."""
-        counts: dict[str, int] = {}
-        for stmt in _class_functions(cls, self):
-            found = self.function_nodes.get(f"{qualname}.{stmt.name}")
-            self_name = found[1].self_name if found is not None else None
-            if self_name is None:
-                continue
-            for sub in self.nodes.walk(stmt):
-                targets: list[ast.expr] = []
-                if isinstance(sub, ast.Assign):
-                    targets = list(sub.targets)
-                elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
-                    targets = [sub.target]
-                for target in targets:
-                    for t in self.nodes.walk(target):
-                        if (
-                            isinstance(t, ast.Attribute)
-                            and isinstance(t.value, ast.Name)
-                            and t.value.id == self_name
-                        ):
-                            counts[t.attr] = counts.get(t.attr, 0) + 1
-        return counts
-
-    def _attribute_aliases(self, qualname: str, cls: ast.ClassDef) -> dict[str, Alias]:
-        """``CLASS.ATTR`` -> the callable an instance's attribute holds, when the class
-        sets it once: in ``__init__``, on every path (``self.fn = jax.jit(f)``, ``self.op
-        = Op()``), from no parameter; or in the class body (``fn = staticmethod(f)``,
-        ``op = Op()``) and nowhere on instances. ``combine`` looks an attribute up
-        through the instance's class and its bases, instance attributes first."""
-        out: dict[str, Alias] = {}
-        found = self.function_nodes.get(f"{qualname}.__init__")
-        counts: dict[str, int] = {}
-        self_name = found[1].self_name if found is not None else None
-        if found is not None and self_name is not None:
-            node, scope = found
-            held: dict[str, Alias] = {}
-            for root in self._on_every_path(node)[0].nodes:
-                if not isinstance(root, ast.Assign) or len(root.targets) != 1:
-                    continue
-                target = root.targets[0]
-                if not (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == self_name
-                    and isinstance(root.value, (ast.Name, ast.Attribute, ast.Call, ast.IfExp))
-                ):
-                    continue
-                alias = self.alias_of(root.value, scope)
-                if alias is not None and not _uses_parameters(alias.args):
-                    held[target.attr] = alias
-            if held:  # kept only when no other assignment of the class changes it
-                counts = self._self_assignments(cls, qualname)
-                for attr, alias in held.items():
-                    if counts.get(attr) == 1:
-                        out[f"{qualname}.{attr}"] = alias
-        methods = {stmt.name for stmt in _class_functions(cls, self)}
-        assigned: dict[str, list[ast.expr]] = {}
-        for item in cls.body:
-            if isinstance(item, ast.Assign) and len(item.targets) == 1:
-                name_target, value = item.targets[0], item.value
-            elif isinstance(item, ast.AnnAssign) and item.value is not None:
-                name_target, value = item.target, item.value
-            else:
-                continue
-            if isinstance(name_target, ast.Name):
-                assigned.setdefault(name_target.id, []).append(value)
-        if assigned and not counts:
-            counts = self._self_assignments(cls, qualname)
-        dataclass_fields = self._fields(cls) if self._is_plain_dataclass(cls) else None
-        field_names = {p.name for p in dataclass_fields or ()}
-        for name, values in assigned.items():
-            if len(values) != 1 or name in counts or name in methods:
-                continue
-            value = values[0]
-            if name in field_names:
-                # a dataclass field's default: the instance's unless the constructor is
-                # given another (``combine`` checks the constructor's arguments)
-                alias = self.alias_of(value, self.module_scope)
-                if alias is not None and alias.kind != model.KEEPER:
-                    out[f"{qualname}.{name}"] = alias
-                continue
-            if (
-                isinstance(value, ast.Call)
-                and self.ref(value.func, self.module_scope) == "builtins.staticmethod"
-                and len(value.args) == 1
-            ):
-                alias = self.alias_of(value.args[0], self.module_scope)
-            elif isinstance(value, ast.Call):
-                alias = self.alias_of(value, self.module_scope)
-                if alias is not None and alias.kind != model.INSTANCE:
-                    alias = None  # a function built here would be bound to the instance
-            else:
-                alias = None
-            if alias is not None and alias.kind != model.KEEPER:
-                out[f"{qualname}.{name}"] = alias
-        return out
-
     # ------------------------------------------------------------------ aliases
 
     def _alias(self, name: str) -> Alias | None:
@@ -3138,80 +2908,6 @@ class _ModuleReader(ConditionReading):
         if isinstance(value, ast.Dict):
             return self._table(value)
         return self.alias_of(value, self.module_scope)
-
-    def _element_aliases(self, name: str) -> dict[str, Alias]:
-        """``NAME[KEY]`` -> what the element under a literal index of the module-level
-        literal container ``NAME`` holds: a tuple's always, a list's or a dict's when the
-        module only ever reads it by index (``NAME[k]``, ``len(NAME)``, ``k in NAME``),
-        so no element is replaced or added after it is built."""
-        value = self.raw[name][0][1]
-        if not isinstance(value, (ast.Tuple, ast.List, ast.Dict)):
-            return {}
-        items = container_items(value)
-        out: dict[str, Alias] = {}
-        for key, element in items or ():
-            alias = self.alias_of(element, self.module_scope)
-            if alias is not None and alias.kind != model.KEEPER:
-                out[f"{name}[{key}]"] = alias
-        if out and not isinstance(value, ast.Tuple) and not self._only_indexed(name):
-            return {}
-        return out
-
-    def _only_indexed(self, name: str) -> bool:
-        """Whether every use of the module-level ``name`` reads it by index, takes its
-        ``len`` or tests membership (nothing can change what it holds)."""
-        parents = self._parents()
-        for use in self._names_used.get(name, ()):
-            if isinstance(use.ctx, ast.Store):
-                continue  # the definition (bound once: an alias)
-            if not isinstance(self.lookup(name, self.scope_around(use)), GlobalName):
-                continue  # a local of the same name
-            parent = parents.get(id(use))
-            if isinstance(parent, ast.Subscript) and parent.value is use:
-                if isinstance(parent.ctx, ast.Load):
-                    continue
-                return False
-            if isinstance(parent, ast.Compare) and use is not parent.left:
-                continue
-            if (
-                isinstance(parent, ast.Call)
-                and parent.args == [use]
-                and self.ref(parent.func, self.scope_around(parent)) == "builtins.len"
-            ):
-                continue
-            return False
-        return True
-
-    def alias_of(self, value: ast.expr, scope: Scope) -> Alias | None:
-        """What a name bound once to ``value`` (in ``scope``) holds, when it is a callable
-        built from other names: a function, a partial or a keeper of one, an instance, a
-        choice between functions, a keeping decorator."""
-        if isinstance(value, ast.Call) and self._is_keeper_factory(value, scope):
-            return Alias(value.lineno, model.KEEPER, ())
-        if not isinstance(value, ast.Call) and self.ref(value, scope) in KEEPERS:
-            return Alias(value.lineno, model.KEEPER, ())
-        what = self.callable_of(value, scope)
-        if isinstance(what, FunctionRef) and not what.self_bound:
-            if len(what.targets) > 1:
-                return Alias(value.lineno, model.CHOICE, what.targets)
-            if what.bound is not None:
-                return Alias(value.lineno, model.PARTIAL, what.targets, what.bound)
-            keeps = isinstance(value, ast.Call)
-            return Alias(value.lineno, model.KEEP if keeps else model.REF, what.targets)
-        if isinstance(what, CallResult) and isinstance(value, ast.Call):
-            return Alias(value.lineno, model.INSTANCE, (what.target,), what.args)
-        if isinstance(what, Choice):
-            targets = [
-                option.targets[0]
-                for option in what.options
-                if isinstance(option, FunctionRef)
-                and len(option.targets) == 1
-                and option.bound is None
-                and not option.self_bound
-            ]
-            if len(targets) == len(what.options):
-                return Alias(value.lineno, model.CHOICE, tuple(targets))
-        return None
 
     def _table(self, value: ast.Dict) -> Alias | None:
         """``{"tpu": f, "gpu": g, "default": h}``: a platform table (every key a platform
@@ -3280,82 +2976,6 @@ def _returns(body: Sequence[ast.stmt]) -> list[ast.expr]:
             out.extend(_returns(stmt.body))
             out.extend(_returns(stmt.orelse))
     return out
-
-
-def _uses_parameters(args: CallArgs) -> bool:
-    """Whether arguments summarised in a function pass any of its parameters on (what
-    they hold depends on each call of that function)."""
-    values = [*args.positional, *(v for _, v in args.keywords), *args.star_kwargs]
-    return args.star or any(v.startswith(("p:", "o:")) for v in values)
-
-
-def _unpacked(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]] | None:
-    """``a, b = x, y``: (name, element) for each name of a tuple or list target unpacking
-    a literal tuple or list of the same length (no ``*``); ``a, b = f(...)``: (name,
-    ``f(...)[i]``), the item of the call's result; None for any other target."""
-    if not isinstance(target, (ast.Tuple, ast.List)) or not all(
-        isinstance(t, ast.Name) for t in target.elts
-    ):
-        return None
-    names = [t.id for t in target.elts if isinstance(t, ast.Name)]
-    if isinstance(value, ast.Call):
-        items: list[ast.expr] = []
-        for i in range(len(names)):
-            item = ast.Subscript(value, ast.Constant(i), ast.Load())
-            items.append(ast.copy_location(item, value))
-        return list(zip(names, items))
-    if not isinstance(value, (ast.Tuple, ast.List)) or len(names) != len(value.elts):
-        return None
-    if any(isinstance(e, ast.Starred) for e in value.elts):
-        return None
-    return list(zip(names, value.elts))
-
-
-def index_key(index: ast.expr) -> str | None:
-    """How a literal index is written in a ``TABLE[KEY]`` target: a string as itself, an
-    integer as ``#N`` (negative ones too); None for any other index."""
-    if isinstance(index, ast.Constant) and isinstance(index.value, str):
-        return index.value
-    if isinstance(index, ast.Constant) and type(index.value) is int:
-        return f"#{index.value}"
-    if (
-        isinstance(index, ast.UnaryOp)
-        and isinstance(index.op, ast.USub)
-        and isinstance(index.operand, ast.Constant)
-        and type(index.operand.value) is int
-    ):
-        return f"#{-index.operand.value}"
-    return None
-
-
-def container_items(value: ast.expr) -> list[tuple[str, ast.expr]] | None:
-    """(key, element) of a literal tuple, list or dict (a sequence's elements under
-    their index and their negative index); None when an element's place is not known
-    (a ``*`` splat, a ``**`` merge, a key that is not a literal)."""
-    if isinstance(value, (ast.Tuple, ast.List)):
-        if any(isinstance(e, ast.Starred) for e in value.elts):
-            return None
-        size = len(value.elts)
-        return [
-            *((f"#{i}", e) for i, e in enumerate(value.elts)),
-            *((f"#{i - size}", e) for i, e in enumerate(value.elts)),
-        ]
-    if isinstance(value, ast.Dict):
-        out: list[tuple[str, ast.expr]] = []
-        for key, item in zip(value.keys, value.values):
-            found = index_key(key) if key is not None else None
-            if found is None:
-                return None
-            out.append((found, item))
-        return out
-    return None
-
-
-def element_at(value: ast.expr | None, key: str) -> ast.expr | None:
-    """The element of a literal container under ``key`` (the last one, as a dict keeps)."""
-    items = container_items(value) if value is not None else None
-    found = [item for item_key, item in items or () if item_key == key]
-    return found[-1] if found else None
 
 
 def _outer(args: CallArgs) -> CallArgs:

@@ -39,6 +39,7 @@ from typed_pallas_mypy.inference import (
     program,
     reader,
     scopes,
+    values,
 )
 
 #: Bump when the file layout changes.
@@ -48,7 +49,17 @@ STORE_FORMAT: Final = 4
 def _source_digest() -> str:
     """Hash of the modules that decide what a module's facts are."""
     digest = hashlib.sha256()
-    for module in (reader, conditions, scopes, callables, program, model, jax_api, device_kinds):
+    for module in (
+        reader,
+        conditions,
+        values,
+        scopes,
+        callables,
+        program,
+        model,
+        jax_api,
+        device_kinds,
+    ):
         try:
             with open(module.__file__ or "", "rb") as handle:
                 digest.update(handle.read())
