@@ -67,6 +67,8 @@ class ValueReading:
     _names_used: dict[str, list[ast.Name]]
     #: ``_foreign_attribute_stores``, once asked
     _foreign_stores: frozenset[str] | None
+    #: the module's source
+    _source: bytes
 
     def ref(self, expr: ast.AST, scope: Scope) -> str | None:
         """``_ModuleReader.ref``."""
@@ -291,27 +293,20 @@ class ValueReading:
 
     def _foreign_attribute_stores(self) -> frozenset[str]:
         """Attribute names this module assigns on anything but a method's own ``self``
-        (``OP.kernel = f``, ``Op.kernel = f``, ``obj.kernel = f`` in a function): what a
-        class sets for them may be replaced."""
+        (``OP.kernel = f``, ``Op.kernel = f``, ``obj.kernel = f`` in a function, a
+        ``setattr``): what a class sets for them may be replaced. Read once per module,
+        statement by statement, knowing each method's ``self``."""
         if self._foreign_stores is None:
             found: set[str] = set()
-            for node in self.nodes.walk(self.tree):
-                targets: list[ast.expr] = []
-                if isinstance(node, ast.Assign):
-                    targets = list(node.targets)
-                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-                    targets = [node.target]
-                elif isinstance(node, ast.Call) and self._is_setattr(node):
-                    name = node.args[1]
-                    if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                        found.add(name.value)
-                    else:
-                        found.add("*")
-                for target in targets:
-                    for t in self.nodes.walk(target):
-                        if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store):
-                            if not self._is_own_self(t.value, self.scope_around(t)):
-                                found.add(t.attr)
+            _attribute_stores(self.tree.body, None, found)
+            if b"setattr" in self._source:
+                for node in ast.walk(self.tree):
+                    if isinstance(node, ast.Call) and self._is_setattr(node):
+                        name = node.args[1]
+                        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                            found.add(name.value)
+                        else:
+                            found.add("*")
             self._foreign_stores = frozenset(found)
         if "*" in self._foreign_stores:
             return _EVERY_NAME
@@ -323,13 +318,6 @@ class ValueReading:
             and isinstance(call.func, ast.Name)
             and call.func.id == "setattr"
             and self.ref(call.func, self.scope_around(call)) == "builtins.setattr"
-        )
-
-    def _is_own_self(self, expr: ast.expr, scope: Scope) -> bool:
-        """``self`` of the method ``scope`` is (or is nested in)."""
-        return (
-            isinstance(expr, ast.Name)
-            and self.self_attribute(ast.Attribute(expr, "_", ast.Load()), scope) is not None
         )
 
     def _derives_from(self, cls: ast.ClassDef, base: str, depth: int = 0) -> bool:
@@ -540,6 +528,55 @@ class _EveryName(frozenset[str]):
 
 
 _EVERY_NAME: Final = _EveryName()
+
+
+def _parameter_names(args: ast.arguments) -> set[str]:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return {a.arg for a in every if a is not None}
+
+
+def _attribute_stores(stmts: list[ast.stmt], self_name: str | None, found: set[str]) -> None:
+    """Add to ``found`` the attributes ``stmts`` assign on anything but ``self_name`` (the
+    ``self`` of the method they are in; a nested function keeps it unless a parameter of
+    its own has that name)."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            shadowed = self_name is not None and self_name in _parameter_names(stmt.args)
+            _attribute_stores(stmt.body, None if shadowed else self_name, found)
+            continue
+        if isinstance(stmt, ast.ClassDef):
+            for item in stmt.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    positional = [*item.args.posonlyargs, *item.args.args]
+                    static = any(
+                        isinstance(d, ast.Name) and d.id == "staticmethod"
+                        for d in item.decorator_list
+                    )
+                    own = positional[0].arg if positional and not static else None
+                    _attribute_stores(item.body, own, found)
+                else:
+                    _attribute_stores([item], None, found)
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        for target in targets:
+            for t in ast.walk(target):
+                if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store):
+                    if not (isinstance(t.value, ast.Name) and t.value.id == self_name):
+                        found.add(t.attr)
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                _attribute_stores(inner, self_name, found)
+        for handler in getattr(stmt, "handlers", ()):
+            _attribute_stores(handler.body, self_name, found)
+        for case in getattr(stmt, "cases", ()):
+            _attribute_stores(case.body, self_name, found)
 
 
 def _uses_parameters(args: CallArgs) -> bool:
