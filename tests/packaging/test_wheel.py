@@ -104,8 +104,9 @@ WHEEL_ALLOWLIST: dict[str, tuple[str, ...]] = {
     ),
     "": ("typed_pallas_stubs.pth",),  # files at the wheel's root
 }
-#: the bound on the wheel's size (it is about 225 kB; a stray binary is megabytes)
-WHEEL_SIZE_LIMIT = 500_000
+#: the bound on the wheel's size: it is about 520 kB (the code, JAX's API table, the
+#: docs in its metadata, the results history the most: 43 kB); a stray binary is megabytes
+WHEEL_SIZE_LIMIT = 600_000
 
 
 def not_allowed_in_wheel(names: list[str]) -> list[str]:
