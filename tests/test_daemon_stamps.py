@@ -18,7 +18,6 @@ import pytest
 from mypy.errors import Errors
 from mypy.nodes import MypyFile
 from mypy.options import Options
-from mypy_seeds import MypySeeds
 
 from tests.test_incremental import Project
 from typed_pallas_mypy.transformers import module_index, reporting
@@ -128,8 +127,8 @@ def _user_error(name: str) -> str:
 
 
 @pytest.fixture
-def project(tmp_path: Path, mypy_seeds: MypySeeds) -> Iterator[Project]:
-    proj = Project(tmp_path, mypy_seeds)  # jax comes analysed; the daemon analyses it
+def project(tmp_path: Path) -> Iterator[Project]:
+    proj = Project(tmp_path)
     yield proj
     proj.dmypy("kill")
 

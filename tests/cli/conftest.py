@@ -1,13 +1,11 @@
 """Fixtures of the CLI tests: an empty project as the current folder, and one mypy cache
-shared by every end-to-end run of the session that keeps the command's preset, which
-starts with jax analysed (``mypy_seeds``: the runs check their projects' modules)."""
+shared by every end-to-end run of the session (jax is analysed once)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from mypy_seeds import MypySeeds
 
 from typed_pallas_mypy import config
 
@@ -24,8 +22,6 @@ def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(scope="session")
-def mypy_cache(tmp_path_factory: pytest.TempPathFactory, mypy_seeds: MypySeeds) -> str:
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The mypy cache of the end-to-end ``typed-pallas check`` runs."""
-    cache = tmp_path_factory.mktemp("mypy-cache") / "cache"
-    mypy_seeds.check_into(cache)
-    return str(cache)
+    return str(tmp_path_factory.mktemp("mypy-cache"))
