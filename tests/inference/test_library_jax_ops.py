@@ -2,8 +2,11 @@
 
 The 47 public entry functions of ``jax.experimental.pallas.ops`` (the list of
 ``shared/reference/library-kernels.md`` section 2: TPU 22, Triton 13, Mosaic GPU 11,
-neutral 1) and what the reader infers for each, measured on jax 0.10.2 and 0.12.0.1
-(the same at both ends). The 14 without a requirement, and why:
+neutral 1) and what the reader infers for each, measured on jax 0.10.2, 0.12.0.1 and
+0.12.1. jax 0.12.1 no longer ships the Triton ops (``ops/gpu`` keeps only the ``*_mgpu``
+modules: ``REMOVED``), so there 34 entries remain; an entry of a module the release does
+not ship gives no requirement (and no crash). The answers are otherwise the same at every
+release; the chains' line numbers are not. The 14 without a requirement, and why:
 
 * ``tpu.example_kernel.double``: no params, no evidence (neutral);
 * the 9 ``tpu.random`` entries: their only TPU trait is ``pltpu.SMEM`` in block specs,
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -90,10 +94,27 @@ ENTRIES: dict[str, str] = {
     "tpu.splash_attention.splash_attention_kernel.make_splash_mqa_single_device": RETURNS_TPU,
 }
 
-#: (major, minor) of jax -> how many of the 47 entries get each answer.
-COUNTS: dict[tuple[int, int], dict[str, int]] = {
+#: release (a prefix of jax's version) -> the modules of ``ENTRIES`` it does not ship
+REMOVED: dict[tuple[int, ...], frozenset[str]] = {
+    (0, 10): frozenset(),
+    (0, 12, 0): frozenset(),
+    (0, 12, 1): frozenset(
+        {
+            "gpu.attention",
+            "gpu.decode_attention",
+            "gpu.layer_norm",
+            "gpu.paged_attention",
+            "gpu.rms_norm",
+            "gpu.softmax",
+        }
+    ),
+}
+
+#: release -> how many of the entries it ships get each answer.
+COUNTS: dict[tuple[int, ...], dict[str, int]] = {
     (0, 10): {TPU: 7, RETURNS_TPU: 4, TRITON: 11, MOSAIC_GPU: 11, NONE: 14},
-    (0, 12): {TPU: 7, RETURNS_TPU: 4, TRITON: 11, MOSAIC_GPU: 11, NONE: 14},
+    (0, 12, 0): {TPU: 7, RETURNS_TPU: 4, TRITON: 11, MOSAIC_GPU: 11, NONE: 14},
+    (0, 12, 1): {TPU: 7, RETURNS_TPU: 4, MOSAIC_GPU: 11, NONE: 12},
 }
 
 FA = "jax/experimental/pallas/ops/tpu/flash_attention.py"
@@ -133,8 +154,16 @@ _MGPU = (
     "GPU params",
 )
 
-#: (major, minor) -> entry -> (chain, interpret), word for word.
-CHAINS: dict[tuple[int, int], dict[str, tuple[tuple[str, ...], tuple[str, int] | None]]] = {
+_MHA_012 = (
+    (
+        f"mha ({MHA}:229) lowers only for cuda, rocm: its pl.pallas_call at {MHA}:294 "
+        "takes Triton params",
+    ),
+    ("interpret", 11),
+)
+
+#: release -> entry -> (chain, interpret), word for word.
+CHAINS: dict[tuple[int, ...], dict[str, tuple[tuple[str, ...], tuple[str, int] | None]]] = {
     (0, 10): {
         "tpu.flash_attention.flash_attention": (_FLASH_ATTENTION, None),
         "tpu.megablox.gmm": (_GMM, ("interpret", 8)),
@@ -151,28 +180,44 @@ CHAINS: dict[tuple[int, int], dict[str, tuple[tuple[str, ...], tuple[str, int] |
         ),
         "gpu.hopper_matmul_mgpu.matmul": (_MGPU, None),
     },
-    (0, 12): {
+    (0, 12, 0): {
         "tpu.flash_attention.flash_attention": (_FLASH_ATTENTION, None),
         "tpu.megablox.gmm": (_GMM, ("interpret", 8)),
         "tpu.splash_attention.splash_attention_kernel.make_splash_mha": (
             _splash_chain((2537, 2612, 2455, 2462, 2381, 2420, 1206, 1235, 900, 1142)),
             None,
         ),
-        "gpu.attention.mha": (
-            (
-                f"mha ({MHA}:229) lowers only for cuda, rocm: its pl.pallas_call at {MHA}:294 "
-                "takes Triton params",
-            ),
-            ("interpret", 11),
+        "gpu.attention.mha": _MHA_012,
+        "gpu.hopper_matmul_mgpu.matmul": (_MGPU, None),
+    },
+    (0, 12, 1): {
+        "tpu.flash_attention.flash_attention": (_FLASH_ATTENTION, None),
+        "tpu.megablox.gmm": (_GMM, ("interpret", 8)),
+        "tpu.splash_attention.splash_attention_kernel.make_splash_mha": (
+            _splash_chain((2548, 2635, 2466, 2473, 2392, 2431, 1217, 1246, 912, 1153)),
+            None,
         ),
         "gpu.hopper_matmul_mgpu.matmul": (_MGPU, None),
     },
 }
 
 
-def _jax_minor() -> tuple[int, int]:
-    major, minor = importlib.metadata.version("jax").split(".")[:2]
-    return int(major), int(minor)
+def _release(measured: Iterable[tuple[int, ...]]) -> tuple[int, ...]:
+    """The longest key of ``measured`` that jax's version starts with (fails when none)."""
+    version = tuple(int(part) for part in importlib.metadata.version("jax").split(".")[:4])
+    keys = [key for key in measured if version[: len(key)] == key]
+    assert keys, f"jax {version} is not measured here: add its expectations"
+    return max(keys, key=len)
+
+
+def _module_of(entry: str) -> str:
+    """The module an entry is in: ``ENTRIES``' names are module paths plus one name."""
+    return entry.rsplit(".", 1)[0]
+
+
+def _shipped(entry: str) -> bool:
+    """Whether the installed jax has the entry's module (found, not imported)."""
+    return importlib.util.find_spec(OPS + _module_of(entry)) is not None
 
 
 @pytest.fixture(scope="module")
@@ -183,10 +228,21 @@ def facts() -> Inference:
     return Inference([str(site_packages)], None)
 
 
+def test_the_release_ships_the_modules_measured() -> None:
+    """The modules this release lacks are exactly those listed for it (found by
+    ``find_spec``, independently of the reader)."""
+    removed = REMOVED[_release(REMOVED)]
+    missing = {_module_of(name) for name in ENTRIES if not _shipped(name)}
+    assert missing == removed
+
+
 def test_counts_of_the_47_entries(facts: Inference) -> None:
     assert len(ENTRIES) == 47
+    removed = REMOVED[_release(REMOVED)]
     found: dict[str, str] = {}
     for name in ENTRIES:
+        if _module_of(name) in removed:
+            continue
         platforms = platforms_of(facts.requirement(OPS + name))
         result = platforms_of(facts.result_requirement(OPS + name))
         if platforms is not None:
@@ -195,19 +251,27 @@ def test_counts_of_the_47_entries(facts: Inference) -> None:
             found[name] = "returns " + ",".join(sorted(result))
         else:
             found[name] = NONE
-    assert found == ENTRIES
+    assert found == {name: v for name, v in ENTRIES.items() if _module_of(name) not in removed}
     counts: dict[str, int] = {}
     for value in found.values():
         counts[value] = counts.get(value, 0) + 1
-    minor = _jax_minor()
-    assert minor in COUNTS, f"jax {minor} is not measured here: add its counts"
-    assert counts == COUNTS[minor]
+    assert counts == COUNTS[_release(COUNTS)]
+
+
+def test_an_entry_of_a_module_not_shipped_gives_nothing(facts: Inference) -> None:
+    """No requirement, no result, no crash for a module the release lacks: the Triton ops
+    where jax removed them, and at every release a module jax never had; the entries of
+    the modules it ships (the firing side) are in the test above."""
+    absent = [name for name in ENTRIES if not _shipped(name)]
+    absent.append("gpu.no_such_module.mha")
+    for name in absent:
+        assert facts.requirement(OPS + name) is None, name
+        assert facts.result_requirement(OPS + name) is None, name
+    assert facts.module_map(OPS + "gpu.no_such_module") == []
 
 
 def test_chains_word_for_word(facts: Inference) -> None:
-    minor = _jax_minor()
-    assert minor in CHAINS, f"jax {minor} is not measured here: add its chains"
-    for name, (chain, interpret) in CHAINS[minor].items():
+    for name, (chain, interpret) in CHAINS[_release(CHAINS)].items():
         found = facts.requirement(OPS + name) or facts.result_requirement(OPS + name)
         assert found is not None, name
         assert found.chain == chain, name
