@@ -1,7 +1,10 @@
-"""The reader's requirements for jax's ops against JAX's own verdict on lowering them.
+"""The reader's requirements for library kernels against JAX's own verdict on lowering them.
 
 For a sample of jax's ``pallas.ops`` entries (TPU, Triton, Mosaic GPU; a function, a
-``custom_vjp`` re-export, a factory's kernel object), the platforms the reader says each
+``custom_vjp`` re-export, a factory's kernel object; an entry of a module the installed
+release does not ship is skipped, saying so: jax 0.12.1 removed the Triton ops) and of
+the tests' own library (``tests/fixtures``' ``kernops``: Triton, Mosaic TPU, Mosaic GPU,
+no params, a factory's kernel object), the platforms the reader says each
 lowers for must be exactly those JAX lowers it for, with the entry's kernel in the
 module; for every other platform JAX must refuse it, with the exception measured at this
 end of the JAX range (``VERDICTS``), raised in JAX's own code. Lowering is JAX's raw
@@ -16,6 +19,7 @@ ROCm message; ``test_mosaic_gpu_for_rocm_in_a_fresh_process`` records that verdi
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -31,6 +35,7 @@ pytestmark = [
 ]
 
 import jax  # noqa: E402
+from fixtures import kernops_site  # noqa: E402
 from parity.jax_verdict import (  # noqa: E402
     GPU_PARAMS_ON_TPU,
     MOSAIC_GPU_CALL,
@@ -43,7 +48,7 @@ from parity.jax_verdict import (  # noqa: E402
     raised_in_jax,
 )
 
-from typed_pallas_mypy.inference import Inference  # noqa: E402
+from typed_pallas_mypy.inference import Inference, Requirement  # noqa: E402
 
 jnp = jax.numpy
 
@@ -116,6 +121,58 @@ SAMPLES: dict[
     "gpu.hopper_matmul_mgpu.matmul": (_hopper_matmul, {"cuda"}, MOSAIC_GPU_CALL),
 }
 
+
+def _kernops(module: str) -> Any:
+    """A module of the tests' library, imported from its site-packages-like folder."""
+    import importlib
+
+    if str(kernops_site.SITE) not in sys.path:
+        sys.path.insert(0, str(kernops_site.SITE))
+    return importlib.import_module(f"kernops.{module}")
+
+
+def _k_mha() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    q = jnp.zeros((1, 128, 2, 64), jnp.float16)
+    return (lambda q, k, v: _kernops("gpu.attention").mha(q, k, v)), (q, q, q)
+
+
+def _k_softmax() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    return _kernops("gpu.softmax").softmax, (jnp.zeros((16, 128), jnp.float32),)
+
+
+def _k_multiply() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    a = jnp.zeros((128, 128), jnp.float16)
+    return _kernops("gpu.multiply_mgpu").multiply, (a, a)
+
+
+def _k_flash() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    q = jnp.zeros((1, 2, 128, 128), jnp.float32)
+    return _kernops("tpu.flash").flash, (q, q, q)
+
+
+def _k_matmul() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    a = jnp.zeros((256, 256), jnp.float32)
+    return _kernops("tpu.matmul").matmul, (a, a)
+
+
+def _k_make_flash() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    kernel = _kernops("wrappers").make_flash()
+    q = jnp.zeros((1, 2, 128, 128), jnp.float32)
+    return (lambda q, k, v: kernel(q, k, v)), (q, q, q)
+
+
+#: the tests' library: entry (under ``kernops.``) -> as ``SAMPLES``
+KERNOPS: dict[
+    str, tuple[Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]], set[str], str]
+] = {
+    "gpu.attention.mha": (_k_mha, {"cuda", "rocm"}, TRITON_CALL),
+    "gpu.softmax.softmax": (_k_softmax, {"cuda", "rocm"}, TRITON_CALL),
+    "gpu.multiply_mgpu.multiply": (_k_multiply, {"cuda"}, MOSAIC_GPU_CALL),
+    "tpu.flash.flash": (_k_flash, {"tpu"}, MOSAIC_TPU_CALL),
+    "tpu.matmul.matmul": (_k_matmul, {"tpu"}, MOSAIC_TPU_CALL),
+    "wrappers.make_flash": (_k_make_flash, {"tpu"}, MOSAIC_TPU_CALL),
+}
+
 TPU_ON_GPU = (ValueError, TPU_PARAMS_ON_GPU)
 GPU_ON_TPU = (ValueError, GPU_PARAMS_ON_TPU)
 EMPTY_ASSERT = (AssertionError, "")  # JAX's bare assert on the params class
@@ -146,6 +203,28 @@ VERDICTS: dict[tuple[int, int], dict[str, dict[str, tuple[type[BaseException], s
     },
 }
 
+#: the same for the tests' library
+KERNOPS_VERDICTS: dict[
+    tuple[int, int], dict[str, dict[str, tuple[type[BaseException], str] | None]]
+] = {
+    (0, 10): {
+        "gpu.attention.mha": _TRITON,
+        "gpu.softmax.softmax": _TRITON,
+        "gpu.multiply_mgpu.multiply": {"tpu": EMPTY_ASSERT, "rocm": LOWERS_REGARDLESS},
+        "tpu.flash.flash": _TPU_ONLY,
+        "tpu.matmul.matmul": _TPU_ONLY,
+        "wrappers.make_flash": _TPU_ONLY,
+    },
+    (0, 12): {
+        "gpu.attention.mha": _TRITON,
+        "gpu.softmax.softmax": _TRITON,
+        "gpu.multiply_mgpu.multiply": {"tpu": EMPTY_ASSERT, "rocm": EMPTY_ASSERT},
+        "tpu.flash.flash": _TPU_ONLY,
+        "tpu.matmul.matmul": _TPU_ONLY,
+        "wrappers.make_flash": _TPU_ONLY,
+    },
+}
+
 #: JAX's verdict on the Mosaic GPU matmul lowered for rocm first thing in a fresh process
 FRESH_MOSAIC_GPU_ON_ROCM: dict[tuple[int, int], tuple[str, str]] = {
     (0, 10): (
@@ -163,22 +242,49 @@ def facts() -> Inference:
 
 
 @pytest.fixture(scope="module")
+def kernops_facts() -> Inference:
+    return Inference([str(kernops_site.SITE)], None)
+
+
+@pytest.fixture(scope="module")
 def only_jax() -> Iterator[None]:
     with jax_alone():
         yield
 
 
 def test_every_sample_has_a_verdict_at_each_end() -> None:
-    for end, verdicts in VERDICTS.items():
-        assert set(verdicts) == set(SAMPLES), end
-        for name, (_, platforms, _) in SAMPLES.items():
-            assert set(verdicts[name]) == set(PLATFORMS) - platforms, (end, name)
+    for samples, table in ((SAMPLES, VERDICTS), (KERNOPS, KERNOPS_VERDICTS)):
+        for end, verdicts in table.items():
+            assert set(verdicts) == set(samples), end
+            for name, (_, platforms, _) in samples.items():
+                assert set(verdicts[name]) == set(PLATFORMS) - platforms, (end, name)
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_requirement_matches_jax(facts: Inference, only_jax: None, name: str) -> None:
-    build, expected, kernel_call = SAMPLES[name]
+    module = OPS + name.rsplit(".", 1)[0]
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"jax {jax.__version__} does not ship {module}")
     found = facts.requirement(OPS + name) or facts.result_requirement(OPS + name)
+    _matches_jax(found, SAMPLES[name], VERDICTS[jax_end()][name])
+
+
+@pytest.mark.parametrize("name", sorted(KERNOPS))
+def test_kernops_requirement_matches_jax(
+    kernops_facts: Inference, only_jax: None, name: str
+) -> None:
+    found = kernops_facts.requirement("kernops." + name) or kernops_facts.result_requirement(
+        "kernops." + name
+    )
+    _matches_jax(found, KERNOPS[name], KERNOPS_VERDICTS[jax_end()][name])
+
+
+def _matches_jax(
+    found: Requirement | None,
+    sample: tuple[Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]], set[str], str],
+    verdicts: dict[str, tuple[type[BaseException], str] | None],
+) -> None:
+    build, expected, kernel_call = sample
     assert found is not None
     assert set(found.platforms) == expected
     fn, args = build()
@@ -188,12 +294,12 @@ def test_requirement_matches_jax(facts: Inference, only_jax: None, name: str) ->
             assert error is None, (platform, error)
             assert kernel_call in text, platform
             continue
-        verdict = VERDICTS[jax_end()][name][platform]
+        verdict = verdicts[platform]
         if verdict is LOWERS_REGARDLESS:
             assert error is None, (platform, error)
             assert kernel_call in text, platform
             continue
-        assert error is not None, f"{name} lowers for {platform}"
+        assert error is not None, f"lowers for {platform}"
         assert (type(error), str(error)) == verdict, (platform, error)
         assert raised_in_jax(error), (platform, error)
 
