@@ -187,12 +187,8 @@ EXPECTED: dict[tuple[str, str], Expected] = {
         "typed-pallas: error: unknown error code 'nope.py'; known codes: ...",
     ),
     ("a folder with no Python file", "check"): Expected(
-        0,
-        "typed-pallas: no Python files in docs; nothing to check",
-        {
-            "json": "[]",
-            "sarif": "executionSuccessful=true, results=[]",
-        },
+        2,
+        "typed-pallas: error: there are no .py[i] files in docs; nothing was checked: name files or folders that hold Python code",
     ),
     ("a folder with no Python file", "platforms"): Expected(
         0,

@@ -505,33 +505,130 @@ def test_several_unread_annotations_and_syntax_errors_are_one_line_each(
 
 
 @pytest.mark.parametrize("output", formats.OUTPUTS)
-def test_empty_selection_exits_0_with_one_line(
+def test_empty_selection_is_an_error(
     proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], output: str
 ) -> None:
+    """A folder with no Python file (a typo in a CI path) checks nothing: exit 2, as mypy's
+    "There are no .py[i] files", so that the CI step fails instead of passing green."""
     (proj / "docs").mkdir()
     (proj / "docs" / "notes.md").write_text("# no Python here\n")
     (proj / "assets" / ".cache").mkdir(parents=True)
     (proj / "assets" / ".cache" / "hidden.py").write_text("")  # mypy skips hidden folders too
     fake = fake_mypy(monkeypatch)
-    assert cli.main(["check", "--output", output, "docs", "assets"]) == 0
+    assert cli.main(["check", "--output", output, "docs", "assets"]) == 2
     captured = capsys.readouterr()
-    assert captured.err == "typed-pallas: no Python files in docs assets; nothing to check\n"
+    assert captured.err == (
+        "typed-pallas: error: there are no .py[i] files in docs assets; nothing was checked: "
+        "name files or folders that hold Python code\n"
+    )
     assert fake.commands == [], "mypy must not run"
-    if output == "json":
-        assert json.loads(captured.out) == []
-    elif output == "sarif":
-        assert json.loads(captured.out)["runs"][0]["results"] == []
-    else:
-        assert captured.out == ""
+    assert captured.out == ""
 
 
-def test_everything_excluded_is_the_empty_selection(
+def test_a_folder_without_python_beside_a_file_is_an_error(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each folder of PATHS must hold Python code, as mypy requires; a Python file beside
+    one does not make the run complete."""
+    (proj / "a.py").write_text("x = 1\n")
+    (proj / "docs").mkdir()
+    fake = fake_mypy(monkeypatch)
+    assert cli.main(["check", "a.py", "docs"]) == 2
+    assert "there are no .py[i] files in docs;" in capsys.readouterr().err
+    assert fake.commands == []
+    # silent: the same with a folder that holds Python code runs mypy and passes
+    (proj / "docs" / "conf.py").write_text("x = 1\n")
+    assert cli.main(["check", "a.py", "docs"]) == 0
+    assert len(fake.commands) == 1
+    assert "error" not in capsys.readouterr().err
+
+
+def test_everything_excluded_is_an_error(
     proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (proj / "a.py").write_text("")
     fake_mypy(monkeypatch, returncode=2, stderr="There are no .py[i] files in directory '.'\n")
-    assert cli.main(["check", ".", "--", "--exclude", "a"]) == 0
-    assert "nothing to check" in capsys.readouterr().err
+    assert cli.main(["check", ".", "--", "--exclude", "a"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] + "\n" == (
+        "typed-pallas: error: there are no .py[i] files left in . once mypy's exclude patterns "
+        "are applied; nothing was checked: name files or folders that are not excluded\n"
+    )
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "README", "data.json"])
+def test_a_named_file_that_is_not_python_is_an_error(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """mypy reads any file it is given as Python: prose that happens to parse was
+    "Success" (exit 0) although nothing was checked."""
+    (proj / name).write_text("kernels\n")
+    (proj / "a.py").write_text("x = 1\n")
+    fake = fake_mypy(monkeypatch)
+    assert cli.main(["check", "a.py", name]) == 2
+    assert capsys.readouterr().err == (
+        f"typed-pallas: error: {name}: not a Python file (no .py or .pyi suffix, no python #! "
+        "line); nothing was checked: name Python files, or folders that hold them\n"
+    )
+    assert fake.commands == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("k.py", "x = 1\n"),
+        ("k.pyi", "x: int\n"),
+        ("run-kernels", "#!/usr/bin/env python3\nx = 1\n"),  # a script pre-commit calls python
+        ("tool", "#!/usr/bin/python\n"),
+    ],
+)
+def test_a_named_python_file_is_checked_whatever_its_name(
+    proj: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    text: str,
+) -> None:
+    (proj / name).write_text(text)
+    fake = fake_mypy(monkeypatch)
+    assert cli.main(["check", name]) == 0
+    assert fake.commands and fake.commands[0][-1] == name
+    assert "error" not in capsys.readouterr().err
+
+
+def test_files_sharing_a_module_name_get_explicit_package_bases(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two ``kernel.py`` in folders without ``__init__.py`` stop mypy ("Duplicate module
+    named"): check runs mypy with explicit_package_bases and says so in one line."""
+    for folder in ("flash", "matmul"):
+        (proj / folder).mkdir()
+        (proj / folder / "kernel.py").write_text("x = 1\n")
+    fake = fake_mypy(monkeypatch)
+    assert cli.main(["check", "."]) == 0
+    assert "explicit_package_bases = True" in fake.presets[0].splitlines()
+    notes = [line for line in capsys.readouterr().err.splitlines() if "note" in line]
+    assert notes == [
+        "typed-pallas: note: 1 module name is shared by several files (kernel: "
+        f"{os.path.join('flash', 'kernel.py')}, {os.path.join('matmul', 'kernel.py')}): each "
+        "file is checked as the module its path from the project's root names (mypy's "
+        "explicit_package_bases)"
+    ]
+
+
+def test_files_with_their_own_module_names_keep_mypys_default(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Silent twin: packages (``__init__.py``) or different names: no setting, no note."""
+    for folder in ("flash", "matmul"):
+        (proj / folder).mkdir()
+        (proj / folder / "__init__.py").write_text("")
+        (proj / folder / "kernel.py").write_text("x = 1\n")
+    (proj / "scripts").mkdir()
+    (proj / "scripts" / "bench.py").write_text("x = 1\n")
+    fake = fake_mypy(monkeypatch)
+    assert cli.main(["check", "."]) == 0
+    assert "explicit_package_bases" not in fake.presets[0]
+    assert "note" not in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- end to end (mypy)
@@ -604,6 +701,25 @@ BAD_LINE = 12  # the pl.pallas_call line in BAD
 
 
 MESSAGE = "Compiler params for platform gpu cannot be used for tpu lowering."
+
+
+@pytest.mark.slow
+def test_check_dot_with_two_kernel_py_checks_both(tmp_path: Path, mypy_cache: str) -> None:
+    """A kernel collection (``flash/kernel.py``, ``matmul/kernel.py``, no ``__init__.py``):
+    mypy alone stops on "Duplicate module named"; ``check .`` reports each file's finding."""
+    (tmp_path / ".git").mkdir()
+    for folder in ("flash", "matmul"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "kernel.py").write_text(BAD)
+    (tmp_path / "matmul" / "good_kernel.py").write_text(GOOD)
+    proc = run_cli(tmp_path, mypy_cache, "--output", "json", ".")
+    assert proc.returncode == 1, proc.stderr
+    found = sorted((f["file"], f["line"], f["code"]) for f in json.loads(proc.stdout))
+    assert found == [
+        (os.path.join("flash", "kernel.py"), BAD_LINE, "pallas-platform"),
+        (os.path.join("matmul", "kernel.py"), BAD_LINE, "pallas-platform"),
+    ]
+    assert "module name is shared by several files (kernel: " in proc.stderr
 
 
 @pytest.mark.slow

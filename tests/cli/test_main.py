@@ -34,9 +34,10 @@ def test_check_help_has_no_checkout_paths() -> None:
 
 def test_empty_selection_is_documented() -> None:
     help_text = cli.build_parser()._subparsers._group_actions[0].choices["check"].format_help()  # type: ignore[union-attr]
-    assert "No Python file in PATHS" in help_text and "exit status 0" in help_text
+    assert "with no Python file, or a file that is not Python: an error" in help_text
+    assert "exit status 2 (nothing was checked)" in help_text
     doc = (ROOT / "docs" / "configuration.md").read_text()
-    assert "no Python files in" in doc and "sarif" in doc
+    assert "there are no .py[i] files in" in doc and "not a Python file" in doc
 
 
 def test_configuration_doc_covers_every_key() -> None:

@@ -78,3 +78,73 @@ def test_preset_carries_the_layout(proj: Path, monkeypatch: pytest.MonkeyPatch) 
     )
     # what eval/ and benchmarks/ run is unchanged
     assert findings.preset_config() == findings.PRESET and "[mypy-" not in findings.PRESET
+
+
+# --------------------------------------------------------------------------- shared module names
+
+
+def _write(root: Path, *files: str) -> None:
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+
+
+def test_files_sharing_a_module_name_are_found(proj: Path) -> None:
+    _write(proj, "flash/kernel.py", "matmul/kernel.py", "kernel.py", "flash/utils.py")
+    files = sorted(project.python_files(["."]))
+    assert project.shared_module_names(files) == (
+        ("kernel", ("flash/kernel.py", "kernel.py", "matmul/kernel.py")),
+    )
+    layout = project.find_layout(["."])
+    assert layout.explicit_package_bases
+    assert "kernel" in layout.own_modules  # `import kernel` beside one: warned, not silent
+    assert layout.note() is not None and layout.note().startswith(  # type: ignore[union-attr]
+        "1 module name is shared by several files (kernel: flash/kernel.py, kernel.py, "
+        "matmul/kernel.py): "
+    )
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        ("flash/__init__.py", "flash/kernel.py", "matmul/__init__.py", "matmul/kernel.py"),
+        ("flash/kernel.py", "flash/kernel.pyi"),  # one module: the stub and its source
+        ("flash/kernel.py", "matmul/matmul_kernel.py"),
+    ],
+    ids=["packages", "stub-beside-source", "different-names"],
+)
+def test_files_with_their_own_module_names_are_not_shared(proj: Path, files: tuple[str]) -> None:
+    _write(proj, *files)
+    assert project.shared_module_names(project.python_files(["."])) == ()
+    layout = project.find_layout(["."])
+    assert not layout.explicit_package_bases and layout.note() is None
+
+
+def test_excluded_files_do_not_share_a_name(proj: Path) -> None:
+    _write(proj, "flash/kernel.py", "old/kernel.py")
+    files = list(project.python_files(["."]))
+    assert project.shared_module_names(files, exclude=["^old/"]) == ()
+    assert project.shared_module_names(files, exclude=["^build/"]) != ()
+    assert not project.find_layout(["."], exclude=["^old/$"]).explicit_package_bases
+
+
+def test_default_module_name_follows_init_files(proj: Path) -> None:
+    _write(proj, "pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/kernel.py", "loose/kernel.py")
+    assert project.default_module_name("pkg/sub/kernel.py") == "pkg.sub.kernel"
+    assert project.default_module_name("pkg/sub/__init__.py") == "pkg.sub"
+    assert project.default_module_name("loose/kernel.py") == "kernel"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "python"),
+    [
+        ("k.py", "", True),
+        ("k.pyi", "", True),
+        ("bench", "#!/usr/bin/env python3\n", True),
+        ("notes.txt", "x = 1\n", False),
+        ("run.sh", "#!/bin/sh\n", False),
+    ],
+)
+def test_is_python_file(proj: Path, name: str, text: str, python: bool) -> None:
+    (proj / name).write_text(text)
+    assert project.is_python_file(name) is python

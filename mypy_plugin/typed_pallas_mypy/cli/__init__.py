@@ -38,6 +38,7 @@ options after ``--``), or import jax (or mypy: ``check`` runs it in a subprocess
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Final, NoReturn
@@ -47,6 +48,7 @@ if sys.version_info >= (3, 12):
 else:  # typing_extensions costs the command ~10 ms to import
     from typing_extensions import override
 
+from typed_pallas._jax_range import NOTE_SHOWN_ENV, jax_check_status
 from typed_pallas._versions import installed_version
 from typed_pallas_mypy import config, lsp
 from typed_pallas_mypy.cli import init, platforms
@@ -68,9 +70,12 @@ PROG: Final = "typed-pallas"
 
 
 def _version_text() -> str:
+    """The first line; a second, the note, when the installed jax is not a checked release."""
     mypy_version = installed_version("mypy") or "not installed"
     py = ".".join(map(str, sys.version_info[:3]))
-    return f"{PROG} {config.package_version()} (mypy {mypy_version}, Python {py})"
+    text = f"{PROG} {config.package_version()} (mypy {mypy_version}, Python {py})"
+    note = jax_check_status(who=PROG).note
+    return text if note is None else f"{text}\n{note}"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Check that JAX Pallas compiler params match the platforms the code lowers for.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # --version's lines as they are
     )
     parser.add_argument("--version", action="version", version=_version_text())
     sub = parser.add_subparsers(dest="command", metavar="{check,init,platforms,explain,lsp}")
@@ -98,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Run mypy with the typed-pallas plugin preset on PATHS (default: the current folder).\n"
             "Shows typed-pallas findings only, unless --all-errors. Arguments after -- go to mypy.\n"
             "Exit status: 0 clean, 1 findings, 2 usage or blocking error.\n"
-            "No Python file in PATHS: a line on stderr, nothing checked, exit status 0.\n"
+            "A folder of PATHS with no Python file, or a file that is not Python: an error,\n"
+            "exit status 2 (nothing was checked).\n"
             "The mypy cache is one folder per environment (Python, jax and mypy versions)."
         ),
         epilog=(
@@ -195,6 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except config.ConfigError as e:
             return fail(str(e))
     if args.command == "check":
+        if (unchecked := jax_check_status(who=PROG).note) is not None:
+            print(unchecked, file=sys.stderr)  # a jax not checked: one line, same exit status
+            os.environ[NOTE_SHOWN_ENV] = "1"  # the plugin, under this mypy, need not repeat it
         if (coinstalled := init.coinstall_warning()) is not None:
             print(coinstalled, file=sys.stderr)
         return run_check(args, passthrough)

@@ -4,10 +4,12 @@ What it does, in order: refuses missing paths; sets ``TYPED_PALLAS_PLATFORMS`` f
 ``--platform`` and ``TYPED_PALLAS_CONFIG`` from ``--config``, the caller's own
 ``TYPED_PALLAS_CONFIG``, or the project's file (found by
 :func:`typed_pallas_mypy.config.find_config_file`, the search the plugin itself runs);
-validates that configuration before mypy starts; handles an empty selection (PATHS with
-no Python file: one line on stderr, the chosen format's empty output, exit status 0,
-so a pre-commit run or a CI step over a folder without Python code passes); finds the project's layout
-(``project.find_layout``: ``mypy_path``, a src layout, the project's own module names)
+validates that configuration before mypy starts; refuses a file named in PATHS that is
+not Python (``notes.txt``: mypy would read it as Python) and an empty selection (PATHS
+with no Python file, or every one excluded: mypy's "There are no .py[i] files"), each
+with exit status 2, so that a CI step that checked nothing fails; finds the project's layout
+(``project.find_layout``: ``mypy_path``, a src layout, the project's own module names,
+``explicit_package_bases`` where files share a module name, said in one note line)
 and what the project's mypy configuration silences (``project.read_silencing``:
 ``disable_error_code``, ``enable_error_code``, ``ignore_errors``, globally and per
 module, and ``exclude``; a setting there that mypy cannot use is an error, before mypy
@@ -45,6 +47,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Final
@@ -76,6 +79,8 @@ __all__ = [
     "missing_paths",
     "mypy_config_problem",
     "mypy_missing",
+    "not_python_paths",
+    "nothing_to_check",
     "only_platform_findings",
     "opted_out_note",
     "run_check",
@@ -92,6 +97,9 @@ PROG: Final = "typed-pallas"
 
 #: the one error code shown in a file that opts out of mypy (``--check-opted-out``)
 PLATFORM_CODE: Final = "pallas-platform"
+
+#: mypy's error for a folder without a file to check, and the folder
+_NO_FILES_IN: Final = re.compile(re.escape(NO_FILES_MESSAGE) + r" '([^']*)'")
 
 #: how mypy's message starts for a type annotation or type comment it cannot read
 UNREADABLE_ANNOTATION: Final = "Syntax error in type"
@@ -162,8 +170,10 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     if check_opted_out is None:
         check_opted_out = configured.check_opted_out
 
-    if not project.python_files_in(paths):
-        return _nothing_to_check(paths, args)
+    if (not_python := not_python_paths(paths)) is not None:
+        return fail(not_python)
+    if empty := [p for p in paths if not project.python_files_in([p])]:
+        return fail(nothing_to_check(empty))
 
     if (no_mypy := mypy_missing()) is not None:
         return fail(no_mypy)
@@ -174,7 +184,9 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
         return fail(mypy_config_problem(e))
     for line in silencing.warnings:
         print(f"{PROG}: warning: {line}", file=sys.stderr)
-    layout = project.find_layout(paths)
+    layout = project.find_layout(paths, exclude=silencing.exclude)
+    if (note := layout.note()) is not None:
+        print(f"{PROG}: note: {note}", file=sys.stderr)
     preset = preset_config(
         mypy_path=layout.mypy_path,
         explicit_package_bases=layout.explicit_package_bases,
@@ -205,12 +217,11 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
         run.findings = only_platform_findings(run.findings, copies)
         if run.returncode == 1 and had_errors and not _errors(run.findings):
             run.returncode = 0  # mypy's status had they stayed hidden: not a run that failed
-    if (
-        run.returncode == 2
-        and not run.findings
-        and NO_FILES_MESSAGE in (run.stderr + "\n".join(run.other_output))
-    ):
-        return _nothing_to_check(paths, args)  # everything was excluded (mypy's --exclude)
+    said = run.stderr + "\n".join(run.other_output)
+    if run.returncode == 2 and not run.findings and NO_FILES_MESSAGE in said:
+        # mypy's exclude patterns left a folder of PATHS without a file
+        found = _NO_FILES_IN.search(said)
+        return fail(nothing_to_check([found[1]] if found else paths, excluded=True))
     if run.blocked:
         return _report_blocked(run, args)
     unresolved = _unresolved_own_imports(run.findings)
@@ -319,12 +330,32 @@ def _in_paths(file: str, paths: Sequence[str]) -> bool:
     return False
 
 
-def _nothing_to_check(paths: list[str], args: argparse.Namespace) -> int:
-    """The empty selection: one line on stderr, the format's empty output, exit status 0."""
-    print(f"{PROG}: no Python files in {' '.join(paths)}; nothing to check", file=sys.stderr)
-    if args.output != "text":  # json, github, sarif: still a valid (empty) document
-        emit([], args.output, args.all_errors, sys.stdout, summary=False)
-    return 0
+def not_python_paths(paths: Sequence[str]) -> str | None:
+    """The error for files named in PATHS that are not Python (``project.is_python_file``), or None."""
+    named = [p for p in paths if os.path.isfile(p) and not project.is_python_file(p)]
+    if not named:
+        return None
+    one = len(named) == 1
+    return (
+        f"{', '.join(named)}: not {'a Python file' if one else 'Python files'} (no .py or .pyi "
+        "suffix, no python #! line); nothing was checked: name Python files, or folders that "
+        "hold them"
+    )
+
+
+def nothing_to_check(paths: Sequence[str], *, excluded: bool = False) -> str:
+    """The error for an empty selection (mypy's "There are no .py[i] files"): PATHS hold no
+    Python file, or (``excluded``) mypy's exclude patterns left none."""
+    where = " ".join(paths)
+    if excluded:
+        return (
+            f"there are no .py[i] files left in {where} once mypy's exclude patterns are "
+            "applied; nothing was checked: name files or folders that are not excluded"
+        )
+    return (
+        f"there are no .py[i] files in {where}; nothing was checked: name files or folders "
+        "that hold Python code"
+    )
 
 
 def _unresolved_own_imports(found: list[MypyMessage]) -> list[tuple[str, MypyMessage]]:

@@ -10,6 +10,11 @@ What it does, with no setting from the user:
   added to ``mypy_path`` and mypy's ``explicit_package_bases`` is set (so that
   ``src/pkg/mod.py`` is the module ``pkg.mod`` even without ``__init__.py`` files, and
   checking one file of a package resolves its imports of the package's other modules).
+  When several checked files would have the same module name under mypy's default
+  naming (``a/kernel.py`` and ``b/kernel.py`` in folders without ``__init__.py``: mypy
+  stops on "Duplicate module named"), ``explicit_package_bases`` is set too, so that each
+  file is the module its path from the current folder names (``a.kernel``), and the
+  layout says so in one line (:meth:`Layout.note`, :func:`shared_module_names`).
 * it lists the project's own top-level module names (the modules and packages in the
   current folder, in each ``mypy_path`` folder, and the top package of each PATH):
   the preset reports mypy's ``import-not-found`` for exactly those
@@ -28,7 +33,9 @@ What it does, with no setting from the user:
   error when it is in a per-module section).
 * :func:`python_files_in` says whether PATHS hold any Python file at all (the empty
   selection is handled by ``check``); :func:`python_files` lists them (``check`` looks
-  for the files that opt out of mypy among them).
+  for the files that opt out of mypy among them); :func:`is_python_file` says whether a
+  file named on the command line is Python (``.py``, ``.pyi``, or a ``python`` ``#!``
+  line).
 
 What it does not do: change any file, import the project or jax, import mypy except in
 :func:`read_silencing` (and only when the project has a mypy configuration), or read
@@ -56,12 +63,15 @@ __all__ = [
     "Layout",
     "MypyConfigError",
     "Silencing",
+    "default_module_name",
     "find_layout",
+    "is_python_file",
     "mypy_config_file",
     "own_module_names",
     "python_files",
     "python_files_in",
     "read_silencing",
+    "shared_module_names",
     "unresolved_module",
 ]
 
@@ -95,6 +105,22 @@ class Layout:
     explicit_package_bases: bool = False
     #: top-level names of the project's own modules and packages
     own_modules: tuple[str, ...] = ()
+    #: module names that several checked files would have under mypy's default naming
+    #: (name -> the files), which made ``explicit_package_bases`` the layout's setting
+    duplicates: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def note(self) -> str | None:
+        """One line on what was done for files that share a module name, or None."""
+        if not self.duplicates:
+            return None
+        name, files = self.duplicates[0]
+        more = len(self.duplicates) - 1
+        return (
+            f"{len(self.duplicates)} module name{'s are' if more else ' is'} shared by several "
+            f"files ({name}: {', '.join(files[:3])}{', ...' if len(files) > 3 else ''}"
+            f"{f'; {more} more' if more else ''}): each file is checked as the module its path "
+            "from the project's root names (mypy's explicit_package_bases)"
+        )
 
 
 def _is_python_file(name: str) -> bool:
@@ -226,8 +252,11 @@ def _configured_mypy_path(cwd: str) -> tuple[list[str], str | None]:
     return folders, f"{os.path.relpath(path, cwd)}: mypy_path"
 
 
-def find_layout(paths: Sequence[str], cwd: str | None = None) -> Layout:
-    """Where the project's modules are, for ``typed-pallas check PATHS`` run from ``cwd``."""
+def find_layout(
+    paths: Sequence[str], cwd: str | None = None, exclude: Sequence[str] = ()
+) -> Layout:
+    """Where the project's modules are, for ``typed-pallas check PATHS`` run from ``cwd``
+    (``exclude``: mypy's exclude patterns, :attr:`Silencing.exclude`)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     folders: list[str] = []
     origins: list[str] = []
@@ -251,7 +280,66 @@ def find_layout(paths: Sequence[str], cwd: str | None = None) -> Layout:
         top = _top_package(path)
         if top:
             names.add(top)
-    return Layout(tuple(folders), tuple(origins), src_found, tuple(sorted(names)))
+    duplicates: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    if not src_found:
+        duplicates = shared_module_names(python_files(paths), cwd, exclude)
+        # a bare import of such a name (``import kernel`` beside one of them) is then not
+        # resolved: mypy reports it, and ``check`` warns that findings may be missed
+        names |= {name.split(".", 1)[0] for name, _ in duplicates}
+    return Layout(
+        tuple(folders),
+        tuple(origins),
+        src_found or bool(duplicates),
+        tuple(sorted(names)),
+        duplicates,
+    )
+
+
+def default_module_name(file: str) -> str:
+    """The module name mypy gives a file it is asked to check, without
+    ``explicit_package_bases``: its name, after the folders above it that hold an
+    ``__init__.py`` (a folder without one is the file's root)."""
+    folder, name = os.path.split(os.path.abspath(file))
+    parts = [name.rsplit(".", 1)[0]] if not name.startswith("__init__.") else []
+    while any(os.path.isfile(os.path.join(folder, f"__init__{s}")) for s in PY_SUFFIXES):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package.removesuffix("-stubs"))
+        if not package:
+            break
+    return ".".join(parts)
+
+
+def _excluded(file: str, cwd: str, exclude: Sequence[str]) -> bool:
+    """Whether mypy's ``exclude`` patterns leave ``file`` out of a folder it walks (a
+    pattern is searched in the path from ``cwd``, with ``/`` after a folder's name)."""
+    if not exclude:
+        return False
+    relative = os.path.relpath(os.path.abspath(file), cwd).replace(os.sep, "/")
+    parts = relative.split("/")
+    candidates = ["/".join(parts[: i + 1]) + "/" for i in range(len(parts) - 1)] + [relative]
+    return any(re.search(pattern, c) for pattern in exclude for c in candidates)
+
+
+def shared_module_names(
+    files: Iterable[str], cwd: str | None = None, exclude: Sequence[str] = ()
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The module names (:func:`default_module_name`) that more than one of ``files``
+    would have, with those files (paths as given), sorted: mypy stops on them with
+    "Duplicate module named" (``a/kernel.py`` and ``b/kernel.py``, folders without
+    ``__init__.py``). A ``.py`` and its ``.pyi`` are one module; files that ``exclude``
+    (mypy's patterns) leaves out do not count."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    by_name: dict[str, dict[str, str]] = {}
+    for file in files:
+        if not _is_python_file(file) or _excluded(file, cwd, exclude):
+            continue
+        stem = os.path.splitext(os.path.abspath(file))[0]
+        by_name.setdefault(default_module_name(file), {}).setdefault(stem, file)
+    return tuple(
+        (name, tuple(sorted(found.values())))
+        for name, found in sorted(by_name.items())
+        if len(found) > 1
+    )
 
 
 class MypyConfigError(ValueError):
@@ -455,6 +543,20 @@ def python_files(paths: Iterable[str]) -> Iterator[str]:
             yield from (
                 os.path.normpath(os.path.join(root, f)) for f in sorted(files) if _is_python_file(f)
             )
+
+
+def is_python_file(path: str) -> bool:
+    """Whether a file named on the command line is Python: a ``.py`` or ``.pyi`` file, or a
+    script whose first line is a ``#!`` line that runs Python (mypy checks any file it is
+    given as Python; a ``notes.txt`` is not one)."""
+    if _is_python_file(path):
+        return True
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(200)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and b"python" in first
 
 
 def python_files_in(paths: Iterable[str]) -> bool:
