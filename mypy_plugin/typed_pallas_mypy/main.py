@@ -255,7 +255,8 @@ class _HookTables:
 
 def plugin(version: str) -> type[Plugin]:
     """mypy's entry point: the plugin class for this mypy ``version``."""
-    from typed_pallas_mypy.jax_range import warn_if_unsupported_jax
+    from typed_pallas_mypy.jax_range import note_unchecked_jax, warn_if_unsupported_jax
 
-    warn_if_unsupported_jax()  # a JAX outside the declared range: one warning, never a crash
+    if warn_if_unsupported_jax() is None:  # a JAX outside the declared range: one warning
+        note_unchecked_jax()  # else a JAX release not checked: one note line; never a crash
     return TypedPallasPlugin

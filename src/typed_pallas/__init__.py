@@ -62,6 +62,12 @@ if TYPE_CHECKING:
     from typed_pallas._errors import (
         UnknownPlatformError as UnknownPlatformError,
     )
+    from typed_pallas._jax_range import (
+        JaxCheckStatus as JaxCheckStatus,
+    )
+    from typed_pallas._jax_range import (
+        jax_check_status as jax_check_status,
+    )
     from typed_pallas._params import CompilerParams as CompilerParams
     from typed_pallas._params import (
         MosaicGPUCompilerParams as MosaicGPUCompilerParams,
@@ -127,6 +133,8 @@ _LAZY: dict[str, str] = {
     "PlatformResult": "typed_pallas._check_lowering",
     "Dispatch": "typed_pallas._dispatch",
     "Redispatch": "typed_pallas._select",
+    "JaxCheckStatus": "typed_pallas._jax_range",
+    "jax_check_status": "typed_pallas._jax_range",
 }
 
 

@@ -9,6 +9,13 @@ versions come from :func:`typed_pallas._versions.installed_version` (the install
 metadata, without importing jax); a version outside the range gets one
 ``UnsupportedJaxWarning`` naming both versions and what to do.
 
+It also says whether the installed jax is one of the releases typed-pallas was checked at
+(``typed_pallas._versions.CHECKED_RELEASES``): :func:`jax_check_status` gives the one-line
+note (``typed_pallas._platforms.UNCHECKED_JAX_NOTE``) that ``typed-pallas check``,
+``typed-pallas --version``, the mypy plugin and ``typed_pallas.jax_check_status()`` show
+for a release that was not checked (newer than the newest, between two, older than the
+oldest), and nothing for a checked one.
+
 What it does not do: import jax or mypy (the plugin and a bare ``import typed_pallas``
 use it), parse specifiers (the constant is the range; comparing release numbers is
 enough: pre-release, post-release and local segments are ignored), refuse to run, or
@@ -21,20 +28,23 @@ from __future__ import annotations
 import contextlib
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, NamedTuple
 
-from typed_pallas import _versions
+from typed_pallas import _platforms, _versions
 
 __all__ = [
     "CHECKED_DISTRIBUTIONS",
     "FIRST_UNSUPPORTED",
     "LOWEST_SUPPORTED",
+    "NOTE_SHOWN_ENV",
     "PLUGIN",
     "SUPPORTED_SPECIFIER",
+    "JaxCheckStatus",
     "OutOfRange",
     "UnsupportedJaxWarning",
     "check_jax_range",
+    "jax_check_status",
     "unsupported_jax_message",
     "version_in_range",
     "warn_if_unsupported_jax",
@@ -175,3 +185,63 @@ def warn_if_unsupported_jax(
         with contextlib.suppress(Exception):
             print(f"warning: {error}", file=sys.stderr)
         return str(error)
+
+
+#: Set by ``typed-pallas check`` for the mypy it runs, once it has shown the note itself:
+#: the plugin then does not repeat it (mypy's stderr may reach the command's output).
+NOTE_SHOWN_ENV: Final = "TYPED_PALLAS_JAX_NOTE_SHOWN"
+
+
+class JaxCheckStatus(NamedTuple):
+    """Whether the installed jax is a release typed-pallas was checked at."""
+
+    installed: str | None  #: the installed jax version (None: no jax installed)
+    checked_releases: tuple[str, ...]  #: the releases typed-pallas was checked at, oldest first
+    #: True: one of them; False: not; None: no jax, or a version that cannot be read
+    checked: bool | None
+    note: str | None  #: the one-line note when ``checked`` is False, else None
+
+
+def _position(installed: tuple[int, ...], checked: Sequence[str]) -> str:
+    """Where ``installed`` lies among the checked releases, in the note's words."""
+    known = sorted((rel, text) for text in checked if (rel := _versions.release(text)) is not None)
+    if not known or installed > known[-1][0]:
+        return _platforms.UNCHECKED_NEWER.format(newest=known[-1][1] if known else "none")
+    if installed < known[0][0]:
+        return _platforms.UNCHECKED_OLDER.format(oldest=known[0][1])
+    for rel, text in known:
+        if rel == installed:
+            return _platforms.UNCHECKED_SAME_RELEASE.format(same=text)
+    lower = [text for rel, text in known if rel < installed][-1]
+    upper = next(text for rel, text in known if rel > installed)
+    return _platforms.UNCHECKED_BETWEEN.format(lower=lower, upper=upper)
+
+
+def jax_check_status(
+    *, who: str = "typed-pallas", installed: str | None = None, checked: Sequence[str] | None = None
+) -> JaxCheckStatus:
+    """Whether the installed jax (or ``installed``) is a checked release, with the note if not.
+
+    ``checked`` defaults to :func:`typed_pallas._versions.checked_releases`. A version is
+    checked when it equals one of the checked ones (``0.12.1rc1`` is not 0.12.1). Never
+    raises: anything unexpected is ``checked=None`` and no note.
+    """
+    releases = tuple(checked) if checked is not None else ()
+    try:
+        if checked is None:
+            releases = _versions.checked_releases()
+        version = installed if installed is not None else _versions.installed_version("jax")
+        if version is None:
+            return JaxCheckStatus(None, releases, None, None)
+        version = version.strip()
+        if version in releases:
+            return JaxCheckStatus(version, releases, True, None)
+        parts = _versions.release(version)
+        if parts is None:
+            return JaxCheckStatus(version, releases, None, None)
+        note = _platforms.unchecked_jax_note(
+            who, version, _own_version(), releases, _position(parts, releases)
+        )
+        return JaxCheckStatus(version, releases, False, note)
+    except Exception:  # the check must never be what breaks a run
+        return JaxCheckStatus(installed, releases, None, None)

@@ -415,6 +415,34 @@ MOSAIC_GPU_PALLAS_CALL_MESSAGE: Final = (
 )
 
 
+# ----------------------------------------------------------------------------- checked releases
+
+#: The one line every entry point (``typed-pallas check`` and ``--version``, the mypy
+#: plugin, ``typed_pallas.jax_check_status()``) gives when the installed jax is not a
+#: release typed-pallas was checked at (``typed_pallas._versions.CHECKED_RELEASES``).
+UNCHECKED_JAX_NOTE: Final = (
+    "{who}: note: jax {installed} is {position}; typed-pallas {version} was checked at jax "
+    "{checked}, so its stubs, the plugin's JAX API table and its evidence tables may be "
+    "incomplete for jax {installed} (names it added, moved or removed)"
+)
+#: ``{position}`` of that note, by where the installed release lies among the checked ones
+UNCHECKED_NEWER: Final = "newer than {newest}, the newest checked release"
+UNCHECKED_BETWEEN: Final = (
+    "between the checked releases {lower} and {upper}, and not itself checked"
+)
+UNCHECKED_OLDER: Final = "older than {oldest}, the oldest checked release"
+UNCHECKED_SAME_RELEASE: Final = "a variant of the checked release {same}, not itself checked"
+
+
+def unchecked_jax_note(
+    who: str, installed: str, version: str, checked: tuple[str, ...], position: str
+) -> str:
+    """The unchecked-jax note (one line)."""
+    return UNCHECKED_JAX_NOTE.format(
+        who=who, installed=installed, version=version, checked=", ".join(checked), position=position
+    )
+
+
 # ----------------------------------------------------------------------------- plugin notes
 
 #: A call whose ``interpret=`` is not a literal: its params still have to match its kernel.

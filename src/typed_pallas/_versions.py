@@ -12,6 +12,11 @@
   two of them, an ``.egg-info``, a zip) falls back to ``importlib.metadata``.
 * :func:`release` reads the release segment of a PEP 440 version (``"0.12.1rc1"`` ->
   ``(0, 12, 1)``), for range checks and feature gates.
+* ``CHECKED_RELEASES``: the JAX releases the project was checked at, the one list
+  (stubtest and ``stubs/releases/jax-VERSION.json`` per release, the plugin's JAX API
+  table, the evidence tables, the test environments); :func:`checked_releases` is what
+  the entry points read (``typed_pallas._jax_range.jax_check_status`` says whether the
+  installed jax is one of them).
 
 What it does not do: import jax or mypy (the plugin and a bare ``import typed_pallas``
 use it), import the distribution it is asked about, compare specifiers, or map a
@@ -28,7 +33,26 @@ import os
 import sys
 from typing import Final
 
-__all__ = ["installed_version", "release"]
+__all__ = ["CHECKED_RELEASES", "checked_releases", "installed_version", "release"]
+
+#: The JAX releases typed-pallas was checked at, oldest first: each has its facts file
+#: (stubs/releases/jax-VERSION.json), its stubtest allowlist (stubs/allowlists/) and a
+#: test environment (scripts/_venv.sh). When a JAX release appears, scripts/test-newest
+#: says what to regenerate before it is added here.
+CHECKED_RELEASES: Final[tuple[str, ...]] = ("0.10.2", "0.12.0.1", "0.12.1")
+
+#: Tests only: a comma-separated list that replaces ``CHECKED_RELEASES`` in this process
+#: and the processes it starts (mypy, the CLI), to simulate a jax that was not checked.
+CHECKED_RELEASES_TEST_ENV: Final = "TYPED_PALLAS_TEST_CHECKED_RELEASES"
+
+
+def checked_releases() -> tuple[str, ...]:
+    """``CHECKED_RELEASES``, or the test override (``CHECKED_RELEASES_TEST_ENV``) when set."""
+    override = os.environ.get(CHECKED_RELEASES_TEST_ENV)
+    if override:
+        return tuple(part.strip() for part in override.split(",") if part.strip())
+    return CHECKED_RELEASES
+
 
 #: the folders of ``sys.path`` where installers put ``.dist-info`` folders
 _SITE_FOLDERS: Final = ("site-packages", "dist-packages")

@@ -11,7 +11,8 @@ A row lists every **spelling** of its callable: the public names (``jax.jit``,
 ``jax.lax.cond``), the modules that re-export it on the way (``jax._src.lax.control_flow.cond``)
 and the module that defines it (``jax._src.lax.control_flow.conditionals.cond``), which is
 what mypy resolves a reference to, at both ends of the supported JAX range (``ENDS``: jax
-0.10, checked at 0.10.2, and jax 0.12, checked at 0.12.0.1). A spelling only one end has is
+0.10, checked at 0.10.2, and jax 0.12, checked at 0.12.0.1 and 0.12.1: ``CHECKED_AT``, from
+``typed_pallas._versions.CHECKED_RELEASES``). A spelling only one end has is
 in ``end_names``; a callable only one end has says so in ``ends``. The rows were found by
 inspecting the installed jax at both ends (every public callable whose parameters look like
 functions) and then written and checked by hand; ``tests/inference/test_jax_api.py`` proves
@@ -22,7 +23,7 @@ The lookups (``row``, ``function_arguments``, ``context``, ``class_decorator``) 
 ``None`` or nothing for a name the table does not have; the frozensets at the end are views
 of the table for the inference engine (``KEEPS_FUNCTION``, ``TRACED_ARGUMENTS``...).
 
-What it does not do: import jax or mypy (pure data), decide what a call lowers for (the
+What it does not do: import jax or mypy (pure data; of typed-pallas only ``_versions``), decide what a call lowers for (the
 engine does, in ``program`` and ``reader``), list the Pallas entry points' other arguments
 (``entries.py``), or name the platforms (``typed_pallas._platforms``: ``platform_dependent``'s
 branch keywords are whatever ``**per_platform`` receives).
@@ -34,6 +35,8 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, TypeVar
+
+from typed_pallas._versions import CHECKED_RELEASES
 
 __all__ = [
     "ENDS",
@@ -56,7 +59,10 @@ __all__ = [
 OLD: Final = "0.10"
 NEW: Final = "0.12"
 ENDS: Final[tuple[str, ...]] = (OLD, NEW)
-CHECKED_AT: Final[Mapping[str, str]] = {OLD: "0.10.2", NEW: "0.12.0.1"}
+#: The releases each end was checked at: typed_pallas._versions.CHECKED_RELEASES, by series.
+CHECKED_AT: Final[Mapping[str, tuple[str, ...]]] = {
+    end: tuple(v for v in CHECKED_RELEASES if v == end or v.startswith(end + ".")) for end in ENDS
+}
 BOTH: Final[tuple[str, ...]] = ENDS
 
 
