@@ -214,6 +214,35 @@ def test_second_run_changes_nothing_and_says_so(
     assert "already set up; nothing changed" in out
 
 
+def _commands_named(text: str) -> list[list[str]]:
+    """The ``typed-pallas ...`` commands quoted in backticks in ``text``, as argv lists."""
+    return [m.split()[1:] for m in re.findall(r"`(typed-pallas [^`]*)`", text)]
+
+
+def test_closing_lines_name_commands_an_installed_user_has(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """init's last lines pointed to docs/editors.md, a file of the checkout an installed
+    user does not have: they name commands, each of which parses and (explain) has its page."""
+    root = _project(tmp_path, USER_PYPROJECT)
+    rc, out, err = _init(root, capsys=capsys)
+    assert rc == 0, err
+    assert "docs/" not in out and ".md" not in out
+    closing = out.splitlines()[-len(init.NEXT_STEPS) :]
+    assert closing == [f"  {line}" for line in init.NEXT_STEPS]
+    named = _commands_named("\n".join(closing))
+    assert ["check"] in named and ["explain", "editors"] in named and ["lsp"] in named
+    for argv in named:
+        if argv[0] == "explain":
+            assert main(argv) == 0 and "# " in capsys.readouterr().out
+        else:
+            assert argv[0] in ("check", "lsp")
+    # what init writes into the project names no checkout path either
+    assert "docs/" not in init.SKIP_COMMENT
+    assert _commands_named(init.SKIP_COMMENT) == [["explain", "checkers"]]
+    assert main(["explain", "checkers"]) == 0 and "jax-pyrefly-stubs" in capsys.readouterr().out
+
+
 def test_dry_run_prints_the_diff_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,6 +1,6 @@
 """``typed-pallas init``: set a project up so that every type checker sees the platform types.
 
-What each checker needs, written into the project (``docs/editors.md``):
+What each checker needs, written into the project (``typed-pallas explain editors``):
 
 * mypy: ``plugins`` gets ``typed_pallas_mypy`` and ``check_untyped_defs = true``, in the
   file mypy itself reads (``mypy.ini``, ``.mypy.ini``, ``pyproject.toml`` ``[tool.mypy]``,
@@ -99,7 +99,8 @@ JAX_PYREFLY_STUBS: Final = "jax-pyrefly-stubs"
 #: the modules of jax-pyrefly-stubs that stop mypy (pyrefly's shape DSL in type arguments)
 MYPY_SKIP_MODULES: Final = ("jax.numpy", "jax.numpy.*")
 SKIP_COMMENT: Final = (
-    "jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; docs/support-matrix.md)"
+    "jax-pyrefly-stubs' jax.numpy stub stops mypy (typed-pallas init; see "
+    "`typed-pallas explain checkers`)"
 )
 MYPY_INI_NAMES: Final = ("mypy.ini", ".mypy.ini")
 #: who reads ``stubPath``, and who reads the stub folder through their own path settings
@@ -111,7 +112,13 @@ OVERLAY_IGNORE: Final = (
     "# typed-pallas init: links to this environment's jax modules that jax-pyrefly-stubs lacks,\n"
     "# for pyright (they name this machine's paths: rerun typed-pallas init after changing it)\n*\n"
 )
-DOCS: Final = "docs/editors.md"
+#: init's closing lines: commands an installed user has (no page of the checkout's docs/)
+NEXT_STEPS: Final = (
+    "next: `typed-pallas check` runs the plugin over the project (also in CI): it sees an "
+    "unmodified pl.pallas_call under a platform guard, which pyright does not",
+    "each editor's setup, and `typed-pallas lsp` for that check as you type: "
+    "`typed-pallas explain editors`",
+)
 HEADER: Final = "# Copied by `typed-pallas init` from typed-pallas {version}; rerun it after upgrading typed-pallas.\n"
 
 
@@ -1088,7 +1095,8 @@ def run_init(args: argparse.Namespace) -> int:
         out.write(f"  + {line}\n")
     for line in _dedupe(plan.unchanged):
         out.write(f"  = {line}\n")
-    out.write(f"  see {DOCS} for each editor\n")
+    for line in NEXT_STEPS:
+        out.write(f"  {line}\n")
     return _environment_step(plan, allowed, out)
 
 
