@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fixtures import kernops_site
 
 from typed_pallas_mypy import platform_map
 from typed_pallas_mypy.cli import main
@@ -129,33 +131,34 @@ def test_platform_option_sets_the_configured_platforms(
     assert config.PLATFORMS_ENV not in os.environ  # the option does not outlive the command
 
 
+# jax's own ops that every supported release ships (jax 0.12.1 removed the Triton ones)
 ATTEND = """\
 import jax
-from jax.experimental.pallas.ops.gpu.attention import mha
+from jax.experimental.pallas.ops.gpu.hopper_matmul_mgpu import matmul
 from jax.experimental.pallas.ops.tpu.flash_attention import flash_attention
 
 
-def attend(q, k, v):
+def attend(q, k, v, config):
     if jax.default_backend() == "tpu":
         return flash_attention(q, k, v)
-    return mha(q, k, v, None)
+    return matmul(q, k, None, config)
 """
 
 FLASH = "jax.experimental.pallas.ops.tpu.flash_attention.flash_attention"
-MHA = "jax.experimental.pallas.ops.gpu.attention.mha"
+MATMUL = "jax.experimental.pallas.ops.gpu.hopper_matmul_mgpu.matmul"
 
 
 def test_the_map_lists_the_library_kernels_a_module_uses(project: Path, cache: str) -> None:
     (project / "attend.py").write_text(ATTEND)
     (maps,) = platform_map.build_map(["attend.py"], cache_dir=cache)
     assert [(f.name, f.platforms) for f in maps.libraries] == [
-        (MHA, ("cuda", "rocm")),
+        (MATMUL, ("cuda",)),
         (FLASH, ("tpu",)),
     ]
     assert maps.libraries[1].where == "jax/experimental/pallas/ops/tpu/flash_attention.py:140"
     assert maps.decisions == []  # each kernel on its own platform's path
     data = platform_map.to_json([maps])
-    assert [lib["name"] for lib in data["modules"][0]["libraries"]] == [MHA, FLASH]  # type: ignore[index]
+    assert [lib["name"] for lib in data["modules"][0]["libraries"]] == [MATMUL, FLASH]  # type: ignore[index]
     text = platform_map.render([maps], "text")
     assert (
         f"  uses {FLASH} (jax/experimental/pallas/ops/tpu/flash_attention.py:140): lowers only for tpu"
@@ -167,13 +170,14 @@ def test_the_map_lists_the_library_kernels_a_module_uses(project: Path, cache: s
     )
 
 
-def test_library_option_maps_an_installed_library(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["platforms", "--library", "jax.experimental.pallas.ops.gpu.softmax"]) == 0
+def test_library_option_maps_an_installed_library(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(kernops_site.SITE))  # installed like a third party
+    assert main(["platforms", "--library", "kernops.gpu.softmax"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == (
-        "jax.experimental.pallas.ops.gpu.softmax (jax/experimental/pallas/ops/gpu/softmax.py)"
-    )
-    assert out[1].startswith("  softmax (jax/experimental/pallas/ops/gpu/softmax.py:")
+    assert out[0] == "kernops.gpu.softmax (kernops/gpu/softmax.py)"
+    assert out[1].startswith("  softmax (kernops/gpu/softmax.py:")
     assert out[1].endswith("): lowers only for cuda, rocm")
     assert main(["platforms", "--library", "jax.experimental.pallas.ops.tpu", "-o", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -184,7 +188,23 @@ def test_library_option_maps_an_installed_library(capsys: pytest.CaptureFixture[
     assert modules["jax.experimental.pallas.ops.tpu.megablox.ops"] == (
         "jax/experimental/pallas/ops/tpu/megablox/ops.py"
     )
-    assert MHA not in by_name  # only what is under the module named
+    assert MATMUL not in by_name  # only what is under the module named
+
+
+def test_library_option_on_a_module_the_release_does_not_ship(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """jax 0.12.1 removed its Triton ops: naming one is the usage error of a module not
+    installed, no crash; at a release that ships it, its map."""
+    module = "jax.experimental.pallas.ops.gpu.softmax"
+    shipped = importlib.util.find_spec(module) is not None
+    assert main(["platforms", "--library", module]) == (0 if shipped else 2)
+    captured = capsys.readouterr()
+    if shipped:
+        assert captured.out.splitlines()[1].endswith("): lowers only for cuda, rocm")
+    else:
+        assert captured.out == ""
+        assert captured.err.startswith(f"typed-pallas: error: {module}: no installed module")
 
 
 def test_library_option_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
