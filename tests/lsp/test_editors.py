@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -43,7 +45,7 @@ def _commands() -> dict[str, list[str]]:
     assert "vscode-languageclient" in package["dependencies"]
     extension = (EDITORS / "vscode" / package["main"]).read_text()
     assert 'require("vscode-languageclient/node")' in extension
-    assert '.getConfiguration("typed-pallas")' in extension and '.get("command"' in extension
+    assert '.getConfiguration("typed-pallas")' in extension and '.inspect("command")' in extension
     return {
         "neovim": json.loads(f"[{m.group(1)}]"),
         "helix": [server["command"], *server["args"]],
@@ -180,6 +182,37 @@ def test_no_setup_installs_typed_pallas_by_name() -> None:
 def _joined(text: str) -> str:
     """``text`` with each backslash-newline (and the next line's indentation) as one space."""
     return re.sub(r"\\\n\s*", " ", text)
+
+
+def test_vscode_extension_starts_the_selected_interpreters_typed_pallas() -> None:
+    """The extension asks the Python extension (ms-python.python) for the workspace's
+    interpreter, then python.defaultInterpreterPath, and starts the typed-pallas beside it,
+    else the one on PATH; the user's typed-pallas.command wins (command.js, its logic, is
+    tested by node: :func:`test_vscode_command_resolution_under_node`)."""
+    vscode = EDITORS / "vscode"
+    extension = (vscode / "extension.js").read_text()
+    assert 'require("./command")' in extension and "resolveCommand({" in extension
+    assert 'getExtension("ms-python.python")' in extension
+    assert "getActiveEnvironmentPath" in extension and "resolveEnvironment" in extension
+    assert '.get("defaultInterpreterPath")' in extension
+    assert '.inspect("command")' in extension  # set by the user, not the default
+    assert "onDidChangeActiveEnvironmentPath" in extension  # a new selection restarts it
+    command = (vscode / "command.js").read_text()
+    assert 'require("vscode")' not in command  # node runs it without VS Code
+    assert "test/**" in (vscode / ".vscodeignore").read_text().splitlines()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed here")
+def test_vscode_command_resolution_under_node() -> None:
+    """editors/vscode/test/command.test.js: the interpreter's script (POSIX, a Windows venv
+    and base install), PATH when there is none or no interpreter, the setting first,
+    python.defaultInterpreterPath's forms."""
+    test_file = EDITORS / "vscode" / "test" / "command.test.js"
+    proc = subprocess.run(
+        ["node", "--test", str(test_file)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^# pass 6$", proc.stdout, re.M) and "# fail 0" in proc.stdout, proc.stdout
 
 
 def test_vscode_extension_packs_without_a_question() -> None:
