@@ -35,7 +35,9 @@ What it does (the TPU counterpart of benchmarks/gpu_validation.py):
    on a GPU, wrong on the TPU path), which must fail.
 
 Each case says what it must give; the raw cases measure what JAX does. A case not as
-expected, an op whose outputs differ or miss the reference, fails the run (exit 1).
+expected, an op whose outputs differ or miss the reference, fails the run (exit 1). A
+case whose optional dependency is missing on this machine (``absl`` for the Mosaic GPU
+params cases on a TPU host: ``OPTIONAL_DEPENDENCIES``) is a skipped row with its reason.
 The JSON is written after each part, so a run cut short keeps what it measured.
 
 ``--interpret`` is a smoke test of this script on a CPU host: the ops run in Pallas' TPU
@@ -52,6 +54,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import re
 import sys
 import textwrap
 import time
@@ -200,11 +203,59 @@ def mismatch_program(case: MismatchCase, lower_for: str | None = None) -> str:
     return pv.program(_PRELUDE, case, step)
 
 
+#: optional dependencies of the cases: what a case's code calls -> (the module it may
+#: lack, why, the distribution that provides it). A case that stops on that module's
+#: ModuleNotFoundError is a skipped row with its reason, not a failed one.
+OPTIONAL_DEPENDENCIES: dict[str, tuple[str, str, str]] = {
+    "mgpu_params()": (
+        "absl",
+        "Mosaic GPU's params (jax.experimental.pallas.mosaic_gpu) import absl, which jax "
+        "does not require and a TPU host may lack",
+        "absl-py",
+    ),
+}
+
+_NO_MODULE = re.compile(r"No module named '([^']+)'")
+
+
+def skip_reason(case: MismatchCase, row: dict[str, Any]) -> str | None:
+    """Why the row of ``case`` is skipped: its program stopped on a missing optional
+    dependency of that case (:data:`OPTIONAL_DEPENDENCIES`); None otherwise (any other
+    error, a missing module the case does not declare, is the row's outcome)."""
+    if row.get("raised") != "ModuleNotFoundError":
+        return None
+    found = _NO_MODULE.search(str(row.get("message") or ""))
+    if found is None:
+        return None
+    missing = found[1].split(".", 1)[0]
+    for call, (module, why, distribution) in OPTIONAL_DEPENDENCIES.items():
+        if call in case.build and module == missing:
+            return f"optional dependency {module} is not installed ({why}); pip install {distribution} to run it"
+    return None
+
+
 def run_mismatch(
     name: str, case: MismatchCase, env: dict[str, str], lower_for: str | None = None
 ) -> dict[str, Any]:
-    """Run ``mismatch_program(case, lower_for)`` in a fresh interpreter; its result row."""
-    return pv.run_case(name, case, mismatch_program(case, lower_for), env, EXPECTED, lower_for)
+    """Run ``mismatch_program(case, lower_for)`` in a fresh interpreter; its result row
+    (``skipped``: the reason, where an optional dependency of the case is missing)."""
+    row = pv.run_case(name, case, mismatch_program(case, lower_for), env, EXPECTED, lower_for)
+    if (reason := skip_reason(case, row)) is not None:
+        row["skipped"] = reason
+        row["as_expected"] = None  # not run: neither as expected nor not
+    return row
+
+
+def print_mismatch(rows: list[dict[str, Any]]) -> None:
+    """The wrong-params table (pallas_validation's), a skipped row with its reason, and
+    the count of skipped rows."""
+    for row in rows:
+        if row.get("skipped"):
+            print(f"- {row['case']}: SKIPPED: {row['skipped']}")
+        else:
+            pv.print_mismatch([row])
+    if skipped := sum(bool(row.get("skipped")) for row in rows):
+        print(f"mismatch: {skipped} of {len(rows)} case(s) skipped (a missing optional dependency)")
 
 
 # --------------------------------------------------------------------------- ops
@@ -612,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, mismatch in MISMATCH_CASES.items():
             report["mismatch"].append(run_mismatch(name, mismatch, env, lower_for))
             pv.write_json(args.json, report)
-        pv.print_mismatch(report["mismatch"])
+        print_mismatch(report["mismatch"])
 
     report.update(pv.describe_platform())
     report["ops"] = []

@@ -110,10 +110,11 @@ def results() -> dict[tuple[str, str | None], dict[str, Any]]:
 
 
 def _skip_without_mosaic_gpu(name: str, row: dict[str, Any]) -> None:
-    """Mosaic GPU cannot be imported where absl is missing (jax 0.10): no TPU check either."""
-    if row.get("raised") == "ModuleNotFoundError" and "absl" in str(row.get("message")):
+    """Mosaic GPU cannot be imported where absl is missing (jax 0.10): the script skips
+    that row (its reason in ``skipped``), and so does this test."""
+    if row.get("skipped"):
         assert "mgpu_params()" in tv.MISMATCH_CASES[name].build, row
-        pytest.skip(f"Mosaic GPU cannot be imported here: {row['message']}")
+        pytest.skip(row["skipped"])
 
 
 @pytest.mark.slow
@@ -189,3 +190,97 @@ def test_ops_through_the_typed_entry_in_interpret_mode(tmp_path: Path) -> None:
         assert row["lowered_identical"] and row["outputs_bitwise_equal"], row
         assert row["matches_reference"], row
     assert status == 0
+
+
+# --------------------------------------------------------------------------- skipped rows
+
+ABSL_MISSING = {"raised": "ModuleNotFoundError", "message": "No module named 'absl'"}
+MGPU_CASES = [n for n, c in tv.MISMATCH_CASES.items() if "mgpu_params()" in c.build]
+
+
+def _run_reporting(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    outcome: Any,
+) -> tuple[int, list[dict[str, Any]], str]:
+    """``main`` over the wrong-params part only, each program's row made by ``outcome(name,
+    case)`` (the programs are not run): exit status, the JSON rows, what it printed."""
+
+    def fake_run_case(
+        name: str, case: Any, source: str, env: Any, exact: str, lower_for: Any = None
+    ) -> dict[str, Any]:
+        row = {"case": name, "is_value_error": False, "mro": None, **outcome(name, case)}
+        row["exact_expected_text"] = row.get("message") == exact
+        row["as_expected"] = tv.pv.as_expected(case, row)
+        return row
+
+    monkeypatch.setattr(tv.pv, "run_case", fake_run_case)
+    out = tmp_path / "tpu_validation.json"
+    status = tv.main(["--skip-ops", "--skip-parity", "--json", str(out)])
+    return status, json.loads(out.read_text())["mismatch"], capsys.readouterr().out
+
+
+def _as_claimed(name: str, case: Any) -> dict[str, Any]:
+    if case.expect is not None:
+        return {"raised": "ValueError", "is_value_error": True, "message": case.expect}
+    if case.must_run:
+        return {"raised": None, "message": None}
+    return {"raised": "ValueError", "is_value_error": True, "message": "raw JAX refused it"}
+
+
+def test_a_missing_optional_dependency_is_a_skipped_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """absl missing on a TPU host: the three Mosaic GPU rows are skipped with their reason,
+    every other row as claimed, and the run passes (it failed with three NOT AS EXPECTED)."""
+    assert len(MGPU_CASES) == 3
+
+    def outcome(name: str, case: Any) -> dict[str, Any]:
+        return dict(ABSL_MISSING) if name in MGPU_CASES else _as_claimed(name, case)
+
+    status, rows, printed = _run_reporting(tmp_path, monkeypatch, capsys, outcome)
+    assert status == 0, printed
+    skipped = {row["case"]: row["skipped"] for row in rows if row.get("skipped")}
+    assert sorted(skipped) == sorted(MGPU_CASES)
+    for reason in skipped.values():
+        assert reason.startswith("optional dependency absl is not installed (Mosaic GPU's params")
+        assert reason.endswith("pip install absl-py to run it")
+    assert "NOT AS EXPECTED" not in printed
+    assert printed.count(": SKIPPED: optional dependency absl") == 3
+    assert "mismatch: 3 of 12 case(s) skipped (a missing optional dependency)" in printed
+
+
+def test_all_present_means_no_skipped_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, rows, printed = _run_reporting(tmp_path, monkeypatch, capsys, _as_claimed)
+    assert status == 0
+    assert not any("skipped" in row for row in rows)
+    assert "SKIPPED" not in printed and "skipped" not in printed
+
+
+@pytest.mark.parametrize(
+    ("missing_in", "module"),
+    [
+        ("typed_pallas.pallas_call + Mosaic GPU params", "typed_pallas"),  # not optional
+        ("typed_pallas.pallas_call + Triton params", "absl"),  # not this case's dependency
+    ],
+    ids=["undeclared-module", "case-without-that-dependency"],
+)
+def test_any_other_missing_module_still_fails_the_run(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    missing_in: str,
+    module: str,
+) -> None:
+    def outcome(name: str, case: Any) -> dict[str, Any]:
+        if name == missing_in:
+            return {"raised": "ModuleNotFoundError", "message": f"No module named '{module}'"}
+        return _as_claimed(name, case)
+
+    status, rows, printed = _run_reporting(tmp_path, monkeypatch, capsys, outcome)
+    assert status == 1
+    assert not any("skipped" in row for row in rows)
+    assert f"- {missing_in}: ModuleNotFoundError" in printed and "[NOT AS EXPECTED]" in printed
