@@ -28,6 +28,7 @@ from eval.generated import checker, report, truth
 from eval.generated.program import Program, generate
 
 REPO = Path(__file__).resolve().parents[2]
+FLOOR = Path(__file__).with_name("recall-floor.json")
 
 
 def run(
@@ -72,6 +73,15 @@ def run(
     return report.score(programs, truths, answers), releases
 
 
+def _recall(cases: Sequence[report.Case]) -> dict[tuple[str, str], float]:
+    tallies = report.tally(cases, lambda c: [f"{c.end}\0{c.layout}"])
+    out: dict[tuple[str, str], float] = {}
+    for joined, t in tallies.items():
+        end, layout = joined.split("\0")
+        out[(end, layout)] = round(t.recall or 0.0, 4)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.generated", description=__doc__)
     parser.add_argument("--seed", type=int, default=50)
@@ -88,6 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fresh-verdicts", action="store_true")
     parser.add_argument("--check-verdicts", action="store_true")
     parser.add_argument("--table", action="store_true", help="print the by-form table")
+    parser.add_argument(
+        "--write-floor",
+        action="store_true",
+        help="record this run's recall per end and layout as the CI slice's floor",
+    )
     args = parser.parse_args(argv)
     ends = [e for e in args.ends.split(",") if e]
     layouts = [layout for layout in args.layouts.split(",") if layout]
@@ -128,6 +143,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     for run_name, figures in data["runs"].items():
         print(run_name, json.dumps(figures["overall"]))
     print(f"ends disagree on {len(data['ends disagree'])} programs")
+    if args.write_floor:
+        recall: dict[str, dict[str, float]] = {}
+        for case_run, figures in _recall(cases).items():
+            recall.setdefault(case_run[0], {})[case_run[1]] = figures
+        FLOOR.write_text(
+            json.dumps(
+                {
+                    "about": "the CI slice (tests/eval/test_generated.py): recall may not fall "
+                    "below these figures; written by " + command + " --write-floor",
+                    "seed": args.seed,
+                    "n": args.n,
+                    "depth": args.depth,
+                    "recall": recall,
+                },
+                indent=1,
+            )
+            + "\n"
+        )
     if args.table:
         print(report.tables(cases, releases))
     print(f"report: {args.report} ({elapsed:.0f}s)")
