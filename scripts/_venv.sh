@@ -72,12 +72,11 @@ ensure_old_venv() {  # .venv311: the oldest end of the JAX range (scripts/check,
     ensure_venv .venv311 3.11 "jax==0.10.2 jaxlib==0.10.2"
 }
 
-#: The newest end is pinned to the release the project was checked at (jax_api.CHECKED_AT,
-#: RESULTS): jax 0.12.1 moved modules the tests and the stubs read
-#: (jax.experimental.pallas.ops.gpu.attention), so a fresh environment must not pick it up
-#: until the project supports it.
+#: Each environment pins one checked release (typed_pallas._versions.CHECKED_RELEASES), so
+#: CI is reproducible: the newest end is the newest checked release, and Python 3.13's slice
+#: runs the release before it. scripts/test-newest tries whatever pip resolves today.
 ensure_new_venv() {  # .venv312: the newest end of the JAX range (lint, test-one's default)
-    ensure_venv .venv312 3.12 "jax==0.12.0.1 jaxlib==0.12.0.1"
+    ensure_venv .venv312 3.12 "jax==0.12.1 jaxlib==0.12.1"
 }
 
 ensure_all_venvs() {

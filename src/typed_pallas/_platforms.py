@@ -48,6 +48,7 @@ __all__ = [
     "LOWERING_NAMES",
     "LOWERING_PLATFORMS",
     "LOWERING_SET",
+    "PALLAS_PACKAGE_ALIASES",
     "PARAMS_BY_BACKEND",
     "PARAMS_BY_FULLNAME",
     "PARAMS_CLASSES",
@@ -63,6 +64,7 @@ __all__ = [
     "ParamsClass",
     "Platform",
     "TargetPlatform",
+    "canonical_fullname",
 ]
 
 #: The platforms of JAX's lowering-rule registry, and of its error text.
@@ -283,6 +285,28 @@ PARAMS_BY_BACKEND: Final[Mapping[Backend, ParamsClass]] = {p.backend: p for p in
 PARAMS_BY_FULLNAME: Final[Mapping[str, ParamsClass]] = {
     name: p for p in PARAMS_CLASSES for name in p.fullnames
 }
+
+#: JAX's public Pallas packages by the name the project reads them under: from jax 0.12.1
+#: on, ``jax.pallas`` (and its ``tpu``, ``tpu_sc``, ``mosaic_gpu``, ``fuser``) is the
+#: preferred import path and ``jax.experimental.pallas*`` its alias (``from jax.pallas
+#: import *``). Every table here and in the plugin names the ``jax.experimental.pallas``
+#: spelling, which exists at every supported release; :func:`canonical_fullname` maps the
+#: other one onto it. The stubs define each class once under ``jax.experimental.pallas``
+#: and re-export it from ``jax.pallas``.
+PALLAS_PACKAGE_ALIASES: Final[Mapping[str, str]] = {"jax.pallas": "jax.experimental.pallas"}
+
+
+def canonical_fullname(fullname: str) -> str:
+    """``fullname`` with JAX's preferred Pallas package spelled as the tables spell it
+    (``"jax.pallas.tpu.CompilerParams"`` -> ``"jax.experimental.pallas.tpu.CompilerParams"``);
+    any other name unchanged. Cheap: every name the plugin's engine resolves passes here."""
+    if not fullname.startswith("jax.pallas"):
+        return fullname
+    for alias, canonical in PALLAS_PACKAGE_ALIASES.items():
+        if fullname == alias or fullname.startswith(alias + "."):
+            return canonical + fullname[len(alias) :]
+    return fullname
+
 
 #: The backend a platform implies when it has only one (a class registered for "tpu").
 SOLE_BACKEND_OF_PLATFORM: Final[Mapping[Platform, Backend]] = {

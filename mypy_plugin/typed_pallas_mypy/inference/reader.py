@@ -950,7 +950,7 @@ class _ModuleReader(ValueReading, ConditionReading):
 
     def _import_target(self, node: ast.ImportFrom) -> str | None:
         if node.level == 0:
-            return node.module or ""
+            return _platforms.canonical_fullname(node.module or "")
         base = self.package.split(".") if self.package else []
         if node.level - 1 > len(base):
             return None
@@ -965,7 +965,7 @@ class _ModuleReader(ValueReading, ConditionReading):
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.asname is not None:
-                    out.append((alias.asname, alias.name))
+                    out.append((alias.asname, _platforms.canonical_fullname(alias.name)))
                 else:
                     top = alias.name.split(".", 1)[0]
                     out.append((top, top))
@@ -1300,7 +1300,9 @@ class _ModuleReader(ValueReading, ConditionReading):
             return self._module_name(expr.id, depth)
         if isinstance(expr, ast.Attribute):
             base = self._dotted(expr.value, depth)
-            return f"{base}.{expr.attr}" if base is not None else None
+            return (
+                _platforms.canonical_fullname(f"{base}.{expr.attr}") if base is not None else None
+            )
         return None
 
     @override
@@ -1311,7 +1313,9 @@ class _ModuleReader(ValueReading, ConditionReading):
             return found.fullname if isinstance(found, GlobalName) else None
         if isinstance(expr, ast.Attribute):
             base = self.ref(expr.value, scope)
-            return f"{base}.{expr.attr}" if base is not None else None
+            return (
+                _platforms.canonical_fullname(f"{base}.{expr.attr}") if base is not None else None
+            )
         return None
 
     @override
@@ -1789,7 +1793,7 @@ class _ModuleReader(ValueReading, ConditionReading):
         name = base.fullname
         for link in reversed(links):
             assert isinstance(link, ast.Attribute)
-            name = f"{name}.{link.attr}"
+            name = _platforms.canonical_fullname(f"{name}.{link.attr}")
             out.append((link, name))
         return out, None
 

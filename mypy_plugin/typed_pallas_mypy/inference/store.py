@@ -79,6 +79,7 @@ def _digest() -> str:
             for name, row in _platforms.PARAMS_BY_FULLNAME.items()
         ),
         _platforms.BACKEND_NAMESPACES,
+        sorted(_platforms.PALLAS_PACKAGE_ALIASES.items()),
         sorted(_platforms.DEVICE_KIND_MARKERS.items()),
         sorted(_platforms.DEVICE_KIND_EXHAUSTIVE_MARKERS),
         sorted((k, sorted(v)) for k, v in evidence_tables.BODY_EVIDENCE.items()),

@@ -21,6 +21,7 @@ from mypy.nodes import (
     RefExpr,
 )
 
+from typed_pallas import _platforms
 from typed_pallas_mypy.fullnames import FUNCTOOLS_PARTIAL
 
 #: A source position: (line, column).
@@ -45,11 +46,11 @@ def ref_fullname(expr: Expression) -> str | None:
     ``pltpu.MemorySpace.SMEM`` (an attribute of a class) resolves through its base.
     """
     if isinstance(expr, RefExpr) and expr.fullname:
-        return expr.fullname
+        return _platforms.canonical_fullname(expr.fullname)
     if isinstance(expr, MemberExpr):
         base = ref_fullname(expr.expr)
         if base is not None:
-            return f"{base}.{expr.name}"
+            return _platforms.canonical_fullname(f"{base}.{expr.name}")
     return None
 
 

@@ -40,6 +40,7 @@ from mypy.nodes import (
 )
 from mypy.util import correct_relative_import
 
+from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.cache_keys import is_installed_path as is_installed_path
 
@@ -257,7 +258,9 @@ class Names:
         names ``Any`` and records no target, so the module's import statements say it."""
         if isinstance(expr, MemberExpr):
             base = self.untyped_target(expr.expr, func, module)
-            return f"{base}.{expr.name}" if base is not None else None
+            return (
+                _platforms.canonical_fullname(f"{base}.{expr.name}") if base is not None else None
+            )
         if not isinstance(expr, NameExpr):
             return None
         node = expr.node
@@ -285,7 +288,7 @@ class Names:
             if isinstance(node, Import):
                 for target, alias in node.ids:
                     if alias is not None:
-                        bind(alias, target)
+                        bind(alias, _platforms.canonical_fullname(target))
                     else:
                         bind(target.split(".", 1)[0], target.split(".", 1)[0])
             elif isinstance(node, ImportFrom):
@@ -293,7 +296,7 @@ class Names:
                     module, node.relative, node.id, tree.is_package_init_file()
                 )
                 for name, alias in node.names:
-                    bind(alias or name, f"{base}.{name}")
+                    bind(alias or name, _platforms.canonical_fullname(f"{base}.{name}"))
         found = {name: target for name, target in bound.items() if target is not None}
         self._imports[module] = found
         return found
