@@ -18,6 +18,7 @@ import pytest
 from mypy.errors import Errors
 from mypy.nodes import MypyFile
 from mypy.options import Options
+from mypy_seeds import MypySeeds
 
 from tests.test_incremental import Project
 from typed_pallas_mypy.transformers import module_index, reporting
@@ -127,8 +128,8 @@ def _user_error(name: str) -> str:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Iterator[Project]:
-    proj = Project(tmp_path)
+def project(tmp_path: Path, mypy_seeds: MypySeeds) -> Iterator[Project]:
+    proj = Project(tmp_path, mypy_seeds)  # jax comes analysed; the daemon analyses it
     yield proj
     proj.dmypy("kill")
 

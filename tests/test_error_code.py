@@ -12,7 +12,8 @@ daemon. ``typed-pallas check`` is in ``tests/cli/test_check.py``.
 
 Every run is a fresh mypy process (the test process may have created the code
 already). The runs share two caches: one for the configurations that leave the code
-enabled and one for those that disable it everywhere (a global option change makes
+enabled (it starts with jax analysed, ``mypy_seeds``: the checked modules are the
+project's) and one for those that disable it everywhere (a global option change makes
 mypy analyse jax again).
 """
 
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mypy_seeds import MypySeeds
 
 pytestmark = pytest.mark.slow
 
@@ -92,10 +94,11 @@ CONFIGS = {
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def project(tmp_path_factory: pytest.TempPathFactory, mypy_seeds: MypySeeds) -> Path:
     root = tmp_path_factory.mktemp("error_code")
     for name, text in {**FILES, **CONFIGS}.items():
         (root / name).write_text(text)
+    mypy_seeds.into(root / "enabled", PLAIN_INI)
     return root
 
 

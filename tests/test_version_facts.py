@@ -15,10 +15,13 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from mypy_seeds import MypySeeds
 
 from typed_pallas import _platforms
 
 pytestmark = pytest.mark.slow
+
+INI = "[mypy]\nplugins = typed_pallas_mypy\n"
 
 SOURCE = """\
 from typing import Any
@@ -45,9 +48,10 @@ def _installed_jax() -> tuple[int, int]:
     return int(major), int(minor)
 
 
-def _mypy(tmp_path: Path) -> str:
+def _mypy(tmp_path: Path, seeds: MypySeeds) -> str:
     (tmp_path / "mod.py").write_text(SOURCE)
-    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = typed_pallas_mypy\n")
+    (tmp_path / "mypy.ini").write_text(INI)
+    seeds.into(tmp_path / "cache", INI)  # jax already analysed; mod.py is checked
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MYPY", "TYPED_PALLAS"))}
     env["TYPED_PALLAS_MYPY_DEBUG"] = "1"
     completed = subprocess.run(
@@ -62,8 +66,8 @@ def _mypy(tmp_path: Path) -> str:
     return completed.stdout
 
 
-def test_mosaic_gpu_params_through_pallas_call(tmp_path: Path) -> None:
-    out = _mypy(tmp_path)
+def test_mosaic_gpu_params_through_pallas_call(tmp_path: Path, mypy_seeds: MypySeeds) -> None:
+    out = _mypy(tmp_path, mypy_seeds)
     lines = [line for line in out.splitlines() if line.startswith("mod.py")]
     if _installed_jax() >= _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM:
         assert lines[0] == (

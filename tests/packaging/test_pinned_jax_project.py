@@ -21,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from mypy_seeds import MypySeeds
 
 from typed_pallas import _jax_range
 
@@ -146,8 +147,11 @@ PROJECTS = {
 
 
 @pytest.fixture(scope="module")
-def checker_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return str(tmp_path_factory.mktemp("mypy-cache"))
+def checker_cache(tmp_path_factory: pytest.TempPathFactory, mypy_seeds: MypySeeds) -> str:
+    """The checker's mypy cache, with jax already analysed (the projects' modules are not)."""
+    cache = tmp_path_factory.mktemp("mypy-cache") / "cache"
+    mypy_seeds.check_into(cache)
+    return str(cache)
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
