@@ -27,7 +27,7 @@ SHAPE_EXTENSIONS: Final = "pyrefly-shape-extensions==1.4.0"  # its dependency
 #: the environments scripts/test runs (scripts/_venv.sh), as (Python, jax) pairs: the
 #: ends of the supported JAX range first and last, then Python 3.13 (a smoke subset);
 #: test_docs checks them against scripts/_venv.sh and that the running venv is one of them
-TESTED_ENVIRONMENTS: Final = (("3.11", "0.10.2"), ("3.12", "0.12.0.1"), ("3.13", "0.12.0.1"))
+TESTED_ENVIRONMENTS: Final = (("3.11", "0.10.2"), ("3.12", "0.12.1"), ("3.13", "0.12.0.1"))
 #: what each Python runs
 ENVIRONMENT_RUNS: Final = {
     "3.11": "the whole test suite (`scripts/test`)",

@@ -160,6 +160,10 @@ def test_tested_environments_are_the_ends_of_the_declared_range() -> None:
     assert int(upper.group(1).split(".")[1]) == newest_minor + 1, (
         "the newest tested JAX is not the range's upper end"
     )
+    # the environments are exactly the releases the project says it was checked at
+    from typed_pallas._versions import CHECKED_RELEASES
+
+    assert sorted({jax for _, jax in TESTED_ENVIRONMENTS}) == sorted(CHECKED_RELEASES)
     # and this run is one of them
     here = (f"{sys.version_info.major}.{sys.version_info.minor}", metadata.version("jax"))
     assert here in TESTED_ENVIRONMENTS, f"running on {here}, not in the support matrix"
