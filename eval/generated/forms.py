@@ -338,6 +338,18 @@ form(
     "    return _get()(x)\n",
     "$imp\n\n\n@functools.lru_cache(maxsize=None)\ndef _get():\n    return inner\n\n\n"
     "def $out(x):\n    return _get()(x)\n",
+    "$imp\n\n\n@functools.singledispatch\ndef $out(x):\n    return inner(x)\n",
+    "$imp\n\n\ndef _wrapper(x):\n    return inner(x)\n\n\n"
+    "$out = functools.update_wrapper(_wrapper, inner)\n",
+)
+form(
+    "module attribute",
+    "attribute",
+    "import $pkg.dyn$level as _dyn\n\n\ndef $out(x):\n    return _dyn.kernel(x)\n"
+    "#>> dyn$level.py\n$imp\n\n\ndef __getattr__(name):\n    return inner\n",
+    "import $pkg.dyn$level as _dyn\n\n\ndef $out(x):\n    return _dyn.kernel(x)\n"
+    "#>> dyn$level.py\nimport sys\n\n$imp\n\nsetattr(sys.modules[__name__], 'kernel', inner)\n",
+    "import $mod as _m\n\n$out = vars(_m)['$name']\n",
 )
 form(
     "operator",
@@ -354,6 +366,8 @@ form(
     "import $mod as _m\n\n\ndef $out(x):\n    return getattr(_m, '$name')(x)\n",
     "$imp\n\n\ndef $out(x):\n    return [y for y in map(inner, [x]) if y is not None][0]\n",
     "$imp\n\n\ndef $out(x):\n    return next(iter(filter(callable, [inner])))(x)\n",
+    "$imp\n\n\ndef $out(x):\n    return sorted([inner(x)], key=lambda v: 0)[0]\n",
+    "$imp\n\n\ndef $out(x):\n    return max([x], key=lambda v: inner(v).sum())\n",
 )
 form(
     "generator",
@@ -398,6 +412,24 @@ form(
     "$imp\n\n\ndef $out(x):\n    return jax.lax.map(inner, x[None])[0]\n",
     "$imp\n\n\ndef $out(x):\n    return jax.lax.scan(lambda c, r: (c, inner(r)), 0, x[None])[1][0]\n",
     "$imp\n\n\ndef $out(x):\n    return jax.lax.fori_loop(0, 2, lambda i, v: inner(v), x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.while_loop(\n"
+    "        lambda c: c[0] < 1, lambda c: (c[0] + 1, inner(c[1])), (0, x)\n    )[1]\n",
+)
+form(
+    "jax.tree.map",
+    "jax",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.map(inner, x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree_util.tree_map(inner, [x])[0]\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.map(inner, {'a': x})['a']\n",
+)
+form(
+    "lax.platform_dependent",
+    "jax",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.platform_dependent(x, tpu=inner, default=inner)\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.lax.platform_dependent(x, tpu=inner, default=lambda v: v)\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.lax.platform_dependent(x, cuda=inner, rocm=inner, default=lambda v: v)\n",
 )
 form(
     "jax.eval_shape (shape only)",
@@ -516,6 +548,11 @@ GUARDS: Final[dict[str, tuple[tuple[str, ...], str]]] = {
         ("tpu", "gpu"),
         "    if any(d.platform == '$p' for d in jax.devices()):\n        return $call\n"
         "    return x\n",
+    ),
+    "a guard helper function": (
+        ("tpu", "gpu"),
+        "    if _on('$p'):\n        return $call\n    return x\n\n\n"
+        "def _on(platform):\n    return jax.default_backend() == platform\n",
     ),
     "match jax.default_backend()": (
         ("tpu", "gpu"),
