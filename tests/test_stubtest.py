@@ -1,10 +1,12 @@
 """``mypy.stubtest``: typed-pallas's stubs follow the installed JAX.
 
 Runs stubtest over ``jax.experimental.pallas`` (and, through it, every stubbed
-submodule) against the JAX of this venv, with the allowlists in ``stubs/allowlists``:
-``common.txt`` for every version, plus ``jax-0.10.txt`` (jax < 0.12) or ``jax-0.12.txt``
-(jax >= 0.12) for the names the stubs keep for the other end of the supported range.
-Stubtest fails on unused allowlist entries, so the lists cannot grow stale.
+submodule), and ``jax.pallas`` where the release has it, against the JAX of this venv,
+with the allowlists in ``stubs/allowlists``: ``common.txt`` for every release, plus
+``jax-RELEASE.txt`` for the installed release (one per checked release,
+``typed_pallas._versions.CHECKED_RELEASES``) for the names the stubs keep for other
+releases. Stubtest fails on unused allowlist entries, so the lists cannot grow stale; a
+release with no allowlist fails with what to do (scripts/test-newest).
 
 Not stubbed, hence ``--ignore-missing-stub``: ``jax.experimental.pallas.ops`` and
 ``.fuser`` (the stub package is partial; checkers read those from the jax wheel).
@@ -12,6 +14,7 @@ Not stubbed, hence ``--ignore-missing-stub``: ``jax.experimental.pallas.ops`` an
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -19,30 +22,44 @@ from pathlib import Path
 
 import jax
 import pytest
+from release_facts import _MARKER as _MARK
+from release_facts import releases_of_marker
+
+from typed_pallas import _versions
 
 ROOT = Path(__file__).resolve().parent.parent
 ALLOWLISTS = ROOT / "stubs" / "allowlists"
 CONFIG = ROOT / "tests" / "checker_configs" / "stubtest.ini"
 
 
-def _jax_minor() -> tuple[int, int]:
-    major, minor = (int(p) for p in re.findall(r"\d+", jax.__version__)[:2])
-    return major, minor
+def version_allowlist(version: str | None = None) -> Path:
+    """The allowlist of the installed (or the given) jax release."""
+    return ALLOWLISTS / f"jax-{version or jax.__version__}.txt"
 
 
-def version_allowlist() -> Path:
-    return ALLOWLISTS / ("jax-0.10.txt" if _jax_minor() < (0, 12) else "jax-0.12.txt")
+def stubtest_modules() -> list[str]:
+    """The stubbed top-level Pallas modules this jax has (jax.pallas: 0.12.1 on)."""
+    return ["jax.experimental.pallas"] + (
+        ["jax.pallas"] if importlib.util.find_spec("jax.pallas") is not None else []
+    )
 
 
 @pytest.mark.slow
 def test_stubtest_clean(tmp_path: Path) -> None:
+    allowlist = version_allowlist()
+    assert allowlist.is_file(), (
+        f"jax {jax.__version__} is not a checked release (no {allowlist.name}): run "
+        "scripts/jax_release_facts.py here, fix the stubs against the new facts, write "
+        f"stubs/allowlists/{allowlist.name} and add the release to "
+        "typed_pallas._versions.CHECKED_RELEASES"
+    )
     cmd = [
         sys.executable, "-m", "mypy.stubtest",
         "--mypy-config-file", str(CONFIG),
         "--ignore-missing-stub",
         "--allowlist", str(ALLOWLISTS / "common.txt"),
-        "--allowlist", str(version_allowlist()),
-        "jax.experimental.pallas",
+        "--allowlist", str(allowlist),
+        *stubtest_modules(),
     ]  # fmt: skip
     # Not from the repository root: there "stubs/..." and the .pth path would be two
     # names for one stub file.
@@ -74,7 +91,7 @@ def test_allowlist_entries_are_exact_and_explained(path: Path) -> None:
     entries = _entries(path)
     assert entries, f"{path.name} is empty: delete it instead"
     for entry, comments in entries:
-        assert re.fullmatch(r"jax\.experimental\.pallas(\.\w+)+", entry), (
+        assert re.fullmatch(r"jax\.(experimental\.)?pallas(\.\w+)+", entry), (
             f"{path.name}: not an exact name: {entry!r}"
         )
         assert comments, f"{path.name}: {entry} has no reason (a comment line right above it)"
@@ -87,29 +104,44 @@ def test_allowlist_checker_rejects_a_bare_or_wildcard_entry(tmp_path: Path) -> N
         test_allowlist_entries_are_exact_and_explained(bad)
 
 
-def test_version_specific_names_are_marked_in_the_stubs() -> None:
-    """Every name a version allowlist excuses is marked in the stub as version-only."""
-    marks = {"jax-0.10.txt": "jax >= 0.12 only", "jax-0.12.txt": "jax < 0.12 only"}
+@pytest.mark.parametrize("path", sorted(ALLOWLISTS.glob("jax-*.txt")), ids=lambda p: p.name)
+def test_release_allowlist_names_are_marked_in_the_stubs(path: Path) -> None:
+    """Every name a release's allowlist excuses is marked in the stub as absent there:
+    a mark (``# jax >= 0.12.1 only``) whose releases leave this one out."""
+    version = path.stem.removeprefix("jax-")
+    assert version in _versions.CHECKED_RELEASES, f"{path.name}: not a checked release"
     stub_dir = ROOT / "stubs" / "jax-stubs" / "experimental" / "pallas"
-    for name, mark in marks.items():
-        for entry, _ in _entries(ALLOWLISTS / name):
-            module, _, attr = entry.removeprefix("jax.experimental.pallas.").partition(".")
-            top = attr.split(".")[0] if attr else module
-            stub = stub_dir / f"{module}.pyi"
-            lines = stub.read_text().splitlines()
-            if attr.startswith("CompilerParams."):
-                continue  # fields: marked on the field lines, checked by stubtest itself
-            marked = False
-            for i, ln in enumerate(lines):
-                if ln.startswith(f"def {top}("):  # a function: the mark is on one of its parameters
-                    block = lines[
-                        i : next(
-                            (j for j in range(i + 1, len(lines)) if lines[j].startswith(")")), i
-                        )
-                    ]
-                    marked = marked or any(mark in b for b in block)
-                elif re.search(rf"\b{re.escape(top)}\b", ln) and mark in ln:
-                    marked = True
-            assert marked, (
-                f"{entry} is allowlisted in {name} but {stub.name} does not mark it '{mark}'"
+    for entry, _ in _entries(path):
+        module, _, attr = entry.removeprefix("jax.experimental.pallas.").partition(".")
+        stub = stub_dir / f"{module}.pyi"
+        if not stub.is_file():  # a name of jax.experimental.pallas itself
+            module, attr, stub = (
+                "__init__",
+                entry.removeprefix("jax.experimental.pallas."),
+                stub_dir / "__init__.pyi",
             )
+        top = attr.split(".")[0]
+        lines = stub.read_text().splitlines()
+        if attr.startswith("CompilerParams."):
+            continue  # fields: marked on the field lines (tests/test_release_facts.py)
+        marks: list[str] = []
+        for i, ln in enumerate(lines):
+            if ln.startswith(f"def {top}("):  # a function: the mark is on one of its parameters
+                end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith(")")), i)
+                block = lines[i:end]
+            elif re.search(rf"\b{re.escape(top)}\b", ln):
+                block = [ln]
+            else:
+                continue
+            marks += [
+                m.group(0)[m.group(0).index("jax") :] for b in block if (m := _MARK.search(b))
+            ]
+        assert any(
+            version not in releases_of_marker(m, _versions.CHECKED_RELEASES) for m in marks
+        ), f"{entry} is allowlisted in {path.name} but {stub.name} marks it {marks or 'nowhere'}"
+
+
+def test_there_is_an_allowlist_per_checked_release() -> None:
+    assert sorted(p.stem for p in ALLOWLISTS.glob("jax-*.txt")) == sorted(
+        f"jax-{v}" for v in _versions.CHECKED_RELEASES
+    )

@@ -1,9 +1,11 @@
 # Partial stub (PEP 561) for jax.experimental.pallas, shipped by typed-pallas.
 #
 # Every public name of the runtime module is re-exported from the private module
-# that defines it, so checkers keep JAX's own types; names present in only one
-# JAX version of the supported range are marked "jax < 0.12 only" / "jax >= 0.12
-# only" (see stubs/allowlists/). What the stub adds: nothing to the
+# that defines it, so checkers keep JAX's own types; names present at only some
+# of the checked JAX releases (typed_pallas._versions.CHECKED_RELEASES) are marked
+# "jax >= X only" / "jax < X only" / "jax >= X, < Y only": tests/test_release_facts.py
+# checks each mark against the releases' facts (stubs/releases/), and stubtest runs at
+# each release with its own allowlist (stubs/allowlists/jax-RELEASE.txt). What the stub adds: nothing to the
 # names themselves: pl.CompilerParams stays JAX's platform-free protocol, so
 # pl.pallas_call accepts every params class.
 
@@ -27,19 +29,20 @@ from jax._src.pallas.core import BlockSpec as BlockSpec
 from jax._src.pallas.core import BoundedSlice as BoundedSlice
 from jax._src.pallas.core import Buffered as Buffered
 from jax._src.pallas.core import CompilerParams as CompilerParams
-from jax._src.pallas.core import core_map as core_map
+from jax._src.pallas.core import core_map as core_map  # deprecated from jax 0.12.1 (JAX: use pl.kernel)
 from jax._src.pallas.core import CostEstimate as CostEstimate
 from jax._src.pallas.core import debug_check as debug_check
 from jax._src.pallas.core import debug_checks_enabled as debug_checks_enabled  # jax < 0.12 only
 from jax._src.pallas.core import Element as Element
 from jax._src.pallas.core import enable_debug_checks as enable_debug_checks
 from jax._src.pallas.core import enable_poison_buffers as enable_poison_buffers
-from jax._src.pallas.core import GridSpec as GridSpec
+from jax._src.pallas.core import GridSpec as GridSpec  # deprecated from jax 0.12.1 (JAX: pass its arguments to pallas_call)
 from jax._src.pallas.core import Indirect as Indirect
 from jax._src.pallas.core import lower_as_mlir as lower_as_mlir
 from jax._src.pallas.core import MemoryRef as MemoryRef
 from jax._src.pallas.core import MemorySpace as MemorySpace
 from jax._src.pallas.core import no_block_spec as no_block_spec
+from jax._src.pallas.core import pad_ref as pad_ref  # type: ignore[attr-defined]  # jax >= 0.12.1 only
 from jax._src.pallas.core import pallas_export_experimental as pallas_export_experimental
 from jax._src.pallas.core import RevisitMode as RevisitMode
 from jax._src.pallas.core import semaphore as semaphore
@@ -54,16 +57,16 @@ from jax._src.pallas.helpers import select_ref as select_ref
 from jax._src.pallas.helpers import when as when
 from jax._src.pallas.helpers import with_scoped as with_scoped
 from jax._src.pallas.pallas_call import pallas_call as pallas_call
-from jax._src.pallas.pallas_call import pallas_call_p as pallas_call_p
+from jax._src.pallas.pallas_call import pallas_call_p as pallas_call_p  # deprecated from jax 0.12.1 (JAX: internal to Pallas)
 from jax._src.pallas.primitives import debug_print as debug_print
 from jax._src.pallas.primitives import delay as delay
-from jax._src.pallas.primitives import DeviceIdType as DeviceIdType
+from jax._src.pallas.primitives import DeviceIdType as DeviceIdType  # deprecated from jax 0.12.1
 from jax._src.pallas.primitives import dot as dot  # jax < 0.12 only
 from jax._src.pallas.primitives import get_global as get_global
 from jax._src.pallas.primitives import multiple_of as multiple_of
 from jax._src.pallas.primitives import num_programs as num_programs
 from jax._src.pallas.primitives import program_id as program_id
-from jax._src.pallas.primitives import reciprocal as reciprocal
+from jax._src.pallas.primitives import reciprocal as reciprocal  # deprecated from jax 0.12.1 (JAX: moved to pltpu)
 from jax._src.pallas.primitives import run_scoped as run_scoped
 from jax._src.pallas.primitives import semaphore_read as semaphore_read
 from jax._src.pallas.primitives import semaphore_signal as semaphore_signal

@@ -1,9 +1,11 @@
 # Partial stub (PEP 561) for jax.experimental.pallas.mosaic_gpu, shipped by typed-pallas.
 #
 # Every public name of the runtime module is re-exported from the private module
-# that defines it, so checkers keep JAX's own types; names present in only one
-# JAX version of the supported range are marked "jax < 0.12 only" / "jax >= 0.12
-# only" (see stubs/allowlists/). What the stub adds: the platform of
+# that defines it, so checkers keep JAX's own types; names present at only some
+# of the checked JAX releases (typed_pallas._versions.CHECKED_RELEASES) are marked
+# "jax >= X only" / "jax < X only" / "jax >= X, < Y only": tests/test_release_facts.py
+# checks each mark against the releases' facts (stubs/releases/), and stubtest runs at
+# each release with its own allowlist (stubs/allowlists/jax-RELEASE.txt). What the stub adds: the platform of
 # CompilerParams (a typed_pallas.CompilerParams[Literal["gpu"]]).
 
 
@@ -39,7 +41,7 @@ from jax._src.pallas.mosaic_gpu.core import TilingTransform as TilingTransform
 from jax._src.pallas.mosaic_gpu.core import TMEMLayout as TMEMLayout
 from jax._src.pallas.mosaic_gpu.core import TraceScope as TraceScope
 from jax._src.pallas.mosaic_gpu.core import transform_ref as transform_ref  # type: ignore[attr-defined]  # jax < 0.12 only
-from jax._src.pallas.mosaic_gpu.core import transpose_ref as transpose_ref
+from jax._src.pallas.mosaic_gpu.core import transpose_ref as transpose_ref  # type: ignore[attr-defined]  # jax < 0.12.1 only (removed: JAX says use ref.transpose(...))
 from jax._src.pallas.mosaic_gpu.core import TryClusterCancelResult as TryClusterCancelResult
 from jax._src.pallas.mosaic_gpu.core import WarpMesh as WarpMesh
 from jax._src.pallas.mosaic_gpu.core import WGMMAAccumulatorRef as WGMMAAccumulatorRef
@@ -81,6 +83,7 @@ from jax._src.pallas.mosaic_gpu.primitives import copy_gmem_to_smem as copy_gmem
 from jax._src.pallas.mosaic_gpu.primitives import copy_smem_to_gmem as copy_smem_to_gmem
 from jax._src.pallas.mosaic_gpu.primitives import griddepcontrol_launch_dependents as griddepcontrol_launch_dependents
 from jax._src.pallas.mosaic_gpu.primitives import griddepcontrol_wait as griddepcontrol_wait
+from jax._src.pallas.mosaic_gpu.primitives import get_barrier_semaphore as get_barrier_semaphore  # type: ignore[attr-defined]  # jax >= 0.12.1 only
 from jax._src.pallas.mosaic_gpu.primitives import inline_mgpu as inline_mgpu
 from jax._src.pallas.mosaic_gpu.primitives import load as load
 from jax._src.pallas.mosaic_gpu.primitives import max as max  # type: ignore[attr-defined]  # jax >= 0.12 only
@@ -143,6 +146,7 @@ class CompilerParams(_mgpu_core.CompilerParams, typed_pallas.CompilerParams[Lite
     lowering_semantics: LoweringSemantics = ...
     skip_device_barrier: bool = False  # jax >= 0.12 only
     is_multi_process: bool = False  # jax >= 0.12 only
+    collective_id: int | None = None  # jax >= 0.12.1 only
     @property
     def __pallas_platform__(self) -> Literal["gpu"]: ...
     def replace(obj, /, **changes: Any) -> Self: ...  # runtime: replace = dataclasses.replace

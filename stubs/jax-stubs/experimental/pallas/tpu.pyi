@@ -1,9 +1,11 @@
 # Partial stub (PEP 561) for jax.experimental.pallas.tpu, shipped by typed-pallas.
 #
 # Every public name of the runtime module is re-exported from the private module
-# that defines it, so checkers keep JAX's own types; names present in only one
-# JAX version of the supported range are marked "jax < 0.12 only" / "jax >= 0.12
-# only" (see stubs/allowlists/). What the stub adds: the platform of
+# that defines it, so checkers keep JAX's own types; names present at only some
+# of the checked JAX releases (typed_pallas._versions.CHECKED_RELEASES) are marked
+# "jax >= X only" / "jax < X only" / "jax >= X, < Y only": tests/test_release_facts.py
+# checks each mark against the releases' facts (stubs/releases/), and stubtest runs at
+# each release with its own allowlist (stubs/allowlists/jax-RELEASE.txt). What the stub adds: the platform of
 # CompilerParams (a typed_pallas.CompilerParams[Literal["tpu"]]).
 
 
@@ -21,9 +23,9 @@ from jax._src.tpu_custom_call import OptLevel as _OptLevel  # type: ignore[attr-
 
 from jax._src.pallas.core import semaphore as semaphore  # jax < 0.12 only
 from jax._src.pallas.einshape import einshape as einshape
-from jax._src.pallas.mosaic import core as core
+from jax._src.pallas.mosaic import core as core  # jax < 0.12.1 only (a private module under a public name)
 from jax._src.pallas.mosaic.core import CoreType as CoreType
-from jax._src.pallas.mosaic.core import create_tensorcore_mesh as create_tensorcore_mesh
+from jax._src.pallas.mosaic.core import create_tensorcore_mesh as create_tensorcore_mesh  # type: ignore[attr-defined]  # jax < 0.12.1 only (removed: JAX says use TensorCoreMesh)
 from jax._src.pallas.mosaic.core import dma_semaphore as dma_semaphore
 from jax._src.pallas.mosaic.core import GridDimensionSemantics as GridDimensionSemantics
 from jax._src.pallas.mosaic.core import MemorySpace as MemorySpace
@@ -68,6 +70,7 @@ from jax._src.pallas.mosaic.primitives import matmul_push_rhs as matmul_push_rhs
 from jax._src.pallas.mosaic.primitives import pack_elementwise as pack_elementwise
 from jax._src.pallas.mosaic.primitives import prng_random_bits as prng_random_bits
 from jax._src.pallas.mosaic.primitives import prng_seed as prng_seed
+from jax._src.pallas.mosaic.primitives import request_p_state as request_p_state  # type: ignore[attr-defined]  # jax >= 0.12.1 only
 from jax._src.pallas.mosaic.primitives import roll as roll
 from jax._src.pallas.mosaic.primitives import stochastic_round as stochastic_round
 from jax._src.pallas.mosaic.primitives import store as store

@@ -1,9 +1,11 @@
 # Partial stub (PEP 561) for jax.experimental.pallas.triton, shipped by typed-pallas.
 #
 # Every public name of the runtime module is re-exported from the private module
-# that defines it, so checkers keep JAX's own types; names present in only one
-# JAX version of the supported range are marked "jax < 0.12 only" / "jax >= 0.12
-# only" (see stubs/allowlists/). What the stub adds: the platform of
+# that defines it, so checkers keep JAX's own types; names present at only some
+# of the checked JAX releases (typed_pallas._versions.CHECKED_RELEASES) are marked
+# "jax >= X only" / "jax < X only" / "jax >= X, < Y only": tests/test_release_facts.py
+# checks each mark against the releases' facts (stubs/releases/), and stubtest runs at
+# each release with its own allowlist (stubs/allowlists/jax-RELEASE.txt). What the stub adds: the platform of
 # CompilerParams (a typed_pallas.CompilerParams[Literal["gpu"]]).
 
 
