@@ -101,7 +101,7 @@ _PRELUDE = (
         return plgpu.CompilerParams()
     def tpu_mesh():
         if hasattr(pltpu, "TensorCoreMesh"):  # jax >= 0.12 (0.12.1 removed the factory)
-            return pltpu.TensorCoreMesh("core", num_cores=1)
+            return pltpu.TensorCoreMesh(axis_name="core", num_cores=1)
         return pltpu.create_tensorcore_mesh("core", num_cores=1)
 """)
     + pv.REPORT_DEF

@@ -111,7 +111,10 @@ def run_cell(
         if entry == "pallas_call":
             fn = pallas_call(add_one, shape, **kw)
         elif entry == "kernel_tpu_mesh":
-            mesh = pltpu.create_tensorcore_mesh("core", num_cores=1)
+            if hasattr(pltpu, "TensorCoreMesh"):  # jax >= 0.12 (0.12.1 removed the factory)
+                mesh = pltpu.TensorCoreMesh(axis_name="core", num_cores=1)
+            else:
+                mesh = pltpu.create_tensorcore_mesh("core", num_cores=1)
             fn = kernel(copy_add, out_type=shape, mesh=mesh, **kw)
         elif entry == "kernel_gpu_mesh":
             fn = kernel(add_one, out_type=shape, mesh=plgpu.Mesh(), **kw)  # type: ignore[union-attr]

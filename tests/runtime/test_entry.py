@@ -44,6 +44,10 @@ def copy(x_ref: Any, o_ref: Any) -> None:
 
 
 def tpu_mesh() -> Any:
+    """A one-core TPU mesh, spelled as the installed release has it: ``pltpu.TensorCoreMesh``
+    from jax 0.12 (0.12.1 removed ``create_tensorcore_mesh``), the factory before."""
+    if hasattr(pltpu, "TensorCoreMesh"):
+        return pltpu.TensorCoreMesh(axis_name="core", num_cores=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return pltpu.create_tensorcore_mesh("core", num_cores=1)
