@@ -111,15 +111,19 @@ def test_release_allowlist_names_are_marked_in_the_stubs(path: Path) -> None:
     version = path.stem.removeprefix("jax-")
     assert version in _versions.CHECKED_RELEASES, f"{path.name}: not a checked release"
     stub_dir = ROOT / "stubs" / "jax-stubs" / "experimental" / "pallas"
+    problems = unmarked_entries(path, stub_dir, _versions.CHECKED_RELEASES)
+    assert not problems, "\n".join(problems)
+
+
+def unmarked_entries(path: Path, stub_dir: Path, checked: tuple[str, ...]) -> list[str]:
+    """The entries of allowlist ``path`` (jax-RELEASE.txt) that no stub mark excludes."""
+    version = path.stem.removeprefix("jax-")
+    problems: list[str] = []
     for entry, _ in _entries(path):
         module, _, attr = entry.removeprefix("jax.experimental.pallas.").partition(".")
         stub = stub_dir / f"{module}.pyi"
         if not stub.is_file():  # a name of jax.experimental.pallas itself
-            module, attr, stub = (
-                "__init__",
-                entry.removeprefix("jax.experimental.pallas."),
-                stub_dir / "__init__.pyi",
-            )
+            attr, stub = entry.removeprefix("jax.experimental.pallas."), stub_dir / "__init__.pyi"
         top = attr.split(".")[0]
         lines = stub.read_text().splitlines()
         if attr.startswith("CompilerParams."):
@@ -136,9 +140,29 @@ def test_release_allowlist_names_are_marked_in_the_stubs(path: Path) -> None:
             marks += [
                 m.group(0)[m.group(0).index("jax") :] for b in block if (m := _MARK.search(b))
             ]
-        assert any(
-            version not in releases_of_marker(m, _versions.CHECKED_RELEASES) for m in marks
-        ), f"{entry} is allowlisted in {path.name} but {stub.name} marks it {marks or 'nowhere'}"
+        if not any(version not in releases_of_marker(m, checked) for m in marks):
+            problems.append(
+                f"{entry} is allowlisted in {path.name} but {stub.name} marks it {marks or 'nowhere'}"
+            )
+    return problems
+
+
+def test_meta_an_allowlisted_name_needs_a_mark_that_excludes_the_release(tmp_path: Path) -> None:
+    (tmp_path / "tpu.pyi").write_text(
+        "from x import a as a  # jax < 0.12.1 only\n"
+        "from x import b as b  # jax < 0.12 only\n"
+        "from x import c as c\n"
+    )
+    allowlist = tmp_path / "jax-0.12.0.1.txt"
+    allowlist.write_text(
+        "# why\njax.experimental.pallas.tpu.a\njax.experimental.pallas.tpu.b\n"
+        "jax.experimental.pallas.tpu.c\n"
+    )
+    assert unmarked_entries(allowlist, tmp_path, ("0.10.2", "0.12.0.1", "0.12.1")) == [
+        "jax.experimental.pallas.tpu.a is allowlisted in jax-0.12.0.1.txt but tpu.pyi marks it "
+        "['jax < 0.12.1 only']",
+        "jax.experimental.pallas.tpu.c is allowlisted in jax-0.12.0.1.txt but tpu.pyi marks it nowhere",
+    ]
 
 
 def test_there_is_an_allowlist_per_checked_release() -> None:
