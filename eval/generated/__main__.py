@@ -22,6 +22,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from eval.generated import checker, report, truth
@@ -63,13 +64,18 @@ def run(
         end: {p.name: truth.verdict(p, outcomes[end][p.name]) for p in programs} for end in ends
     }
     answers: dict[tuple[str, str], checker.Findings] = {}
-    for end in ends:
+
+    def check_end(end: str) -> None:  # the ends at once: their own folders and mypy caches
         for layout in layouts:
             found: checker.Findings = {}
             for start in range(0, len(programs), check_batch):
                 batch = programs[start : start + check_batch]
                 found.update(checker.check(batch, end, layout, work))
             answers[(end, layout)] = found
+
+    with ThreadPoolExecutor(max_workers=len(ends)) as pool:
+        list(pool.map(check_end, ends))
+    answers = {(end, layout): answers[(end, layout)] for end in ends for layout in layouts}
     return report.score(programs, truths, answers), releases
 
 
