@@ -616,6 +616,29 @@ def test_files_sharing_a_module_name_get_explicit_package_bases(
     ]
 
 
+def test_files_sharing_a_name_in_folders_that_are_no_package_names_run_in_groups(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``flash-attn/kernel.py`` and ``matmul-v2/kernel.py`` stay ``kernel`` even with
+    explicit_package_bases: one mypy run per group of files, the findings of both (a
+    module both import is reported once), the worst exit status."""
+    for folder in ("flash-attn", "matmul-v2"):
+        (proj / folder).mkdir()
+        (proj / folder / "kernel.py").write_text("x = 1\n")
+    (proj / "common.py").write_text("x = 1\n")
+    shared = mypy_json_line(file="common.py", line=1, column=1)
+    fake = fake_mypy(monkeypatch, stdout=shared, returncode=1)
+    assert cli.main(["check", "--output", "json", "."]) == 1
+    captured = capsys.readouterr()
+    files = [cmd[cmd.index("json") + 1 :] for cmd in fake.commands]
+    assert files == [
+        ["common.py", os.path.join("flash-attn", "kernel.py")],
+        [os.path.join("matmul-v2", "kernel.py")],
+    ]
+    assert [f["file"] for f in json.loads(captured.out)] == ["common.py"]  # once, not twice
+    assert "checked in 2 mypy runs, each over files whose module names differ" in captured.err
+
+
 def test_files_with_their_own_module_names_keep_mypys_default(
     proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -721,6 +744,27 @@ def test_check_dot_with_two_kernel_py_checks_both(tmp_path: Path, mypy_cache: st
         (os.path.join("matmul", "kernel.py"), BAD_LINE, "pallas-platform"),
     ]
     assert "module name is shared by several files (kernel: " in proc.stderr
+
+
+@pytest.mark.slow
+def test_check_dot_with_kernel_py_in_folders_that_are_no_package_names(
+    tmp_path: Path, mypy_cache: str
+) -> None:
+    """``flash-attn/kernel.py`` and ``matmul-v2/kernel.py`` (no package names, so
+    explicit_package_bases does not tell them apart): each file's finding is reported,
+    and a script beside one imports its own folder's kernel."""
+    (tmp_path / ".git").mkdir()
+    for folder in ("flash-attn", "matmul-v2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "kernel.py").write_text(BAD)
+    (tmp_path / "matmul-v2" / "bench.py").write_text("import kernel\nkernel.run(1)\n")
+    proc = run_cli(tmp_path, mypy_cache, "--output", "json", ".", "--all-errors")
+    assert proc.returncode == 1, proc.stderr
+    found = sorted((f["file"], f["line"], f["code"]) for f in json.loads(proc.stdout))
+    assert (os.path.join("flash-attn", "kernel.py"), BAD_LINE, "pallas-platform") in found
+    assert (os.path.join("matmul-v2", "kernel.py"), BAD_LINE, "pallas-platform") in found
+    assert not [f for f in found if f[0].endswith("bench.py")], found  # `import kernel` resolved
+    assert "checked in 2 mypy runs" in proc.stderr
 
 
 @pytest.mark.slow

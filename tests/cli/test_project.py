@@ -122,17 +122,63 @@ def test_files_with_their_own_module_names_are_not_shared(proj: Path, files: tup
 
 def test_excluded_files_do_not_share_a_name(proj: Path) -> None:
     _write(proj, "flash/kernel.py", "old/kernel.py")
-    files = list(project.python_files(["."]))
-    assert project.shared_module_names(files, exclude=["^old/"]) == ()
-    assert project.shared_module_names(files, exclude=["^build/"]) != ()
+    assert project.checked_files(["."], exclude=["^old/"]) == ["flash/kernel.py"]
+    assert project.shared_module_names(project.checked_files(["."], exclude=["^old/"])) == ()
+    assert project.shared_module_names(project.checked_files(["."], exclude=["^build/"])) != ()
     assert not project.find_layout(["."], exclude=["^old/$"]).explicit_package_bases
+    # a file named on the command line is checked whatever the patterns say (as mypy does)
+    assert project.checked_files(["old/kernel.py"], exclude=["^old/"]) == ["old/kernel.py"]
 
 
-def test_default_module_name_follows_init_files(proj: Path) -> None:
-    _write(proj, "pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/kernel.py", "loose/kernel.py")
+def test_module_names_follow_mypys_rules(proj: Path) -> None:
+    _write(
+        proj,
+        "pkg/__init__.py",
+        "pkg/sub/__init__.py",
+        "pkg/sub/kernel.py",
+        "pkg/ns/kernel.py",  # a namespace folder inside a package
+        "loose/kernel.py",
+        "flash-attn/kernel.py",
+    )
     assert project.default_module_name("pkg/sub/kernel.py") == "pkg.sub.kernel"
     assert project.default_module_name("pkg/sub/__init__.py") == "pkg.sub"
+    assert project.default_module_name("pkg/ns/kernel.py") == "pkg.ns.kernel"
     assert project.default_module_name("loose/kernel.py") == "kernel"
+    bases = project.package_bases([], str(proj))
+    assert project.mypy_module("loose/kernel.py", bases) == ("loose.kernel", str(proj))
+    # a folder that is no package name stops the crawl: the file is top-level there
+    assert project.mypy_module("flash-attn/kernel.py", bases) == (
+        "kernel",
+        str(proj / "flash-attn"),
+    )
+
+
+def test_folders_that_are_no_package_names_are_checked_in_groups(proj: Path) -> None:
+    """``flash-attn/kernel.py`` and ``matmul-v2/kernel.py`` are both ``kernel`` even with
+    explicit_package_bases: one mypy run per group of files with distinct names, each
+    folder's files together (their imports of each other resolve)."""
+    _write(
+        proj,
+        "flash-attn/kernel.py",
+        "flash-attn/run.py",
+        "matmul-v2/kernel.py",
+        "matmul-v2/run.py",
+        "matmul-v2/tune.py",
+        "tools/kernel.py",
+    )
+    layout = project.find_layout(["."])
+    assert layout.explicit_package_bases
+    assert layout.groups == (
+        ("flash-attn/kernel.py", "flash-attn/run.py", "tools/kernel.py"),
+        ("matmul-v2/kernel.py", "matmul-v2/run.py", "matmul-v2/tune.py"),
+    )
+    assert layout.note() == (
+        "2 module names are shared by several files (kernel: flash-attn/kernel.py, "
+        "matmul-v2/kernel.py, tools/kernel.py; 1 more): checked in 2 mypy runs, each over "
+        "files whose module names differ"
+    )
+    # silent: package names (explicit_package_bases alone tells them apart): one run
+    assert project.find_layout(["tools"]).groups == ()
 
 
 @pytest.mark.parametrize(
@@ -148,3 +194,16 @@ def test_default_module_name_follows_init_files(proj: Path) -> None:
 def test_is_python_file(proj: Path, name: str, text: str, python: bool) -> None:
     (proj / name).write_text(text)
     assert project.is_python_file(name) is python
+
+
+def test_group_aliases_name_this_groups_file_of_the_same_module(proj: Path) -> None:
+    """mypy's one cache repeats an unchanged module's errors under the file it was cached
+    with: in each group's run, the other groups' files of its module names are its own."""
+    _write(proj, "flash-attn/kernel.py", "matmul-v2/kernel.py", "matmul-v2/tune.py")
+    layout = project.find_layout(["."])
+    bases = project.package_bases(layout.mypy_path, str(proj))
+    assert project.group_aliases(layout.groups, bases) == (
+        {"matmul-v2/kernel.py": "flash-attn/kernel.py"},
+        {"flash-attn/kernel.py": "matmul-v2/kernel.py"},
+    )
+    assert project.group_aliases((), bases) == ()

@@ -9,7 +9,8 @@ not Python (``notes.txt``: mypy would read it as Python) and an empty selection 
 with no Python file, or every one excluded: mypy's "There are no .py[i] files"), each
 with exit status 2, so that a CI step that checked nothing fails; finds the project's layout
 (``project.find_layout``: ``mypy_path``, a src layout, the project's own module names,
-``explicit_package_bases`` where files share a module name, said in one note line)
+``explicit_package_bases`` where files share a module name, or one mypy run per group
+of files where that is not enough, said in one note line)
 and what the project's mypy configuration silences (``project.read_silencing``:
 ``disable_error_code``, ``enable_error_code``, ``ignore_errors``, globally and per
 module, and ``exclude``; a setting there that mypy cannot use is an error, before mypy
@@ -204,8 +205,11 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     opted = opted_out.opted_out_files(project.python_files(paths))
     with opted_out.shadow_folder() as folder:
         copies = opted_out.shadow_copies(opted, folder) if check_opted_out else {}
-        run = run_mypy(
-            paths,
+        run = _run_groups(
+            layout.groups or (paths,),
+            project.group_aliases(
+                layout.groups, project.package_bases(layout.mypy_path, os.getcwd())
+            ),
             [*opted_out.shadow_arguments(copies), *silencing.arguments(), *passthrough],
             cache_dir=cache_dir,
             env=env,
@@ -277,6 +281,51 @@ def only_platform_findings(
         or os.path.abspath(f.file) not in shadowed
         or (f.severity == "error" and f.code == PLATFORM_CODE)
     ]
+
+
+def _run_groups(
+    groups: Sequence[Sequence[str]],
+    aliases: Sequence[Mapping[str, str]],
+    mypy_arguments: Sequence[str],
+    *,
+    cache_dir: str,
+    env: Mapping[str, str],
+    verbose: bool,
+    preset: str,
+) -> MypyRun:
+    """mypy over each group of paths in turn (one group: PATHS; several: the files of
+    ``project.Layout.groups``, in which no two share a module name), as one run: the
+    findings of all (each once: a module two groups import is analysed in both; a
+    finding mypy's cache repeats under another group's file of the same module name,
+    ``aliases``, is this group's file's), the worst exit status; a run that did not check
+    everything stops there and is the result."""
+    merged: MypyRun | None = None
+    seen: set[tuple[object, ...]] = set()
+    for index, group in enumerate(groups):
+        run = run_mypy(
+            group, mypy_arguments, cache_dir=cache_dir, env=env, verbose=verbose, preset=preset
+        )
+        if run.blocked:
+            return run
+        fresh = []
+        renamed = aliases[index] if index < len(aliases) else {}
+        for f in run.findings:
+            if f.file and (alias := renamed.get(os.path.normpath(f.file))) is not None:
+                f.file = alias
+            key = (f.file, f.line, f.column, f.severity, f.code, f.message, tuple(f.notes))
+            if key not in seen:
+                seen.add(key)
+                fresh.append(f)
+        if merged is None:
+            run.findings = fresh
+            merged = run
+        else:
+            merged.findings += fresh
+            merged.other_output += run.other_output
+            merged.stderr += run.stderr
+            merged.returncode = max(merged.returncode, run.returncode)
+    assert merged is not None, "at least one group"
+    return merged
 
 
 def _errors(found: Sequence[MypyMessage]) -> bool:

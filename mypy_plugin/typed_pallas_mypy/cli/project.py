@@ -14,7 +14,10 @@ What it does, with no setting from the user:
   naming (``a/kernel.py`` and ``b/kernel.py`` in folders without ``__init__.py``: mypy
   stops on "Duplicate module named"), ``explicit_package_bases`` is set too, so that each
   file is the module its path from the current folder names (``a.kernel``), and the
-  layout says so in one line (:meth:`Layout.note`, :func:`shared_module_names`).
+  layout says so in one line (:meth:`Layout.note`, :func:`shared_module_names`). Where
+  that still leaves names shared (folders that are no package names:
+  ``flash-attn/kernel.py``), the layout splits the files into groups for one mypy run
+  each (:func:`module_groups`, :func:`group_aliases`).
 * it lists the project's own top-level module names (the modules and packages in the
   current folder, in each ``mypy_path`` folder, and the top package of each PATH):
   the preset reports mypy's ``import-not-found`` for exactly those
@@ -63,11 +66,16 @@ __all__ = [
     "Layout",
     "MypyConfigError",
     "Silencing",
+    "checked_files",
     "default_module_name",
     "find_layout",
+    "group_aliases",
     "is_python_file",
+    "module_groups",
     "mypy_config_file",
+    "mypy_module",
     "own_module_names",
+    "package_bases",
     "python_files",
     "python_files_in",
     "read_silencing",
@@ -108,6 +116,10 @@ class Layout:
     #: module names that several checked files would have under mypy's default naming
     #: (name -> the files), which made ``explicit_package_bases`` the layout's setting
     duplicates: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: where files share a module name even with ``explicit_package_bases`` (folders
+    #: that are no package names: ``flash-attn/kernel.py``): the files of each mypy run,
+    #: in which no two share one (:func:`module_groups`); empty: one run over PATHS
+    groups: tuple[tuple[str, ...], ...] = ()
 
     def note(self) -> str | None:
         """One line on what was done for files that share a module name, or None."""
@@ -115,11 +127,19 @@ class Layout:
             return None
         name, files = self.duplicates[0]
         more = len(self.duplicates) - 1
-        return (
+        shared = (
             f"{len(self.duplicates)} module name{'s are' if more else ' is'} shared by several "
             f"files ({name}: {', '.join(files[:3])}{', ...' if len(files) > 3 else ''}"
-            f"{f'; {more} more' if more else ''}): each file is checked as the module its path "
-            "from the project's root names (mypy's explicit_package_bases)"
+            f"{f'; {more} more' if more else ''}): "
+        )
+        if self.groups:
+            return shared + (
+                f"checked in {len(self.groups)} mypy runs, each over files whose module names "
+                "differ"
+            )
+        return shared + (
+            "each file is checked as the module its path from the project's root names "
+            "(mypy's explicit_package_bases)"
         )
 
 
@@ -280,33 +300,86 @@ def find_layout(
         top = _top_package(path)
         if top:
             names.add(top)
+    files = checked_files(paths, cwd, exclude)
     duplicates: tuple[tuple[str, tuple[str, ...]], ...] = ()
     if not src_found:
-        duplicates = shared_module_names(python_files(paths), cwd, exclude)
+        duplicates = shared_module_names(files)
         # a bare import of such a name (``import kernel`` beside one of them) is then not
         # resolved: mypy reports it, and ``check`` warns that findings may be missed
         names |= {name.split(".", 1)[0] for name, _ in duplicates}
+    explicit = src_found or bool(duplicates)
+    groups: tuple[tuple[str, ...], ...] = ()
+    if explicit:
+        bases = package_bases(folders, cwd)
+        if still := shared_module_names(files, bases):  # folders that are no package names
+            duplicates = duplicates or still
+            groups = module_groups(files, bases)
     return Layout(
         tuple(folders),
         tuple(origins),
-        src_found or bool(duplicates),
+        explicit,
         tuple(sorted(names)),
         duplicates,
+        groups,
     )
+
+
+def _module_join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _has_init(folder: str) -> bool:
+    return any(os.path.isfile(os.path.join(folder, f"__init__{s}")) for s in PY_SUFFIXES)
+
+
+def mypy_module(file: str, bases: frozenset[str] | None = None) -> tuple[str, str]:
+    """(module name, base folder) that mypy gives a file it is asked to check, by its own
+    rules (``mypy.find_sources``; namespace packages on, as by default): crawling up the
+    folders above the file through those with an ``__init__.py`` and, with
+    ``explicit_package_bases`` (``bases``: those folders, absolute), through namespace
+    folders up to a base. Without a base or a package above it, a file is a top-level
+    module in its own folder (``a/kernel.py`` is ``kernel``)."""
+    cache: dict[str, tuple[str, str] | None] = {}
+
+    def crawl(folder: str) -> tuple[str, str] | None:
+        if folder in cache:
+            return cache[folder]
+        found: tuple[str, str] | None
+        parent, name = os.path.split(folder)
+        name = name.removesuffix("-stubs")
+        if bases is not None and folder in bases:
+            found = ("", folder)
+        elif _has_init(folder):
+            if not name.isidentifier():
+                found = None  # mypy stops on it with its own error
+            else:
+                prefix, base = crawl(parent) or ("", parent)
+                found = (_module_join(prefix, name), base)
+        elif not name or not parent or parent == folder or not name.isidentifier():
+            found = None
+        else:
+            above = crawl(parent)
+            found = None if above is None else (_module_join(above[0], name), above[1])
+        cache[folder] = found
+        return found
+
+    folder, filename = os.path.split(os.path.abspath(file))
+    stem = next((filename[: -len(s)] for s in PY_SUFFIXES if filename.endswith(s)), filename)
+    prefix, base = crawl(folder) or ("", folder)
+    return (prefix, base) if stem == "__init__" else (_module_join(prefix, stem), base)
 
 
 def default_module_name(file: str) -> str:
     """The module name mypy gives a file it is asked to check, without
-    ``explicit_package_bases``: its name, after the folders above it that hold an
-    ``__init__.py`` (a folder without one is the file's root)."""
-    folder, name = os.path.split(os.path.abspath(file))
-    parts = [name.rsplit(".", 1)[0]] if not name.startswith("__init__.") else []
-    while any(os.path.isfile(os.path.join(folder, f"__init__{s}")) for s in PY_SUFFIXES):
-        folder, package = os.path.split(folder)
-        parts.insert(0, package.removesuffix("-stubs"))
-        if not package:
-            break
-    return ".".join(parts)
+    ``explicit_package_bases`` (:func:`mypy_module`)."""
+    return mypy_module(file)[0]
+
+
+def package_bases(mypy_path: Sequence[str], cwd: str) -> frozenset[str]:
+    """The folders mypy's ``explicit_package_bases`` names modules from: ``$MYPYPATH``,
+    ``mypy_path`` and the current folder."""
+    env = [p for p in os.environ.get("MYPYPATH", "").split(os.pathsep) if p]
+    return frozenset(os.path.normpath(os.path.abspath(p)) for p in [*env, *mypy_path, cwd])
 
 
 def _excluded(file: str, cwd: str, exclude: Sequence[str]) -> bool:
@@ -320,26 +393,81 @@ def _excluded(file: str, cwd: str, exclude: Sequence[str]) -> bool:
     return any(re.search(pattern, c) for pattern in exclude for c in candidates)
 
 
-def shared_module_names(
-    files: Iterable[str], cwd: str | None = None, exclude: Sequence[str] = ()
-) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The module names (:func:`default_module_name`) that more than one of ``files``
-    would have, with those files (paths as given), sorted: mypy stops on them with
-    "Duplicate module named" (``a/kernel.py`` and ``b/kernel.py``, folders without
-    ``__init__.py``). A ``.py`` and its ``.pyi`` are one module; files that ``exclude``
-    (mypy's patterns) leaves out do not count."""
+def checked_files(
+    paths: Iterable[str], cwd: str | None = None, exclude: Sequence[str] = ()
+) -> list[str]:
+    """The .py and .pyi files mypy checks for ``paths``: :func:`python_files` without
+    those ``exclude`` (mypy's patterns) leaves out of a folder it walks (a file named in
+    ``paths`` is checked whatever the patterns say, as mypy does)."""
     cwd = os.path.abspath(cwd or os.getcwd())
+    named = {os.path.normpath(p) for p in paths if os.path.isfile(p)}
+    return [
+        f
+        for f in python_files(paths)
+        if f in named or (_is_python_file(f) and not _excluded(f, cwd, exclude))
+    ]
+
+
+def shared_module_names(
+    files: Iterable[str], bases: frozenset[str] | None = None
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The module names (:func:`mypy_module`, with ``explicit_package_bases`` from
+    ``bases``) that more than one of ``files`` would have, with those files (paths as
+    given), sorted: mypy stops on them with "Duplicate module named" (``a/kernel.py`` and
+    ``b/kernel.py``, folders without ``__init__.py``). A ``.py`` and its ``.pyi`` are one
+    module."""
     by_name: dict[str, dict[str, str]] = {}
     for file in files:
-        if not _is_python_file(file) or _excluded(file, cwd, exclude):
-            continue
         stem = os.path.splitext(os.path.abspath(file))[0]
-        by_name.setdefault(default_module_name(file), {}).setdefault(stem, file)
+        by_name.setdefault(mypy_module(file, bases)[0], {}).setdefault(stem, file)
     return tuple(
         (name, tuple(sorted(found.values())))
         for name, found in sorted(by_name.items())
         if len(found) > 1
     )
+
+
+def module_groups(files: Sequence[str], bases: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    """``files`` split into the fewest groups found greedily, one mypy run each, in which
+    no two files have the same module name (:func:`mypy_module` with ``bases``). The
+    files of one base folder stay together (their imports of each other resolve), in the
+    first group where none of their names is taken."""
+    roots: dict[str, list[tuple[str, str]]] = {}
+    for file in files:
+        name, base = mypy_module(file, bases)
+        roots.setdefault(base, []).append((name, file))
+    groups: list[tuple[set[str], list[str]]] = []
+    for _, members in sorted(roots.items()):
+        names = {name for name, _ in members}
+        for taken, group in groups:
+            if not names & taken:
+                taken |= names
+                group.extend(file for _, file in members)
+                break
+        else:
+            groups.append((names, [file for _, file in members]))
+    return tuple(tuple(sorted(group)) for _, group in groups)
+
+
+def group_aliases(
+    groups: Sequence[Sequence[str]], bases: frozenset[str]
+) -> tuple[dict[str, str], ...]:
+    """Per group of :func:`module_groups`: each file of the other groups -> this group's
+    file of the same module name. mypy's cache is one per environment: a module whose
+    text is unchanged since it was cached under another group's file is fresh, and mypy
+    repeats its errors under that file's path; in this group's run they are this file's."""
+    names = [{mypy_module(f, bases)[0]: os.path.normpath(f) for f in group} for group in groups]
+    aliases = []
+    for mine in names:
+        found = {
+            path: mine[name]
+            for other in names
+            if other is not mine
+            for name, path in other.items()
+            if name in mine
+        }
+        aliases.append(found)
+    return tuple(aliases)
 
 
 class MypyConfigError(ValueError):
