@@ -29,7 +29,7 @@ from jax._src.pallas.core import BlockSpec as BlockSpec
 from jax._src.pallas.core import BoundedSlice as BoundedSlice
 from jax._src.pallas.core import Buffered as Buffered
 from jax._src.pallas.core import CompilerParams as CompilerParams
-from jax._src.pallas.core import core_map as core_map  # deprecated from jax 0.12.1 (JAX: use pl.kernel)
+from jax._src.pallas.core import core_map as core_map  # deprecated from jax 0.12 (JAX: use pl.kernel)
 from jax._src.pallas.core import CostEstimate as CostEstimate
 from jax._src.pallas.core import debug_check as debug_check
 from jax._src.pallas.core import debug_checks_enabled as debug_checks_enabled  # jax < 0.12 only
@@ -60,13 +60,13 @@ from jax._src.pallas.pallas_call import pallas_call as pallas_call
 from jax._src.pallas.pallas_call import pallas_call_p as pallas_call_p  # deprecated from jax 0.12.1 (JAX: internal to Pallas)
 from jax._src.pallas.primitives import debug_print as debug_print
 from jax._src.pallas.primitives import delay as delay
-from jax._src.pallas.primitives import DeviceIdType as DeviceIdType  # deprecated from jax 0.12.1
+from jax._src.pallas.primitives import DeviceIdType as DeviceIdType  # deprecated from jax 0.12
 from jax._src.pallas.primitives import dot as dot  # jax < 0.12 only
 from jax._src.pallas.primitives import get_global as get_global
 from jax._src.pallas.primitives import multiple_of as multiple_of
 from jax._src.pallas.primitives import num_programs as num_programs
 from jax._src.pallas.primitives import program_id as program_id
-from jax._src.pallas.primitives import reciprocal as reciprocal  # deprecated from jax 0.12.1 (JAX: moved to pltpu)
+from jax._src.pallas.primitives import reciprocal as reciprocal  # deprecated from jax 0.12 (JAX: moved to pltpu)
 from jax._src.pallas.primitives import run_scoped as run_scoped
 from jax._src.pallas.primitives import semaphore_read as semaphore_read
 from jax._src.pallas.primitives import semaphore_signal as semaphore_signal

@@ -41,7 +41,7 @@ from jax._src.pallas.mosaic_gpu.core import TilingTransform as TilingTransform
 from jax._src.pallas.mosaic_gpu.core import TMEMLayout as TMEMLayout
 from jax._src.pallas.mosaic_gpu.core import TraceScope as TraceScope
 from jax._src.pallas.mosaic_gpu.core import transform_ref as transform_ref  # type: ignore[attr-defined]  # jax < 0.12 only
-from jax._src.pallas.mosaic_gpu.core import transpose_ref as transpose_ref  # type: ignore[attr-defined]  # jax < 0.12.1 only (removed: JAX says use ref.transpose(...))
+from jax._src.pallas.mosaic_gpu.core import transpose_ref as transpose_ref  # type: ignore[attr-defined]  # jax < 0.12.1 only (deprecated in 0.12.0.1, removed in 0.12.1: JAX says use ref.transpose(...))
 from jax._src.pallas.mosaic_gpu.core import TryClusterCancelResult as TryClusterCancelResult
 from jax._src.pallas.mosaic_gpu.core import WarpMesh as WarpMesh
 from jax._src.pallas.mosaic_gpu.core import WGMMAAccumulatorRef as WGMMAAccumulatorRef

@@ -25,7 +25,7 @@ from jax._src.pallas.core import semaphore as semaphore  # jax < 0.12 only
 from jax._src.pallas.einshape import einshape as einshape
 from jax._src.pallas.mosaic import core as core  # jax < 0.12.1 only (a private module under a public name)
 from jax._src.pallas.mosaic.core import CoreType as CoreType
-from jax._src.pallas.mosaic.core import create_tensorcore_mesh as create_tensorcore_mesh  # type: ignore[attr-defined]  # jax < 0.12.1 only (removed: JAX says use TensorCoreMesh)
+from jax._src.pallas.mosaic.core import create_tensorcore_mesh as create_tensorcore_mesh  # type: ignore[attr-defined]  # jax < 0.12.1 only (deprecated in 0.12.0.1, removed in 0.12.1: JAX says use TensorCoreMesh)
 from jax._src.pallas.mosaic.core import dma_semaphore as dma_semaphore
 from jax._src.pallas.mosaic.core import GridDimensionSemantics as GridDimensionSemantics
 from jax._src.pallas.mosaic.core import MemorySpace as MemorySpace
