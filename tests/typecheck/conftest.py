@@ -5,7 +5,11 @@
   folder, so each case re-checks its own module and not all of jax;
 * ``mypy`` is run from the interpreter running pytest, whatever ``PATH`` says;
 * the plugin's debug switch (``TYPED_PALLAS_MYPY_DEBUG=1``) is on for every case, so an
-  exception inside a hook fails the case instead of becoming silence.
+  exception inside a hook fails the case instead of becoming silence;
+* ``TYPED_PALLAS_KERNOPS_SITE`` is the site-packages-like folder of the tests' own kernel
+  library (``tests/fixtures``' ``kernops``, no ``py.typed``): a case that uses it as an
+  installed package puts it on its ``PYTHONPATH`` (``env:``, where variables are
+  expanded here).
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ if (BIN / "mypy").exists() and not os.environ.get("PATH", "").startswith(str(BIN
 
 # Every case runs with the debug switch: a hook's exception reaches mypy (INTERNAL ERROR).
 os.environ["TYPED_PALLAS_MYPY_DEBUG"] = "1"
+
+# The tests' kernel library, installed like a third-party package (expanded in ``env:``).
+os.environ["TYPED_PALLAS_KERNOPS_SITE"] = str(HERE.parent / "fixtures" / "site-packages")
 
 
 def _base_dir() -> str:
@@ -53,3 +60,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.root_directory = base  # type: ignore[attr-defined]
         item.incremental_cache_dir = os.path.join(base, ".mypy_cache")  # type: ignore[attr-defined]
         item.add_marker(pytest.mark.slow)
+        env = getattr(item, "environment_variables", None)
+        if isinstance(env, dict) and "PYTHONPATH" in env:
+            # pytest-mypy-plugins passes a case's env: as written; expand the folders named
+            # by variable (TYPED_PALLAS_KERNOPS_SITE)
+            env["PYTHONPATH"] = os.path.expandvars(env["PYTHONPATH"])
