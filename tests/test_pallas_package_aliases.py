@@ -4,8 +4,7 @@ The engine reads ``jax.pallas.X`` as ``jax.experimental.pallas.X`` (one spelling
 table). That is only right while each name of JAX's preferred package is the very object
 its alias exports: checked here name by name, module by module, at the release installed
 (jax >= 0.12.1 has ``jax.pallas``; before it the package does not exist, and the test says
-so rather than passing on nothing). The stubs' side (``stubs/jax-stubs/pallas/`` lists
-exactly the runtime's names) is stubtest's.
+so rather than passing on nothing).
 """
 
 from __future__ import annotations

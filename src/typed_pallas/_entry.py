@@ -47,12 +47,15 @@ if TYPE_CHECKING:
     )
     from jax._src.pallas.mosaic.core import TensorCoreMesh
     from jax._src.pallas.mosaic.sc_core import ScalarSubcoreMesh, VectorSubcoreMesh
+    from jax._src.pallas.mosaic_gpu.core import CompilerParams as _JaxMosaicGPUParams
     from jax._src.pallas.mosaic_gpu.core import Mesh as MosaicGPUMesh
-    from jax.experimental.pallas.mosaic_gpu import CompilerParams as MosaicGPUCompilerParams
+    from jax.experimental.pallas.mosaic_gpu import CompilerParams as _StubMosaicGPUParams
 
     from typed_pallas._registry import GPUParams, TPUParams
 
     TPUMesh = TensorCoreMesh | VectorSubcoreMesh | ScalarSubcoreMesh
+    # the stubs' class, and JAX's own as jax.pallas.mosaic_gpu exports it (_registry.GPUParams)
+    MosaicGPUCompilerParams = _StubMosaicGPUParams | _JaxMosaicGPUParams
 
 __all__ = ["kernel", "mosaic_gpu_kernel", "pallas_call"]
 

@@ -33,6 +33,9 @@ from typed_pallas._errors import LegacyParamsError, PlatformMismatchError, Unkno
 from typed_pallas._platforms import GPU, TPU, Backend, ParamsClass, Platform
 
 if TYPE_CHECKING:
+    from jax._src.pallas.mosaic.core import CompilerParams as _JaxMosaicTPUParams
+    from jax._src.pallas.mosaic_gpu.core import CompilerParams as _JaxMosaicGPUParams
+    from jax._src.pallas.triton.core import CompilerParams as _JaxTritonParams
     from jax.experimental.pallas.mosaic_gpu import CompilerParams as _MosaicGPUParams
     from jax.experimental.pallas.tpu import CompilerParams as _MosaicTPUParams
     from jax.experimental.pallas.triton import CompilerParams as _TritonParams
@@ -40,9 +43,19 @@ if TYPE_CHECKING:
     from typed_pallas._params import CompilerParams
 
     # JAX's classes by name as well as by protocol: a checker that does not read our
-    # stubs (pyright treats a partial stub package differently) still tells them apart.
-    TPUParams: TypeAlias = _MosaicTPUParams | CompilerParams[TPU]
-    GPUParams: TypeAlias = _TritonParams | _MosaicGPUParams | CompilerParams[GPU]
+    # stubs (pyright treats a partial stub package differently) still tells them apart,
+    # and so does every checker for params imported through jax.pallas (JAX's preferred
+    # path from 0.12.1, which the stubs leave to JAX: docs/checkers.md): there the class
+    # is JAX's own, defined in its private module (_platforms.PARAMS_CLASSES'
+    # defining_modules), which the stubs' class derives from.
+    TPUParams: TypeAlias = _MosaicTPUParams | _JaxMosaicTPUParams | CompilerParams[TPU]
+    GPUParams: TypeAlias = (
+        _TritonParams
+        | _MosaicGPUParams
+        | _JaxTritonParams
+        | _JaxMosaicGPUParams
+        | CompilerParams[GPU]
+    )
 
 __all__ = [
     "LoweringRule",
