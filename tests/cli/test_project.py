@@ -207,3 +207,35 @@ def test_group_aliases_name_this_groups_file_of_the_same_module(proj: Path) -> N
         {"flash-attn/kernel.py": "matmul-v2/kernel.py"},
     )
     assert project.group_aliases((), bases) == ()
+
+
+def test_folders_whose_files_import_each_other_are_import_roots(proj: Path) -> None:
+    """A kernel collection run from each folder (``from kernel import run`` beside
+    kernel.py): with explicit_package_bases that import resolves only if the folder is a
+    base, so such a folder joins mypy_path; a folder without such an import does not."""
+    _write(proj, "flash/kernel.py", "matmul/kernel.py", "matmul/tune.py")
+    (proj / "flash" / "bench.py").write_text("from kernel import run\nimport os\n")
+    (proj / "matmul" / "tune.py").write_text("import tune\nimport numpy\n")  # itself only
+    assert project.sibling_import_folders(project.checked_files(["."])) == [str(proj / "flash")]
+    layout = project.find_layout(["."])
+    assert layout.mypy_path == (str(proj / "flash"),)
+    assert layout.origins == (f"its files import each other (flash{os.sep})",)
+    assert layout.explicit_package_bases and layout.groups == ()  # kernel, matmul.kernel
+    assert "bench" in layout.own_modules  # an unresolved one is still warned about
+    assert layout.note() == (
+        "1 module name is shared by several files (kernel: flash/kernel.py, matmul/kernel.py): "
+        "1 folder whose files import each other by name is an import root (flash/); each "
+        "file is checked as the module its path from the project's root names (mypy's "
+        "explicit_package_bases)"
+    )
+    # both folders import their own kernel: both are roots, both files are `kernel`
+    (proj / "matmul" / "tune.py").write_text("from kernel import run\n")
+    layout = project.find_layout(["."])
+    assert layout.mypy_path == (str(proj / "flash"), str(proj / "matmul"))
+    assert layout.groups == (
+        ("flash/bench.py", "flash/kernel.py"),
+        ("matmul/kernel.py", "matmul/tune.py"),
+    )
+    # silent: a package folder's imports are its own business
+    (proj / "matmul" / "__init__.py").write_text("")
+    assert project.sibling_import_folders(["matmul/tune.py", "matmul/kernel.py"]) == []

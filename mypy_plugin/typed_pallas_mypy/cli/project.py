@@ -14,7 +14,9 @@ What it does, with no setting from the user:
   naming (``a/kernel.py`` and ``b/kernel.py`` in folders without ``__init__.py``: mypy
   stops on "Duplicate module named"), ``explicit_package_bases`` is set too, so that each
   file is the module its path from the current folder names (``a.kernel``), and the
-  layout says so in one line (:meth:`Layout.note`, :func:`shared_module_names`). Where
+  layout says so in one line (:meth:`Layout.note`, :func:`shared_module_names`); a
+  folder whose files import each other by bare name is then a ``mypy_path`` folder of
+  its own (:func:`sibling_import_folders`), so those imports still resolve. Where
   that still leaves names shared (folders that are no package names:
   ``flash-attn/kernel.py``), the layout splits the files into groups for one mypy run
   each (:func:`module_groups`, :func:`group_aliases`).
@@ -80,6 +82,7 @@ __all__ = [
     "python_files_in",
     "read_silencing",
     "shared_module_names",
+    "sibling_import_folders",
     "unresolved_module",
 ]
 
@@ -88,6 +91,8 @@ SKIPPED_FOLDERS: Final = frozenset(
     {"__pycache__", "site-packages", "node_modules", "build", "dist"}
 )
 PY_SUFFIXES: Final = (".py", ".pyi")
+#: why a folder is in ``mypy_path`` when its files import each other by bare name
+IMPORT_ROOT: Final = "its files import each other"
 #: mypy's error codes for an import it cannot resolve (``import`` before mypy 0.990)
 IMPORT_NOT_FOUND_CODES: Final = frozenset({"import-not-found", "import"})
 _MODULE_NAMED = re.compile(r'module named "([^"]+)"')
@@ -132,6 +137,18 @@ class Layout:
             f"files ({name}: {', '.join(files[:3])}{', ...' if len(files) > 3 else ''}"
             f"{f'; {more} more' if more else ''}): "
         )
+        roots = [
+            o.removeprefix(f"{IMPORT_ROOT} (")[:-1]
+            for o in self.origins
+            if o.startswith(IMPORT_ROOT)
+        ]
+        if roots:
+            many = len(roots) > 1
+            shared += (
+                f"{len(roots)} folder{'s' if many else ''} whose files import each other by "
+                f"name {'are import roots' if many else 'is an import root'} "
+                f"({roots[0]}{', ...' if many else ''}); "
+            )
         if self.groups:
             return shared + (
                 f"checked in {len(self.groups)} mypy runs, each over files whose module names "
@@ -304,9 +321,17 @@ def find_layout(
     duplicates: tuple[tuple[str, tuple[str, ...]], ...] = ()
     if not src_found:
         duplicates = shared_module_names(files)
-        # a bare import of such a name (``import kernel`` beside one of them) is then not
-        # resolved: mypy reports it, and ``check`` warns that findings may be missed
+        # a bare import of such a name (``import kernel`` beside one of them) that stays
+        # unresolved is reported by mypy, and ``check`` warns that findings may be missed
         names |= {name.split(".", 1)[0] for name, _ in duplicates}
+    if duplicates:
+        # a folder whose files import each other by bare name (``from kernel import f``
+        # beside kernel.py) is a root of its own: a mypy_path folder, so an explicit base
+        for folder in sibling_import_folders(files):
+            if folder not in folders:
+                folders.append(folder)
+                origins.append(f"{IMPORT_ROOT} ({os.path.relpath(folder, cwd)}{os.sep})")
+                names |= own_module_names(folder)
     explicit = src_found or bool(duplicates)
     groups: tuple[tuple[str, ...], ...] = ()
     if explicit:
@@ -322,6 +347,40 @@ def find_layout(
         duplicates,
         groups,
     )
+
+
+#: the first module an import statement names (``import a.b``, ``from a import b``)
+_IMPORTED: Final = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\w+)[\w.]*[ \t]+import\b|import[ \t]+(\w+))", re.M
+)
+
+
+def sibling_import_folders(files: Iterable[str]) -> list[str]:
+    """The folders (absolute, sorted) that are no package (no ``__init__.py``) where a
+    file imports another file of the same folder by its bare name (``from kernel import
+    f`` beside ``kernel.py``): a script collection run from its own folder. The imports
+    are read with a regular expression, not executed or parsed."""
+    by_folder: dict[str, list[str]] = {}
+    for file in files:
+        folder = os.path.dirname(os.path.abspath(file))
+        by_folder.setdefault(folder, []).append(os.path.abspath(file))
+    found = []
+    for folder, members in sorted(by_folder.items()):
+        if _has_init(folder):
+            continue
+        stems = {os.path.splitext(os.path.basename(f))[0] for f in members}
+        for file in members:
+            try:
+                with open(file, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            own = os.path.splitext(os.path.basename(file))[0]
+            imported = {a or b for a, b in _IMPORTED.findall(text)}
+            if (imported & stems) - {own}:
+                found.append(folder)
+                break
+    return found
 
 
 def _module_join(prefix: str, name: str) -> str:
