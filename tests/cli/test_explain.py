@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -127,6 +128,29 @@ def test_messages_link_documentation_that_ships(
         assert cli.main(["explain", topic]) == 0
         assert capsys.readouterr().out.startswith("# ")
     assert "docs/configuration.md" not in config.USAGE
+
+
+#: a pointer to a page of the checkout's docs/ folder, which an installed user lacks
+CHECKOUT_PAGE = re.compile(r"\bdocs/[\w-]+\.md")
+
+
+def test_error_pages_point_to_commands_not_to_the_checkout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What ``typed-pallas explain CODE`` prints names ``typed-pallas explain TOPIC`` for
+    more, never ``docs/....md`` (an installed user has no checkout); each topic it names
+    is one explain knows."""
+    named: set[str] = set()
+    for code, text in explain.known_error_docs().items():
+        assert not CHECKOUT_PAGE.search(text), f"{code}: {CHECKOUT_PAGE.search(text)}"
+        named |= set(re.findall(r"`typed-pallas explain\s+([\w-]+)`", text))
+    assert {"configuration", "platform-sources"} <= named
+    for topic in named:
+        assert cli.main(["explain", topic]) == 0, topic
+        assert capsys.readouterr().out.startswith("# ")
+    # the pattern finds what it must (a meta-check)
+    assert CHECKOUT_PAGE.search("(see docs/configuration.md)")
+    assert not CHECKOUT_PAGE.search("(see `typed-pallas explain configuration`)")
 
 
 def test_doc_link_uses_the_metadata_url(monkeypatch: pytest.MonkeyPatch) -> None:

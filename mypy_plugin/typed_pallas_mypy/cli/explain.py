@@ -44,6 +44,7 @@ TOPICS: Final = {
     "editors": "editors.md",
     "lsp": "lsp.md",
     "platforms": "platforms.md",
+    "platform-sources": "platform-sources.md",
     "quickstart": "quickstart.md",
     "checkers": "checkers.md",
 }
