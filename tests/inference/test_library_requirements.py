@@ -265,11 +265,18 @@ wrapped = jax.jit(tpu_op)
 def uses_jit_inline(x):
     return jax.jit(tpu_op)(x)
 
-def unknown_decorator(f):
+def identity_decorator(f):
     return f
 
-@unknown_decorator
+@identity_decorator
 def decorated(x):
+    return tpu_op(x)
+
+def unknown_decorator(f):
+    return f.__wrapped_by_something_unknown__
+
+@unknown_decorator
+def unknown_decorated(x):
     return tpu_op(x)
 """,
     )
@@ -279,7 +286,10 @@ def decorated(x):
     )
     for name in ("jitted_static", "jitted_call", "wrapped", "uses_jit_inline"):
         assert platforms_of(facts.requirement(f"pkg.jit.{name}")) == {"tpu"}, name
-    assert facts.requirement("pkg.jit.decorated") is None
+    # a decorator that returns the function itself keeps it (Python: the name is bound to
+    # what the decorator returns); one that returns something unknown says nothing
+    assert platforms_of(facts.requirement("pkg.jit.decorated")) == {"tpu"}
+    assert facts.requirement("pkg.jit.unknown_decorated") is None
 
 
 def test_custom_vjp(make_lib: MakeLib) -> None:

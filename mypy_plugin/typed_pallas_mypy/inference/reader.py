@@ -1009,8 +1009,13 @@ class _ModuleReader(ValueReading, ConditionReading):
                 for name in self._target_names(stmt.target):
                     self.raw.setdefault(name, []).append(("other", None))
             elif isinstance(stmt, ast.If):
-                self._collect_module(stmt.body)
-                self._collect_module(stmt.orelse)
+                # what runs when the module is imported: ``if TYPE_CHECKING:`` (and a literal
+                # condition) takes one branch; any other condition may take either
+                truth = _import_time_truth(stmt.test)
+                if truth is not False:
+                    self._collect_module(stmt.body)
+                if truth is not True:
+                    self._collect_module(stmt.orelse)
             elif isinstance(stmt, (ast.Try, ast.TryStar)):
                 self._collect_module(stmt.body)
                 for handler in stmt.handlers:
@@ -2527,6 +2532,10 @@ class _ModuleReader(ValueReading, ConditionReading):
                 continue
             if scope.class_qualname is not None and name in _PROPERTIES:
                 continue  # its getter runs when the attribute is read (``access``)
+            if isinstance(target, ast.Name) and self._every_binding_keeps(
+                target.id, parent, called=isinstance(decorator, ast.Call)
+            ):
+                continue
             if name is None or is_opaque_name(name):
                 return True, (), derivative
             # a name of this project or library: a variable holding a keeper, or a
@@ -2534,6 +2543,30 @@ class _ModuleReader(ValueReading, ConditionReading):
             marker = "()" if isinstance(decorator, ast.Call) else ""
             unresolved.append(name + marker)
         return False, tuple(unresolved), derivative
+
+    def _every_binding_keeps(self, local: str, scope: Scope, *, called: bool) -> bool:
+        """A module-level decorator name bound more than once (``try: from typed_pallas
+        import platform`` / ``except ImportError: def platform(name): return lambda fn: fn``,
+        or the same under ``if``) whose every binding gives back the function it decorates:
+        whichever runs, the function stays what it is. ``called``: ``@name(...)``."""
+        found = self.lookup(local, scope)
+        binding = self.bindings.get(local)
+        if not isinstance(found, GlobalName) or binding is None or binding.kind != model.AMBIGUOUS:
+            return False
+        candidates = self.raw.get(local, [])
+        for kind, value in candidates:
+            if kind == "import":
+                target = str(value)
+                if target in fullnames.PLATFORM_TAG and called:
+                    continue  # ``@typed_pallas.platform("tpu")`` tags and returns the function
+                if target in KEEPERS and not called:
+                    continue
+                return False
+            if kind != "def" or not isinstance(value, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return False
+            if not _gives_back_its_argument(value, self.nodes, factory=called):
+                return False
+        return bool(candidates)
 
     def _decorator_kind(self, node: FunctionNode, scope: Scope) -> str:
         """What ``node`` is as a decorator, from every value it returns: KEEPS when
@@ -2573,9 +2606,14 @@ class _ModuleReader(ValueReading, ConditionReading):
             if callee == PARTIAL and first is not None and self.ref(first, scope) == own:
                 return "self"
             return ""
+        if isinstance(value, ast.Lambda):
+            # ``return lambda fn: fn``: a decorator that gives back what it decorates
+            return model.KEEPS_FACTORY if _is_identity_lambda(value) else ""
         if not isinstance(value, ast.Name):
             return ""
         found = self.lookup(value.id, scope)
+        if isinstance(found, ParamRef) and found.scope is scope and value.id == wrapped:
+            return model.KEEPS  # ``def deco(fn): ...; return fn``: the function itself
         if isinstance(found, LocalName):
             held = [v for _, v in found.scope.assigns.get(found.name, [])] if found.simple else []
             kinds = {self._returned_decorator(v, scope, wrapped, node) for v in held}
@@ -3016,6 +3054,51 @@ def _lambda_return(node: ast.Lambda) -> ast.stmt:
     stmt = ast.Return(value=node.body)
     ast.copy_location(stmt, node.body)
     return stmt
+
+
+#: ``typing.TYPE_CHECKING`` (False when the module runs), as a name or an attribute of
+#: any module name (``typing``, ``typing_extensions``, ``import typing as t``)
+_TYPE_CHECKING: Final = "TYPE_CHECKING"
+
+
+def _import_time_truth(test: ast.expr) -> bool | None:
+    """What a module-level ``if`` test is when the module runs: False for
+    ``TYPE_CHECKING`` (True only for type checkers), a literal's truth (``if False:``,
+    ``if 0:``), negations of those; None for anything else (either branch may run)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _import_time_truth(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Constant) and isinstance(test.value, (bool, int, str, type(None))):
+        return bool(test.value)
+    if isinstance(test, ast.Name) and test.id == _TYPE_CHECKING:
+        return False
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):
+        return False if test.attr == _TYPE_CHECKING else None
+    return None
+
+
+def _gives_back_its_argument(node: FunctionNode, index: ChildIndex, *, factory: bool) -> bool:
+    """``def deco(fn): return fn`` (``factory``: ``def deco(*a): return lambda fn: fn``):
+    every value the function returns is its first parameter (a lambda returning its own)."""
+    values = _returned_values(node.body, index)
+    params = node.args.posonlyargs + node.args.args
+    if not values:
+        return False
+    if factory:
+        return all(isinstance(v, ast.Lambda) and _is_identity_lambda(v) for v in values)
+    return bool(params) and all(isinstance(v, ast.Name) and v.id == params[0].arg for v in values)
+
+
+def _is_identity_lambda(node: ast.Lambda) -> bool:
+    """``lambda fn: fn``: one positional parameter, returned as it is."""
+    params = node.args.posonlyargs + node.args.args
+    return (
+        len(params) == 1
+        and not node.args.vararg
+        and not node.args.kwonlyargs
+        and isinstance(node.body, ast.Name)
+        and node.body.id == params[0].arg
+    )
 
 
 def _returned_values(body: Sequence[ast.stmt], index: ChildIndex) -> list[ast.expr]:
