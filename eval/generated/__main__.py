@@ -44,6 +44,7 @@ def run(
     lower_missing: bool = True,
 ) -> tuple[list[report.Case], dict[str, str]]:
     """The cases of ``programs`` at ``ends`` in ``layouts``; the JAX release of each end."""
+    work = work.resolve()  # the checker runs in the project's folder: absolute paths only
     releases = {end: truth.jax_release(end) for end in ends}
     if lower_missing:
         outcomes = truth.judge(programs, ends, work, batch=verdict_batch, cache_path=cache_path)

@@ -72,6 +72,7 @@ def check(
     programs: Sequence[Program], end: str, layout: str, work: Path, *, log: Any = sys.stderr
 ) -> Findings:
     """One ``typed-pallas check`` over ``programs`` laid out as ``layout`` at ``end``."""
+    work = work.resolve()  # the command runs in the project's folder
     project, env = lay_out(programs, work / f"check-{end}" / layout, layout)
     cache = work / f"mypy-cache-{end}"
     command = [

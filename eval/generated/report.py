@@ -228,6 +228,21 @@ def write_cases(cases: Sequence[Case], folder: Path) -> dict[str, dict[str, str]
     """For each form, the smallest program of its missed and of its false cases, written
     under ``folder/missed/<form>/`` and ``folder/false/<form>/``; what was written."""
     written: dict[str, dict[str, str]] = {MISSED: {}, FALSE: {}}
+    # a component (form or guard) missed on its own: a form with a missed case at depth 1
+    # under the plain guard, a guard with no case caught. A reproduction for a form is the
+    # program with the fewest such other components, then the shallowest, then the smallest:
+    # the form, not its company, is what it shows.
+    alone = {
+        c.program.forms[0][0]
+        for c in cases
+        if c.outcome == MISSED and c.program.depth == 1 and c.program.guard == PLAIN_GUARD
+    }
+    caught_guards = {c.program.guard for c in cases if c.outcome == CAUGHT}
+
+    def suspects(program: Program, form: str) -> int:
+        others = [name for name in program.form_names() if name != form]
+        return sum(name in alone for name in others) + (program.guard not in caught_guards)
+
     for outcome in (MISSED, FALSE):
         shutil.rmtree(folder / outcome, ignore_errors=True)
         where: dict[str, list[Case]] = defaultdict(list)
@@ -238,12 +253,12 @@ def write_cases(cases: Sequence[Case], folder: Path) -> dict[str, dict[str, str]
             holders = [cs for cs in where.values() if form in cs[0].program.form_names()]
             if not holders:
                 continue
-            # the plain guard first, so that the form, not the guard, is what the case shows
             smallest = min(
                 holders,
                 key=lambda cs: (
-                    cs[0].program.guard != PLAIN_GUARD,
+                    suspects(cs[0].program, form),
                     cs[0].program.depth,
+                    cs[0].program.guard != PLAIN_GUARD,
                     cs[0].program.size(),
                 ),
             )
@@ -255,6 +270,8 @@ def write_cases(cases: Sequence[Case], folder: Path) -> dict[str, dict[str, str]
             (target / "CASE.md").write_text(
                 f"# {outcome}: {program.describe()}\n\n"
                 f"- form: {form}; forms bottom to top: {program.forms}\n"
+                f"- other parts of this program missed on their own: "
+                f"{suspects(program, form)}\n"
                 f"- JAX: {smallest[0].truth} ({smallest[0].why})\n"
                 f"- runs: {runs}\n"
                 f"- the guarded call: {program.app}:{program.call_line}\n"
@@ -276,6 +293,20 @@ def write(
     data = summary(cases, releases)
     data["reproductions"] = write_cases(cases, folder)
     (folder / "summary.json").write_text(json.dumps(data, indent=1) + "\n")
+    cases_json = [
+        {
+            "program": c.program.name,
+            "describe": c.program.describe(),
+            "end": c.end,
+            "layout": c.layout,
+            "truth": c.truth,
+            "why": c.why,
+            "outcome": c.outcome,
+            "findings": c.findings,
+        }
+        for c in cases
+    ]
+    (folder / "cases.json").write_text(json.dumps(cases_json) + "\n")
     (folder / "report.md").write_text(f"{header}\n\n{tables(cases, releases)}")
     return data
 

@@ -140,7 +140,7 @@ def judge(
     worker per end and batch) and added to the cache, which is saved after each batch."""
     cache = load_cache(cache_path)
     releases = {end: jax_release(end) for end in ends}
-    root = work / "programs"
+    root = work.resolve() / "programs"
     todo = {end: missing(programs, releases[end], cache) for end in ends}
     if any(todo.values()):
         root.mkdir(parents=True, exist_ok=True)
