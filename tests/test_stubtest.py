@@ -1,7 +1,8 @@
 """``mypy.stubtest``: typed-pallas's stubs follow the installed JAX.
 
 Runs stubtest over ``jax.experimental.pallas`` (and, through it, every stubbed
-submodule), and ``jax.pallas`` where the release has it, against the JAX of this venv,
+submodule), and ``jax.pallas`` where the release has it and the tree a stub for it (none
+today: checkers read JAX's own jax.pallas, docs/checkers.md), against the JAX of this venv,
 with the allowlists in ``stubs/allowlists``: ``common.txt`` for every release, plus
 ``jax-RELEASE.txt`` for the installed release (one per checked release,
 ``typed_pallas._versions.CHECKED_RELEASES``) for the names the stubs keep for other
@@ -38,8 +39,7 @@ def version_allowlist(version: str | None = None) -> Path:
 
 
 def stubtest_modules() -> list[str]:
-    """The stubbed top-level Pallas modules this jax has (jax.pallas: 0.12.1 on, when the
-    tree has its stub)."""
+    """The stubbed top-level Pallas modules this jax has (jax.pallas: 0.12.1 on, if stubbed)."""
     pallas_stub = ROOT / "stubs" / "jax-stubs" / "pallas" / "__init__.pyi"
     has_pallas = importlib.util.find_spec("jax.pallas") is not None and pallas_stub.is_file()
     return ["jax.experimental.pallas"] + (["jax.pallas"] if has_pallas else [])
