@@ -1,7 +1,8 @@
 """The tests' own kernel library (``tests/fixtures``' ``kernops``) used from an application,
 installed as a third-party package without ``py.typed`` and with it: each kernel called on
 another platform's path is one finding with the chain into the library, the same in both
-layouts; on its own platform, interpreted, or with no params, it is silent.
+layouts (TPU params given to the library's ``pallas_call`` wrapper on the GPU path too);
+on its own platform, interpreted, or with no params, it is silent.
 
 What the engine infers for each entry, and JAX's own lowering of it, are in
 tests/inference/test_library_lowering.py.
@@ -29,6 +30,7 @@ check_untyped_defs = True
 
 APP = """\
 import jax
+from jax.experimental.pallas import tpu as pltpu
 from kernops import wrappers
 from kernops.gpu import attention, multiply_mgpu, softmax
 from kernops.tpu import double, flash, matmul
@@ -56,6 +58,22 @@ def fire_kernel_object_on_gpu(q):
     if jax.default_backend() == "gpu":
         return wrappers.make_flash()(q, q, q)  # fire object
     return q
+
+
+def body(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def fire_params_through_the_wrapper_on_gpu(x):
+    if jax.default_backend() == "gpu":
+        return wrappers.pallas_call(body, x, compiler_params=pltpu.CompilerParams())(x)  # fire wrapper
+    return x
+
+
+def silent_wrapper_on_its_own_path(x):
+    if jax.default_backend() == "tpu":
+        return wrappers.pallas_call(body, x, compiler_params=pltpu.CompilerParams())(x)
+    return x
 
 
 def silent_each_on_its_own_path(q, a):
@@ -121,6 +139,18 @@ EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
             "_flash_impl (kernops/tpu/flash.py:21) lowers only for tpu: its pl.pallas_call "
             "at kernops/tpu/flash.py:25 takes Mosaic TPU params",
             "the if at line {guard} lets this lower only for cuda, rocm",
+        ),
+    ),
+    "wrapper": (
+        "Compiler params for platform tpu cannot be used for gpu lowering.",
+        (
+            "the if at line {guard} lets this call lower only for cuda, rocm",
+            "Mosaic TPU params lower only for tpu; for gpu lowering use "
+            "jax.experimental.pallas.triton.CompilerParams or "
+            "jax.experimental.pallas.mosaic_gpu.CompilerParams, or guard the call with "
+            "jax.default_backend() == 'tpu' (or typed_pallas.dispatch).",
+            "pallas_call (kernops/wrappers.py:26) forwards its kernel and compiler_params to "
+            "pl.pallas_call",
         ),
     ),
 }
