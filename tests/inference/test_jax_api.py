@@ -422,12 +422,22 @@ def test_every_row_here_matches_the_real_signature() -> None:
     assert not problems, "\n".join(problems)
 
 
-def test_no_signature_rows_really_have_none() -> None:
+def test_no_signature_rows_have_none_or_match_the_one_python_now_gives() -> None:
+    """Up to Python 3.12 none of them has a signature ``inspect`` reads; 3.13 gives some a
+    text signature (``map``, ``filter``, ``functools.partial``): there the row must match
+    it, as every other row does."""
+    readable = []
     for name in NO_SIGNATURE:
         found = jax_api.row(name)
         assert found is not None, name
-        with pytest.raises((ValueError, TypeError)):
+        try:
             _parameters(found, resolve(name))
+        except (ValueError, TypeError):
+            continue
+        readable.append(name)
+        assert not signature_problems(found, resolve(name)), name
+    if sys.version_info < (3, 13):
+        assert readable == [], readable
 
 
 def test_rows_absent_here_are_absent_or_mean_something_else() -> None:
