@@ -294,7 +294,9 @@ def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]
             continue
         module = fullname.rsplit(".", 1)[0]
         where = requirement.chain[0].split(" (", 1)[1].split(")", 1)[0] if requirement.chain else ""
-        found = maps.setdefault(module, ModuleMap(module, _relative(read.get(module, ""), roots)))
+        found = maps.setdefault(
+            module, ModuleMap(module, _relative(read.get(module, ""), roots, module))
+        )
         found.functions.append(
             FunctionEntry(
                 name=fullname,
@@ -306,11 +308,15 @@ def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]
     return [maps[name] for name in sorted(maps)]
 
 
-def _relative(path: str, roots: Sequence[str]) -> str:
+def _relative(path: str, roots: Sequence[str], module: str = "") -> str:
     """``path`` relative to the innermost search root it lies under (as library notes
-    spell it: ``jax/experimental/...``)."""
+    spell it: ``jax/experimental/...``); a module under no root (an editable install's
+    finder maps it) is spelt from its name the same way."""
     under = [root for root in roots if path.startswith(os.path.join(root, ""))]
     if not under:
+        if module and path:
+            tail = "/__init__.py" if os.path.basename(path) == "__init__.py" else ".py"
+            return module.replace(".", "/") + tail
         return path
     return os.path.relpath(path, max(under, key=len)).replace(os.sep, "/")
 

@@ -41,7 +41,7 @@ from typed_pallas import _platforms
 from typed_pallas_mypy import evidence_tables
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.fullnames import JAX_READ_PREFIX, NO_KERNEL_PACKAGES
-from typed_pallas_mypy.inference import model, reader
+from typed_pallas_mypy.inference import install_finders, model, reader
 from typed_pallas_mypy.inference.model import (
     CALLER,
     FALSE,
@@ -196,7 +196,22 @@ class Resolver:
         lazy: bool = False,
         keep_keys: bool = False,
     ) -> None:
-        self.search_paths = [os.path.abspath(p) for p in search_paths]
+        roots = [os.path.abspath(p) for p in search_paths]
+        #: the roots, each followed by its ``.pth`` files' path lines (as ``site`` adds them)
+        self.search_paths: list[str] = []
+        #: module -> package folder or module file, from editable installs' finders
+        self._mapped: dict[str, str] = {}
+        #: namespace package -> its folders, from editable installs' finders
+        self._namespaces: dict[str, tuple[str, ...]] = {}
+        for root in roots:
+            if root not in self.search_paths:
+                self.search_paths.append(root)
+            found = install_finders.finders_of(root)
+            self.search_paths.extend(p for p in found.paths if p not in self.search_paths)
+            for module, where in found.modules.items():
+                self._mapped.setdefault(module, where)
+            for module, folders in found.namespaces.items():
+                self._namespaces.setdefault(module, folders)
         #: a project module's first reading keeps reuse keys (``Inference``)
         self.keep_keys = keep_keys
         #: summarise a module's functions when asked for, and store them by ``save``
@@ -265,8 +280,38 @@ class Resolver:
                         break
                 if found is not None:
                     break
+            if found is None and (self._mapped or self._namespaces):
+                found = self._locate_mapped(module, parts)
         self._located[module] = found
         return found
+
+    def _locate_mapped(self, module: str, parts: list[str]) -> Located | None:
+        """``module`` through the editable finders' mappings (the longest mapped prefix)."""
+        for i in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:i])
+            rest = parts[i:]
+            where = self._mapped.get(prefix)
+            folders: tuple[str, ...] = ()
+            if where is not None:
+                if os.path.basename(where) == "__init__.py":
+                    folders = (os.path.dirname(where),)
+                elif where.endswith(".py"):
+                    if not rest and os.path.isfile(where):
+                        return Located(module, "/".join(parts) + ".py", where, False)
+                    continue
+                else:
+                    folders = (where,)
+            else:
+                folders = self._namespaces.get(prefix, ())
+            for folder in folders:
+                base = os.path.join(folder, *rest)
+                for path, package, display in (
+                    (base + ".py", False, "/".join(parts) + ".py"),
+                    (os.path.join(base, "__init__.py"), True, "/".join(parts) + "/__init__.py"),
+                ):
+                    if os.path.isfile(path):
+                        return Located(module, display, path, package)
+        return None
 
     def is_framework(self, module: str) -> bool:
         """jax's own modules and the packages that define no kernel, never read
