@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -85,7 +86,7 @@ def _recall(cases: Sequence[report.Case]) -> dict[tuple[str, str], float]:
     out: dict[tuple[str, str], float] = {}
     for joined, t in tallies.items():
         end, layout = joined.split("\0")
-        out[(end, layout)] = round(t.recall or 0.0, 4)
+        out[(end, layout)] = math.floor((t.recall or 0.0) * 10_000) / 10_000  # never above
     return out
 
 
