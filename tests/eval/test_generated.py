@@ -59,7 +59,8 @@ def test_the_runner_counts_a_made_miss_and_a_made_false_finding(
     lowered = build("triton params", (("def / lambda", 0),), *_plain_guard("gpu"))
     broken = build("tpu params", (("jax.jit", 0),), *_plain_guard("gpu"))
     end = next(iter(truth.ENDS))
-    release = truth.jax_release(end)
+    release = "0.0.test"  # no JAX environment is asked: the verdicts are made up here
+    monkeypatch.setattr(truth, "jax_release", lambda end: release)
     refusal = [
         "ValueError",
         "Compiler params for platform tpu cannot be used for gpu lowering.",
@@ -112,7 +113,10 @@ def test_the_runner_counts_a_made_miss_and_a_made_false_finding(
     }
 
 
-def test_a_missing_verdict_is_an_error_not_a_guess(tmp_path: Path) -> None:
+def test_a_missing_verdict_is_an_error_not_a_guess(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(truth, "jax_release", lambda end: "0.0.test")
     program = build("tpu params", (("def / lambda", 0),), *_plain_guard("gpu"))
     path = tmp_path / "verdicts.json"
     truth.save_cache({}, path)
