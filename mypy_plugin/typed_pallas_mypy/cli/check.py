@@ -61,6 +61,7 @@ from typed_pallas_mypy.cli.explain import doc_link
 from typed_pallas_mypy.cli.findings import (
     MYPY_SUMMARY,
     NO_FILES_MESSAGE,
+    REPORTED_MISSING_PACKAGES,
     MypyMessage,
     MypyRun,
     cache_is_warm,
@@ -229,6 +230,10 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
     if run.blocked:
         return _report_blocked(run, args)
     unresolved = _unresolved_own_imports(run.findings)
+    missing_installed = [(m, f) for m, f in unresolved if _in_reported_package(m)]
+    unresolved = [(m, f) for m, f in unresolved if not _in_reported_package(m)]
+    if missing_installed:
+        _warn_missing_installed(missing_installed)
     if unresolved:
         _warn_unresolved(unresolved, layout)
     unread = unread_code(run.findings)
@@ -415,6 +420,33 @@ def _unresolved_own_imports(found: list[MypyMessage]) -> list[tuple[str, MypyMes
         if module is not None and finding.severity == "error":
             out.append((module, finding))
     return out
+
+
+def _in_reported_package(module: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in REPORTED_MISSING_PACKAGES)
+
+
+def _warn_missing_installed(missing: list[tuple[str, MypyMessage]]) -> None:
+    """One warning per module of an installed package (jax) that the installed release
+    does not have: calls into it cannot be checked."""
+    from typed_pallas._versions import installed_version
+
+    by_module: dict[str, list[MypyMessage]] = {}
+    for module, finding in missing:
+        by_module.setdefault(module, []).append(finding)
+    for module, findings in sorted(by_module.items()):
+        package = module.split(".", 1)[0]
+        version = installed_version(package) or "not installed"
+        where = ", ".join(f"{f.file}:{f.line}" for f in findings[:3]) + (
+            ", ..." if len(findings) > 3 else ""
+        )
+        print(
+            f"{PROG}: warning: {module} ({where}) is not in the installed {package} "
+            f"({version}): calls into it are not checked; a module that a {package} release "
+            "removed (jax 0.12.1 removed jax.experimental.pallas.ops.gpu's Triton ops) fails "
+            "at import too",
+            file=sys.stderr,
+        )
 
 
 def _warn_unresolved(unresolved: list[tuple[str, MypyMessage]], layout: project.Layout) -> None:

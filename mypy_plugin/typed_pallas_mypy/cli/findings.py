@@ -107,6 +107,13 @@ PARAMS_ARGUMENT: Final = re.compile(
 # --------------------------------------------------------------------------- the preset
 
 
+#: Installed packages whose missing modules the preset reports (``import-not-found``) for
+#: ``check`` to turn into a warning: a module JAX removed in a release (jax 0.12.1 removed
+#: ``jax.experimental.pallas.ops.gpu.attention`` and the other Triton ops) is ``Any`` to
+#: mypy, so calls into it are not checked; the user is told so instead of nothing.
+#: Imports are still followed silently: errors inside the package stay hidden.
+REPORTED_MISSING_PACKAGES: Final = ("jax",)
+
 #: The preset's settings for the project's own modules (see :func:`preset_config`).
 OWN_MODULE_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
     ("ignore_missing_imports", "False"),
@@ -155,6 +162,10 @@ def preset_config(
     if silencing is not None:
         lines += [f"{key} = {value}" for key, value in silencing.settings]
     modules = dict(silencing.modules) if silencing is not None else {}
+    if plugin is not None:
+        for package in REPORTED_MISSING_PACKAGES:
+            if f"{package}.*" not in modules and package not in own_modules:
+                lines += ["", f"[mypy-{package}.*]", "ignore_missing_imports = False"]
     own = [f"{name}.*" for name in own_modules]
     if shared := [pattern for pattern in own if pattern not in modules]:
         lines += ["", f"[mypy-{','.join(shared)}]"]
