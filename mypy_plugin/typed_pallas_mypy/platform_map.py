@@ -29,6 +29,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
@@ -47,10 +48,17 @@ __all__ = [
     "OUTPUTS",
     "DecisionSite",
     "FunctionEntry",
+    "LockEntry",
+    "LockError",
     "MapError",
     "ModuleMap",
     "build_map",
+    "compare_locks",
+    "lock_entries",
+    "parse_lock",
+    "read_lock",
     "render",
+    "render_lock",
     "to_json",
 ]
 
@@ -503,3 +511,150 @@ def render(maps: Sequence[ModuleMap], output: str) -> str:
         return json.dumps(to_json(maps), indent=2, sort_keys=True) + "\n"
     lines = _mermaid(maps) if output == "mermaid" else _text(maps)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------- lock and check
+
+#: the first line of a lock file; a file without it is not one
+LOCK_MAGIC: Final = "# typed-pallas platform lock"
+LOCK_FORMAT: Final = 1
+_LOCK_HEAD_RE: Final = re.compile(r"^# typed-pallas platform lock, format (\d+)\b")
+_LOCK_ENTRY_RE: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*): (.+)$")
+_PLATFORM_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
+_REASON_INDENT: Final = "    "
+
+
+class LockError(Exception):
+    """A lock file that cannot be read, or is not a lock file (one line, for the user)."""
+
+
+@dataclass(frozen=True)
+class LockEntry:
+    """One public name that lowers only for some platforms, and why (one line)."""
+
+    platforms: tuple[str, ...]
+    reason: str = ""
+
+
+def lock_entries(maps: Sequence[ModuleMap]) -> dict[str, LockEntry]:
+    """The public names of ``maps`` that lower only for some platforms, each with the
+    reason its chain gives first, line numbers and the working folder taken out (they
+    move with unrelated edits)."""
+    out: dict[str, LockEntry] = {}
+    for m in maps:
+        for f in m.functions:
+            if f.platforms is None or any(part.startswith("_") for part in f.name.split(".")):
+                continue
+            reason = _stable_reason(f.chain[0]) if f.chain else ""
+            out[f.name] = LockEntry(tuple(sorted(f.platforms)), reason)
+    return out
+
+
+def _stable_reason(note: str) -> str:
+    """A chain note without its head (``name (path:line)``), line numbers or the
+    working folder: what stays the same while the reason does."""
+    text = note.replace(os.path.join(os.getcwd(), ""), "")
+    head = re.match(r"^\S+ \([^)]*\) (.*)$", text)
+    if head:
+        text = head.group(1)
+    plain = re.match(r"^lowers only for [^:]*: (.*)$", text)
+    if plain:
+        text = plain.group(1)
+    text = re.sub(r"(\.pyi?):\d+(?::\d+)?", r"\1", text)
+    text = re.sub(r" (?:at|on) line \d+", "", text)
+    text = re.sub(r"\blines? \d+(?:-\d+)?", "line", text)
+    return " ".join(text.split())
+
+
+def render_lock(entries: Mapping[str, LockEntry], made_by: str) -> str:
+    """The lock file's text: a header, then each name (sorted) with its platforms and,
+    indented below, the reason."""
+    lines = [
+        f"{LOCK_MAGIC}, format {LOCK_FORMAT}: every public name that lowers only for some",
+        "# platforms, with the platforms and why; a name not listed lowers for every platform.",
+        f"# Made by: {made_by} --lock FILE",
+        f"# Checked by: {made_by} --check FILE",
+    ]
+    for name in sorted(entries):
+        entry = entries[name]
+        lines.append(f"{name}: {', '.join(entry.platforms)}")
+        if entry.reason:
+            lines.append(_REASON_INDENT + entry.reason)
+    return "\n".join(lines) + "\n"
+
+
+def read_lock(path: str) -> dict[str, LockEntry]:
+    """The entries of the lock file at ``path``. Raises :class:`LockError` (one line)
+    when it cannot be read or is not a lock file of this format."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise LockError(f"{path}: no such lock file; make it with --lock {path}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise LockError(f"{path}: cannot read the lock file ({e.__class__.__name__})") from None
+    return parse_lock(text, path)
+
+
+def parse_lock(text: str, path: str = "the lock file") -> dict[str, LockEntry]:
+    """The entries of a lock file's ``text`` (:func:`read_lock`)."""
+    lines = text.splitlines()
+    head = _LOCK_HEAD_RE.match(lines[0]) if lines else None
+    if head is None:
+        raise LockError(
+            f"{path}: not a typed-pallas platform lock (its first line is not "
+            f"'{LOCK_MAGIC}, format {LOCK_FORMAT}: ...'); make one with --lock"
+        )
+    if int(head.group(1)) != LOCK_FORMAT:
+        raise LockError(
+            f"{path}: a platform lock of format {head.group(1)}, this typed-pallas reads format "
+            f"{LOCK_FORMAT}; make it again with --lock"
+        )
+    entries: dict[str, LockEntry] = {}
+    last: str | None = None
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith(_REASON_INDENT) and line.strip():
+            if last is None or entries[last].reason:
+                raise LockError(f"{path}:{number}: a reason line that follows no name")
+            entries[last] = LockEntry(entries[last].platforms, " ".join(line.split()))
+            continue
+        found = _LOCK_ENTRY_RE.match(line)
+        platforms = [p.strip() for p in found.group(2).split(",")] if found else []
+        if found is None or not all(_PLATFORM_RE.match(p) for p in platforms):
+            raise LockError(
+                f"{path}:{number}: not a lock line (expected 'module.name: platform, ...' "
+                "or an indented reason)"
+            )
+        name = found.group(1)
+        if name in entries:
+            raise LockError(f"{path}:{number}: {name} is listed twice")
+        entries[name] = LockEntry(tuple(sorted(platforms)))
+        last = name
+    return entries
+
+
+def _platforms_text(entry: LockEntry | None) -> str:
+    return ", ".join(entry.platforms) if entry is not None else "every platform"
+
+
+def compare_locks(
+    old: Mapping[str, LockEntry], new: Mapping[str, LockEntry]
+) -> tuple[list[str], list[str]]:
+    """(the names whose platforms changed, each as ``name: old -> new`` with the new
+    reason; the names whose reason alone changed), sorted by name."""
+    changed: list[str] = []
+    reasons: list[str] = []
+    for name in sorted(set(old) | set(new)):
+        before, after = old.get(name), new.get(name)
+        if (before.platforms if before else None) != (after.platforms if after else None):
+            line = f"{name}: {_platforms_text(before)} -> {_platforms_text(after)}"
+            if after is not None and after.reason:
+                line += f" ({after.reason})"
+            elif after is None:
+                line += " (no restriction inferred now, or no longer a public name)"
+            changed.append(line)
+        elif before is not None and after is not None and before.reason != after.reason:
+            reasons.append(f"{name}: {after.reason}")
+    return changed, reasons

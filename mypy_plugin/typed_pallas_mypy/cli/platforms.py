@@ -10,6 +10,11 @@ analyse PATHS (a syntax error, a file it cannot read or decode, two files with o
 module name) it prints the one line that names the first such error and what to do
 (``blocking``), and no map: a map of the other files would read as complete.
 
+``--lock FILE`` writes the map's public names that lower only for some platforms, each
+with its reason (``platform_map.render_lock``) instead of printing the map; ``--check FILE``
+compares them with FILE: 0 unchanged, 1 the names whose platforms changed (old -> new) on
+stdout, 2 a missing, unreadable or foreign FILE (one line, checked before anything is read).
+
 What it does not do: infer anything (``platform_map``), or report mypy's other errors.
 """
 
@@ -19,7 +24,7 @@ import os
 import sys
 from typing import Any, Final
 
-from typed_pallas_mypy import config
+from typed_pallas_mypy import config, platform_map
 from typed_pallas_mypy.cli import project
 from typed_pallas_mypy.cli.blocking import blocking_line, stopped_message
 from typed_pallas_mypy.cli.check import (
@@ -45,8 +50,12 @@ def add_parser(sub: Any) -> None:
         description=(
             "Show what the plugin infers for the files under PATHS: each function's platform "
             "requirement and why, and where the platform is decided against one. "
-            "Exit status: 0 shown (or no Python file in PATHS), 2 usage, configuration or "
-            "input error (mypy cannot analyse a file)."
+            "With --lock FILE, write the public names' platforms to FILE instead; with --check "
+            "FILE, compare them with it (a library's CI: a change that makes a public function "
+            "lower for fewer platforms, or drops a restriction, fails). "
+            "Exit status: 0 shown (or no Python file in PATHS; or --check: unchanged), 1 "
+            "--check: a public name's platforms changed, 2 usage, configuration or "
+            "input error (mypy cannot analyse a file; a broken lock file)."
         ),
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to map")
@@ -66,13 +75,32 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--output", "-o", choices=OUTPUTS, default=OUTPUTS[0], help="output format (default: text)"
     )
+    contract = p.add_mutually_exclusive_group()
+    contract.add_argument(
+        "--lock",
+        metavar="FILE",
+        help="instead of showing the map, write FILE: each public name that lowers only for "
+        "some platforms, its platforms and why, sorted, with no line numbers (commit it)",
+    )
+    contract.add_argument(
+        "--check",
+        metavar="FILE",
+        help="compare with the lock FILE: exit 0 when every public name's platforms are the "
+        "same, 1 naming each one whose platforms changed (old -> new), 2 when FILE is not a "
+        "readable lock",
+    )
 
 
 def run_platforms(args: Any) -> int:
     """Run ``typed-pallas platforms`` with parsed ``args``."""
     paths: list[str] = args.paths
     if args.library is not None:
-        return _library(args.library, paths, args.output)
+        return _library(args.library, paths, args)
+    if args.check is not None:
+        try:
+            platform_map.read_lock(args.check)  # a broken lock fails before mypy runs
+        except platform_map.LockError as e:
+            return fail(str(e))
     if not paths:
         return fail(
             "name the files or folders to map, or --library MODULE; see `typed-pallas platforms --help`"
@@ -85,11 +113,12 @@ def run_platforms(args: Any) -> int:
     except config.ConfigError as e:
         return fail(config_problem(e))
     if not project.python_files_in(paths):
+        if args.lock is not None or args.check is not None:
+            print(f"{PROG}: no Python files in {' '.join(paths)}; nothing to lock", file=sys.stderr)
+            return 2
         return _nothing_to_map(paths, args.output)
     if (no_mypy := mypy_missing()) is not None:
         return fail(no_mypy)
-
-    from typed_pallas_mypy import platform_map
 
     saved = os.environ.get(config.PLATFORMS_ENV)
     if args.platform:  # build_map reads the configuration as the plugin does: from the environment
@@ -112,25 +141,68 @@ def run_platforms(args: Any) -> int:
             os.environ.pop(config.PLATFORMS_ENV, None)
         else:
             os.environ[config.PLATFORMS_ENV] = saved
+    return _emit(maps, args, f"{PROG} platforms {' '.join(paths)}")
+
+
+def _emit(maps: list[platform_map.ModuleMap], args: Any, made_by: str) -> int:
+    """Show ``maps``, or write them as a lock (``--lock``), or compare them with one
+    (``--check``)."""
+    if args.lock is not None:
+        entries = platform_map.lock_entries(maps)
+        try:
+            with open(args.lock, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(platform_map.render_lock(entries, made_by))
+        except OSError as e:
+            return fail(f"{args.lock}: cannot write the lock file ({e.strerror or e})")
+        print(
+            f"{PROG}: wrote {args.lock}: {len(entries)} public name(s) that lower only for "
+            "some platforms",
+            file=sys.stderr,
+        )
+        return 0
+    if args.check is not None:
+        try:
+            old = platform_map.read_lock(args.check)
+        except platform_map.LockError as e:
+            return fail(str(e))
+        changed, reasons = platform_map.compare_locks(old, platform_map.lock_entries(maps))
+        if reasons:
+            print(
+                f"{PROG}: {len(reasons)} public name(s) lower for the same platforms for "
+                f"another reason than {args.check} says (refresh it with --lock):",
+                file=sys.stderr,
+            )
+            for line in reasons:
+                print(f"  {line}", file=sys.stderr)
+        if not changed:
+            print(f"{PROG}: platforms unchanged since {args.check}", file=sys.stderr)
+            return 0
+        print(f"{PROG}: the platforms of {len(changed)} public name(s) changed since {args.check}:")
+        for line in changed:
+            print(f"  {line}")
+        print(f"If that is intended, write the lock again: {made_by} --lock {args.check}")
+        return 1
     sys.stdout.write(render(maps, args.output))
     return 0
 
 
-def _library(module: str, paths: list[str], output: str) -> int:
+def _library(module: str, paths: list[str], args: Any) -> int:
     """``--library MODULE``: the map of an installed library."""
     if paths:
         return fail(
             "--library maps an installed library, not PATHS; run it without "
             f"{' '.join(paths)}, or leave --library out"
         )
-    from typed_pallas_mypy import platform_map
-
+    if args.check is not None:
+        try:
+            platform_map.read_lock(args.check)  # a broken lock fails before the library is read
+        except platform_map.LockError as e:
+            return fail(str(e))
     try:
         maps = platform_map.library_map(module)
     except platform_map.MapError as e:
         return fail(f"{e.lines[0]}; name an installed module, e.g. jax.experimental.pallas.ops")
-    sys.stdout.write(render(maps, output))
-    return 0
+    return _emit(maps, args, f"{PROG} platforms --library {module}")
 
 
 def _nothing_to_map(paths: list[str], output: str) -> int:
