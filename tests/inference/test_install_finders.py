@@ -41,11 +41,13 @@ def _site(tmp_path: Path, files: dict[str, str]) -> Path:
     return site
 
 
-def _map(site: Path, tmp_path: Path) -> dict[str, tuple[str, ...] | None]:
+def _map(
+    site: Path, tmp_path: Path, prefix: str = "mykernels"
+) -> dict[str, tuple[str, ...] | None]:
     engine = Inference([str(site)], str(tmp_path / "cache"))
     return {
         name: tuple(sorted(req.platforms)) if req is not None else None
-        for name, req in engine.module_map("mykernels")
+        for name, req in engine.module_map(prefix)
     }
 
 
@@ -94,15 +96,31 @@ def test_scikit_build_core_install_call(tmp_path: Path) -> None:
     site = _site(
         tmp_path,
         {
-            "_mykernels_editable.pth": "import _mykernels_editable\n",
-            "_mykernels_editable.py": (
+            "_editable_skbc_mykernels.pth": "import _editable_skbc_mykernels\n",
+            "_editable_skbc_mykernels.py": (
                 "class ScikitBuildRedirectingFinder: ...\n"
-                f"install({known!r}, {{}}, None, False, True, [], [], '')\n"
+                "def install(known_source_files, known_wheel_files, *args): ...\n"
+                f"install({known!r}, {{}}, {{'mykernels': [{str(pkg)!r}]}}, ['mykernels'], "
+                "None, False, True, [], [], '')\n"
             ),
         },
     )
     assert finders_of(str(site)).modules == known
     assert _map(site, tmp_path)["mykernels.ops.double"] == ("tpu",)
+
+
+def test_setuptools_namespaces(tmp_path: Path) -> None:
+    """A namespace package's folders (``NAMESPACES``) hold its subpackages."""
+    pkg = _project(tmp_path)
+    (pkg / "__init__.py").unlink()
+    site = _site(tmp_path, _setuptools(pkg, mapping="{}"))
+    finder = site / "__editable___mykernels_0_1_finder.py"
+    finder.write_text(
+        finder.read_text().replace(
+            "NAMESPACES: dict[str, list[str]] = {}", f"NAMESPACES = {{'mykernels': [{str(pkg)!r}]}}"
+        )
+    )
+    assert _map(site, tmp_path, "mykernels.ops")["mykernels.ops.double"] == ("tpu",)
 
 
 def test_pth_path_line(tmp_path: Path) -> None:

@@ -13,9 +13,12 @@ install, read here with :func:`ast.literal_eval`:
 * hatchling with ``dev-mode-exact`` (the ``editables`` library): ``_editable_impl_NAME.pth``
   imports ``_editable_impl_NAME.py``, whose calls ``F.map_module("pkg",
   "/src/pkg/__init__.py")`` name a module and its file. Its default mode writes a path line.
-* scikit-build-core: ``_NAME_editable.py`` ends in ``install({...}, {...}, ...)``, whose
-  first dict maps dotted module names to their source files.
-* flit and pdm-backend write path lines (pdm's ``editables`` mode is hatchling's format).
+* scikit-build-core (``wheel.cmake = false`` or not): ``_editable_skbc_NAME.pth`` imports
+  ``_editable_skbc_NAME.py`` (and may add a path line), which ends in
+  ``install({"pkg": "/src/pkg/__init__.py", "pkg.sub": "/src/pkg/sub.py"}, {...}, ...)``:
+  its first dict maps dotted module names to their source files.
+* flit_core and pdm-backend write a path line (pdm's ``editable-backend = "editables"``
+  writes hatchling's ``editables`` format).
 
 What this module does not do: import or execute anything, or follow a finder whose mapping
 is not a literal (it is left out: its modules stay unknown, never a crash).
