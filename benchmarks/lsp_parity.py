@@ -53,13 +53,13 @@ APP = """\
 import jax
 from jax_ops.tpu import flash_attention as fa
 from jax_ops.tpu import matmul as mm
-from jax_ops.gpu import attention as ga
+from jax_ops.gpu import hopper_matmul_mgpu as hm
 
 
 def attend(q, k, v):
     if jax.default_backend() == 'gpu':
         return fa.flash_attention(q, k, v)
-    return ga.mha(q, k, v, segment_ids=None)
+    return hm.matmul(q, k, None, None)
 
 
 def product(x, y):
@@ -69,7 +69,8 @@ def product(x, y):
 """
 FLASH = "jax_ops/tpu/flash_attention.py"
 MATMUL = "jax_ops/tpu/matmul.py"
-ATTENTION = "jax_ops/gpu/attention.py"
+#: a GPU op every supported jax ships (0.12.1 removed the Triton ops, gpu/attention.py)
+ATTENTION = "jax_ops/gpu/hopper_matmul_mgpu.py"
 
 
 def make_project(work: Path) -> Path:
@@ -129,7 +130,7 @@ def edits(root: Path) -> list[tuple[str, str, str | None]]:
         ("close", FLASH, None),
         ("disk", "app.py", more),
         ("close", "app.py", None),
-        ("disk", ATTENTION, attention.replace("def mha(", "def mha_renamed(")),
+        ("disk", ATTENTION, attention.replace("def matmul(", "def matmul_renamed(")),
         ("disk", ATTENTION, body_edit(attention, 2)),
         ("disk", MATMUL, body_edit(matmul, 3)),
         ("disk", "app.py", app),
