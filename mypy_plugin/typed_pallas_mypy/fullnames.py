@@ -4,7 +4,9 @@ Names are what mypy's semantic analyser resolves a reference to (``RefExpr.fulln
 the defining module for names JAX re-exports (``pl.pallas_call`` is
 ``jax._src.pallas.pallas_call.pallas_call``), or the public module when a stub in
 ``jax-stubs`` defines the name itself. Both spellings are listed, so the plugin keeps
-working whichever way the stubs go. Checked against jax 0.10.2 and 0.12.0.1.
+working whichever way the stubs go. Checked against the releases of
+``typed_pallas._versions.CHECKED_RELEASES``; ``jax.pallas.X`` (jax >= 0.12.1) is read as
+``jax.experimental.pallas.X`` (``_platforms.canonical_fullname``).
 
 What JAX's callables (and ``functools``', builtins') do with the functions they are given
 (keep them, trace them, differentiate them, register rules) is not here: it is the table of
