@@ -44,6 +44,7 @@ from mypy.nodes import (
     IfStmt,
     ImportFrom,
     LambdaExpr,
+    MatchStmt,
     MemberExpr,
     MypyFile,
     NameExpr,
@@ -51,10 +52,12 @@ from mypy.nodes import (
     RefExpr,
     ReturnStmt,
     Statement,
+    StrExpr,
     TryStmt,
     WhileStmt,
     WithStmt,
 )
+from mypy.patterns import OrPattern, Pattern, ValuePattern
 from mypy.server.subexpr import get_subexpressions
 
 from typed_pallas_mypy import fullnames
@@ -343,6 +346,16 @@ class _Walker:
                     )
             if stmt.else_body is not None:
                 self.block(stmt.else_body.body, func)
+        elif isinstance(stmt, MatchStmt):
+            platform_subject = self.index.is_platform_source(stmt.subject)
+            for pattern, body in zip(stmt.patterns, stmt.bodies):
+                names = _literal_names(pattern) if platform_subject else None
+                lowering = frozenset(p for n in names or () for p in guards.name_set(n))
+                if lowering:
+                    # ``case "tpu":`` on the platform string runs only where it is "tpu"
+                    # (a guard after it only narrows further)
+                    self._region(body.body, lowering, f"the case at line {pattern.line}")
+                self.block(body.body, func)
         elif isinstance(stmt, Block):
             self.block(stmt.body, func)
         elif isinstance(stmt, FuncDef):
@@ -406,6 +419,22 @@ class _Walker:
             if isinstance(lvalue, NameExpr):
                 key = (key_func, lvalue.name)
                 self.index.assignments.setdefault(key, []).append((start_of(stmt), stmt.rvalue))
+
+
+def _literal_names(pattern: Pattern) -> tuple[str, ...] | None:
+    """The strings a ``case`` pattern matches when it is only string literals
+    (``case "tpu":``, ``case "cuda" | "rocm":``), else None."""
+    if isinstance(pattern, ValuePattern) and isinstance(pattern.expr, StrExpr):
+        return (pattern.expr.value,)
+    if isinstance(pattern, OrPattern):
+        names: list[str] = []
+        for alternative in pattern.patterns:
+            found = _literal_names(alternative)
+            if found is None:
+                return None
+            names.extend(found)
+        return tuple(names)
+    return None
 
 
 # --------------------------------------------------------------------------- expressions
