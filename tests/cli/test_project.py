@@ -70,12 +70,15 @@ def test_preset_carries_the_layout(proj: Path, monkeypatch: pytest.MonkeyPatch) 
     assert cli.main(["check", "src/pkg"]) == 0
     (preset,) = fake.presets
     assert f"mypy_path = {proj / 'src'}\n" in preset and "explicit_package_bases = True\n" in preset
-    own = next(line for line in preset.splitlines() if line.startswith("[mypy-"))
+    own = next(line for line in preset.splitlines() if line.startswith("[mypy-pkg"))
     assert {"pkg.*", "tests.*", "tool.*"} <= set(own[len("[mypy-") : -1].split(","))
     assert preset.endswith(f"{own}\nignore_missing_imports = False\nfollow_imports = normal\n")
     assert findings.PRESET in preset.replace(
         f"mypy_path = {proj / 'src'}\nexplicit_package_bases = True\n", ""
     )
+    # jax's missing modules are reported (check turns them into a warning) before the own ones
+    assert "[mypy-jax.*]\nignore_missing_imports = False\n" in preset
+    assert preset.index("[mypy-jax.*]") < preset.index(own)
     # what eval/ and benchmarks/ run is unchanged
     assert findings.preset_config() == findings.PRESET and "[mypy-" not in findings.PRESET
 

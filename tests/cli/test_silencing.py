@@ -130,6 +130,9 @@ PRESET_TAIL = """\
 show_error_codes = True
 disable_error_code = pallas-platform
 
+[mypy-jax.*]
+ignore_missing_imports = False
+
 [mypy-plain.*]
 ignore_missing_imports = False
 follow_imports = normal
@@ -211,7 +214,8 @@ def test_without_silencing_the_preset_is_unchanged(
     assert cli.main(["check", "."]) == 0
     (preset,) = fake.presets
     assert preset.endswith(
-        "show_error_codes = True\n\n[mypy-active.*,plain.*]\n"
+        "show_error_codes = True\n\n[mypy-jax.*]\nignore_missing_imports = False\n\n"
+        "[mypy-active.*,plain.*]\n"
         "ignore_missing_imports = False\nfollow_imports = normal\n"
     ), preset
     assert "--exclude" not in " ".join(fake.commands[0])

@@ -193,6 +193,7 @@ def run_check(args: argparse.Namespace, passthrough: list[str]) -> int:
         mypy_path=layout.mypy_path,
         explicit_package_bases=layout.explicit_package_bases,
         own_modules=layout.own_modules,
+        report_missing=REPORTED_MISSING_PACKAGES,
         silencing=silencing,
     )
     if args.verbose:

@@ -129,6 +129,7 @@ def preset_config(
     explicit_package_bases: bool = False,
     own_modules: Sequence[str] = (),
     silencing: Silencing | None = None,
+    report_missing: Sequence[str] = (),
 ) -> str:
     """The text of the preset ``mypy.ini``.
 
@@ -141,6 +142,10 @@ def preset_config(
     imports normally: mypy drops the function bodies of silently followed modules,
     and the plugin reads the project's other modules (kernels, helpers, what a
     function reaches) from them. ``check`` shows only findings in the named paths.
+
+    ``report_missing``: installed packages (``REPORTED_MISSING_PACKAGES``, what ``check``
+    passes) whose modules mypy reports as ``import-not-found`` when an import names one
+    the installed release lacks.
 
     ``silencing`` is what the project's own mypy configuration silences
     (``cli.project.read_silencing``): its ``[mypy]`` settings are added to the preset's,
@@ -162,10 +167,9 @@ def preset_config(
     if silencing is not None:
         lines += [f"{key} = {value}" for key, value in silencing.settings]
     modules = dict(silencing.modules) if silencing is not None else {}
-    if plugin is not None:
-        for package in REPORTED_MISSING_PACKAGES:
-            if f"{package}.*" not in modules and package not in own_modules:
-                lines += ["", f"[mypy-{package}.*]", "ignore_missing_imports = False"]
+    for package in report_missing:
+        if f"{package}.*" not in modules and package not in own_modules:
+            lines += ["", f"[mypy-{package}.*]", "ignore_missing_imports = False"]
     own = [f"{name}.*" for name in own_modules]
     if shared := [pattern for pattern in own if pattern not in modules]:
         lines += ["", f"[mypy-{','.join(shared)}]"]

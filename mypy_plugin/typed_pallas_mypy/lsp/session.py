@@ -52,6 +52,7 @@ from typed_pallas_mypy.cli.check import (
 )
 from typed_pallas_mypy.cli.findings import (
     NO_FILES_MESSAGE,
+    REPORTED_MISSING_PACKAGES,
     MypyMessage,
     MypyRun,
     cache_is_warm,
@@ -184,6 +185,7 @@ def plan(options: Options, workdir: str, shadows: Sequence[tuple[str, str]] = ()
         explicit_package_bases=layout.explicit_package_bases,
         own_modules=layout.own_modules,
         silencing=silencing,
+        report_missing=REPORTED_MISSING_PACKAGES,  # the same mypy run as check's (warm cache)
     )
     ini = os.path.join(workdir, "mypy.ini")
     with open(ini, "w", encoding="utf-8") as f:
