@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from library_fakes import HEADER, MakeLib, platforms_of, reader_for
 
 TPU = {"tpu"}
@@ -41,36 +42,31 @@ def {name}(x):
 """
 
 
-def test_type_checking_import_with_a_no_op_fallback_keeps_the_kernel(make_lib: MakeLib) -> None:
-    source = (
-        "from typing import TYPE_CHECKING\n"
-        + HEADER
-        + """
+#: the two ways docs/library-authors.md binds the typed decorator beside a no-op one
+TYPED_OR_NO_OP = {
+    "type-checking": """
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typed_pallas import platform
 else:
     def platform(name):
         return lambda fn: fn
-"""
-        + KERNEL
-        + _tpu_op('@platform("tpu")')
-    )
-    assert _requirement(make_lib, source, "op") == TPU
-
-
-def test_try_import_with_a_no_op_fallback_keeps_the_kernel(make_lib: MakeLib) -> None:
-    source = (
-        HEADER
-        + """
+""",
+    "try-import": """
 try:
     from typed_pallas import platform
 except ImportError:
     def platform(name):
         return lambda fn: fn
-"""
-        + KERNEL
-        + _tpu_op('@platform("tpu")')
-    )
+""",
+}
+
+
+@pytest.mark.parametrize("binding", sorted(TYPED_OR_NO_OP))
+def test_a_typed_decorator_with_a_no_op_fallback_keeps_the_kernel(
+    make_lib: MakeLib, binding: str
+) -> None:
+    source = HEADER + TYPED_OR_NO_OP[binding] + KERNEL + _tpu_op('@platform("tpu")')
     assert _requirement(make_lib, source, "op") == TPU
 
 
