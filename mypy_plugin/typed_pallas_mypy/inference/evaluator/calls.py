@@ -1,0 +1,438 @@
+"""``call``: what calling a value does, with its arguments bound as Python binds them.
+
+A function's parameters are bound to the arguments (positional, keyword, defaults,
+``*args`` as a tuple, ``**kwargs`` as a dict; unknown where a splat hides them) and its
+body runs in a new frame whose parent is the frame it closes over: the values it may
+return, the kernels it runs on every path that returns, and what it may raise. A
+generator function's call gives a generator; its body runs when it is iterated. A bound
+method passes its receiver first; a class builds an instance and runs ``__init__`` (a
+dataclass's or ``NamedTuple``'s fields bound from the arguments; an enum class called
+with a value gives its member); an instance runs its class's ``__call__``; a
+``functools.partial`` adds its arguments; a kernel runs. A library callable is a row of
+a table (``library``). A call of several values calls each: a kernel runs on every path
+when each of them runs it.
+
+What it does not do: evaluate expressions or run statements (the machine's other parts).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from typed_pallas_mypy.inference.evaluator import library
+from typed_pallas_mypy.inference.evaluator.domain import (
+    ANYTHING,
+    ARRAY,
+    DEVICE,
+    NOTHING,
+    UNKNOWN,
+    BoundMethod,
+    ClassDecorator,
+    ClassObj,
+    Const,
+    Container,
+    ContainerMethod,
+    ContextManagerFactory,
+    Descriptor,
+    Devices,
+    External,
+    Flow,
+    Frame,
+    FunctionObj,
+    GeneratorObj,
+    InstanceObj,
+    Kernel,
+    KernelFactory,
+    Keeper,
+    Outcome,
+    Partial,
+    Registrar,
+    Transformed,
+    Value,
+    VSet,
+    join,
+    only,
+    vset,
+)
+from typed_pallas_mypy.inference.evaluator.machine import MAX_CALL_DEPTH
+from typed_pallas_mypy.inference.evaluator.statements import Exit
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.inference.evaluator.machine import Machine
+
+
+class Calls:
+    """The call cases of the evaluator (one ``Machine`` each)."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.m = machine
+
+    # ---------------------------------------------------------------- the entry
+
+    def call(
+        self,
+        callee: VSet,
+        args: list[VSet],
+        keywords: dict[str, VSet],
+        flow: Flow,
+        *,
+        star_unknown: bool = False,
+        kw_unknown: bool = False,
+        site: ast.Call | None = None,
+        frame: Frame | None = None,
+    ) -> VSet:
+        """Call each value ``callee`` may be; update ``flow``; what the call may return."""
+        if not flow.live:
+            return NOTHING
+        outcomes = [
+            self.call_one(value, args, keywords, star_unknown=star_unknown, kw_unknown=kw_unknown, site=site, frame=frame)
+            for value in callee
+        ]
+        if not outcomes:
+            return ANYTHING
+        live = [o for o in outcomes if o.live]
+        may = set(flow.may_ran)
+        raised: list[VSet] = []
+        for o in outcomes:
+            may |= o.may_ran
+            if o.raised:
+                raised.append(o.raised)
+        flow.may_ran = frozenset(may)
+        if raised and frame is not None:
+            self.m.statements.may_raise(join(*raised), frame, flow, ends=not live)
+        if not live:
+            flow.live = False
+            return NOTHING
+        ran = live[0].ran
+        for o in live[1:]:
+            ran = ran & o.ran
+        flow.ran = flow.ran | ran
+        flow.may_ran = flow.may_ran | ran
+        return join(*(o.returns for o in live))
+
+    def call_one(
+        self,
+        value: Value,
+        args: list[VSet],
+        keywords: dict[str, VSet],
+        *,
+        star_unknown: bool = False,
+        kw_unknown: bool = False,
+        site: ast.Call | None = None,
+        frame: Frame | None = None,
+    ) -> Outcome:
+        m = self.m
+        m.tick()
+        if value is UNKNOWN:
+            return Outcome(returns=ANYTHING, raised=ANYTHING)
+        if isinstance(value, FunctionObj):
+            return self.run_function(value, args, keywords, star_unknown, kw_unknown)
+        if isinstance(value, BoundMethod):
+            return self.call_one(
+                value.function, [vset(value.receiver), *args], keywords, star_unknown=star_unknown, kw_unknown=kw_unknown, site=site, frame=frame
+            )
+        if isinstance(value, ClassObj):
+            return self.instantiate(value, args, keywords, star_unknown, kw_unknown)
+        if isinstance(value, InstanceObj):
+            if isinstance(value.cls, ClassObj):
+                flow = Flow()
+                method = m.expressions.class_attribute(value.cls, value.cls, "__call__", flow, instance=value)
+                return self._outcome_of(method, args, keywords, star_unknown, kw_unknown)
+            return Outcome(returns=ANYTHING)
+        if isinstance(value, Partial):
+            merged = dict(value.keywords)
+            merged.update(keywords)
+            return self._outcome_of(value.func, [*value.args, *args], merged, star_unknown, kw_unknown)
+        if isinstance(value, Transformed):
+            return self._outcome_of(value.func, args, keywords, star_unknown, kw_unknown, returns=library.transformed_returns(value))
+        if isinstance(value, Kernel):
+            return Outcome(returns=vset(ARRAY), ran=frozenset({value}), may_ran=frozenset({value}))
+        if isinstance(value, KernelFactory):
+            kernel = Kernel(value.entry, value.backend, value.interpret, value.module, value.line, value.backends)
+            return Outcome(returns=vset(kernel))
+        if isinstance(value, Keeper):
+            if args:
+                return Outcome(returns=vset(Transformed(value.keeper, args[0])))
+            return Outcome(returns=ANYTHING)
+        if isinstance(value, Registrar):
+            return Outcome(returns=args[0] if args else vset(Const(None)))
+        if isinstance(value, Descriptor):
+            return self._outcome_of(value.func, args, keywords, star_unknown, kw_unknown)
+        if isinstance(value, ClassDecorator):
+            for arg in args[:1]:
+                for cls in arg:
+                    if isinstance(cls, ClassObj) and value.dataclass:
+                        library.make_dataclass(cls)
+            return Outcome(returns=args[0] if args else ANYTHING)
+        if isinstance(value, ContextManagerFactory):
+            made = self._outcome_of(value.func, args, keywords, star_unknown, kw_unknown)
+            for gen in made.returns:
+                if isinstance(gen, GeneratorObj):
+                    gen.attrs["__cm__"] = vset(Const(True))
+            return made
+        if isinstance(value, ContainerMethod):
+            return library.container_method(self.m, value, args, keywords)
+        if isinstance(value, External):
+            return library.call_external(m, value.fullname, args, keywords, star_unknown, kw_unknown, site, frame)
+        if isinstance(value, Const) and value.value is None:
+            return Outcome(live=False, raised=vset(External("builtins.TypeError")))
+        return Outcome(returns=ANYTHING)
+
+    def _outcome_of(
+        self,
+        callee: VSet,
+        args: list[VSet],
+        keywords: dict[str, VSet],
+        star_unknown: bool,
+        kw_unknown: bool,
+        returns: VSet | None = None,
+    ) -> Outcome:
+        """Calling ``callee`` as one outcome (a set of callees joined)."""
+        flow = Flow()
+        result = self.call(callee, args, keywords, flow, star_unknown=star_unknown, kw_unknown=kw_unknown)
+        return Outcome(
+            returns=result if returns is None else returns,
+            ran=flow.ran,
+            may_ran=flow.may_ran,
+            live=flow.live,
+        )
+
+    def bind_first(self, function: FunctionObj, receiver: Value) -> BoundMethod:
+        return BoundMethod(function, receiver)
+
+    # ---------------------------------------------------------------- functions
+
+    def bind(
+        self, fn: FunctionObj, args: list[VSet], keywords: dict[str, VSet], star_unknown: bool, kw_unknown: bool
+    ) -> dict[str, VSet] | None:
+        """The parameters of ``fn`` bound to the arguments; None when they cannot bind
+        (a ``TypeError``)."""
+        spec = fn.node.args
+        positional = [*spec.posonlyargs, *spec.args]
+        bound: dict[str, VSet] = {}
+        defaults_start = len(positional) - len(fn.defaults)
+        remaining = list(args)
+        for i, param in enumerate(positional):
+            if remaining:
+                bound[param.arg] = remaining.pop(0)
+            elif param.arg in keywords and i >= len(spec.posonlyargs):
+                bound[param.arg] = keywords[param.arg]
+            elif star_unknown or kw_unknown:
+                bound[param.arg] = ANYTHING
+            elif i >= defaults_start:
+                bound[param.arg] = fn.defaults[i - defaults_start]
+            else:
+                return None
+        if spec.vararg is not None:
+            rest = Container("tuple")
+            rest.items = remaining
+            if star_unknown:
+                rest.exact = False
+                rest.loose = ANYTHING
+            bound[spec.vararg.arg] = vset(rest)
+        elif remaining and not star_unknown:
+            return None
+        for param in spec.kwonlyargs:
+            if param.arg in keywords:
+                bound[param.arg] = keywords[param.arg]
+            elif kw_unknown:
+                bound[param.arg] = ANYTHING
+            elif param.arg in fn.kw_defaults:
+                bound[param.arg] = fn.kw_defaults[param.arg]
+            else:
+                return None
+        names = {p.arg for p in positional[len(spec.posonlyargs) :]} | {p.arg for p in spec.kwonlyargs}
+        extra = {k: v for k, v in keywords.items() if k not in names}
+        if spec.kwarg is not None:
+            rest_kw = Container("dict")
+            rest_kw.entries = [(Const(k), v) for k, v in extra.items()]
+            if kw_unknown:
+                rest_kw.exact = False
+                rest_kw.loose = ANYTHING
+            bound[spec.kwarg.arg] = vset(rest_kw)
+        elif extra and not kw_unknown:
+            return None
+        return bound
+
+    def run_function(
+        self, fn: FunctionObj, args: list[VSet], keywords: dict[str, VSet], star_unknown: bool, kw_unknown: bool
+    ) -> Outcome:
+        m = self.m
+        bound = self.bind(fn, args, keywords, star_unknown, kw_unknown)
+        if bound is None:
+            return Outcome(live=False, raised=vset(External("builtins.TypeError")))
+        if fn.is_generator:
+            return Outcome(returns=vset(GeneratorObj(fn, bound)))
+        if m.depth >= MAX_CALL_DEPTH or sum(1 for f in m.active if f is fn) >= 2:
+            return Outcome(returns=ANYTHING)
+        receiver = NOTHING
+        positional = [*fn.node.args.posonlyargs, *fn.node.args.args]
+        if positional and fn.owner is not None:
+            receiver = bound.get(positional[0].arg, NOTHING)
+        frame = Frame(bound, fn.module, fn.closure, function=fn, receiver=receiver, qualname=fn.qualname)
+        if isinstance(fn.node, ast.Lambda):
+            flow = Flow()
+            m.depth += 1
+            m.active.append(fn)
+            try:
+                value = m.expressions.evaluate(fn.node.body, frame, flow)
+            finally:
+                m.depth -= 1
+                m.active.pop()
+            return Outcome(returns=value, ran=flow.ran, may_ran=flow.may_ran, live=flow.live)
+        return self._run_body(fn, frame)
+
+    def _run_body(self, fn: FunctionObj, frame: Frame) -> Outcome:
+        m = self.m
+        flow = Flow()
+        m.depth += 1
+        m.active.append(fn)
+        try:
+            assert not isinstance(fn.node, ast.Lambda)
+            exit_ = m.statements.run_body(fn.node.body, frame, flow, returns=Exit())
+        finally:
+            m.depth -= 1
+            m.active.pop()
+        return _outcome(exit_, flow)
+
+    def run_generator(self, gen: GeneratorObj) -> Outcome:
+        """A generator's body run: what it yields, and the kernels run before its first
+        ``yield`` on every path that yields."""
+        m = self.m
+        if gen.function is None or gen.bound is None:
+            return Outcome(returns=ANYTHING)
+        fn = gen.function
+        if m.depth >= MAX_CALL_DEPTH:
+            return Outcome(yields=ANYTHING)
+        frame = Frame(dict(gen.bound), fn.module, fn.closure, function=fn, qualname=fn.qualname)
+        outcome = self._run_body(fn, frame)
+        return outcome
+
+    # ---------------------------------------------------------------- classes
+
+    def instantiate(
+        self, cls: ClassObj, args: list[VSet], keywords: dict[str, VSet], star_unknown: bool, kw_unknown: bool
+    ) -> Outcome:
+        m = self.m
+        if "enum" in cls.flags:
+            return library.enum_member(cls, args)
+        instance = InstanceObj(cls)
+        if cls.fields is not None and not _defines(cls, "__init__"):
+            given = list(args)
+            for name, default in cls.fields:
+                if given:
+                    instance.attrs[name] = given.pop(0)
+                elif name in keywords:
+                    instance.attrs[name] = keywords[name]
+                elif star_unknown or kw_unknown:
+                    instance.attrs[name] = ANYTHING
+                elif default is not None:
+                    instance.attrs[name] = library.field_default(default)
+                else:
+                    return Outcome(live=False, raised=vset(External("builtins.TypeError")))
+            return Outcome(returns=vset(instance))
+        if "exception" in cls.flags:
+            holder = Container("tuple")
+            holder.items = list(args)
+            instance.attrs["args"] = vset(holder)
+        flow = Flow()
+        init = m.expressions.class_attribute(cls, cls, "__init__", flow, instance=instance)
+        if init == ANYTHING or all(isinstance(v, External) for v in init):
+            return Outcome(returns=vset(instance))
+        outcome = self._outcome_of(init, args, keywords, star_unknown, kw_unknown)
+        return Outcome(returns=vset(instance), ran=outcome.ran, may_ran=outcome.may_ran, live=outcome.live)
+
+    # ---------------------------------------------------------------- iteration
+
+    def iterate(self, values: VSet, flow: Flow) -> list[VSet] | None:
+        """The items iterating ``values`` gives, in order, when they are known (and run
+        what producing them runs); None when they are not."""
+        one = only(values)
+        if isinstance(one, Container):
+            if not one.exact:
+                return None
+            if one.kind == "dict":
+                return [vset(k) for k, _ in one.entries]
+            return list(one.items)
+        if isinstance(one, Const) and isinstance(one.value, (tuple, str)):
+            return [vset(Const(v)) for v in one.value]
+        if isinstance(one, Devices):
+            return [vset(DEVICE)]
+        if isinstance(one, GeneratorObj):
+            return self._generator_items(one, flow)
+        if isinstance(one, InstanceObj) and isinstance(one.cls, ClassObj) and "enum" in one.cls.flags:
+            return None
+        if isinstance(one, ClassObj) and "enum" in one.flags:
+            return [v for k, v in one.attrs.items() if any(isinstance(x, InstanceObj) for x in v)]
+        return None
+
+    def _generator_items(self, gen: GeneratorObj, flow: Flow) -> list[VSet] | None:
+        if gen.gen_expr is not None and gen.frame is not None:
+            rows, exact, _ = self.m.expressions.comprehension_items(
+                gen.gen_expr.generators, [gen.gen_expr.elt], gen.frame, flow
+            )
+            return [row[0] for row in rows] if exact else None
+        outcome = self.run_generator(gen)
+        flow.may_ran = flow.may_ran | outcome.may_ran
+        if outcome.yield_ran is not None:
+            flow.ran = flow.ran | outcome.yield_ran
+        items = outcome.extra.get("yield_items")
+        if isinstance(items, list):
+            return items
+        return None
+
+    def enter(self, managers: VSet, flow: Flow) -> VSet:
+        """What ``with manager as x`` binds ``x`` to (and run ``__enter__``)."""
+        out: list[VSet] = []
+        for manager in managers:
+            if isinstance(manager, GeneratorObj):
+                outcome = self.run_generator(manager)
+                flow.may_ran = flow.may_ran | outcome.may_ran
+                if outcome.yield_ran is not None:
+                    flow.ran = flow.ran | outcome.yield_ran
+                out.append(outcome.yields or ANYTHING)
+            elif isinstance(manager, InstanceObj) and isinstance(manager.cls, ClassObj):
+                method = self.m.expressions.class_attribute(manager.cls, manager.cls, "__enter__", flow, instance=manager)
+                out.append(self.call(method, [], {}, flow))
+            else:
+                out.append(ANYTHING)
+        return join(*out) if out else ANYTHING
+
+
+def _defines(cls: ClassObj, name: str) -> bool:
+    return any(isinstance(k, ClassObj) and name in k.attrs for k in cls.mro)
+
+
+def _outcome(exit_: Exit, flow: Flow) -> Outcome:
+    """A body's outcome from its exits (falling off the end returns ``None``)."""
+    returns = list(exit_.returns)
+    if flow.live:
+        returns.append((vset(Const(None)), flow.ran, flow.may_ran))
+    may: set[Kernel] = set(flow.may_ran)
+    for _, _, more in returns:
+        may |= more
+    raised = join(*(r for r, _, _ in exit_.raises)) if exit_.raises else NOTHING
+    yield_ran: frozenset[Kernel] | None = None
+    yield_items: list[VSet] = []
+    if exit_.yields:
+        for value, ran in exit_.yields:
+            yield_ran = ran if yield_ran is None else yield_ran & ran
+            yield_items.append(value)
+    outcome = Outcome(
+        returns=join(*(v for v, _, _ in returns)) if returns else NOTHING,
+        live=bool(returns),
+        may_ran=frozenset(may),
+        raised=raised,
+        yields=join(*yield_items) if yield_items else NOTHING,
+        yield_ran=yield_ran,
+    )
+    if returns:
+        ran = returns[0][1]
+        for _, more, _ in returns[1:]:
+            ran = ran & more
+        outcome.ran = ran
+    if exit_.yields:
+        # the items one iteration gives, in order, when one path yields them all
+        outcome.extra["yield_items"] = yield_items if len(yield_items) <= 16 else None
+    return outcome

@@ -1,0 +1,479 @@
+"""The evaluator's values: what an expression may evaluate to, as Python would hold it.
+
+Two kinds of value. **Plain values** are frozen records compared by what they hold: a
+constant, a name in a library read as a table (``External``: jax, the standard library),
+a JAX array, a bound method, a ``functools.partial``, a JAX transformation's result, a
+Pallas kernel (an entry point's result), a params object, a device. **Heap objects** are
+compared by identity, as Python compares objects: a module, a function (its definition,
+the module it was defined in, the frame it closes over, its defaults), a class (its
+namespace, its bases and method resolution order), an instance, a container, a
+generator. An object's attributes (``attrs``) change where the program changes them.
+
+A place holds a ``VSet``: the values it may hold (``frozenset``). ``UNKNOWN`` in a set
+means "anything": it restricts nothing. A set larger than ``WIDEST`` becomes
+``{UNKNOWN}``.
+
+What it does not do: evaluate anything (``expressions``, ``calls`` and ``statements``
+do), or know which library callable does what (``library``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Final, TypeAlias
+
+
+class Value:
+    """Anything a place may hold."""
+
+    __slots__ = ()
+
+
+VSet: TypeAlias = frozenset[Value]
+
+#: The most values a place keeps before it is "anything".
+WIDEST: Final = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown(Value):
+    """Anything: a value the evaluator does not know. It restricts nothing."""
+
+
+UNKNOWN: Final = Unknown()
+ANYTHING: Final[VSet] = frozenset({UNKNOWN})
+NOTHING: Final[VSet] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Value):
+    """A literal: a string, number, bool, ``None``, bytes, or a tuple of them."""
+
+    value: object
+
+
+NONE: Final = Const(None)
+TRUE: Final = Const(True)
+FALSE: Final = Const(False)
+
+
+@dataclass(frozen=True, slots=True)
+class External(Value):
+    """A name of a module the evaluator does not read (jax, the standard library), by
+    its fully qualified name: ``jax.jit``, ``functools.partial``, ``builtins.map``."""
+
+    fullname: str
+
+
+@dataclass(frozen=True, slots=True)
+class Array(Value):
+    """A JAX array or tracer: a leaf of a pytree."""
+
+
+ARRAY: Final = Array()
+
+
+@dataclass(frozen=True, slots=True)
+class Device(Value):
+    """A device of the lowering platform the evaluation assumes (``jax.devices()[0]``)."""
+
+
+DEVICE: Final = Device()
+
+
+@dataclass(frozen=True, slots=True)
+class Devices(Value):
+    """``jax.devices()``: at least one device, each of the assumed platform."""
+
+
+@dataclass(frozen=True, slots=True)
+class Params(Value):
+    """A compiler-params object: its backend (``"mosaic_tpu"``, ``"triton"``...)."""
+
+    backend: str
+
+
+@dataclass(frozen=True, slots=True)
+class Kernel(Value):
+    """An entry point's result (``pl.pallas_call(...)``): calling it runs the kernel.
+
+    ``backend``: of its params; "" for none, "?" for params not known. ``interpret``:
+    True, False, or None when not known. ``backends``: what the entry point itself allows
+    (``plgpu.kernel``: Mosaic GPU only), None for any."""
+
+    entry: str
+    backend: str
+    interpret: bool | None
+    module: str
+    line: int
+    backends: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KernelFactory(Value):
+    """An entry point called without its body (``pl.kernel(out_shape=..., mesh=...)``
+    used as a decorator): applied to a function, it gives a ``Kernel``."""
+
+    entry: str
+    backend: str
+    interpret: bool | None
+    module: str
+    line: int
+    backends: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BoundMethod(Value):
+    """A function bound to its first argument (an instance, or a class for a class
+    method): calling it passes ``receiver`` first."""
+
+    function: Value
+    receiver: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Partial(Value):
+    """``functools.partial(func, *args, **keywords)``."""
+
+    func: VSet
+    args: tuple[VSet, ...]
+    keywords: tuple[tuple[str, VSet], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Transformed(Value):
+    """The result of a library callable that keeps a function (``jax.jit(f)``,
+    ``jax.custom_vjp(f)``, ``functools.cache(f)``): calling it calls ``func``."""
+
+    keeper: str
+    func: VSet
+
+
+@dataclass(frozen=True, slots=True)
+class Keeper(Value):
+    """A decorator that keeps the function it is given (``jax.jit(static_argnames=...)``,
+    ``functools.wraps(g)``, ``functools.lru_cache(maxsize=None)``)."""
+
+    keeper: str
+
+
+@dataclass(frozen=True, slots=True)
+class Registrar(Value):
+    """A method that registers a rule and returns its argument (``f.defvjp``,
+    ``f.defjvp``): nothing runs now."""
+
+
+@dataclass(frozen=True, slots=True)
+class Descriptor(Value):
+    """``staticmethod(f)``, ``classmethod(f)`` or ``property(f)`` in a class body."""
+
+    kind: str  # "staticmethod", "classmethod", "property"
+    func: VSet
+
+
+@dataclass(frozen=True, slots=True)
+class ClassDecorator(Value):
+    """A class decorator that returns the class (``dataclasses.dataclass(frozen=True)``);
+    ``dataclass``: it makes the class a dataclass."""
+
+    dataclass: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerMethod(Value):
+    """A method of a container (``ops.append``, ``table.get``)."""
+
+    container: Container
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Super(Value):
+    """``super()`` in a method of ``owner`` called on ``receiver``."""
+
+    owner: ClassObj
+    receiver: Value
+
+
+@dataclass(frozen=True, slots=True)
+class ContextManagerFactory(Value):
+    """``contextlib.contextmanager(f)``: calling it gives a context manager whose
+    ``__enter__`` runs ``f``'s generator to its first ``yield``."""
+
+    func: VSet
+
+
+@dataclass(frozen=True, slots=True)
+class Namespace(Value):
+    """``vars(module)``: the module's namespace as a mapping."""
+
+    module: ModuleObj
+
+
+# -- heap objects: compared by identity ------------------------------------------------
+
+
+class Obj(Value):
+    """A heap object: compared by identity; ``attrs`` change where the program sets them."""
+
+    __slots__ = ("attrs", "__weakref__")
+
+    def __init__(self) -> None:
+        self.attrs: dict[str, VSet] = {}
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+class ModuleObj(Obj):
+    """A module the evaluator reads: its namespace is what running its body binds."""
+
+    __slots__ = ("name", "path", "is_package", "tree", "done")
+
+    def __init__(self, name: str, path: str, is_package: bool, tree: ast.Module) -> None:
+        super().__init__()
+        self.name = name
+        self.path = path
+        self.is_package = is_package
+        self.tree = tree
+        #: its body has run to the end (a module still running is partly initialised)
+        self.done = False
+
+    def __repr__(self) -> str:
+        return f"<module {self.name}>"
+
+
+class FunctionObj(Obj):
+    """A function (or lambda): its definition, where it was defined, the frame it closes
+    over, its defaults, and the class whose body defined it (for ``super()``)."""
+
+    __slots__ = ("node", "module", "qualname", "closure", "defaults", "kw_defaults", "owner")
+
+    def __init__(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+        module: ModuleObj,
+        qualname: str,
+        closure: Frame | None,
+        defaults: tuple[VSet, ...],
+        kw_defaults: dict[str, VSet],
+    ) -> None:
+        super().__init__()
+        self.node = node
+        self.module = module
+        self.qualname = qualname
+        self.closure = closure
+        self.defaults = defaults
+        self.kw_defaults = kw_defaults
+        self.owner: ClassObj | None = None
+
+    @property
+    def is_generator(self) -> bool:
+        if isinstance(self.node, ast.Lambda):
+            return False
+        return _yields(self.node)
+
+    def __repr__(self) -> str:
+        return f"<function {self.module.name}.{self.qualname}>"
+
+
+class ClassObj(Obj):
+    """A class: its namespace (``attrs``), its bases as values and its method
+    resolution order (project classes only; a library base ends it as ``External``)."""
+
+    __slots__ = ("name", "module", "qualname", "bases", "mro", "fields", "own_fields", "flags")
+
+    def __init__(self, name: str, module: ModuleObj, qualname: str, bases: tuple[Value, ...]):
+        super().__init__()
+        self.name = name
+        self.module = module
+        self.qualname = qualname
+        self.bases = bases
+        self.mro: tuple[Value, ...] = (self,)
+        #: a dataclass's or NamedTuple's fields in order: (name, default or None)
+        self.fields: list[tuple[str, VSet | None]] | None = None
+        #: the fields its own body annotates (a dataclass decorator makes them fields)
+        self.own_fields: list[tuple[str, VSet | None]] = []
+        #: "enum", "namedtuple", "exception" ...
+        self.flags: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"<class {self.module.name}.{self.qualname}>"
+
+
+class InstanceObj(Obj):
+    """An instance of a class (a project class, or a library class as ``External``)."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: Value) -> None:
+        super().__init__()
+        self.cls = cls
+
+    def __repr__(self) -> str:
+        return f"<{self.cls!r} instance>"
+
+
+class Container(Obj):
+    """A tuple, list, dict or set. ``items`` (a sequence's items in order, or a set's) or
+    ``entries`` (a dict's keys and values) when every item is known (``exact``); a
+    container changed in a way the evaluator cannot follow is not exact, and its items
+    are then only what it may hold (``loose``)."""
+
+    __slots__ = ("kind", "items", "entries", "exact", "loose")
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+        self.items: list[VSet] = []
+        self.entries: list[tuple[Value, VSet]] = []
+        self.exact = True
+        #: what any item may be, once not exact
+        self.loose: VSet = NOTHING
+
+    def all_items(self) -> VSet:
+        """Every value an item may be (a dict: its values)."""
+        found: set[Value] = set(self.loose)
+        for item in self.items:
+            found |= item
+        for _, value in self.entries:
+            found |= value
+        if not self.exact:
+            found.add(UNKNOWN)
+        return frozenset(found)
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.items or self.entries}{'' if self.exact else ' ~'}>"
+
+
+class GeneratorObj(Obj):
+    """A generator: a generator function's body bound to its arguments, run when it is
+    iterated (``gen_expr``: a generator expression and the frame it reads)."""
+
+    __slots__ = ("function", "bound", "gen_expr", "frame")
+
+    def __init__(
+        self,
+        function: FunctionObj | None,
+        bound: dict[str, VSet] | None,
+        gen_expr: ast.GeneratorExp | None = None,
+        frame: Frame | None = None,
+    ) -> None:
+        super().__init__()
+        self.function = function
+        self.bound = bound
+        self.gen_expr = gen_expr
+        self.frame = frame
+
+
+class Frame:
+    """Where names are bound while a body runs: a module's (its namespace), a
+    function's, a class body's or a comprehension's. ``parent``: the frame of the
+    enclosing function (closures); class bodies are skipped when a name is looked up."""
+
+    __slots__ = (
+        "vars",
+        "module",
+        "parent",
+        "is_class",
+        "globals",
+        "nonlocals",
+        "function",
+        "receiver",
+        "qualname",
+    )
+
+    def __init__(
+        self,
+        vars: dict[str, VSet],
+        module: ModuleObj,
+        parent: Frame | None,
+        *,
+        is_class: bool = False,
+        function: FunctionObj | None = None,
+        receiver: VSet = NOTHING,
+        qualname: str = "",
+    ) -> None:
+        self.vars = vars
+        self.module = module
+        self.parent = parent
+        self.is_class = is_class
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+        self.function = function
+        #: the first argument of the method this frame runs (``super()``)
+        self.receiver = receiver
+        self.qualname = qualname
+
+
+@dataclass
+class Flow:
+    """The state of the path being run: whether it is still live (no ``return``,
+    ``raise`` or ``break`` ended it) and the kernels it has run on every way here."""
+
+    live: bool = True
+    ran: frozenset[Kernel] = frozenset()
+    #: kernels run on some way here
+    may_ran: frozenset[Kernel] = frozenset()
+
+
+@dataclass
+class Outcome:
+    """What a call does: the values it may return, the kernels it runs on every path
+    that returns (``ran``) and on some path (``may_ran``), whether some path returns
+    (``live``), and what it may raise."""
+
+    returns: VSet = NOTHING
+    ran: frozenset[Kernel] = frozenset()
+    may_ran: frozenset[Kernel] = frozenset()
+    live: bool = True
+    raised: VSet = NOTHING
+    yields: VSet = NOTHING
+    #: kernels run before the first ``yield`` on every path that yields
+    yield_ran: frozenset[Kernel] | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def vset(*values: Value) -> VSet:
+    return frozenset(values)
+
+
+def join(*sets: VSet) -> VSet:
+    """The values any of ``sets`` may hold."""
+    found: set[Value] = set()
+    for s in sets:
+        found |= s
+    if len(found) > WIDEST:
+        return ANYTHING
+    return frozenset(found)
+
+
+def known(values: VSet) -> bool:
+    """``values`` holds no ``UNKNOWN`` and at least one value."""
+    return bool(values) and UNKNOWN not in values
+
+
+def only(values: VSet) -> Value | None:
+    """The one value ``values`` holds, if exactly one and known."""
+    if len(values) == 1:
+        (value,) = values
+        if value is not UNKNOWN:
+            return value
+    return None
+
+
+def _yields(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``node`` is a generator function: a ``yield`` in its body, not in a nested scope."""
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(current))
+    return False

@@ -1,0 +1,716 @@
+"""``evaluate``: what an expression may evaluate to, one case per ``ast`` expression kind.
+
+A name is looked up by Python's scoping rules (the frame, the enclosing functions'
+frames but not class bodies, the module, the builtins; ``global`` and ``nonlocal``); an
+attribute by the data model (``attribute``: a module's namespace, a class's method
+resolution order with its descriptors, an instance's own attributes before its
+class's); a subscript of a container by a known key; a call by ``calls.Calls.call``;
+comprehensions with their targets bound to each known item; ``a if c else b``, ``and``
+and ``or`` by the truth of their conditions, both sides where it is not known.
+Evaluating may run kernels and end the path (a call that never returns): ``flow`` says.
+
+What it does not do: run statements (``statements``) or bind arguments (``calls``).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from typed_pallas_mypy.inference.evaluator import library
+from typed_pallas_mypy.inference.evaluator.domain import (
+    ANYTHING,
+    ARRAY,
+    DEVICE,
+    NOTHING,
+    UNKNOWN,
+    Array,
+    BoundMethod,
+    ClassObj,
+    Const,
+    Container,
+    ContainerMethod,
+    Descriptor,
+    Device,
+    Devices,
+    External,
+    Flow,
+    Frame,
+    FunctionObj,
+    GeneratorObj,
+    InstanceObj,
+    ModuleObj,
+    Namespace,
+    Registrar,
+    Super,
+    Transformed,
+    Value,
+    VSet,
+    join,
+    only,
+    vset,
+)
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.inference.evaluator.machine import Machine
+
+_BUILTIN_NAMES: Final = frozenset(dir(builtins))
+
+_BINARY: Final[dict[type[ast.operator], Callable[[object, object], object]]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+_COMPARE: Final[dict[type[ast.cmpop], Callable[[object, object], object]]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: operator.contains(b, a),  # type: ignore[arg-type]
+    ast.NotIn: lambda a, b: not operator.contains(b, a),  # type: ignore[arg-type]
+}
+
+
+def truth(values: VSet) -> bool | None:
+    """Whether ``values`` is true: True or False when every value it may be agrees."""
+    seen: set[bool] = set()
+    for value in values:
+        one = _truth_of(value)
+        if one is None:
+            return None
+        seen.add(one)
+    return seen.pop() if len(seen) == 1 else None
+
+
+def _truth_of(value: Value) -> bool | None:
+    if isinstance(value, Const):
+        try:
+            return bool(value.value)
+        except Exception:
+            return None
+    if isinstance(value, Container):
+        if value.exact:
+            return bool(value.items or value.entries)
+        return None
+    if isinstance(value, (FunctionObj, ClassObj, ModuleObj, BoundMethod, Transformed, Devices)):
+        return True
+    if isinstance(value, Device):
+        return True
+    return None
+
+
+class Expressions:
+    """The expression cases of the evaluator (one ``Machine`` each)."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.m = machine
+
+    # ---------------------------------------------------------------- the dispatch
+
+    def evaluate(self, node: ast.expr, frame: Frame, flow: Flow) -> VSet:
+        """What ``node`` may evaluate to in ``frame`` on the path ``flow``."""
+        self.m.tick()
+        if not flow.live:
+            return NOTHING
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            return ANYTHING
+        result: VSet = method(node, frame, flow)
+        return result
+
+    def _Constant(self, node: ast.Constant, frame: Frame, flow: Flow) -> VSet:
+        return vset(Const(node.value))
+
+    def _JoinedStr(self, node: ast.JoinedStr, frame: Frame, flow: Flow) -> VSet:
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                self.evaluate(value.value, frame, flow)
+        return ANYTHING
+
+    def _Name(self, node: ast.Name, frame: Frame, flow: Flow) -> VSet:
+        return self.lookup(node.id, frame)
+
+    def lookup(self, name: str, frame: Frame) -> VSet:
+        """A name's value by Python's scoping rules."""
+        if name in frame.globals:
+            return self._global(name, frame.module)
+        current: Frame | None = frame
+        first = True
+        while current is not None and current.vars is not current.module.attrs:
+            if (first or not current.is_class) and name in current.vars:
+                return current.vars[name]
+            first = False
+            current = current.parent
+        return self._global(name, frame.module)
+
+    def _global(self, name: str, module: ModuleObj) -> VSet:
+        if name in module.attrs:
+            return module.attrs[name]
+        if name in _BUILTIN_NAMES:
+            return vset(External(f"builtins.{name}"))
+        return ANYTHING
+
+    def _Attribute(self, node: ast.Attribute, frame: Frame, flow: Flow) -> VSet:
+        base = self.evaluate(node.value, frame, flow)
+        return self.attribute(base, node.attr, flow)
+
+    def attribute(self, base: VSet, name: str, flow: Flow) -> VSet:
+        """``base.name`` for each value ``base`` may be."""
+        parts = [self.attribute_of(value, name, flow) for value in base]
+        return join(*parts) if parts else NOTHING
+
+    def attribute_of(self, value: Value, name: str, flow: Flow) -> VSet:
+        m = self.m
+        if isinstance(value, ModuleObj):
+            if name in value.attrs:
+                return value.attrs[name]
+            if value.is_package:
+                sub = m.module(f"{value.name}.{name}")
+                if sub is not None:
+                    return vset(sub)
+            getter = value.attrs.get("__getattr__")
+            if getter is not None:
+                return m.calls.call(getter, [vset(Const(name))], {}, flow)
+            return ANYTHING
+        if isinstance(value, External):
+            return library.external_attribute(m, value, name)
+        if isinstance(value, ClassObj):
+            return self.class_attribute(value, value, name, flow, instance=None)
+        if isinstance(value, InstanceObj):
+            return self.instance_attribute(value, name, flow)
+        if isinstance(value, Super):
+            return self._super_attribute(value, name, flow)
+        if isinstance(value, Container):
+            return vset(ContainerMethod(value, name))
+        if isinstance(value, Transformed):
+            if name in ("defvjp", "defjvp", "defjvps", "def_vmap", "def_partition"):
+                return vset(Registrar())
+            if name == "__wrapped__":
+                return value.func
+            return ANYTHING
+        if isinstance(value, Device):
+            if name == "platform":
+                return vset(Const(m.backend_name))
+            return ANYTHING
+        if isinstance(value, Array):
+            return vset(ARRAY) if name in ("T", "real", "imag", "at") else ANYTHING
+        if isinstance(value, FunctionObj):
+            if name in value.attrs:
+                return value.attrs[name]
+            if name == "__name__":
+                return vset(Const(value.node.name if not isinstance(value.node, ast.Lambda) else "<lambda>"))
+            return ANYTHING
+        if isinstance(value, Const) and value.value is None:
+            return NOTHING  # AttributeError: this path ends
+        return ANYTHING
+
+    def class_attribute(
+        self, cls: ClassObj, start: ClassObj, name: str, flow: Flow, *, instance: Value | None, after: ClassObj | None = None
+    ) -> VSet:
+        """``name`` looked up through ``start``'s method resolution order (after the class
+        ``after``, for ``super()``), with descriptors applied: on an ``instance`` or on the
+        class ``cls``."""
+        mro = start.mro
+        if after is not None and after in mro:
+            mro = mro[mro.index(after) + 1 :]
+        for klass in mro:
+            if isinstance(klass, External):
+                return library.external_class_attribute(self.m, klass, name, instance)
+            if not isinstance(klass, ClassObj):
+                return ANYTHING
+            if name in klass.attrs:
+                return self._bind(klass.attrs[name], cls, instance, flow)
+        if "enum" in cls.flags and instance is not None and name in ("value", "name"):
+            return ANYTHING
+        return ANYTHING
+
+    def _bind(self, found: VSet, cls: ClassObj, instance: Value | None, flow: Flow) -> VSet:
+        out: list[VSet] = []
+        for value in found:
+            if isinstance(value, FunctionObj):
+                out.append(vset(BoundMethod(value, instance)) if instance is not None else vset(value))
+            elif isinstance(value, Descriptor):
+                if value.kind == "staticmethod":
+                    out.append(value.func)
+                elif value.kind == "classmethod":
+                    out.append(frozenset(BoundMethod(f, cls) for f in value.func))
+                elif value.kind == "property":
+                    if instance is None:
+                        out.append(vset(value))
+                    else:
+                        out.append(self.m.calls.call(value.func, [vset(instance)], {}, flow))
+                else:
+                    out.append(ANYTHING)
+            elif isinstance(value, InstanceObj) and isinstance(value.cls, ClassObj) and self._defines(value.cls, "__get__"):
+                getter = self.class_attribute(value.cls, value.cls, "__get__", flow, instance=value)
+                owner_instance = vset(instance) if instance is not None else vset(Const(None))
+                out.append(self.m.calls.call(getter, [owner_instance, vset(cls)], {}, flow))
+            else:
+                out.append(vset(value))
+        return join(*out)
+
+    def _defines(self, cls: ClassObj, name: str) -> bool:
+        return any(isinstance(k, ClassObj) and name in k.attrs for k in cls.mro)
+
+    def instance_attribute(self, instance: InstanceObj, name: str, flow: Flow) -> VSet:
+        cls = instance.cls
+        if isinstance(cls, ClassObj):
+            # a data descriptor (a property) wins over the instance's own attribute
+            for klass in cls.mro:
+                if isinstance(klass, ClassObj) and name in klass.attrs:
+                    if any(isinstance(v, Descriptor) and v.kind == "property" for v in klass.attrs[name]):
+                        return self._bind(klass.attrs[name], cls, instance, flow)
+                    break
+            if name in instance.attrs:
+                return instance.attrs[name]
+            return self.class_attribute(cls, cls, name, flow, instance=instance)
+        if name in instance.attrs:
+            return instance.attrs[name]
+        return ANYTHING
+
+    def _super_attribute(self, value: Super, name: str, flow: Flow) -> VSet:
+        receiver = value.receiver
+        if isinstance(receiver, InstanceObj) and isinstance(receiver.cls, ClassObj):
+            return self.class_attribute(receiver.cls, receiver.cls, name, flow, instance=receiver, after=value.owner)
+        if isinstance(receiver, ClassObj):
+            found = self.class_attribute(receiver, receiver, name, flow, instance=None, after=value.owner)
+            if name == "__init_subclass__":
+                return frozenset(BoundMethod(f, receiver) if isinstance(f, FunctionObj) else f for f in found)
+            return found
+        return ANYTHING
+
+    def _Subscript(self, node: ast.Subscript, frame: Frame, flow: Flow) -> VSet:
+        base = self.evaluate(node.value, frame, flow)
+        key = self.evaluate(node.slice, frame, flow)
+        return self.subscript(base, key, flow)
+
+    def subscript(self, base: VSet, key: VSet, flow: Flow) -> VSet:
+        parts = [self._subscript_of(value, key, flow) for value in base]
+        return join(*parts) if parts else NOTHING
+
+    def _subscript_of(self, value: Value, key: VSet, flow: Flow) -> VSet:
+        if isinstance(value, Container):
+            return container_item(value, key)
+        if isinstance(value, Array):
+            return vset(ARRAY)
+        if isinstance(value, Devices):
+            return vset(DEVICE)
+        if isinstance(value, Namespace):
+            name = only(key)
+            if isinstance(name, Const) and isinstance(name.value, str):
+                return value.module.attrs.get(name.value, ANYTHING)
+            return ANYTHING
+        if isinstance(value, External):
+            return library.external_subscript(self.m, value, key)
+        if isinstance(value, InstanceObj) and isinstance(value.cls, ClassObj):
+            getter = self.class_attribute(value.cls, value.cls, "__getitem__", flow, instance=value)
+            if getter != ANYTHING:
+                return self.m.calls.call(getter, [key], {}, flow)
+        return ANYTHING
+
+    def _Call(self, node: ast.Call, frame: Frame, flow: Flow) -> VSet:
+        callee = self.evaluate(node.func, frame, flow)
+        args, star_unknown = self.arguments(node.args, frame, flow)
+        keywords, kw_unknown = self.keywords(node.keywords, frame, flow)
+        if not flow.live:
+            return NOTHING
+        before = flow.ran
+        before_may = flow.may_ran
+        result = self.m.calls.call(
+            callee, args, keywords, flow, star_unknown=star_unknown, kw_unknown=kw_unknown, site=node, frame=frame
+        )
+        self.m.record(frame.module, node, flow.ran - before if flow.live else frozenset(), flow.may_ran - before_may)
+        return result
+
+    def arguments(self, nodes: list[ast.expr], frame: Frame, flow: Flow) -> tuple[list[VSet], bool]:
+        """The positional arguments' values; True when a ``*`` splat left some unknown."""
+        values: list[VSet] = []
+        unknown = False
+        for arg in nodes:
+            if isinstance(arg, ast.Starred):
+                spread = self.evaluate(arg.value, frame, flow)
+                items = exact_items(spread)
+                if items is None or unknown:
+                    unknown = True
+                else:
+                    values.extend(items)
+            elif unknown:
+                self.evaluate(arg, frame, flow)
+            else:
+                values.append(self.evaluate(arg, frame, flow))
+        return values, unknown
+
+    def keywords(self, nodes: list[ast.keyword], frame: Frame, flow: Flow) -> tuple[dict[str, VSet], bool]:
+        values: dict[str, VSet] = {}
+        unknown = False
+        for kw in nodes:
+            value = self.evaluate(kw.value, frame, flow)
+            if kw.arg is not None:
+                values[kw.arg] = value
+                continue
+            mapping = only(value)
+            if isinstance(mapping, Container) and mapping.kind == "dict" and mapping.exact:
+                for key, item in mapping.entries:
+                    if isinstance(key, Const) and isinstance(key.value, str):
+                        values[key.value] = item
+                    else:
+                        unknown = True
+            else:
+                unknown = True
+        return values, unknown
+
+    def _Lambda(self, node: ast.Lambda, frame: Frame, flow: Flow) -> VSet:
+        return vset(self.m.statements.make_function(node, frame, flow, "<lambda>"))
+
+    def _IfExp(self, node: ast.IfExp, frame: Frame, flow: Flow) -> VSet:
+        test = truth(self.evaluate(node.test, frame, flow))
+        if test is True:
+            return self.evaluate(node.body, frame, flow)
+        if test is False:
+            return self.evaluate(node.orelse, frame, flow)
+        return self.m.statements.either(
+            frame, flow, [lambda f: self.evaluate(node.body, frame, f), lambda f: self.evaluate(node.orelse, frame, f)]
+        )
+
+    def _BoolOp(self, node: ast.BoolOp, frame: Frame, flow: Flow) -> VSet:
+        is_and = isinstance(node.op, ast.And)
+        results: list[VSet] = []
+        for value_node in node.values:
+            value = self.evaluate(value_node, frame, flow)
+            test = truth(value)
+            if test is None:
+                results.append(value)
+                # the rest may or may not run: evaluate them without their effects on must
+                rest = node.values[node.values.index(value_node) + 1 :]
+                for other in rest:
+                    results.append(self.m.statements.maybe(frame, flow, lambda f, o=other: self.evaluate(o, frame, f)))
+                return join(*results)
+            if test is (not is_and):
+                results.append(value)
+                return join(*results)
+        return join(*results) if results else NOTHING
+
+    def _UnaryOp(self, node: ast.UnaryOp, frame: Frame, flow: Flow) -> VSet:
+        operand = self.evaluate(node.operand, frame, flow)
+        if isinstance(node.op, ast.Not):
+            test = truth(operand)
+            return ANYTHING if test is None else vset(Const(not test))
+        value = only(operand)
+        if isinstance(value, Const) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+            if isinstance(node.op, ast.USub):
+                return vset(Const(-value.value))
+            if isinstance(node.op, ast.UAdd):
+                return vset(value)
+        if ARRAY in operand:
+            return vset(ARRAY)
+        return ANYTHING
+
+    def _BinOp(self, node: ast.BinOp, frame: Frame, flow: Flow) -> VSet:
+        left = self.evaluate(node.left, frame, flow)
+        right = self.evaluate(node.right, frame, flow)
+        a, b = only(left), only(right)
+        op = _BINARY.get(type(node.op))
+        if isinstance(a, Const) and isinstance(b, Const) and op is not None:
+            try:
+                result = op(a.value, b.value)
+            except Exception:
+                return ANYTHING
+            if isinstance(result, (str, int, float, bool, bytes, tuple)) and len(repr(result)) < 200:
+                return vset(Const(result))
+            return ANYTHING
+        if isinstance(a, Container) and isinstance(b, Container) and isinstance(node.op, ast.Add):
+            if a.kind == b.kind and a.kind in ("list", "tuple"):
+                made = Container(a.kind)
+                made.items = [*a.items, *b.items]
+                made.exact = a.exact and b.exact
+                made.loose = join(a.loose, b.loose)
+                return vset(made)
+        if ARRAY in left or ARRAY in right:
+            return vset(ARRAY)
+        return ANYTHING
+
+    def _Compare(self, node: ast.Compare, frame: Frame, flow: Flow) -> VSet:
+        left = self.evaluate(node.left, frame, flow)
+        result: bool | None = True
+        for op_node, right_node in zip(node.ops, node.comparators, strict=True):
+            right = self.evaluate(right_node, frame, flow)
+            one = compare(op_node, left, right)
+            if one is False:
+                result = False
+            elif one is None and result is True:
+                result = None
+            left = right
+        if ARRAY in left and result is None:
+            return ANYTHING
+        return ANYTHING if result is None else vset(Const(result))
+
+    def _NamedExpr(self, node: ast.NamedExpr, frame: Frame, flow: Flow) -> VSet:
+        value = self.evaluate(node.value, frame, flow)
+        self.m.statements.bind_name(node.target.id, value, frame)
+        return value
+
+    def _Starred(self, node: ast.Starred, frame: Frame, flow: Flow) -> VSet:
+        return self.evaluate(node.value, frame, flow)
+
+    def _Tuple(self, node: ast.Tuple, frame: Frame, flow: Flow) -> VSet:
+        return self._sequence("tuple", node.elts, frame, flow)
+
+    def _List(self, node: ast.List, frame: Frame, flow: Flow) -> VSet:
+        return self._sequence("list", node.elts, frame, flow)
+
+    def _Set(self, node: ast.Set, frame: Frame, flow: Flow) -> VSet:
+        return self._sequence("set", node.elts, frame, flow)
+
+    def _sequence(self, kind: str, elts: list[ast.expr], frame: Frame, flow: Flow) -> VSet:
+        made = Container(kind)
+        for elt in elts:
+            if isinstance(elt, ast.Starred):
+                items = exact_items(self.evaluate(elt.value, frame, flow))
+                if items is None:
+                    made.exact = False
+                else:
+                    made.items.extend(items)
+            else:
+                made.items.append(self.evaluate(elt, frame, flow))
+        if not made.exact:
+            made.loose = join(*made.items)
+        return vset(made)
+
+    def _Dict(self, node: ast.Dict, frame: Frame, flow: Flow) -> VSet:
+        made = Container("dict")
+        for key_node, value_node in zip(node.keys, node.values, strict=True):
+            if key_node is None:
+                spread = only(self.evaluate(value_node, frame, flow))
+                if isinstance(spread, Container) and spread.kind == "dict" and spread.exact:
+                    for key, value in spread.entries:
+                        set_entry(made, key, value)
+                else:
+                    made.exact = False
+                continue
+            key = self.evaluate(key_node, frame, flow)
+            value = self.evaluate(value_node, frame, flow)
+            one = only(key)
+            if one is None or not _hashable_key(one):
+                made.exact = False
+                made.loose = join(made.loose, value)
+            else:
+                set_entry(made, one, value)
+        return vset(made)
+
+    def _ListComp(self, node: ast.ListComp, frame: Frame, flow: Flow) -> VSet:
+        return self._comprehension("list", node.generators, [node.elt], frame, flow)
+
+    def _SetComp(self, node: ast.SetComp, frame: Frame, flow: Flow) -> VSet:
+        return self._comprehension("set", node.generators, [node.elt], frame, flow)
+
+    def _DictComp(self, node: ast.DictComp, frame: Frame, flow: Flow) -> VSet:
+        return self._comprehension("dict", node.generators, [node.key, node.value], frame, flow)
+
+    def _GeneratorExp(self, node: ast.GeneratorExp, frame: Frame, flow: Flow) -> VSet:
+        return vset(GeneratorObj(None, None, node, frame))
+
+    def comprehension_items(
+        self, generators: list[ast.comprehension], elts: list[ast.expr], frame: Frame, flow: Flow
+    ) -> tuple[list[list[VSet]], bool, bool]:
+        """The values of ``elts`` for each item the ``generators`` give, in order; whether
+        they are all the items (exact); whether at least one item is sure."""
+        inner = Frame({}, frame.module, frame, qualname=frame.qualname, receiver=frame.receiver, function=frame.function)
+        rows: list[list[VSet]] = []
+        exact = True
+
+        def walk(index: int, sure: bool) -> bool:
+            nonlocal exact
+            if index == len(generators):
+                row = [self.evaluate(elt, inner, flow) if sure else self.m.statements.maybe(inner, flow, lambda f, e=elt: self.evaluate(e, inner, f)) for elt in elts]
+                rows.append(row)
+                return sure
+            gen = generators[index]
+            source_frame = frame if index == 0 else inner
+            iterable = self.evaluate(gen.iter, source_frame, flow)
+            items = self.m.calls.iterate(iterable, flow)
+            if items is None:
+                exact = False
+                self.m.statements.bind_target(gen.target, ANYTHING, inner, flow)
+                walk_conditions(gen, index, sure=False)
+                return False
+            any_sure = False
+            for item in items:
+                self.m.statements.bind_target(gen.target, item, inner, flow)
+                if walk_conditions(gen, index, sure):
+                    any_sure = True
+            return any_sure
+
+        def walk_conditions(gen: ast.comprehension, index: int, sure: bool) -> bool:
+            nonlocal exact
+            for condition in gen.ifs:
+                test = truth(self.evaluate(condition, inner, flow))
+                if test is False:
+                    return False
+                if test is None:
+                    exact = False
+                    sure = False
+            return walk(index + 1, sure)
+
+        some = walk(0, True)
+        return rows, exact, some
+
+    def _comprehension(self, kind: str, generators: list[ast.comprehension], elts: list[ast.expr], frame: Frame, flow: Flow) -> VSet:
+        rows, exact, _ = self.comprehension_items(generators, elts, frame, flow)
+        made = Container(kind)
+        if kind == "dict":
+            for key, value in rows:
+                one = only(key)
+                if one is None or not _hashable_key(one):
+                    made.exact = False
+                    made.loose = join(made.loose, value)
+                else:
+                    set_entry(made, one, value)
+        else:
+            made.items = [row[0] for row in rows]
+        if not exact:
+            made.exact = False
+            made.loose = join(made.loose, *(row[-1] for row in rows))
+        return vset(made)
+
+    def _Await(self, node: ast.Await, frame: Frame, flow: Flow) -> VSet:
+        self.evaluate(node.value, frame, flow)
+        return ANYTHING
+
+    def _Yield(self, node: ast.Yield, frame: Frame, flow: Flow) -> VSet:
+        value = self.evaluate(node.value, frame, flow) if node.value is not None else vset(Const(None))
+        self.m.statements.yielded(value, frame, flow)
+        return ANYTHING
+
+    def _YieldFrom(self, node: ast.YieldFrom, frame: Frame, flow: Flow) -> VSet:
+        source = self.evaluate(node.value, frame, flow)
+        items = self.m.calls.iterate(source, flow)
+        self.m.statements.yielded(join(*items) if items else ANYTHING, frame, flow)
+        return ANYTHING
+
+    def _Slice(self, node: ast.Slice, frame: Frame, flow: Flow) -> VSet:
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                self.evaluate(part, frame, flow)
+        return ANYTHING
+
+
+# -- containers ------------------------------------------------------------------------
+
+
+def _hashable_key(value: Value) -> bool:
+    return not isinstance(value, (Container, Array)) and value is not UNKNOWN
+
+
+def set_entry(container: Container, key: Value, value: VSet) -> None:
+    for i, (k, _) in enumerate(container.entries):
+        if k == key:
+            container.entries[i] = (key, value)
+            return
+    container.entries.append((key, value))
+
+
+def exact_items(values: VSet) -> list[VSet] | None:
+    """The items of the one exact sequence ``values`` holds (a dict: its keys), else None."""
+    one = only(values)
+    if isinstance(one, Container) and one.exact:
+        if one.kind == "dict":
+            return [vset(k) for k, _ in one.entries]
+        return list(one.items)
+    if isinstance(one, Const) and isinstance(one.value, tuple):
+        return [vset(Const(v)) for v in one.value]
+    return None
+
+
+def container_item(container: Container, key: VSet) -> VSet:
+    """``container[key]``: the item under a known key; what any item may be otherwise."""
+    one = only(key)
+    if container.kind == "dict":
+        if isinstance(one, Value) and _hashable_key(one):
+            for k, v in container.entries:
+                if k == one:
+                    return join(v, container.loose) if container.loose else v
+            if container.exact:
+                return NOTHING  # KeyError: this path ends
+        return container.all_items()
+    if isinstance(one, Const) and isinstance(one.value, int) and not isinstance(one.value, bool):
+        if container.exact:
+            try:
+                return container.items[one.value]
+            except IndexError:
+                return NOTHING
+    return container.all_items()
+
+
+def compare(op: ast.cmpop, left: VSet, right: VSet) -> bool | None:
+    """One comparison of two places: True or False when every pair of values agrees."""
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        result = _identity(left, right)
+        if result is None:
+            return None
+        return result if isinstance(op, ast.Is) else not result
+    fn = _COMPARE.get(type(op))
+    if fn is None:
+        return None
+    seen: set[bool] = set()
+    for a in left:
+        for b in right:
+            one = _compare_values(fn, op, a, b)
+            if one is None:
+                return None
+            seen.add(one)
+    return seen.pop() if len(seen) == 1 else None
+
+
+def _compare_values(fn: Callable[[object, object], object], op: ast.cmpop, a: Value, b: Value) -> bool | None:
+    if isinstance(a, Const) and isinstance(b, Const):
+        try:
+            return bool(fn(a.value, b.value))
+        except Exception:
+            return None
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, Container) and b.exact and isinstance(a, Const):
+        members: list[Value] = []
+        if b.kind == "dict":
+            members = [k for k, _ in b.entries]
+        else:
+            for item in b.items:
+                value = only(item)
+                if value is None:
+                    return None
+                members.append(value)
+        if not all(isinstance(v, Const) for v in members):
+            return None
+        inside = a in members
+        return inside if isinstance(op, ast.In) else not inside
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(a, InstanceObj) and isinstance(b, InstanceObj):
+        if isinstance(a.cls, ClassObj) and "enum" in a.cls.flags and a.cls is b.cls:
+            same = a is b
+            return same if isinstance(op, ast.Eq) else not same
+    return None
+
+
+def _identity(left: VSet, right: VSet) -> bool | None:
+    a, b = only(left), only(right)
+    if a is None or b is None:
+        if left and right and UNKNOWN not in left and UNKNOWN not in right:
+            if all(isinstance(x, Const) and x.value is None for x in right):
+                if not any(isinstance(x, Const) and x.value is None for x in left):
+                    return False
+        return None
+    if isinstance(a, Const) and isinstance(b, Const):
+        if a.value is None or b.value is None or isinstance(a.value, bool):
+            return a.value is b.value
+        return None
+    if isinstance(b, Const) and b.value is None:
+        return False  # an object is not None
+    if isinstance(a, Const) and a.value is None:
+        return False
+    if isinstance(a, type(b)) and not isinstance(a, (Array, Device)):
+        return a == b
+    return None

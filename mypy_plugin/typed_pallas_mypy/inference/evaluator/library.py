@@ -1,0 +1,915 @@
+"""What library callables do, as tables: JAX's (``jax_api``: every role read), Pallas's
+entry points and params classes (``entries``, ``typed_pallas._platforms``), the platform
+sources (``fullnames``), and the standard library's (builtins, ``functools``,
+``operator``, ``contextlib``, ``dataclasses``, ``enum``, ``typing``, ``importlib``,
+``sys``). Nothing of a library is parsed: a name the tables do not have gives an
+unknown result and runs nothing the evaluator can see.
+
+Also the small rules of the data model that need the standard library's classes: which
+exception a handler catches, which ``match`` patterns a value matches, what a class
+derives from (enum, ``NamedTuple``, exception).
+
+What it does not do: import jax (names only), or evaluate project code (the machine).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib.machinery
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from typed_pallas import _platforms
+from typed_pallas_mypy import fullnames
+from typed_pallas_mypy.entries import ENTRIES
+from typed_pallas_mypy.inference import jax_api
+from typed_pallas_mypy.inference.evaluator.domain import (
+    ANYTHING,
+    ARRAY,
+    NOTHING,
+    UNKNOWN,
+    Array,
+    BoundMethod,
+    ClassDecorator,
+    ClassObj,
+    Const,
+    Container,
+    ContainerMethod,
+    ContextManagerFactory,
+    Descriptor,
+    Devices,
+    External,
+    Flow,
+    Frame,
+    FunctionObj,
+    GeneratorObj,
+    InstanceObj,
+    Kernel,
+    KernelFactory,
+    Keeper,
+    ModuleObj,
+    Namespace,
+    Outcome,
+    Params,
+    Partial,
+    Super,
+    Transformed,
+    Value,
+    VSet,
+    join,
+    only,
+    vset,
+)
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.inference.evaluator.machine import Machine
+
+_ITEMGETTER: Final = "operator.itemgetter()"
+_ATTRGETTER: Final = "operator.attrgetter()"
+#: modules whose functions return arrays (a pytree leaf)
+_ARRAY_MODULES: Final = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
+_ENUM_BASES: Final = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+_NAMEDTUPLE_BASES: Final = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
+
+
+def canonical(name: str) -> str:
+    return _platforms.canonical_fullname(name)
+
+
+# -- names, attributes, subscripts -----------------------------------------------------
+
+
+def external_attribute(m: Machine, value: External, name: str) -> VSet:
+    full = canonical(f"{value.fullname}.{name}")
+    if full == "sys.version_info":
+        return vset(Const(tuple(sys.version_info[:3])))
+    if full == "sys.platform":
+        return vset(Const(sys.platform))
+    return vset(External(full))
+
+
+def external_class_attribute(m: Machine, base: External, name: str, instance: Value | None) -> VSet:
+    """An attribute a library base class gives (``object.__init__``, ``Exception``'s)."""
+    return vset(External(f"{base.fullname}.{name}"))
+
+
+def external_subscript(m: Machine, value: External, key: VSet) -> VSet:
+    if value.fullname == "sys.modules":
+        one = only(key)
+        if isinstance(one, Const) and isinstance(one.value, str):
+            module = m.modules.get(one.value)
+            return vset(module) if module is not None else ANYTHING
+    return vset(value)  # ``typing.Callable[...]`` and the like: the same kind of thing
+
+
+def importable(name: str) -> bool:
+    """Whether a module the evaluator does not read exists (without importing it)."""
+    parts = name.split(".")
+    top = parts[0]
+    if top in sys.builtin_module_names or top in getattr(sys, "stdlib_module_names", ()):
+        return True
+    spec = importlib.machinery.PathFinder.find_spec(top)
+    if spec is None:
+        return False
+    locations = list(spec.submodule_search_locations or [])
+    for part in parts[1:]:
+        found: list[str] = []
+        for folder in locations:
+            if os.path.isdir(os.path.join(folder, part)):
+                found.append(os.path.join(folder, part))
+            elif any(
+                entry.startswith(part + ".") and entry.endswith((".py", ".so", ".pyd", ".pyi"))
+                for entry in _listdir(folder)
+            ):
+                return True
+        if not found:
+            return False
+        locations = found
+    return True
+
+
+def _listdir(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+# -- classes ---------------------------------------------------------------------------
+
+
+def classify(cls: ClassObj) -> None:
+    """What a class derives from: an enum, a ``NamedTuple``, an exception."""
+    for base in cls.mro[1:]:
+        if isinstance(base, ClassObj):
+            cls.flags |= base.flags & {"enum", "namedtuple", "exception", "dataclass"}
+        elif isinstance(base, External):
+            if base.fullname in _ENUM_BASES:
+                cls.flags.add("enum")
+            elif base.fullname in _NAMEDTUPLE_BASES:
+                cls.flags.add("namedtuple")
+            elif _is_builtin_exception(base.fullname):
+                cls.flags.add("exception")
+
+
+def make_dataclass(cls: ClassObj) -> None:
+    cls.flags.add("dataclass")
+    own = cls.own_fields
+    inherited: list[tuple[str, VSet | None]] = []
+    for base in reversed(cls.mro[1:]):
+        if isinstance(base, ClassObj) and base.fields is not None:
+            inherited.extend(base.fields)
+    names = {n for n, _ in own}
+    cls.fields = [f for f in inherited if f[0] not in names] + list(own)
+
+
+def field_default(default: VSet) -> VSet:
+    """A field's default as an instance holds it (``dataclasses.field(default=...)``)."""
+    out: list[VSet] = []
+    for value in default:
+        if isinstance(value, InstanceObj) and value.cls == External("dataclasses.Field"):
+            out.append(value.attrs.get("default", ANYTHING))
+        else:
+            out.append(vset(value))
+    return join(*out)
+
+
+def enum_member(cls: ClassObj, args: list[VSet]) -> Outcome:
+    """``Kind(value)``: the member with that value."""
+    wanted = only(args[0]) if len(args) == 1 else None
+    members = [
+        v for values in cls.attrs.values() for v in values if isinstance(v, InstanceObj) and v.cls is cls
+    ]
+    if isinstance(wanted, Const):
+        for member in members:
+            if member.attrs.get("value") == vset(wanted):
+                return Outcome(returns=vset(member))
+        return Outcome(live=False, raised=vset(External("builtins.ValueError")))
+    if isinstance(wanted, InstanceObj) and wanted in members:
+        return Outcome(returns=vset(wanted))
+    return Outcome(returns=frozenset(members) | ANYTHING)
+
+
+def _is_builtin_exception(fullname: str) -> bool:
+    if not fullname.startswith("builtins."):
+        return False
+    found = getattr(builtins, fullname.removeprefix("builtins."), None)
+    return isinstance(found, type) and issubclass(found, BaseException)
+
+
+def exception_matches(raised: VSet, kinds: VSet) -> bool | None:
+    """Whether a handler for ``kinds`` catches ``raised``: True, False, or None when not
+    known for every value."""
+    wanted = _exception_classes(kinds)
+    if wanted is None:
+        return None
+    seen: set[bool] = set()
+    for value in raised:
+        cls: Value = value
+        if isinstance(value, InstanceObj):
+            cls = value.cls
+        one = _catches(cls, wanted)
+        if one is None:
+            return None
+        seen.add(one)
+    return seen.pop() if len(seen) == 1 else None
+
+
+def _exception_classes(kinds: VSet) -> list[Value] | None:
+    out: list[Value] = []
+    for kind in kinds:
+        if isinstance(kind, Container) and kind.kind == "tuple" and kind.exact:
+            for item in kind.items:
+                more = _exception_classes(item)
+                if more is None:
+                    return None
+                out.extend(more)
+        elif isinstance(kind, (ClassObj, External)):
+            out.append(kind)
+        else:
+            return None
+    return out
+
+
+def _catches(cls: Value, wanted: list[Value]) -> bool | None:
+    if isinstance(cls, ClassObj):
+        if any(w in cls.mro for w in wanted):
+            return True
+        externals = [b for b in cls.mro if isinstance(b, External)]
+        for base in externals:
+            for w in wanted:
+                if isinstance(w, External) and _builtin_subclass(base.fullname, w.fullname):
+                    return True
+        if not externals or all(_is_builtin_exception(b.fullname) for b in externals):
+            return False
+        return None
+    if isinstance(cls, External):
+        if not _is_builtin_exception(cls.fullname):
+            return None
+        verdicts = []
+        for w in wanted:
+            if isinstance(w, External):
+                verdicts.append(_builtin_subclass(cls.fullname, w.fullname))
+            else:
+                verdicts.append(False)  # a project class is not a base of a builtin one
+        if any(v is True for v in verdicts):
+            return True
+        return False
+    return None
+
+
+def _builtin_subclass(name: str, base: str) -> bool:
+    a = getattr(builtins, name.removeprefix("builtins."), None)
+    b = getattr(builtins, base.removeprefix("builtins."), None)
+    return isinstance(a, type) and isinstance(b, type) and issubclass(a, b)
+
+
+def pattern_matches(m: Machine, pattern: ast.pattern, subject: VSet) -> bool | None:
+    """Whether ``subject`` matches ``pattern``: True, False, or None when not known."""
+    if isinstance(pattern, ast.MatchAs):
+        return True if pattern.pattern is None else pattern_matches(m, pattern.pattern, subject)
+    if isinstance(pattern, ast.MatchOr):
+        results = [pattern_matches(m, p, subject) for p in pattern.patterns]
+        if any(r is True for r in results):
+            return True
+        return False if all(r is False for r in results) else None
+    one = only(subject)
+    if isinstance(pattern, (ast.MatchValue, ast.MatchSingleton)):
+        try:
+            wanted = (
+                ast.literal_eval(pattern.value) if isinstance(pattern, ast.MatchValue) else pattern.value
+            )
+        except ValueError:
+            return None
+        if isinstance(one, Const):
+            return bool(one.value == wanted) if isinstance(pattern, ast.MatchValue) else one.value is wanted
+        if one is not None and not isinstance(one, (Array, InstanceObj)) and wanted is None:
+            return False
+        return None
+    if isinstance(pattern, ast.MatchSequence):
+        if isinstance(one, Container) and one.kind in ("list", "tuple") and one.exact:
+            if any(isinstance(p, ast.MatchStar) for p in pattern.patterns):
+                return None
+            if len(one.items) != len(pattern.patterns):
+                return False
+            results = [pattern_matches(m, p, item) for p, item in zip(pattern.patterns, one.items, strict=True)]
+            if all(r is True for r in results):
+                return True
+            return False if any(r is False for r in results) else None
+        if isinstance(one, Const) and not isinstance(one.value, (tuple, list)):
+            return False
+        return None
+    if isinstance(pattern, ast.MatchMapping):
+        if isinstance(one, Container) and one.kind == "dict" and one.exact and pattern.rest is None:
+            results: list[bool | None] = []
+            for key_node, sub in zip(pattern.keys, pattern.patterns, strict=True):
+                try:
+                    key = ast.literal_eval(key_node)
+                except ValueError:
+                    return None
+                found = [v for k, v in one.entries if k == Const(key)]
+                if not found:
+                    return False
+                results.append(pattern_matches(m, sub, found[0]))
+            if all(r is True for r in results):
+                return True
+            return False if any(r is False for r in results) else None
+        return None
+    return None
+
+
+# -- calls -----------------------------------------------------------------------------
+
+
+def call_external(
+    m: Machine,
+    fullname: str,
+    args: list[VSet],
+    keywords: dict[str, VSet],
+    star_unknown: bool,
+    kw_unknown: bool,
+    site: ast.Call | None,
+    frame: Frame | None,
+) -> Outcome:
+    """Calling the library callable ``fullname``."""
+    name = canonical(fullname)
+    if name in fullnames.DEFAULT_BACKEND:
+        return Outcome(returns=vset(Const(m.backend_name)))
+    if name in fullnames.DEVICES:
+        return Outcome(returns=vset(Devices()))
+    if name in fullnames.IS_TPU_DEVICE:
+        return Outcome(returns=vset(Const(m.platform == "tpu")))
+    if name in ENTRIES:
+        return _entry_call(m, name, args, keywords, site, frame)
+    params = _platforms.PARAMS_BY_FULLNAME.get(name)
+    if params is not None:
+        return Outcome(returns=vset(Params(params.backend)))
+    special = _SPECIAL.get(name)
+    if special is not None:
+        return special(m, args, keywords, frame)
+    decorator = jax_api.class_decorator(name)
+    if decorator is not None:
+        if args:
+            for cls in args[0]:
+                if isinstance(cls, ClassObj) and decorator.makes_dataclass:
+                    make_dataclass(cls)
+            return Outcome(returns=args[0])
+        return Outcome(returns=vset(ClassDecorator(decorator.makes_dataclass)))
+    row = jax_api.row(name)
+    if row is not None:
+        return _api_call(m, name, row, args, keywords, star_unknown, kw_unknown)
+    if _is_builtin_exception(name):
+        instance = InstanceObj(External(name))
+        holder = Container("tuple")
+        holder.items = list(args)
+        instance.attrs["args"] = vset(holder)
+        return Outcome(returns=vset(instance))
+    if name.startswith(_ARRAY_MODULES) or name in ("jax.device_put", "jax.block_until_ready"):
+        return Outcome(returns=vset(ARRAY))
+    return Outcome(returns=ANYTHING)
+
+
+def _entry_call(
+    m: Machine, name: str, args: list[VSet], keywords: dict[str, VSet], site: ast.Call | None, frame: Frame | None
+) -> Outcome:
+    """A Pallas entry point called: a kernel (or, without its body, a decorator giving one)."""
+    spec = ENTRIES[name]
+    backend = ""
+    if "compiler_params" in keywords:
+        backend = _backend_of(keywords["compiler_params"])
+    interpret: bool | None = False
+    if "interpret" in keywords:
+        value = only(keywords["interpret"])
+        interpret = (
+            bool(value.value) if isinstance(value, Const) and isinstance(value.value, bool | None) else None
+        )
+    if spec.platform_keyword is not None and spec.platform_keyword in keywords:
+        declared = only(keywords[spec.platform_keyword])
+        if isinstance(declared, Const) and backend == "":
+            rows = [p.backend for p in _platforms.PARAMS_CLASSES if p.platform == declared.value]
+            backend = rows[0] if len(rows) == 1 else "?"
+    module = frame.module.name if frame is not None else ""
+    line = site.lineno if site is not None else 0
+    has_body = bool(args) or (spec.body is not None and spec.body in keywords)
+    if spec.body is None or has_body:
+        return Outcome(returns=vset(Kernel(name, backend, interpret, module, line, spec.backends)))
+    return Outcome(returns=vset(KernelFactory(name, backend, interpret, module, line, spec.backends)))
+
+
+def _backend_of(params: VSet) -> str:
+    backends: set[str] = set()
+    for value in params:
+        if isinstance(value, Params):
+            backends.add(value.backend)
+        elif isinstance(value, Const) and value.value is None:
+            backends.add("")
+        else:
+            return "?"
+    return backends.pop() if len(backends) == 1 else "?"
+
+
+def _argument(args: list[VSet], keywords: dict[str, VSet], arg: jax_api.Arg) -> VSet | None:
+    if arg.keyword is not None and arg.keyword in keywords:
+        return keywords[arg.keyword]
+    if arg.position is not None and arg.position < len(args):
+        return args[arg.position]
+    return None
+
+
+def _api_call(
+    m: Machine,
+    name: str,
+    row: jax_api.ApiRow,
+    args: list[VSet],
+    keywords: dict[str, VSet],
+    star_unknown: bool,
+    kw_unknown: bool,
+) -> Outcome:
+    """A row of JAX's table (and the standard library's rows in it) called."""
+    if row.kind is jax_api.Kind.DESCRIPTOR:
+        return Outcome(returns=vset(Descriptor(name.rsplit(".", 1)[1], args[0] if args else ANYTHING)))
+    if row.binds:
+        if not args:
+            return Outcome(returns=ANYTHING)
+        return Outcome(returns=vset(Partial(args[0], tuple(args[1:]), tuple(keywords.items()))))
+    if row.configured:
+        return Outcome(returns=vset(Keeper(name)))
+    function_args = [a for a in row.args if a.role is not jax_api.Role.HOOK]
+    if row.optional_function and not args and not any(
+        a.keyword in keywords for a in function_args if a.keyword
+    ):
+        return Outcome(returns=vset(Keeper(name)))
+    flow = Flow()
+    returns: VSet | None = None
+    calls = m.calls
+    for arg in row.args:
+        if arg.role is jax_api.Role.PER_PLATFORM:
+            continue
+        value = _argument(args, keywords, arg)
+        if value is None:
+            continue
+        role = arg.role
+        if role is jax_api.Role.KEEPS:
+            kept = vset(Transformed(name, value))
+            if row.result_index is not None:
+                made = Container("tuple")
+                made.items = [ANYTHING] * row.result_index + [kept]
+                made.exact = False
+                made.loose = ANYTHING
+                returns = vset(made)
+            else:
+                returns = kept
+        elif role is jax_api.Role.CALLS_NOW:
+            targets = _items_of(value) if arg.sequence else [value]
+            for target in targets or []:
+                result = calls.call(target, _traced_operands(name, args, arg), {}, flow, star_unknown=_operands_unknown(name))
+                if name.startswith(("operator.", "builtins.", "functools.")):
+                    returns = result
+        elif role is jax_api.Role.CALLS_EACH:
+            returns = _calls_each(m, name, arg, value, args, keywords, flow)
+    per_platform = [a for a in row.args if a.role is jax_api.Role.PER_PLATFORM]
+    if per_platform:
+        chosen = _platform_branch(m, keywords)
+        if chosen is not None:
+            calls.call(chosen, [], {}, flow, star_unknown=True)
+    if returns is None:
+        returns = vset(ARRAY) if name.startswith("jax.") else ANYTHING
+    return Outcome(returns=returns, ran=flow.ran, may_ran=flow.may_ran, live=flow.live)
+
+
+def _traced_operands(name: str, args: list[VSet], arg: jax_api.Arg) -> list[VSet]:
+    if name == "operator.call":
+        return list(args[1:])
+    return []
+
+
+def _operands_unknown(name: str) -> bool:
+    return name != "operator.call"
+
+
+def _items_of(value: VSet) -> list[VSet] | None:
+    one = only(value)
+    if isinstance(one, Container) and one.exact and one.kind in ("list", "tuple"):
+        return list(one.items)
+    return None
+
+
+def _platform_branch(m: Machine, keywords: dict[str, VSet]) -> VSet | None:
+    """``lax.platform_dependent``'s branch for the assumed platform."""
+    for key in _platforms.BRANCH_KEYWORDS_OF_LOWERING.get(m.platform, (m.platform,)):
+        if key in keywords:
+            return keywords[key]
+    return keywords.get("default")
+
+
+def _leaves(value: VSet) -> int | None:
+    """How many leaves a pytree has, when known (an array is one)."""
+    one = only(value)
+    if isinstance(one, Array):
+        return 1
+    if isinstance(one, Container) and one.exact:
+        total = 0
+        items = [v for _, v in one.entries] if one.kind == "dict" else one.items
+        for item in items:
+            count = _leaves(item)
+            if count is None:
+                return None
+            total += count
+        return total
+    return None
+
+
+def _calls_each(
+    m: Machine, name: str, arg: jax_api.Arg, value: VSet, args: list[VSet], keywords: dict[str, VSet], flow: Flow
+) -> VSet | None:
+    """A function called once per leaf or item: on every path when there is at least one."""
+    calls = m.calls
+    if name in ("jax.tree.map", "jax.tree_util.tree_map", "jax._src.tree.map", "jax._src.tree_util.tree_map"):
+        tree = args[1] if len(args) > 1 else keywords.get("tree")
+        count = _leaves(tree) if tree is not None else None
+        if count:
+            result = calls.call(value, [vset(ARRAY)], {}, flow)
+            one = only(tree) if tree is not None else None
+            if isinstance(one, Array):
+                return result
+            return tree
+        m.statements.maybe_detached(flow, lambda f: calls.call(value, [vset(ARRAY)], {}, f, star_unknown=True))
+        return None
+    items = _iterable_items(m, args[1] if len(args) > 1 else None, flow) if name in ("builtins.map", "builtins.filter", "functools.reduce") else None
+    if name == "builtins.map" and items is not None:
+        results = [calls.call(value, [item], {}, flow) for item in items]
+        made = Container("list")
+        made.items = results
+        return vset(made)
+    if name == "builtins.filter" and items is not None:
+        for item in items:
+            calls.call(value, [item], {}, flow) if not _is_builtin(value, "callable") else None
+        made = Container("list")
+        made.items = [item for item in items if _kept_by_filter(value, item)]
+        if any(_kept_by_filter(value, item) is None for item in items):
+            made.exact = False
+            made.loose = join(*items)
+        return vset(made)
+    if name == "functools.reduce" and items is not None:
+        accumulator = args[2] if len(args) > 2 else (items.pop(0) if items else ANYTHING)
+        for item in items:
+            accumulator = calls.call(value, [accumulator, item], {}, flow)
+        return accumulator
+    if name in ("builtins.sorted", "builtins.min", "builtins.max") and args:
+        items = _iterable_items(m, args[0], flow)
+        if items:
+            for item in items:
+                calls.call(value, [item], {}, flow)
+            if name == "builtins.sorted":
+                made = Container("list")
+                made.items = list(items)
+                made.exact = False
+                made.loose = join(*items)
+                return vset(made)
+            return join(*items)
+        return None
+    m.statements.maybe_detached(flow, lambda f: calls.call(value, [], {}, f, star_unknown=True))
+    return None
+
+
+def _is_builtin(value: VSet, name: str) -> bool:
+    return value == vset(External(f"builtins.{name}"))
+
+
+def _kept_by_filter(value: VSet, item: VSet) -> bool | None:
+    if _is_builtin(value, "callable"):
+        return _callable(item)
+    return None
+
+
+def _iterable_items(m: Machine, value: VSet | None, flow: Flow) -> list[VSet] | None:
+    if value is None:
+        return None
+    return m.calls.iterate(value, flow)
+
+
+def _callable(values: VSet) -> bool | None:
+    seen: set[bool] = set()
+    for value in values:
+        if isinstance(value, (FunctionObj, ClassObj, BoundMethod, Partial, Transformed, Kernel, Keeper)):
+            seen.add(True)
+        elif isinstance(value, (Const, Container, Array)):
+            seen.add(False)
+        else:
+            return None
+    return seen.pop() if len(seen) == 1 else None
+
+
+def transformed_returns(value: Transformed) -> VSet | None:
+    """What calling a transformation's result returns, when not the function's result."""
+    if value.keeper in ("jax.vmap", "jax.pmap", "jax.grad", "jax.value_and_grad"):
+        return vset(ARRAY)
+    return None
+
+
+def container_method(m: Machine, method: ContainerMethod, args: list[VSet], keywords: dict[str, VSet]) -> Outcome:
+    """``list.append``, ``dict.get`` and the other container methods."""
+    container, name = method.container, method.name
+    if name == "append" and container.kind == "list" and args:
+        container.items.append(args[0])
+        return Outcome(returns=vset(Const(None)))
+    if name == "extend" and container.kind == "list" and args:
+        items = m.calls.iterate(args[0], Flow())
+        if items is None or not container.exact:
+            container.exact = False
+            container.loose = join(container.loose, ANYTHING if items is None else join(*items))
+        else:
+            container.items.extend(items)
+        return Outcome(returns=vset(Const(None)))
+    if name in ("get", "__getitem__") and container.kind == "dict" and args:
+        from typed_pallas_mypy.inference.evaluator.expressions import container_item
+
+        found = container_item(container, args[0])
+        default = args[1] if len(args) > 1 else vset(Const(None))
+        if not found:
+            return Outcome(returns=default)
+        key = only(args[0])
+        present = key is not None and any(k == key for k, _ in container.entries)
+        return Outcome(returns=found if present else join(found, default))
+    if name in ("update", "setdefault", "insert", "add", "pop", "remove", "clear"):
+        container.exact = False
+        container.loose = join(container.loose, *args, *keywords.values())
+        return Outcome(returns=ANYTHING)
+    if name in ("values", "keys", "items", "copy"):
+        made = Container("list")
+        if name == "values":
+            made.items = [v for _, v in container.entries]
+        elif name == "keys":
+            made.items = [vset(k) for k, _ in container.entries]
+        elif name == "copy":
+            made.kind = container.kind
+            made.items = list(container.items)
+            made.entries = list(container.entries)
+        else:
+            for k, v in container.entries:
+                pair = Container("tuple")
+                pair.items = [vset(k), v]
+                made.items.append(vset(pair))
+        made.exact = container.exact
+        made.loose = container.loose
+        return Outcome(returns=vset(made))
+    return Outcome(returns=ANYTHING)
+
+
+# -- the standard library's special cases ------------------------------------------------
+
+_Special = Callable[["Machine", list[VSet], dict[str, VSet], Frame | None], Outcome]
+
+
+def _getattr(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    if len(args) >= 2:
+        name = only(args[1])
+        if isinstance(name, Const) and isinstance(name.value, str):
+            found = m.expressions.attribute(args[0], name.value, Flow())
+            if len(args) > 2 and UNKNOWN in found:
+                found = join(found, args[2])
+            return Outcome(returns=found)
+    return Outcome(returns=ANYTHING)
+
+
+def _setattr(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    if len(args) == 3:
+        name = only(args[1])
+        if isinstance(name, Const) and isinstance(name.value, str):
+            m.statements.set_attribute(args[0], name.value, args[2], Flow())
+    return Outcome(returns=vset(Const(None)))
+
+
+def _callable_builtin(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    verdict = _callable(args[0]) if args else None
+    return Outcome(returns=ANYTHING if verdict is None else vset(Const(verdict)))
+
+
+def _next(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    if not args:
+        return Outcome(returns=ANYTHING)
+    flow = Flow()
+    items = m.calls.iterate(args[0], flow)
+    if items:
+        return Outcome(returns=items[0], ran=flow.ran, may_ran=flow.may_ran)
+    if items == [] and len(args) > 1:
+        return Outcome(returns=args[1])
+    return Outcome(returns=ANYTHING, may_ran=flow.may_ran)
+
+
+def _iter(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    return Outcome(returns=args[0] if len(args) == 1 else ANYTHING)
+
+
+def _sequence_of(kind: str) -> _Special:
+    def make(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+        made = Container(kind)
+        if not args:
+            if kind == "dict":
+                made.entries = [(Const(k), v) for k, v in kw.items()]
+            return Outcome(returns=vset(made))
+        flow = Flow()
+        items = m.calls.iterate(args[0], flow)
+        if items is None:
+            made.exact = False
+            made.loose = ANYTHING
+        elif kind == "dict":
+            for item in items:
+                pair = only(item)
+                if isinstance(pair, Container) and pair.exact and len(pair.items) == 2:
+                    key = only(pair.items[0])
+                    if key is not None:
+                        made.entries.append((key, pair.items[1]))
+                        continue
+                made.exact = False
+                made.loose = ANYTHING
+        else:
+            made.items = items
+        return Outcome(returns=vset(made), ran=flow.ran, may_ran=flow.may_ran)
+
+    return make
+
+
+def _range(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    bounds = [only(a) for a in args]
+    if bounds and all(isinstance(b, Const) and isinstance(b.value, int) for b in bounds):
+        values = range(*[b.value for b in bounds if isinstance(b, Const) and isinstance(b.value, int)])
+        if len(values) <= 64:
+            made = Container("tuple")
+            made.items = [vset(Const(v)) for v in values]
+            return Outcome(returns=vset(made))
+    made = Container("tuple")
+    made.exact = False
+    made.loose = ANYTHING
+    return Outcome(returns=vset(made))
+
+
+def _any_all(is_any: bool) -> _Special:
+    def decide(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+        from typed_pallas_mypy.inference.evaluator.expressions import truth
+
+        if not args:
+            return Outcome(returns=ANYTHING)
+        flow = Flow()
+        items = m.calls.iterate(args[0], flow)
+        if items is None:
+            return Outcome(returns=ANYTHING, may_ran=flow.may_ran)
+        verdicts = [truth(item) for item in items]
+        if is_any:
+            result = True if any(v is True for v in verdicts) else (False if all(v is False for v in verdicts) else None)
+        else:
+            result = False if any(v is False for v in verdicts) else (True if all(v is True for v in verdicts) else None)
+        return Outcome(returns=ANYTHING if result is None else vset(Const(result)), ran=flow.ran, may_ran=flow.may_ran)
+
+    return decide
+
+
+def _vars(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    one = only(args[0]) if args else None
+    if isinstance(one, ModuleObj):
+        return Outcome(returns=vset(Namespace(one)))
+    return Outcome(returns=ANYTHING)
+
+
+def _super(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    if args or frame is None or frame.function is None or frame.function.owner is None:
+        return Outcome(returns=ANYTHING)
+    receiver = only(frame.receiver)
+    if receiver is None:
+        return Outcome(returns=ANYTHING)
+    return Outcome(returns=vset(Super(frame.function.owner, receiver)))
+
+
+def _property(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    return Outcome(returns=vset(Descriptor("property", args[0] if args else ANYTHING)))
+
+
+def _type(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    one = only(args[0]) if len(args) == 1 else None
+    if isinstance(one, InstanceObj):
+        return Outcome(returns=vset(one.cls))
+    return Outcome(returns=ANYTHING)
+
+
+def _import_module(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    name = only(args[0]) if args else None
+    if isinstance(name, Const) and isinstance(name.value, str):
+        found = m.statements.import_module(name.value)
+        if found == NOTHING:
+            return Outcome(live=False, raised=vset(External("builtins.ImportError")))
+        return Outcome(returns=found)
+    return Outcome(returns=ANYTHING, raised=vset(External("builtins.ImportError")))
+
+
+def _contextmanager(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    return Outcome(returns=vset(ContextManagerFactory(args[0] if args else ANYTHING)))
+
+
+def _field(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    made = InstanceObj(External("dataclasses.Field"))
+    made.attrs["default"] = kw.get("default", ANYTHING)
+    return Outcome(returns=vset(made))
+
+
+def _itemgetter(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    if len(args) != 1:
+        return Outcome(returns=ANYTHING)
+    return Outcome(returns=vset(Partial(vset(External(_ITEMGETTER)), (args[0],), ())))
+
+
+def _attrgetter(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    if len(args) != 1:
+        return Outcome(returns=ANYTHING)
+    return Outcome(returns=vset(Partial(vset(External(_ATTRGETTER)), (args[0],), ())))
+
+
+def _get_item(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    if len(args) != 2:
+        return Outcome(returns=ANYTHING)
+    return Outcome(returns=m.expressions.subscript(args[1], args[0], Flow()))
+
+
+def _get_attribute(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    if len(args) != 2:
+        return Outcome(returns=ANYTHING)
+    return _getattr(m, [args[1], args[0]], {}, frame)
+
+
+def _object(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    return Outcome(returns=vset(InstanceObj(External("builtins.object"))))
+
+
+def _nothing(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    return Outcome(returns=vset(Const(None)))
+
+
+def _enumerate(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    flow = Flow()
+    items = m.calls.iterate(args[0], flow) if args else None
+    made = Container("list")
+    if items is None:
+        made.exact = False
+        made.loose = ANYTHING
+    else:
+        for i, item in enumerate(items):
+            pair = Container("tuple")
+            pair.items = [vset(Const(i)), item]
+            made.items.append(vset(pair))
+    return Outcome(returns=vset(made), ran=flow.ran, may_ran=flow.may_ran)
+
+
+def _zip(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    flow = Flow()
+    columns = [m.calls.iterate(a, flow) for a in args]
+    made = Container("list")
+    if any(c is None for c in columns) or not columns:
+        made.exact = False
+        made.loose = ANYTHING
+    else:
+        for row in zip(*[c for c in columns if c is not None], strict=False):
+            pair = Container("tuple")
+            pair.items = list(row)
+            made.items.append(vset(pair))
+    return Outcome(returns=vset(made), ran=flow.ran, may_ran=flow.may_ran)
+
+
+def _len(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    one = only(args[0]) if args else None
+    if isinstance(one, Container) and one.exact:
+        return Outcome(returns=vset(Const(len(one.items) + len(one.entries))))
+    return Outcome(returns=ANYTHING)
+
+
+_SPECIAL: Final[dict[str, _Special]] = {
+    "builtins.getattr": _getattr,
+    "builtins.setattr": _setattr,
+    "builtins.callable": _callable_builtin,
+    "builtins.next": _next,
+    "builtins.iter": _iter,
+    "builtins.list": _sequence_of("list"),
+    "builtins.tuple": _sequence_of("tuple"),
+    "builtins.set": _sequence_of("set"),
+    "builtins.dict": _sequence_of("dict"),
+    "builtins.range": _range,
+    "builtins.any": _any_all(True),
+    "builtins.all": _any_all(False),
+    "builtins.vars": _vars,
+    "builtins.super": _super,
+    "builtins.property": _property,
+    "builtins.type": _type,
+    "builtins.object": _object,
+    "builtins.print": _nothing,
+    "builtins.enumerate": _enumerate,
+    "builtins.zip": _zip,
+    "builtins.len": _len,
+    "importlib.import_module": _import_module,
+    "contextlib.contextmanager": _contextmanager,
+    "dataclasses.field": _field,
+    "operator.itemgetter": _itemgetter,
+    "operator.attrgetter": _attrgetter,
+    _ITEMGETTER: _get_item,
+    _ATTRGETTER: _get_attribute,
+}

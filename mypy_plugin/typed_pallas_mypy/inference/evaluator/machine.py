@@ -1,0 +1,123 @@
+"""The evaluator's state: the modules it has run, the platform it assumes, the calls it
+has seen, and the budget that bounds one question.
+
+``Machine`` runs a program abstractly for one **assumed lowering platform** (``tpu``,
+``cuda`` or ``rocm``): every source of the platform (``jax.default_backend()``, a
+device's ``platform``) is then a constant, so a guard is a plain condition, a guard
+helper is a plain function, and a ``match`` on the backend is a plain ``match``. What a
+path runs is recorded per call site (``sites``): whether the call was reached under this
+platform, and the kernels calling it runs on every path.
+
+The machine owns the three parts that evaluate (``expressions.Expressions``,
+``calls.Calls``, ``statements.Statements``); each reaches the others through it, so no
+module of the evaluator imports another's evaluation code.
+
+What it does not do: decide whether a kernel may lower for a platform (``verdict``), or
+find modules' sources (a ``Loader``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from typed_pallas_mypy.inference.evaluator.domain import Frame, Kernel, ModuleObj
+
+#: Nested calls followed before a call's result is unknown.
+MAX_CALL_DEPTH: Final = 24
+#: Evaluation steps one question may take before the rest is unknown.
+BUDGET: Final = 200_000
+
+
+class Loader(Protocol):
+    """Finds a module's source: (path, is_package, source), or None for a module the
+    evaluator does not read (jax, the standard library, anything not found)."""
+
+    def __call__(self, module: str) -> tuple[str, bool, str] | None: ...
+
+
+class OutOfBudget(Exception):
+    """One question took more steps than ``BUDGET``."""
+
+
+@dataclass
+class SiteRecord:
+    """What one call site did under the assumed platform: reached or not, and the
+    kernels its call ran on every path each time it was reached (intersected)."""
+
+    reached: bool = False
+    ran: frozenset[Kernel] | None = None
+    may_ran: frozenset[Kernel] = frozenset()
+
+
+class Machine:
+    """One abstract run of a program under one assumed lowering platform."""
+
+    def __init__(self, loader: Loader, platform: str) -> None:
+        from typed_pallas_mypy.inference.evaluator import calls, expressions, statements
+
+        self.loader = loader
+        #: the lowering platform assumed: "tpu", "cuda" or "rocm"
+        self.platform = platform
+        self.modules: dict[str, ModuleObj | None] = {}
+        self.sites: dict[tuple[str, int, int], SiteRecord] = {}
+        self.steps = 0
+        self.depth = 0
+        #: calls being evaluated (a recursive call's result is unknown)
+        self.active: list[tuple[int, object]] = []
+        self.expressions = expressions.Expressions(self)
+        self.calls = calls.Calls(self)
+        self.statements = statements.Statements(self)
+        #: called for each call site evaluated (the probe and the plugin's questions)
+        self.on_call: Callable[[ModuleObj, ast.Call], bool] | None = None
+
+    @property
+    def backend_name(self) -> str:
+        """What ``jax.default_backend()`` returns on the assumed platform."""
+        return "tpu" if self.platform == "tpu" else "gpu"
+
+    def tick(self, n: int = 1) -> None:
+        self.steps += n
+        if self.steps > BUDGET:
+            raise OutOfBudget()
+
+    def module(self, name: str) -> ModuleObj | None:
+        """The module ``name`` run (its body run once, on first import), or None when the
+        evaluator does not read it."""
+        if name in self.modules:
+            return self.modules[name]
+        found = self.loader(name)
+        if found is None:
+            self.modules[name] = None
+            return None
+        path, is_package, source = found
+        try:
+            tree = ast.parse(source, filename=path)
+        except (SyntaxError, ValueError):
+            self.modules[name] = None
+            return None
+        module = ModuleObj(name, path, is_package, tree)
+        self.modules[name] = module
+        from typed_pallas_mypy.inference.evaluator.domain import Const, Flow, vset
+
+        module.attrs["__name__"] = vset(Const(name))
+        if "." in name:
+            parent = self.module(name.rsplit(".", 1)[0])
+            if parent is not None:
+                parent.attrs[name.rsplit(".", 1)[1]] = vset(module)
+        frame = Frame(module.attrs, module, None, qualname="")
+        flow = Flow()
+        try:
+            self.statements.run_body(tree.body, frame, flow, returns=None)
+        finally:
+            module.done = True
+        return module
+
+    def record(self, module: ModuleObj, node: ast.Call, ran: frozenset[Kernel], may_ran: frozenset[Kernel]) -> None:
+        key = (module.name, node.lineno, node.col_offset)
+        site = self.sites.setdefault(key, SiteRecord())
+        site.reached = True
+        site.ran = ran if site.ran is None else site.ran & ran
+        site.may_ran = site.may_ran | may_ran

@@ -1,0 +1,876 @@
+"""Running statements: a module's body when it is imported, a function's body when it is
+called, a class body when the class is created, each with its effects.
+
+Straight-line code binds names in order (the last binding wins). Where control may go
+two ways (``if`` on a condition not known under the assumed platform, a loop whose trip
+count is not known, a ``try`` whose handler may run, ``match`` cases) each way runs from
+the same state and the states are joined: a name holds what any way bound, and the
+kernels run on every way are those run on each (``Flow.ran`` intersected). A way that
+``return``s, ``raise``s or ``break``s ends there. A loop over a sequence whose items are
+known runs its body once per item, in order. Class creation does what Python does: the
+body runs in its own namespace, the bases' ``__init_subclass__`` runs, ``__set_name__``
+of the namespace's values runs, enum members and dataclass fields are made.
+
+What it does not do: evaluate expressions (``expressions``) or bind a call's arguments
+(``calls``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+from typed_pallas_mypy.inference.evaluator import library
+from typed_pallas_mypy.inference.evaluator.domain import (
+    ANYTHING,
+    NOTHING,
+    UNKNOWN,
+    ClassObj,
+    Const,
+    Container,
+    Descriptor,
+    External,
+    Flow,
+    Frame,
+    FunctionObj,
+    InstanceObj,
+    Kernel,
+    ModuleObj,
+    Value,
+    VSet,
+    join,
+    only,
+    vset,
+)
+from typed_pallas_mypy.inference.evaluator.expressions import exact_items, set_entry, truth
+
+if TYPE_CHECKING:
+    from typed_pallas_mypy.inference.evaluator.machine import Machine
+
+_T = TypeVar("_T")
+
+#: Items of a known sequence a ``for`` runs its body for, one by one, before it runs it once for all.
+_UNROLL = 16
+
+
+@dataclass
+class Exit:
+    """Where the ways that leave a body go: the values and kernels of each ``return``,
+    each ``yield``, each ``raise`` (with the exception), each ``break``/``continue``."""
+
+    returns: list[tuple[VSet, frozenset[Kernel], frozenset[Kernel]]] = field(default_factory=list)
+    yields: list[tuple[VSet, frozenset[Kernel]]] = field(default_factory=list)
+    raises: list[tuple[VSet, dict[str, VSet], frozenset[Kernel]]] = field(default_factory=list)
+    breaks: list[tuple[dict[str, VSet], frozenset[Kernel]]] = field(default_factory=list)
+    continues: list[tuple[dict[str, VSet], frozenset[Kernel]]] = field(default_factory=list)
+
+
+class Statements:
+    """The statement cases of the evaluator (one ``Machine`` each)."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.m = machine
+        #: the exits of the bodies being run, innermost last, by frame
+        self._exits: dict[int, list[Exit]] = {}
+
+    # ------------------------------------------------------------------ bodies
+
+    def run_body(self, body: list[ast.stmt], frame: Frame, flow: Flow, returns: Exit | None) -> Exit:
+        """Run a module's, class's or function's body; its exits."""
+        exit_ = returns or Exit()
+        self._exits.setdefault(id(frame), []).append(exit_)
+        try:
+            self.block(body, frame, flow)
+        finally:
+            stack = self._exits[id(frame)]
+            stack.pop()
+            if not stack:
+                del self._exits[id(frame)]
+        return exit_
+
+    def _exit(self, frame: Frame) -> Exit | None:
+        stack = self._exits.get(id(frame))
+        return stack[-1] if stack else None
+
+    def block(self, body: list[ast.stmt], frame: Frame, flow: Flow) -> None:
+        for stmt in body:
+            if not flow.live:
+                return
+            self.m.tick()
+            method = getattr(self, f"_{type(stmt).__name__}", None)
+            if method is not None:
+                method(stmt, frame, flow)
+
+    # ------------------------------------------------------------------ ways
+
+    def either(self, frame: Frame, flow: Flow, ways: list[Callable[[Flow], _T]]) -> VSet:
+        """Run each of ``ways`` from the same state and join what they leave; the values
+        they give (for expressions), joined."""
+        start_vars = dict(frame.vars)
+        start = (flow.ran, flow.may_ran)
+        ends: list[tuple[dict[str, VSet], frozenset[Kernel]]] = []
+        values: list[VSet] = []
+        may: set[Kernel] = set(flow.may_ran)
+        for way in ways:
+            _restore(frame, start_vars)
+            flow.live, flow.ran, flow.may_ran = True, start[0], start[1]
+            value = way(flow)
+            may |= flow.may_ran
+            if flow.live:
+                ends.append((dict(frame.vars), flow.ran))
+                if isinstance(value, frozenset):
+                    values.append(value)
+        self._merge(frame, flow, start_vars, ends)
+        flow.may_ran = frozenset(may)
+        return join(*values) if values else NOTHING
+
+    def maybe(self, frame: Frame, flow: Flow, way: Callable[[Flow], VSet]) -> VSet:
+        """Run ``way`` or not (its kernels are not on every path); the value it gives."""
+        result: list[VSet] = []
+
+        def run(f: Flow) -> VSet:
+            value = way(f)
+            result.append(value)
+            return value
+
+        self.either(frame, flow, [run, lambda f: NOTHING])
+        return join(*result) if result else NOTHING
+
+    def _merge(
+        self,
+        frame: Frame,
+        flow: Flow,
+        start_vars: dict[str, VSet],
+        ends: list[tuple[dict[str, VSet], frozenset[Kernel]]],
+    ) -> None:
+        if not ends:
+            _restore(frame, start_vars)
+            flow.live = False
+            return
+        merged: dict[str, VSet] = {}
+        for vars_, _ in ends:
+            for name, value in vars_.items():
+                merged[name] = join(merged[name], value) if name in merged else value
+        _restore(frame, merged)
+        ran = ends[0][1]
+        for _, more in ends[1:]:
+            ran = ran & more
+        flow.live = True
+        flow.ran = ran
+
+    # ------------------------------------------------------------------ simple statements
+
+    def _Expr(self, stmt: ast.Expr, frame: Frame, flow: Flow) -> None:
+        self.m.expressions.evaluate(stmt.value, frame, flow)
+
+    def _Assign(self, stmt: ast.Assign, frame: Frame, flow: Flow) -> None:
+        value = self.m.expressions.evaluate(stmt.value, frame, flow)
+        for target in stmt.targets:
+            self.bind_target(target, value, frame, flow)
+
+    def _AnnAssign(self, stmt: ast.AnnAssign, frame: Frame, flow: Flow) -> None:
+        if stmt.value is None:
+            if frame.is_class and isinstance(stmt.target, ast.Name):
+                frame.vars.setdefault("__annotations_order__", NOTHING)
+                _note_field(frame, stmt.target.id, None)
+            return
+        value = self.m.expressions.evaluate(stmt.value, frame, flow)
+        if frame.is_class and isinstance(stmt.target, ast.Name):
+            _note_field(frame, stmt.target.id, value)
+        self.bind_target(stmt.target, value, frame, flow)
+
+    def _AugAssign(self, stmt: ast.AugAssign, frame: Frame, flow: Flow) -> None:
+        expressions = self.m.expressions
+        current = expressions.evaluate(_as_load(stmt.target), frame, flow)
+        value = expressions.evaluate(stmt.value, frame, flow)
+        one, other = only(current), only(value)
+        if (
+            isinstance(stmt.op, ast.Add)
+            and isinstance(one, Container)
+            and one.kind == "list"
+            and isinstance(other, Container)
+        ):
+            # ``items += [...]``: the list is extended in place
+            if other.exact and other.kind in ("list", "tuple"):
+                one.items.extend(other.items)
+            else:
+                _loosen(one, other.all_items())
+            return
+        node = ast.BinOp(_as_load(stmt.target), stmt.op, stmt.value)
+        ast.copy_location(node, stmt)
+        result = expressions._BinOp(node, frame, flow)
+        self.bind_target(stmt.target, result, frame, flow)
+
+    def _Return(self, stmt: ast.Return, frame: Frame, flow: Flow) -> None:
+        value = (
+            self.m.expressions.evaluate(stmt.value, frame, flow)
+            if stmt.value is not None
+            else vset(Const(None))
+        )
+        if not flow.live:
+            return
+        exit_ = self._exit(frame)
+        if exit_ is not None:
+            exit_.returns.append((value, flow.ran, flow.may_ran))
+        flow.live = False
+
+    def yielded(self, value: VSet, frame: Frame, flow: Flow) -> None:
+        exit_ = self._exit(frame)
+        if exit_ is not None and flow.live:
+            exit_.yields.append((value, flow.ran))
+
+    def _Raise(self, stmt: ast.Raise, frame: Frame, flow: Flow) -> None:
+        raised = ANYTHING
+        if stmt.exc is not None:
+            raised = self.m.expressions.evaluate(stmt.exc, frame, flow)
+        self.raise_(raised, frame, flow)
+
+    def raise_(self, raised: VSet, frame: Frame, flow: Flow) -> None:
+        """The path raises ``raised`` here: a handler around it may take it."""
+        if not flow.live:
+            return
+        exit_ = self._exit(frame)
+        if exit_ is not None:
+            exit_.raises.append((raised, dict(frame.vars), flow.ran))
+        flow.live = False
+
+    def may_raise(self, raised: VSet, frame: Frame, flow: Flow, *, ends: bool) -> None:
+        """A call here may raise ``raised`` (and ends the path when ``ends``)."""
+        if ends:
+            self.raise_(raised, frame, flow)
+            return
+        exit_ = self._exit(frame)
+        if exit_ is not None and flow.live:
+            exit_.raises.append((raised, dict(frame.vars), flow.ran))
+
+    def maybe_detached(self, flow: Flow, way: Callable[[Flow], object]) -> None:
+        """Run ``way`` on a path of its own: what it runs may run, not on every path."""
+        side = Flow(ran=flow.ran, may_ran=flow.may_ran)
+        way(side)
+        flow.may_ran = flow.may_ran | side.may_ran | side.ran
+
+    def _Assert(self, stmt: ast.Assert, frame: Frame, flow: Flow) -> None:
+        test = truth(self.m.expressions.evaluate(stmt.test, frame, flow))
+        if test is False:
+            self.raise_(vset(External("builtins.AssertionError")), frame, flow)
+
+    def _Break(self, stmt: ast.Break, frame: Frame, flow: Flow) -> None:
+        exit_ = self._exit(frame)
+        if exit_ is not None and flow.live:
+            exit_.breaks.append((dict(frame.vars), flow.ran))
+        flow.live = False
+
+    def _Continue(self, stmt: ast.Continue, frame: Frame, flow: Flow) -> None:
+        exit_ = self._exit(frame)
+        if exit_ is not None and flow.live:
+            exit_.continues.append((dict(frame.vars), flow.ran))
+        flow.live = False
+
+    def _Global(self, stmt: ast.Global, frame: Frame, flow: Flow) -> None:
+        frame.globals.update(stmt.names)
+
+    def _Nonlocal(self, stmt: ast.Nonlocal, frame: Frame, flow: Flow) -> None:
+        frame.nonlocals.update(stmt.names)
+
+    def _Delete(self, stmt: ast.Delete, frame: Frame, flow: Flow) -> None:
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                frame.vars.pop(target.id, None)
+
+    # ------------------------------------------------------------------ binding
+
+    def bind_name(self, name: str, value: VSet, frame: Frame) -> None:
+        """Bind ``name`` in the frame Python binds it in (``global``, ``nonlocal``)."""
+        if name in frame.globals:
+            frame.module.attrs[name] = value
+            return
+        if name in frame.nonlocals:
+            current = frame.parent
+            while current is not None:
+                if not current.is_class and name in current.vars:
+                    current.vars[name] = value
+                    return
+                current = current.parent
+        frame.vars[name] = value
+
+    def bind_target(self, target: ast.expr, value: VSet, frame: Frame, flow: Flow) -> None:
+        """An assignment's target bound to ``value`` (names, attributes, items, unpacking)."""
+        expressions = self.m.expressions
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, value, frame)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self._unpack(target.elts, value, frame, flow)
+        elif isinstance(target, ast.Starred):
+            self.bind_target(target.value, ANYTHING, frame, flow)
+        elif isinstance(target, ast.Attribute):
+            owner = expressions.evaluate(target.value, frame, flow)
+            self.set_attribute(owner, target.attr, value, flow)
+        elif isinstance(target, ast.Subscript):
+            owner = expressions.evaluate(target.value, frame, flow)
+            key = expressions.evaluate(target.slice, frame, flow)
+            self.set_item(owner, key, value)
+
+    def _unpack(self, elts: list[ast.expr], value: VSet, frame: Frame, flow: Flow) -> None:
+        items = exact_items(value)
+        if items is None and len(value) > 1 and UNKNOWN not in value:
+            # each value a sequence of known items: unpack each, join per target
+            per_value = [exact_items(vset(v)) for v in value]
+            if all(p is not None and len(p) == len(elts) for p in per_value):
+                for i, elt in enumerate(elts):
+                    self.bind_target(elt, join(*(p[i] for p in per_value if p is not None)), frame, flow)
+                return
+        starred = [i for i, elt in enumerate(elts) if isinstance(elt, ast.Starred)]
+        if items is None:
+            for elt in elts:
+                self.bind_target(elt, ANYTHING, frame, flow)
+            return
+        if not starred:
+            if len(items) != len(elts):
+                flow.live = False  # ValueError: this path ends
+                return
+            for elt, item in zip(elts, items, strict=True):
+                self.bind_target(elt, item, frame, flow)
+            return
+        star = starred[0]
+        after = len(elts) - star - 1
+        if len(items) < len(elts) - 1:
+            flow.live = False
+            return
+        for elt, item in zip(elts[:star], items[:star], strict=True):
+            self.bind_target(elt, item, frame, flow)
+        rest = Container("list")
+        rest.items = list(items[star : len(items) - after])
+        star_target = elts[star]
+        assert isinstance(star_target, ast.Starred)
+        self.bind_target(star_target.value, vset(rest), frame, flow)
+        for elt, item in zip(elts[star + 1 :], items[len(items) - after :], strict=True):
+            self.bind_target(elt, item, frame, flow)
+
+    def set_attribute(self, owner: VSet, name: str, value: VSet, flow: Flow) -> None:
+        """``owner.name = value``: one owner is set (a strong update), several may be."""
+        targets = [v for v in owner if v is not UNKNOWN]
+        strong = len(targets) == 1 and UNKNOWN not in owner
+        for target in targets:
+            if isinstance(target, (ModuleObj, ClassObj, InstanceObj, FunctionObj)):
+                if strong:
+                    target.attrs[name] = value
+                else:
+                    target.attrs[name] = join(target.attrs.get(name, NOTHING), value)
+
+    def set_item(self, owner: VSet, key: VSet, value: VSet) -> None:
+        """``owner[key] = value``."""
+        targets = [v for v in owner if isinstance(v, Container)]
+        one_key = only(key)
+        for target in targets:
+            if target.kind == "dict" and one_key is not None and not isinstance(one_key, Container):
+                if len(targets) == 1 and UNKNOWN not in owner:
+                    set_entry(target, one_key, value)
+                else:
+                    _loosen(target, value)
+            elif (
+                target.kind == "list"
+                and isinstance(one_key, Const)
+                and isinstance(one_key.value, int)
+                and target.exact
+                and -len(target.items) <= one_key.value < len(target.items)
+                and len(targets) == 1
+            ):
+                target.items[one_key.value] = value
+            else:
+                _loosen(target, value)
+
+    # ------------------------------------------------------------------ definitions
+
+    def make_function(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, frame: Frame, flow: Flow, name: str
+    ) -> FunctionObj:
+        expressions = self.m.expressions
+        args = node.args
+        defaults = tuple(expressions.evaluate(d, frame, flow) for d in args.defaults)
+        kw_defaults = {
+            a.arg: expressions.evaluate(d, frame, flow)
+            for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            if d is not None
+        }
+        qualname = f"{frame.qualname}.{name}" if frame.qualname else name
+        if frame.function is not None and not frame.is_class:
+            qualname = f"{frame.qualname}.<locals>.{name}"
+        closure = frame if frame.parent is not None or frame.is_class or frame.function is not None else None
+        if closure is not None and closure.is_class:
+            closure = closure.parent
+        return FunctionObj(node, frame.module, qualname, closure, defaults, kw_defaults)
+
+    def _FunctionDef(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame, flow: Flow) -> None:
+        decorators = [self.m.expressions.evaluate(d, frame, flow) for d in stmt.decorator_list]
+        function = self.make_function(stmt, frame, flow, stmt.name)
+        value: VSet = vset(function)
+        for decorator in reversed(decorators):
+            value = self.m.calls.call(decorator, [value], {}, flow)
+            if not flow.live:
+                return
+        self.bind_name(stmt.name, value, frame)
+
+    _AsyncFunctionDef = _FunctionDef
+
+    def _ClassDef(self, stmt: ast.ClassDef, frame: Frame, flow: Flow) -> None:
+        expressions = self.m.expressions
+        decorators = [expressions.evaluate(d, frame, flow) for d in stmt.decorator_list]
+        bases: list[Value] = []
+        for base_node in stmt.bases:
+            base = only(expressions.evaluate(base_node, frame, flow))
+            bases.append(base if base is not None else UNKNOWN)
+        for kw in stmt.keywords:
+            expressions.evaluate(kw.value, frame, flow)
+        qualname = f"{frame.qualname}.{stmt.name}" if frame.qualname else stmt.name
+        cls = ClassObj(stmt.name, frame.module, qualname, tuple(bases))
+        cls.mro = _mro(cls)
+        library.classify(cls)
+        body = Frame(cls.attrs, frame.module, frame, is_class=True, qualname=qualname)
+        cls.attrs["__qualname__"] = vset(Const(qualname))
+        cls.attrs["__name__"] = vset(Const(stmt.name))
+        self.run_body(stmt.body, body, Flow(ran=flow.ran), returns=None)
+        _finish_class(cls)
+        for value in list(cls.attrs.values()):
+            for v in value:
+                if isinstance(v, FunctionObj) and v.owner is None:
+                    v.owner = cls
+                elif isinstance(v, Descriptor):
+                    for f in v.func:
+                        if isinstance(f, FunctionObj) and f.owner is None:
+                            f.owner = cls
+        self._class_creation_hooks(cls, flow)
+        result: VSet = vset(cls)
+        for decorator in reversed(decorators):
+            result = self.m.calls.call(decorator, [result], {}, flow)
+            if not flow.live:
+                return
+        self.bind_name(stmt.name, result, frame)
+
+    def _class_creation_hooks(self, cls: ClassObj, flow: Flow) -> None:
+        """``__set_name__`` of the namespace's values, then the bases' ``__init_subclass__``."""
+        calls = self.m.calls
+        for name, values in list(cls.attrs.items()):
+            for value in values:
+                if isinstance(value, InstanceObj) and isinstance(value.cls, ClassObj):
+                    hook = self.m.expressions.class_attribute(value.cls, value.cls, "__set_name__", flow, instance=value)
+                    if hook != ANYTHING:
+                        calls.call(hook, [vset(cls), vset(Const(name))], {}, flow)
+        for base in cls.mro[1:]:
+            if isinstance(base, ClassObj) and "__init_subclass__" in base.attrs:
+                hooks = base.attrs["__init_subclass__"]
+                bound = frozenset(
+                    calls.bind_first(f, cls) if isinstance(f, FunctionObj) else f for f in hooks
+                )
+                bound = frozenset(
+                    b
+                    for f in bound
+                    for b in (f.func if isinstance(f, Descriptor) and f.kind == "classmethod" else (f,))
+                )
+                calls.call(
+                    frozenset(calls.bind_first(f, cls) if isinstance(f, FunctionObj) else f for f in bound),
+                    [],
+                    {},
+                    flow,
+                )
+                break
+
+    # ------------------------------------------------------------------ imports
+
+    def _Import(self, stmt: ast.Import, frame: Frame, flow: Flow) -> None:
+        for alias in stmt.names:
+            module = self.import_module(alias.name)
+            if alias.asname is not None:
+                self.bind_name(alias.asname, module, frame)
+            else:
+                top = alias.name.split(".")[0]
+                self.bind_name(top, self.import_module(top), frame)
+            if module == NOTHING:
+                self.raise_(vset(External("builtins.ImportError")), frame, flow)
+
+    def import_module(self, name: str) -> VSet:
+        """The module ``name`` (run on first import), or ``External`` for one not read;
+        nothing for a module that cannot be imported (``ImportError``)."""
+        found = self.m.module(name)
+        if found is not None:
+            return vset(found)
+        if self.m.loader(name.split(".")[0]) is not None or not library.importable(name):
+            return NOTHING
+        return vset(External(library.canonical(name)))
+
+    def _ImportFrom(self, stmt: ast.ImportFrom, frame: Frame, flow: Flow) -> None:
+        name = _absolute(stmt, frame.module)
+        if name is None:
+            return
+        source = self.import_module(name)
+        if source == NOTHING:
+            self.raise_(vset(External("builtins.ImportError")), frame, flow)
+            return
+        module = only(source)
+        for alias in stmt.names:
+            if alias.name == "*":
+                if isinstance(module, ModuleObj):
+                    for key, value in _star_names(module):
+                        self.bind_name(key, value, frame)
+                continue
+            value = self.m.expressions.attribute(source, alias.name, flow)
+            if isinstance(module, ModuleObj) and alias.name not in module.attrs:
+                sub = self.m.module(f"{module.name}.{alias.name}")
+                if sub is not None:
+                    value = vset(sub)
+            self.bind_name(alias.asname or alias.name, value, frame)
+
+    # ------------------------------------------------------------------ control flow
+
+    def _If(self, stmt: ast.If, frame: Frame, flow: Flow) -> None:
+        test = truth(self.m.expressions.evaluate(stmt.test, frame, flow))
+        if _is_type_checking(stmt.test):
+            test = False
+        if test is True:
+            self.block(stmt.body, frame, flow)
+        elif test is False:
+            self.block(stmt.orelse, frame, flow)
+        elif flow.live:
+            self.either(
+                frame,
+                flow,
+                [lambda f: self.block(stmt.body, frame, f), lambda f: self.block(stmt.orelse, frame, f)],
+            )
+
+    def _For(self, stmt: ast.For | ast.AsyncFor, frame: Frame, flow: Flow) -> None:
+        iterable = self.m.expressions.evaluate(stmt.iter, frame, flow)
+        if not flow.live:
+            return
+        items = self.m.calls.iterate(iterable, flow)
+        self._loop(stmt, frame, flow, items, lambda item, f: self.bind_target(stmt.target, item, frame, f))
+
+    _AsyncFor = _For
+
+    def _While(self, stmt: ast.While, frame: Frame, flow: Flow) -> None:
+        test = truth(self.m.expressions.evaluate(stmt.test, frame, flow))
+        if test is False:
+            self.block(stmt.orelse, frame, flow)
+            return
+        if test is True:
+            # runs until a break (or forever): what follows is reached by its breaks only
+            self._loop(stmt, frame, flow, [NOTHING], lambda item, f: None, forever=True)
+            return
+        self._loop(stmt, frame, flow, None, lambda item, f: None)
+
+    def _loop(
+        self,
+        stmt: ast.For | ast.AsyncFor | ast.While,
+        frame: Frame,
+        flow: Flow,
+        items: list[VSet] | None,
+        bind: Callable[[VSet, Flow], None],
+        *,
+        forever: bool = False,
+    ) -> None:
+        """A loop's body once per known item (``items``), or zero or more times."""
+        exit_ = self._exit(frame)
+        saved = (list(exit_.breaks), list(exit_.continues)) if exit_ is not None else None
+        if exit_ is not None:
+            exit_.breaks.clear()
+            exit_.continues.clear()
+
+        def once(item: VSet, f: Flow) -> None:
+            bind(item, f)
+            self.block(stmt.body, frame, f)
+            if exit_ is not None and exit_.continues:
+                ends = [(dict(frame.vars), f.ran)] if f.live else []
+                ends.extend(exit_.continues)
+                exit_.continues.clear()
+                self._merge(frame, f, dict(frame.vars), ends)
+
+        if items is not None and len(items) <= _UNROLL and not forever:
+            for item in items:
+                if not flow.live:
+                    break
+                once(item, flow)
+        elif forever:
+            once(NOTHING, flow)
+            flow.live = False
+        else:
+            item = join(*items) if items else ANYTHING
+            self.maybe(frame, flow, lambda f: once(item, f) or NOTHING)  # type: ignore[func-returns-value]
+        breaks = list(exit_.breaks) if exit_ is not None else []
+        if flow.live and stmt.orelse:
+            self.block(stmt.orelse, frame, flow)
+        if breaks:
+            ends = [(dict(frame.vars), flow.ran)] if flow.live else []
+            ends.extend(breaks)
+            self._merge(frame, flow, dict(frame.vars), ends)
+        if exit_ is not None and saved is not None:
+            exit_.breaks[:] = saved[0]
+            exit_.continues[:] = saved[1]
+
+    def _With(self, stmt: ast.With | ast.AsyncWith, frame: Frame, flow: Flow) -> None:
+        for item in stmt.items:
+            manager = self.m.expressions.evaluate(item.context_expr, frame, flow)
+            entered = self.m.calls.enter(manager, flow)
+            if item.optional_vars is not None:
+                self.bind_target(item.optional_vars, entered, frame, flow)
+        self.block(stmt.body, frame, flow)
+
+    _AsyncWith = _With
+
+    def _Try(self, stmt: ast.Try, frame: Frame, flow: Flow) -> None:
+        exit_ = self._exit(frame)
+        if exit_ is None:
+            self.block(stmt.body, frame, flow)
+            return
+        raised_before = len(exit_.raises)
+        start_vars = dict(frame.vars)
+        start_ran = flow.ran
+        self.block(stmt.body, frame, flow)
+        if flow.live and stmt.orelse:
+            self.block(stmt.orelse, frame, flow)
+        body_end = (dict(frame.vars), flow.ran) if flow.live else None
+        new_raises = exit_.raises[raised_before:]
+        del exit_.raises[raised_before:]
+        ends: list[tuple[dict[str, VSet], frozenset[Kernel]]] = []
+        if body_end is not None:
+            ends.append(body_end)
+        may = set(flow.may_ran)
+        unhandled: list[tuple[VSet, dict[str, VSet], frozenset[Kernel]]] = []
+        for raised, vars_, ran in new_raises:
+            caught = False
+            for handler in stmt.handlers:
+                kinds = (
+                    self.m.expressions.evaluate(handler.type, frame, flow)
+                    if handler.type is not None
+                    else ANYTHING
+                )
+                match = library.exception_matches(raised, kinds)
+                if match is False:
+                    continue
+                _restore(frame, vars_)
+                flow.live, flow.ran = True, ran
+                if handler.name is not None:
+                    self.bind_name(handler.name, raised if match is True else join(raised, ANYTHING), frame)
+                self.block(handler.body, frame, flow)
+                may |= flow.may_ran
+                if flow.live:
+                    ends.append((dict(frame.vars), flow.ran))
+                if match is True:
+                    caught = True
+                    break
+            if not caught:
+                unhandled.append((raised, vars_, ran))
+        if not ends:
+            _restore(frame, start_vars)
+            flow.live = False
+            flow.ran = start_ran
+        else:
+            self._merge(frame, flow, start_vars, ends)
+        flow.may_ran = frozenset(may)
+        exit_.raises.extend(unhandled)
+        if stmt.finalbody:
+            if flow.live:
+                self.block(stmt.finalbody, frame, flow)
+            else:
+                # the path left by return or raise: the finally block still runs (its
+                # effects on names matter to nothing after it)
+                probe = Flow(ran=flow.ran)
+                self.block(stmt.finalbody, frame, probe)
+
+    _TryStar = _Try
+
+    def _Match(self, stmt: ast.Match, frame: Frame, flow: Flow) -> None:
+        subject = self.m.expressions.evaluate(stmt.subject, frame, flow)
+        ways: list[Callable[[Flow], None]] = []
+        for case in stmt.cases:
+            matched = library.pattern_matches(self.m, case.pattern, subject)
+            if matched is False:
+                continue
+
+            def way(f: Flow, case: ast.match_case = case) -> None:
+                self._bind_pattern(case.pattern, subject, frame, f)
+                if case.guard is not None:
+                    test = truth(self.m.expressions.evaluate(case.guard, frame, f))
+                    if test is False:
+                        f.live = False
+                        return
+                self.block(case.body, frame, f)
+
+            guard_sure = case.guard is None
+            ways.append(way)
+            if matched is True and guard_sure:
+                break
+        else:
+            ways.append(lambda f: None)  # no case matched
+        if len(ways) == 1:
+            ways[0](flow)
+        elif ways:
+            self.either(frame, flow, ways)
+
+    def _bind_pattern(self, pattern: ast.pattern, subject: VSet, frame: Frame, flow: Flow) -> None:
+        if isinstance(pattern, ast.MatchAs):
+            if pattern.pattern is not None:
+                self._bind_pattern(pattern.pattern, subject, frame, flow)
+            if pattern.name is not None:
+                self.bind_name(pattern.name, subject, frame)
+        elif isinstance(pattern, ast.MatchOr):
+            for name in _pattern_names(pattern):
+                self.bind_name(name, ANYTHING, frame)
+        elif isinstance(pattern, ast.MatchSequence):
+            items = exact_items(subject)
+            for i, sub in enumerate(pattern.patterns):
+                if isinstance(sub, ast.MatchStar):
+                    if sub.name is not None:
+                        self.bind_name(sub.name, ANYTHING, frame)
+                    items = None
+                    continue
+                item = items[i] if items is not None and i < len(items) else ANYTHING
+                self._bind_pattern(sub, item, frame, flow)
+        elif isinstance(pattern, ast.MatchMapping):
+            mapping = only(subject)
+            for key_node, sub in zip(pattern.keys, pattern.patterns, strict=True):
+                value = ANYTHING
+                if isinstance(mapping, Container) and mapping.kind == "dict":
+                    key = only(self.m.expressions.evaluate(key_node, frame, flow))
+                    if key is not None:
+                        value = self.m.expressions.subscript(subject, vset(key), flow) or ANYTHING
+                self._bind_pattern(sub, value, frame, flow)
+            if pattern.rest is not None:
+                self.bind_name(pattern.rest, ANYTHING, frame)
+        elif isinstance(pattern, ast.MatchClass):
+            for sub in pattern.patterns:
+                self._bind_pattern(sub, ANYTHING, frame, flow)
+            for sub in pattern.kwd_patterns:
+                self._bind_pattern(sub, ANYTHING, frame, flow)
+        elif isinstance(pattern, ast.MatchStar) and pattern.name is not None:
+            self.bind_name(pattern.name, ANYTHING, frame)
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def _restore(frame: Frame, vars_: dict[str, VSet]) -> None:
+    frame.vars.clear()
+    frame.vars.update(vars_)
+
+
+def _loosen(container: Container, value: VSet) -> None:
+    container.exact = False
+    container.loose = join(container.loose, value)
+
+
+def _as_load(target: ast.expr) -> ast.expr:
+    if isinstance(target, ast.Name):
+        node: ast.expr = ast.Name(target.id, ast.Load())
+    elif isinstance(target, ast.Attribute):
+        node = ast.Attribute(target.value, target.attr, ast.Load())
+    elif isinstance(target, ast.Subscript):
+        node = ast.Subscript(target.value, target.slice, ast.Load())
+    else:
+        return target
+    return ast.copy_location(node, target)
+
+
+def _note_field(frame: Frame, name: str, default: VSet | None) -> None:
+    order = frame.vars.get("__fields__")
+    made = only(order) if order else None
+    if not isinstance(made, Container):
+        made = Container("list")
+        frame.vars["__fields__"] = vset(made)
+    made.items.append(vset(Const(name)))
+    made.entries.append((Const(name), default if default is not None else NOTHING))
+
+
+def _finish_class(cls: ClassObj) -> None:
+    """Dataclass and NamedTuple fields, enum members: what class creation makes."""
+    fields_value = cls.attrs.pop("__fields__", None)
+    cls.attrs.pop("__annotations_order__", None)
+    own: list[tuple[str, VSet | None]] = []
+    made = only(fields_value) if fields_value else None
+    if isinstance(made, Container):
+        own = [(str(k.value), v if v else None) for k, v in made.entries if isinstance(k, Const)]
+    cls.own_fields = own
+    inherited: list[tuple[str, VSet | None]] = []
+    for base in reversed(cls.mro[1:]):
+        if isinstance(base, ClassObj) and base.fields is not None:
+            inherited.extend(base.fields)
+    if "namedtuple" in cls.flags or "dataclass" in cls.flags:
+        names = {n for n, _ in own}
+        cls.fields = [f for f in inherited if f[0] not in names] + own
+    if "enum" in cls.flags:
+        for name, values in list(cls.attrs.items()):
+            if name.startswith("_") or any(isinstance(v, (FunctionObj, Descriptor)) for v in values):
+                continue
+            member = InstanceObj(cls)
+            member.attrs["value"] = values
+            member.attrs["name"] = vset(Const(name))
+            cls.attrs[name] = vset(member)
+
+
+def _mro(cls: ClassObj) -> tuple[Value, ...]:
+    """C3 linearisation over the bases (a library base ends the walk)."""
+    sequences: list[list[Value]] = []
+    for base in cls.bases:
+        if isinstance(base, ClassObj):
+            sequences.append(list(base.mro))
+        else:
+            sequences.append([base])
+    sequences.append(list(cls.bases))
+    result: list[Value] = [cls]
+    while True:
+        sequences = [s for s in sequences if s]
+        if not sequences:
+            return tuple(result)
+        for seq in sequences:
+            head = seq[0]
+            if not any(head in s[1:] for s in sequences):
+                break
+        else:
+            return tuple(result) + tuple(b for b in cls.bases if b not in result)
+        result.append(head)
+        for s in sequences:
+            if s and s[0] == head:
+                del s[0]
+
+
+def _absolute(stmt: ast.ImportFrom, module: ModuleObj) -> str | None:
+    if not stmt.level:
+        return stmt.module
+    package = module.name if module.is_package else module.name.rpartition(".")[0]
+    parts = package.split(".") if package else []
+    if stmt.level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (stmt.level - 1)]
+    if stmt.module:
+        base.append(stmt.module)
+    return ".".join(base) or None
+
+
+def _star_names(module: ModuleObj) -> list[tuple[str, VSet]]:
+    exported = module.attrs.get("__all__")
+    names = exact_items(exported) if exported else None
+    if names is not None:
+        out = []
+        for item in names:
+            one = only(item)
+            if isinstance(one, Const) and isinstance(one.value, str) and one.value in module.attrs:
+                out.append((one.value, module.attrs[one.value]))
+        return out
+    return [(k, v) for k, v in module.attrs.items() if not k.startswith("_")]
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _pattern_names(pattern: ast.pattern) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(pattern):
+        if isinstance(node, ast.MatchAs) and node.name is not None:
+            names.append(node.name)
+        elif isinstance(node, ast.MatchStar) and node.name is not None:
+            names.append(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest is not None:
+            names.append(node.rest)
+    return names

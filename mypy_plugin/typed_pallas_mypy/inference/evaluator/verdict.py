@@ -1,0 +1,102 @@
+"""Paths above values: whether a call lowers nowhere its guards let it run.
+
+For each lowering platform (``tpu``, ``cuda``, ``rocm``) the program runs once
+(``machine.Machine``) with that platform assumed, from a function called with unknown
+arguments. A call site is **reached** under a platform when some path under it gets
+there; under it, calling it **fails** when a kernel it runs on every path cannot lower
+for that platform (its params' backend or its entry point does not lower there, and it
+is not in interpret mode). The call is a finding when it is reached under some platform
+and fails under every platform that reaches it: JAX refuses it wherever the guards let it
+run. A question that runs out of budget, or a module that cannot be read, says nothing.
+
+What it does not do: report (the plugin and the CLI word findings), or read kernel
+bodies for evidence (the engine's ``evidence_tables`` do, for the plugin).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from typed_pallas import _platforms
+from typed_pallas_mypy.inference.evaluator.domain import ANYTHING, Flow, Kernel, only
+from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget, SiteRecord
+
+PLATFORMS: Final = _platforms.LOWERING_PLATFORMS
+
+
+def lowers_on(kernel: Kernel, platform: str) -> bool:
+    """Whether ``kernel`` may lower for ``platform`` (True where not known)."""
+    if kernel.interpret is not False:
+        return True
+    row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
+    if row is not None and platform not in row.lowers_on:
+        return False
+    if kernel.backends is not None:
+        allowed = {
+            p for b in kernel.backends for p in _platforms.PARAMS_BY_BACKEND[b].lowers_on  # type: ignore[index]
+        }
+        if platform not in allowed:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class CallVerdict:
+    """What one call site does under each platform; ``finding`` says whether JAX refuses
+    it wherever it is reached, with the kernels that refuse (``kernels``)."""
+
+    reached: tuple[str, ...]
+    failing: tuple[str, ...]
+    kernels: tuple[Kernel, ...]
+
+    @property
+    def finding(self) -> bool:
+        return bool(self.reached) and set(self.reached) == set(self.failing)
+
+
+def run_function(loader: Loader, module: str, function: str) -> dict[str, Machine | None]:
+    """Run ``module.function`` (called with unknown arguments) under each platform."""
+    machines: dict[str, Machine | None] = {}
+    for platform in PLATFORMS:
+        machine = Machine(loader, platform)
+        try:
+            found = machine.module(module)
+            if found is None:
+                machines[platform] = None
+                continue
+            target = found.attrs.get(function, ANYTHING)
+            if only(target) is None:
+                machines[platform] = None
+                continue
+            machine.calls.call(target, [], {}, Flow(), star_unknown=True, kw_unknown=True)
+        except (OutOfBudget, RecursionError):
+            machines[platform] = None
+            continue
+        machines[platform] = machine
+    return machines
+
+
+def call_verdict(machines: dict[str, Machine | None], module: str, line: int) -> CallVerdict | None:
+    """The verdict on the outermost call at ``line`` of ``module``; None when a run did
+    not finish."""
+    reached: list[str] = []
+    failing: list[str] = []
+    kernels: list[Kernel] = []
+    for platform, machine in machines.items():
+        if machine is None:
+            return None
+        site = _outermost(machine.sites, module, line)
+        if site is None or not site.reached:
+            continue
+        reached.append(platform)
+        refusing = [k for k in site.ran or () if not lowers_on(k, platform)]
+        if refusing:
+            failing.append(platform)
+            kernels.extend(k for k in refusing if k not in kernels)
+    return CallVerdict(tuple(reached), tuple(failing), tuple(kernels))
+
+
+def _outermost(sites: dict[tuple[str, int, int], SiteRecord], module: str, line: int) -> SiteRecord | None:
+    found = sorted((col, record) for (mod, ln, col), record in sites.items() if mod == module and ln == line)
+    return found[0][1] if found else None
