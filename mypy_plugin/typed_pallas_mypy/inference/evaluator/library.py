@@ -559,10 +559,12 @@ def _calls_each(
             accumulator = calls.call(value, [accumulator, item], {}, flow)
         return accumulator
     if name in ("builtins.sorted", "builtins.min", "builtins.max") and args:
+        # a key's results only order the items: under jit, what only orders is dropped
+        # before lowering (dead code), so the key's kernels may run, never must
         items = _iterable_items(m, args[0], flow)
         if items:
             for item in items:
-                calls.call(value, [item], {}, flow)
+                m.statements.maybe_detached(flow, lambda f, i=item: calls.call(value, [i], {}, f))
             if name == "builtins.sorted":
                 made = Container("list")
                 made.items = list(items)

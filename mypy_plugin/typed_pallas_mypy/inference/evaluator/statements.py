@@ -548,15 +548,47 @@ class Statements:
     _AsyncFor = _For
 
     def _While(self, stmt: ast.While, frame: Frame, flow: Flow) -> None:
-        test = truth(self.m.expressions.evaluate(stmt.test, frame, flow))
-        if test is False:
-            self.block(stmt.orelse, frame, flow)
-            return
-        if test is True:
-            # runs until a break (or forever): what follows is reached by its breaks only
-            self._loop(stmt, frame, flow, [NOTHING], lambda item, f: None, forever=True)
-            return
+        """Iterations whose condition is known run one by one (up to ``_UNROLL``); from
+        the first whose condition is not known, the body runs zero or more times."""
+        for _ in range(_UNROLL):
+            test = truth(self.m.expressions.evaluate(stmt.test, frame, flow))
+            if not flow.live:
+                return
+            if test is False:
+                self.block(stmt.orelse, frame, flow)
+                return
+            if test is None:
+                break
+            if not self._one_iteration(stmt, frame, flow):
+                return
         self._loop(stmt, frame, flow, None, lambda item, f: None)
+
+    def _one_iteration(self, stmt: ast.While, frame: Frame, flow: Flow) -> bool:
+        """One iteration of a ``while`` whose condition holds; False when it left the loop
+        (a ``break``: the ways that broke are joined here, the loop is over)."""
+        exit_ = self._exit(frame)
+        saved = (list(exit_.breaks), list(exit_.continues)) if exit_ is not None else None
+        if exit_ is not None:
+            exit_.breaks.clear()
+            exit_.continues.clear()
+        self.block(stmt.body, frame, flow)
+        broke = False
+        if exit_ is not None and saved is not None:
+            ends = [(dict(frame.vars), flow.ran)] if flow.live else []
+            ends.extend(exit_.continues)
+            if exit_.breaks:
+                broke = True
+                ends = ends if not flow.live else ends
+                if ends:
+                    self._merge(frame, flow, dict(frame.vars), ends)
+                # the ways that broke leave the loop; the others iterate again: both
+                # go on after the loop (approximated: the loop ends here)
+                self._merge(frame, flow, dict(frame.vars), [*([(dict(frame.vars), flow.ran)] if flow.live else []), *exit_.breaks])
+            elif exit_.continues:
+                self._merge(frame, flow, dict(frame.vars), ends)
+            exit_.breaks[:] = saved[0]
+            exit_.continues[:] = saved[1]
+        return flow.live and not broke
 
     def _loop(
         self,
@@ -622,6 +654,10 @@ class Statements:
             self.block(stmt.body, frame, flow)
             return
         raised_before = len(exit_.raises)
+        handler_kinds = [
+            self.m.expressions.evaluate(handler.type, frame, flow) if handler.type is not None else ANYTHING
+            for handler in stmt.handlers
+        ]
         start_vars = dict(frame.vars)
         start_ran = flow.ran
         self.block(stmt.body, frame, flow)
@@ -637,12 +673,7 @@ class Statements:
         unhandled: list[tuple[VSet, dict[str, VSet], frozenset[Kernel]]] = []
         for raised, vars_, ran in new_raises:
             caught = False
-            for handler in stmt.handlers:
-                kinds = (
-                    self.m.expressions.evaluate(handler.type, frame, flow)
-                    if handler.type is not None
-                    else ANYTHING
-                )
+            for handler, kinds in zip(stmt.handlers, handler_kinds, strict=True):
                 match = library.exception_matches(raised, kinds)
                 if match is False:
                     continue
@@ -680,31 +711,37 @@ class Statements:
 
     def _Match(self, stmt: ast.Match, frame: Frame, flow: Flow) -> None:
         subject = self.m.expressions.evaluate(stmt.subject, frame, flow)
-        ways: list[Callable[[Flow], None]] = []
-        for case in stmt.cases:
-            matched = library.pattern_matches(self.m, case.pattern, subject)
-            if matched is False:
-                continue
+        self._cases(stmt.cases, 0, subject, frame, flow)
 
-            def way(f: Flow, case: ast.match_case = case) -> None:
-                self._bind_pattern(case.pattern, subject, frame, f)
-                if case.guard is not None:
-                    test = truth(self.m.expressions.evaluate(case.guard, frame, f))
-                    if test is False:
-                        f.live = False
-                        return
+    def _cases(self, cases: list[ast.match_case], index: int, subject: VSet, frame: Frame, flow: Flow) -> None:
+        """``match`` from case ``index`` on: a case that surely matches (pattern and guard)
+        runs alone; one that may match runs as one way, the later cases as the other."""
+        if index == len(cases) or not flow.live:
+            return
+        case = cases[index]
+        matched = library.pattern_matches(self.m, case.pattern, subject)
+        if matched is False:
+            self._cases(cases, index + 1, subject, frame, flow)
+            return
+
+        def this_case(f: Flow) -> None:
+            self._bind_pattern(case.pattern, subject, frame, f)
+            guard = True if case.guard is None else truth(self.m.expressions.evaluate(case.guard, frame, f))
+            if guard is True:
                 self.block(case.body, frame, f)
+            elif guard is False:
+                self._cases(cases, index + 1, subject, frame, f)
+            else:
+                self.either(
+                    frame,
+                    f,
+                    [lambda g: self.block(case.body, frame, g), lambda g: self._cases(cases, index + 1, subject, frame, g)],
+                )
 
-            guard_sure = case.guard is None
-            ways.append(way)
-            if matched is True and guard_sure:
-                break
+        if matched is True:
+            this_case(flow)
         else:
-            ways.append(lambda f: None)  # no case matched
-        if len(ways) == 1:
-            ways[0](flow)
-        elif ways:
-            self.either(frame, flow, ways)
+            self.either(frame, flow, [this_case, lambda f: self._cases(cases, index + 1, subject, frame, f)])
 
     def _bind_pattern(self, pattern: ast.pattern, subject: VSet, frame: Frame, flow: Flow) -> None:
         if isinstance(pattern, ast.MatchAs):
