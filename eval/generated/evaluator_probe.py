@@ -41,12 +41,16 @@ def loader_of(program: Program):  # type: ignore[no-untyped-def]
     return load
 
 
-def answer(program: Program) -> bool | None:
-    """Whether the evaluator finds the guarded call; None when it could not finish."""
+def answer(program: Program, releases: Sequence[str] = RELEASES) -> dict[str, bool | None]:
+    """Whether the evaluator finds the guarded call, at each JAX release; None when it
+    could not finish."""
     app = program.app.removesuffix(".py")
     machines = run_function(loader_of(program), app, "main")
-    found = call_verdict(machines, app, program.call_line)
-    return None if found is None else found.finding
+    out: dict[str, bool | None] = {}
+    for release in releases:
+        found = call_verdict(machines, app, program.call_line, tuple(int(p) for p in release.split(".")))
+        out[release] = None if found is None else found.finding
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,14 +67,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     per_form: dict[str, Counter[str]] = defaultdict(Counter)
     per_guard: dict[str, Counter[str]] = defaultdict(Counter)
     totals: Counter[str] = Counter()
-    answers: dict[str, bool | None] = {}
+    answers: dict[str, dict[str, bool | None]] = {}
     crashes = 0
     for program in programs:
         try:
             answers[program.name] = answer(program)
         except Exception:
             crashes += 1
-            answers[program.name] = None
+            answers[program.name] = dict.fromkeys(RELEASES)
             if crashes <= 3:
                 print(f"crash on {program.describe()}:\n{traceback.format_exc()}", file=sys.stderr)
     for release in RELEASES:
@@ -81,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             verdict, _ = truth.verdict(program, outcomes)
             if verdict == truth.NO_TRACE:
                 continue
-            found = answers[program.name]
+            found = answers[program.name][release]
             if verdict == truth.FAILS:
                 cell = "caught" if found else ("unfinished" if found is None else "missed")
                 if cell != "caught" and options.show_missed and options.show_missed in program.form_names():

@@ -432,6 +432,19 @@ def backend_lowering_note(backend: Backend, lowering: str) -> str:
 #: 0.12.0.1; 0.10.2 lowers it). ``plgpu.kernel`` is the Mosaic GPU entry point there.
 NO_MOSAIC_GPU_PALLAS_CALL_FROM: Final = (0, 12)
 
+#: The first JAX version whose ``pl.pallas_call`` without params lowers with Triton on a
+#: GPU. Before it, such a call lowers with Mosaic GPU there, which does not lower for rocm
+#: (measured: jax 0.10.2 refuses rocm with "Mosaic GPU does not yet support AMD ROCm
+#: devices"; 0.12.0.1 and 0.12.1 lower it for tpu, cuda and rocm).
+TRITON_DEFAULT_FROM: Final = (0, 12)
+
+#: Before this JAX version, Mosaic GPU params lowered for rocm are refused in a fresh
+#: process ("Mosaic GPU does not yet support AMD ROCm devices") but lowered silently once
+#: a cuda lowering has loaded Mosaic GPU's registration (measured at 0.10.2, for
+#: ``pl.pallas_call`` and ``plgpu.kernel``); from it on they are refused. JAX's answer
+#: depends on what ran before, so a checker says nothing about that cell there.
+MOSAIC_GPU_ROCM_REFUSED_FROM: Final = (0, 12)
+
 #: What the runtime guard and the plugin say about that call.
 MOSAIC_GPU_PALLAS_CALL_MESSAGE: Final = (
     "This JAX does not lower Mosaic GPU params through pl.pallas_call; "

@@ -6,8 +6,9 @@ arguments. A call site is **reached** under a platform when some path under it g
 there; under it, calling it **fails** when a kernel it runs on every path cannot lower
 for that platform (its params' backend or its entry point does not lower there, and it
 is not in interpret mode). The call is a finding when it is reached under some platform
-and fails under every platform that reaches it: JAX refuses it wherever the guards let it
-run. A question that runs out of budget, or a module that cannot be read, says nothing.
+and fails under every platform that reaches it (JAX refuses it wherever the guards let it
+run), or when the guards around it narrowed the platforms and one they let through refuses
+it (Mosaic GPU params under a guard for "gpu", which rocm passes). A question that runs out of budget, or a module that cannot be read, says nothing.
 
 What it does not do: report (the plugin and the CLI word findings), or read kernel
 bodies for evidence (the engine's ``evidence_tables`` do, for the plugin).
@@ -19,16 +20,34 @@ from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas import _platforms
+from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.inference.evaluator.domain import ANYTHING, Flow, Kernel, only
 from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget, SiteRecord
 
 PLATFORMS: Final = _platforms.LOWERING_PLATFORMS
+_PALLAS_CALLS: Final = frozenset(name for name, spec in ENTRIES.items() if spec.is_pallas_call and spec.platform_keyword is None)
 
 
-def lowers_on(kernel: Kernel, platform: str) -> bool:
-    """Whether ``kernel`` may lower for ``platform`` (True where not known)."""
+def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = None) -> bool:
+    """Whether ``kernel`` may lower for ``platform`` at the JAX ``release`` (True where
+    not known)."""
     if kernel.interpret is not False:
         return True
+    if (
+        kernel.backend == ""
+        and kernel.entry in _PALLAS_CALLS
+        and platform == "rocm"
+        and release is not None
+        and release[:2] < _platforms.TRITON_DEFAULT_FROM
+    ):
+        return False  # lowered with Mosaic GPU there, which does not lower for rocm
+    mosaic_gpu_only = kernel.backend == "mosaic_gpu" or kernel.backends == frozenset({"mosaic_gpu"})
+    if (
+        mosaic_gpu_only
+        and platform == "rocm"
+        and (release is None or release[:2] < _platforms.MOSAIC_GPU_ROCM_REFUSED_FROM)
+    ):
+        return True  # JAX's answer there depends on what was lowered before: say nothing
     row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
     if row is not None and platform not in row.lowers_on:
         return False
@@ -52,7 +71,12 @@ class CallVerdict:
 
     @property
     def finding(self) -> bool:
-        return bool(self.reached) and set(self.reached) == set(self.failing)
+        """JAX refuses the call on every platform that reaches it, or on a platform a
+        guard lets it reach (the guards narrowed the platforms, and one of those left
+        refuses it: a Mosaic GPU kernel under a guard that lets rocm through)."""
+        if not self.reached or not self.failing:
+            return False
+        return set(self.reached) == set(self.failing) or set(self.reached) != set(PLATFORMS)
 
 
 def run_function(loader: Loader, module: str, function: str) -> dict[str, Machine | None]:
@@ -77,9 +101,12 @@ def run_function(loader: Loader, module: str, function: str) -> dict[str, Machin
     return machines
 
 
-def call_verdict(machines: dict[str, Machine | None], module: str, line: int) -> CallVerdict | None:
-    """The verdict on the outermost call at ``line`` of ``module``; None when a run did
-    not finish."""
+def call_verdict(
+    machines: dict[str, Machine | None], module: str, line: int, release: tuple[int, ...] | None = None
+) -> CallVerdict | None:
+    """The verdict on the outermost call at ``line`` of ``module`` at the JAX ``release``
+    (None: facts that depend on the release are not used); None when a run did not
+    finish."""
     reached: list[str] = []
     failing: list[str] = []
     kernels: list[Kernel] = []
@@ -90,7 +117,7 @@ def call_verdict(machines: dict[str, Machine | None], module: str, line: int) ->
         if site is None or not site.reached:
             continue
         reached.append(platform)
-        refusing = [k for k in site.ran or () if not lowers_on(k, platform)]
+        refusing = [k for k in site.ran or () if not lowers_on(k, platform, release)]
         if refusing:
             failing.append(platform)
             kernels.extend(k for k in refusing if k not in kernels)
