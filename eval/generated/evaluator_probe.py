@@ -48,7 +48,9 @@ def answer(program: Program, releases: Sequence[str] = RELEASES) -> dict[str, bo
     machines = run_function(loader_of(program), app, "main")
     out: dict[str, bool | None] = {}
     for release in releases:
-        found = call_verdict(machines, app, program.call_line, tuple(int(p) for p in release.split(".")))
+        found = call_verdict(
+            machines, app, program.call_line, tuple(int(p) for p in release.split("."))
+        )
         out[release] = None if found is None else found.finding
     return out
 
@@ -58,7 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=50)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--depth", type=int, default=3)
-    parser.add_argument("--show-missed", default="", help="print the programs missed with this form")
+    parser.add_argument(
+        "--show-missed", default="", help="print the programs missed with this form"
+    )
     parser.add_argument("--show-false", action="store_true", help="print the false findings")
     options = parser.parse_args(argv)
     programs = generate(options.seed, options.n, options.depth)
@@ -88,7 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             found = answers[program.name][release]
             if verdict == truth.FAILS:
                 cell = "caught" if found else ("unfinished" if found is None else "missed")
-                if cell != "caught" and options.show_missed and options.show_missed in program.form_names():
+                if (
+                    cell != "caught"
+                    and options.show_missed
+                    and options.show_missed in program.form_names()
+                ):
                     _show(program, release, cell)
             else:
                 cell = "false" if found else "quiet"
@@ -102,11 +110,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| form | caught / refused | false / lowered |\n|---|---|---|")
     for name in sorted(per_form):
         c = per_form[name]
-        print(f"| {name} | {c['caught']}/{c['caught'] + c['missed'] + c['unfinished']} | {c['false']}/{c['false'] + c['quiet']} |")
+        print(
+            f"| {name} | {c['caught']}/{c['caught'] + c['missed'] + c['unfinished']} | {c['false']}/{c['false'] + c['quiet']} |"
+        )
     print("\n| guard | caught / refused | false / lowered |\n|---|---|---|")
     for name in sorted(per_guard):
         c = per_guard[name]
-        print(f"| {name} | {c['caught']}/{c['caught'] + c['missed'] + c['unfinished']} | {c['false']}/{c['false'] + c['quiet']} |")
+        print(
+            f"| {name} | {c['caught']}/{c['caught'] + c['missed'] + c['unfinished']} | {c['false']}/{c['false'] + c['quiet']} |"
+        )
     refused = totals["caught"] + totals["missed"] + totals["unfinished"]
     print(
         f"\nall: caught {totals['caught']}/{refused} ({100 * totals['caught'] / max(refused, 1):.1f}%),"

@@ -438,6 +438,14 @@ NO_MOSAIC_GPU_PALLAS_CALL_FROM: Final = (0, 12)
 #: devices"; 0.12.0.1 and 0.12.1 lower it for tpu, cuda and rocm).
 TRITON_DEFAULT_FROM: Final = (0, 12)
 
+#: What the plugin says of ``pl.pallas_call`` without params where the guards let it lower
+#: for rocm, at a JAX before ``TRITON_DEFAULT_FROM``.
+NO_PARAMS_ROCM_MESSAGE: Final = (
+    "pl.pallas_call without compiler_params lowers with Mosaic GPU on GPUs at this JAX, "
+    "which does not lower for rocm; pass jax.experimental.pallas.triton.CompilerParams() "
+    "to lower it for rocm."
+)
+
 #: Before this JAX version, Mosaic GPU params lowered for rocm are refused in a fresh
 #: process ("Mosaic GPU does not yet support AMD ROCm devices") but lowered silently once
 #: a cuda lowering has loaded Mosaic GPU's registration (measured at 0.10.2, for

@@ -14,8 +14,9 @@ docs/inference-model.md describes the model and its table of forms.
   roots and the project's modules (``combine.ModuleSource``);
   ``requirement(fullname)``, ``wrapper(fullname)``, ``definition(fullname)`` (its body
   evidence, returned params, platform table, keeping decorator, place), ``modules_of(fullname)``,
-  ``modules_read()``, ``module_map(prefix)``, ``forget()``; for a call of a project
-  module, by its position: ``call_requirement`` (what it runs),
+  ``modules_read()``, ``looked_at_since(count)`` (the files outside the project its
+  answers depend on, present or absent), ``module_map(prefix)``, ``forget()``; for a
+  call of a project module, by its position: ``call_requirement`` (what it runs),
   ``argument_evidence`` (what its mesh, scratch and grid spec arguments prove) and
   ``kernel_evidence`` (its kernel body): the one reading of them, for the project's
   calls and the libraries' alike; ``interpret_kept_off`` (whether a parameter an entry
@@ -51,9 +52,20 @@ from typing import TypeVar
 
 from typed_pallas_mypy.inference import model
 from typed_pallas_mypy.inference.combine import Ask, Located, ModuleSource, Req, Resolver, Sets
+from typed_pallas_mypy.inference.evaluator.questions import SiteFinding, module_findings
+from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict
 from typed_pallas_mypy.inference.store import FactsStore
 
-__all__ = ["Definition", "Inference", "Located", "ModuleSource", "Requirement", "WrapperFacts"]
+__all__ = [
+    "CallVerdict",
+    "Definition",
+    "Inference",
+    "Located",
+    "ModuleSource",
+    "Requirement",
+    "SiteFinding",
+    "WrapperFacts",
+]
 
 _T = TypeVar("_T")
 
@@ -155,6 +167,9 @@ class Inference:
     ) -> None:
         self._store = FactsStore(cache_dir)
         self._resolver = Resolver(search_paths, self._store, project, lazy, keep_keys)
+        self._evaluated: dict[
+            tuple[str, tuple[int, ...] | None], tuple[list[SiteFinding], frozenset[str]]
+        ] = {}
 
     def _public(self, req: Req | None) -> Requirement | None:
         if req is None:
@@ -220,6 +235,20 @@ class Inference:
         return self._guarded(
             None, lambda: self._public(self._resolver.call_requirement(module, where))
         )
+
+    def evaluated_findings(
+        self, module: str, release: tuple[int, ...] | None
+    ) -> tuple[list[SiteFinding], frozenset[str]]:
+        """The calls of ``module`` that JAX refuses wherever their guards let them run,
+        found by the evaluator (``evaluator.questions``) at the JAX ``release``, and the
+        modules read to find them; nothing when the question fails."""
+        key = (module, release)
+        if key not in self._evaluated:
+            self._evaluated[key] = self._guarded(
+                ([], frozenset()),
+                lambda: module_findings(self._resolver.evaluator_source, module, release),
+            )
+        return self._evaluated[key]
 
     def modules_of(self, fullname: str) -> frozenset[str]:
         """The modules ``requirement(fullname)`` was read from (after asking it)."""
@@ -378,13 +407,21 @@ class Inference:
         """Module name -> file path, of every module whose facts were consulted."""
         return {name: located.path for name, located in self._resolver.read.items()}
 
-    def modules_read_since(self, count: int) -> list[str]:
-        """The paths of the modules read after the first ``count`` (in reading order)."""
-        return self._resolver.read_order[count:]
+    def looked_at_since(self, count: int) -> list[str]:
+        """The files outside the project that the answers depend on, after the first
+        ``count`` (in the order first looked at): the installed modules' files read, and
+        the paths whose absence decided where a module was found, or that it was not."""
+        return self._resolver.looked_at[count:]
 
     def forget(self, modules: frozenset[str] | None = None) -> None:
         """Forget the answers read from ``modules`` (every answer when None)."""
         self._resolver.forget(modules)
+        if modules is None:
+            self._evaluated.clear()
+        else:
+            for key, (_, read) in list(self._evaluated.items()):
+                if key[0] in modules or read & modules:
+                    del self._evaluated[key]
 
     def save(self) -> None:
         """Write to the on-disk cache the facts of the modules read lazily, as far as

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
@@ -231,6 +232,12 @@ class Resolver:
         self.read: dict[str, Located] = {}
         #: the paths of ``read``, in the order they were read
         self.read_order: list[str] = []
+        #: the files outside the project that the answers so far depend on, in the order
+        #: first looked at: each installed module's file read, and, for each search path
+        #: a module was looked for in before it was found (or not), the first folder or
+        #: file missing there (its appearance would change where the module is found)
+        self.looked_at: list[str] = []
+        self._looked_at: set[str] = set()
         self._memo: dict[tuple[str, str], _Memo] = {}
         #: module -> the slots of ``_memo`` read from it (``forget`` drops them without
         #: looking at the others; a slot computed again may stay listed: dropping it
@@ -280,6 +287,7 @@ class Resolver:
                         break
                 if found is not None:
                     break
+                self._look_at_absent(root, parts)
             if found is None and (self._mapped or self._namespaces):
                 found = self._locate_mapped(module, parts)
         self._located[module] = found
@@ -298,6 +306,8 @@ class Resolver:
                 elif where.endswith(".py"):
                     if not rest and os.path.isfile(where):
                         return Located(module, "/".join(parts) + ".py", where, False)
+                    if not rest:
+                        self._look_at(where)
                     continue
                 else:
                     folders = (where,)
@@ -311,7 +321,29 @@ class Resolver:
                 ):
                     if os.path.isfile(path):
                         return Located(module, display, path, package)
+                    self._look_at(path)
         return None
+
+    def _look_at(self, path: str) -> None:
+        if path not in self._looked_at:
+            self._looked_at.add(path)
+            self.looked_at.append(path)
+
+    def _look_at_absent(self, root: str, parts: list[str]) -> None:
+        """Note where module ``parts`` is missing under ``root``: the first of its
+        package folders that is missing there, else its two files. Not for a module of
+        the standard library (Python finds it before any site folder)."""
+        if parts[0] in sys.stdlib_module_names:
+            return
+        path = root
+        for part in parts[:-1]:
+            path = os.path.join(path, part)
+            if not os.path.isdir(path):
+                self._look_at(path)
+                return
+        base = os.path.join(path, parts[-1])
+        self._look_at(base + ".py")
+        self._look_at(os.path.join(base, "__init__.py"))
 
     def is_framework(self, module: str) -> bool:
         """jax's own modules and the packages that define no kernel, never read
@@ -328,6 +360,20 @@ class Resolver:
         except OSError:
             return None
         return Stamp(located.source_path, stat.st_size, stat.st_mtime_ns)
+
+    def evaluator_source(self, module: str) -> tuple[str, bool, str] | None:
+        """A module's source for the evaluator (``evaluator.machine.Loader``): the
+        project's and the installed packages' modules; None for jax's and the framework
+        packages' (read as tables) and for a module not found."""
+        if self.is_framework(module):
+            return None
+        located = self.locate(module)
+        if located is None:
+            return None
+        source = self._source(located)
+        if source is None:
+            return None
+        return located.path, located.is_package, source.decode("utf-8", errors="replace")
 
     def _source(self, located: Located) -> bytes | None:
         if located.module not in self._sources:
@@ -461,6 +507,8 @@ class Resolver:
         self._facts[located.module] = facts
         if located.module not in self.read:
             self.read_order.append(located.path)
+            if not located.project:
+                self._look_at(located.path)
         self.read[located.module] = located
 
     def forget(self, modules: frozenset[str] | None = None) -> None:

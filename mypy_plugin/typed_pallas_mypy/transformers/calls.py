@@ -420,7 +420,7 @@ def _message_for_platforms(
     return _platforms.mismatch_message(params.platform, expected), fix
 
 
-def _installed_jax() -> tuple[int, ...]:
+def installed_jax() -> tuple[int, ...]:
     """The installed jax's release, read from its metadata (jax is never imported)."""
     text = _versions.installed_version("jax")
     return (_versions.release(text) or ()) if text is not None else ()
@@ -432,7 +432,7 @@ def _mosaic_gpu_through_pallas_call(view: CallView, params: params_mod.Params) -
         return False
     if params.backend != "mosaic_gpu":
         return False
-    installed = _installed_jax()
+    installed = installed_jax()
     return bool(installed) and installed[:2] >= _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM
 
 
@@ -639,7 +639,7 @@ def _problem(
     gpu_path = guard is None or bool(params.lowers_on & guard.platforms)
     if gpu_path and _mosaic_gpu_through_pallas_call(view, params):
         note = (
-            f"jax {'.'.join(map(str, _installed_jax()))} is installed; pl.pallas_call has no "
+            f"jax {'.'.join(map(str, installed_jax()))} is installed; pl.pallas_call has no "
             f"Mosaic GPU lowering from jax "
             f"{'.'.join(map(str, _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM))} on"
         )

@@ -57,7 +57,7 @@ from mypy.util import correct_relative_import
 from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
-from typed_pallas_mypy.inference import jax_api
+from typed_pallas_mypy.inference import CallVerdict, jax_api
 from typed_pallas_mypy.transformers import calls, guards, predicates
 from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
@@ -108,6 +108,28 @@ def message_for(requirement: Requirement, name: str, decided: frozenset[str]) ->
         required=", ".join(sorted(requirement.platforms)),
         platform=", ".join(expected_registry),
     )
+
+
+def evaluated_message(verdict: CallVerdict) -> tuple[str, tuple[str, ...]]:
+    """The error text and notes of a call the evaluator finds JAX refuses."""
+    kernel = verdict.kernels[0]
+    failing = [p for p in verdict.failing if p not in verdict.chosen] or list(verdict.failing)
+    row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
+    expected = sorted({_platforms.PLATFORM_OF_LOWERING[p] for p in failing})
+    if row is None and kernel.backends is not None:
+        row = _platforms.PARAMS_BY_BACKEND.get(sorted(kernel.backends)[0])  # type: ignore[call-overload]
+    if row is None:
+        message = _platforms.NO_PARAMS_ROCM_MESSAGE
+    elif row.platform in expected:
+        message = _platforms.backend_mismatch_message(row.backend, sorted(failing)[0])
+    else:
+        message = _platforms.mismatch_message(row.platform, expected[0])
+    title = f"{row.title} params" if row is not None else "no params"
+    notes = (
+        f"the code around it lets this lower only for {', '.join(verdict.reached)}",
+        f"calling it runs the kernel at {kernel.module}:{kernel.line} ({title})",
+    )
+    return message, notes
 
 
 def _short(fullname: str) -> str:
@@ -215,8 +237,20 @@ class _Scan:
             elif isinstance(expr, IndexExpr):
                 self._table_index(expr)
         self._class_claims()
+        self._evaluated()
         self._orphans()
         return self.out
+
+    def _evaluated(self) -> None:
+        """The calls the engine's evaluator finds JAX refuses wherever their guards let
+        them run, on lines where the rules above found nothing."""
+        reported = {f.line for items in self.out.by_target.values() for f in items}
+        for site in self.facts.evaluated_findings(self.tree, calls.installed_jax() or None):
+            if site.line in reported:
+                continue
+            message, notes = evaluated_message(site.verdict)
+            finding = Finding(site.line, site.column, message, notes)
+            self.out.add(self.target_of((site.line, site.column)), finding)
 
     def _orphans(self) -> None:
         """The targets with findings where no hook surely fires (``ModuleFindings.orphans``)."""

@@ -44,6 +44,7 @@ from mypy.options import Options
 from mypy.types import Instance
 
 from typed_pallas_mypy.cache_keys import in_daemon
+from typed_pallas_mypy.inference import SiteFinding
 from typed_pallas_mypy.inference.combine import Ask
 from typed_pallas_mypy.inference.model import Evidence
 from typed_pallas_mypy.transformers import predicates
@@ -302,6 +303,18 @@ class Facts:
         for read in engine.modules_of_call(tree.fullname, where):
             if self.names.is_user_module(read):
                 self._note_module(read)
+        return found
+
+    def evaluated_findings(
+        self, tree: MypyFile, release: tuple[int, ...] | None
+    ) -> list[SiteFinding]:
+        """The calls of a project module the engine's evaluator finds JAX refuses
+        wherever their guards let them run (the modules it read become dependencies)."""
+        self._note_module(tree.fullname)
+        found, read = self.inference.engine().evaluated_findings(tree.fullname, release)
+        for module in read:
+            if self.names.is_user_module(module):
+                self._note_module(module)
         return found
 
     def local_requirement(self, func: FuncDef, tree: MypyFile) -> Requirement | None:

@@ -42,9 +42,9 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     FunctionObj,
     GeneratorObj,
     InstanceObj,
+    Keeper,
     Kernel,
     KernelFactory,
-    Keeper,
     Outcome,
     Partial,
     Registrar,
@@ -86,7 +86,15 @@ class Calls:
         if not flow.live:
             return NOTHING
         outcomes = [
-            self.call_one(value, args, keywords, star_unknown=star_unknown, kw_unknown=kw_unknown, site=site, frame=frame)
+            self.call_one(
+                value,
+                args,
+                keywords,
+                star_unknown=star_unknown,
+                kw_unknown=kw_unknown,
+                site=site,
+                frame=frame,
+            )
             for value in callee
         ]
         if not outcomes:
@@ -130,26 +138,50 @@ class Calls:
             return self.run_function(value, args, keywords, star_unknown, kw_unknown)
         if isinstance(value, BoundMethod):
             return self.call_one(
-                value.function, [vset(value.receiver), *args], keywords, star_unknown=star_unknown, kw_unknown=kw_unknown, site=site, frame=frame
+                value.function,
+                [vset(value.receiver), *args],
+                keywords,
+                star_unknown=star_unknown,
+                kw_unknown=kw_unknown,
+                site=site,
+                frame=frame,
             )
         if isinstance(value, ClassObj):
             return self.instantiate(value, args, keywords, star_unknown, kw_unknown)
         if isinstance(value, InstanceObj):
             if isinstance(value.cls, ClassObj):
                 flow = Flow()
-                method = m.expressions.class_attribute(value.cls, value.cls, "__call__", flow, instance=value)
+                method = m.expressions.class_attribute(
+                    value.cls, value.cls, "__call__", flow, instance=value
+                )
                 return self._outcome_of(method, args, keywords, star_unknown, kw_unknown)
             return Outcome(returns=ANYTHING)
         if isinstance(value, Partial):
             merged = dict(value.keywords)
             merged.update(keywords)
-            return self._outcome_of(value.func, [*value.args, *args], merged, star_unknown, kw_unknown)
+            return self._outcome_of(
+                value.func, [*value.args, *args], merged, star_unknown, kw_unknown
+            )
         if isinstance(value, Transformed):
-            return self._outcome_of(value.func, args, keywords, star_unknown, kw_unknown, returns=library.transformed_returns(value))
+            return self._outcome_of(
+                value.func,
+                args,
+                keywords,
+                star_unknown,
+                kw_unknown,
+                returns=library.transformed_returns(value),
+            )
         if isinstance(value, Kernel):
             return Outcome(returns=vset(ARRAY), ran=frozenset({value}), may_ran=frozenset({value}))
         if isinstance(value, KernelFactory):
-            kernel = Kernel(value.entry, value.backend, value.interpret, value.module, value.line, value.backends)
+            kernel = Kernel(
+                value.entry,
+                value.backend,
+                value.interpret,
+                value.module,
+                value.line,
+                value.backends,
+            )
             return Outcome(returns=vset(kernel))
         if isinstance(value, Keeper):
             if args:
@@ -174,7 +206,9 @@ class Calls:
         if isinstance(value, ContainerMethod):
             return library.container_method(self.m, value, args, keywords)
         if isinstance(value, External):
-            return library.call_external(m, value.fullname, args, keywords, star_unknown, kw_unknown, site, frame)
+            return library.call_external(
+                m, value.fullname, args, keywords, star_unknown, kw_unknown, site, frame
+            )
         if isinstance(value, Const) and value.value is None:
             return Outcome(live=False, raised=vset(External("builtins.TypeError")))
         return Outcome(returns=ANYTHING)
@@ -190,7 +224,9 @@ class Calls:
     ) -> Outcome:
         """Calling ``callee`` as one outcome (a set of callees joined)."""
         flow = Flow()
-        result = self.call(callee, args, keywords, flow, star_unknown=star_unknown, kw_unknown=kw_unknown)
+        result = self.call(
+            callee, args, keywords, flow, star_unknown=star_unknown, kw_unknown=kw_unknown
+        )
         return Outcome(
             returns=result if returns is None else returns,
             ran=flow.ran,
@@ -204,7 +240,12 @@ class Calls:
     # ---------------------------------------------------------------- functions
 
     def bind(
-        self, fn: FunctionObj, args: list[VSet], keywords: dict[str, VSet], star_unknown: bool, kw_unknown: bool
+        self,
+        fn: FunctionObj,
+        args: list[VSet],
+        keywords: dict[str, VSet],
+        star_unknown: bool,
+        kw_unknown: bool,
     ) -> dict[str, VSet] | None:
         """The parameters of ``fn`` bound to the arguments; None when they cannot bind
         (a ``TypeError``)."""
@@ -242,7 +283,9 @@ class Calls:
                 bound[param.arg] = fn.kw_defaults[param.arg]
             else:
                 return None
-        names = {p.arg for p in positional[len(spec.posonlyargs) :]} | {p.arg for p in spec.kwonlyargs}
+        names = {p.arg for p in positional[len(spec.posonlyargs) :]} | {
+            p.arg for p in spec.kwonlyargs
+        }
         extra = {k: v for k, v in keywords.items() if k not in names}
         if spec.kwarg is not None:
             rest_kw = Container("dict")
@@ -256,7 +299,12 @@ class Calls:
         return bound
 
     def run_function(
-        self, fn: FunctionObj, args: list[VSet], keywords: dict[str, VSet], star_unknown: bool, kw_unknown: bool
+        self,
+        fn: FunctionObj,
+        args: list[VSet],
+        keywords: dict[str, VSet],
+        star_unknown: bool,
+        kw_unknown: bool,
     ) -> Outcome:
         m = self.m
         bound = self.bind(fn, args, keywords, star_unknown, kw_unknown)
@@ -266,11 +314,33 @@ class Calls:
             return Outcome(returns=vset(GeneratorObj(fn, bound)))
         if m.depth >= MAX_CALL_DEPTH or sum(1 for f in m.active if f is fn) >= 2:
             return Outcome(returns=ANYTHING)
+        key = (
+            fn,
+            tuple(args),
+            tuple(sorted(keywords.items(), key=lambda kv: kv[0])),
+            star_unknown,
+            kw_unknown,
+        )
+        try:
+            cached = m.memo.get(key)
+        except TypeError:  # an argument that cannot be a key
+            cached, key = None, None
+        if cached is not None:
+            return cached
+        outcome = self._run_bound(fn, bound)
+        if key is not None and not m.unfinished:
+            m.memo[key] = outcome
+        return outcome
+
+    def _run_bound(self, fn: FunctionObj, bound: dict[str, VSet]) -> Outcome:
+        m = self.m
         receiver = NOTHING
         positional = [*fn.node.args.posonlyargs, *fn.node.args.args]
         if positional and fn.owner is not None:
             receiver = bound.get(positional[0].arg, NOTHING)
-        frame = Frame(bound, fn.module, fn.closure, function=fn, receiver=receiver, qualname=fn.qualname)
+        frame = Frame(
+            bound, fn.module, fn.closure, function=fn, receiver=receiver, qualname=fn.qualname
+        )
         if isinstance(fn.node, ast.Lambda):
             flow = Flow()
             m.depth += 1
@@ -312,7 +382,12 @@ class Calls:
     # ---------------------------------------------------------------- classes
 
     def instantiate(
-        self, cls: ClassObj, args: list[VSet], keywords: dict[str, VSet], star_unknown: bool, kw_unknown: bool
+        self,
+        cls: ClassObj,
+        args: list[VSet],
+        keywords: dict[str, VSet],
+        star_unknown: bool,
+        kw_unknown: bool,
     ) -> Outcome:
         m = self.m
         if "enum" in cls.flags:
@@ -341,7 +416,9 @@ class Calls:
         if init == ANYTHING or all(isinstance(v, External) for v in init):
             return Outcome(returns=vset(instance))
         outcome = self._outcome_of(init, args, keywords, star_unknown, kw_unknown)
-        return Outcome(returns=vset(instance), ran=outcome.ran, may_ran=outcome.may_ran, live=outcome.live)
+        return Outcome(
+            returns=vset(instance), ran=outcome.ran, may_ran=outcome.may_ran, live=outcome.live
+        )
 
     # ---------------------------------------------------------------- iteration
 
@@ -361,7 +438,11 @@ class Calls:
             return [vset(DEVICE)]
         if isinstance(one, GeneratorObj):
             return self._generator_items(one, flow)
-        if isinstance(one, InstanceObj) and isinstance(one.cls, ClassObj) and "enum" in one.cls.flags:
+        if (
+            isinstance(one, InstanceObj)
+            and isinstance(one.cls, ClassObj)
+            and "enum" in one.cls.flags
+        ):
             return None
         if isinstance(one, ClassObj) and "enum" in one.flags:
             return [v for k, v in one.attrs.items() if any(isinstance(x, InstanceObj) for x in v)]
@@ -393,7 +474,9 @@ class Calls:
                     flow.ran = flow.ran | outcome.yield_ran
                 out.append(outcome.yields or ANYTHING)
             elif isinstance(manager, InstanceObj) and isinstance(manager.cls, ClassObj):
-                method = self.m.expressions.class_attribute(manager.cls, manager.cls, "__enter__", flow, instance=manager)
+                method = self.m.expressions.class_attribute(
+                    manager.cls, manager.cls, "__enter__", flow, instance=manager
+                )
                 out.append(self.call(method, [], {}, flow))
             else:
                 out.append(ANYTHING)

@@ -217,7 +217,7 @@ class Namespace(Value):
 class Obj(Value):
     """A heap object: compared by identity; ``attrs`` change where the program sets them."""
 
-    __slots__ = ("attrs", "__weakref__")
+    __slots__ = ("__weakref__", "attrs")
 
     def __init__(self) -> None:
         self.attrs: dict[str, VSet] = {}
@@ -232,7 +232,7 @@ class Obj(Value):
 class ModuleObj(Obj):
     """A module the evaluator reads: its namespace is what running its body binds."""
 
-    __slots__ = ("name", "path", "is_package", "tree", "done")
+    __slots__ = ("done", "is_package", "name", "path", "tree")
 
     def __init__(self, name: str, path: str, is_package: bool, tree: ast.Module) -> None:
         super().__init__()
@@ -251,7 +251,7 @@ class FunctionObj(Obj):
     """A function (or lambda): its definition, where it was defined, the frame it closes
     over, its defaults, and the class whose body defined it (for ``super()``)."""
 
-    __slots__ = ("node", "module", "qualname", "closure", "defaults", "kw_defaults", "owner")
+    __slots__ = ("closure", "defaults", "kw_defaults", "module", "node", "owner", "qualname")
 
     def __init__(
         self,
@@ -285,7 +285,7 @@ class ClassObj(Obj):
     """A class: its namespace (``attrs``), its bases as values and its method
     resolution order (project classes only; a library base ends it as ``External``)."""
 
-    __slots__ = ("name", "module", "qualname", "bases", "mro", "fields", "own_fields", "flags")
+    __slots__ = ("bases", "fields", "flags", "module", "mro", "name", "own_fields", "qualname")
 
     def __init__(self, name: str, module: ModuleObj, qualname: str, bases: tuple[Value, ...]):
         super().__init__()
@@ -324,7 +324,7 @@ class Container(Obj):
     container changed in a way the evaluator cannot follow is not exact, and its items
     are then only what it may hold (``loose``)."""
 
-    __slots__ = ("kind", "items", "entries", "exact", "loose")
+    __slots__ = ("entries", "exact", "items", "kind", "loose")
 
     def __init__(self, kind: str) -> None:
         super().__init__()
@@ -354,7 +354,7 @@ class GeneratorObj(Obj):
     """A generator: a generator function's body bound to its arguments, run when it is
     iterated (``gen_expr``: a generator expression and the frame it reads)."""
 
-    __slots__ = ("function", "bound", "gen_expr", "frame")
+    __slots__ = ("bound", "frame", "function", "gen_expr")
 
     def __init__(
         self,
@@ -376,15 +376,15 @@ class Frame:
     enclosing function (closures); class bodies are skipped when a name is looked up."""
 
     __slots__ = (
-        "vars",
-        "module",
-        "parent",
-        "is_class",
-        "globals",
-        "nonlocals",
         "function",
-        "receiver",
+        "globals",
+        "is_class",
+        "module",
+        "nonlocals",
+        "parent",
         "qualname",
+        "receiver",
+        "vars",
     )
 
     def __init__(

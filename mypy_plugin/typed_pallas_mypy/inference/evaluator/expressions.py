@@ -205,14 +205,23 @@ class Expressions:
             if name in value.attrs:
                 return value.attrs[name]
             if name == "__name__":
-                return vset(Const(value.node.name if not isinstance(value.node, ast.Lambda) else "<lambda>"))
+                return vset(
+                    Const(value.node.name if not isinstance(value.node, ast.Lambda) else "<lambda>")
+                )
             return ANYTHING
         if isinstance(value, Const) and value.value is None:
             return NOTHING  # AttributeError: this path ends
         return ANYTHING
 
     def class_attribute(
-        self, cls: ClassObj, start: ClassObj, name: str, flow: Flow, *, instance: Value | None, after: ClassObj | None = None
+        self,
+        cls: ClassObj,
+        start: ClassObj,
+        name: str,
+        flow: Flow,
+        *,
+        instance: Value | None,
+        after: ClassObj | None = None,
     ) -> VSet:
         """``name`` looked up through ``start``'s method resolution order (after the class
         ``after``, for ``super()``), with descriptors applied: on an ``instance`` or on the
@@ -235,7 +244,9 @@ class Expressions:
         out: list[VSet] = []
         for value in found:
             if isinstance(value, FunctionObj):
-                out.append(vset(BoundMethod(value, instance)) if instance is not None else vset(value))
+                out.append(
+                    vset(BoundMethod(value, instance)) if instance is not None else vset(value)
+                )
             elif isinstance(value, Descriptor):
                 if value.kind == "staticmethod":
                     out.append(value.func)
@@ -248,7 +259,11 @@ class Expressions:
                         out.append(self.m.calls.call(value.func, [vset(instance)], {}, flow))
                 else:
                     out.append(ANYTHING)
-            elif isinstance(value, InstanceObj) and isinstance(value.cls, ClassObj) and self._defines(value.cls, "__get__"):
+            elif (
+                isinstance(value, InstanceObj)
+                and isinstance(value.cls, ClassObj)
+                and self._defines(value.cls, "__get__")
+            ):
                 getter = self.class_attribute(value.cls, value.cls, "__get__", flow, instance=value)
                 owner_instance = vset(instance) if instance is not None else vset(Const(None))
                 out.append(self.m.calls.call(getter, [owner_instance, vset(cls)], {}, flow))
@@ -265,7 +280,10 @@ class Expressions:
             # a data descriptor (a property) wins over the instance's own attribute
             for klass in cls.mro:
                 if isinstance(klass, ClassObj) and name in klass.attrs:
-                    if any(isinstance(v, Descriptor) and v.kind == "property" for v in klass.attrs[name]):
+                    if any(
+                        isinstance(v, Descriptor) and v.kind == "property"
+                        for v in klass.attrs[name]
+                    ):
                         return self._bind(klass.attrs[name], cls, instance, flow)
                     break
             if name in instance.attrs:
@@ -278,11 +296,17 @@ class Expressions:
     def _super_attribute(self, value: Super, name: str, flow: Flow) -> VSet:
         receiver = value.receiver
         if isinstance(receiver, InstanceObj) and isinstance(receiver.cls, ClassObj):
-            return self.class_attribute(receiver.cls, receiver.cls, name, flow, instance=receiver, after=value.owner)
+            return self.class_attribute(
+                receiver.cls, receiver.cls, name, flow, instance=receiver, after=value.owner
+            )
         if isinstance(receiver, ClassObj):
-            found = self.class_attribute(receiver, receiver, name, flow, instance=None, after=value.owner)
+            found = self.class_attribute(
+                receiver, receiver, name, flow, instance=None, after=value.owner
+            )
             if name == "__init_subclass__":
-                return frozenset(BoundMethod(f, receiver) if isinstance(f, FunctionObj) else f for f in found)
+                return frozenset(
+                    BoundMethod(f, receiver) if isinstance(f, FunctionObj) else f for f in found
+                )
             return found
         return ANYTHING
 
@@ -324,9 +348,21 @@ class Expressions:
         before = flow.ran
         before_may = flow.may_ran
         result = self.m.calls.call(
-            callee, args, keywords, flow, star_unknown=star_unknown, kw_unknown=kw_unknown, site=node, frame=frame
+            callee,
+            args,
+            keywords,
+            flow,
+            star_unknown=star_unknown,
+            kw_unknown=kw_unknown,
+            site=node,
+            frame=frame,
         )
-        self.m.record(frame.module, node, flow.ran - before if flow.live else frozenset(), flow.may_ran - before_may)
+        self.m.record(
+            frame.module,
+            node,
+            flow.ran - before if flow.live else frozenset(),
+            flow.may_ran - before_may,
+        )
         return result
 
     def arguments(self, nodes: list[ast.expr], frame: Frame, flow: Flow) -> tuple[list[VSet], bool]:
@@ -347,7 +383,9 @@ class Expressions:
                 values.append(self.evaluate(arg, frame, flow))
         return values, unknown
 
-    def keywords(self, nodes: list[ast.keyword], frame: Frame, flow: Flow) -> tuple[dict[str, VSet], bool]:
+    def keywords(
+        self, nodes: list[ast.keyword], frame: Frame, flow: Flow
+    ) -> tuple[dict[str, VSet], bool]:
         values: dict[str, VSet] = {}
         unknown = False
         for kw in nodes:
@@ -376,7 +414,12 @@ class Expressions:
         if test is False:
             return self.evaluate(node.orelse, frame, flow)
         return self.m.statements.either(
-            frame, flow, [lambda f: self.evaluate(node.body, frame, f), lambda f: self.evaluate(node.orelse, frame, f)]
+            frame,
+            flow,
+            [
+                lambda f: self.evaluate(node.body, frame, f),
+                lambda f: self.evaluate(node.orelse, frame, f),
+            ],
         )
 
     def _BoolOp(self, node: ast.BoolOp, frame: Frame, flow: Flow) -> VSet:
@@ -390,7 +433,11 @@ class Expressions:
                 # the rest may or may not run: evaluate them without their effects on must
                 rest = node.values[node.values.index(value_node) + 1 :]
                 for other in rest:
-                    results.append(self.m.statements.maybe(frame, flow, lambda f, o=other: self.evaluate(o, frame, f)))
+                    results.append(
+                        self.m.statements.maybe(
+                            frame, flow, lambda f, o=other: self.evaluate(o, frame, f)
+                        )
+                    )
                 return join(*results)
             if test is (not is_and):
                 results.append(value)
@@ -403,7 +450,11 @@ class Expressions:
             test = truth(operand)
             return ANYTHING if test is None else vset(Const(not test))
         value = only(operand)
-        if isinstance(value, Const) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+        if (
+            isinstance(value, Const)
+            and isinstance(value.value, (int, float))
+            and not isinstance(value.value, bool)
+        ):
             if isinstance(node.op, ast.USub):
                 return vset(Const(-value.value))
             if isinstance(node.op, ast.UAdd):
@@ -422,7 +473,10 @@ class Expressions:
                 result = op(a.value, b.value)
             except Exception:
                 return ANYTHING
-            if isinstance(result, (str, int, float, bool, bytes, tuple)) and len(repr(result)) < 200:
+            if (
+                isinstance(result, (str, int, float, bool, bytes, tuple))
+                and len(repr(result)) < 200
+            ):
                 return vset(Const(result))
             return ANYTHING
         if isinstance(a, Container) and isinstance(b, Container) and isinstance(node.op, ast.Add):
@@ -521,14 +575,28 @@ class Expressions:
     ) -> tuple[list[list[VSet]], bool, bool]:
         """The values of ``elts`` for each item the ``generators`` give, in order; whether
         they are all the items (exact); whether at least one item is sure."""
-        inner = Frame({}, frame.module, frame, qualname=frame.qualname, receiver=frame.receiver, function=frame.function)
+        inner = Frame(
+            {},
+            frame.module,
+            frame,
+            qualname=frame.qualname,
+            receiver=frame.receiver,
+            function=frame.function,
+        )
         rows: list[list[VSet]] = []
         exact = True
 
         def walk(index: int, sure: bool) -> bool:
             nonlocal exact
             if index == len(generators):
-                row = [self.evaluate(elt, inner, flow) if sure else self.m.statements.maybe(inner, flow, lambda f, e=elt: self.evaluate(e, inner, f)) for elt in elts]
+                row = [
+                    self.evaluate(elt, inner, flow)
+                    if sure
+                    else self.m.statements.maybe(
+                        inner, flow, lambda f, e=elt: self.evaluate(e, inner, f)
+                    )
+                    for elt in elts
+                ]
                 rows.append(row)
                 return sure
             gen = generators[index]
@@ -561,7 +629,14 @@ class Expressions:
         some = walk(0, True)
         return rows, exact, some
 
-    def _comprehension(self, kind: str, generators: list[ast.comprehension], elts: list[ast.expr], frame: Frame, flow: Flow) -> VSet:
+    def _comprehension(
+        self,
+        kind: str,
+        generators: list[ast.comprehension],
+        elts: list[ast.expr],
+        frame: Frame,
+        flow: Flow,
+    ) -> VSet:
         rows, exact, _ = self.comprehension_items(generators, elts, frame, flow)
         made = Container(kind)
         if kind == "dict":
@@ -584,7 +659,9 @@ class Expressions:
         return ANYTHING
 
     def _Yield(self, node: ast.Yield, frame: Frame, flow: Flow) -> VSet:
-        value = self.evaluate(node.value, frame, flow) if node.value is not None else vset(Const(None))
+        value = (
+            self.evaluate(node.value, frame, flow) if node.value is not None else vset(Const(None))
+        )
         self.m.statements.yielded(value, frame, flow)
         return ANYTHING
 
@@ -668,13 +745,20 @@ def compare(op: ast.cmpop, left: VSet, right: VSet) -> bool | None:
     return seen.pop() if len(seen) == 1 else None
 
 
-def _compare_values(fn: Callable[[object, object], object], op: ast.cmpop, a: Value, b: Value) -> bool | None:
+def _compare_values(
+    fn: Callable[[object, object], object], op: ast.cmpop, a: Value, b: Value
+) -> bool | None:
     if isinstance(a, Const) and isinstance(b, Const):
         try:
             return bool(fn(a.value, b.value))
         except Exception:
             return None
-    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, Container) and b.exact and isinstance(a, Const):
+    if (
+        isinstance(op, (ast.In, ast.NotIn))
+        and isinstance(b, Container)
+        and b.exact
+        and isinstance(a, Const)
+    ):
         members: list[Value] = []
         if b.kind == "dict":
             members = [k for k, _ in b.entries]
@@ -688,7 +772,11 @@ def _compare_values(fn: Callable[[object, object], object], op: ast.cmpop, a: Va
             return None
         inside = a in members
         return inside if isinstance(op, ast.In) else not inside
-    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(a, InstanceObj) and isinstance(b, InstanceObj):
+    if (
+        isinstance(op, (ast.Eq, ast.NotEq))
+        and isinstance(a, InstanceObj)
+        and isinstance(b, InstanceObj)
+    ):
         if isinstance(a.cls, ClassObj) and "enum" in a.cls.flags and a.cls is b.cls:
             same = a is b
             return same if isinstance(op, ast.Eq) else not same

@@ -45,11 +45,10 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Flow,
     Frame,
     FunctionObj,
-    GeneratorObj,
     InstanceObj,
+    Keeper,
     Kernel,
     KernelFactory,
-    Keeper,
     ModuleObj,
     Namespace,
     Outcome,
@@ -71,7 +70,9 @@ _ITEMGETTER: Final = "operator.itemgetter()"
 _ATTRGETTER: Final = "operator.attrgetter()"
 #: modules whose functions return arrays (a pytree leaf)
 _ARRAY_MODULES: Final = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
-_ENUM_BASES: Final = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+_ENUM_BASES: Final = frozenset(
+    {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
+)
 _NAMEDTUPLE_BASES: Final = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
 
 
@@ -181,7 +182,10 @@ def enum_member(cls: ClassObj, args: list[VSet]) -> Outcome:
     """``Kind(value)``: the member with that value."""
     wanted = only(args[0]) if len(args) == 1 else None
     members = [
-        v for values in cls.attrs.values() for v in values if isinstance(v, InstanceObj) and v.cls is cls
+        v
+        for values in cls.attrs.values()
+        for v in values
+        if isinstance(v, InstanceObj) and v.cls is cls
     ]
     if isinstance(wanted, Const):
         for member in members:
@@ -255,9 +259,7 @@ def _catches(cls: Value, wanted: list[Value]) -> bool | None:
                 verdicts.append(_builtin_subclass(cls.fullname, w.fullname))
             else:
                 verdicts.append(False)  # a project class is not a base of a builtin one
-        if any(v is True for v in verdicts):
-            return True
-        return False
+        return any(v is True for v in verdicts)
     return None
 
 
@@ -280,12 +282,18 @@ def pattern_matches(m: Machine, pattern: ast.pattern, subject: VSet) -> bool | N
     if isinstance(pattern, (ast.MatchValue, ast.MatchSingleton)):
         try:
             wanted = (
-                ast.literal_eval(pattern.value) if isinstance(pattern, ast.MatchValue) else pattern.value
+                ast.literal_eval(pattern.value)
+                if isinstance(pattern, ast.MatchValue)
+                else pattern.value
             )
         except ValueError:
             return None
         if isinstance(one, Const):
-            return bool(one.value == wanted) if isinstance(pattern, ast.MatchValue) else one.value is wanted
+            return (
+                bool(one.value == wanted)
+                if isinstance(pattern, ast.MatchValue)
+                else one.value is wanted
+            )
         if one is not None and not isinstance(one, (Array, InstanceObj)) and wanted is None:
             return False
         return None
@@ -295,7 +303,10 @@ def pattern_matches(m: Machine, pattern: ast.pattern, subject: VSet) -> bool | N
                 return None
             if len(one.items) != len(pattern.patterns):
                 return False
-            results = [pattern_matches(m, p, item) for p, item in zip(pattern.patterns, one.items, strict=True)]
+            results = [
+                pattern_matches(m, p, item)
+                for p, item in zip(pattern.patterns, one.items, strict=True)
+            ]
             if all(r is True for r in results):
                 return True
             return False if any(r is False for r in results) else None
@@ -373,7 +384,12 @@ def call_external(
 
 
 def _entry_call(
-    m: Machine, name: str, args: list[VSet], keywords: dict[str, VSet], site: ast.Call | None, frame: Frame | None
+    m: Machine,
+    name: str,
+    args: list[VSet],
+    keywords: dict[str, VSet],
+    site: ast.Call | None,
+    frame: Frame | None,
 ) -> Outcome:
     """A Pallas entry point called: a kernel (or, without its body, a decorator giving one)."""
     spec = ENTRIES[name]
@@ -384,7 +400,9 @@ def _entry_call(
     if "interpret" in keywords:
         value = only(keywords["interpret"])
         interpret = (
-            bool(value.value) if isinstance(value, Const) and isinstance(value.value, bool | None) else None
+            bool(value.value)
+            if isinstance(value, Const) and isinstance(value.value, bool | None)
+            else None
         )
     if spec.platform_keyword is not None and spec.platform_keyword in keywords:
         declared = only(keywords[spec.platform_keyword])
@@ -396,7 +414,9 @@ def _entry_call(
     has_body = bool(args) or (spec.body is not None and spec.body in keywords)
     if spec.body is None or has_body:
         return Outcome(returns=vset(Kernel(name, backend, interpret, module, line, spec.backends)))
-    return Outcome(returns=vset(KernelFactory(name, backend, interpret, module, line, spec.backends)))
+    return Outcome(
+        returns=vset(KernelFactory(name, backend, interpret, module, line, spec.backends))
+    )
 
 
 def _backend_of(params: VSet) -> str:
@@ -430,7 +450,9 @@ def _api_call(
 ) -> Outcome:
     """A row of JAX's table (and the standard library's rows in it) called."""
     if row.kind is jax_api.Kind.DESCRIPTOR:
-        return Outcome(returns=vset(Descriptor(name.rsplit(".", 1)[1], args[0] if args else ANYTHING)))
+        return Outcome(
+            returns=vset(Descriptor(name.rsplit(".", 1)[1], args[0] if args else ANYTHING))
+        )
     if row.binds:
         if not args:
             return Outcome(returns=ANYTHING)
@@ -438,8 +460,10 @@ def _api_call(
     if row.configured:
         return Outcome(returns=vset(Keeper(name)))
     function_args = [a for a in row.args if a.role is not jax_api.Role.HOOK]
-    if row.optional_function and not args and not any(
-        a.keyword in keywords for a in function_args if a.keyword
+    if (
+        row.optional_function
+        and not args
+        and not any(a.keyword in keywords for a in function_args if a.keyword)
     ):
         return Outcome(returns=vset(Keeper(name)))
     flow = Flow()
@@ -465,7 +489,13 @@ def _api_call(
         elif role is jax_api.Role.CALLS_NOW:
             targets = _items_of(value) if arg.sequence else [value]
             for target in targets or []:
-                result = calls.call(target, _traced_operands(name, args, arg), {}, flow, star_unknown=_operands_unknown(name))
+                result = calls.call(
+                    target,
+                    _traced_operands(name, args, arg),
+                    {},
+                    flow,
+                    star_unknown=_operands_unknown(name),
+                )
                 if name.startswith(("operator.", "builtins.", "functools.")):
                     returns = result
         elif role is jax_api.Role.CALLS_EACH:
@@ -523,11 +553,22 @@ def _leaves(value: VSet) -> int | None:
 
 
 def _calls_each(
-    m: Machine, name: str, arg: jax_api.Arg, value: VSet, args: list[VSet], keywords: dict[str, VSet], flow: Flow
+    m: Machine,
+    name: str,
+    arg: jax_api.Arg,
+    value: VSet,
+    args: list[VSet],
+    keywords: dict[str, VSet],
+    flow: Flow,
 ) -> VSet | None:
     """A function called once per leaf or item: on every path when there is at least one."""
     calls = m.calls
-    if name in ("jax.tree.map", "jax.tree_util.tree_map", "jax._src.tree.map", "jax._src.tree_util.tree_map"):
+    if name in (
+        "jax.tree.map",
+        "jax.tree_util.tree_map",
+        "jax._src.tree.map",
+        "jax._src.tree_util.tree_map",
+    ):
         tree = args[1] if len(args) > 1 else keywords.get("tree")
         count = _leaves(tree) if tree is not None else None
         if count:
@@ -536,9 +577,15 @@ def _calls_each(
             if isinstance(one, Array):
                 return result
             return tree
-        m.statements.maybe_detached(flow, lambda f: calls.call(value, [vset(ARRAY)], {}, f, star_unknown=True))
+        m.statements.maybe_detached(
+            flow, lambda f: calls.call(value, [vset(ARRAY)], {}, f, star_unknown=True)
+        )
         return None
-    items = _iterable_items(m, args[1] if len(args) > 1 else None, flow) if name in ("builtins.map", "builtins.filter", "functools.reduce") else None
+    items = (
+        _iterable_items(m, args[1] if len(args) > 1 else None, flow)
+        if name in ("builtins.map", "builtins.filter", "functools.reduce")
+        else None
+    )
     if name == "builtins.map" and items is not None:
         results = [calls.call(value, [item], {}, flow) for item in items]
         made = Container("list")
@@ -596,7 +643,9 @@ def _iterable_items(m: Machine, value: VSet | None, flow: Flow) -> list[VSet] | 
 def _callable(values: VSet) -> bool | None:
     seen: set[bool] = set()
     for value in values:
-        if isinstance(value, (FunctionObj, ClassObj, BoundMethod, Partial, Transformed, Kernel, Keeper)):
+        if isinstance(
+            value, (FunctionObj, ClassObj, BoundMethod, Partial, Transformed, Kernel, Keeper)
+        ):
             seen.add(True)
         elif isinstance(value, (Const, Container, Array)):
             seen.add(False)
@@ -612,7 +661,9 @@ def transformed_returns(value: Transformed) -> VSet | None:
     return None
 
 
-def container_method(m: Machine, method: ContainerMethod, args: list[VSet], keywords: dict[str, VSet]) -> Outcome:
+def container_method(
+    m: Machine, method: ContainerMethod, args: list[VSet], keywords: dict[str, VSet]
+) -> Outcome:
     """``list.append``, ``dict.get`` and the other container methods."""
     container, name = method.container, method.name
     if name == "append" and container.kind == "list" and args:
@@ -685,7 +736,9 @@ def _setattr(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | N
     return Outcome(returns=vset(Const(None)))
 
 
-def _callable_builtin(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+def _callable_builtin(
+    m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
+) -> Outcome:
     verdict = _callable(args[0]) if args else None
     return Outcome(returns=ANYTHING if verdict is None else vset(Const(verdict)))
 
@@ -738,7 +791,9 @@ def _sequence_of(kind: str) -> _Special:
 def _range(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
     bounds = [only(a) for a in args]
     if bounds and all(isinstance(b, Const) and isinstance(b.value, int) for b in bounds):
-        values = range(*[b.value for b in bounds if isinstance(b, Const) and isinstance(b.value, int)])
+        values = range(
+            *[b.value for b in bounds if isinstance(b, Const) and isinstance(b.value, int)]
+        )
         if len(values) <= 64:
             made = Container("tuple")
             made.items = [vset(Const(v)) for v in values]
@@ -761,10 +816,22 @@ def _any_all(is_any: bool) -> _Special:
             return Outcome(returns=ANYTHING, may_ran=flow.may_ran)
         verdicts = [truth(item) for item in items]
         if is_any:
-            result = True if any(v is True for v in verdicts) else (False if all(v is False for v in verdicts) else None)
+            result = (
+                True
+                if any(v is True for v in verdicts)
+                else (False if all(v is False for v in verdicts) else None)
+            )
         else:
-            result = False if any(v is False for v in verdicts) else (True if all(v is True for v in verdicts) else None)
-        return Outcome(returns=ANYTHING if result is None else vset(Const(result)), ran=flow.ran, may_ran=flow.may_ran)
+            result = (
+                False
+                if any(v is False for v in verdicts)
+                else (True if all(v is True for v in verdicts) else None)
+            )
+        return Outcome(
+            returns=ANYTHING if result is None else vset(Const(result)),
+            ran=flow.ran,
+            may_ran=flow.may_ran,
+        )
 
     return decide
 
@@ -796,7 +863,9 @@ def _type(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
     return Outcome(returns=ANYTHING)
 
 
-def _import_module(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+def _import_module(
+    m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
+) -> Outcome:
     name = only(args[0]) if args else None
     if isinstance(name, Const) and isinstance(name.value, str):
         found = m.statements.import_module(name.value)
@@ -806,7 +875,9 @@ def _import_module(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Fra
     return Outcome(returns=ANYTHING, raised=vset(External("builtins.ImportError")))
 
 
-def _contextmanager(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+def _contextmanager(
+    m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
+) -> Outcome:
     return Outcome(returns=vset(ContextManagerFactory(args[0] if args else ANYTHING)))
 
 
@@ -834,7 +905,9 @@ def _get_item(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | 
     return Outcome(returns=m.expressions.subscript(args[1], args[0], Flow()))
 
 
-def _get_attribute(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+def _get_attribute(
+    m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
+) -> Outcome:
     if len(args) != 2:
         return Outcome(returns=ANYTHING)
     return _getattr(m, [args[1], args[0]], {}, frame)

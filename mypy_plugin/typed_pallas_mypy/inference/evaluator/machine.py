@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from typed_pallas_mypy.inference.evaluator.domain import Frame, Kernel, ModuleObj
+from typed_pallas_mypy.inference.evaluator.domain import Frame, Kernel, ModuleObj, Outcome
 
 #: Nested calls followed before a call's result is unknown.
 MAX_CALL_DEPTH: Final = 24
@@ -67,6 +67,10 @@ class Machine:
         self.depth = 0
         #: calls being evaluated (a recursive call's result is unknown)
         self.active: list[tuple[int, object]] = []
+        #: what calling a function with some arguments did (``calls.Calls.run_function``)
+        self.memo: dict[object, Outcome] = {}
+        #: set while a question runs out of budget: results are not kept
+        self.unfinished = False
         self.expressions = expressions.Expressions(self)
         self.calls = calls.Calls(self)
         self.statements = statements.Statements(self)
@@ -115,7 +119,9 @@ class Machine:
             module.done = True
         return module
 
-    def record(self, module: ModuleObj, node: ast.Call, ran: frozenset[Kernel], may_ran: frozenset[Kernel]) -> None:
+    def record(
+        self, module: ModuleObj, node: ast.Call, ran: frozenset[Kernel], may_ran: frozenset[Kernel]
+    ) -> None:
         key = (module.name, node.lineno, node.col_offset)
         site = self.sites.setdefault(key, SiteRecord())
         site.reached = True

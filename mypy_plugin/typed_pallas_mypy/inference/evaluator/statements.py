@@ -77,7 +77,9 @@ class Statements:
 
     # ------------------------------------------------------------------ bodies
 
-    def run_body(self, body: list[ast.stmt], frame: Frame, flow: Flow, returns: Exit | None) -> Exit:
+    def run_body(
+        self, body: list[ast.stmt], frame: Frame, flow: Flow, returns: Exit | None
+    ) -> Exit:
         """Run a module's, class's or function's body; its exits."""
         exit_ = returns or Exit()
         self._exits.setdefault(id(frame), []).append(exit_)
@@ -319,7 +321,9 @@ class Statements:
             per_value = [exact_items(vset(v)) for v in value]
             if all(p is not None and len(p) == len(elts) for p in per_value):
                 for i, elt in enumerate(elts):
-                    self.bind_target(elt, join(*(p[i] for p in per_value if p is not None)), frame, flow)
+                    self.bind_target(
+                        elt, join(*(p[i] for p in per_value if p is not None)), frame, flow
+                    )
                 return
         starred = [i for i, elt in enumerate(elts) if isinstance(elt, ast.Starred)]
         if items is None:
@@ -384,7 +388,11 @@ class Statements:
     # ------------------------------------------------------------------ definitions
 
     def make_function(
-        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, frame: Frame, flow: Flow, name: str
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+        frame: Frame,
+        flow: Flow,
+        name: str,
     ) -> FunctionObj:
         expressions = self.m.expressions
         args = node.args
@@ -397,12 +405,18 @@ class Statements:
         qualname = f"{frame.qualname}.{name}" if frame.qualname else name
         if frame.function is not None and not frame.is_class:
             qualname = f"{frame.qualname}.<locals>.{name}"
-        closure = frame if frame.parent is not None or frame.is_class or frame.function is not None else None
+        closure = (
+            frame
+            if frame.parent is not None or frame.is_class or frame.function is not None
+            else None
+        )
         if closure is not None and closure.is_class:
             closure = closure.parent
         return FunctionObj(node, frame.module, qualname, closure, defaults, kw_defaults)
 
-    def _FunctionDef(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame, flow: Flow) -> None:
+    def _FunctionDef(
+        self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame, flow: Flow
+    ) -> None:
         decorators = [self.m.expressions.evaluate(d, frame, flow) for d in stmt.decorator_list]
         function = self.make_function(stmt, frame, flow, stmt.name)
         value: VSet = vset(function)
@@ -454,7 +468,9 @@ class Statements:
         for name, values in list(cls.attrs.items()):
             for value in values:
                 if isinstance(value, InstanceObj) and isinstance(value.cls, ClassObj):
-                    hook = self.m.expressions.class_attribute(value.cls, value.cls, "__set_name__", flow, instance=value)
+                    hook = self.m.expressions.class_attribute(
+                        value.cls, value.cls, "__set_name__", flow, instance=value
+                    )
                     if hook != ANYTHING:
                         calls.call(hook, [vset(cls), vset(Const(name))], {}, flow)
         for base in cls.mro[1:]:
@@ -466,10 +482,14 @@ class Statements:
                 bound = frozenset(
                     b
                     for f in bound
-                    for b in (f.func if isinstance(f, Descriptor) and f.kind == "classmethod" else (f,))
+                    for b in (
+                        f.func if isinstance(f, Descriptor) and f.kind == "classmethod" else (f,)
+                    )
                 )
                 calls.call(
-                    frozenset(calls.bind_first(f, cls) if isinstance(f, FunctionObj) else f for f in bound),
+                    frozenset(
+                        calls.bind_first(f, cls) if isinstance(f, FunctionObj) else f for f in bound
+                    ),
                     [],
                     {},
                     flow,
@@ -535,7 +555,10 @@ class Statements:
             self.either(
                 frame,
                 flow,
-                [lambda f: self.block(stmt.body, frame, f), lambda f: self.block(stmt.orelse, frame, f)],
+                [
+                    lambda f: self.block(stmt.body, frame, f),
+                    lambda f: self.block(stmt.orelse, frame, f),
+                ],
             )
 
     def _For(self, stmt: ast.For | ast.AsyncFor, frame: Frame, flow: Flow) -> None:
@@ -543,7 +566,9 @@ class Statements:
         if not flow.live:
             return
         items = self.m.calls.iterate(iterable, flow)
-        self._loop(stmt, frame, flow, items, lambda item, f: self.bind_target(stmt.target, item, frame, f))
+        self._loop(
+            stmt, frame, flow, items, lambda item, f: self.bind_target(stmt.target, item, frame, f)
+        )
 
     _AsyncFor = _For
 
@@ -574,18 +599,15 @@ class Statements:
         self.block(stmt.body, frame, flow)
         broke = False
         if exit_ is not None and saved is not None:
-            ends = [(dict(frame.vars), flow.ran)] if flow.live else []
-            ends.extend(exit_.continues)
+            going_on = [(dict(frame.vars), flow.ran)] if flow.live else []
+            going_on.extend(exit_.continues)
             if exit_.breaks:
+                # a way that breaks leaves the loop; the loop is taken as over for the
+                # ways that go on too (their next iterations are not followed)
                 broke = True
-                ends = ends if not flow.live else ends
-                if ends:
-                    self._merge(frame, flow, dict(frame.vars), ends)
-                # the ways that broke leave the loop; the others iterate again: both
-                # go on after the loop (approximated: the loop ends here)
-                self._merge(frame, flow, dict(frame.vars), [*([(dict(frame.vars), flow.ran)] if flow.live else []), *exit_.breaks])
+                self._merge(frame, flow, dict(frame.vars), [*going_on, *exit_.breaks])
             elif exit_.continues:
-                self._merge(frame, flow, dict(frame.vars), ends)
+                self._merge(frame, flow, dict(frame.vars), going_on)
             exit_.breaks[:] = saved[0]
             exit_.continues[:] = saved[1]
         return flow.live and not broke
@@ -655,7 +677,9 @@ class Statements:
             return
         raised_before = len(exit_.raises)
         handler_kinds = [
-            self.m.expressions.evaluate(handler.type, frame, flow) if handler.type is not None else ANYTHING
+            self.m.expressions.evaluate(handler.type, frame, flow)
+            if handler.type is not None
+            else ANYTHING
             for handler in stmt.handlers
         ]
         start_vars = dict(frame.vars)
@@ -680,7 +704,9 @@ class Statements:
                 _restore(frame, vars_)
                 flow.live, flow.ran = True, ran
                 if handler.name is not None:
-                    self.bind_name(handler.name, raised if match is True else join(raised, ANYTHING), frame)
+                    self.bind_name(
+                        handler.name, raised if match is True else join(raised, ANYTHING), frame
+                    )
                 self.block(handler.body, frame, flow)
                 may |= flow.may_ran
                 if flow.live:
@@ -713,7 +739,9 @@ class Statements:
         subject = self.m.expressions.evaluate(stmt.subject, frame, flow)
         self._cases(stmt.cases, 0, subject, frame, flow)
 
-    def _cases(self, cases: list[ast.match_case], index: int, subject: VSet, frame: Frame, flow: Flow) -> None:
+    def _cases(
+        self, cases: list[ast.match_case], index: int, subject: VSet, frame: Frame, flow: Flow
+    ) -> None:
         """``match`` from case ``index`` on: a case that surely matches (pattern and guard)
         runs alone; one that may match runs as one way, the later cases as the other."""
         if index == len(cases) or not flow.live:
@@ -726,7 +754,11 @@ class Statements:
 
         def this_case(f: Flow) -> None:
             self._bind_pattern(case.pattern, subject, frame, f)
-            guard = True if case.guard is None else truth(self.m.expressions.evaluate(case.guard, frame, f))
+            guard = (
+                True
+                if case.guard is None
+                else truth(self.m.expressions.evaluate(case.guard, frame, f))
+            )
             if guard is True:
                 self.block(case.body, frame, f)
             elif guard is False:
@@ -735,13 +767,18 @@ class Statements:
                 self.either(
                     frame,
                     f,
-                    [lambda g: self.block(case.body, frame, g), lambda g: self._cases(cases, index + 1, subject, frame, g)],
+                    [
+                        lambda g: self.block(case.body, frame, g),
+                        lambda g: self._cases(cases, index + 1, subject, frame, g),
+                    ],
                 )
 
         if matched is True:
             this_case(flow)
         else:
-            self.either(frame, flow, [this_case, lambda f: self._cases(cases, index + 1, subject, frame, f)])
+            self.either(
+                frame, flow, [this_case, lambda f: self._cases(cases, index + 1, subject, frame, f)]
+            )
 
     def _bind_pattern(self, pattern: ast.pattern, subject: VSet, frame: Frame, flow: Flow) -> None:
         if isinstance(pattern, ast.MatchAs):
@@ -835,7 +872,9 @@ def _finish_class(cls: ClassObj) -> None:
         cls.fields = [f for f in inherited if f[0] not in names] + own
     if "enum" in cls.flags:
         for name, values in list(cls.attrs.items()):
-            if name.startswith("_") or any(isinstance(v, (FunctionObj, Descriptor)) for v in values):
+            if name.startswith("_") or any(
+                isinstance(v, (FunctionObj, Descriptor)) for v in values
+            ):
                 continue
             member = InstanceObj(cls)
             member.attrs["value"] = values
@@ -904,9 +943,9 @@ def _is_type_checking(test: ast.expr) -> bool:
 def _pattern_names(pattern: ast.pattern) -> list[str]:
     names: list[str] = []
     for node in ast.walk(pattern):
-        if isinstance(node, ast.MatchAs) and node.name is not None:
-            names.append(node.name)
-        elif isinstance(node, ast.MatchStar) and node.name is not None:
+        if (isinstance(node, ast.MatchAs) and node.name is not None) or (
+            isinstance(node, ast.MatchStar) and node.name is not None
+        ):
             names.append(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest is not None:
             names.append(node.rest)

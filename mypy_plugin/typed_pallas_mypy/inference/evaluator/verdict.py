@@ -25,7 +25,9 @@ from typed_pallas_mypy.inference.evaluator.domain import ANYTHING, Flow, Kernel,
 from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget, SiteRecord
 
 PLATFORMS: Final = _platforms.LOWERING_PLATFORMS
-_PALLAS_CALLS: Final = frozenset(name for name, spec in ENTRIES.items() if spec.is_pallas_call and spec.platform_keyword is None)
+_PALLAS_CALLS: Final = frozenset(
+    name for name, spec in ENTRIES.items() if spec.is_pallas_call and spec.platform_keyword is None
+)
 
 
 def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = None) -> bool:
@@ -53,7 +55,9 @@ def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = N
         return False
     if kernel.backends is not None:
         allowed = {
-            p for b in kernel.backends for p in _platforms.PARAMS_BY_BACKEND[b].lowers_on  # type: ignore[index]
+            p
+            for b in kernel.backends
+            for p in _platforms.PARAMS_BY_BACKEND[b].lowers_on  # type: ignore[index]
         }
         if platform not in allowed:
             return False
@@ -68,15 +72,22 @@ class CallVerdict:
     reached: tuple[str, ...]
     failing: tuple[str, ...]
     kernels: tuple[Kernel, ...]
+    #: failing platforms whose refusing kernels all take params of that platform's kind
+    #: (Mosaic GPU params on rocm): the author's choice, not a surprise
+    chosen: tuple[str, ...] = ()
 
     @property
     def finding(self) -> bool:
-        """JAX refuses the call on every platform that reaches it, or on a platform a
-        guard lets it reach (the guards narrowed the platforms, and one of those left
-        refuses it: a Mosaic GPU kernel under a guard that lets rocm through)."""
+        """JAX refuses the call on every platform that reaches it; or the guards narrowed
+        the platforms and one they let through refuses it, not by the author's choice of
+        that platform's backend (a kernel without params under a guard for "gpu", which
+        rocm passes, at a JAX whose default there is Mosaic GPU)."""
         if not self.reached or not self.failing:
             return False
-        return set(self.reached) == set(self.failing) or set(self.reached) != set(PLATFORMS)
+        if set(self.reached) == set(self.failing):
+            return True
+        surprising = set(self.failing) - set(self.chosen)
+        return bool(surprising) and set(self.reached) != set(PLATFORMS)
 
 
 def run_function(loader: Loader, module: str, function: str) -> dict[str, Machine | None]:
@@ -102,13 +113,17 @@ def run_function(loader: Loader, module: str, function: str) -> dict[str, Machin
 
 
 def call_verdict(
-    machines: dict[str, Machine | None], module: str, line: int, release: tuple[int, ...] | None = None
+    machines: dict[str, Machine | None],
+    module: str,
+    line: int,
+    release: tuple[int, ...] | None = None,
 ) -> CallVerdict | None:
     """The verdict on the outermost call at ``line`` of ``module`` at the JAX ``release``
     (None: facts that depend on the release are not used); None when a run did not
     finish."""
     reached: list[str] = []
     failing: list[str] = []
+    chosen: list[str] = []
     kernels: list[Kernel] = []
     for platform, machine in machines.items():
         if machine is None:
@@ -121,9 +136,22 @@ def call_verdict(
         if refusing:
             failing.append(platform)
             kernels.extend(k for k in refusing if k not in kernels)
-    return CallVerdict(tuple(reached), tuple(failing), tuple(kernels))
+            if all(_declares(k, platform) for k in refusing):
+                chosen.append(platform)
+    return CallVerdict(tuple(reached), tuple(failing), tuple(kernels), tuple(chosen))
 
 
-def _outermost(sites: dict[tuple[str, int, int], SiteRecord], module: str, line: int) -> SiteRecord | None:
-    found = sorted((col, record) for (mod, ln, col), record in sites.items() if mod == module and ln == line)
+def _declares(kernel: Kernel, lowering: str) -> bool:
+    """The kernel's params name the platform of ``lowering`` (Mosaic GPU params for rocm:
+    the author chose a backend of that platform that does not serve it, knowingly)."""
+    row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
+    return row is not None and row.platform == _platforms.PLATFORM_OF_LOWERING.get(lowering)
+
+
+def _outermost(
+    sites: dict[tuple[str, int, int], SiteRecord], module: str, line: int
+) -> SiteRecord | None:
+    found = sorted(
+        (col, record) for (mod, ln, col), record in sites.items() if mod == module and ln == line
+    )
     return found[0][1] if found else None

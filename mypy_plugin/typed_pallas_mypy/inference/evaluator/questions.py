@@ -1,0 +1,123 @@
+"""The question the plugin asks the evaluator: which calls of a module JAX refuses.
+
+``module_findings`` runs the module (its body, then each of its functions and methods
+called with unknown arguments) under each lowering platform, and gives the verdict of
+every call site of the module that is a finding (``verdict.CallVerdict.finding``), with
+the modules the runs read (the plugin's dependencies). A function whose run did not
+finish under some platform (its budget, a recursion) gives no finding inside it: a site
+one run did not reach would look guarded.
+
+What it does not do: word the findings (the plugin does), or find sources (a ``Loader``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from typed_pallas_mypy.inference.evaluator.domain import (
+    ClassObj,
+    Descriptor,
+    Flow,
+    FunctionObj,
+    ModuleObj,
+    Transformed,
+)
+from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget
+from typed_pallas_mypy.inference.evaluator.verdict import PLATFORMS, CallVerdict, call_verdict
+
+
+@dataclass(frozen=True)
+class SiteFinding:
+    """A call of the module that JAX refuses wherever its guards let it run."""
+
+    line: int
+    column: int
+    verdict: CallVerdict
+
+
+def module_findings(
+    loader: Loader, module: str, release: tuple[int, ...] | None
+) -> tuple[list[SiteFinding], frozenset[str]]:
+    """The findings among ``module``'s calls, and the modules read to find them."""
+    machines: dict[str, Machine | None] = {}
+    unfinished: list[tuple[int, int]] = []  # line spans of functions whose run did not finish
+    read: set[str] = set()
+    for platform in PLATFORMS:
+        machine = Machine(loader, platform)
+        machines[platform] = machine
+        try:
+            found = machine.module(module)
+        except (OutOfBudget, RecursionError):
+            return [], frozenset(_read(machine))
+        read |= _read(machine)
+        if found is None:
+            return [], frozenset(read)
+        for function in _functions_of(found):
+            machine.steps = 0
+            try:
+                machine.calls.call(
+                    frozenset({function}), [], {}, Flow(), star_unknown=True, kw_unknown=True
+                )
+            except (OutOfBudget, RecursionError):
+                node = function.node
+                unfinished.append((node.lineno, node.end_lineno or node.lineno))
+        read |= _read(machine)
+    lines = sorted(
+        {
+            (line, column)
+            for machine in machines.values()
+            if machine is not None
+            for (name, line, column) in machine.sites
+            if name == module
+        }
+    )
+    findings: list[SiteFinding] = []
+    seen: set[int] = set()
+    for line, column in lines:
+        if line in seen or any(start <= line <= end for start, end in unfinished):
+            continue
+        verdict = call_verdict(machines, module, line, release)
+        if verdict is not None and verdict.finding:
+            seen.add(line)
+            findings.append(SiteFinding(line, column, verdict))
+    return findings, frozenset(read)
+
+
+def _read(machine: Machine) -> set[str]:
+    return {name for name, found in machine.modules.items() if found is not None}
+
+
+def _functions_of(module: ModuleObj) -> list[FunctionObj]:
+    """The module's functions and the methods of its classes (nested classes included),
+    in the order they are defined."""
+    out: list[FunctionObj] = []
+    seen: set[int] = set()
+
+    def visit_class(cls: ClassObj) -> None:
+        for values in list(cls.attrs.values()):
+            for value in values:
+                add(value)
+
+    def add(value: object) -> None:
+        if id(value) in seen:
+            return
+        if (
+            isinstance(value, FunctionObj)
+            and value.module is module
+            and not isinstance(value.node, ast.Lambda)
+        ):
+            seen.add(id(value))
+            out.append(value)
+        elif isinstance(value, ClassObj) and value.module is module:
+            seen.add(id(value))
+            visit_class(value)
+        elif isinstance(value, (Transformed, Descriptor)):
+            for inner in value.func:  # ``@jax.jit``, ``@staticmethod``: the function itself
+                add(inner)
+
+    for values in list(module.attrs.values()):
+        for value in values:
+            add(value)
+    out.sort(key=lambda f: f.node.lineno)
+    return out
