@@ -251,7 +251,16 @@ class FunctionObj(Obj):
     """A function (or lambda): its definition, where it was defined, the frame it closes
     over, its defaults, and the class whose body defined it (for ``super()``)."""
 
-    __slots__ = ("closure", "defaults", "kw_defaults", "module", "node", "owner", "qualname")
+    __slots__ = (
+        "_generator",
+        "closure",
+        "defaults",
+        "kw_defaults",
+        "module",
+        "node",
+        "owner",
+        "qualname",
+    )
 
     def __init__(
         self,
@@ -270,12 +279,13 @@ class FunctionObj(Obj):
         self.defaults = defaults
         self.kw_defaults = kw_defaults
         self.owner: ClassObj | None = None
+        self._generator: bool | None = None
 
     @property
     def is_generator(self) -> bool:
-        if isinstance(self.node, ast.Lambda):
-            return False
-        return _yields(self.node)
+        if self._generator is None:
+            self._generator = not isinstance(self.node, ast.Lambda) and _yields(self.node)
+        return self._generator
 
     def __repr__(self) -> str:
         return f"<function {self.module.name}.{self.qualname}>"

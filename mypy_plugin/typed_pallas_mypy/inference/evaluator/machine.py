@@ -63,6 +63,7 @@ class Machine:
         self.platform = platform
         self.modules: dict[str, ModuleObj | None] = {}
         self.sites: dict[tuple[str, int, int], SiteRecord] = {}
+        self._by_line: dict[tuple[str, int], list[tuple[int, SiteRecord]]] | None = None
         self.steps = 0
         self.depth = 0
         #: calls being evaluated (a recursive call's result is unknown)
@@ -118,6 +119,15 @@ class Machine:
         finally:
             module.done = True
         return module
+
+    def sites_by_line(self) -> dict[tuple[str, int], list[tuple[int, SiteRecord]]]:
+        """The call sites by (module, line): (column, record) of each (computed once:
+        ask after the runs)."""
+        if self._by_line is None:
+            self._by_line = {}
+            for (module, line, column), record in self.sites.items():
+                self._by_line.setdefault((module, line), []).append((column, record))
+        return self._by_line
 
     def record(
         self, module: ModuleObj, node: ast.Call, ran: frozenset[Kernel], may_ran: frozenset[Kernel]

@@ -128,7 +128,7 @@ def call_verdict(
     for platform, machine in machines.items():
         if machine is None:
             return None
-        site = _outermost(machine.sites, module, line)
+        site = _outermost(machine, module, line)
         if site is None or not site.reached:
             continue
         reached.append(platform)
@@ -148,10 +148,7 @@ def _declares(kernel: Kernel, lowering: str) -> bool:
     return row is not None and row.platform == _platforms.PLATFORM_OF_LOWERING.get(lowering)
 
 
-def _outermost(
-    sites: dict[tuple[str, int, int], SiteRecord], module: str, line: int
-) -> SiteRecord | None:
-    found = sorted(
-        (col, record) for (mod, ln, col), record in sites.items() if mod == module and ln == line
-    )
-    return found[0][1] if found else None
+def _outermost(machine: Machine, module: str, line: int) -> SiteRecord | None:
+    """The record of the call at ``line`` that starts first (the outermost)."""
+    found = machine.sites_by_line().get((module, line))
+    return min(found, key=lambda item: item[0])[1] if found else None
