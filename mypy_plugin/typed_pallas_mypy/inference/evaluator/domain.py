@@ -68,7 +68,10 @@ class External(Value):
 
 @dataclass(frozen=True, slots=True)
 class Array(Value):
-    """A JAX array or tracer: a leaf of a pytree."""
+    """A JAX array or tracer: a leaf of a pytree; its shape when known
+    (``jnp.zeros((8, 128))``)."""
+
+    shape: tuple[int, ...] | None = None
 
 
 ARRAY: Final = Array()
@@ -446,6 +449,16 @@ class Outcome:
     #: kernels run before the first ``yield`` on every path that yields
     yield_ran: frozenset[Kernel] | None = None
     extra: dict[str, object] = field(default_factory=dict)
+
+
+def has_array(values: VSet) -> bool:
+    return any(isinstance(v, Array) for v in values)
+
+
+def shape_of(values: VSet) -> tuple[int, ...] | None:
+    """The shape of the one array ``values`` holds, when known."""
+    one = only(values)
+    return one.shape if isinstance(one, Array) else None
 
 
 def vset(*values: Value) -> VSet:

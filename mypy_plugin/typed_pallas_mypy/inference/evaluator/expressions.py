@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Final
 from typed_pallas_mypy.inference.evaluator import library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
-    ARRAY,
     DEVICE,
     NOTHING,
     UNKNOWN,
@@ -49,8 +48,10 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Transformed,
     Value,
     VSet,
+    has_array,
     join,
     only,
+    shape_of,
     vset,
 )
 
@@ -200,7 +201,7 @@ class Expressions:
                 return vset(Const(m.backend_name))
             return ANYTHING
         if isinstance(value, Array):
-            return vset(ARRAY) if name in ("T", "real", "imag", "at") else ANYTHING
+            return _array_attribute(value, name)
         if isinstance(value, FunctionObj):
             if name in value.attrs:
                 return value.attrs[name]
@@ -323,7 +324,7 @@ class Expressions:
         if isinstance(value, Container):
             return container_item(value, key)
         if isinstance(value, Array):
-            return vset(ARRAY)
+            return vset(Array(_indexed_shape(value.shape, key)))
         if isinstance(value, Devices):
             return vset(DEVICE)
         if isinstance(value, Namespace):
@@ -459,8 +460,8 @@ class Expressions:
                 return vset(Const(-value.value))
             if isinstance(node.op, ast.UAdd):
                 return vset(value)
-        if ARRAY in operand:
-            return vset(ARRAY)
+        if has_array(operand):
+            return vset(Array(shape_of(operand)))
         return ANYTHING
 
     def _BinOp(self, node: ast.BinOp, frame: Frame, flow: Flow) -> VSet:
@@ -486,8 +487,8 @@ class Expressions:
                 made.exact = a.exact and b.exact
                 made.loose = join(a.loose, b.loose)
                 return vset(made)
-        if ARRAY in left or ARRAY in right:
-            return vset(ARRAY)
+        if has_array(left) or has_array(right):
+            return vset(Array(_broadcast(left, right)))
         return ANYTHING
 
     def _Compare(self, node: ast.Compare, frame: Frame, flow: Flow) -> VSet:
@@ -501,7 +502,7 @@ class Expressions:
             elif one is None and result is True:
                 result = None
             left = right
-        if ARRAY in left and result is None:
+        if has_array(left) and result is None:
             return ANYTHING
         return ANYTHING if result is None else vset(Const(result))
 
@@ -802,3 +803,46 @@ def _identity(left: VSet, right: VSet) -> bool | None:
     if isinstance(a, type(b)) and not isinstance(a, (Array, Device)):
         return a == b
     return None
+
+
+# -- arrays ----------------------------------------------------------------------------
+
+
+def _array_attribute(value: Array, name: str) -> VSet:
+    """An array's ``ndim``, ``shape`` and ``T`` (what its shape says), or unknown."""
+    shape = value.shape
+    if name == "ndim" and shape is not None:
+        return vset(Const(len(shape)))
+    if name == "shape" and shape is not None:
+        return vset(Const(shape))
+    if name == "T":
+        return vset(Array(tuple(reversed(shape)) if shape is not None else None))
+    if name in ("real", "imag", "at"):
+        return vset(Array(shape))
+    return ANYTHING
+
+
+def _indexed_shape(shape: tuple[int, ...] | None, key: VSet) -> tuple[int, ...] | None:
+    """The shape of ``array[key]`` for ``None``, an integer and ``...``."""
+    one = only(key)
+    if shape is None or not isinstance(one, Const):
+        return None
+    if one.value is None:
+        return (1, *shape)
+    if one.value is Ellipsis:
+        return shape
+    if isinstance(one.value, int) and not isinstance(one.value, bool) and shape:
+        return shape[1:]
+    return None
+
+
+def _broadcast(left: VSet, right: VSet) -> tuple[int, ...] | None:
+    """The shape of an operation on an array and an array or a number."""
+    a, b = only(left), only(right)
+    shapes = [v.shape for v in (a, b) if isinstance(v, Array)]
+    others = [v for v in (a, b) if not isinstance(v, Array)]
+    if any(s is None for s in shapes):
+        return None
+    if any(not (isinstance(o, Const) and isinstance(o.value, (int, float))) for o in others):
+        return None
+    return shapes[0] if all(s == shapes[0] for s in shapes) else None

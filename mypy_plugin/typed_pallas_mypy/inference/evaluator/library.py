@@ -60,6 +60,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     VSet,
     join,
     only,
+    shape_of,
     vset,
 )
 
@@ -70,10 +71,34 @@ _ITEMGETTER: Final = "operator.itemgetter()"
 _ATTRGETTER: Final = "operator.attrgetter()"
 #: modules whose functions return arrays (a pytree leaf)
 _ARRAY_MODULES: Final = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
+#: ``jnp.zeros(shape, ...)`` and its kin: an array of that shape
+_FILLED: Final = frozenset(f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full"))
+#: ``jnp.zeros_like(x)`` and its kin: an array of ``x``'s shape
+_LIKE: Final = frozenset(f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full"))
 _ENUM_BASES: Final = frozenset(
     {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
 )
 _NAMEDTUPLE_BASES: Final = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
+
+
+def _shape_argument(value: VSet) -> tuple[int, ...] | None:
+    """A shape given as a literal: an int, or a tuple of ints."""
+    one = only(value)
+    if isinstance(one, Const):
+        if isinstance(one.value, int) and not isinstance(one.value, bool):
+            return (one.value,)
+        if isinstance(one.value, tuple) and all(isinstance(v, int) for v in one.value):
+            return one.value
+        return None
+    if isinstance(one, Container) and one.exact and one.kind in ("tuple", "list"):
+        dims: list[int] = []
+        for item in one.items:
+            dim = only(item)
+            if not (isinstance(dim, Const) and isinstance(dim.value, int)):
+                return None
+            dims.append(dim.value)
+        return tuple(dims)
+    return None
 
 
 def canonical(name: str) -> str:
@@ -378,6 +403,10 @@ def call_external(
         holder.items = list(args)
         instance.attrs["args"] = vset(holder)
         return Outcome(returns=vset(instance))
+    if name in _FILLED:
+        return Outcome(returns=vset(Array(_shape_argument(args[0]) if args else None)))
+    if name in _LIKE and args:
+        return Outcome(returns=vset(Array(shape_of(args[0]))))
     if name.startswith(_ARRAY_MODULES) or name in ("jax.device_put", "jax.block_until_ready"):
         return Outcome(returns=vset(ARRAY))
     return Outcome(returns=ANYTHING)
