@@ -1,0 +1,135 @@
+"""Containers: items read by literal and computed keys, unpacking (nested, starred),
+lists grown by ``append``, dicts changed by item assignment and ``update``, ``dict.get``.
+
+Each program calls, under a guard for "gpu", the item the rule picks: a finding when it
+is ``lib.tpu_kernel``, silent when it is ``lib.triton_kernel``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_programs import fires
+
+
+def _guarded(setup: str, call: str) -> str:
+    return f"""
+def main(x):
+    {setup}
+    if jax.default_backend() == "gpu":
+        return {call}  # here
+    return x
+"""
+
+
+KERNELS = 'KERNELS = {"fast": lib.tpu_kernel, "safe": lib.triton_kernel}\n'
+FAST_SAFE = pytest.mark.parametrize(
+    ("key", "expected"), [("fast", True), ("safe", False)], ids=["fast-fires", "safe-silent"]
+)
+
+
+@FAST_SAFE
+def test_dict_literal_key(key: str, expected: bool) -> None:
+    assert fires(KERNELS + _guarded("pass", f'KERNELS["{key}"](x)')) is expected
+
+
+@FAST_SAFE
+def test_dict_computed_key(key: str, expected: bool) -> None:
+    setup = f'name = "{key[:2]}" + "{key[2:]}"'
+    assert fires(KERNELS + _guarded(setup, "KERNELS[name](x)")) is expected
+
+
+@FAST_SAFE
+def test_dict_key_from_f_string(key: str, expected: bool) -> None:
+    program = 'KERNELS = {"fast_v1": lib.tpu_kernel, "safe_v1": lib.triton_kernel}\n'
+    setup = f'mode = "{key}"'
+    assert fires(program + _guarded(setup, 'KERNELS[f"{mode}_v1"](x)')) is expected
+
+
+@pytest.mark.parametrize(("index", "expected"), [("1", True), ("0", False), ("-1", True)])
+def test_tuple_index(index: str, expected: bool) -> None:
+    call = f"(lib.triton_kernel, lib.tpu_kernel)[{index}](x)"
+    assert fires(_guarded("pass", call)) is expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [("fast", True), ("safe", False)], ids=["fast-fires", "safe-silent"]
+)
+def test_tuple_unpacking(name: str, expected: bool) -> None:
+    setup = "fast, safe = lib.tpu_kernel, lib.triton_kernel"
+    assert fires(_guarded(setup, f"{name}(x)")) is expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [("c", True), ("b", False)], ids=["c-fires", "b-silent"]
+)
+def test_nested_unpacking(name: str, expected: bool) -> None:
+    setup = "a, (b, c) = lib.triton_kernel, [lib.triton_kernel, lib.tpu_kernel]"
+    assert fires(_guarded(setup, f"{name}(x)")) is expected
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"),
+    [("rest[1]", True), ("last", True), ("rest[0]", False), ("first", False)],
+)
+def test_starred_unpacking(read: str, expected: bool) -> None:
+    setup = (
+        "first, *rest = (lib.triton_kernel, lib.triton_kernel, lib.tpu_kernel)\n    *_, last = rest"
+    )
+    assert fires(_guarded(setup, f"{read}(x)")) is expected
+
+
+@pytest.mark.parametrize(
+    ("index", "expected"),
+    [("1", True), ("0", False)],
+    ids=["appended-second-fires", "first-silent"],
+)
+def test_list_append(index: str, expected: bool) -> None:
+    setup = "ops = []\n    ops.append(lib.triton_kernel)\n    ops.append(lib.tpu_kernel)"
+    assert fires(_guarded(setup, f"ops[{index}](x)")) is expected
+
+
+@FAST_SAFE
+def test_dict_item_assignment_and_update(key: str, expected: bool) -> None:
+    setup = 'ops = {}\n    ops["fast"] = lib.tpu_kernel\n    ops.update(safe=lib.triton_kernel)'
+    assert fires(_guarded(setup, f'ops["{key}"](x)')) is expected
+
+
+@FAST_SAFE
+def test_dict_update_with_a_dict(key: str, expected: bool) -> None:
+    setup = 'ops = {"fast": lib.triton_kernel}\n    ops.update({"fast": lib.tpu_kernel, "safe": lib.triton_kernel})'
+    assert fires(_guarded(setup, f'ops["{key}"](x)')) is expected
+
+
+@pytest.mark.parametrize(
+    ("last", "expected"),
+    [("lib.tpu_kernel", True), ("lib.triton_kernel", False)],
+    ids=["overwritten-with-tpu-fires", "overwritten-with-triton-silent"],
+)
+def test_dict_item_overwritten(last: str, expected: bool) -> None:
+    first = "lib.triton_kernel" if last == "lib.tpu_kernel" else "lib.tpu_kernel"
+    setup = f'ops = {{"k": {first}}}\n    ops["k"] = {last}'
+    assert fires(_guarded(setup, 'ops["k"](x)')) is expected
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [("fast", True), ("missing", False)],
+    ids=["present-fires", "default-silent"],
+)
+def test_dict_get_with_default(key: str, expected: bool) -> None:
+    setup = f'k = KERNELS.get("{key}", lib.triton_kernel)'
+    assert fires(KERNELS + _guarded(setup, "k(x)")) is expected
+
+
+@FAST_SAFE
+def test_module_level_registry_filled_by_a_function(key: str, expected: bool) -> None:
+    program = """
+OPS = {}
+
+def install():
+    OPS["fast"] = lib.tpu_kernel
+    OPS["safe"] = lib.triton_kernel
+
+install()
+"""
+    assert fires(program + _guarded("pass", f'OPS["{key}"](x)')) is expected

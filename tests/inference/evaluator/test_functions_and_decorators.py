@@ -1,0 +1,173 @@
+"""Functions as values: lambdas, decorators (a call whose result binds the name),
+closures and factories (each call makes a new function with its own cells).
+
+``lib.kernel`` takes TPU params (a finding under a guard for "gpu") or Triton params
+(silent) unless the program picks a kernel by name.
+"""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_programs import TPU_FIRES_TRITON_SILENT, fires
+
+GUARDED_MAIN = """
+def main(x):
+    if jax.default_backend() == "gpu":
+        return step(x)  # here
+    return x
+"""
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_lambda(params: str, expected: bool) -> None:
+    assert fires("step = lambda y: lib.kernel(y)\n" + GUARDED_MAIN, params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_pass_through_decorator(params: str, expected: bool) -> None:
+    program = """
+def passthrough(f):
+    return f
+
+@passthrough
+def step(x):
+    return lib.kernel(x)
+"""
+    assert fires(program + GUARDED_MAIN, params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_functools_wraps_wrapper(params: str, expected: bool) -> None:
+    program = """
+import functools
+
+def logged(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapper
+
+@logged
+def step(x):
+    return lib.kernel(x)
+"""
+    assert fires(program + GUARDED_MAIN, params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_decorator_with_arguments(params: str, expected: bool) -> None:
+    program = """
+def repeat(times):
+    def decorate(f):
+        def wrapper(x):
+            for _ in range(times):
+                x = x + 1
+            return f(x)
+        return wrapper
+    return decorate
+
+@repeat(2)
+def step(x):
+    return lib.kernel(x)
+"""
+    assert fires(program + GUARDED_MAIN, params) is expected
+
+
+@pytest.mark.parametrize(
+    ("decorator", "expected"),
+    [("@keep", True), ("@replace", False)],
+    ids=["kept-fires", "replaced-silent"],
+)
+def test_decorator_result_binds_the_name(decorator: str, expected: bool) -> None:
+    program = f"""
+def keep(f):
+    return f
+
+def replace(f):
+    return lib.triton_kernel
+
+{decorator}
+def step(x):
+    return lib.tpu_kernel(x)
+"""
+    assert fires(program + GUARDED_MAIN) is expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [("fast", True), ("safe", False)], ids=["fast-fires", "safe-silent"]
+)
+def test_decorator_registering_into_a_dict(name: str, expected: bool) -> None:
+    assert (
+        fires(f"""
+        REGISTRY = {{}}
+
+        def register(name):
+            def decorate(f):
+                REGISTRY[name] = f
+                return f
+            return decorate
+
+        @register("fast")
+        def fast(x):
+            return lib.tpu_kernel(x)
+
+        @register("safe")
+        def safe(x):
+            return lib.triton_kernel(x)
+
+        def main(x):
+            if jax.default_backend() == "gpu":
+                return REGISTRY["{name}"](x)  # here
+            return x
+        """)
+        is expected
+    )
+
+
+@pytest.mark.parametrize(
+    ("made", "expected"), [("fast", True), ("safe", False)], ids=["fast-fires", "safe-silent"]
+)
+def test_factory_closures_keep_their_own_cells(made: str, expected: bool) -> None:
+    assert (
+        fires(f"""
+        def make(k):
+            def run(x):
+                return k(x)
+            return run
+
+        fast = make(lib.tpu_kernel)
+        safe = make(lib.triton_kernel)
+
+        def main(x):
+            if jax.default_backend() == "gpu":
+                return {made}(x)  # here
+            return x
+        """)
+        is expected
+    )
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_factory_returning_a_lambda(params: str, expected: bool) -> None:
+    program = """
+def make():
+    return lambda y: lib.kernel(y)
+
+step = make()
+"""
+    assert fires(program + GUARDED_MAIN, params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_function_passed_and_returned(params: str, expected: bool) -> None:
+    program = """
+def identity(f):
+    return f
+
+def apply(f, x):
+    return f(x)
+
+def step(x):
+    return apply(identity(lib.kernel), x)
+"""
+    assert fires(program + GUARDED_MAIN, params) is expected

@@ -1,0 +1,178 @@
+"""JAX's API as JAX defines it: ``jax.jit``, ``jax.vmap``, ``jax.checkpoint`` call the
+function they wrap when called; ``jax.custom_vjp`` calls its primal (its backward rule
+runs only under differentiation); ``lax.cond`` and ``lax.switch`` lower every branch
+whatever the predicate; ``lax.fori_loop`` lowers its body; ``lax.platform_dependent``
+lowers the branch for the platform it lowers for; ``jax.tree.map`` calls its function on
+each leaf; ``jax.eval_shape`` and ``jax.make_jaxpr`` trace without lowering; a kernel in
+interpret mode lowers anywhere.
+"""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_programs import TPU_FIRES_TRITON_SILENT, fires
+
+
+def _guarded(setup: str, call: str, head: str = "") -> str:
+    return f"""
+import jax.numpy as jnp
+{head}
+def main(x):
+    {setup}
+    if jax.default_backend() == "gpu":
+        return {call}  # here
+    return x
+"""
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize(
+    "transform",
+    [
+        "jax.jit(lib.kernel)",
+        "jax.jit(lib.kernel, donate_argnums=0)",
+        "jax.vmap(lib.kernel)",
+        "jax.vmap(jax.jit(lib.kernel))",
+        "jax.checkpoint(lib.kernel)",
+        "jax.remat(lib.kernel)",
+    ],
+)
+def test_transformation_calls_the_function(transform: str, params: str, expected: bool) -> None:
+    assert fires(_guarded(f"f = {transform}", "f(x)"), params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_jit_as_a_decorator(params: str, expected: bool) -> None:
+    head = "@jax.jit\ndef step(x):\n    return lib.kernel(x)\n"
+    assert fires(_guarded("pass", "step(x)", head), params) is expected
+
+
+CUSTOM_VJP = """
+@jax.custom_vjp
+def op(x):
+    return lib.{primal}(x)
+
+def op_fwd(x):
+    return op(x), None
+
+def op_bwd(res, g):
+    return (lib.{backward}(g),)
+
+op.defvjp(op_fwd, op_bwd)
+"""
+
+
+@pytest.mark.parametrize(
+    ("primal", "backward", "expected"),
+    [
+        ("tpu_kernel", "triton_kernel", True),
+        ("triton_kernel", "triton_kernel", False),
+        ("triton_kernel", "tpu_kernel", False),
+    ],
+    ids=["primal-tpu-fires", "triton-silent", "backward-only-silent"],
+)
+def test_custom_vjp_calls_its_primal(primal: str, backward: str, expected: bool) -> None:
+    head = CUSTOM_VJP.format(primal=primal, backward=backward)
+    assert fires(_guarded("pass", "op(x)", head)) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize(
+    "call",
+    [
+        "lax.cond(x[0] > 0, lib.kernel, lambda v: v, x)",
+        "lax.cond(x[0] > 0, lambda v: v, lib.kernel, x)",
+        "lax.cond(True, lambda v: v, lib.kernel, x)",
+    ],
+    ids=["true-branch", "false-branch", "concrete-predicate"],
+)
+def test_cond_lowers_both_branches(call: str, params: str, expected: bool) -> None:
+    assert fires(_guarded("pass", call), params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize("index", ["0", "1", "i"])
+def test_switch_lowers_every_branch(index: str, params: str, expected: bool) -> None:
+    call = f"lax.switch({index}, [lambda v: v, lib.kernel], x)"
+    assert fires(_guarded("i = x.shape[0] % 2", call), params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_fori_loop_lowers_its_body(params: str, expected: bool) -> None:
+    call = "lax.fori_loop(0, 3, lambda i, v: lib.kernel(v), x)"
+    assert fires(_guarded("pass", call), params) is expected
+
+
+@pytest.mark.parametrize(
+    ("branches", "expected"),
+    [
+        ("tpu=lambda v: v, default=lib.tpu_kernel", True),
+        ("cuda=lib.tpu_kernel, rocm=lib.tpu_kernel, default=lambda v: v", True),
+        ("tpu=lib.tpu_kernel, default=lambda v: v", False),
+        ("tpu=lib.tpu_kernel, default=lib.triton_kernel", False),
+    ],
+    ids=["default-for-gpu-fires", "gpu-branches-fire", "tpu-branch-silent", "each-right-silent"],
+)
+def test_platform_dependent_lowers_the_branch_for_the_platform(
+    branches: str, expected: bool
+) -> None:
+    assert fires(_guarded("pass", f"lax.platform_dependent(x, {branches})")) is expected
+
+
+def test_platform_dependent_unguarded_each_branch_right() -> None:
+    program = """
+def main(x):
+    return lax.platform_dependent(x, tpu=lib.tpu_kernel, default=lib.triton_kernel)  # here
+"""
+    assert not fires(program)
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_tree_map_over_an_array(params: str, expected: bool) -> None:
+    setup = "y = jnp.zeros((8, 128))"
+    assert fires(_guarded(setup, "jax.tree.map(lib.kernel, y)"), params) is expected
+
+
+def test_tree_map_over_an_empty_tree_calls_nothing() -> None:
+    assert not fires(_guarded("pass", "jax.tree.map(lib.tpu_kernel, ())"))
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        ("f = jax.jit(lib.tpu_kernel)", True),
+        ("f = functools.partial(jax.eval_shape, lib.tpu_kernel)", False),
+        ("f = jax.make_jaxpr(lib.tpu_kernel)", False),
+    ],
+    ids=["jit-fires", "eval-shape-silent", "make-jaxpr-silent"],
+)
+def test_tracing_without_lowering(setup: str, expected: bool) -> None:
+    assert fires(_guarded(setup, "f(x)", "import functools")) is expected
+
+
+def test_eval_shape_is_silent() -> None:
+    assert not fires(_guarded("pass", "jax.eval_shape(lib.tpu_kernel, x)"))
+
+
+@pytest.mark.parametrize(
+    ("kernel", "expected"),
+    [("tpu_kernel", True), ("interpret_kernel", False)],
+    ids=["compiled-fires", "interpret-silent"],
+)
+def test_interpret_mode_lowers_anywhere(kernel: str, expected: bool) -> None:
+    assert fires(_guarded("pass", f"lib.{kernel}(x)")) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_guard_inside_a_jitted_function(params: str, expected: bool) -> None:
+    program = """
+@jax.jit
+def step(x):
+    if jax.default_backend() == "gpu":
+        return lib.kernel(x)  # here
+    return x
+
+def main(x):
+    return step(x)
+"""
+    assert fires(program, params) is expected

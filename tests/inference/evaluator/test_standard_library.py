@@ -1,0 +1,151 @@
+"""The standard library's callables as Python defines them: ``functools`` (``partial``,
+``reduce``, ``cache``/``lru_cache``), ``operator`` (``call``, ``itemgetter``,
+``attrgetter``) and builtins (``map`` and ``filter``, lazy until consumed; ``getattr`` and
+``setattr`` with literal names; ``sorted``, whose ``key`` only orders).
+"""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_programs import TPU_FIRES_TRITON_SILENT, fires
+
+PICKS = pytest.mark.parametrize(
+    ("picked", "other", "expected"),
+    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
+    ids=["tpu-picked-fires", "triton-picked-silent"],
+)
+PARAMS = pytest.mark.parametrize(
+    ("picked", "other", "expected"),
+    [("TPU", "TRITON", True), ("TRITON", "TPU", False)],
+    ids=["tpu-params-fires", "triton-params-silent"],
+)
+
+
+def _guarded(setup: str, call: str, head: str = "") -> str:
+    return f"""
+import functools
+import operator
+{head}
+def main(x):
+    {setup}
+    if jax.default_backend() == "gpu":
+        return {call}  # here
+    return x
+"""
+
+
+@PARAMS
+@pytest.mark.parametrize(
+    ("partial", "call"),
+    [
+        ("functools.partial(lib.run, lib.{})", "run(x)"),
+        ("functools.partial(lib.run, params=lib.{})", "run(x=x)"),
+    ],
+    ids=["positional", "keyword"],
+)
+def test_functools_partial(
+    partial: str, call: str, picked: str, other: str, expected: bool
+) -> None:
+    setup = "run = " + partial.format(picked)
+    assert fires(_guarded(setup, call)) is expected
+
+
+@PARAMS
+def test_partial_keyword_overridden_at_the_call(picked: str, other: str, expected: bool) -> None:
+    setup = f"run = functools.partial(lib.run, params=lib.{other})"
+    assert fires(_guarded(setup, f"run(x=x, params=lib.{picked})")) is expected
+
+
+@pytest.mark.parametrize(
+    ("kernels", "expected"),
+    [
+        ("(lib.tpu_kernel,)", True),
+        ("(lib.triton_kernel, lib.tpu_kernel)", True),
+        ("(lib.triton_kernel,)", False),
+    ],
+    ids=["tpu-fires", "tpu-second-fires", "triton-silent"],
+)
+def test_functools_reduce(kernels: str, expected: bool) -> None:
+    call = f"functools.reduce(lambda acc, k: k(acc), {kernels}, x)"
+    assert fires(_guarded("pass", call)) is expected
+
+
+@PICKS
+@pytest.mark.parametrize(
+    "decorator", ["@functools.cache", "@functools.lru_cache(maxsize=None)", "@functools.lru_cache"]
+)
+def test_cached_function(decorator: str, picked: str, other: str, expected: bool) -> None:
+    head = f"{decorator}\ndef pick():\n    return lib.{picked}\n"
+    assert fires(_guarded("k = pick()", "k(x)", head)) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_operator_call(params: str, expected: bool) -> None:
+    assert fires(_guarded("pass", "operator.call(lib.kernel, x)"), params) is expected
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"), [("fast", True), ("safe", False)], ids=["fast-fires", "safe-silent"]
+)
+def test_operator_itemgetter(key: str, expected: bool) -> None:
+    setup = (
+        'kernels = {"fast": lib.tpu_kernel, "safe": lib.triton_kernel}\n'
+        f'    get = operator.itemgetter("{key}")\n'
+        "    k = get(kernels)"
+    )
+    assert fires(_guarded(setup, "k(x)")) is expected
+
+
+@PICKS
+def test_operator_attrgetter(picked: str, other: str, expected: bool) -> None:
+    setup = f'get = operator.attrgetter("{picked}")\n    k = get(lib)'
+    assert fires(_guarded(setup, "k(x)")) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_map_consumed_by_list(params: str, expected: bool) -> None:
+    assert fires(_guarded("pass", "list(map(lib.kernel, [x]))"), params) is expected
+
+
+@pytest.mark.parametrize("lazy", ["map", "filter"])
+def test_map_and_filter_not_consumed_run_nothing(lazy: str) -> None:
+    program = f"""
+def main(x):
+    if jax.default_backend() == "gpu":
+        ys = {lazy}(lib.tpu_kernel, [x])  # here
+    return x
+"""
+    assert not fires(program)
+
+
+@PICKS
+def test_filter(picked: str, other: str, expected: bool) -> None:
+    setup = f"ks = list(filter(None, [None, lib.{picked}]))"
+    assert fires(_guarded(setup, "ks[0](x)")) is expected
+
+
+@PICKS
+@pytest.mark.parametrize(
+    "read", ['getattr(lib, "{}")', 'getattr(lib, "missing", lib.{})'], ids=["present", "default"]
+)
+def test_getattr_with_a_literal_name(read: str, picked: str, other: str, expected: bool) -> None:
+    setup = "k = " + read.format(picked)
+    assert fires(_guarded(setup, "k(x)")) is expected
+
+
+@PICKS
+def test_setattr_with_a_literal_name(picked: str, other: str, expected: bool) -> None:
+    head = "class Box:\n    pass\n"
+    setup = f'box = Box()\n    setattr(box, "k", lib.{picked})'
+    assert fires(_guarded(setup, "box.k(x)", head)) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_sorted_items_are_the_results(params: str, expected: bool) -> None:
+    # the kernel's results are what is sorted and returned
+    assert fires(_guarded("pass", "sorted(map(lib.kernel, [x]))"), params) is expected
+
+
+def test_sorted_key_only_orders() -> None:
+    # under jax.jit what a key returns only orders the items, and is never lowered
+    assert not fires(_guarded("pass", "sorted([x], key=lib.tpu_kernel)"))

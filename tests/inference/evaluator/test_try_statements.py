@@ -1,0 +1,187 @@
+"""``try``: a handler runs when the body raises an exception of its class (a subclass
+too), ``except E as e`` binds the exception, ``else`` runs when nothing was raised,
+``finally`` runs on every way out; an import in ``try`` whose module is there succeeds.
+An exception no handler catches ends the path: what follows never runs.
+"""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_programs import fires
+
+
+def _after(block: str) -> str:
+    """``block`` (which binds ``k``), then ``k`` called under a guard for "gpu"."""
+    return f"""
+def main(x):
+    k = lib.triton_kernel
+{block}
+    if jax.default_backend() == "gpu":
+        return k(x)  # here
+    return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("raised", "expected"),
+    [("KeyError", True), ("IndexError", True), ("ValueError", False)],
+    ids=["subclass-caught-fires", "other-subclass-caught-fires", "uncaught-silent"],
+)
+def test_handler_taken_for_a_subclass(raised: str, expected: bool) -> None:
+    block = f"""
+    try:
+        raise {raised}("no")
+    except LookupError:
+        k = lib.tpu_kernel
+"""
+    assert fires(_after(block)) is expected
+
+
+@pytest.mark.parametrize(
+    ("handlers", "expected"),
+    [
+        (
+            "except ValueError:\n        k = lib.tpu_kernel\n    except Exception:\n        k = lib.triton_kernel",
+            True,
+        ),
+        (
+            "except TypeError:\n        k = lib.tpu_kernel\n    except Exception:\n        k = lib.triton_kernel",
+            False,
+        ),
+    ],
+    ids=["first-matching-handler-fires", "later-handler-silent"],
+)
+def test_first_matching_handler_runs(handlers: str, expected: bool) -> None:
+    block = f"""
+    try:
+        raise ValueError("no")
+    {handlers}
+"""
+    assert fires(_after(block)) is expected
+
+
+@pytest.mark.parametrize(
+    ("carried", "expected"),
+    [("lib.tpu_kernel", True), ("lib.triton_kernel", False)],
+    ids=["tpu-fires", "triton-silent"],
+)
+def test_except_as_binds_the_exception(carried: str, expected: bool) -> None:
+    assert (
+        fires(f"""
+        class KernelError(Exception):
+            def __init__(self, k):
+                super().__init__("no kernel")
+                self.k = k
+
+        def main(x):
+            try:
+                raise KernelError({carried})
+            except KernelError as e:
+                if jax.default_backend() == "gpu":
+                    return e.k(x)  # here
+            return x
+        """)
+        is expected
+    )
+
+
+@pytest.mark.parametrize(
+    ("carried", "expected"),
+    [("lib.tpu_kernel", True), ("lib.triton_kernel", False)],
+    ids=["tpu-fires", "triton-silent"],
+)
+def test_exception_args(carried: str, expected: bool) -> None:
+    assert (
+        fires(f"""
+        def main(x):
+            try:
+                raise ValueError({carried})
+            except ValueError as e:
+                k = e.args[0]
+            if jax.default_backend() == "gpu":
+                return k(x)  # here
+            return x
+        """)
+        is expected
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [("pass", True), ('raise ValueError("no")', False)],
+    ids=["nothing-raised-else-fires", "raised-handler-silent"],
+)
+def test_else_runs_when_nothing_was_raised(body: str, expected: bool) -> None:
+    block = f"""
+    try:
+        {body}
+    except ValueError:
+        k = lib.triton_kernel
+    else:
+        k = lib.tpu_kernel
+"""
+    assert fires(_after(block)) is expected
+
+
+@pytest.mark.parametrize(
+    ("last", "before", "expected"),
+    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
+    ids=["finally-tpu-fires", "finally-triton-silent"],
+)
+@pytest.mark.parametrize("body", ["y = x + 1", 'raise ValueError("no")'], ids=["no-raise", "raise"])
+def test_finally_runs_last(body: str, last: str, before: str, expected: bool) -> None:
+    block = f"""
+    try:
+        k = lib.{before}
+        {body}
+    except ValueError:
+        k = lib.{before}
+    finally:
+        k = lib.{last}
+"""
+    assert fires(_after(block)) is expected
+
+
+@pytest.mark.parametrize(
+    ("primary", "fallback", "expected"),
+    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
+    ids=["module-there-fires", "module-there-triton-silent"],
+)
+def test_fallback_import_when_the_module_is_there(
+    primary: str, fallback: str, expected: bool
+) -> None:
+    # ``fast_ops`` is there: its import succeeds and the handler does not run
+    app = f"""
+try:
+    from fast_ops import kernel
+except ImportError:
+    kernel = lib.{fallback}
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return kernel(x)  # here
+    return x
+"""
+    files = {"fast_ops.py": f"import lib\nkernel = lib.{primary}\n"}
+    assert fires(app, files=files) is expected
+
+
+@pytest.mark.parametrize(
+    ("fallback", "expected"),
+    [("tpu_kernel", True), ("triton_kernel", False)],
+    ids=["handler-tpu-fires", "handler-triton-silent"],
+)
+def test_fallback_import_when_the_module_is_missing(fallback: str, expected: bool) -> None:
+    # ``fast_ops`` is not there: its import raises ImportError and the handler binds ``kernel``
+    app = f"""
+try:
+    from fast_ops import kernel
+except ImportError:
+    kernel = lib.{fallback}
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return kernel(x)  # here
+    return x
+"""
+    assert fires(app) is expected
