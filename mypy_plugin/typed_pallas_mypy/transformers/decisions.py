@@ -243,11 +243,11 @@ class _Scan:
 
     def _evaluated(self) -> None:
         """The calls the engine's evaluator finds JAX refuses wherever their guards let
-        them run, on lines where the rules above found nothing."""
-        reported = {f.line for items in self.out.by_target.values() for f in items}
+        them run, in functions where the rules above found nothing."""
+        reported = {target for target, items in self.out.by_target.items() if items}
         for site in self.facts.evaluated_findings(self.tree, calls.installed_jax() or None):
-            if site.line in reported:
-                continue
+            if self.target_of((site.line, site.column)) in reported:
+                continue  # the rules found something there: theirs is the finding
             message, notes = evaluated_message(site.verdict)
             finding = Finding(site.line, site.column, message, notes)
             self.out.add(self.target_of((site.line, site.column)), finding)

@@ -20,6 +20,7 @@ do), or know which library callable does what (``library``).
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass, field
 from typing import Final, TypeAlias
 
@@ -383,6 +384,9 @@ class GeneratorObj(Obj):
         self.frame = frame
 
 
+_SERIALS: Final = itertools.count()
+
+
 class Frame:
     """Where names are bound while a body runs: a module's (its namespace), a
     function's, a class body's or a comprehension's. ``parent``: the frame of the
@@ -397,6 +401,7 @@ class Frame:
         "parent",
         "qualname",
         "receiver",
+        "serial",
         "vars",
     )
 
@@ -421,6 +426,8 @@ class Frame:
         #: the first argument of the method this frame runs (``super()``)
         self.receiver = receiver
         self.qualname = qualname
+        #: tells frames apart (call sites keep what they ran per frame)
+        self.serial = next(_SERIALS)
 
 
 @dataclass

@@ -341,30 +341,33 @@ class Expressions:
         return ANYTHING
 
     def _Call(self, node: ast.Call, frame: Frame, flow: Flow) -> VSet:
-        callee = self.evaluate(node.func, frame, flow)
-        args, star_unknown = self.arguments(node.args, frame, flow)
-        keywords, kw_unknown = self.keywords(node.keywords, frame, flow)
-        if not flow.live:
-            return NOTHING
-        before = flow.ran
-        before_may = flow.may_ran
-        result = self.m.calls.call(
-            callee,
-            args,
-            keywords,
-            flow,
-            star_unknown=star_unknown,
-            kw_unknown=kw_unknown,
-            site=node,
-            frame=frame,
-        )
-        self.m.record(
-            frame.module,
-            node,
-            flow.ran - before if flow.live else frozenset(),
-            flow.may_ran - before_may,
-        )
-        return result
+        # what this call runs, its arguments included, is recorded for its site: the
+        # path's kernels so far are set aside while it runs, then joined back
+        saved = (flow.ran, flow.may_ran)
+        flow.ran, flow.may_ran = frozenset(), frozenset()
+        reached = False
+        try:
+            callee = self.evaluate(node.func, frame, flow)
+            args, star_unknown = self.arguments(node.args, frame, flow)
+            keywords, kw_unknown = self.keywords(node.keywords, frame, flow)
+            if not flow.live:
+                return NOTHING
+            reached = True
+            return self.m.calls.call(
+                callee,
+                args,
+                keywords,
+                flow,
+                star_unknown=star_unknown,
+                kw_unknown=kw_unknown,
+                site=node,
+                frame=frame,
+            )
+        finally:
+            own, own_may = flow.ran, flow.may_ran
+            flow.ran, flow.may_ran = saved[0] | own, saved[1] | own_may
+            if reached:
+                self.m.record(frame, node, own if flow.live else frozenset(), own_may)
 
     def arguments(self, nodes: list[ast.expr], frame: Frame, flow: Flow) -> tuple[list[VSet], bool]:
         """The positional arguments' values; True when a ``*`` splat left some unknown."""

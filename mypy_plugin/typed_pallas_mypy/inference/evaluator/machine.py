@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from typed_pallas_mypy.inference.evaluator.domain import Frame, Kernel, ModuleObj, Outcome
@@ -45,11 +45,21 @@ class OutOfBudget(Exception):
 @dataclass
 class SiteRecord:
     """What one call site did under the assumed platform: reached or not, and the
-    kernels its call ran on every path each time it was reached (intersected)."""
+    kernels its call ran on every path, per frame it was reached in (``frames``: the
+    reaches in one frame are one path's, joined; reaches in different frames are
+    different calls of its function, each must hold)."""
 
     reached: bool = False
-    ran: frozenset[Kernel] | None = None
+    frames: dict[int, frozenset[Kernel]] = field(default_factory=dict)
     may_ran: frozenset[Kernel] = frozenset()
+
+    @property
+    def ran(self) -> frozenset[Kernel]:
+        """The kernels every reach ran."""
+        found: frozenset[Kernel] | None = None
+        for kernels in self.frames.values():
+            found = kernels if found is None else found & kernels
+        return found or frozenset()
 
 
 class Machine:
@@ -62,8 +72,10 @@ class Machine:
         #: the lowering platform assumed: "tpu", "cuda" or "rocm"
         self.platform = platform
         self.modules: dict[str, ModuleObj | None] = {}
-        self.sites: dict[tuple[str, int, int], SiteRecord] = {}
-        self._by_line: dict[tuple[str, int], list[tuple[int, SiteRecord]]] | None = None
+        self.sites: dict[tuple[str, int, int, int, int], SiteRecord] = {}
+        self._by_line: (
+            dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]] | None
+        ) = None
         self.steps = 0
         self.depth = 0
         #: calls being evaluated (a recursive call's result is unknown)
@@ -120,20 +132,30 @@ class Machine:
             module.done = True
         return module
 
-    def sites_by_line(self) -> dict[tuple[str, int], list[tuple[int, SiteRecord]]]:
-        """The call sites by (module, line): (column, record) of each (computed once:
-        ask after the runs)."""
+    def sites_by_line(self) -> dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]]:
+        """The call sites by (module, line): ((column, -end line, -end column), record)
+        of each, so the smallest key is the outermost call (computed once: ask after
+        the runs)."""
         if self._by_line is None:
             self._by_line = {}
-            for (module, line, column), record in self.sites.items():
-                self._by_line.setdefault((module, line), []).append((column, record))
+            for (module, line, column, end_line, end_column), record in self.sites.items():
+                self._by_line.setdefault((module, line), []).append(
+                    ((column, -end_line, -end_column), record)
+                )
         return self._by_line
 
     def record(
-        self, module: ModuleObj, node: ast.Call, ran: frozenset[Kernel], may_ran: frozenset[Kernel]
+        self, frame: Frame, node: ast.Call, ran: frozenset[Kernel], may_ran: frozenset[Kernel]
     ) -> None:
-        key = (module.name, node.lineno, node.col_offset)
+        """One reach of the call ``node`` in ``frame``, which ran ``ran`` on every path."""
+        key = (
+            frame.module.name,
+            node.lineno,
+            node.col_offset,
+            node.end_lineno or node.lineno,
+            node.end_col_offset or 0,
+        )
         site = self.sites.setdefault(key, SiteRecord())
         site.reached = True
-        site.ran = ran if site.ran is None else site.ran & ran
+        site.frames[frame.serial] = site.frames.get(frame.serial, frozenset()) | ran
         site.may_ran = site.may_ran | may_ran

@@ -68,7 +68,7 @@ def module_findings(
             (line, column)
             for machine in machines.values()
             if machine is not None
-            for (name, line, column) in machine.sites
+            for (name, line, column, _, _) in machine.sites
             if name == module
         }
     )

@@ -132,7 +132,7 @@ def call_verdict(
         if site is None or not site.reached:
             continue
         reached.append(platform)
-        refusing = [k for k in site.ran or () if not lowers_on(k, platform, release)]
+        refusing = [k for k in site.ran if not lowers_on(k, platform, release)]
         if refusing:
             failing.append(platform)
             kernels.extend(k for k in refusing if k not in kernels)
@@ -149,6 +149,6 @@ def _declares(kernel: Kernel, lowering: str) -> bool:
 
 
 def _outermost(machine: Machine, module: str, line: int) -> SiteRecord | None:
-    """The record of the call at ``line`` that starts first (the outermost)."""
+    """The record of the outermost call at ``line`` (first to start, last to end)."""
     found = machine.sites_by_line().get((module, line))
     return min(found, key=lambda item: item[0])[1] if found else None
