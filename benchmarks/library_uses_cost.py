@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         cache = work / "cache"
         timed_run(target, cache, write_config(work / "plugin.ini", PLUGIN), python)
         folder = cache_keys.plugin_folder(str(cache), "library-uses")
-        names = sorted(n[: -len(".json")] for n in os.listdir(folder or "") if n.endswith(".json"))
+        names = sorted(cache_keys._records(folder or "", None))  # the modules with a record
 
         def stamps(memo: cache_keys.LibraryStamps | None) -> list[str | None]:
             return [cache_keys.library_uses(str(cache), n, writing=False, memo=memo) for n in names]

@@ -8,17 +8,26 @@
 * ``config_data(config)`` is what ``report_config_data`` answers for the project's
   modules: code hash, JAX version and configuration, so that a change of any of them
   re-checks the project (and not all of jax);
-* ``library_uses(cache_dir, module, writing)``: the installed library files a project
-  module's findings may depend on. mypy does not track them for the module (a library
-  upgrade changes no interface the module imports), so when mypy writes the module's
-  cache, the library files read so far are kept with the module's name next to mypy's
+* ``library_uses(cache_dir, module, writing)``: the library files a project module's
+  findings may depend on. mypy does not track them for the module (a library upgrade
+  changes no interface the module imports; an untyped library, or one an editable
+  install's finder maps, is not even in mypy's build), so when mypy writes the module's
+  cache, the library files noted so far are kept with the module's name next to mypy's
   cache (``<cache_dir>/typed-pallas/library-uses``), and their size and mtime stamp goes
   into its config data: a changed library file makes the module stale in the next run.
-  Inside mypy's daemon, the stamp of every library file read goes into the plugin's
-  version, which restarts the daemon when a library changes. A ``LibraryStamps`` memo
-  (one per build, from ``new_library_stamps``) stamps each list of files once per build:
-  a warm run of a project whose modules recorded the same files stats them once, not
-  once per module; inside the daemon, which outlives builds, there is no memo.
+  The files noted (``note_library_files``, ``note_site_folders``) are what the
+  inference looked at outside the project: each module file it read (installed, on
+  ``PYTHONPATH``, or mapped by an editable install), each path whose absence decided
+  where a module was found or that it was not (a missing file or folder: its stamp is
+  None until a library is installed there), and the ``.pth`` files of each folder it
+  searched (a ``<folder>/*.pth`` entry, stamped by the names, sizes and mtimes of the
+  folder's ``.pth`` files: an editable install adds one). So an edit, an install and an
+  uninstall all make the module stale. Inside mypy's daemon, the stamp of every file
+  noted goes into the plugin's version, which restarts the daemon when one changes. A
+  ``LibraryStamps`` memo (one per build, from ``new_library_stamps``) stamps each file
+  and each list of files once per build: a warm run of a project whose modules recorded
+  the same files stats them once, not once per module; inside the daemon, which
+  outlives builds, there is no memo.
 
 Imports nothing of mypy and nothing of the plugin's transformers: mypy reads these on
 every run, warm ones included, before any hook fires.
@@ -235,10 +244,12 @@ def versioned_name() -> str:
 
 
 def changed_library_files() -> str:
-    """ "same" when every library file read is as it was when first read, else a hash of
-    the changed ones."""
+    """ "same" when every library file noted is as it was when first noted, else a hash
+    of the changed ones."""
     changed = sorted(
-        (path, now) for path, then in _LIBRARY_FILES.items() if (now := _file_stamp(path)) != then
+        (path, now)
+        for path, then in _LIBRARY_FILES.items()
+        if (now := _library_stamp(path)) != then
     )
     if not changed:
         return "same"
@@ -285,9 +296,28 @@ def is_installed_path(path: str) -> bool:
 #: Folder of the plugin's own files inside mypy's cache folder.
 PLUGIN_FOLDER: Final = "typed-pallas"
 
-#: Every installed library file the inference read in this process, with its stamp
-#: ([size, mtime_ns], None when gone) when it was first noted.
-_LIBRARY_FILES: dict[str, list[int] | None] = {}
+#: Every library file the inference looked at in this process (``note_library_files``,
+#: ``note_site_folders``), with its stamp when it was first noted (``_library_stamp``).
+_LIBRARY_FILES: dict[str, object] = {}
+
+#: The name that stands for the ``.pth`` files of a folder among the library files
+SITE_FILES: Final = "*.pth"
+_SITE_SUFFIX: Final = os.sep + SITE_FILES
+
+
+def _library_stamp(path: str) -> object:
+    """A library file's stamp: ``[size, mtime_ns]``, None when it is missing; for
+    ``<folder>/*.pth``, the name, size and mtime of each ``.pth`` file of the folder
+    (what an install or an uninstall of an editable package changes), None when the
+    folder cannot be listed."""
+    if not path.endswith(_SITE_SUFFIX):
+        return _file_stamp(path)
+    folder = path[: -len(_SITE_SUFFIX)]
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".pth"))
+    except OSError:
+        return None
+    return [[name, _file_stamp(os.path.join(folder, name))] for name in names]
 
 
 class LibraryStamps:
@@ -297,30 +327,38 @@ class LibraryStamps:
     creating a dataclass costs its module's import about half a millisecond.
     """
 
-    __slots__ = ("recorded", "stamps")
+    __slots__ = ("files", "lists", "records", "stamps")
 
-    def __init__(
-        self,
-        stamps: dict[tuple[str, ...], str] | None = None,
-        recorded: set[str] | None = None,
-    ) -> None:
+    def __init__(self) -> None:
         #: stamps of lists of library files (sorted, unique) already stamped in this build
-        self.stamps: dict[tuple[str, ...], str] = {} if stamps is None else stamps
-        #: the files of the library-uses folder, listed on the first lookup (a warm run
-        #: of a project of many modules, few of which use a library, opens only theirs)
-        self.recorded: set[str] | None = recorded
+        self.stamps: dict[tuple[str, ...], str] = {}
+        #: module -> the names of its recorded lists (``_records``), from one listing of
+        #: the library-uses folder on the build's first lookup
+        self.records: dict[str, list[str]] | None = None
+        #: each library file's stamp (``_library_stamp``), taken once in this build
+        self.files: dict[str, object] = {}
+        #: the stamp of each recorded list of files (by its name), read once in this build
+        self.lists: dict[str, str] = {}
 
     @override
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LibraryStamps):
             return NotImplemented
-        return (self.stamps, self.recorded) == (other.stamps, other.recorded)
+        return (self.stamps, self.records, self.files, self.lists) == (
+            other.stamps,
+            other.records,
+            other.files,
+            other.lists,
+        )
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq
 
     @override
     def __repr__(self) -> str:
-        return f"LibraryStamps(stamps={self.stamps!r}, recorded={self.recorded!r})"
+        return (
+            f"LibraryStamps(stamps={self.stamps!r}, records={self.records!r}, "
+            f"files={self.files!r}, lists={self.lists!r})"
+        )
 
 
 def new_library_stamps() -> LibraryStamps | None:
@@ -337,9 +375,15 @@ def plugin_folder(cache_dir: str | None, name: str) -> str | None:
 
 
 def note_library_files(paths: Iterable[str]) -> None:
+    """Note library files looked at (present or not), each with its stamp now."""
     for path in paths:
         if path not in _LIBRARY_FILES:
-            _LIBRARY_FILES[path] = _file_stamp(path)
+            _LIBRARY_FILES[path] = _library_stamp(path)
+
+
+def note_site_folders(folders: Iterable[str]) -> None:
+    """Note the ``.pth`` files of the folders the inference searches for modules."""
+    note_library_files(os.path.join(folder, SITE_FILES) for folder in folders)
 
 
 def _stamp(paths: Iterable[str], memo: LibraryStamps | None = None) -> str:
@@ -348,11 +392,29 @@ def _stamp(paths: Iterable[str], memo: LibraryStamps | None = None) -> str:
         known = memo.stamps.get(files)
         if known is not None:
             return known
-    stamps = [[path, _file_stamp(path)] for path in files]
-    stamp = hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16] if stamps else "none"
+        taken = memo.files
+        stamps = []
+        for path in files:
+            found = taken.get(path, taken)
+            if found is taken:
+                found = taken[path] = _library_stamp(path)
+            stamps.append([path, found])
+    else:
+        stamps = [[path, _library_stamp(path)] for path in files]
+    stamp = _hash_stamps(stamps)
     if memo is not None:
         memo.stamps[files] = stamp
     return stamp
+
+
+def _hash_stamps(stamps: list[list[object]]) -> str:
+    return hashlib.sha256(json.dumps(stamps).encode()).hexdigest()[:16] if stamps else "none"
+
+
+#: The folder, inside the library-uses folder, of the lists of files modules recorded
+LISTS: Final = "lists"
+#: The length of a list's name (a hash of the list)
+_LIST_NAME: Final = 16
 
 
 def library_uses(
@@ -360,44 +422,113 @@ def library_uses(
 ) -> str | None:
     """The stamp of the library files ``module``'s findings may depend on (None: none).
 
-    ``writing``: mypy is about to write the module's cache: record the files read so far.
-    Otherwise (mypy checks whether the cache is fresh): the recorded files as they are now,
-    or as they were when this build first stamped the same list (``memo``).
+    ``writing``: mypy is about to write the module's cache: record the files noted so
+    far. Otherwise (mypy checks whether the cache is fresh): the recorded files as they
+    are now, or as they were when this build first stamped the same list (``memo``).
+
+    The files are kept once per list, in ``lists/<name>.json`` (the name is a hash of
+    the list): the modules of a build record a few lists (the files noted grow as the
+    build reads libraries). A module's record is an empty file named
+    ``<module>.<name>``, so that one listing of the folder tells a build what every
+    module recorded: a warm run opens no file per module, and reads and stamps each
+    list once.
     """
     folder = plugin_folder(cache_dir, "library-uses")
     if folder is None:
         return None
-    name = f"{module}.json"
-    target = os.path.join(folder, name)
     if writing:
-        files = sorted(_LIBRARY_FILES)
-        if not files:
-            if os.path.exists(target):
-                os.remove(target)
-            return None
-        os.makedirs(folder, exist_ok=True)
-        temporary = f"{target}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as out:
-            out.write(json.dumps(files))
-        os.replace(temporary, target)
-        if memo is not None and memo.recorded is not None:
-            memo.recorded.add(name)
-        return _stamp(files, memo)
-    if memo is not None:
-        if memo.recorded is None:
-            try:
-                memo.recorded = set(os.listdir(folder))
-            except OSError:
-                memo.recorded = set()
-        if name not in memo.recorded:
-            return None
-    try:
-        with open(target, encoding="utf-8") as found:
-            recorded = json.load(found)
-    except FileNotFoundError:
+        return _record_uses(folder, module, memo)
+    listed = _records(folder, memo).get(module)
+    if not listed:
         return None
+    if len(listed) > 1:  # an old record left by a writer that failed: check again
+        return "unreadable"
+    name = listed[0]
+    if memo is not None:
+        known = memo.lists.get(name)
+        if known is not None:
+            return known
+    try:
+        with open(os.path.join(folder, LISTS, f"{name}.json"), encoding="utf-8") as found:
+            recorded = json.load(found)
     except (OSError, ValueError):
         return "unreadable"
     if not isinstance(recorded, list) or not all(isinstance(f, str) for f in recorded):
         return "unreadable"
-    return _stamp(recorded, memo)
+    stamp = _stamp(recorded, memo)
+    if memo is not None:
+        memo.lists[name] = stamp
+    return stamp
+
+
+def _records(folder: str, memo: LibraryStamps | None) -> dict[str, list[str]]:
+    """module -> the names of the lists its records name (one, unless a writer failed),
+    from a listing of ``folder`` (once per build with a memo)."""
+    if memo is not None and memo.records is not None:
+        return memo.records
+    records: dict[str, list[str]] = {}
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    for name in names:
+        module, _, listed = name.rpartition(".")
+        if module and len(listed) == _LIST_NAME and listed.isalnum():
+            records.setdefault(module, []).append(listed)
+    if memo is not None:
+        memo.records = records
+    return records
+
+
+def _record_uses(folder: str, module: str, memo: LibraryStamps | None) -> str | None:
+    """Record the files noted so far for ``module``; their stamp as they were when the
+    inference looked at them (what its answers were worked out from: a file changed
+    since then makes the next run check the module again). A record that cannot be
+    written leaves none: the next run checks the module again."""
+    records = _records(folder, memo)
+    files = sorted(_LIBRARY_FILES)
+    listed = ""
+    stamp: str | None = None
+    if files:
+        text = json.dumps(files)
+        listed = hashlib.sha256(text.encode()).hexdigest()[:_LIST_NAME]
+        stamp = _hash_stamps([[path, _LIBRARY_FILES[path]] for path in files])
+    old = records.get(module, [])
+    try:
+        for name in old:
+            if name != listed:
+                os.remove(os.path.join(folder, f"{module}.{name}"))
+        records.pop(module, None)
+        if files:
+            kept = os.path.join(folder, LISTS, f"{listed}.json")
+            new = not os.path.exists(kept)
+            if new:
+                os.makedirs(os.path.dirname(kept), exist_ok=True)
+                _write_quietly(kept, text)
+            if listed not in old:
+                with open(os.path.join(folder, f"{module}.{listed}"), "w", encoding="ascii"):
+                    pass
+            records[module] = [listed]
+            if new:
+                _prune_lists(os.path.dirname(kept), records)
+    except OSError:
+        pass  # a missing or extra record: the next run checks the module again
+    return stamp
+
+
+#: Lists no record names are removed once there are this many more lists than named ones
+_SPARE_LISTS: Final = 32
+
+
+def _prune_lists(lists: str, records: dict[str, list[str]]) -> None:
+    """Remove the lists no record names (each run that checks modules again may write
+    new ones), once there are ``_SPARE_LISTS`` of them. A list another process has just
+    written, before its record, may go: that module is then checked again next run."""
+    named = {f"{name}.json" for names in records.values() for name in names}
+    found = os.listdir(lists)
+    if len(found) <= len(named) + _SPARE_LISTS:
+        return
+    for name in found:
+        if name not in named:
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(lists, name))

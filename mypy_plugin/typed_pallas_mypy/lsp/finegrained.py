@@ -66,7 +66,10 @@ and after a second one every check does.
 refuses it because its own search for changed files follows imports only with
 ``normal``; this module finds the changed files itself (the project's modules by size,
 modification time and content; every other file in mypy's graph by size and
-modification time), and mypy's update follows a new import as the preset says.
+modification time), and mypy's update follows a new import as the preset says. A
+library file the plugin read or looked for (``cache_keys.changed_library_files``: an
+untyped or finder-mapped library is in no state of mypy's) that changed, appeared or
+went is a ``Restart``: the check then runs from the cache, whose keys hold those files.
 
 What it does not do: talk to the server (``worker``), or choose mypy's arguments.
 """
@@ -84,6 +87,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from typed_pallas_mypy import cache_keys
 from typed_pallas_mypy.cli.findings import (
     BLOCKING_CODES,
     MypyMessage,
@@ -442,6 +446,10 @@ class Incremental:
             now = _stamp(state.path)
             if self._stamps.setdefault(state.path, now) != now:
                 raise Restart(f"{state.path} changed (a module the project imports)")
+        if cache_keys.changed_library_files() != "same":
+            # a library file the plugin read (mypy's state does not hold untyped or
+            # finder-mapped libraries), or one it looked for, changed, appeared or went
+            raise Restart("a library the plugin read was edited, installed or uninstalled")
         missing = sorted({m for h in self.home if h in graph for m in graph[h].suppressed})
         if missing:  # an import mypy could not find: a file for it may have appeared
             finder = self.manager.manager.find_module_cache

@@ -16,8 +16,11 @@ bodies of installed packages, and one engine keeps the rules written once).
 * its on-disk cache lives in mypy's cache folder (``<cache_dir>/typed-pallas/libraries``),
   so a module is read once per version of its file.
 
-Every installed file read is noted in ``cache_keys`` (``note_library_files``), which
-makes the project modules' cached results depend on them.
+Every file outside the project that the engine read, or whose absence decided where a
+module was found (or that it was not), is noted in ``cache_keys``
+(``note_library_files``), as are the ``.pth`` files of its search folders
+(``note_site_folders``): the project modules' cached results depend on them, so an
+edit, an install or an uninstall of a library makes them stale.
 
 What it does not do: read source itself (``inference``), infer what needs mypy's types
 (guard helpers, predicates: ``platform_facts``), or decide where a requirement is
@@ -148,9 +151,12 @@ class InferenceUse:
 
     def save(self) -> None:
         """Store what the engine worked out of the modules it read
-        (``Inference.save``)."""
+        (``Inference.save``), and note what it looked at (mypy is about to write a
+        module's cache: its cache keys must hold every library its findings read, through
+        whichever question they were read)."""
         if self._engine is not None:
             self._engine.save()
+            self._note_installed(self._engine)
 
     def forget(self, modules: frozenset[str]) -> None:
         """Forget the answers read from ``modules`` (the daemon re-parsed them)."""
@@ -232,7 +238,12 @@ class InferenceUse:
         return found.where if found is not None else ""
 
     def _note_installed(self, engine: Inference) -> None:
-        """Note the installed files read since the last call (``cache_keys``)."""
-        read = engine.modules_read_since(self._noted)
-        self._noted += len(read)
-        cache_keys.note_library_files(path for path in read if is_installed_path(path))
+        """Note the files outside the project looked at since the last call
+        (``cache_keys``): the installed modules read and the paths whose absence decided
+        where a module was found, or that it was not (``Inference.looked_at_since``)."""
+        looked_at = engine.looked_at_since(self._noted)
+        if looked_at:
+            if not self._noted:  # the first lookup outside the project: the folders'
+                cache_keys.note_site_folders(self._roots)  # .pth files decide it too
+            self._noted += len(looked_at)
+            cache_keys.note_library_files(looked_at)
