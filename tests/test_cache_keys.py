@@ -1,9 +1,12 @@
 """``typed_pallas_mypy.cache_keys.library_uses``: the stamp of the library files a project
-module's findings read, and its per-build memo (a warm run stats each list of files once,
-a new build or mypy's daemon stats them again)."""
+module's findings read or looked for (an edit, an install and an uninstall each change
+it; a site folder's ``.pth`` files count as one entry), and its per-build memo (a warm
+run stats each file and each list of files once, a new build or mypy's daemon stats them
+again); the daemon's version; the code hash."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -17,10 +20,14 @@ from typed_pallas_mypy import cache_keys
 
 
 def _record(cache: Path, module: str, files: list[Path]) -> None:
-    """What a build left for ``module``: the library files its findings read."""
+    """What a build left for ``module``: the library files its findings read (a list
+    kept once under its hash, which the module's record names)."""
     folder = cache / "typed-pallas" / "library-uses"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{module}.json").write_text(json.dumps([str(f) for f in files]))
+    listed = json.dumps([str(f) for f in files])
+    name = hashlib.sha256(listed.encode()).hexdigest()[:16]
+    (folder / cache_keys.LISTS).mkdir(parents=True, exist_ok=True)
+    (folder / cache_keys.LISTS / f"{name}.json").write_text(listed)
+    (folder / f"{module}.{name}").write_text("")
 
 
 @pytest.fixture
@@ -123,7 +130,8 @@ def test_one_build_lists_the_recorded_modules_once(
     real = os.listdir
 
     def listing(path: str) -> list[str]:
-        listings.append(path)
+        if os.path.basename(path) != cache_keys.LISTS:  # the records' folder only
+            listings.append(path)
         return real(path)
 
     monkeypatch.setattr(cache_keys.os, "listdir", listing)
@@ -158,6 +166,210 @@ def test_the_daemon_version_does_not_grow_with_the_files_read(
     assert cache_keys.versioned_name() != started
     monkeypatch.delitem(sys.modules, "mypy.dmypy_server")
     assert ".libraries." not in cache_keys.versioned_name()
+
+
+def test_the_daemon_version_changes_on_an_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A path the inference found missing appears, or a site folder gets a ``.pth`` file:
+    the daemon restarts, as for an edit."""
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    monkeypatch.setitem(sys.modules, "mypy.dmypy_server", sys.modules[__name__])
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    cache_keys.note_library_files([str(site / "mylib.py")])
+    cache_keys.note_site_folders([str(site)])
+    started = cache_keys.versioned_name()
+    assert started.endswith(".libraries.same")
+    (site / "unrelated.txt").write_text("")
+    assert cache_keys.versioned_name() == started
+    (site / "mylib.py").write_text("x = 1\n")
+    installed = cache_keys.versioned_name()
+    assert installed != started
+    (site / "mylib.pth").write_text("/somewhere\n")
+    assert cache_keys.versioned_name() not in (started, installed)
+
+
+def test_one_build_stats_a_file_once_across_lists(
+    tmp_path: Path, library: list[Path], stats: list[str]
+) -> None:
+    """Modules written at different points of a cold run recorded different lists (the
+    files noted so far): a warm run stats a file they share once."""
+    cache = tmp_path / "cache"
+    _record(cache, "pkg.one", library[:1])
+    _record(cache, "pkg.two", library)
+    memo = cache_keys.new_library_stamps()
+    cache_keys.library_uses(str(cache), "pkg.one", writing=False, memo=memo)
+    cache_keys.library_uses(str(cache), "pkg.two", writing=False, memo=memo)
+    assert sorted(stats) == sorted(map(str, library))
+
+
+def test_a_missing_file_that_appears_makes_the_module_stale(tmp_path: Path) -> None:
+    """Where the inference looked for a module and found none (an install after a run),
+    and where a module it read was (an uninstall)."""
+    cache = tmp_path / "cache"
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    absent = site / "mylib" / "__init__.py"
+    _record(cache, "app", [absent])
+
+    def stamp() -> str | None:
+        memo = cache_keys.new_library_stamps()
+        return cache_keys.library_uses(str(cache), "app", writing=False, memo=memo)
+
+    before = stamp()
+    assert stamp() == before  # nothing installed: the same
+    absent.parent.mkdir()
+    absent.write_text("x = 1\n")
+    installed = stamp()
+    assert installed != before
+    absent.unlink()
+    assert stamp() == before
+
+
+def test_a_site_folders_pth_files_stamp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``<folder>/*.pth`` stands for the folder's ``.pth`` files (an editable install
+    adds one, with the finder that maps its modules): adding, editing or removing one
+    changes its stamp; installing a package folder does not."""
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    cache_keys.note_site_folders([str(site)])
+    key = os.path.join(str(site), cache_keys.SITE_FILES)
+    assert list(cache_keys._LIBRARY_FILES) == [key]
+    empty = cache_keys._library_stamp(key)
+    assert empty == []
+    (site / "otherlib").mkdir()
+    (site / "otherlib" / "__init__.py").write_text("")
+    (site / "otherlib-1.0.dist-info").mkdir()
+    assert cache_keys._library_stamp(key) == empty
+    pth = site / "__editable__.mylib-0.1.pth"
+    pth.write_text("import __editable___mylib_0_1_finder\n")
+    added = cache_keys._library_stamp(key)
+    assert added != empty
+    pth.write_text("import __editable___mylib_0_2_finder\n")
+    assert cache_keys._library_stamp(key) not in (empty, added)
+    pth.unlink()
+    assert cache_keys._library_stamp(key) == empty
+    assert cache_keys._library_stamp(os.path.join(str(tmp_path / "gone"), "*.pth")) is None
+
+
+def test_a_module_written_keeps_the_stamps_the_files_had_when_read(
+    tmp_path: Path, library: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library file edited after the inference read it and before mypy wrote the
+    module's cache: the next run finds the module stale (its findings came from the old
+    file); with no edit, the same stamp."""
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    cache_keys.note_library_files(map(str, library))
+    same = cache_keys.library_uses(str(cache), "pkg.same", writing=True)
+    assert cache_keys.library_uses(str(cache), "pkg.same", writing=False) == same
+    _change(library[0])
+    edited = cache_keys.library_uses(str(cache), "pkg.edited", writing=True)
+    assert edited == same  # as read
+    assert cache_keys.library_uses(str(cache), "pkg.edited", writing=False) != edited
+
+
+def test_modules_that_noted_the_same_files_share_one_list(
+    tmp_path: Path, library: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold run writes each list of files once, whatever the number of modules written
+    with it; a warm run reads it once (a module's record only names it)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    cache_keys.note_library_files([str(library[0])])
+    first = cache_keys.library_uses(str(cache), "pkg.one", writing=True)
+    assert cache_keys.library_uses(str(cache), "pkg.two", writing=True) == first
+    cache_keys.note_library_files([str(library[1])])
+    later = cache_keys.library_uses(str(cache), "pkg.three", writing=True)
+    assert later != first
+    lists = cache / "typed-pallas" / "library-uses" / cache_keys.LISTS
+    assert sorted(json.loads(p.read_text()) for p in lists.iterdir()) == [
+        [str(library[0])],
+        sorted(map(str, library)),
+    ]
+    memo = cache_keys.new_library_stamps()
+    opened: list[str] = []
+    real = open
+
+    def opening(path: str, *args: object, **kwargs: object) -> object:
+        opened.append(os.path.basename(os.path.dirname(path)))
+        return real(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", opening)
+    for module, stamp in (("pkg.one", first), ("pkg.two", first), ("pkg.three", later)):
+        assert cache_keys.library_uses(str(cache), module, writing=False, memo=memo) == stamp
+    assert opened.count(cache_keys.LISTS) == 2
+
+
+def test_a_record_without_its_list_or_with_another_is_stale_not_an_error(
+    tmp_path: Path, library: list[Path]
+) -> None:
+    cache = tmp_path / "cache"
+    folder = cache / "typed-pallas" / "library-uses"
+    _record(cache, "pkg.two", library)
+    (folder / "pkg.one.0123456789abcdef").write_text("")  # its list is gone
+    (folder / "pkg.two.0123456789abcdef").write_text("")  # a second record (a failed write)
+    (folder / cache_keys.LISTS / "fedcba9876543210.json").write_text("not json")
+    (folder / "pkg.three.fedcba9876543210").write_text("")
+    for module in ("pkg.one", "pkg.two", "pkg.three"):
+        assert cache_keys.library_uses(str(cache), module, writing=False) == "unreadable"
+    assert cache_keys.library_uses(str(cache), "pkg", writing=False) is None
+
+
+def test_writing_again_replaces_the_record(
+    tmp_path: Path, library: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module checked again records the files noted now (one record, the old one
+    removed, also when the build started before it was written: the daemon); with
+    nothing noted, no record."""
+    cache = tmp_path / "cache"
+    folder = cache / "typed-pallas" / "library-uses"
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    cache_keys.note_library_files([str(library[0])])
+    first = cache_keys.library_uses(str(cache), "pkg.one", writing=True)
+    cache_keys.note_library_files([str(library[1])])
+    second = cache_keys.library_uses(str(cache), "pkg.one", writing=True)
+    assert second != first
+    assert len([p for p in folder.iterdir() if p.name.startswith("pkg.one.")]) == 1
+    assert cache_keys.library_uses(str(cache), "pkg.one", writing=False) == second
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    assert cache_keys.library_uses(str(cache), "pkg.one", writing=True) is None
+    assert [p for p in folder.iterdir() if p.name.startswith("pkg.one.")] == []
+    assert cache_keys.library_uses(str(cache), "pkg.one", writing=False) is None
+
+
+def test_a_cache_that_cannot_be_written_leaves_no_record(
+    tmp_path: Path, library: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mypy goes on (its hooks never raise); the next run checks the module again."""
+    cache = tmp_path / "cache"
+    (cache / "typed-pallas").mkdir(parents=True)
+    (cache / "typed-pallas" / "library-uses").write_text("a file where a folder should be")
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    cache_keys.note_library_files(map(str, library))
+    assert cache_keys.library_uses(str(cache), "pkg.one", writing=True) is not None
+    assert cache_keys.library_uses(str(cache), "pkg.one", writing=False) in (None, "unreadable")
+
+
+def test_lists_no_module_names_are_removed_in_the_end(
+    tmp_path: Path, library: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each run that checks a module again may record a new list: the folder of lists
+    does not grow without end, and the lists modules name stay."""
+    cache = tmp_path / "cache"
+    lists = cache / "typed-pallas" / "library-uses" / cache_keys.LISTS
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    cache_keys.note_library_files([str(library[0])])
+    kept = cache_keys.library_uses(str(cache), "pkg.kept", writing=True)
+    for i in range(cache_keys._SPARE_LISTS + 5):
+        cache_keys.note_library_files([str(tmp_path / f"absent{i}.py")])
+        cache_keys.library_uses(str(cache), "pkg.edited", writing=True)
+        assert len(list(lists.iterdir())) <= cache_keys._SPARE_LISTS + 2
+    assert cache_keys.library_uses(str(cache), "pkg.kept", writing=False) == kept
+    edited = cache_keys.library_uses(str(cache), "pkg.edited", writing=False)
+    assert edited not in (None, "unreadable")
 
 
 def test_the_code_hash_leaves_out_what_runs_outside_the_build(tmp_path: Path) -> None:

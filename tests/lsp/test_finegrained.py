@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mypy_seeds import MypySeeds
 
 from tests.lsp.conftest import CALLER, DISPATCH, TPU_OPS, server_env, write_project
 from typed_pallas_mypy.cli.findings import MypyRun, parse_mypy_json, parse_mypy_text
@@ -288,5 +289,79 @@ def test_another_mypys_internals_make_it_unavailable(project: Path, planned: ses
         assert worker.ask(planned.command, {}) == {
             "unavailable": "mypy.build has no DEPS_META_FILE"
         }
+    finally:
+        worker.close()
+
+
+LIBRARY = """\
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+def add_one(x):
+    return pl.pallas_call(kernel, out_shape=x, compiler_params=PARAMS)(x)
+"""
+
+LIBRARY_CALLER = """\
+import jax
+import mylib
+
+def run(x):
+    if jax.default_backend() == 'gpu':
+        return mylib.add_one(x)
+    return x
+"""
+
+
+@pytest.mark.slow
+def test_a_library_edited_restarts_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mypy_seeds: MypySeeds
+) -> None:
+    """An untyped library on ``PYTHONPATH`` is in no state of mypy's, only in what the
+    plugin read: its edit makes the worker ask for a restart (the server then checks in
+    a fresh process, from the cache, whose keys hold the library's files), which gives
+    the cold answer; with nothing edited the worker answers itself."""
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    (root / "app.py").write_text(LIBRARY_CALLER, encoding="utf-8")
+    vendor = tmp_path / "vendor"
+    init = vendor / "mylib" / "__init__.py"
+    init.parent.mkdir(parents=True)
+    init.write_text(LIBRARY.replace("PARAMS", "pltpu.CompilerParams()"), encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(vendor))
+    cache = tmp_path / "cache"
+    mypy_seeds.check_into(cache)
+    monkeypatch.chdir(root)
+    planned = session.plan(session.Options(cache_dir=str(cache)), str(tmp_path))
+    assert isinstance(planned, session.Plan)
+    monkeypatch.chdir(tmp_path)
+
+    def at_call(run: MypyRun) -> list[tuple[object, ...]]:
+        shown = _shown(planned, run)
+        assert shown is not None
+        return [f[:4] for f in shown]
+
+    finding = [("app.py", 6, 16, MESSAGE)]
+    worker = Worker(root, _env(planned))
+    try:
+        first = _run(planned, worker.ask(planned.command, {}))
+        assert at_call(first) == at_call(_fresh(root, planned, {})) == finding
+        again = worker.ask(planned.command, {})  # nothing changed: answered in place
+        assert at_call(_run(planned, again)) == finding
+        init.write_text(LIBRARY.replace("PARAMS", "pltriton.CompilerParams()"), encoding="utf-8")
+        stat = init.stat()
+        os.utime(init, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        assert worker.ask(planned.command, {}) == {
+            "restart": "a library the plugin read was edited, installed or uninstalled"
+        }
+    finally:
+        worker.close()
+    assert at_call(_fresh(root, planned, {})) == []  # what the server runs instead
+    worker = Worker(root, _env(planned))  # and the next worker, from that cache
+    try:
+        assert at_call(_run(planned, worker.ask(planned.command, {}))) == []
     finally:
         worker.close()
