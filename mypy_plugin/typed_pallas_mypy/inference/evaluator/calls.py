@@ -376,8 +376,7 @@ class Calls:
         if m.depth >= MAX_CALL_DEPTH:
             return Outcome(yields=ANYTHING)
         frame = Frame(dict(gen.bound), fn.module, fn.closure, function=fn, qualname=fn.qualname)
-        outcome = self._run_body(fn, frame)
-        return outcome
+        return self._run_body(fn, frame)
 
     # ---------------------------------------------------------------- classes
 
@@ -449,19 +448,62 @@ class Calls:
         return None
 
     def _generator_items(self, gen: GeneratorObj, flow: Flow) -> list[VSet] | None:
+        """Every item ``gen`` has left, running what producing them runs."""
+        produced = self.produce(gen, flow, None)
+        return produced
+
+    def produce(self, gen: GeneratorObj, flow: Flow, count: int | None) -> list[VSet] | None:
+        """The next ``count`` items of ``gen`` (all that are left when None), running
+        what producing them runs on ``flow``; None when they are not known. Taking them
+        moves the generator on."""
+        m = self.m
+        start = gen.position
+        if gen.lazy:
+            if gen.source is None:
+                m.statements.maybe_detached(
+                    flow, lambda f: self.call(gen.func, [], {}, f, star_unknown=True)
+                )
+                return None
+            items: list[VSet] = []
+            for item in gen.source[start:]:
+                if count is not None and len(items) == count:
+                    break
+                result = self.call(gen.func, [item], {}, flow)
+                gen.position += 1
+                if gen.lazy == "map":
+                    items.append(result)
+                else:
+                    kept = library.kept_by_filter(gen.func, item, result)
+                    if kept is None:
+                        return None
+                    if kept:
+                        items.append(item)
+            return items
         if gen.gen_expr is not None and gen.frame is not None:
-            rows, exact, _ = self.m.expressions.comprehension_items(
+            rows, exact, _ = m.expressions.comprehension_items(
                 gen.gen_expr.generators, [gen.gen_expr.elt], gen.frame, flow
             )
-            return [row[0] for row in rows] if exact else None
+            if not exact:
+                return None
+            taken = [row[0] for row in rows][start:]
+            taken = taken if count is None else taken[:count]
+            gen.position += len(taken)
+            return taken
         outcome = self.run_generator(gen)
         flow.may_ran = flow.may_ran | outcome.may_ran
-        if outcome.yield_ran is not None:
-            flow.ran = flow.ran | outcome.yield_ran
-        items = outcome.extra.get("yield_items")
-        if isinstance(items, list):
-            return items
-        return None
+        rans = outcome.extra.get("yield_rans")
+        values = outcome.extra.get("yield_items")
+        if not isinstance(values, list) or not isinstance(rans, list):
+            if outcome.yield_ran is not None and start == 0:
+                flow.ran = flow.ran | outcome.yield_ran
+            return None
+        end = len(values) if count is None else min(len(values), start + count)
+        if count is None:
+            flow.ran = flow.ran | outcome.ran  # taken to the end: the body ran to its end
+        elif end > start:
+            flow.ran = flow.ran | rans[end - 1]
+        gen.position = end
+        return values[start:end]
 
     def enter(self, managers: VSet, flow: Flow) -> VSet:
         """What ``with manager as x`` binds ``x`` to (and run ``__enter__``)."""
@@ -515,7 +557,9 @@ def _outcome(exit_: Exit, flow: Flow) -> Outcome:
         for _, more, _ in returns[1:]:
             ran = ran & more
         outcome.ran = ran
-    if exit_.yields:
-        # the items one iteration gives, in order, when one path yields them all
-        outcome.extra["yield_items"] = yield_items if len(yield_items) <= 16 else None
+    if exit_.yields and not exit_.branched_yield and len(yield_items) <= 16:
+        # the items one iteration gives, in order: no yield ran on one of several ways,
+        # so the one path yields them all
+        outcome.extra["yield_items"] = yield_items
+        outcome.extra["yield_rans"] = [ran for _, ran in exit_.yields]
     return outcome

@@ -365,10 +365,12 @@ class Container(Obj):
 
 
 class GeneratorObj(Obj):
-    """A generator: a generator function's body bound to its arguments, run when it is
-    iterated (``gen_expr``: a generator expression and the frame it reads)."""
+    """An iterator that runs code as it is consumed: a generator function's body bound
+    to its arguments, a generator expression and the frame it reads (``gen_expr``), or
+    ``map``/``filter`` of a function over items (``lazy``: "map" or "filter", ``func``,
+    ``source``). ``position``: how many items were taken (``next``)."""
 
-    __slots__ = ("bound", "frame", "function", "gen_expr")
+    __slots__ = ("bound", "frame", "func", "function", "gen_expr", "lazy", "position", "source")
 
     def __init__(
         self,
@@ -376,12 +378,20 @@ class GeneratorObj(Obj):
         bound: dict[str, VSet] | None,
         gen_expr: ast.GeneratorExp | None = None,
         frame: Frame | None = None,
+        *,
+        lazy: str = "",
+        func: VSet = frozenset(),
+        source: list[VSet] | None = None,
     ) -> None:
         super().__init__()
         self.function = function
         self.bound = bound
         self.gen_expr = gen_expr
         self.frame = frame
+        self.lazy = lazy
+        self.func = func
+        self.source = source
+        self.position = 0
 
 
 _SERIALS: Final = itertools.count()

@@ -130,10 +130,26 @@ class Expressions:
         return vset(Const(node.value))
 
     def _JoinedStr(self, node: ast.JoinedStr, frame: Frame, flow: Flow) -> VSet:
+        parts: list[str] | None = []
         for value in node.values:
-            if isinstance(value, ast.FormattedValue):
-                self.evaluate(value.value, frame, flow)
-        return ANYTHING
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                if parts is not None:
+                    parts.append(value.value)
+                continue
+            assert isinstance(value, ast.FormattedValue)
+            found = only(self.evaluate(value.value, frame, flow))
+            plain = value.conversion == -1 and value.format_spec is None
+            if (
+                parts is not None
+                and plain
+                and isinstance(found, Const)
+                and isinstance(found.value, (str, int))
+                and not isinstance(found.value, bool)
+            ):
+                parts.append(str(found.value))
+            else:
+                parts = None
+        return ANYTHING if parts is None else vset(Const("".join(parts)))
 
     def _Name(self, node: ast.Name, frame: Frame, flow: Flow) -> VSet:
         return self.lookup(node.id, frame)
@@ -334,6 +350,27 @@ class Expressions:
             return ANYTHING
         if isinstance(value, External):
             return library.external_subscript(self.m, value, key)
+        one = only(key)
+        if isinstance(value, ClassObj) and "enum" in value.flags:
+            if isinstance(one, Const) and isinstance(one.value, str):
+                members = value.attrs.get(one.value, NOTHING)
+                if any(isinstance(v, InstanceObj) and v.cls is value for v in members):
+                    return members
+            return ANYTHING
+        if (
+            isinstance(value, InstanceObj)
+            and isinstance(value.cls, ClassObj)
+            and "namedtuple" in value.cls.flags
+            and value.cls.fields is not None
+            and isinstance(one, Const)
+            and isinstance(one.value, int)
+            and not isinstance(one.value, bool)
+        ):
+            try:
+                name, _ = value.cls.fields[one.value]
+            except IndexError:
+                return NOTHING
+            return value.attrs.get(name, ANYTHING)
         if isinstance(value, InstanceObj) and isinstance(value.cls, ClassObj):
             getter = self.class_attribute(value.cls, value.cls, "__getitem__", flow, instance=value)
             if getter != ANYTHING:
@@ -672,7 +709,11 @@ class Expressions:
     def _YieldFrom(self, node: ast.YieldFrom, frame: Frame, flow: Flow) -> VSet:
         source = self.evaluate(node.value, frame, flow)
         items = self.m.calls.iterate(source, flow)
-        self.m.statements.yielded(join(*items) if items else ANYTHING, frame, flow)
+        if items is None:
+            self.m.statements.yielded(ANYTHING, frame, flow)
+        else:
+            for item in items:
+                self.m.statements.yielded(item, frame, flow)
         return ANYTHING
 
     def _Slice(self, node: ast.Slice, frame: Frame, flow: Flow) -> VSet:

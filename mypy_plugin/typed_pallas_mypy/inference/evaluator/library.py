@@ -45,6 +45,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Flow,
     Frame,
     FunctionObj,
+    GeneratorObj,
     InstanceObj,
     Keeper,
     Kernel,
@@ -610,25 +611,16 @@ def _calls_each(
             flow, lambda f: calls.call(value, [vset(ARRAY)], {}, f, star_unknown=True)
         )
         return None
+    if name in ("builtins.map", "builtins.filter"):
+        # lazy: what they call runs when their items are taken
+        source = m.calls.iterate(args[1], flow) if len(args) > 1 else None
+        lazy = "map" if name == "builtins.map" else "filter"
+        return vset(GeneratorObj(None, None, lazy=lazy, func=value, source=source))
     items = (
         _iterable_items(m, args[1] if len(args) > 1 else None, flow)
-        if name in ("builtins.map", "builtins.filter", "functools.reduce")
+        if name == "functools.reduce"
         else None
     )
-    if name == "builtins.map" and items is not None:
-        results = [calls.call(value, [item], {}, flow) for item in items]
-        made = Container("list")
-        made.items = results
-        return vset(made)
-    if name == "builtins.filter" and items is not None:
-        for item in items:
-            calls.call(value, [item], {}, flow) if not _is_builtin(value, "callable") else None
-        made = Container("list")
-        made.items = [item for item in items if _kept_by_filter(value, item)]
-        if any(_kept_by_filter(value, item) is None for item in items):
-            made.exact = False
-            made.loose = join(*items)
-        return vset(made)
     if name == "functools.reduce" and items is not None:
         accumulator = args[2] if len(args) > 2 else (items.pop(0) if items else ANYTHING)
         for item in items:
@@ -657,10 +649,16 @@ def _is_builtin(value: VSet, name: str) -> bool:
     return value == vset(External(f"builtins.{name}"))
 
 
-def _kept_by_filter(value: VSet, item: VSet) -> bool | None:
-    if _is_builtin(value, "callable"):
+def kept_by_filter(func: VSet, item: VSet, result: VSet) -> bool | None:
+    """Whether ``filter(func, ...)`` keeps ``item``, given what ``func(item)`` returned
+    (``filter(None, ...)`` keeps the true items)."""
+    from typed_pallas_mypy.inference.evaluator.expressions import truth
+
+    if func == vset(Const(None)):
+        return truth(item)
+    if _is_builtin(func, "callable"):
         return _callable(item)
-    return None
+    return truth(result)
 
 
 def _iterable_items(m: Machine, value: VSet | None, flow: Flow) -> list[VSet] | None:
@@ -776,11 +774,18 @@ def _next(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
     if not args:
         return Outcome(returns=ANYTHING)
     flow = Flow()
-    items = m.calls.iterate(args[0], flow)
+    one = only(args[0])
+    if isinstance(one, GeneratorObj):
+        items = m.calls.produce(one, flow, 1)
+    else:
+        found = m.calls.iterate(args[0], flow)
+        items = found[:1] if found is not None else None
     if items:
         return Outcome(returns=items[0], ran=flow.ran, may_ran=flow.may_ran)
     if items == [] and len(args) > 1:
-        return Outcome(returns=args[1])
+        return Outcome(returns=args[1], ran=flow.ran, may_ran=flow.may_ran)
+    if items == []:
+        return Outcome(live=False, raised=vset(External("builtins.StopIteration")))
     return Outcome(returns=ANYTHING, may_ran=flow.may_ran)
 
 

@@ -72,6 +72,8 @@ class Machine:
         #: the lowering platform assumed: "tpu", "cuda" or "rocm"
         self.platform = platform
         self.modules: dict[str, ModuleObj | None] = {}
+        #: modules found whose source does not parse (importing them raises SyntaxError)
+        self.broken: set[str] = set()
         self.sites: dict[tuple[str, int, int, int, int], SiteRecord] = {}
         self._by_line: (
             dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]] | None
@@ -114,6 +116,7 @@ class Machine:
             tree = ast.parse(source, filename=path)
         except (SyntaxError, ValueError):
             self.modules[name] = None
+            self.broken.add(name)
             return None
         module = ModuleObj(name, path, is_package, tree)
         self.modules[name] = module

@@ -62,6 +62,10 @@ class Exit:
 
     returns: list[tuple[VSet, frozenset[Kernel], frozenset[Kernel]]] = field(default_factory=list)
     yields: list[tuple[VSet, frozenset[Kernel]]] = field(default_factory=list)
+    #: a ``yield`` ran on one of several ways (its items are then not one sequence)
+    branched_yield: bool = False
+    #: how many ways deep the body started (``Statements.ways``)
+    depth: int = 0
     raises: list[tuple[VSet, dict[str, VSet], frozenset[Kernel]]] = field(default_factory=list)
     breaks: list[tuple[dict[str, VSet], frozenset[Kernel]]] = field(default_factory=list)
     continues: list[tuple[dict[str, VSet], frozenset[Kernel]]] = field(default_factory=list)
@@ -74,6 +78,8 @@ class Statements:
         self.m = machine
         #: the exits of the bodies being run, innermost last, by frame
         self._exits: dict[int, list[Exit]] = {}
+        #: how many ``either`` ways deep the run is
+        self.ways = 0
 
     # ------------------------------------------------------------------ bodies
 
@@ -82,6 +88,7 @@ class Statements:
     ) -> Exit:
         """Run a module's, class's or function's body; its exits."""
         exit_ = returns or Exit()
+        exit_.depth = self.ways
         self._exits.setdefault(id(frame), []).append(exit_)
         try:
             self.block(body, frame, flow)
@@ -118,7 +125,11 @@ class Statements:
         for way in ways:
             _restore(frame, start_vars)
             flow.live, flow.ran, flow.may_ran = True, start[0], start[1]
-            value = way(flow)
+            self.ways += 1
+            try:
+                value = way(flow)
+            finally:
+                self.ways -= 1
             may |= flow.may_ran
             if flow.live:
                 ends.append((dict(frame.vars), flow.ran))
@@ -222,6 +233,8 @@ class Statements:
         exit_ = self._exit(frame)
         if exit_ is not None and flow.live:
             exit_.yields.append((value, flow.ran))
+            if self.ways > exit_.depth:
+                exit_.branched_yield = True
 
     def _Raise(self, stmt: ast.Raise, frame: Frame, flow: Flow) -> None:
         raised = ANYTHING
@@ -435,8 +448,10 @@ class Statements:
         for base_node in stmt.bases:
             base = only(expressions.evaluate(base_node, frame, flow))
             bases.append(base if base is not None else UNKNOWN)
-        for kw in stmt.keywords:
-            expressions.evaluate(kw.value, frame, flow)
+        class_keywords = {
+            kw.arg: expressions.evaluate(kw.value, frame, flow) for kw in stmt.keywords if kw.arg
+        }
+        class_keywords.pop("metaclass", None)
         qualname = f"{frame.qualname}.{stmt.name}" if frame.qualname else stmt.name
         cls = ClassObj(stmt.name, frame.module, qualname, tuple(bases))
         cls.mro = _mro(cls)
@@ -454,7 +469,7 @@ class Statements:
                     for f in v.func:
                         if isinstance(f, FunctionObj) and f.owner is None:
                             f.owner = cls
-        self._class_creation_hooks(cls, flow)
+        self._class_creation_hooks(cls, flow, class_keywords)
         result: VSet = vset(cls)
         for decorator in reversed(decorators):
             result = self.m.calls.call(decorator, [result], {}, flow)
@@ -462,7 +477,7 @@ class Statements:
                 return
         self.bind_name(stmt.name, result, frame)
 
-    def _class_creation_hooks(self, cls: ClassObj, flow: Flow) -> None:
+    def _class_creation_hooks(self, cls: ClassObj, flow: Flow, keywords: dict[str, VSet]) -> None:
         """``__set_name__`` of the namespace's values, then the bases' ``__init_subclass__``."""
         calls = self.m.calls
         for name, values in list(cls.attrs.items()):
@@ -491,7 +506,7 @@ class Statements:
                         calls.bind_first(f, cls) if isinstance(f, FunctionObj) else f for f in bound
                     ),
                     [],
-                    {},
+                    keywords,
                     flow,
                 )
                 break
@@ -507,7 +522,13 @@ class Statements:
                 top = alias.name.split(".")[0]
                 self.bind_name(top, self.import_module(top), frame)
             if module == NOTHING:
-                self.raise_(vset(External("builtins.ImportError")), frame, flow)
+                self.raise_(self._import_error(alias.name), frame, flow)
+
+    def _import_error(self, name: str) -> VSet:
+        """What importing ``name`` raises when it cannot be imported."""
+        if name in self.m.broken:
+            return vset(External("builtins.SyntaxError"))
+        return vset(External("builtins.ImportError"))
 
     def import_module(self, name: str) -> VSet:
         """The module ``name`` (run on first import), or ``External`` for one not read;
@@ -515,6 +536,8 @@ class Statements:
         found = self.m.module(name)
         if found is not None:
             return vset(found)
+        if name in self.m.broken:
+            return NOTHING
         if self.m.loader(name.split(".")[0]) is not None or not library.importable(name):
             return NOTHING
         return vset(External(library.canonical(name)))
@@ -525,7 +548,7 @@ class Statements:
             return
         source = self.import_module(name)
         if source == NOTHING:
-            self.raise_(vset(External("builtins.ImportError")), frame, flow)
+            self.raise_(self._import_error(name), frame, flow)
             return
         module = only(source)
         for alias in stmt.names:
@@ -585,6 +608,11 @@ class Statements:
             if test is None:
                 break
             if not self._one_iteration(stmt, frame, flow):
+                return
+        else:
+            if truth(self.m.expressions.evaluate(stmt.test, frame, flow)) is True:
+                # still true after the iterations followed: it ends by a break or never
+                self._loop(stmt, frame, flow, [NOTHING], lambda item, f: None, forever=True)
                 return
         self._loop(stmt, frame, flow, None, lambda item, f: None)
 
