@@ -110,15 +110,25 @@ def message_for(requirement: Requirement, name: str, decided: frozenset[str]) ->
     )
 
 
-def evaluated_message(verdict: CallVerdict) -> tuple[str, tuple[str, ...]]:
-    """The error text and notes of a call the evaluator finds JAX refuses."""
+def evaluated_message(
+    verdict: CallVerdict, release: tuple[int, ...] | None
+) -> tuple[str, tuple[str, ...]]:
+    """The error text and notes of a call the evaluator finds JAX refuses at ``release``."""
     kernel = verdict.kernels[0]
     failing = [p for p in verdict.failing if p not in verdict.chosen] or list(verdict.failing)
     row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
     expected = sorted({_platforms.PLATFORM_OF_LOWERING[p] for p in failing})
     if row is None and kernel.backends is not None:
         row = _platforms.PARAMS_BY_BACKEND.get(sorted(kernel.backends)[0])  # type: ignore[call-overload]
-    if row is None:
+    through_pallas_call = kernel.entry in (fullnames.PALLAS_CALL, fullnames.PALLAS_CALL_PUBLIC)
+    if (
+        kernel.backend == "mosaic_gpu"
+        and through_pallas_call
+        and release is not None
+        and release[:2] >= _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM
+    ):
+        message = _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE
+    elif row is None:
         message = _platforms.NO_PARAMS_ROCM_MESSAGE
     elif row.platform in expected:
         message = _platforms.backend_mismatch_message(row.backend, sorted(failing)[0])
@@ -245,10 +255,11 @@ class _Scan:
         """The calls the engine's evaluator finds JAX refuses wherever their guards let
         them run, in functions where the rules above found nothing."""
         reported = {target for target, items in self.out.by_target.items() if items}
-        for site in self.facts.evaluated_findings(self.tree, calls.installed_jax() or None):
+        release = calls.installed_jax() or None
+        for site in self.facts.evaluated_findings(self.tree, release):
             if self.target_of((site.line, site.column)) in reported:
                 continue  # the rules found something there: theirs is the finding
-            message, notes = evaluated_message(site.verdict)
+            message, notes = evaluated_message(site.verdict, release)
             finding = Finding(site.line, site.column, message, notes)
             self.out.add(self.target_of((site.line, site.column)), finding)
 

@@ -76,6 +76,8 @@ _ARRAY_MODULES: Final = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "ja
 _FILLED: Final = frozenset(f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full"))
 #: ``jnp.zeros_like(x)`` and its kin: an array of ``x``'s shape
 _LIKE: Final = frozenset(f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full"))
+#: configured decorators that also take the function itself (``@functools.lru_cache``)
+_BARE_DECORATORS: Final = frozenset({"functools.lru_cache"})
 _ENUM_BASES: Final = frozenset(
     {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
 )
@@ -295,12 +297,18 @@ def _builtin_subclass(name: str, base: str) -> bool:
     return isinstance(a, type) and isinstance(b, type) and issubclass(a, b)
 
 
-def pattern_matches(m: Machine, pattern: ast.pattern, subject: VSet) -> bool | None:
+def pattern_matches(
+    m: Machine, pattern: ast.pattern, subject: VSet, frame: Frame | None = None
+) -> bool | None:
     """Whether ``subject`` matches ``pattern``: True, False, or None when not known."""
+    if isinstance(pattern, ast.MatchClass):
+        return _class_pattern_matches(m, pattern, subject, frame)
     if isinstance(pattern, ast.MatchAs):
-        return True if pattern.pattern is None else pattern_matches(m, pattern.pattern, subject)
+        return (
+            True if pattern.pattern is None else pattern_matches(m, pattern.pattern, subject, frame)
+        )
     if isinstance(pattern, ast.MatchOr):
-        results = [pattern_matches(m, p, subject) for p in pattern.patterns]
+        results = [pattern_matches(m, p, subject, frame) for p in pattern.patterns]
         if any(r is True for r in results):
             return True
         return False if all(r is False for r in results) else None
@@ -330,7 +338,7 @@ def pattern_matches(m: Machine, pattern: ast.pattern, subject: VSet) -> bool | N
             if len(one.items) != len(pattern.patterns):
                 return False
             results = [
-                pattern_matches(m, p, item)
+                pattern_matches(m, p, item, frame)
                 for p, item in zip(pattern.patterns, one.items, strict=True)
             ]
             if all(r is True for r in results):
@@ -350,12 +358,76 @@ def pattern_matches(m: Machine, pattern: ast.pattern, subject: VSet) -> bool | N
                 found = [v for k, v in one.entries if k == Const(key)]
                 if not found:
                     return False
-                results.append(pattern_matches(m, sub, found[0]))
+                results.append(pattern_matches(m, sub, found[0], frame))
             if all(r is True for r in results):
                 return True
             return False if any(r is False for r in results) else None
         return None
     return None
+
+
+def class_pattern_fields(
+    m: Machine, pattern: ast.MatchClass, subject: VSet
+) -> list[tuple[ast.pattern, VSet]]:
+    """Each sub-pattern of a class pattern with the attribute of ``subject`` it reads
+    (positional ones through the class's ``__match_args__``)."""
+    one = only(subject)
+    out: list[tuple[ast.pattern, VSet]] = []
+    names: list[str | None] = [None] * len(pattern.patterns)
+    if isinstance(one, InstanceObj) and isinstance(one.cls, ClassObj):
+        flow = Flow()
+        order = m.expressions.class_attribute(
+            one.cls, one.cls, "__match_args__", flow, instance=None
+        )
+        fields = _const_strings(order)
+        if fields is None and one.cls.fields is not None:
+            fields = [name for name, _ in one.cls.fields]  # dataclasses and NamedTuples
+        if fields is not None:
+            names = [fields[i] if i < len(fields) else None for i in range(len(pattern.patterns))]
+    for sub, name in zip(pattern.patterns, names, strict=True):
+        value = m.expressions.attribute(subject, name, Flow()) if name is not None else ANYTHING
+        out.append((sub, value))
+    for key, sub in zip(pattern.kwd_attrs, pattern.kwd_patterns, strict=True):
+        out.append((sub, m.expressions.attribute(subject, key, Flow())))
+    return out
+
+
+def _const_strings(values: VSet) -> list[str] | None:
+    one = only(values)
+    if isinstance(one, Container) and one.exact and one.kind in ("tuple", "list"):
+        out: list[str] = []
+        for item in one.items:
+            value = only(item)
+            if not (isinstance(value, Const) and isinstance(value.value, str)):
+                return None
+            out.append(value.value)
+        return out
+    return None
+
+
+def _class_pattern_matches(
+    m: Machine, pattern: ast.MatchClass, subject: VSet, frame: Frame | None
+) -> bool | None:
+    """``case Cls(...)``: the subject is an instance of ``Cls`` (by its class's method
+    resolution order) and its sub-patterns match the attributes they read."""
+    if frame is None:
+        return None
+    wanted = only(m.expressions.evaluate(pattern.cls, frame, Flow()))
+    one = only(subject)
+    if not isinstance(wanted, ClassObj) or not isinstance(one, InstanceObj):
+        return None
+    if not isinstance(one.cls, ClassObj):
+        return None
+    if wanted not in one.cls.mro:
+        externals = [b for b in one.cls.mro if not isinstance(b, ClassObj)]
+        return False if not externals else None
+    results = [
+        pattern_matches(m, sub, value, frame)
+        for sub, value in class_pattern_fields(m, pattern, subject)
+    ]
+    if all(r is True for r in results):
+        return True
+    return False if any(r is False for r in results) else None
 
 
 # -- calls -----------------------------------------------------------------------------
@@ -488,6 +560,8 @@ def _api_call(
             return Outcome(returns=ANYTHING)
         return Outcome(returns=vset(Partial(args[0], tuple(args[1:]), tuple(keywords.items()))))
     if row.configured:
+        if name in _BARE_DECORATORS and args and _callable(args[0]) is True:
+            return Outcome(returns=vset(Transformed(name, args[0])))  # ``@lru_cache`` bare
         return Outcome(returns=vset(Keeper(name)))
     function_args = [a for a in row.args if a.role is not jax_api.Role.HOOK]
     if (
@@ -530,6 +604,14 @@ def _api_call(
                     returns = result
         elif role is jax_api.Role.CALLS_EACH:
             returns = _calls_each(m, name, arg, value, args, keywords, flow)
+    if name in ("builtins.sorted", "builtins.min", "builtins.max") and args and returns is None:
+        items = m.calls.iterate(args[0], flow)  # takes the items (a lazy map runs)
+        if items:
+            made = Container("list")
+            made.items = list(items)
+            if len(items) > 1:
+                made.exact, made.loose = False, join(*items)
+            returns = vset(made) if name == "builtins.sorted" else join(*items)
     per_platform = [a for a in row.args if a.role is jax_api.Role.PER_PLATFORM]
     if per_platform:
         chosen = _platform_branch(m, keywords)
@@ -714,6 +796,19 @@ def container_method(
         key = only(args[0])
         present = key is not None and any(k == key for k, _ in container.entries)
         return Outcome(returns=found if present else join(found, default))
+    if name == "update" and container.kind == "dict" and len(args) <= 1:
+        from typed_pallas_mypy.inference.evaluator.expressions import set_entry
+
+        given = only(args[0]) if args else None
+        if args and not (isinstance(given, Container) and given.kind == "dict" and given.exact):
+            container.exact = False
+            container.loose = join(container.loose, ANYTHING)
+            return Outcome(returns=vset(Const(None)))
+        for key, value in given.entries if isinstance(given, Container) else []:
+            set_entry(container, key, value)
+        for key_name, value in keywords.items():
+            set_entry(container, Const(key_name), value)
+        return Outcome(returns=vset(Const(None)))
     if name in ("update", "setdefault", "insert", "add", "pop", "remove", "clear"):
         container.exact = False
         container.loose = join(container.loose, *args, *keywords.values())
@@ -748,6 +843,16 @@ def _getattr(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | N
     if len(args) >= 2:
         name = only(args[1])
         if isinstance(name, Const) and isinstance(name.value, str):
+            target = only(args[0])
+            if (
+                len(args) > 2
+                and isinstance(target, ModuleObj)
+                and target.done
+                and name.value not in target.attrs
+                and "__getattr__" not in target.attrs
+                and not (target.is_package and m.module(f"{target.name}.{name.value}"))
+            ):
+                return Outcome(returns=args[2])  # AttributeError caught: the default
             found = m.expressions.attribute(args[0], name.value, Flow())
             if len(args) > 2 and UNKNOWN in found:
                 found = join(found, args[2])
@@ -901,6 +1006,15 @@ def _import_module(
     m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
 ) -> Outcome:
     name = only(args[0]) if args else None
+    package = only(args[1]) if len(args) > 1 else None
+    if isinstance(name, Const) and isinstance(name.value, str) and name.value.startswith("."):
+        if not (isinstance(package, Const) and isinstance(package.value, str)):
+            return Outcome(returns=ANYTHING, raised=vset(External("builtins.ImportError")))
+        level = len(name.value) - len(name.value.lstrip("."))
+        parts = package.value.split(".")
+        base = parts[: len(parts) - (level - 1)] if level > 1 else parts
+        rest = name.value[level:]
+        name = Const(".".join([*base, rest] if rest else base))
     if isinstance(name, Const) and isinstance(name.value, str):
         found = m.statements.import_module(name.value)
         if found == NOTHING:
@@ -913,6 +1027,14 @@ def _contextmanager(
     m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
 ) -> Outcome:
     return Outcome(returns=vset(ContextManagerFactory(args[0] if args else ANYTHING)))
+
+
+def _suppress(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    made = InstanceObj(External("contextlib.suppress"))
+    kinds = Container("tuple")
+    kinds.items = list(args)
+    made.attrs["kinds"] = vset(kinds)
+    return Outcome(returns=vset(made))
 
 
 def _field(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
@@ -1017,6 +1139,7 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "importlib.import_module": _import_module,
     "contextlib.contextmanager": _contextmanager,
     "dataclasses.field": _field,
+    "contextlib.suppress": _suppress,
     "operator.itemgetter": _itemgetter,
     "operator.attrgetter": _attrgetter,
     _ITEMGETTER: _get_item,

@@ -689,12 +689,55 @@ class Statements:
             exit_.continues[:] = saved[1]
 
     def _With(self, stmt: ast.With | ast.AsyncWith, frame: Frame, flow: Flow) -> None:
+        swallowed: list[VSet] = []
         for item in stmt.items:
             manager = self.m.expressions.evaluate(item.context_expr, frame, flow)
             entered = self.m.calls.enter(manager, flow)
             if item.optional_vars is not None:
                 self.bind_target(item.optional_vars, entered, frame, flow)
+            kinds = self._swallows(manager, flow)
+            if kinds is not None:
+                swallowed.append(kinds)
+        exit_ = self._exit(frame)
+        if not swallowed or exit_ is None:
+            self.block(stmt.body, frame, flow)
+            return
+        # the exceptions a manager swallows go on after the block, as a handler would
+        raised_before = len(exit_.raises)
+        start_vars = dict(frame.vars)
         self.block(stmt.body, frame, flow)
+        ends = [(dict(frame.vars), flow.ran)] if flow.live else []
+        kept: list[tuple[VSet, dict[str, VSet], frozenset[Kernel]]] = []
+        for raised, vars_, ran in exit_.raises[raised_before:]:
+            verdicts = [library.exception_matches(raised, kinds) for kinds in swallowed]
+            if any(v is True for v in verdicts):
+                ends.append((vars_, ran))
+            elif any(v is None for v in verdicts):
+                ends.append((vars_, ran))
+                kept.append((raised, vars_, ran))
+            else:
+                kept.append((raised, vars_, ran))
+        del exit_.raises[raised_before:]
+        exit_.raises.extend(kept)
+        self._merge(frame, flow, start_vars, ends)
+
+    def _swallows(self, manager: VSet, flow: Flow) -> VSet | None:
+        """The exception classes a context manager's exit swallows (``contextlib.suppress``,
+        an ``__exit__`` that returns true); None when it swallows none."""
+        one = only(manager)
+        if isinstance(one, InstanceObj) and one.cls == External("contextlib.suppress"):
+            return one.attrs.get("kinds", ANYTHING)
+        if isinstance(one, InstanceObj) and isinstance(one.cls, ClassObj):
+            method = self.m.expressions.class_attribute(
+                one.cls, one.cls, "__exit__", flow, instance=one
+            )
+            if method == ANYTHING:
+                return None
+            probe = Flow()
+            result = self.m.calls.call(method, [ANYTHING, ANYTHING, ANYTHING], {}, probe)
+            if probe.live and truth(result) is True:
+                return vset(External("builtins.BaseException"))
+        return None
 
     _AsyncWith = _With
 
@@ -775,7 +818,7 @@ class Statements:
         if index == len(cases) or not flow.live:
             return
         case = cases[index]
-        matched = library.pattern_matches(self.m, case.pattern, subject)
+        matched = library.pattern_matches(self.m, case.pattern, subject, frame)
         if matched is False:
             self._cases(cases, index + 1, subject, frame, flow)
             return
@@ -839,10 +882,8 @@ class Statements:
             if pattern.rest is not None:
                 self.bind_name(pattern.rest, ANYTHING, frame)
         elif isinstance(pattern, ast.MatchClass):
-            for sub in pattern.patterns:
-                self._bind_pattern(sub, ANYTHING, frame, flow)
-            for sub in pattern.kwd_patterns:
-                self._bind_pattern(sub, ANYTHING, frame, flow)
+            for sub, value in library.class_pattern_fields(self.m, pattern, subject):
+                self._bind_pattern(sub, value, frame, flow)
         elif isinstance(pattern, ast.MatchStar) and pattern.name is not None:
             self.bind_name(pattern.name, ANYTHING, frame)
 

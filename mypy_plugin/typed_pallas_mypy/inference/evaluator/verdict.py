@@ -43,6 +43,13 @@ def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = N
         and release[:2] < _platforms.TRITON_DEFAULT_FROM
     ):
         return False  # lowered with Mosaic GPU there, which does not lower for rocm
+    if (
+        kernel.backend == "mosaic_gpu"
+        and kernel.entry in _PALLAS_CALLS
+        and release is not None
+        and release[:2] >= _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM
+    ):
+        return False  # this JAX registers no Mosaic GPU lowering for pl.pallas_call
     mosaic_gpu_only = kernel.backend == "mosaic_gpu" or kernel.backends == frozenset({"mosaic_gpu"})
     if (
         mosaic_gpu_only
