@@ -160,7 +160,13 @@ class Calls:
             merged = dict(value.keywords)
             merged.update(keywords)
             return self._outcome_of(
-                value.func, [*value.args, *args], merged, star_unknown, kw_unknown
+                value.func,
+                [*value.args, *args],
+                merged,
+                star_unknown,
+                kw_unknown,
+                site=site,
+                frame=frame,
             )
         if isinstance(value, Transformed):
             return self._outcome_of(
@@ -170,6 +176,8 @@ class Calls:
                 star_unknown,
                 kw_unknown,
                 returns=library.transformed_returns(value),
+                site=site,
+                frame=frame,
             )
         if isinstance(value, Kernel):
             return Outcome(returns=vset(ARRAY), ran=frozenset({value}), may_ran=frozenset({value}))
@@ -221,11 +229,22 @@ class Calls:
         star_unknown: bool,
         kw_unknown: bool,
         returns: VSet | None = None,
+        *,
+        site: ast.Call | None = None,
+        frame: Frame | None = None,
     ) -> Outcome:
-        """Calling ``callee`` as one outcome (a set of callees joined)."""
+        """Calling ``callee`` as one outcome (a set of callees joined); ``site`` and
+        ``frame``: the call that does it, where it is."""
         flow = Flow()
         result = self.call(
-            callee, args, keywords, flow, star_unknown=star_unknown, kw_unknown=kw_unknown
+            callee,
+            args,
+            keywords,
+            flow,
+            star_unknown=star_unknown,
+            kw_unknown=kw_unknown,
+            site=site,
+            frame=frame,
         )
         return Outcome(
             returns=result if returns is None else returns,
@@ -314,7 +333,7 @@ class Calls:
             return Outcome(returns=vset(GeneratorObj(fn, bound)))
         if m.depth >= MAX_CALL_DEPTH or sum(1 for f in m.active if f is fn) >= 2:
             return Outcome(returns=ANYTHING)
-        key = (
+        key: object = (
             fn,
             tuple(args),
             tuple(sorted(keywords.items(), key=lambda kv: kv[0])),

@@ -24,6 +24,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Final, TypeAlias
 
+from typing_extensions import override
+
 
 class Value:
     """Anything a place may hold."""
@@ -226,9 +228,11 @@ class Obj(Value):
     def __init__(self) -> None:
         self.attrs: dict[str, VSet] = {}
 
+    @override
     def __eq__(self, other: object) -> bool:
         return self is other
 
+    @override
     def __hash__(self) -> int:
         return id(self)
 
@@ -247,6 +251,7 @@ class ModuleObj(Obj):
         #: its body has run to the end (a module still running is partly initialised)
         self.done = False
 
+    @override
     def __repr__(self) -> str:
         return f"<module {self.name}>"
 
@@ -291,6 +296,7 @@ class FunctionObj(Obj):
             self._generator = not isinstance(self.node, ast.Lambda) and _yields(self.node)
         return self._generator
 
+    @override
     def __repr__(self) -> str:
         return f"<function {self.module.name}.{self.qualname}>"
 
@@ -315,6 +321,7 @@ class ClassObj(Obj):
         #: "enum", "namedtuple", "exception" ...
         self.flags: set[str] = set()
 
+    @override
     def __repr__(self) -> str:
         return f"<class {self.module.name}.{self.qualname}>"
 
@@ -328,6 +335,7 @@ class InstanceObj(Obj):
         super().__init__()
         self.cls = cls
 
+    @override
     def __repr__(self) -> str:
         return f"<{self.cls!r} instance>"
 
@@ -360,6 +368,7 @@ class Container(Obj):
             found.add(UNKNOWN)
         return frozenset(found)
 
+    @override
     def __repr__(self) -> str:
         return f"<{self.kind} {self.items or self.entries}{'' if self.exact else ' ~'}>"
 

@@ -18,7 +18,7 @@ import ast
 import builtins
 import operator
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from typed_pallas_mypy.inference.evaluator import library
 from typed_pallas_mypy.inference.evaluator.domain import (
@@ -67,15 +67,15 @@ _BINARY: Final[dict[type[ast.operator], Callable[[object, object], object]]] = {
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
 }
-_COMPARE: Final[dict[type[ast.cmpop], Callable[[object, object], object]]] = {
+_COMPARE: Final[dict[type[ast.cmpop], Callable[[Any, Any], object]]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
     ast.Lt: operator.lt,
     ast.LtE: operator.le,
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
-    ast.In: lambda a, b: operator.contains(b, a),  # type: ignore[arg-type]
-    ast.NotIn: lambda a, b: not operator.contains(b, a),  # type: ignore[arg-type]
+    ast.In: lambda a, b: operator.contains(b, a),
+    ast.NotIn: lambda a, b: not operator.contains(b, a),
 }
 
 
@@ -367,10 +367,10 @@ class Expressions:
             and not isinstance(one.value, bool)
         ):
             try:
-                name, _ = value.cls.fields[one.value]
+                field_name, _ = value.cls.fields[one.value]
             except IndexError:
                 return NOTHING
-            return value.attrs.get(name, ANYTHING)
+            return value.attrs.get(field_name, ANYTHING)
         if isinstance(value, InstanceObj) and isinstance(value.cls, ClassObj):
             getter = self.class_attribute(value.cls, value.cls, "__getitem__", flow, instance=value)
             if getter != ANYTHING:
@@ -474,16 +474,20 @@ class Expressions:
                 # the rest may or may not run: evaluate them without their effects on must
                 rest = node.values[node.values.index(value_node) + 1 :]
                 for other in rest:
-                    results.append(
-                        self.m.statements.maybe(
-                            frame, flow, lambda f, o=other: self.evaluate(o, frame, f)
-                        )
-                    )
+                    results.append(self.m.statements.maybe(frame, flow, self._later(other, frame)))
                 return join(*results)
             if test is (not is_and):
                 results.append(value)
                 return join(*results)
         return join(*results) if results else NOTHING
+
+    def _later(self, node: ast.expr, frame: Frame) -> Callable[[Flow], VSet]:
+        """Evaluating ``node`` in ``frame`` on a flow given later."""
+
+        def run(flow: Flow) -> VSet:
+            return self.evaluate(node, frame, flow)
+
+        return run
 
     def _UnaryOp(self, node: ast.UnaryOp, frame: Frame, flow: Flow) -> VSet:
         operand = self.evaluate(node.operand, frame, flow)
@@ -584,8 +588,8 @@ class Expressions:
             if key_node is None:
                 spread = only(self.evaluate(value_node, frame, flow))
                 if isinstance(spread, Container) and spread.kind == "dict" and spread.exact:
-                    for key, value in spread.entries:
-                        set_entry(made, key, value)
+                    for spread_key, spread_value in spread.entries:
+                        set_entry(made, spread_key, spread_value)
                 else:
                     made.exact = False
                 continue
@@ -633,9 +637,7 @@ class Expressions:
                 row = [
                     self.evaluate(elt, inner, flow)
                     if sure
-                    else self.m.statements.maybe(
-                        inner, flow, lambda f, e=elt: self.evaluate(e, inner, f)
-                    )
+                    else self.m.statements.maybe(inner, flow, self._later(elt, inner))
                     for elt in elts
                 ]
                 rows.append(row)

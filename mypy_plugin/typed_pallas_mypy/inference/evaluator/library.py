@@ -349,7 +349,7 @@ def pattern_matches(
         return None
     if isinstance(pattern, ast.MatchMapping):
         if isinstance(one, Container) and one.kind == "dict" and one.exact and pattern.rest is None:
-            results: list[bool | None] = []
+            found_results: list[bool | None] = []
             for key_node, sub in zip(pattern.keys, pattern.patterns, strict=True):
                 try:
                     key = ast.literal_eval(key_node)
@@ -358,10 +358,10 @@ def pattern_matches(
                 found = [v for k, v in one.entries if k == Const(key)]
                 if not found:
                     return False
-                results.append(pattern_matches(m, sub, found[0], frame))
-            if all(r is True for r in results):
+                found_results.append(pattern_matches(m, sub, found[0], frame))
+            if all(r is True for r in found_results):
                 return True
-            return False if any(r is False for r in results) else None
+            return False if any(r is False for r in found_results) else None
         return None
     return None
 
@@ -714,7 +714,7 @@ def _calls_each(
         items = _iterable_items(m, args[0], flow)
         if items:
             for item in items:
-                m.statements.maybe_detached(flow, lambda f, i=item: calls.call(value, [i], {}, f))
+                m.statements.maybe_detached(flow, _calling(m, value, [item]))
             if name == "builtins.sorted":
                 made = Container("list")
                 made.items = list(items)
@@ -725,6 +725,15 @@ def _calls_each(
         return None
     m.statements.maybe_detached(flow, lambda f: calls.call(value, [], {}, f, star_unknown=True))
     return None
+
+
+def _calling(m: Machine, func: VSet, args: list[VSet]) -> Callable[[Flow], object]:
+    """Calling ``func`` with ``args`` on a flow given later."""
+
+    def run(flow: Flow) -> object:
+        return m.calls.call(func, args, {}, flow)
+
+    return run
 
 
 def _is_builtin(value: VSet, name: str) -> bool:

@@ -23,7 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from typed_pallas_mypy.inference.evaluator.domain import Frame, Kernel, ModuleObj, Outcome
+from typed_pallas_mypy.inference.evaluator.domain import (
+    Frame,
+    FunctionObj,
+    Kernel,
+    ModuleObj,
+    Outcome,
+)
 
 #: Nested calls followed before a call's result is unknown.
 MAX_CALL_DEPTH: Final = 24
@@ -81,7 +87,7 @@ class Machine:
         self.steps = 0
         self.depth = 0
         #: calls being evaluated (a recursive call's result is unknown)
-        self.active: list[tuple[int, object]] = []
+        self.active: list[FunctionObj] = []
         #: what calling a function with some arguments did (``calls.Calls.run_function``)
         self.memo: dict[object, Outcome] = {}
         #: set while a question runs out of budget: results are not kept

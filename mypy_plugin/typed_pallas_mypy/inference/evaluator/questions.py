@@ -53,6 +53,7 @@ def module_findings(
         read |= _read(machine)
         if found is None:
             return [], frozenset(read)
+        found_tree = found.tree
         for function in _functions_of(found):
             machine.steps = 0
             try:
@@ -72,16 +73,38 @@ def module_findings(
             if name == module
         }
     )
+    spans = [
+        (node.lineno, node.end_lineno or node.lineno)
+        for node in ast.walk(found_tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     findings: list[SiteFinding] = []
     seen: set[int] = set()
     for line, column in lines:
         if line in seen or any(start <= line <= end for start, end in unfinished):
             continue
         verdict = call_verdict(machines, module, line, release)
-        if verdict is not None and verdict.finding:
+        if (
+            verdict is not None
+            and verdict.finding
+            and not _made_beside(verdict, module, line, spans)
+        ):
             seen.add(line)
             findings.append(SiteFinding(line, column, verdict))
     return findings, frozenset(read)
+
+
+def _made_beside(
+    verdict: CallVerdict, module: str, line: int, spans: list[tuple[int, int]]
+) -> bool:
+    """Every refusing kernel is made by an entry call in the function of the site itself
+    (``pl.pallas_call(..., compiler_params=...)(x)`` under a guard): the plugin's checks
+    of that entry call report it, at its params."""
+    around = [s for s in spans if s[0] <= line <= s[1]]
+    if not around:
+        return False
+    start, end = min(around, key=lambda s: s[1] - s[0])
+    return all(k.module == module and start <= k.line <= end for k in verdict.kernels)
 
 
 def _read(machine: Machine) -> set[str]:
