@@ -66,6 +66,32 @@ def search_roots(modules: Mapping[str, MypyFile]) -> list[str]:
     return roots
 
 
+def _project_roots(modules: Mapping[str, MypyFile]) -> list[str]:
+    """The folders the build's project modules are found under (a module ``a.b`` at
+    ``R/a/b.py`` gives ``R``), the working folder last."""
+    roots: list[str] = []
+    for name, tree in modules.items():
+        if not tree.path or not is_user_path(tree.path):
+            continue
+        path = os.path.abspath(tree.path)
+        if os.path.basename(path) == "__init__.py":
+            path = os.path.dirname(path)
+        else:
+            path = os.path.splitext(path)[0]
+        parts = name.split(".")
+        for part in reversed(parts):
+            if os.path.basename(path) != part:
+                break
+            path = os.path.dirname(path)
+        else:
+            if path not in roots:
+                roots.append(path)
+    here = os.getcwd()
+    if here not in roots:
+        roots.append(here)
+    return roots
+
+
 def display_path(path: str) -> str:
     """How notes name a project file: relative to the working folder when inside it."""
     normal = path.replace("\\", "/")
@@ -84,6 +110,10 @@ class ProjectModules:
 
     def __init__(self, modules: Mapping[str, MypyFile], options: Options | None) -> None:
         self.modules = modules
+        #: the folders the project's modules are found under (``_beside``), and for how
+        #: many modules of the build they were worked out
+        self._roots: list[str] = []
+        self._roots_for = -1
         self._shadows: dict[str, str] = {}
         for source, shadow in (options.shadow_file or []) if options is not None else []:
             self._shadows[os.path.abspath(source)] = shadow
@@ -92,7 +122,9 @@ class ProjectModules:
         from typed_pallas_mypy.inference import Located
 
         tree = self.modules.get(module)
-        if tree is None or not is_user_path(tree.path):
+        if tree is None:
+            return self._beside(module)
+        if not is_user_path(tree.path):
             return None
         shadow = self._shadows.get(os.path.abspath(tree.path), "")
         return Located(
@@ -103,6 +135,28 @@ class ProjectModules:
             read_path=shadow,
             project=True,
         )
+
+    def _beside(self, module: str) -> Located | None:
+        """A project module this process of the build has not loaded (a worker of mypy's
+        parallel mode holds only its part): found under the roots of the project's
+        modules it has, as Python would find it there."""
+        from typed_pallas_mypy.inference import Located
+
+        if len(self.modules) != self._roots_for:
+            self._roots = _project_roots(self.modules)
+            self._roots_for = len(self.modules)
+        parts = module.split(".")
+        if not all(part.isidentifier() for part in parts):
+            return None
+        for root in self._roots:
+            base = os.path.join(root, *parts)
+            for path, package in ((base + ".py", False), (os.path.join(base, "__init__.py"), True)):
+                if os.path.isfile(path) and is_user_path(path):
+                    shadow = self._shadows.get(os.path.abspath(path), "")
+                    return Located(
+                        module, display_path(path), path, package, read_path=shadow, project=True
+                    )
+        return None
 
 
 class InferenceUse:
