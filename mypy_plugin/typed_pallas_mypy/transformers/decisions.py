@@ -178,6 +178,8 @@ class _Scan:
         #: whether mypy checks the bodies of unannotated functions in this module
         self.checks_untyped = checks_untyped
         self.out = ModuleFindings()
+        #: the module's calls by line (the evaluator's sites are lines)
+        self._calls_by_line: dict[int, list[CallExpr]] = {}
         #: (target, fullname) of functions imported where the platform is decided and
         #: reported there: their calls in the same target are not reported again
         self.imported: set[tuple[int, str]] = set()
@@ -239,10 +241,19 @@ class _Scan:
             return None
         return self.out.by_target[self.target_of(pos)][-1]
 
+    def _hooks_check(self, call: CallExpr) -> bool:
+        """The plugin's call hooks check ``call`` itself: it calls an entry point, or a
+        function that forwards its kernel and params to one."""
+        if self._candidates(call) is not None:
+            return True
+        name = self.facts.names.callee_function(call.callee, self._func_at(call))
+        return name is not None and self.facts.of(name).wrapper is not None
+
     def run(self) -> ModuleFindings:
         self._bindings()
         for expr in get_subexpressions(self.tree):
             if isinstance(expr, CallExpr):
+                self._calls_by_line.setdefault(expr.line, []).append(expr)
                 self._call(expr)
             elif isinstance(expr, IndexExpr):
                 self._table_index(expr)
@@ -259,6 +270,8 @@ class _Scan:
         for site in self.facts.evaluated_findings(self.tree, release):
             if self.target_of((site.line, site.column)) in reported:
                 continue  # the rules found something there: theirs is the finding
+            if any(self._hooks_check(call) for call in self._calls_by_line.get(site.line, ())):
+                continue  # an entry point or a wrapper of one: its hook checks the call
             message, notes = evaluated_message(site.verdict, release)
             finding = Finding(site.line, site.column, message, notes)
             self.out.add(self.target_of((site.line, site.column)), finding)

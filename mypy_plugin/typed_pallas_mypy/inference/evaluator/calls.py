@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from typed_pallas_mypy.inference import jax_api
 from typed_pallas_mypy.inference.evaluator import library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
@@ -169,6 +170,24 @@ class Calls:
                 frame=frame,
             )
         if isinstance(value, Transformed):
+            if value.keeper in jax_api.CUSTOM_DERIVATIVES and m.differentiating:
+                # differentiated, it runs its rules instead of its body: not followed
+                return Outcome(returns=ANYTHING)
+            if value.keeper in jax_api.DIFFERENTIATING:
+                m.differentiating += 1
+                try:
+                    return self._outcome_of(
+                        value.func,
+                        args,
+                        keywords,
+                        star_unknown,
+                        kw_unknown,
+                        returns=library.transformed_returns(value),
+                        site=site,
+                        frame=frame,
+                    )
+                finally:
+                    m.differentiating -= 1
             return self._outcome_of(
                 value.func,
                 args,
@@ -339,6 +358,7 @@ class Calls:
             tuple(sorted(keywords.items(), key=lambda kv: kv[0])),
             star_unknown,
             kw_unknown,
+            m.differentiating > 0,
         )
         try:
             cached = m.memo.get(key)

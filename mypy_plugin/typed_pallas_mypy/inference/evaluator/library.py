@@ -448,6 +448,8 @@ def call_external(
     if name in fullnames.DEFAULT_BACKEND:
         return Outcome(returns=vset(Const(m.backend_name)))
     if name in fullnames.DEVICES:
+        if args or keywords:
+            return Outcome(returns=ANYTHING)  # ``jax.devices("cpu")``: a backend named
         return Outcome(returns=vset(Devices()))
     if name in fullnames.IS_TPU_DEVICE:
         return Outcome(returns=vset(Const(m.platform == "tpu")))
@@ -592,16 +594,15 @@ def _api_call(
                 returns = kept
         elif role is jax_api.Role.CALLS_NOW:
             targets = _items_of(value) if arg.sequence else [value]
-            for target in targets or []:
-                result = calls.call(
-                    target,
-                    _traced_operands(name, args, arg),
-                    {},
-                    flow,
-                    star_unknown=_operands_unknown(name),
-                )
-                if name.startswith(("operator.", "builtins.", "functools.")):
-                    returns = result
+            if row.differentiates:
+                m.differentiating += 1
+            try:
+                called = _call_each_now(m, name, args, arg, targets, flow)
+            finally:
+                if row.differentiates:
+                    m.differentiating -= 1
+            if called is not None:
+                returns = called
         elif role is jax_api.Role.CALLS_EACH:
             returns = _calls_each(m, name, arg, value, args, keywords, flow)
     if name in ("builtins.sorted", "builtins.min", "builtins.max") and args and returns is None:
@@ -620,6 +621,30 @@ def _api_call(
     if returns is None:
         returns = vset(ARRAY) if name.startswith("jax.") else ANYTHING
     return Outcome(returns=returns, ran=flow.ran, may_ran=flow.may_ran, live=flow.live)
+
+
+def _call_each_now(
+    m: Machine,
+    name: str,
+    args: list[VSet],
+    arg: jax_api.Arg,
+    targets: list[VSet] | None,
+    flow: Flow,
+) -> VSet | None:
+    """Call each function a ``CALLS_NOW`` argument holds; what the call gives back
+    where the standard library's callable returns it (``operator.call``)."""
+    returns: VSet | None = None
+    for target in targets or []:
+        result = m.calls.call(
+            target,
+            _traced_operands(name, args, arg),
+            {},
+            flow,
+            star_unknown=_operands_unknown(name),
+        )
+        if name.startswith(("operator.", "builtins.", "functools.")):
+            returns = result
+    return returns
 
 
 def _traced_operands(name: str, args: list[VSet], arg: jax_api.Arg) -> list[VSet]:

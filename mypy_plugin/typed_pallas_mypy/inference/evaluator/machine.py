@@ -92,6 +92,9 @@ class Machine:
         self.memo: dict[object, Outcome] = {}
         #: set while a question runs out of budget: results are not kept
         self.unfinished = False
+        #: how many differentiating transformations deep the run is (``jax.grad``...):
+        #: there a ``custom_vjp``/``custom_jvp`` function runs its rules, not its body
+        self.differentiating = 0
         self.expressions = expressions.Expressions(self)
         self.calls = calls.Calls(self)
         self.statements = statements.Statements(self)
