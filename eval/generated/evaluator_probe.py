@@ -22,23 +22,14 @@ from collections.abc import Sequence
 from eval.generated import truth
 from eval.generated.program import Program, generate
 from typed_pallas_mypy.inference.evaluator import call_verdict, run_function
+from typed_pallas_mypy.inference.evaluator.machine import Loader, files_loader
 
 RELEASES = ("0.10.2", "0.12.1")
 
 
-def loader_of(program: Program):  # type: ignore[no-untyped-def]
+def loader_of(program: Program) -> Loader:
     """A ``Loader`` over the program's files."""
-    files = program.files
-
-    def load(module: str) -> tuple[str, bool, str] | None:
-        path = module.replace(".", "/")
-        if f"{path}.py" in files:
-            return f"{path}.py", False, files[f"{path}.py"]
-        if f"{path}/__init__.py" in files:
-            return f"{path}/__init__.py", True, files[f"{path}/__init__.py"]
-        return None
-
-    return load
+    return files_loader(program.files)
 
 
 def answer(program: Program, releases: Sequence[str] = RELEASES) -> dict[str, bool | None]:

@@ -26,6 +26,7 @@ from typing import Final
 import pytest
 
 from typed_pallas_mypy.inference.evaluator import Loader, call_verdict, run_function
+from typed_pallas_mypy.inference.evaluator.machine import files_loader
 
 TPU: Final = "pltpu.CompilerParams()"
 TRITON: Final = "pltriton.CompilerParams()"
@@ -104,16 +105,7 @@ def lib(params: str | None = TPU) -> str:
 def loader_of(files: dict[str, str]) -> Loader:
     """A ``Loader`` over ``files`` (paths to sources); None for anything else (jax,
     the standard library, a missing module)."""
-
-    def load(module: str) -> tuple[str, bool, str] | None:
-        path = module.replace(".", "/")
-        if f"{path}.py" in files:
-            return f"{path}.py", False, files[f"{path}.py"]
-        if f"{path}/__init__.py" in files:
-            return f"{path}/__init__.py", True, files[f"{path}/__init__.py"]
-        return None
-
-    return load
+    return files_loader(files)
 
 
 def program(

@@ -173,31 +173,21 @@ class Calls:
             if value.keeper in jax_api.CUSTOM_DERIVATIVES and m.differentiating:
                 # differentiated, it runs its rules instead of its body: not followed
                 return Outcome(returns=ANYTHING)
-            if value.keeper in jax_api.DIFFERENTIATING:
-                m.differentiating += 1
-                try:
-                    return self._outcome_of(
-                        value.func,
-                        args,
-                        keywords,
-                        star_unknown,
-                        kw_unknown,
-                        returns=library.transformed_returns(value),
-                        site=site,
-                        frame=frame,
-                    )
-                finally:
-                    m.differentiating -= 1
-            return self._outcome_of(
-                value.func,
-                args,
-                keywords,
-                star_unknown,
-                kw_unknown,
-                returns=library.transformed_returns(value),
-                site=site,
-                frame=frame,
-            )
+            differentiates = int(value.keeper in jax_api.DIFFERENTIATING)
+            m.differentiating += differentiates
+            try:
+                return self._outcome_of(
+                    value.func,
+                    args,
+                    keywords,
+                    star_unknown,
+                    kw_unknown,
+                    returns=library.transformed_returns(value),
+                    site=site,
+                    frame=frame,
+                )
+            finally:
+                m.differentiating -= differentiates
         if isinstance(value, Kernel):
             return Outcome(returns=vset(ARRAY), ran=frozenset({value}), may_ran=frozenset({value}))
         if isinstance(value, KernelFactory):

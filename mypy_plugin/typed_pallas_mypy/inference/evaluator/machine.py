@@ -19,7 +19,7 @@ find modules' sources (a ``Loader``).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
@@ -42,6 +42,21 @@ class Loader(Protocol):
     evaluator does not read (jax, the standard library, anything not found)."""
 
     def __call__(self, module: str) -> tuple[str, bool, str] | None: ...
+
+
+def files_loader(files: Mapping[str, str]) -> Loader:
+    """A ``Loader`` over sources in memory, by path (``pkg/mod.py``,
+    ``pkg/__init__.py``); None for any other module (read as a table, or missing)."""
+
+    def load(module: str) -> tuple[str, bool, str] | None:
+        path = module.replace(".", "/")
+        if f"{path}.py" in files:
+            return f"{path}.py", False, files[f"{path}.py"]
+        if f"{path}/__init__.py" in files:
+            return f"{path}/__init__.py", True, files[f"{path}/__init__.py"]
+        return None
+
+    return load
 
 
 class OutOfBudget(Exception):
