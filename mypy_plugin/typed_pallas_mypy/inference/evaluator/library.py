@@ -616,8 +616,8 @@ def _api_call(
     per_platform = [a for a in row.args if a.role is jax_api.Role.PER_PLATFORM]
     if per_platform:
         chosen = _platform_branch(m, keywords)
-        if chosen is not None:
-            calls.call(chosen, [], {}, flow, star_unknown=True)
+        if chosen is not None:  # called with the operands given to platform_dependent
+            calls.call(chosen, list(args), {}, flow, star_unknown=star_unknown)
     if returns is None:
         returns = vset(ARRAY) if name.startswith("jax.") else ANYTHING
     return Outcome(returns=returns, ran=flow.ran, may_ran=flow.may_ran, live=flow.live)
