@@ -45,6 +45,7 @@ anything about where the platform is decided (the plugin does, with these answer
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -167,6 +168,8 @@ class Inference:
     ) -> None:
         self._store = FactsStore(cache_dir)
         self._resolver = Resolver(search_paths, self._store, project, lazy, keep_keys)
+        #: the evaluator's parsed sources, shared between its questions
+        self._trees: dict[tuple[str, str], ast.Module | None] = {}
         self._evaluated: dict[
             tuple[str, tuple[int, ...] | None], tuple[list[SiteFinding], frozenset[str]]
         ] = {}
@@ -249,7 +252,9 @@ class Inference:
             nothing: tuple[list[SiteFinding], frozenset[str]] = ([], frozenset())
             self._evaluated[key] = self._guarded(
                 nothing,
-                lambda: module_findings(self._resolver.evaluator_source, module, release),
+                lambda: module_findings(
+                    self._resolver.evaluator_source, module, release, self._trees
+                ),
             )
         return self._evaluated[key]
 
@@ -419,6 +424,7 @@ class Inference:
     def forget(self, modules: frozenset[str] | None = None) -> None:
         """Forget the answers read from ``modules`` (every answer when None)."""
         self._resolver.forget(modules)
+        self._trees.clear()  # sources may have changed: parsed again when asked
         if modules is None:
             self._evaluated.clear()
         else:

@@ -34,7 +34,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
 #: Nested calls followed before a call's result is unknown.
 MAX_CALL_DEPTH: Final = 24
 #: Evaluation steps one question may take before the rest is unknown.
-BUDGET: Final = 200_000
+BUDGET: Final = 100_000
 
 
 class Loader(Protocol):
@@ -86,10 +86,18 @@ class SiteRecord:
 class Machine:
     """One abstract run of a program under one assumed lowering platform."""
 
-    def __init__(self, loader: Loader, platform: str) -> None:
+    def __init__(
+        self,
+        loader: Loader,
+        platform: str,
+        trees: dict[tuple[str, str], ast.Module | None] | None = None,
+    ) -> None:
         from typed_pallas_mypy.inference.evaluator import calls, expressions, statements
 
         self.loader = loader
+        #: parsed sources by (path, source), shared by the machines of one question and
+        #: across questions (parsing is the same whatever ran before)
+        self.trees = trees if trees is not None else {}
         #: the lowering platform assumed: "tpu", "cuda" or "rocm"
         self.platform = platform
         self.modules: dict[str, ModuleObj | None] = {}
@@ -136,9 +144,14 @@ class Machine:
             self.modules[name] = None
             return None
         path, is_package, source = found
-        try:
-            tree = ast.parse(source, filename=path)
-        except (SyntaxError, ValueError):
+        key = (path, source)
+        if key not in self.trees:
+            try:
+                self.trees[key] = ast.parse(source, filename=path)
+            except (SyntaxError, ValueError):
+                self.trees[key] = None
+        tree = self.trees[key]
+        if tree is None:
             self.modules[name] = None
             self.broken.add(name)
             return None

@@ -13,7 +13,9 @@ What it does not do: word the findings (the plugin does), or find sources (a ``L
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
+from typing import Final
 
 from typed_pallas_mypy.inference.evaluator.domain import (
     ClassObj,
@@ -36,15 +38,28 @@ class SiteFinding:
     verdict: CallVerdict
 
 
+#: What a module's source must mention for its calls to be asked about: a platform
+#: source, a platform's name, or Pallas (a module that names none of them has no guard of
+#: its own and calls no helper written for one).
+_RELEVANT: Final = re.compile(r"tpu|gpu|cuda|rocm|backend|platform|device|pallas", re.IGNORECASE)
+
+
 def module_findings(
-    loader: Loader, module: str, release: tuple[int, ...] | None
+    loader: Loader,
+    module: str,
+    release: tuple[int, ...] | None,
+    trees: dict[tuple[str, str], ast.Module | None] | None = None,
 ) -> tuple[list[SiteFinding], frozenset[str]]:
-    """The findings among ``module``'s calls, and the modules read to find them."""
+    """The findings among ``module``'s calls, and the modules read to find them
+    (``trees``: parsed sources to share between questions)."""
+    found_source = loader(module)
+    if found_source is None or not _RELEVANT.search(found_source[2]):
+        return [], frozenset()
     machines: dict[str, Machine | None] = {}
     unfinished: list[tuple[int, int]] = []  # line spans of functions whose run did not finish
     read: set[str] = set()
     for platform in PLATFORMS:
-        machine = Machine(loader, platform)
+        machine = Machine(loader, platform, trees)
         machines[platform] = machine
         try:
             found = machine.module(module)
