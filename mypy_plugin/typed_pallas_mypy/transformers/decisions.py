@@ -129,7 +129,9 @@ def evaluated_message(
     ):
         message = _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE
     elif row is None:
-        message = _platforms.NO_PARAMS_ROCM_MESSAGE
+        message = _platforms.REQUIREMENT_TEMPLATE.format(
+            name="the kernel", required="none of them", platform=", ".join(failing)
+        )
     elif row.platform in expected:
         message = _platforms.backend_mismatch_message(row.backend, sorted(failing)[0])
     else:

@@ -1,6 +1,7 @@
 """Facts that depend on the JAX release (measured, ``typed_pallas._platforms``): before
 jax 0.12 ``pl.pallas_call`` without params lowers with Mosaic GPU on GPUs, which refuses
-rocm; from 0.12 it lowers with Triton there. Mosaic GPU params lower for cuda; for rocm
+rocm; from 0.12 it lowers with Triton there. Neither is reported: code under a guard for
+"gpu" that runs on NVIDIA is correct to its authors. Mosaic GPU params lower for cuda; for rocm
 before 0.12 JAX's answer depends on what was lowered before (nothing can be said), and
 from 0.12 ``pl.pallas_call`` lowers Mosaic GPU params nowhere. Without a release, no fact
 that depends on it is used.
@@ -24,15 +25,12 @@ def main(x):
 """
 
 
-@pytest.mark.parametrize(
-    ("release", "expected"),
-    [(OLD, True), (NEW, False), (None, False)],
-    ids=["0.10.2-fires", "0.12.1-silent", "no-release-silent"],
-)
-def test_pallas_call_without_params_under_a_gpu_guard(
-    release: tuple[int, ...] | None, expected: bool
+@pytest.mark.parametrize("release", [OLD, NEW, None], ids=["0.10.2", "0.12.1", "no-release"])
+def test_pallas_call_without_params_under_a_gpu_guard_is_silent(
+    release: tuple[int, ...] | None,
 ) -> None:
-    assert fires(_guarded("bare_kernel"), release=release) is expected
+    # jax 0.10.2 refuses rocm there (its GPU default is Mosaic GPU); not reported
+    assert not fires(_guarded("bare_kernel"), release=release)
 
 
 @pytest.mark.parametrize("release", [OLD, NEW, None], ids=["0.10.2", "0.12.1", "no-release"])

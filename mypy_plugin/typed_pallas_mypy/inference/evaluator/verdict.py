@@ -36,14 +36,6 @@ def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = N
     if kernel.interpret is not False:
         return True
     if (
-        kernel.backend == ""
-        and kernel.entry in _PALLAS_CALLS
-        and platform == "rocm"
-        and release is not None
-        and release[:2] < _platforms.TRITON_DEFAULT_FROM
-    ):
-        return False  # lowered with Mosaic GPU there, which does not lower for rocm
-    if (
         kernel.backend == "mosaic_gpu"
         and kernel.entry in _PALLAS_CALLS
         and release is not None
