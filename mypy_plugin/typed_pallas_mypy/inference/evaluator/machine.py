@@ -92,7 +92,7 @@ class Machine:
         platform: str,
         trees: dict[tuple[str, str], ast.Module | None] | None = None,
     ) -> None:
-        from typed_pallas_mypy.inference.evaluator import calls, expressions, statements
+        from typed_pallas_mypy.inference.evaluator import calls, control, expressions, statements
 
         self.loader = loader
         #: parsed sources by (path, source), shared by the machines of one question and
@@ -121,6 +121,7 @@ class Machine:
         self.expressions = expressions.Expressions(self)
         self.calls = calls.Calls(self)
         self.statements = statements.Statements(self)
+        self.control = control.ControlFlow(self)
         #: called for each call site evaluated (the probe and the plugin's questions)
         self.on_call: Callable[[ModuleObj, ast.Call], bool] | None = None
 
