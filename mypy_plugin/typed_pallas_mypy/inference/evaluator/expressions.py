@@ -252,44 +252,10 @@ class Expressions:
             if not isinstance(klass, ClassObj):
                 return ANYTHING
             if name in klass.attrs:
-                return self._bind(klass.attrs[name], cls, instance, flow)
+                return _bind(self, klass.attrs[name], cls, instance, flow)
         if "enum" in cls.flags and instance is not None and name in ("value", "name"):
             return ANYTHING
         return ANYTHING
-
-    def _bind(self, found: VSet, cls: ClassObj, instance: Value | None, flow: Flow) -> VSet:
-        out: list[VSet] = []
-        for value in found:
-            if isinstance(value, FunctionObj):
-                out.append(
-                    vset(BoundMethod(value, instance)) if instance is not None else vset(value)
-                )
-            elif isinstance(value, Descriptor):
-                if value.kind == "staticmethod":
-                    out.append(value.func)
-                elif value.kind == "classmethod":
-                    out.append(frozenset(BoundMethod(f, cls) for f in value.func))
-                elif value.kind == "property":
-                    if instance is None:
-                        out.append(vset(value))
-                    else:
-                        out.append(self.m.calls.call(value.func, [vset(instance)], {}, flow))
-                else:
-                    out.append(ANYTHING)
-            elif (
-                isinstance(value, InstanceObj)
-                and isinstance(value.cls, ClassObj)
-                and self._defines(value.cls, "__get__")
-            ):
-                getter = self.class_attribute(value.cls, value.cls, "__get__", flow, instance=value)
-                owner_instance = vset(instance) if instance is not None else vset(Const(None))
-                out.append(self.m.calls.call(getter, [owner_instance, vset(cls)], {}, flow))
-            else:
-                out.append(vset(value))
-        return join(*out)
-
-    def _defines(self, cls: ClassObj, name: str) -> bool:
-        return any(isinstance(k, ClassObj) and name in k.attrs for k in cls.mro)
 
     def instance_attribute(self, instance: InstanceObj, name: str, flow: Flow) -> VSet:
         cls = instance.cls
@@ -301,7 +267,7 @@ class Expressions:
                         isinstance(v, Descriptor) and v.kind == "property"
                         for v in klass.attrs[name]
                     ):
-                        return self._bind(klass.attrs[name], cls, instance, flow)
+                        return _bind(self, klass.attrs[name], cls, instance, flow)
                     break
             if name in instance.attrs:
                 return instance.attrs[name]
@@ -723,6 +689,48 @@ class Expressions:
             if part is not None:
                 self.evaluate(part, frame, flow)
         return ANYTHING
+
+
+def _bind(
+    expressions: Expressions, found: VSet, cls: ClassObj, instance: Value | None, flow: Flow
+) -> VSet:
+    """What a class attribute ``found`` gives looked up on ``instance`` (None: on the class
+    ``cls``): a function becomes a bound method, a descriptor (``staticmethod``,
+    ``classmethod``, ``property``, an instance with ``__get__``) does what it does."""
+    m = expressions.m
+    out: list[VSet] = []
+    for value in found:
+        if isinstance(value, FunctionObj):
+            out.append(vset(BoundMethod(value, instance)) if instance is not None else vset(value))
+        elif isinstance(value, Descriptor):
+            if value.kind == "staticmethod":
+                out.append(value.func)
+            elif value.kind == "classmethod":
+                out.append(frozenset(BoundMethod(f, cls) for f in value.func))
+            elif value.kind == "property":
+                if instance is None:
+                    out.append(vset(value))
+                else:
+                    out.append(m.calls.call(value.func, [vset(instance)], {}, flow))
+            else:
+                out.append(ANYTHING)
+        elif (
+            isinstance(value, InstanceObj)
+            and isinstance(value.cls, ClassObj)
+            and _defines(value.cls, "__get__")
+        ):
+            getter = expressions.class_attribute(
+                value.cls, value.cls, "__get__", flow, instance=value
+            )
+            owner_instance = vset(instance) if instance is not None else vset(Const(None))
+            out.append(m.calls.call(getter, [owner_instance, vset(cls)], {}, flow))
+        else:
+            out.append(vset(value))
+    return join(*out)
+
+
+def _defines(cls: ClassObj, name: str) -> bool:
+    return any(isinstance(k, ClassObj) and name in k.attrs for k in cls.mro)
 
 
 # -- containers ------------------------------------------------------------------------
