@@ -292,6 +292,37 @@ def test_body_only_edit_in_another_module(project: Project) -> None:
     _params_edit_round_trip(project, KERNELS, DISPATCH, CROSS_ERROR)
 
 
+EVALUATED_DISPATCH = """\
+import jax
+import kernels
+
+
+def _on(platform: str) -> bool:
+    return jax.default_backend() == platform
+
+
+def _apply(fn, x):
+    return fn(x)
+
+
+def run(x: jax.Array) -> jax.Array:
+    if _on("gpu"):
+        return _apply(kernels.add_one, x)
+    return x
+"""
+
+
+def test_body_only_edit_read_by_the_evaluator(project: Project) -> None:
+    """The same round trip where only the engine's evaluator sees the finding (a guard
+    helper given the platform, the kernel passed to a parameter and called there): the
+    module it read is a dependency, warm and under the daemon."""
+    error = (
+        "dispatch.py:15: error: Compiler params for platform tpu cannot be used for gpu"
+        " lowering.  [pallas-platform]"
+    )
+    _params_edit_round_trip(project, KERNELS, EVALUATED_DISPATCH, error)
+
+
 OPTIONAL_DISPATCH = """\
 import jax
 
