@@ -18,6 +18,7 @@ What it does not do: evaluate expressions or run statements (the machine's other
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import TYPE_CHECKING
 
 from typed_pallas_mypy.inference import jax_api
@@ -45,7 +46,6 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     InstanceObj,
     Keeper,
     Kernel,
-    KernelFactory,
     Outcome,
     Partial,
     Registrar,
@@ -189,17 +189,9 @@ class Calls:
             finally:
                 m.differentiating -= differentiates
         if isinstance(value, Kernel):
+            if value.awaits_body:
+                return Outcome(returns=vset(dataclasses.replace(value, awaits_body=False)))
             return Outcome(returns=vset(ARRAY), ran=frozenset({value}), may_ran=frozenset({value}))
-        if isinstance(value, KernelFactory):
-            kernel = Kernel(
-                value.entry,
-                value.backend,
-                value.interpret,
-                value.module,
-                value.line,
-                value.backends,
-            )
-            return Outcome(returns=vset(kernel))
         if isinstance(value, Keeper):
             if args:
                 return Outcome(returns=vset(Transformed(value.keeper, args[0])))

@@ -106,7 +106,9 @@ class Kernel(Value):
 
     ``backend``: of its params; "" for none, "?" for params not known. ``interpret``:
     True, False, or None when not known. ``backends``: what the entry point itself allows
-    (``plgpu.kernel``: Mosaic GPU only), None for any."""
+    (``plgpu.kernel``: Mosaic GPU only), None for any. ``awaits_body``: the entry point
+    was called without its body (``pl.kernel(out_shape=..., mesh=...)`` as a
+    decorator): applied to a function, it gives the kernel itself."""
 
     entry: str
     backend: str
@@ -114,19 +116,7 @@ class Kernel(Value):
     module: str
     line: int
     backends: frozenset[str] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class KernelFactory(Value):
-    """An entry point called without its body (``pl.kernel(out_shape=..., mesh=...)``
-    used as a decorator): applied to a function, it gives a ``Kernel``."""
-
-    entry: str
-    backend: str
-    interpret: bool | None
-    module: str
-    line: int
-    backends: frozenset[str] | None = None
+    awaits_body: bool = False
 
 
 @dataclass(frozen=True, slots=True)

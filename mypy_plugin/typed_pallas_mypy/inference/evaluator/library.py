@@ -49,7 +49,6 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     InstanceObj,
     Keeper,
     Kernel,
-    KernelFactory,
     ModuleObj,
     Namespace,
     Outcome,
@@ -519,7 +518,9 @@ def _entry_call(
     if spec.body is None or has_body:
         return Outcome(returns=vset(Kernel(name, backend, interpret, module, line, spec.backends)))
     return Outcome(
-        returns=vset(KernelFactory(name, backend, interpret, module, line, spec.backends))
+        returns=vset(
+            Kernel(name, backend, interpret, module, line, spec.backends, awaits_body=True)
+        )
     )
 
 
