@@ -104,9 +104,10 @@ WHEEL_ALLOWLIST: dict[str, tuple[str, ...]] = {
     ),
     "": ("typed_pallas_stubs.pth",),  # files at the wheel's root
 }
-#: the bound on the wheel's size: it is about 520 kB (the code, JAX's API table, the
-#: docs in its metadata, the results history the most: 43 kB); a stray binary is megabytes
-WHEEL_SIZE_LIMIT = 600_000
+#: the bound on the wheel's size: it is about 600 kB (the code, the evaluator beside the
+#: shape queries it will replace, JAX's API table, the docs in its metadata, the results
+#: history the most: 43 kB compressed); a stray binary is megabytes
+WHEEL_SIZE_LIMIT = 700_000
 
 
 def not_allowed_in_wheel(names: list[str]) -> list[str]:
