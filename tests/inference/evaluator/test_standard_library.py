@@ -149,3 +149,126 @@ def test_sorted_items_are_the_results(params: str, expected: bool) -> None:
 def test_sorted_key_only_orders() -> None:
     # under jax.jit what a key returns only orders the items, and is never lowered
     assert not fires(_guarded("pass", "sorted([x], key=lib.tpu_kernel)"))
+
+
+# -- records and mappings of the standard library: types, collections, typing ----------------
+
+
+@PICKS
+def test_simple_namespace_attributes(picked: str, other: str, expected: bool) -> None:
+    app = f"""
+import types
+ns = types.SimpleNamespace(fn=lib.{picked}, other=lib.{other})
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return ns.fn(x)  # here
+    return x
+"""
+    assert fires(app) is expected
+
+
+@PICKS
+@pytest.mark.parametrize(
+    "make",
+    [
+        "collections.namedtuple('K', ['fn', 'other'])",
+        "collections.namedtuple('K', 'fn other')",
+        "collections.namedtuple('K', 'fn, other')",
+        "typing.NamedTuple('K', [('fn', object), ('other', object)])",
+    ],
+)
+def test_functional_named_tuple_fields(make: str, picked: str, other: str, expected: bool) -> None:
+    app = f"""
+import collections
+import typing
+K = {make}
+k = K(lib.{picked}, other=lib.{other})
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return k.fn(x)  # here
+    return x
+"""
+    assert fires(app) is expected
+    by_index = app.replace("k.fn(x)", "k[0](x)")
+    assert fires(by_index) is expected
+
+
+@PICKS
+def test_functional_named_tuple_defaults_fill_the_rightmost_fields(
+    picked: str, other: str, expected: bool
+) -> None:
+    app = f"""
+import collections
+K = collections.namedtuple('K', ['first', 'fn'], defaults=[lib.{picked}])
+k = K(lib.{other})
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return k.fn(x)  # here
+    return x
+"""
+    assert fires(app) is expected
+
+
+@PICKS
+def test_defaultdict_calls_its_factory_for_a_missing_key(
+    picked: str, other: str, expected: bool
+) -> None:
+    app = f"""
+import collections
+table = collections.defaultdict(lambda: lib.{picked})
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return table["missing"](x)  # here
+    return x
+"""
+    assert fires(app) is expected
+
+
+@PICKS
+def test_defaultdict_keeps_a_present_key(picked: str, other: str, expected: bool) -> None:
+    app = f"""
+import collections
+table = collections.defaultdict(lambda: lib.{other}, {{"k": lib.{picked}}})
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return table["k"](x)  # here
+    return x
+"""
+    assert fires(app) is expected
+
+
+@PICKS
+def test_chain_map_looks_in_the_first_map_first(picked: str, other: str, expected: bool) -> None:
+    app = f"""
+import collections
+chain = collections.ChainMap({{"k": lib.{picked}}}, {{"k": lib.{other}, "j": lib.{other}}})
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return chain["k"](x)  # here
+    return x
+"""
+    assert fires(app) is expected
+
+
+def test_chain_map_missing_key_is_not_a_dead_end() -> None:
+    """A key no map holds now may be added to one later: not a path that ends (which
+    could hide the platforms that reach a call)."""
+    app = """
+import collections
+first = {}
+chain = collections.ChainMap(first, {"k": lib.triton_kernel})
+first["j"] = lib.triton_kernel
+
+def main(x):
+    fn = chain["j"]
+    if jax.default_backend() == "gpu":
+        return lib.tpu_kernel(x)  # here
+    return x
+"""
+    assert fires(app) is True

@@ -466,6 +466,19 @@ class Calls:
             return None
         if isinstance(one, ClassObj) and "enum" in one.flags:
             return [v for k, v in one.attrs.items() if any(isinstance(x, InstanceObj) for x in v)]
+        if (
+            isinstance(one, InstanceObj)
+            and isinstance(one.cls, ClassObj)
+            and _defines(one.cls, "__iter__")
+        ):
+            # ``for x in obj``: Python iterates what ``obj.__iter__()`` returns
+            method = self.m.expressions.class_attribute(
+                one.cls, one.cls, "__iter__", flow, instance=one
+            )
+            iterator = self.call(method, [], {}, flow)
+            if one in iterator or not flow.live:
+                return None  # an iterator of its own (``__next__``): not followed
+            return self.iterate(iterator, flow)
         return None
 
     def _generator_items(self, gen: GeneratorObj, flow: Flow) -> list[VSet] | None:

@@ -336,7 +336,7 @@ class Container(Obj):
     container changed in a way the evaluator cannot follow is not exact, and its items
     are then only what it may hold (``loose``)."""
 
-    __slots__ = ("entries", "exact", "items", "kind", "loose")
+    __slots__ = ("entries", "exact", "factory", "items", "kind", "loose")
 
     def __init__(self, kind: str) -> None:
         super().__init__()
@@ -346,6 +346,8 @@ class Container(Obj):
         self.exact = True
         #: what any item may be, once not exact
         self.loose: VSet = NOTHING
+        #: a ``collections.defaultdict``'s factory: called for a missing key
+        self.factory: VSet | None = None
 
     def all_items(self) -> VSet:
         """Every value an item may be (a dict: its values)."""

@@ -67,6 +67,22 @@ _BINARY: Final[dict[type[ast.operator], Callable[[object, object], object]]] = {
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
 }
+#: a binary operator's special methods (the data model, 3.3.8): forward, reflected
+_OPERATOR_METHODS: Final[dict[type[ast.operator], tuple[str, str]]] = {
+    ast.Add: ("__add__", "__radd__"),
+    ast.Sub: ("__sub__", "__rsub__"),
+    ast.Mult: ("__mul__", "__rmul__"),
+    ast.MatMult: ("__matmul__", "__rmatmul__"),
+    ast.Div: ("__truediv__", "__rtruediv__"),
+    ast.FloorDiv: ("__floordiv__", "__rfloordiv__"),
+    ast.Mod: ("__mod__", "__rmod__"),
+    ast.Pow: ("__pow__", "__rpow__"),
+    ast.LShift: ("__lshift__", "__rlshift__"),
+    ast.RShift: ("__rshift__", "__rrshift__"),
+    ast.BitAnd: ("__and__", "__rand__"),
+    ast.BitOr: ("__or__", "__ror__"),
+    ast.BitXor: ("__xor__", "__rxor__"),
+}
 _COMPARE: Final[dict[type[ast.cmpop], Callable[[Any, Any], object]]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
@@ -271,6 +287,10 @@ class Expressions:
                     break
             if name in instance.attrs:
                 return instance.attrs[name]
+            if _lookup_fails(cls, name) and _defines(cls, "__getattr__"):
+                # the normal lookup fails: Python calls ``__getattr__`` with the name
+                getter = self.class_attribute(cls, cls, "__getattr__", flow, instance=instance)
+                return self.m.calls.call(getter, [vset(Const(name))], {}, flow)
             return self.class_attribute(cls, cls, name, flow, instance=instance)
         if name in instance.attrs:
             return instance.attrs[name]
@@ -304,7 +324,14 @@ class Expressions:
 
     def _subscript_of(self, value: Value, key: VSet, flow: Flow) -> VSet:
         if isinstance(value, Container):
-            return container_item(value, key)
+            found = container_item(value, key)
+            one = only(key)
+            if found == NOTHING and value.factory is not None and one is not None:
+                # a defaultdict's missing key: the factory's value is stored and given
+                made = self.m.calls.call(value.factory, [], {}, flow)
+                set_entry(value, one, made)
+                return made
+            return found
         if isinstance(value, Array):
             return vset(Array(_indexed_shape(value.shape, key)))
         if isinstance(value, Devices):
@@ -477,8 +504,31 @@ class Expressions:
     def _BinOp(self, node: ast.BinOp, frame: Frame, flow: Flow) -> VSet:
         left = self.evaluate(node.left, frame, flow)
         right = self.evaluate(node.right, frame, flow)
+        return self.binary(node.op, left, right, flow)
+
+    def binary(self, op_node: ast.operator, left: VSet, right: VSet, flow: Flow) -> VSet:
+        """``left <op> right``: constants folded, sequences concatenated, arrays
+        broadcast, and an instance whose class defines the operator's special method
+        (``__add__``, or the right operand's ``__radd__``) has it called."""
         a, b = only(left), only(right)
-        op = _BINARY.get(type(node.op))
+        methods = _OPERATOR_METHODS.get(type(op_node))
+        if methods is not None:
+            forward, reflected = methods
+            if (
+                isinstance(a, InstanceObj)
+                and isinstance(a.cls, ClassObj)
+                and _defines(a.cls, forward)
+            ):
+                method = self.class_attribute(a.cls, a.cls, forward, flow, instance=a)
+                return self.m.calls.call(method, [right], {}, flow)
+            if (
+                isinstance(b, InstanceObj)
+                and isinstance(b.cls, ClassObj)
+                and _defines(b.cls, reflected)
+            ):
+                method = self.class_attribute(b.cls, b.cls, reflected, flow, instance=b)
+                return self.m.calls.call(method, [left], {}, flow)
+        op = _BINARY.get(type(op_node))
         if isinstance(a, Const) and isinstance(b, Const) and op is not None:
             try:
                 result = op(a.value, b.value)
@@ -490,7 +540,7 @@ class Expressions:
             ):
                 return vset(Const(result))
             return ANYTHING
-        if isinstance(a, Container) and isinstance(b, Container) and isinstance(node.op, ast.Add):
+        if isinstance(a, Container) and isinstance(b, Container) and isinstance(op_node, ast.Add):
             if a.kind == b.kind and a.kind in ("list", "tuple"):
                 made = Container(a.kind)
                 made.items = [*a.items, *b.items]
@@ -731,6 +781,19 @@ def _bind(
 
 def _defines(cls: ClassObj, name: str) -> bool:
     return any(isinstance(k, ClassObj) and name in k.attrs for k in cls.mro)
+
+
+def _lookup_fails(cls: ClassObj, name: str) -> bool:
+    """Whether looking ``name`` up on ``cls``'s instances finds nothing in the class's
+    method resolution order, every class of which the evaluator read (a library base
+    may define anything; ``object`` defines no public name)."""
+    for klass in cls.mro:
+        if isinstance(klass, ClassObj):
+            if name in klass.attrs:
+                return False
+        elif not (isinstance(klass, External) and klass.fullname == "builtins.object"):
+            return False
+    return not (name.startswith("__") and name.endswith("__"))
 
 
 # -- containers ------------------------------------------------------------------------

@@ -940,6 +940,16 @@ def _sequence_of(kind: str) -> _Special:
             if kind == "dict":
                 made.entries = [(Const(k), v) for k, v in kw.items()]
             return Outcome(returns=vset(made))
+        given = only(args[0])
+        if kind == "dict" and isinstance(given, Container) and given.kind == "dict":
+            # ``dict(mapping, **kw)``: a copy of the mapping, the keywords on top
+            from typed_pallas_mypy.inference.evaluator.expressions import set_entry
+
+            made.entries = list(given.entries)
+            made.exact, made.loose = given.exact, given.loose
+            for keyword, value in kw.items():
+                set_entry(made, Const(keyword), value)
+            return Outcome(returns=vset(made))
         flow = Flow()
         items = m.calls.iterate(args[0], flow)
         if items is None:
@@ -1149,6 +1159,104 @@ def _len(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None)
     return Outcome(returns=ANYTHING)
 
 
+def _simple_namespace(
+    m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
+) -> Outcome:
+    """``types.SimpleNamespace(a=1)``: an instance whose attributes are the keywords."""
+    instance = InstanceObj(External("types.SimpleNamespace"))
+    mapping = only(args[0]) if args else None
+    if isinstance(mapping, Container) and mapping.kind == "dict" and mapping.exact:
+        for key, value in mapping.entries:
+            if isinstance(key, Const) and isinstance(key.value, str):
+                instance.attrs[key.value] = value
+    instance.attrs.update(kw)
+    return Outcome(returns=vset(instance))
+
+
+def _field_names(value: VSet | None, pairs: bool) -> list[str] | None:
+    """A named tuple's field names: ``"a b"``, ``"a, b"``, ``["a", "b"]``, or with
+    ``pairs`` ``[("a", int), ...]`` (``typing.NamedTuple``'s functional form)."""
+    one = only(value) if value is not None else None
+    if isinstance(one, Const) and isinstance(one.value, str) and not pairs:
+        return one.value.replace(",", " ").split()
+    items = exact_items_of(one)
+    if items is None:
+        return None
+    names: list[str] = []
+    for item in items:
+        field = only(item)
+        if pairs:
+            pair = exact_items_of(field)
+            field = only(pair[0]) if pair is not None and len(pair) == 2 else None
+        if not (isinstance(field, Const) and isinstance(field.value, str)):
+            return None
+        names.append(field.value)
+    return names
+
+
+def exact_items_of(value: Value | None) -> list[VSet] | None:
+    if isinstance(value, Container) and value.exact and value.kind in ("list", "tuple"):
+        return list(value.items)
+    if isinstance(value, Const) and isinstance(value.value, tuple):
+        return [vset(Const(v)) for v in value.value]
+    return None
+
+
+def _namedtuple(pairs: bool) -> _Special:
+    """``collections.namedtuple("K", ["a", "b"], defaults=...)`` and
+    ``typing.NamedTuple("K", [("a", T)])``: a class of tuples with those fields."""
+
+    def make(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+        typename = only(args[0]) if args else None
+        fields_arg = args[1] if len(args) > 1 else kw.get("fields" if pairs else "field_names")
+        names = _field_names(fields_arg, pairs)
+        if frame is None or names is None or not isinstance(typename, Const):
+            return Outcome(returns=ANYTHING)
+        defaults: list[VSet] = []
+        if "defaults" in kw:
+            given = exact_items_of(only(kw["defaults"]))
+            if given is None:
+                return Outcome(returns=ANYTHING)
+            defaults = given
+        name = str(typename.value)
+        cls = ClassObj(name, frame.module, name, (External("builtins.tuple"),))
+        cls.mro = (cls, External("builtins.tuple"))
+        cls.flags.add("namedtuple")
+        start = len(names) - len(defaults)
+        cls.fields = [
+            (field, defaults[i - start] if i >= start else None) for i, field in enumerate(names)
+        ]
+        return Outcome(returns=vset(cls))
+
+    return make
+
+
+def _defaultdict(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``collections.defaultdict(factory, ...)``: a dict whose missing keys the factory
+    fills (``Container.factory``)."""
+    made = only(_sequence_of("dict")(m, args[1:], kw, frame).returns)
+    if not isinstance(made, Container):
+        return Outcome(returns=ANYTHING)
+    made.factory = args[0] if args else vset(Const(None))
+    return Outcome(returns=vset(made))
+
+
+def _chain_map(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``collections.ChainMap(*maps)``: a key is looked up in each map in turn. Read as
+    their merge, not exact: a later change of a map may add a key."""
+    made = Container("dict")
+    made.exact = False
+    for mapping in args:
+        one = only(mapping)
+        if not (isinstance(one, Container) and one.kind == "dict"):
+            made.loose = ANYTHING
+            continue
+        known = {k for k, _ in made.entries}
+        made.entries.extend((k, v) for k, v in one.entries if k not in known)
+        made.loose = join(made.loose, one.loose) if not one.exact else made.loose
+    return Outcome(returns=vset(made))
+
+
 _SPECIAL: Final[dict[str, _Special]] = {
     "builtins.getattr": _getattr,
     "builtins.setattr": _setattr,
@@ -1171,6 +1279,11 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "builtins.enumerate": _enumerate,
     "builtins.zip": _zip,
     "builtins.len": _len,
+    "types.SimpleNamespace": _simple_namespace,
+    "collections.namedtuple": _namedtuple(pairs=False),
+    "typing.NamedTuple": _namedtuple(pairs=True),
+    "collections.defaultdict": _defaultdict,
+    "collections.ChainMap": _chain_map,
     "importlib.import_module": _import_module,
     "contextlib.contextmanager": _contextmanager,
     "dataclasses.field": _field,

@@ -213,9 +213,7 @@ class Statements:
             else:
                 _loosen(one, other.all_items())
             return
-        node = ast.BinOp(_as_load(stmt.target), stmt.op, stmt.value)
-        ast.copy_location(node, stmt)
-        result = expressions._BinOp(node, frame, flow)
+        result = expressions.binary(stmt.op, current, value, flow)
         self.bind_target(stmt.target, result, frame, flow)
 
     def _Return(self, stmt: ast.Return, frame: Frame, flow: Flow) -> None:
