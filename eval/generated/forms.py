@@ -377,6 +377,43 @@ form(
     "        return y\n    return x\n",
 )
 
+# -- forms added after the evaluator was built, with no rule written for them ---------------
+# The data model's special methods (3.3.2 attribute access, 3.3.7 containers, 3.3.8 numbers),
+# the standard library's record and mapping types, and JAX's wrappers that keep a function.
+
+form(
+    "special methods: [], getattr, iter, +",
+    "attribute",
+    "$imp\n\n\nclass _Table:\n    def __getitem__(self, key):\n        return inner\n\n\n"
+    "def $out(x):\n    return _Table()['fn'](x)\n",
+    "$imp\n\n\nclass _Lazy:\n    def __getattr__(self, name):\n        return inner\n\n\n"
+    "def $out(x):\n    return _Lazy().fn(x)\n",
+    "$imp\n\n\nclass _Ops:\n    def __iter__(self):\n        return iter([inner])\n\n\n"
+    "def $out(x):\n    for fn in _Ops():\n        x = fn(x)\n    return x\n",
+    "$imp\n\n\nclass _Op:\n    def __add__(self, other):\n        return inner(other)\n\n\n"
+    "def $out(x):\n    return _Op() + x\n",
+)
+form(
+    "standard library records and mappings",
+    "container",
+    "import types\n\n$imp\n\n_ns = types.SimpleNamespace(fn=inner)\n\n\ndef $out(x):\n"
+    "    return _ns.fn(x)\n",
+    "import collections\n\n$imp\n\n_K = collections.namedtuple('_K', ['fn'])\n"
+    "_k = _K(inner)\n\n\ndef $out(x):\n    return _k.fn(x)\n",
+    "import collections\n\n$imp\n\n_table = collections.defaultdict(lambda: inner)\n\n\n"
+    "def $out(x):\n    return _table['any'](x)\n",
+    "$imp\n\n_fns = dict(fn=inner)\n\n\ndef $out(x):\n    return _fns['fn'](x)\n",
+    "import collections\n\n$imp\n\n_chain = collections.ChainMap({}, {'fn': inner})\n\n\n"
+    "def $out(x):\n    return _chain['fn'](x)\n",
+)
+form(
+    "jax: Partial, named_scope, vectorize",
+    "jax",
+    "$imp\n\n$out = jax.tree_util.Partial(inner)\n",
+    "$imp\n\n\ndef $out(x):\n    with jax.named_scope('op'):\n        return inner(x)\n",
+    "$imp\n\n$out = jnp.vectorize(inner, signature='(m,n)->(m,n)')\n",
+)
+
 # -- JAX's API (rows of mypy_plugin/typed_pallas_mypy/inference/jax_api.py) ---------------
 
 form(

@@ -3,8 +3,10 @@
 Each (program, end, layout) is one case: ``caught`` (JAX fails, the checker reports the
 program), ``missed`` (JAX fails, nothing reported), ``false`` (JAX lowers, the checker
 reports), ``quiet`` (JAX lowers, nothing reported), ``unjudged`` (the program does not
-trace at that end: ``truth.NO_TRACE``). Recall is caught / (caught + missed); false findings
-are counted, over the programs JAX lowers. A program counts once for each distinct form it
+trace at that end: ``truth.NO_TRACE``), ``rocm_only`` and ``rocm_only_reported`` (JAX
+refuses only rocm, under a guard for "gpu" that cuda passes: ``truth.ROCM_ONLY``, which the
+checker leaves unreported by design). Recall is caught / (caught + missed); false findings
+are counted, over the programs JAX lowers; the rocm-only cases are counted apart. A program counts once for each distinct form it
 holds, in the by-form table.
 
 The report folder gets ``summary.json`` (every figure), ``report.md`` (the tables) and, for
@@ -27,13 +29,16 @@ from typing import Any, Final
 from eval.generated.checker import LAYOUTS, Findings
 from eval.generated.forms import BY_NAME
 from eval.generated.program import Program
-from eval.generated.truth import FAILS, LOWERS, NO_TRACE
+from eval.generated.truth import FAILS, LOWERS, NO_TRACE, ROCM_ONLY
 
 CAUGHT: Final = "caught"
 MISSED: Final = "missed"
 FALSE: Final = "false"
 QUIET: Final = "quiet"
 UNJUDGED: Final = "unjudged"
+#: JAX refuses only rocm under a guard for "gpu": silent by design, or reported
+BY_DESIGN: Final = "rocm_only"
+BY_DESIGN_REPORTED: Final = "rocm_only_reported"
 PLAIN_GUARD: Final = "jax.default_backend() =="
 
 #: end -> program name -> (truth, JAX's message or why)
@@ -57,6 +62,8 @@ class Case:
             return UNJUDGED
         if self.truth == FAILS:
             return CAUGHT if self.findings else MISSED
+        if self.truth == ROCM_ONLY:
+            return BY_DESIGN_REPORTED if self.findings else BY_DESIGN
         return FALSE if self.findings else QUIET
 
 
@@ -66,7 +73,7 @@ def score(programs: Sequence[Program], truths: Truths, answers: Answers) -> list
     for (end, layout), findings in answers.items():
         for program in programs:
             truth, why = truths[end][program.name]
-            assert truth in (FAILS, LOWERS, NO_TRACE), truth
+            assert truth in (FAILS, LOWERS, NO_TRACE, ROCM_ONLY), truth
             cases.append(
                 Case(program, end, layout, truth, why, tuple(findings.get(program.name, ())))
             )
@@ -80,6 +87,8 @@ class Tally:
     false: int = 0
     quiet: int = 0
     unjudged: int = 0
+    rocm_only: int = 0
+    rocm_only_reported: int = 0
 
     def add(self, outcome: str) -> None:
         setattr(self, outcome, getattr(self, outcome) + 1)
@@ -104,6 +113,8 @@ class Tally:
             "lowers": self.lowers,
             "false findings": self.false,
             "unjudged": self.unjudged,
+            "rocm only (not reported by design)": self.rocm_only,
+            "rocm only, reported": self.rocm_only_reported,
         }
 
 
@@ -200,6 +211,14 @@ def form_table(
     lines.append("| recall | | | " + " | ".join(recall) + " |")
     false = [str(overall[run].false) + f" of {overall[run].lowers}" for run in columns]
     lines.append("| false findings | | | " + " | ".join(false) + " |")
+    rocm = [
+        f"{overall[run].rocm_only_reported} of "
+        f"{overall[run].rocm_only + overall[run].rocm_only_reported}"
+        for run in columns
+    ]
+    lines.append(
+        "| reported of rocm-only refusals (by design: none) | | | " + " | ".join(rocm) + " |"
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -440,6 +440,13 @@ NO_MOSAIC_GPU_PALLAS_CALL_FROM: Final = (0, 12)
 #: as with Mosaic GPU params (docs/inference-model.md, "The evaluator").
 TRITON_DEFAULT_FROM: Final = (0, 12)
 
+#: The first JAX version that drops, before lowering, a kernel whose result nothing uses
+#: (dead code under ``jax.jit``: a sort key's result, which only orders the items). Before
+#: it such a kernel is lowered, and refused where its params do not lower (measured:
+#: ``max([x], key=lambda v: kernel(v).sum())`` with TPU params lowered for cuda: jax 0.10.2
+#: refuses it, 0.12.0.1 and 0.12.1 lower the program).
+DEAD_KERNELS_DROPPED_FROM: Final = (0, 12)
+
 #: Before this JAX version, Mosaic GPU params lowered for rocm are refused in a fresh
 #: process ("Mosaic GPU does not yet support AMD ROCm devices") but lowered silently once
 #: a cuda lowering has loaded Mosaic GPU's registration (measured at 0.10.2, for

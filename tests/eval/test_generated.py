@@ -113,6 +113,31 @@ def test_the_runner_counts_a_made_miss_and_a_made_false_finding(
     }
 
 
+def test_a_refusal_for_rocm_alone_under_a_guard_for_gpu_is_counted_apart() -> None:
+    """Code for NVIDIA GPUs under a guard for "gpu": JAX refuses rocm, cuda lowers. The
+    checker leaves it unreported by design, so it is neither a miss nor a false finding;
+    a refusal for cuda too is a plain refusal."""
+    program = build("mosaic gpu params", (("def / lambda", 0),), *_plain_guard("gpu"))
+    assert set(program.lowering_platforms) == {"cuda", "rocm"}
+    amd = ["ValueError", "Mosaic GPU does not yet support AMD ROCm devices", True]
+    nvidia = ["ValueError", "Compiler params for platform mosaic_gpu cannot be used", True]
+    rocm_only = truth.verdict(program, {"cuda": None, "rocm": amd})
+    assert rocm_only[0] == truth.ROCM_ONLY and "cuda lowers" in rocm_only[1]
+    tpu = build("tpu params", (("def / lambda", 0),), *_plain_guard("gpu"))
+    both = truth.verdict(tpu, {"tpu": None, "cuda": nvidia, "rocm": amd})
+    assert both[0] == truth.FAILS and both[1].startswith("cuda: ValueError")
+    rocm_alone = truth.verdict(tpu, {"tpu": None, "cuda": None, "rocm": amd})
+    assert rocm_alone[0] == truth.ROCM_ONLY
+    assert truth.verdict(program, {"cuda": None, "rocm": None}) == (truth.LOWERS, "")
+    case = report.Case(program, "py311", "project", rocm_only[0], rocm_only[1], ())
+    assert case.outcome == report.BY_DESIGN
+    flagged = report.Case(program, "py311", "project", rocm_only[0], "", (("app.py", 3, "x"),))
+    assert flagged.outcome == report.BY_DESIGN_REPORTED
+    tallied = report.tally([case, flagged], lambda c: ["all"])["all"]
+    assert (tallied.fails, tallied.lowers, tallied.recall) == (0, 0, None)
+    assert (tallied.rocm_only, tallied.rocm_only_reported) == (1, 1)
+
+
 def test_a_missing_verdict_is_an_error_not_a_guess(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Final
 
 import jax
+import jax.numpy as jnp
 import pytest
 
 from typed_pallas_mypy import fullnames
@@ -629,3 +630,96 @@ def test_importing_the_table_imports_no_jax() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert completed.stdout.strip() == "[]", completed.stdout
+
+
+# --------------------------------------------------------------------------- operands
+
+
+_A = jnp.zeros((2, 3))
+_B = jnp.zeros((4,))
+_XS = jnp.zeros((5, 4))
+
+
+def _recorder(seen: list[tuple[object, ...]], result: object = None) -> object:
+    """A function that records the shapes of what it is called with; it returns its first
+    argument (``result`` when given)."""
+
+    def record(*args: object) -> object:
+        seen.append(tuple(jnp.shape(a) for a in args))  # type: ignore[arg-type]
+        return args[0] if result is None else result
+
+    return record
+
+
+def _scan_step(seen: list[tuple[object, ...]]) -> object:
+    def step(carry: object, x: object) -> object:
+        seen.append((jnp.shape(carry), jnp.shape(x)))  # type: ignore[arg-type]
+        return carry, x
+
+    return step
+
+
+#: a call of each row whose function arguments say their operands: (the call's
+#: positional arguments, with the recorded functions in place, built from a list that
+#: collects what they were called with)
+OPERAND_CALLS: Final = {
+    "jax.lax.cond": lambda seen: (True, _recorder(seen), _recorder(seen), _A, _B),
+    "jax.lax.switch": lambda seen: (0, [_recorder(seen), _recorder(seen)], _A, _B),
+    "jax.lax.fori_loop": lambda seen: (0, 1, lambda i, v: _recorder(seen, v)(i, v), _A),
+    "jax.lax.while_loop": lambda seen: (_recorder(seen, False), _recorder(seen), _A),
+    "jax.lax.scan": lambda seen: (_scan_step(seen), _A, _XS),
+    "jax.lax.map": lambda seen: (_recorder(seen), _XS),
+}
+
+
+def _expected_shapes(spec: tuple[str, ...], call: tuple[object, ...]) -> tuple[object, ...] | None:
+    """The shapes ``Arg.operands`` says the function gets from ``call`` (None: "?")."""
+    shapes: list[object] = []
+    for part in spec:
+        if part == "?":
+            shapes.append(None)
+        elif part.startswith("*"):
+            shapes.extend(jnp.shape(a) for a in call[int(part[1:]) :])  # type: ignore[arg-type]
+        elif part.endswith("[]"):
+            shapes.append(jnp.shape(call[int(part[:-2])])[1:])  # type: ignore[arg-type]
+        else:
+            shapes.append(jnp.shape(call[int(part)]))  # type: ignore[arg-type]
+    return tuple(shapes)
+
+
+def _agree(expected: tuple[object, ...] | None, shapes: tuple[object, ...]) -> bool:
+    return (
+        expected is not None
+        and len(expected) == len(shapes)
+        and all(want is None or want == got for want, got in zip(expected, shapes, strict=True))
+    )
+
+
+def test_every_row_that_says_its_operands_is_proven_by_a_call() -> None:
+    said = {row.names[0] for row in jax_api.ROWS for a in row.args if a.operands is not None}
+    assert said == set(OPERAND_CALLS)
+
+
+@pytest.mark.parametrize("name", sorted(OPERAND_CALLS))
+def test_operands_are_what_jax_passes(name: str) -> None:
+    """Each function the row's call is given is called (traced) by JAX with what its
+    ``Arg.operands`` says, argument by argument: same count, same shapes."""
+    row = jax_api.row(name)
+    assert row is not None
+    seen: list[tuple[object, ...]] = []
+    call = OPERAND_CALLS[name](seen)
+    jax.jit(lambda: resolve(name)(*call)).lower()  # type: ignore[misc]
+    assert seen, f"{name} called nothing"
+    specs = [a.operands for a in row.args if a.operands is not None]
+    for shapes in seen:
+        assert any(_agree(_expected_shapes(spec, call), shapes) for spec in specs), (
+            f"{name}: called with shapes {shapes}, the row says {specs}"
+        )
+
+
+def test_the_operands_check_can_fail() -> None:
+    seen: list[tuple[object, ...]] = []
+    call = OPERAND_CALLS["jax.lax.scan"](seen)
+    jax.jit(lambda: jax.lax.scan(*call)).lower()  # type: ignore[misc]
+    assert seen and not _agree(_expected_shapes(("1", "2"), call), seen[0])  # whole xs: wrong
+    assert not _agree(_expected_shapes(("1",), call), seen[0])  # one argument: wrong

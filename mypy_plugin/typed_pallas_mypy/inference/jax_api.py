@@ -140,6 +140,11 @@ class Arg:
     ``"**"`` for every keyword argument the signature does not name (``keyword`` is then
     the parameter's own name, ``per_platform``). ``when``: for ``Role.RULE``, what runs it.
     For a ``configured`` row, the argument is the result's (``k(config)(f)``: ``f`` at 0).
+    ``operands``: for a ``Role.CALLS_NOW`` argument, what JAX passes the function, in
+    order, each ``"N"`` (the call's positional argument N as it is: a loop's initial
+    carry), ``"N[]"`` (one slice of it along its leading axis: ``lax.map``'s ``xs``),
+    ``"*N"`` (the call's positional arguments from N on: ``lax.cond``'s operands) or
+    ``"?"`` (a value JAX makes: a loop index); ``None`` when not said (any arguments).
     """
 
     position: int | None
@@ -148,6 +153,7 @@ class Arg:
     sequence: bool = False
     variadic: str = ""
     when: When | None = None
+    operands: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -699,7 +705,10 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.cond",
             "jax._src.lax.control_flow.conditionals.cond",
         ),
-        args=(Arg(1, "true_fun", Role.CALLS_NOW), Arg(2, "false_fun", Role.CALLS_NOW)),
+        args=(
+            Arg(1, "true_fun", Role.CALLS_NOW, operands=("*3",)),
+            Arg(2, "false_fun", Role.CALLS_NOW, operands=("*3",)),
+        ),
     ),
     ApiRow(
         names=(
@@ -707,7 +716,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.switch",
             "jax._src.lax.control_flow.conditionals.switch",
         ),
-        args=(Arg(1, "branches", Role.CALLS_NOW, sequence=True),),
+        args=(Arg(1, "branches", Role.CALLS_NOW, sequence=True, operands=("*2",)),),
     ),
     ApiRow(
         names=(
@@ -715,7 +724,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.fori_loop",
             "jax._src.lax.control_flow.loops.fori_loop",
         ),
-        args=(Arg(2, "body_fun", Role.CALLS_NOW),),
+        args=(Arg(2, "body_fun", Role.CALLS_NOW, operands=("?", "3")),),
     ),
     ApiRow(
         names=(
@@ -723,7 +732,10 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.while_loop",
             "jax._src.lax.control_flow.loops.while_loop",
         ),
-        args=(Arg(0, "cond_fun", Role.CALLS_NOW), Arg(1, "body_fun", Role.CALLS_NOW)),
+        args=(
+            Arg(0, "cond_fun", Role.CALLS_NOW, operands=("2",)),
+            Arg(1, "body_fun", Role.CALLS_NOW, operands=("2",)),
+        ),
     ),
     ApiRow(
         names=(
@@ -731,7 +743,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.scan",
             "jax._src.lax.control_flow.loops.scan",
         ),
-        args=(Arg(0, "f", Role.CALLS_NOW),),
+        args=(Arg(0, "f", Role.CALLS_NOW, operands=("1", "2[]")),),
     ),
     ApiRow(
         names=(
@@ -739,7 +751,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.map",
             "jax._src.lax.control_flow.loops.map",
         ),
-        args=(Arg(0, "f", Role.CALLS_NOW),),
+        args=(Arg(0, "f", Role.CALLS_NOW, operands=("1[]",)),),
     ),
     ApiRow(
         names=(

@@ -176,3 +176,32 @@ def main(x):
     return step(x)
 """
     assert fires(program, params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize(
+    "call",
+    [
+        "jax.lax.cond(x.sum() > 0, step, lambda v: v, x)",
+        "jax.lax.switch(0, [step, lambda v: v], x)",
+        "jax.lax.map(step, x[None])",
+        "jax.lax.while_loop(lambda v: False, step, x)",
+        "jax.lax.fori_loop(0, 2, lambda i, v: step(v), x)",
+        "jax.lax.scan(lambda c, r: (c, step(r)), 0, x[None])",
+    ],
+)
+def test_control_flow_passes_its_operands_so_defaults_apply(
+    call: str, params: str, expected: bool
+) -> None:
+    """JAX calls each function with its operands and nothing more (``lax.cond(p, f, g,
+    x)`` calls ``f(x)``), so a parameter after them keeps its default."""
+    head = "def step(v, fn=lib.kernel):\n    return fn(v)\n"
+    assert fires(_guarded("pass", call, head), params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_a_branch_given_the_shape_its_operand_has(params: str, expected: bool) -> None:
+    # the operand keeps its shape: a branch that checks it runs the kernel on every path
+    head = "def step(v):\n    if v.ndim != 2:\n        return v\n    return lib.kernel(v)\n"
+    call = "jax.lax.cond(x.sum() > 0, step, lambda v: v, y)"
+    assert fires(_guarded("y = jnp.zeros((8, 128))", call, head), params) is expected

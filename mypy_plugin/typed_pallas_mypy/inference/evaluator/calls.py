@@ -176,15 +176,17 @@ class Calls:
             differentiates = int(value.keeper in jax_api.DIFFERENTIATING)
             m.differentiating += differentiates
             try:
-                return self._outcome_of(
-                    value.func,
-                    args,
-                    keywords,
-                    star_unknown,
-                    kw_unknown,
-                    returns=library.transformed_returns(value),
-                    site=site,
-                    frame=frame,
+                return library.nested(
+                    self._outcome_of(
+                        value.func,
+                        args,
+                        keywords,
+                        star_unknown,
+                        kw_unknown,
+                        returns=library.transformed_returns(value),
+                        site=site,
+                        frame=frame,
+                    )
                 )
             finally:
                 m.differentiating -= differentiates

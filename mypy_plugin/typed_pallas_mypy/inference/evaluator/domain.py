@@ -108,7 +108,10 @@ class Kernel(Value):
     True, False, or None when not known. ``backends``: what the entry point itself allows
     (``plgpu.kernel``: Mosaic GPU only), None for any. ``awaits_body``: the entry point
     was called without its body (``pl.kernel(out_shape=..., mesh=...)`` as a
-    decorator): applied to a function, it gives the kernel itself."""
+    decorator): applied to a function, it gives the kernel itself. ``result_unused``: this
+    run's result only orders items (a sort key's), so JAX may drop it as dead code.
+    ``nested``: run inside a function JAX traces for one of its callables (``lax.cond``,
+    ``jax.jit``, ``jax.vmap``...), which JAX drops whole when nothing uses its result."""
 
     entry: str
     backend: str
@@ -117,6 +120,8 @@ class Kernel(Value):
     line: int
     backends: frozenset[str] | None = None
     awaits_body: bool = False
+    result_unused: bool = False
+    nested: bool = False
 
 
 @dataclass(frozen=True, slots=True)

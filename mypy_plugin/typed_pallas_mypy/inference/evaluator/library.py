@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import importlib.machinery
 import os
 import sys
@@ -598,7 +599,7 @@ def _api_call(
             if row.differentiates:
                 m.differentiating += 1
             try:
-                called = _call_each_now(m, name, args, arg, targets, flow)
+                called = _call_each_now(m, name, args, arg, targets, flow, star_unknown)
             finally:
                 if row.differentiates:
                     m.differentiating -= 1
@@ -607,7 +608,7 @@ def _api_call(
         elif role is jax_api.Role.CALLS_EACH:
             returns = _calls_each(m, name, arg, value, args, keywords, flow)
     if name in ("builtins.sorted", "builtins.min", "builtins.max") and args and returns is None:
-        items = m.calls.iterate(args[0], flow)  # takes the items (a lazy map runs)
+        items = _sorted_items(m, name, args, flow)  # takes the items (a lazy map runs)
         if items:
             made = Container("list")
             made.items = list(items)
@@ -631,31 +632,77 @@ def _call_each_now(
     arg: jax_api.Arg,
     targets: list[VSet] | None,
     flow: Flow,
+    star_unknown: bool,
 ) -> VSet | None:
-    """Call each function a ``CALLS_NOW`` argument holds; what the call gives back
-    where the standard library's callable returns it (``operator.call``)."""
+    """Call each function a ``CALLS_NOW`` argument holds, with what the row says JAX
+    passes it (``Arg.operands``; any arguments where it says nothing); what the call
+    gives back where the standard library's callable returns it (``operator.call``)."""
     returns: VSet | None = None
+    operands, unknown = _operands(name, args, arg, star_unknown)
     for target in targets or []:
-        result = m.calls.call(
-            target,
-            _traced_operands(name, args, arg),
-            {},
-            flow,
-            star_unknown=_operands_unknown(name),
-        )
+        inner = Flow()
+        result = m.calls.call(target, operands, {}, inner, star_unknown=unknown)
+        traced = name.startswith("jax.")  # the function runs inside a primitive of JAX's
+        flow.ran = flow.ran | (_nest(inner.ran) if traced else inner.ran)
+        flow.may_ran = flow.may_ran | (_nest(inner.may_ran) if traced else inner.may_ran)
+        if not inner.live:
+            flow.live = False
         if name.startswith(("operator.", "builtins.", "functools.")):
             returns = result
     return returns
 
 
-def _traced_operands(name: str, args: list[VSet], arg: jax_api.Arg) -> list[VSet]:
+def _nest(kernels: frozenset[Kernel]) -> frozenset[Kernel]:
+    return frozenset(k if k.nested else dataclasses.replace(k, nested=True) for k in kernels)
+
+
+def nested(outcome: Outcome) -> Outcome:
+    """``outcome`` of a function JAX traces for one of its callables: its kernels run
+    nested (``Kernel.nested``)."""
+    return dataclasses.replace(
+        outcome,
+        ran=_nest(outcome.ran),
+        may_ran=_nest(outcome.may_ran),
+        yield_ran=None if outcome.yield_ran is None else _nest(outcome.yield_ran),
+    )
+
+
+def _operands(
+    name: str, args: list[VSet], arg: jax_api.Arg, star_unknown: bool
+) -> tuple[list[VSet], bool]:
+    """The arguments a ``CALLS_NOW`` function is called with, and whether more may follow."""
     if name == "operator.call":
-        return list(args[1:])
-    return []
+        return list(args[1:]), star_unknown
+    if arg.operands is None:
+        return [], True
+    out: list[VSet] = []
+    for spec in arg.operands:
+        if spec == "?":
+            out.append(ANYTHING)
+        elif spec.startswith("*"):
+            start = int(spec[1:])
+            if star_unknown or len(args) < start:  # the functions passed by keyword
+                return out, True
+            out.extend(args[start:])
+        else:
+            index = int(spec.removesuffix("[]"))
+            if index >= len(args):
+                if star_unknown:
+                    return out, True
+                out.append(ANYTHING)  # passed by keyword, or not at all
+            elif spec.endswith("[]"):
+                out.append(_leading_slice(args[index]))
+            else:
+                out.append(args[index])
+    return out, False
 
 
-def _operands_unknown(name: str) -> bool:
-    return name != "operator.call"
+def _leading_slice(value: VSet) -> VSet:
+    """One slice of an array along its leading axis (``lax.map``'s ``xs``)."""
+    one = only(value)
+    if isinstance(one, Array) and one.shape:
+        return vset(Array(one.shape[1:]))
+    return ANYTHING
 
 
 def _items_of(value: VSet) -> list[VSet] | None:
@@ -735,12 +782,18 @@ def _calls_each(
             accumulator = calls.call(value, [accumulator, item], {}, flow)
         return accumulator
     if name in ("builtins.sorted", "builtins.min", "builtins.max") and args:
-        # a key's results only order the items: under jit, what only orders is dropped
-        # before lowering (dead code), so the key's kernels may run, never must
-        items = _iterable_items(m, args[0], flow)
+        # the key is called on each item, and its results only order them: the kernels it
+        # runs are marked so (``Kernel.result_unused``), since JAX drops them as dead code
+        # before lowering from some release on (``verdict.lowers_on``)
+        items = _sorted_items(m, name, args, flow)
         if items:
+            keyed = Flow()
             for item in items:
-                m.statements.maybe_detached(flow, _calling(m, value, [item]))
+                calls.call(value, [item], {}, keyed)
+            flow.ran = flow.ran | _unused(keyed.ran)
+            flow.may_ran = flow.may_ran | _unused(keyed.ran | keyed.may_ran)
+            if not keyed.live:
+                flow.live = False
             if name == "builtins.sorted":
                 made = Container("list")
                 made.items = list(items)
@@ -753,13 +806,17 @@ def _calls_each(
     return None
 
 
-def _calling(m: Machine, func: VSet, args: list[VSet]) -> Callable[[Flow], object]:
-    """Calling ``func`` with ``args`` on a flow given later."""
+def _sorted_items(m: Machine, name: str, args: list[VSet], flow: Flow) -> list[VSet] | None:
+    """The items ``sorted``, ``min`` or ``max`` orders: its one iterable's, or its
+    positional arguments (``max(a, b)``)."""
+    if name != "builtins.sorted" and len(args) > 1:
+        return list(args)
+    return m.calls.iterate(args[0], flow)
 
-    def run(flow: Flow) -> object:
-        return m.calls.call(func, args, {}, flow)
 
-    return run
+def _unused(kernels: frozenset[Kernel]) -> frozenset[Kernel]:
+    """The kernels, as runs whose results nothing uses."""
+    return frozenset(dataclasses.replace(k, result_unused=True) for k in kernels)
 
 
 def _is_builtin(value: VSet, name: str) -> bool:

@@ -35,6 +35,10 @@ def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = N
     not known)."""
     if kernel.interpret is not False:
         return True
+    if kernel.result_unused and (
+        kernel.nested or release is None or release[:2] >= _platforms.DEAD_KERNELS_DROPPED_FROM
+    ):
+        return True  # dropped as dead code before lowering (or not known whether it is)
     if (
         kernel.backend == "mosaic_gpu"
         and kernel.entry in _PALLAS_CALLS

@@ -1,0 +1,176 @@
+"""The data model's special methods, called by syntax (the language reference, 3.3):
+``obj.name`` falls back to ``__getattr__`` only when the normal lookup fails (3.3.2),
+``obj[key]`` calls ``__getitem__`` and ``for x in obj`` iterates what ``__iter__``
+returns (3.3.7), ``a + b`` calls ``a.__add__`` or else ``b.__radd__``, and ``a += b``
+the same (3.3.8).
+
+Each program calls, under a guard for "gpu", what the special method gives: a finding
+when it is ``lib.tpu_kernel``, silent for the Triton twin.
+"""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_programs import fires
+
+PICKS = pytest.mark.parametrize(
+    ("picked", "other", "expected"),
+    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
+    ids=["tpu-picked-fires", "triton-picked-silent"],
+)
+
+
+def _guarded(classes: str, call: str) -> str:
+    return (
+        classes
+        + f"""
+def main(x):
+    if jax.default_backend() == "gpu":
+        return {call}  # here
+    return x
+"""
+    )
+
+
+@PICKS
+def test_getattr_is_called_when_the_lookup_fails(picked: str, other: str, expected: bool) -> None:
+    classes = f"""
+class Lazy:
+    def __getattr__(self, name):
+        return lib.{picked}
+"""
+    assert fires(_guarded(classes, "Lazy().anything(x)")) is expected
+
+
+@PICKS
+def test_getattr_is_not_called_when_the_class_has_the_name(
+    picked: str, other: str, expected: bool
+) -> None:
+    classes = f"""
+class Lazy:
+    fn = staticmethod(lib.{picked})
+    def __getattr__(self, name):
+        return lib.{other}
+"""
+    assert fires(_guarded(classes, "Lazy().fn(x)")) is expected
+
+
+@PICKS
+def test_getattr_is_not_called_for_an_attribute_init_set(
+    picked: str, other: str, expected: bool
+) -> None:
+    classes = f"""
+class Lazy:
+    def __init__(self):
+        self.fn = lib.{picked}
+    def __getattr__(self, name):
+        return lib.{other}
+"""
+    assert fires(_guarded(classes, "Lazy().fn(x)")) is expected
+
+
+@PICKS
+def test_getitem(picked: str, other: str, expected: bool) -> None:
+    classes = f"""
+class Table:
+    def __getitem__(self, key):
+        return lib.{picked} if key == "k" else lib.{other}
+"""
+    assert fires(_guarded(classes, "Table()['k'](x)")) is expected
+
+
+@PICKS
+def test_iter_returning_an_iterable(picked: str, other: str, expected: bool) -> None:
+    classes = f"""
+class Ops:
+    def __iter__(self):
+        return iter([lib.{picked}])
+
+def first(x):
+    for fn in Ops():
+        return fn(x)
+    return x
+"""
+    assert fires(_guarded(classes, "first(x)")) is expected
+
+
+@PICKS
+def test_iter_as_a_generator(picked: str, other: str, expected: bool) -> None:
+    classes = f"""
+class Ops:
+    def __iter__(self):
+        yield lib.{picked}
+
+def first(x):
+    for fn in Ops():
+        x = fn(x)
+    return x
+"""
+    assert fires(_guarded(classes, "first(x)")) is expected
+
+
+def test_an_iterator_of_its_own_is_not_followed() -> None:
+    """``__iter__`` returning ``self`` hands iteration to ``__next__``, whose stop is not
+    known: what the loop runs is not known, so nothing is said."""
+    classes = """
+class Once:
+    def __iter__(self):
+        return self
+    def __next__(self):
+        return lib.tpu_kernel
+
+def first(x):
+    for fn in Once():
+        return fn(x)
+    return x
+"""
+    assert fires(_guarded(classes, "first(x)")) is False
+
+
+@PICKS
+def test_binary_operator_calls_the_left_operands_method(
+    picked: str, other: str, expected: bool
+) -> None:
+    classes = f"""
+class Op:
+    def __add__(self, other):
+        return lib.{picked}(other)
+    def __radd__(self, other):
+        return lib.{other}(other)
+
+def add(x):
+    return Op() + x
+"""
+    assert fires(_guarded(classes, "add(x)")) is expected
+
+
+@PICKS
+def test_reflected_operator_when_the_left_operand_has_none(
+    picked: str, other: str, expected: bool
+) -> None:
+    classes = f"""
+class Op:
+    def __mul__(self, other):
+        return lib.{other}(other)
+    def __rmul__(self, other):
+        return lib.{picked}(other)
+
+def double():
+    return 2 * Op()
+"""
+    assert fires(_guarded(classes, "double()")) is expected
+
+
+@PICKS
+def test_augmented_assignment_calls_the_operator(picked: str, other: str, expected: bool) -> None:
+    classes = f"""
+class Acc:
+    def __add__(self, other):
+        return lib.{picked}(other)
+
+def add(x):
+    acc = Acc()
+    acc += x
+    return acc
+"""
+    assert fires(_guarded(classes, "add(x)")) is expected
