@@ -414,6 +414,38 @@ form(
     "$imp\n\n$out = jnp.vectorize(inner, signature='(m,n)->(m,n)')\n",
 )
 
+form(
+    "metaclass / __new__ / __class_getitem__",
+    "class creation",
+    "$imp\n\n\nclass _Meta(type):\n    def __call__(cls, x):\n        return inner(x)\n\n\n"
+    "class $out(metaclass=_Meta):\n    pass\n",
+    "$imp\n\n\nclass $out:\n    def __new__(cls, x):\n        return inner(x)\n",
+    "$imp\n\n\nclass _Ops:\n    def __class_getitem__(cls, key):\n        return inner\n\n\n"
+    "def $out(x):\n    return _Ops['fn'](x)\n",
+)
+form(
+    "dict and list methods",
+    "container",
+    "$imp\n\n_table = {}\n_table.setdefault('fn', inner)\n\n\ndef $out(x):\n"
+    "    return _table['fn'](x)\n",
+    "$imp\n\n_table = {'other': None}\n_table.update(fn=inner)\n\n\ndef $out(x):\n"
+    "    return _table['fn'](x)\n",
+    "$imp\n\n_table = {'other': None} | {'fn': inner}\n\n\ndef $out(x):\n"
+    "    return _table['fn'](x)\n",
+    "$imp\n\n_base = {'fn': inner}\n_table = {'other': None, **_base}\n\n\ndef $out(x):\n"
+    "    return _table['fn'](x)\n",
+    "$imp\n\n_ops = []\n_ops.extend([inner])\n\n\ndef $out(x):\n    return _ops[-1](x)\n",
+)
+form(
+    "jax: tree_map_with_path, stop_gradient, custom_vmap",
+    "jax",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.tree_util.tree_map_with_path(lambda path, v: inner(v), x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.stop_gradient(inner(x))\n",
+    "$imp\n\n\n@jax.custom_batching.custom_vmap\ndef $out(x):\n    return inner(x)\n\n\n"
+    "@$out.def_vmap\ndef _rule(axis_size, in_batched, x):\n    return inner(x), in_batched[0]\n",
+)
+
 # -- JAX's API (rows of mypy_plugin/typed_pallas_mypy/inference/jax_api.py) ---------------
 
 form(

@@ -567,7 +567,7 @@ def test_lookups_fire_on_jax_names() -> None:
     assert cond is not None and cond is jax_api.row("jax.lax.cond")
     assert [(a.position, a.keyword) for a in cond.args] == [(1, "true_fun"), (2, "false_fun")]
     assert jax_api.function_arguments("jax.tree.map", Role.CALLS_EACH) == (
-        Arg(0, "f", Role.CALLS_EACH),
+        Arg(0, "f", Role.CALLS_EACH, operands=("1.", "*2."), each_leaf_of=1),
     )
     assert jax_api.function_arguments("jax.vmap", Role.KEEPS, end=END) == (
         Arg(0, "fun", Role.KEEPS),
@@ -669,7 +669,39 @@ OPERAND_CALLS: Final = {
     "jax.lax.while_loop": lambda seen: (_recorder(seen, False), _recorder(seen), _A),
     "jax.lax.scan": lambda seen: (_scan_step(seen), _A, _XS),
     "jax.lax.map": lambda seen: (_recorder(seen), _XS),
+    "jax.tree.map": lambda seen: (_recorder(seen), {"a": _A, "b": _B}, {"a": _A, "b": _B}),
+    "jax.tree_util.tree_map": lambda seen: (_recorder(seen), [_A, _B]),
+    "jax.tree.map_with_path": lambda seen: (_path_recorder(seen), {"a": _A, "b": _B}),
+    "jax.tree_util.tree_map_with_path": lambda seen: (_path_recorder(seen), [_A, _B], [_A, _B]),
 }
+
+
+def _path_recorder(seen: list[tuple[object, ...]]) -> object:
+    def record(path: object, *leaves: object) -> object:
+        assert isinstance(path, tuple)  # a key path
+        seen.append((None, *(jnp.shape(a) for a in leaves)))  # type: ignore[arg-type]
+        return leaves[0]
+
+    return record
+
+
+def _leaf_calls(spec: tuple[str, ...], call: tuple[object, ...], each: int) -> list[object]:
+    """The shapes of each call ``Arg.operands`` says a per-leaf function gets from ``call``,
+    one per leaf of ``call[each]``, in order (None: "?")."""
+    per_tree = {i: jax.tree_util.tree_leaves(a) for i, a in enumerate(call) if i >= each}
+    out: list[object] = []
+    for leaf in range(len(per_tree[each])):
+        shapes: list[object] = []
+        for part in spec:
+            if part == "?":
+                shapes.append(None)
+            elif part.startswith("*"):
+                start = int(part[1:-1])
+                shapes.extend(jnp.shape(per_tree[i][leaf]) for i in per_tree if i >= start)
+            else:
+                shapes.append(jnp.shape(per_tree[int(part[:-1])][leaf]))
+        out.append(tuple(shapes))
+    return out
 
 
 def _expected_shapes(spec: tuple[str, ...], call: tuple[object, ...]) -> tuple[object, ...] | None:
@@ -710,6 +742,13 @@ def test_operands_are_what_jax_passes(name: str) -> None:
     call = OPERAND_CALLS[name](seen)
     jax.jit(lambda: resolve(name)(*call)).lower()  # type: ignore[misc]
     assert seen, f"{name} called nothing"
+    per_leaf = [a for a in row.args if a.each_leaf_of is not None]
+    if per_leaf:
+        arg = per_leaf[0]
+        assert arg.operands is not None and arg.each_leaf_of is not None
+        expected = _leaf_calls(arg.operands, call, arg.each_leaf_of)
+        assert sorted(map(repr, seen)) == sorted(map(repr, expected)), (name, seen, expected)
+        return
     specs = [a.operands for a in row.args if a.operands is not None]
     for shapes in seen:
         assert any(_agree(_expected_shapes(spec, call), shapes) for spec in specs), (

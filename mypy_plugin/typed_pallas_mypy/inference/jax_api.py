@@ -145,6 +145,10 @@ class Arg:
     carry), ``"N[]"`` (one slice of it along its leading axis: ``lax.map``'s ``xs``),
     ``"*N"`` (the call's positional arguments from N on: ``lax.cond``'s operands) or
     ``"?"`` (a value JAX makes: a loop index); ``None`` when not said (any arguments).
+    ``each_leaf_of``: for a ``Role.CALLS_EACH`` argument called once per leaf of a pytree,
+    the position of that tree among the call's arguments (``jax.tree.map``'s ``tree``);
+    its ``operands`` then may say ``"N."`` (the leaf of argument N at that place) and
+    ``"*N."`` (those of the arguments from N on).
     """
 
     position: int | None
@@ -154,6 +158,7 @@ class Arg:
     variadic: str = ""
     when: When | None = None
     operands: tuple[str, ...] | None = None
+    each_leaf_of: int | None = None
 
 
 @dataclass(frozen=True)
@@ -869,22 +874,34 @@ ROWS: Final[tuple[ApiRow, ...]] = (
     # -------------------- pytrees
     ApiRow(
         names=("jax.tree.map", "jax._src.tree.map"),
-        args=(Arg(0, "f", Role.CALLS_EACH), Arg(None, "is_leaf", Role.HOOK)),
+        args=(
+            Arg(0, "f", Role.CALLS_EACH, operands=("1.", "*2."), each_leaf_of=1),
+            Arg(None, "is_leaf", Role.HOOK),
+        ),
         note="f: once per leaf",
     ),
     ApiRow(
         names=("jax.tree.map_with_path", "jax._src.tree.map_with_path"),
-        args=(Arg(0, "f", Role.CALLS_EACH), Arg(None, "is_leaf", Role.HOOK)),
+        args=(
+            Arg(0, "f", Role.CALLS_EACH, operands=("?", "1.", "*2."), each_leaf_of=1),
+            Arg(None, "is_leaf", Role.HOOK),
+        ),
         note="f: once per leaf",
     ),
     ApiRow(
         names=("jax.tree_util.tree_map", "jax._src.tree_util.tree_map"),
-        args=(Arg(0, "f", Role.CALLS_EACH), Arg(None, "is_leaf", Role.HOOK)),
+        args=(
+            Arg(0, "f", Role.CALLS_EACH, operands=("1.", "*2."), each_leaf_of=1),
+            Arg(None, "is_leaf", Role.HOOK),
+        ),
         note="f: once per leaf",
     ),
     ApiRow(
         names=("jax.tree_util.tree_map_with_path", "jax._src.tree_util.tree_map_with_path"),
-        args=(Arg(0, "f", Role.CALLS_EACH), Arg(None, "is_leaf", Role.HOOK)),
+        args=(
+            Arg(0, "f", Role.CALLS_EACH, operands=("?", "1.", "*2."), each_leaf_of=1),
+            Arg(None, "is_leaf", Role.HOOK),
+        ),
         note="f: once per leaf",
     ),
     ApiRow(

@@ -133,3 +133,46 @@ def install():
 install()
 """
     assert fires(program + _guarded("pass", f'OPS["{key}"](x)')) is expected
+
+
+@pytest.mark.parametrize(
+    ("picked", "other", "expected"),
+    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
+    ids=["tpu-picked-fires", "triton-picked-silent"],
+)
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "table = {}\ntable.setdefault('fn', lib.$P)\ntable.setdefault('fn', lib.$O)",
+        "table = {'fn': lib.$O} | {'fn': lib.$P}",
+        "table = {'fn': lib.$O}\ntable |= {'fn': lib.$P}",
+        "table = {'fn': lib.$O, **{'fn': lib.$P}}",
+    ],
+    ids=["setdefault-keeps-the-first", "or-right-wins", "in-place-or", "unpacked-last-wins"],
+)
+def test_dict_operations(setup: str, picked: str, other: str, expected: bool) -> None:
+    made = setup.replace("$P", picked).replace("$O", other)
+    app = (
+        made
+        + """
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return table["fn"](x)  # here
+    return x
+"""
+    )
+    assert fires(app) is expected
+
+
+def test_setdefault_returns_what_the_dict_holds() -> None:
+    app = """
+table = {"fn": lib.tpu_kernel}
+
+def main(x):
+    fn = table.setdefault("fn", lib.triton_kernel)
+    if jax.default_backend() == "gpu":
+        return fn(x)  # here
+    return x
+"""
+    assert fires(app) is True

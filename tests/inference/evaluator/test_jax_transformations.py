@@ -205,3 +205,24 @@ def test_a_branch_given_the_shape_its_operand_has(params: str, expected: bool) -
     head = "def step(v):\n    if v.ndim != 2:\n        return v\n    return lib.kernel(v)\n"
     call = "jax.lax.cond(x.sum() > 0, step, lambda v: v, y)"
     assert fires(_guarded("y = jnp.zeros((8, 128))", call, head), params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize(
+    "call",
+    [
+        "jax.tree_util.tree_map_with_path(lambda path, v: lib.kernel(v), y)",
+        "jax.tree.map_with_path(lambda path, v: lib.kernel(v), {'a': y})",
+        "jax.tree.map(lambda v, w: lib.kernel(w), [y], [y])",
+    ],
+)
+def test_tree_map_passes_each_leaf_after_its_path(call: str, params: str, expected: bool) -> None:
+    # the function is called once per leaf: ``f(path, leaf)`` with a path, ``f(leaf,
+    # *other_leaves)`` with more trees (``x``, unknown, might have no leaf)
+    assert fires(_guarded("y = jnp.zeros((8, 128))", call), params) is expected
+    assert not fires(_guarded("pass", call.replace("y", "x")), params)
+
+
+def test_tree_map_with_path_over_no_leaves_calls_nothing() -> None:
+    call = "jax.tree_util.tree_map_with_path(lambda path, v: lib.tpu_kernel(v), {})"
+    assert not fires(_guarded("pass", call))

@@ -174,3 +174,65 @@ def add(x):
     return acc
 """
     assert fires(_guarded(classes, "add(x)")) is expected
+
+
+# -- class creation: metaclasses, __new__, __class_getitem__ (the data model, 3.3.3) ---------
+
+
+@PICKS
+def test_metaclass_call_decides_what_calling_the_class_does(
+    picked: str, other: str, expected: bool
+) -> None:
+    classes = f"""
+class Meta(type):
+    def __call__(cls, x):
+        return lib.{picked}(x)
+
+class Op(metaclass=Meta):
+    def __init__(self, x):
+        self.x = lib.{other}(x)
+
+class Sub(Op):
+    pass
+"""
+    assert fires(_guarded(classes, "Op(x)")) is expected
+    assert fires(_guarded(classes, "Sub(x)")) is expected  # a base's metaclass
+
+
+@PICKS
+def test_new_returning_another_object_skips_init(picked: str, other: str, expected: bool) -> None:
+    classes = f"""
+class Op:
+    def __new__(cls, x):
+        return lib.{picked}(x)
+    def __init__(self, x):
+        lib.{other}(x)
+"""
+    assert fires(_guarded(classes, "Op(x)")) is expected
+
+
+@PICKS
+def test_new_returning_an_instance_runs_init(picked: str, other: str, expected: bool) -> None:
+    classes = f"""
+class Op:
+    def __new__(cls, x):
+        return super().__new__(cls)
+    def __init__(self, x):
+        self.fn = lib.{picked}
+
+def run(x):
+    return Op(x).fn(x)
+"""
+    assert fires(_guarded(classes, "run(x)")) is expected
+    with_object = classes.replace("super().__new__(cls)", "object.__new__(cls)")
+    assert fires(_guarded(with_object, "run(x)")) is expected
+
+
+@PICKS
+def test_class_getitem(picked: str, other: str, expected: bool) -> None:
+    classes = f"""
+class Ops:
+    def __class_getitem__(cls, key):
+        return lib.{picked} if key == "k" else lib.{other}
+"""
+    assert fires(_guarded(classes, "Ops['k'](x)")) is expected

@@ -307,3 +307,17 @@ def test_a_sort_keys_kernel_inside_a_traced_function_is_dropped_whole(traced: st
     # not lowered; a bare kernel's dead result it lowers
     call = f"max([x], key=lambda v: {traced}.sum())"
     assert not fires(_guarded("pass", call), release=(0, 10, 2))
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        "functools.update_wrapper(lambda v: lib.tpu_kernel(v), lib.tpu_kernel)",
+        "functools.partial(lib.tpu_kernel)",
+    ],
+)
+def test_a_sort_keys_kernel_through_the_standard_library_is_still_direct(wrapped: str) -> None:
+    # only a function JAX traces for one of its callables is dropped whole; functools'
+    # wrappers call the function in place
+    call = f"max([x], key=lambda v: ({wrapped})(v).sum())"
+    assert fires(_guarded("pass", call), release=(0, 10, 2))

@@ -148,6 +148,13 @@ class Calls:
                 frame=frame,
             )
         if isinstance(value, ClassObj):
+            meta = value.meta
+            if meta is not None and _defines(meta, "__call__"):
+                # ``Meta.__call__(cls, ...)`` decides what calling the class does
+                method = m.expressions.class_attribute(
+                    meta, meta, "__call__", Flow(), instance=value
+                )
+                return self._outcome_of(method, args, keywords, star_unknown, kw_unknown)
             return self.instantiate(value, args, keywords, star_unknown, kw_unknown)
         if isinstance(value, InstanceObj):
             if isinstance(value.cls, ClassObj):
@@ -176,18 +183,18 @@ class Calls:
             differentiates = int(value.keeper in jax_api.DIFFERENTIATING)
             m.differentiating += differentiates
             try:
-                return library.nested(
-                    self._outcome_of(
-                        value.func,
-                        args,
-                        keywords,
-                        star_unknown,
-                        kw_unknown,
-                        returns=library.transformed_returns(value),
-                        site=site,
-                        frame=frame,
-                    )
+                outcome = self._outcome_of(
+                    value.func,
+                    args,
+                    keywords,
+                    star_unknown,
+                    kw_unknown,
+                    returns=library.transformed_returns(value),
+                    site=site,
+                    frame=frame,
                 )
+                # a function JAX traces for its transformation runs inside a primitive
+                return library.nested(outcome) if value.keeper.startswith("jax.") else outcome
             finally:
                 m.differentiating -= differentiates
         if isinstance(value, Kernel):
@@ -434,12 +441,25 @@ class Calls:
             holder.items = list(args)
             instance.attrs["args"] = vset(holder)
         flow = Flow()
+        made = Outcome()
+        if _defines(cls, "__new__"):
+            # ``cls.__new__(cls, ...)`` makes the object; ``__init__`` runs on it only when
+            # it is an instance of ``cls``
+            new = m.expressions.class_attribute(cls, cls, "__new__", flow, instance=None)
+            made = self._outcome_of(new, [vset(cls), *args], keywords, star_unknown, kw_unknown)
+            mine = [v for v in made.returns if isinstance(v, InstanceObj) and v.cls is cls]
+            if not made.live or len(made.returns) != 1 or not mine:
+                return made
+            instance = mine[0]
         init = m.expressions.class_attribute(cls, cls, "__init__", flow, instance=instance)
         if init == ANYTHING or all(isinstance(v, External) for v in init):
-            return Outcome(returns=vset(instance))
+            return Outcome(returns=vset(instance), ran=made.ran, may_ran=made.may_ran)
         outcome = self._outcome_of(init, args, keywords, star_unknown, kw_unknown)
         return Outcome(
-            returns=vset(instance), ran=outcome.ran, may_ran=outcome.may_ran, live=outcome.live
+            returns=vset(instance),
+            ran=made.ran | outcome.ran,
+            may_ran=made.may_ran | outcome.may_ran,
+            live=outcome.live,
         )
 
     # ---------------------------------------------------------------- iteration

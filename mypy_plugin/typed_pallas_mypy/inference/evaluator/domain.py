@@ -300,7 +300,17 @@ class ClassObj(Obj):
     """A class: its namespace (``attrs``), its bases as values and its method
     resolution order (project classes only; a library base ends it as ``External``)."""
 
-    __slots__ = ("bases", "fields", "flags", "module", "mro", "name", "own_fields", "qualname")
+    __slots__ = (
+        "bases",
+        "fields",
+        "flags",
+        "meta",
+        "module",
+        "mro",
+        "name",
+        "own_fields",
+        "qualname",
+    )
 
     def __init__(self, name: str, module: ModuleObj, qualname: str, bases: tuple[Value, ...]):
         super().__init__()
@@ -315,6 +325,8 @@ class ClassObj(Obj):
         self.own_fields: list[tuple[str, VSet | None]] = []
         #: "enum", "namedtuple", "exception" ...
         self.flags: set[str] = set()
+        #: its metaclass when the program defines it (``metaclass=Meta``, or a base's)
+        self.meta: ClassObj | None = None
 
     @override
     def __repr__(self) -> str:

@@ -269,8 +269,8 @@ class Expressions:
                 return ANYTHING
             if name in klass.attrs:
                 return _bind(self, klass.attrs[name], cls, instance, flow)
-        if "enum" in cls.flags and instance is not None and name in ("value", "name"):
-            return ANYTHING
+        if name == "__new__":
+            return vset(External("builtins.object.__new__"))  # every class derives from object
         return ANYTHING
 
     def instance_attribute(self, instance: InstanceObj, name: str, flow: Flow) -> VSet:
@@ -344,6 +344,18 @@ class Expressions:
         if isinstance(value, External):
             return library.external_subscript(self.m, value, key)
         one = only(key)
+        if isinstance(value, ClassObj) and "enum" not in value.flags:
+            if _defines(value, "__class_getitem__"):
+                # ``Cls[key]``: ``__class_getitem__`` is a class method without the decorator
+                found = self.class_attribute(value, value, "__class_getitem__", flow, instance=None)
+                method = frozenset(
+                    BoundMethod(f, value) if isinstance(f, FunctionObj) else f for f in found
+                )
+                return self.m.calls.call(method, [key], {}, flow)
+            meta = value.meta
+            if meta is not None and _defines(meta, "__getitem__"):
+                method = self.class_attribute(meta, meta, "__getitem__", flow, instance=value)
+                return self.m.calls.call(method, [key], {}, flow)
         if isinstance(value, ClassObj) and "enum" in value.flags:
             if isinstance(one, Const) and isinstance(one.value, str):
                 members = value.attrs.get(one.value, NOTHING)
@@ -540,6 +552,20 @@ class Expressions:
             ):
                 return vset(Const(result))
             return ANYTHING
+        if (
+            isinstance(a, Container)
+            and isinstance(b, Container)
+            and isinstance(op_node, ast.BitOr)
+            and a.kind == b.kind == "dict"
+        ):
+            # ``a | b``: a new dict, ``b``'s keys over ``a``'s
+            merged = Container("dict")
+            merged.entries = list(a.entries)
+            for k, v in b.entries:
+                set_entry(merged, k, v)
+            merged.exact = a.exact and b.exact
+            merged.loose = join(a.loose, b.loose)
+            return vset(merged)
         if isinstance(a, Container) and isinstance(b, Container) and isinstance(op_node, ast.Add):
             if a.kind == b.kind and a.kind in ("list", "tuple"):
                 made = Container(a.kind)
@@ -612,7 +638,7 @@ class Expressions:
             key = self.evaluate(key_node, frame, flow)
             value = self.evaluate(value_node, frame, flow)
             one = only(key)
-            if one is None or not _hashable_key(one):
+            if one is None or not hashable_key(one):
                 made.exact = False
                 made.loose = join(made.loose, value)
             else:
@@ -701,7 +727,7 @@ class Expressions:
         if kind == "dict":
             for key, value in rows:
                 one = only(key)
-                if one is None or not _hashable_key(one):
+                if one is None or not hashable_key(one):
                     made.exact = False
                     made.loose = join(made.loose, value)
                 else:
@@ -799,7 +825,7 @@ def _lookup_fails(cls: ClassObj, name: str) -> bool:
 # -- containers ------------------------------------------------------------------------
 
 
-def _hashable_key(value: Value) -> bool:
+def hashable_key(value: Value) -> bool:
     return not isinstance(value, (Container, Array)) and value is not UNKNOWN
 
 
@@ -827,7 +853,7 @@ def container_item(container: Container, key: VSet) -> VSet:
     """``container[key]``: the item under a known key; what any item may be otherwise."""
     one = only(key)
     if container.kind == "dict":
-        if isinstance(one, Value) and _hashable_key(one):
+        if isinstance(one, Value) and hashable_key(one):
             for k, v in container.entries:
                 if k == one:
                     return join(v, container.loose) if container.loose else v

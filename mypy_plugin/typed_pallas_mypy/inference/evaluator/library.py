@@ -680,21 +680,30 @@ def _operands(
         if spec == "?":
             out.append(ANYTHING)
         elif spec.startswith("*"):
-            start = int(spec[1:])
+            start = int(spec[1:].removesuffix("."))
             if star_unknown or len(args) < start:  # the functions passed by keyword
                 return out, True
-            out.extend(args[start:])
+            rest = args[start:]
+            out.extend([_leaf_of(a) for a in rest] if spec.endswith(".") else rest)
         else:
-            index = int(spec.removesuffix("[]"))
+            index = int(spec.removesuffix("[]").removesuffix("."))
             if index >= len(args):
                 if star_unknown:
                     return out, True
                 out.append(ANYTHING)  # passed by keyword, or not at all
             elif spec.endswith("[]"):
                 out.append(_leading_slice(args[index]))
+            elif spec.endswith("."):
+                out.append(_leaf_of(args[index]))
             else:
                 out.append(args[index])
     return out, False
+
+
+def _leaf_of(tree: VSet) -> VSet:
+    """A leaf of a pytree: the array itself when the tree is one, else an array."""
+    one = only(tree)
+    return tree if isinstance(one, Array) else vset(ARRAY)
 
 
 def _leading_slice(value: VSet) -> VSet:
@@ -748,22 +757,20 @@ def _calls_each(
 ) -> VSet | None:
     """A function called once per leaf or item: on every path when there is at least one."""
     calls = m.calls
-    if name in (
-        "jax.tree.map",
-        "jax.tree_util.tree_map",
-        "jax._src.tree.map",
-        "jax._src.tree_util.tree_map",
-    ):
-        tree = args[1] if len(args) > 1 else keywords.get("tree")
+    if arg.each_leaf_of is not None:
+        # once per leaf of a pytree (``jax.tree.map``): on every path when it has leaves
+        index = arg.each_leaf_of
+        tree = args[index] if len(args) > index else keywords.get("tree")
         count = _leaves(tree) if tree is not None else None
+        operands, unknown = _operands(name, args, arg, star_unknown=False)
         if count:
-            result = calls.call(value, [vset(ARRAY)], {}, flow)
+            result = calls.call(value, operands, {}, flow, star_unknown=unknown)
             one = only(tree) if tree is not None else None
             if isinstance(one, Array):
                 return result
             return tree
         m.statements.maybe_detached(
-            flow, lambda f: calls.call(value, [vset(ARRAY)], {}, f, star_unknown=True)
+            flow, lambda f: calls.call(value, operands, {}, f, star_unknown=True)
         )
         return None
     if name in ("builtins.map", "builtins.filter"):
@@ -901,6 +908,21 @@ def container_method(
         for key_name, value in keywords.items():
             set_entry(container, Const(key_name), value)
         return Outcome(returns=vset(Const(None)))
+    if name == "setdefault" and container.kind == "dict" and args:
+        from typed_pallas_mypy.inference.evaluator.expressions import (
+            container_item,
+            hashable_key,
+            set_entry,
+        )
+
+        key = only(args[0])
+        default = args[1] if len(args) > 1 else vset(Const(None))
+        present = key is not None and any(k == key for k, _ in container.entries)
+        if present:
+            return Outcome(returns=container_item(container, args[0]))
+        if key is not None and container.exact and hashable_key(key):
+            set_entry(container, key, default)  # absent from an exact dict: stored now
+            return Outcome(returns=default)
     if name in ("update", "setdefault", "insert", "add", "pop", "remove", "clear"):
         container.exact = False
         container.loose = join(container.loose, *args, *keywords.values())
@@ -1171,6 +1193,14 @@ def _get_attribute(
     return _getattr(m, [args[1], args[0]], {}, frame)
 
 
+def _object_new(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``object.__new__(cls)`` (``super().__new__(cls)``): a new instance, not initialised."""
+    cls = only(args[0]) if args else None
+    if isinstance(cls, ClassObj):
+        return Outcome(returns=vset(InstanceObj(cls)))
+    return Outcome(returns=ANYTHING)
+
+
 def _object(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
     return Outcome(returns=vset(InstanceObj(External("builtins.object"))))
 
@@ -1332,6 +1362,7 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "builtins.property": _property,
     "builtins.type": _type,
     "builtins.object": _object,
+    "builtins.object.__new__": _object_new,
     "builtins.print": _nothing,
     "builtins.enumerate": _enumerate,
     "builtins.zip": _zip,

@@ -213,6 +213,18 @@ class Statements:
             else:
                 _loosen(one, other.all_items())
             return
+        if (
+            isinstance(stmt.op, ast.BitOr)
+            and isinstance(one, Container)
+            and isinstance(other, Container)
+            and one.kind == other.kind == "dict"
+        ):
+            # ``table |= {...}``: the dict is updated in place
+            for key, item in other.entries:
+                set_entry(one, key, item)
+            if not other.exact:
+                _loosen(one, other.all_items())
+            return
         result = expressions.binary(stmt.op, current, value, flow)
         self.bind_target(stmt.target, result, frame, flow)
 
@@ -451,10 +463,11 @@ class Statements:
         class_keywords = {
             kw.arg: expressions.evaluate(kw.value, frame, flow) for kw in stmt.keywords if kw.arg
         }
-        class_keywords.pop("metaclass", None)
+        meta = only(class_keywords.pop("metaclass", NOTHING))
         qualname = f"{frame.qualname}.{stmt.name}" if frame.qualname else stmt.name
         cls = ClassObj(stmt.name, frame.module, qualname, tuple(bases))
         cls.mro = _mro(cls)
+        cls.meta = meta if isinstance(meta, ClassObj) else _inherited_meta(cls)
         library.classify(cls)
         body = Frame(cls.attrs, frame.module, frame, is_class=True, qualname=qualname)
         cls.attrs["__qualname__"] = vset(Const(qualname))
@@ -628,6 +641,14 @@ def _finish_class(cls: ClassObj) -> None:
             member.attrs["value"] = values
             member.attrs["name"] = vset(Const(name))
             cls.attrs[name] = vset(member)
+
+
+def _inherited_meta(cls: ClassObj) -> ClassObj | None:
+    """The metaclass a class takes from its bases (the first base that has one)."""
+    for base in cls.bases:
+        if isinstance(base, ClassObj) and base.meta is not None:
+            return base.meta
+    return None
 
 
 def _mro(cls: ClassObj) -> tuple[Value, ...]:
