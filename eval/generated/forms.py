@@ -17,9 +17,12 @@ A line ``#>> path.py`` starts a helper file (relative to the package's folder): 
 after it, up to the next such line, is that file.
 
 The forms come from the language reference (naming and binding, the data model), the
-standard library (functools, operator, builtins, contextlib, dataclasses, enum, typing) and
-JAX's documented API, not from what the checker knows: a form the checker does not follow
-stays here, and the runner reports it as a miss. Adding a form is adding one ``Form``.
+standard library (functools, operator, builtins, contextlib, dataclasses, enum, typing), the
+attrs package, and JAX's documented API (the rows of the JAX API table, jax_api.ROWS: what
+calls, traces, keeps or only shape-evaluates a function, and the derivative and batching
+rules, run under the transformation that runs them), not from what the checker knows: a
+form the checker does not follow stays here, and the runner reports it as a miss. Adding a
+form is adding one ``Form``.
 """
 
 from __future__ import annotations
@@ -544,6 +547,321 @@ form(
     "    return y\n",
     "$imp\n\n\ndef $out(x):\n    try:\n        raise KeyError('k')\n    except KeyError:\n"
     "        return inner(x)\n",
+)
+
+# -- attrs (the attrs package: classes whose methods and fields attrs writes) --------------
+
+form(
+    "attrs: field holding the function",
+    "attrs",
+    "import attrs\n\n$imp\n\n\n@attrs.define\nclass _Cfg:\n    fn: typing.Callable = inner\n\n\n"
+    "def $out(x):\n    return _Cfg().fn(x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.define\nclass _Cfg:\n    fn: typing.Callable\n\n\n"
+    "def $out(x):\n    return _Cfg(fn=inner).fn(x)\n",
+    "import attr\n\n$imp\n\n\n@attr.s\nclass _Cfg:\n    fn = attr.ib(default=inner)\n\n\n"
+    "def $out(x):\n    return _Cfg().fn(x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.define\nclass _Cfg:\n    scale: int = 1\n"
+    "    fn: typing.Callable = attrs.field(default=inner)\n\n\n"
+    "def $out(x):\n    return _Cfg().fn(x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.frozen\nclass _Cfg:\n    fn: typing.Callable\n\n\n"
+    "_CFG = _Cfg(inner)\n\n\ndef $out(x):\n    return _CFG.fn(x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.define\nclass _Cfg:\n"
+    "    fns: list = attrs.field(factory=lambda: [inner])\n\n\n"
+    "def $out(x):\n    return _Cfg().fns[0](x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.frozen\nclass _Cfg:\n    fn: typing.Any = None\n\n\n"
+    "def $out(x):\n    return attrs.evolve(_Cfg(), fn=inner).fn(x)\n",
+    "import attr\n\n$imp\n\n\n@attr.s(auto_attribs=True, frozen=True)\nclass _Cfg:\n"
+    "    fn: typing.Callable = attr.ib(default=inner)\n\n\n"
+    "def $out(x):\n    return _Cfg().fn(x)\n",
+)
+form(
+    "attrs: method calling the function",
+    "attrs",
+    "import attrs\n\n$imp\n\n\n@attrs.define\nclass _Op:\n    scale: float = 1.0\n\n"
+    "    def run(self, x):\n        return inner(x)\n\n\ndef $out(x):\n    return _Op().run(x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.frozen\nclass _Op:\n    name: str = 'op'\n\n"
+    "    def __call__(self, x):\n        return inner(x)\n\n\n$out = _Op()\n",
+    "import attr\n\n$imp\n\n\n@attr.s\nclass _Op:\n    fn = attr.ib()\n\n"
+    "    def apply(self, x):\n        return self.fn(x)\n\n\ndef $out(x):\n"
+    "    return _Op(inner).apply(x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.define\nclass _Op:\n    fn: typing.Any = None\n\n"
+    "    def __attrs_post_init__(self):\n        self.fn = inner\n\n\n"
+    "def $out(x):\n    return _Op().fn(x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.frozen\nclass _Op:\n    fn: typing.Callable\n\n"
+    "    @classmethod\n    def make(cls):\n        return cls(inner)\n\n"
+    "    def __call__(self, x):\n        return self.fn(x)\n\n\n$out = _Op.make()\n",
+)
+
+# -- JAX's derivative and batching rules (jax_api ROWS: Role.RULE, When.DIFFERENTIATION /
+# BATCHING / TRANSPOSITION, and the transformations that run them). pallas_call has no JVP
+# rule of its own: differentiation reaches the kernel through custom_vjp / custom_jvp rules.
+
+_CVJP_FWD = (
+    "$imp\n\n\n@jax.custom_vjp\ndef _op(x):\n    return x * 2.0\n\n\ndef _fwd(x):\n"
+    "    y = inner(x)\n    return y, y\n\n\ndef _bwd(res, g):\n    return (g * res,)\n\n\n"
+    "_op.defvjp(_fwd, _bwd)\n\n\n"
+)
+_CVJP_BWD = (
+    "$imp\n\n\n@jax.custom_vjp\ndef _op(x):\n    return x * 2.0\n\n\ndef _fwd(x):\n"
+    "    return x * 2.0, None\n\n\ndef _bwd(res, g):\n    return (inner(g),)\n\n\n"
+    "_op.defvjp(_fwd, _bwd)\n\n\n"
+)
+form(
+    "jax: custom_vjp rules under differentiation",
+    "jax: differentiation rules",
+    _CVJP_FWD + "def $out(x):\n    return jax.grad(lambda v: _op(v).sum())(x)\n",
+    _CVJP_BWD + "def $out(x):\n    value, grad = jax.value_and_grad(lambda v: _op(v).sum())(x)\n"
+    "    return grad + value\n",
+    _CVJP_BWD + "def $out(x):\n    y, pullback = jax.vjp(_op, x)\n    return pullback(y)[0]\n",
+    _CVJP_BWD + "def $out(x):\n    y, _pullback = jax.vjp(_op, x)\n    return y\n",
+    _CVJP_FWD + "def $out(x):\n    return jax.jacrev(lambda v: _op(v).sum())(x)\n",
+    _CVJP_BWD + "def $out(x):\n    return _op(x)\n",
+    "$imp\n\n\n@functools.partial(jax.custom_vjp, nondiff_argnums=(0,))\n"
+    "def _apply(fn, x):\n    return fn(x)\n\n\ndef _fwd(fn, x):\n    y = fn(x)\n    return y, y\n\n\n"
+    "def _bwd(fn, res, g):\n    return (g * res,)\n\n\n_apply.defvjp(_fwd, _bwd)\n\n\n"
+    "def $out(x):\n    return jax.grad(lambda v: _apply(inner, v).sum())(x)\n",
+    "$imp\n\n\n@jax.custom_gradient\ndef _op(x):\n    y = inner(x)\n    return y, lambda g: g * y\n\n\n"
+    "def $out(x):\n    return jax.grad(lambda v: _op(v).sum())(x)\n",
+    _CVJP_FWD + "def $out(x):\n    return jax.jacobian(lambda v: _op(v).sum())(x)\n",
+)
+_CJVP_RULE = (
+    "$imp\n\n\n@jax.custom_jvp\ndef _op(x):\n    return x * 2.0\n\n\n@_op.defjvp\n"
+    "def _op_jvp(primals, tangents):\n    (x,), (t,) = primals, tangents\n    y = inner(x)\n"
+    "    return y, t * y\n\n\n"
+)
+form(
+    "jax: custom_jvp rules under differentiation",
+    "jax: differentiation rules",
+    _CJVP_RULE + "def $out(x):\n    y, t = jax.jvp(_op, (x,), (x,))\n    return y + t\n",
+    _CJVP_RULE + "def $out(x):\n    y, f_jvp = jax.linearize(_op, x)\n    return y + f_jvp(x)\n",
+    _CJVP_RULE + "def $out(x):\n    return jax.jacfwd(lambda v: _op(v).sum())(x)\n",
+    _CJVP_RULE + "def $out(x):\n    return jax.grad(lambda v: _op(v).sum())(x)\n",
+    "$imp\n\n\n@jax.custom_jvp\ndef _op(x):\n    return inner(x)\n\n\n@_op.defjvp\n"
+    "def _op_jvp(primals, tangents):\n    (x,), (t,) = primals, tangents\n    y = _op(x)\n"
+    "    return y, t * y\n\n\n"
+    "def $out(x):\n    return jax.hessian(lambda v: _op(v).sum())(x).sum((0, 1))\n",
+    "$imp\n\n\n@jax.custom_jvp\ndef _op(x):\n    return x * 2.0\n\n\n"
+    "_op.defjvps(lambda t, ans, x: t * inner(x))\n\n\n"
+    "def $out(x):\n    y, t = jax.jvp(_op, (x,), (x,))\n    return y + t\n",
+    _CJVP_RULE + "def $out(x):\n    return _op(x)\n",
+    "$imp\n\n\n@jax.custom_jvp\ndef _op(x):\n    return inner(x)\n\n\n@_op.defjvp\n"
+    "def _op_jvp(primals, tangents):\n    (x,), (t,) = primals, tangents\n"
+    "    return x * 2.0, t * 2.0\n\n\n"
+    "def $out(x):\n    y, t = jax.jvp(_op, (x,), (x,))\n    return y + t\n",
+)
+form(
+    "jax: solvers, linear_call and odeint",
+    "jax: differentiation rules",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.custom_root(\n"
+    "        lambda v: v - x, x, lambda f, x0: inner(x0), lambda g, y: y\n    )\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.custom_root(\n"
+    "        lambda v: v - x, x, lambda f, x0: x0, lambda g, y: inner(y)\n    )\n",
+    "$imp\n\n\ndef _solve(b):\n    return jax.lax.custom_root(\n"
+    "        lambda v: v - b, b, lambda f, x0: x0, lambda g, y: y * inner(b)\n    )\n\n\n"
+    "def $out(x):\n    return jax.grad(lambda v: _solve(v).sum())(x)\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.lax.custom_linear_solve(lambda v: v, x, lambda matvec, b: inner(b))\n",
+    "$imp\n\n\ndef _solve(b):\n    return jax.lax.custom_linear_solve(\n"
+    "        lambda v: v, b, lambda matvec, r: r, lambda vecmat, r: r * inner(b)\n    )\n\n\n"
+    "def $out(x):\n    return jax.grad(lambda v: _solve(v).sum())(x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.custom_linear_solve(\n"
+    "        lambda v: v, x, lambda matvec, r: r, lambda vecmat, r: inner(r)\n    )\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.custom_derivatives.linear_call(\n"
+    "        lambda res, v: inner(v), lambda res, ct: ct, (), x\n    )\n",
+    "import jax.experimental.ode\n\n$imp\n\n\ndef $out(x):\n"
+    "    ts = jnp.array([0.0, 0.1], jnp.float32)\n"
+    "    return jax.experimental.ode.odeint(lambda y, t: inner(y), x, ts)[-1]\n",
+)
+form(
+    "jax: more differentiation entry points",
+    "jax: differentiation rules",
+    _CVJP_BWD + "def $out(x):\n    fwd, bwd = jax.fwd_and_bwd(_op, argnums=0)\n"
+    "    y, res = fwd(x)\n    return bwd(res, y)\n",
+    _CVJP_BWD + "def $out(x):\n    fwd, _bwd = jax.fwd_and_bwd(_op, argnums=0)\n"
+    "    y, _res = fwd(x)\n    return y\n",
+    "from jax.experimental import sparse\n\n"
+    + _CVJP_FWD
+    + "def $out(x):\n    return sparse.grad(lambda v: _op(v).sum())(x)\n",
+    "import jax.scipy.optimize\n\n" + _CVJP_FWD + "def $out(x):\n"
+    "    found = jax.scipy.optimize.minimize(\n"
+    "        lambda v: _op(v.reshape(8, 128)).sum(), x.ravel(), method='BFGS',"
+    " options={'maxiter': 1}\n    )\n    return found.x.reshape(8, 128)\n",
+    _CVJP_FWD + "def $out(x):\n    return jax.grad(jax.checkpoint(lambda v: _op(v).sum()))(x)\n",
+    "$imp\n\n\ndef _loss(v):\n    return (v * v).sum(), inner(jax.lax.stop_gradient(v))\n\n\n"
+    "def $out(x):\n    grad, aux = jax.grad(_loss, has_aux=True)(x)\n    return grad + aux\n",
+)
+form(
+    "jax: batching rules",
+    "jax: batching",
+    "$imp\n\n\n@jax.custom_batching.custom_vmap\ndef _op(x):\n    return x * 2.0\n\n\n"
+    "@_op.def_vmap\ndef _rule(axis_size, in_batched, xs):\n"
+    "    return jax.lax.map(inner, xs), True\n\n\n"
+    "def $out(x):\n    return jax.vmap(_op)(x[None])[0]\n",
+    "$imp\n\n\n@jax.custom_batching.custom_vmap\ndef _op(x):\n    return x * 2.0\n\n\n"
+    "@_op.def_vmap\ndef _rule(axis_size, in_batched, xs):\n"
+    "    return jax.lax.map(inner, xs), True\n\n\n"
+    "def $out(x):\n    return _op(x)\n",
+    "$imp\n\n\n@jax.custom_batching.custom_vmap\ndef _op(x):\n    return inner(x)\n\n\n"
+    "@_op.def_vmap\ndef _rule(axis_size, in_batched, xs):\n    return xs * 2.0, True\n\n\n"
+    "def $out(x):\n    return jax.vmap(_op)(x[None])[0]\n",
+    "$imp\n\n_seq = jax.custom_batching.sequential_vmap(inner)\n\n\n"
+    "def $out(x):\n    return jax.vmap(_seq)(x[None])[0]\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.vmap(inner, in_axes=1, out_axes=1)(x[:, None])[:, 0]\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.vmap(jax.vmap(inner))(x[None, None])[0, 0]\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.vmap(lambda v: inner(x) + v)(x[None])[0]\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.vmap(inner, axis_name='batch', axis_size=1)(x[None])[0]\n",
+)
+
+# -- JAX: tracing without lowering, host callbacks, contexts --------------------------------
+
+form(
+    "jax: trace only (make_jaxpr, eval_shape...)",
+    "jax: more control flow and tracing",
+    "$imp\n\n\ndef $out(x):\n    jax.make_jaxpr(inner)(x)\n    return x\n",
+    "$imp\n\n\ndef $out(x):\n    shape = jax.eval_shape(inner, x)\n"
+    "    return jnp.zeros(shape.shape, shape.dtype) + x\n",
+    "$imp\n\n\ndef $out(x):\n    jax.linear_transpose(inner, x)\n    return x\n",
+    "from jax.experimental import pallas as pl\n\n$imp\n\n\ndef $out(x):\n"
+    "    pl.estimate_cost(inner, x)\n    return x\n",
+    "import io\n\nimport jax.ad_checkpoint\n\n$imp\n\n\n@jax.custom_vjp\ndef _op(x):\n    return inner(x)\n\n\n"
+    "_op.defvjp(lambda x: (inner(x), None), lambda res, g: (g,))\n\n\n"
+    "def $out(x):\n    with contextlib.redirect_stdout(io.StringIO()):\n"
+    "        jax.ad_checkpoint.print_saved_residuals(_op, x)\n    return x\n",
+    "import jax.extend\n\n$imp\n\n\ndef $out(x):\n    closed = jax.make_jaxpr(inner)(x)\n"
+    "    return jax.extend.core.jaxpr_as_fun(closed)(x)[0]\n",
+    "$imp\n\n\ndef $out(x):\n    fn, consts = jax.closure_convert(inner, x)\n"
+    "    return fn(x, *consts)\n",
+    "$imp\n\n\ndef $out(x):\n    _jaxpr, shape = jax.make_jaxpr(inner, return_shape=True)(x)\n"
+    "    return jnp.zeros(shape.shape, shape.dtype) + x\n",
+)
+form(
+    "jax: host callbacks",
+    "jax: more control flow and tracing",
+    "$imp\n\n\ndef _on_host(v):\n    return jax.pure_callback(\n"
+    "        inner, jax.ShapeDtypeStruct(v.shape, v.dtype), v, vmap_method='sequential'\n    )\n\n\n"
+    "def $out(x):\n    return jax.lax.platform_dependent(x, cpu=_on_host, default=lambda v: v * 2.0)\n",
+    "from jax.experimental import io_callback\n\n$imp\n\n\ndef _on_host(v):\n"
+    "    return io_callback(inner, jax.ShapeDtypeStruct(v.shape, v.dtype), v)\n\n\n"
+    "def $out(x):\n    return jax.lax.platform_dependent(x, cpu=_on_host, default=lambda v: v * 2.0)\n",
+    "$imp\n\n\ndef _on_host(v):\n    jax.debug.callback(lambda a: inner(a), v)\n    return v\n\n\n"
+    "def $out(x):\n    return jax.lax.platform_dependent(x, cpu=_on_host, default=inner)\n",
+    "$imp\n\n\ndef $out(x):\n    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)\n"
+    "    jax.eval_shape(lambda v: jax.pure_callback(inner, shape, v), x)\n    return inner(x)\n",
+    "$imp\n\n\ndef $out(x):\n    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)\n"
+    "    jax.make_jaxpr(lambda v: jax.pure_callback(inner, shape, v))(x)\n    return x\n",
+)
+form(
+    "jax: contexts and scopes",
+    "jax: more control flow and tracing",
+    "$imp\n\n\ndef $out(x):\n    with jax.ensure_compile_time_eval():\n        return inner(x)\n",
+    "$imp\n\n\n@jax.ensure_compile_time_eval()\ndef $out(x):\n    return inner(x)\n",
+    "$imp\n\n\ndef $out(x):\n    with jax.disable_jit():\n        return inner(x)\n",
+    "$imp\n\n\ndef $out(x):\n    with jax.default_device(jax.devices('cpu')[0]):\n"
+    "        return inner(x)\n",
+    "$imp\n\n\n@jax.disable_jit()\ndef $out(x):\n    return inner(x)\n",
+    "$imp\n\n\n@jax.named_scope('op')\ndef $out(x):\n    return inner(x)\n",
+    "$imp\n\n\ndef $out(x):\n    with jax.named_scope('outer'), jax.named_scope('inner'):\n"
+    "        y = inner(x)\n    return y\n",
+)
+
+# -- JAX: more lax control flow ----------------------------------------------------------
+
+form(
+    "lax: cond, switch and loops, other spellings",
+    "jax: more control flow and tracing",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.cond(x.sum() > 0, inner, lambda v: v, operand=x)\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.lax.cond(x.sum() > 0, true_fun=lambda v: v, false_fun=inner, operand=x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.cond(False, inner, lambda v: v, x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.switch(5, (lambda v: v, inner), x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.fori_loop(0, 0, lambda i, v: inner(v), x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.while_loop(\n"
+    "        lambda c: (c[0] < 1) & (inner(c[1]).sum() > -1.0),\n"
+    "        lambda c: (c[0] + 1, c[1]),\n        (0, x),\n    )[1]\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.lax.scan(lambda c, _: (inner(c), None), x, None, length=2)[0]\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.map(inner, x[None], batch_size=1)[0]\n",
+)
+form(
+    "lax: associative_scan, reduce and scatter_apply",
+    "jax: more control flow and tracing",
+    "$imp\n\n\ndef $out(x):\n    return jax.lax.associative_scan(\n"
+    "        lambda a, b: jax.lax.map(inner, a) + b, jnp.stack([x, x])\n    )[-1]\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.lax.associative_scan(lambda a, b: jax.lax.map(inner, a) + b, x[None])[0]\n",
+    "$imp\n\n\ndef _add(a, b):\n    return a + b + inner(jnp.zeros((8, 128), jnp.float32))[0, 0]\n\n\n"
+    "def $out(x):\n    return x + jax.lax.reduce(x, jnp.float32(0), _add, (0,))\n",
+    "$imp\n\n\ndef _add(a, b):\n    return a + b + inner(jnp.zeros((8, 128), jnp.float32))[0, 0]\n\n\n"
+    "def $out(x):\n"
+    "    return jax.lax.reduce_window(x, jnp.float32(0), _add, (1, 1), (1, 1), 'VALID')\n",
+    "$imp\n\n\ndef _bump(v):\n    return v + inner(jnp.zeros((8, 128), jnp.float32))[0, 0]\n\n\n"
+    "def $out(x):\n    return x.at[0, 0].apply(_bump)\n",
+    "$imp\n\n\ndef _bump(v):\n    return v + inner(jnp.zeros((8, 128), jnp.float32))[0, 0]\n\n\n"
+    "def $out(x):\n    dnums = jax.lax.ScatterDimensionNumbers(\n"
+    "        update_window_dims=(), inserted_window_dims=(0, 1),"
+    " scatter_dims_to_operand_dims=(0, 1)\n    )\n"
+    "    return jax.lax.scatter_apply(x, jnp.array([0, 0]), _bump, dnums)\n",
+)
+
+# -- jax.numpy functions that call the function they are given ------------------------------
+
+form(
+    "jax.numpy functions calling a function",
+    "jax: more control flow and tracing",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jnp.piecewise(x, [x > 0], [lambda v: v + inner(x)[0, 0], lambda v: v])\n",
+    "$imp\n\n\ndef $out(x):\n    return jnp.apply_along_axis(\n"
+    "        lambda col: inner(col.reshape(8, 128)).ravel(), 0, x.reshape(-1, 1)\n"
+    "    ).reshape(8, 128)\n",
+    "$imp\n\n\ndef $out(x):\n    return jnp.apply_over_axes(lambda a, axis: inner(a), x, [0])\n",
+    "$imp\n\n\ndef $out(x):\n    return jnp.apply_over_axes(lambda a, axis: inner(a), x, [])\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jnp.fromfunction(lambda i: inner(x + i), (1,), dtype=jnp.float32)[0]\n",
+    "$imp\n\n\ndef $out(x):\n    def mode(vector, pad_width, iaxis, kwargs):\n"
+    "        return vector + inner(x)[0, 0]\n\n    return jnp.pad(x, 1, mode=mode)[1:-1, 1:-1]\n",
+    "$imp\n\n\ndef $out(x):\n    return jnp.frompyfunc(lambda v: v + inner(x)[0, 0], 1, 1)(x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jnp.ufunc(lambda v: v + inner(x)[0, 0], 1, 1)(x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jnp.vectorize(\n"
+    "        lambda v, n: inner(v), excluded={1}, signature='(m,n)->(m,n)'\n    )(x, 0)\n",
+)
+
+# -- JAX: more wrappers that keep a function --------------------------------------------
+
+form(
+    "jax: more wrappers that keep a function",
+    "jax",
+    "$imp\n\n$out = jax.checkpoint(inner, policy=jax.checkpoint_policies.nothing_saveable)\n",
+    "$imp\n\n\n@functools.partial(jax.checkpoint, policy=jax.checkpoint_policies.dots_saveable)\n"
+    "def $out(x):\n    return inner(x)\n",
+    "$imp\n\n$out = jax.remat(inner, prevent_cse=False)\n",
+    "$imp\n\n$out = jax.profiler.annotate_function(inner, name='op')\n",
+    "$imp\n\n$out = jax.lax.composite(lambda v: inner(v), name='generated.op')\n",
+    "from jax.experimental import checkify\n\n$imp\n\n\ndef $out(x):\n"
+    "    _err, y = checkify.checkify(inner)(x)\n    return y\n",
+    "from jax.experimental.pjit import pjit\n\n$imp\n\n$out = pjit(inner)\n",
+    "from jax.experimental import sparse\n\n$imp\n\n$out = sparse.sparsify(inner)\n",
+    "from jax.experimental import scheduling_groups\n\n$imp\n\n"
+    "$out = scheduling_groups.scheduling_group('g')(inner)\n",
+    "from jax.experimental import scheduling_groups\n\n$imp\n\n"
+    "$out = scheduling_groups.xla_metadata_call(inner, tag='op')\n",
+    "from jax.sharding import PartitionSpec as P\n\n$imp\n\n\ndef $out(x):\n"
+    "    return jax.shard_map(inner, in_specs=P(), out_specs=P(), check_vma=False)(x)\n",
+)
+
+# -- jax.tree: reductions and hooks ------------------------------------------------------
+
+form(
+    "jax.tree: reduce, several trees, is_leaf",
+    "jax",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.reduce(lambda a, b: inner(a + b), [x, x])\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.reduce(lambda a, b: inner(b), [x])\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree_util.tree_reduce(lambda a, b: inner(b), [x], x)\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.tree.reduce_associative(lambda a, b: inner(a) + b, (x, x))\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.map(lambda a, b: inner(a) + b, x, x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.map(lambda v: v, x, is_leaf=lambda v: inner(v) is not None)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.map_with_path(lambda path, v: inner(v), {'a': x})['a']\n",
 )
 
 FORMS: Final[tuple[Form, ...]] = tuple(_F)
