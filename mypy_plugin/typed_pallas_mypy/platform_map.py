@@ -9,6 +9,10 @@ sets, platform source, wrapper, body evidence) and every place where the platfor
 decided against a requirement (``transformers.decisions``). :func:`render` prints it as
 text (grouped by module), JSON (sorted, stable) or a Mermaid ``graph LR`` (a node per
 function with a requirement, caller -> callee edges, a node per failing decision site).
+Each JSON entry of a function or library kernel carries an identity that an edit elsewhere
+in its file does not move (``module``, ``qualname``, ``path`` from the folder the module is
+imported from, ``reason`` without line numbers) beside ``where`` and ``chain``, which hold
+line numbers.
 
 The user modules are re-analysed on every run (a per-module option that changes each
 time makes their cache entries stale) while installed packages such as jax come from
@@ -77,6 +81,12 @@ class FunctionEntry:
     wrapper: str | None = None
     evidence: tuple[tuple[tuple[str, ...], str, int], ...] = ()
     calls: tuple[str, ...] = ()  # callees with a requirement (Mermaid edges)
+    #: the identity, which no edit elsewhere moves (``where`` and ``chain`` hold line
+    #: numbers): the defining module, the name in it, and the file relative to the
+    #: folder the module is imported from (``pkg/ops.py``, ``pkg/__init__.py``)
+    module: str = ""
+    qualname: str = ""
+    path: str = ""
 
 
 @dataclass(frozen=True)
@@ -216,6 +226,7 @@ def _module_map(
     tree = modules[name]
     index = index_of(tree, facts)
     out = ModuleMap(name, display_path(tree.path))
+    root_path = _root_path(name, tree.path)
     module_facts = facts.module_facts(tree)
     first_notes: dict[str, str] = {}
     for fullname in sorted(module_facts):
@@ -245,9 +256,12 @@ def _module_map(
                 wrapper=ff.wrapper.entry if ff.wrapper is not None else None,
                 evidence=tuple((e.backends, e.what, e.line) for e in ff.evidence),
                 calls=tuple(sorted(calls)),
+                module=name,
+                qualname=fullname.removeprefix(name + "."),
+                path=root_path,
             )
         )
-    out.libraries = _library_kernels(facts, tree, index)
+    out.libraries = _library_kernels(facts, modules, tree, index)
     # requirements of other modules' (and libraries') functions the notes may cite
     cited = dict(first_notes)
     cited.update((f.name, f.chain[0]) for f in out.libraries if f.chain)
@@ -311,6 +325,9 @@ def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]
                 where=where,
                 platforms=tuple(sorted(requirement.platforms)),
                 chain=requirement.chain,
+                module=module,
+                qualname=fullname.removeprefix(module + "."),
+                path=found.path,
             )
         )
     return [maps[name] for name in sorted(maps)]
@@ -329,7 +346,19 @@ def _relative(path: str, roots: Sequence[str], module: str = "") -> str:
     return os.path.relpath(path, max(under, key=len)).replace(os.sep, "/")
 
 
-def _library_kernels(facts: Facts, tree: MypyFile, index: ModuleIndex) -> list[FunctionEntry]:
+def _root_path(module: str, path: str) -> str:
+    """The file of ``module`` relative to the folder it is imported from, spelt from the
+    module's name (``pkg.ops`` -> ``pkg/ops.py``; a package's ``pkg/__init__.py``), so that
+    neither the working folder nor where the package lies moves it."""
+    base = os.path.basename(path)
+    stem, dot, suffix = base.partition(".")
+    tail = f"/{base}" if stem == "__init__" else f".{suffix}" if dot else ".py"
+    return module.replace(".", "/") + tail
+
+
+def _library_kernels(
+    facts: Facts, modules: Mapping[str, MypyFile], tree: MypyFile, index: ModuleIndex
+) -> list[FunctionEntry]:
     """The library functions with a requirement that the module's code calls or names
     (a caller's ``calls`` already lists them: the Mermaid edges into the library)."""
     from mypy.nodes import CallExpr, RefExpr
@@ -349,11 +378,22 @@ def _library_kernels(facts: Facts, tree: MypyFile, index: ModuleIndex) -> list[F
         req = facts.of(name).requirement
         if req is None:
             continue
+        where = facts.of(name).where
+        # the engine's path of the file it read (library notes spell it from the root)
+        read = re.sub(r"(?::\d+)+$", "", where)
+        module = facts.names.module_of(name)
+        if module is None and read.endswith((".py", ".pyi")):
+            module = re.sub(r"(?:/__init__)?\.pyi?$", "", read).replace("/", ".")
+        if not read.endswith((".py", ".pyi")) and module is not None and module in modules:
+            read = _root_path(module, modules[module].path)
         found[name] = FunctionEntry(
             name=name,
-            where=facts.of(name).where,
+            where=where,
             platforms=tuple(sorted(req.platforms)),
             chain=req.chain,
+            module=module or "",
+            qualname=name.removeprefix(module + ".") if module else name,
+            path=read,
         )
     return [found[name] for name in sorted(found)]
 
@@ -379,7 +419,7 @@ def to_json(maps: Sequence[ModuleMap]) -> dict[str, object]:
     for m in sorted(maps, key=lambda m: m.module):
         functions = [
             {
-                "name": f.name,
+                **_identity(f),
                 "where": f.where,
                 "platforms": list(f.platforms) if f.platforms is not None else None,
                 "chain": list(f.chain),
@@ -406,7 +446,7 @@ def to_json(maps: Sequence[ModuleMap]) -> dict[str, object]:
         ]
         libraries = [
             {
-                "name": f.name,
+                **_identity(f),
                 "where": f.where,
                 "platforms": list(f.platforms) if f.platforms is not None else None,
                 "chain": list(f.chain),
@@ -423,6 +463,20 @@ def to_json(maps: Sequence[ModuleMap]) -> dict[str, object]:
             }
         )
     return {"modules": modules}
+
+
+def _identity(f: FunctionEntry) -> dict[str, object]:
+    """What names an entry in JSON whatever else in its file is edited: ``name`` (the
+    fullname), ``module``, ``qualname``, ``path`` (relative to the folder the module is
+    imported from) and ``reason`` (the first note of ``chain`` without line numbers, as
+    the lock file gives it; None with no requirement)."""
+    return {
+        "name": f.name,
+        "module": f.module,
+        "qualname": f.qualname,
+        "path": f.path,
+        "reason": _stable_reason(f.chain[0]) if f.platforms is not None and f.chain else None,
+    }
 
 
 def _text(maps: Sequence[ModuleMap]) -> Iterator[str]:

@@ -81,6 +81,80 @@ def test_map_of_a_guarded_cross_module_call(project: Path, cache: str) -> None:
     assert "d_model_7_16_0 -.->|fails| f_tpu_ops_add_one_tpu" in mermaid
 
 
+OPS_CLASS = """\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1
+
+
+class Ops:
+    def add_one(self, x):
+        return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+"""
+
+#: an edit above both functions that changes neither: every line below moves by 8
+UNRELATED = '''"""Ops, with a helper above them."""
+
+import os
+
+
+def unrelated():
+    return os.sep
+
+'''
+
+
+def _functions(maps: list[platform_map.ModuleMap]) -> dict[str, dict[str, object]]:
+    data = json.loads(platform_map.render(maps, "json"))
+    return {f["name"]: f for m in data["modules"] for f in m["functions"]}
+
+
+def test_json_identity_fields_stay_while_an_unrelated_edit_moves_where(
+    project: Path, cache: str
+) -> None:
+    """``module``, ``qualname``, ``path`` (from the package root) and ``reason`` name an
+    entry whatever is edited around it; ``where`` and ``chain`` hold line numbers."""
+    (project / "pkg").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "ops.py").write_text(TPU_OPS)
+    (project / "pkg" / "cls.py").write_text(OPS_CLASS)
+    before = _functions(platform_map.build_map(["pkg"], cache_dir=cache))
+    (project / "pkg" / "ops.py").write_text(UNRELATED + TPU_OPS)
+    (project / "pkg" / "cls.py").write_text(UNRELATED + OPS_CLASS)
+    after = _functions(platform_map.build_map(["pkg"], cache_dir=cache))
+
+    identity = ("name", "module", "qualname", "path", "reason", "platforms")
+    expected = {
+        "pkg.ops.add_one_tpu": (
+            "pkg.ops.add_one_tpu",
+            "pkg.ops",
+            "add_one_tpu",
+            "pkg/ops.py",
+            "its pl.pallas_call at pkg/ops.py takes Mosaic TPU params",
+            ["tpu"],
+        ),
+        "pkg.cls.Ops.add_one": (
+            "pkg.cls.Ops.add_one",
+            "pkg.cls",
+            "Ops.add_one",
+            "pkg/cls.py",
+            "its pl.pallas_call at pkg/cls.py takes Mosaic TPU params",
+            ["tpu"],
+        ),
+    }
+    for found in (before, after):
+        assert {name: tuple(f[key] for key in identity) for name, f in found.items()} == expected
+    assert before["pkg.ops.add_one_tpu"]["where"] == "pkg/ops.py:10"
+    assert after["pkg.ops.add_one_tpu"]["where"] == "pkg/ops.py:18"
+    assert before["pkg.cls.Ops.add_one"]["where"] == "pkg/cls.py:11"
+    assert after["pkg.cls.Ops.add_one"]["where"] == "pkg/cls.py:19"
+    assert before["pkg.ops.add_one_tpu"]["chain"] != after["pkg.ops.add_one_tpu"]["chain"]
+
+
 def test_no_pallas_code_gives_an_empty_map(
     project: Path, cache: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -159,6 +233,13 @@ def test_the_map_lists_the_library_kernels_a_module_uses(project: Path, cache: s
     assert maps.decisions == []  # each kernel on its own platform's path
     data = platform_map.to_json([maps])
     assert [lib["name"] for lib in data["modules"][0]["libraries"]] == [MATMUL, FLASH]  # type: ignore[index]
+    flash = data["modules"][0]["libraries"][1]  # type: ignore[index]
+    assert (flash["module"], flash["qualname"], flash["path"], flash["reason"]) == (
+        "jax.experimental.pallas.ops.tpu.flash_attention",
+        "flash_attention",
+        "jax/experimental/pallas/ops/tpu/flash_attention.py",
+        "it calls _flash_attention at jax/experimental/pallas/ops/tpu/flash_attention.py",
+    )
     text = platform_map.render([maps], "text")
     assert (
         f"  uses {FLASH} (jax/experimental/pallas/ops/tpu/flash_attention.py:140): lowers only for tpu"
@@ -183,6 +264,12 @@ def test_library_option_maps_an_installed_library(
     data = json.loads(capsys.readouterr().out)
     by_name = {f["name"]: f["platforms"] for m in data["modules"] for f in m["functions"]}
     assert by_name[FLASH] == ["tpu"]
+    (gmm,) = [f for m in data["modules"] for f in m["functions"] if f["name"].endswith("ops.gmm")]
+    assert (gmm["module"], gmm["qualname"], gmm["path"]) == (
+        "jax.experimental.pallas.ops.tpu.megablox.ops",
+        "gmm",
+        "jax/experimental/pallas/ops/tpu/megablox/ops.py",
+    )
     assert by_name["jax.experimental.pallas.ops.tpu.megablox.ops.gmm"] == ["tpu"]
     modules = {m["module"]: m["path"] for m in data["modules"]}
     assert modules["jax.experimental.pallas.ops.tpu.megablox.ops"] == (
