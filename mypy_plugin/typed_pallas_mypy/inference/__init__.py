@@ -53,6 +53,7 @@ from typing import TypeVar
 
 from typed_pallas_mypy.inference import model
 from typed_pallas_mypy.inference.combine import Ask, Located, ModuleSource, Req, Resolver, Sets
+from typed_pallas_mypy.inference.evaluator.machine import Machine
 from typed_pallas_mypy.inference.evaluator.questions import SiteFinding, module_findings
 from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict
 from typed_pallas_mypy.inference.store import FactsStore
@@ -170,6 +171,11 @@ class Inference:
         self._resolver = Resolver(search_paths, self._store, project, lazy, keep_keys)
         #: the evaluator's parsed sources, shared between its questions
         self._trees: dict[tuple[str, str], ast.Module | None] = {}
+        #: which modules the evaluator does not read exist (cleared with the sources)
+        self._importable: dict[str, bool] = {}
+        #: the evaluator's machines that ran a top-level package's imports, by (package,
+        #: platform), kept for the next question about a module of that package
+        self._kept: dict[tuple[str, str], Machine | None] = {}
         self._evaluated: dict[
             tuple[str, tuple[int, ...] | None], tuple[list[SiteFinding], frozenset[str]]
         ] = {}
@@ -253,7 +259,12 @@ class Inference:
             self._evaluated[key] = self._guarded(
                 nothing,
                 lambda: module_findings(
-                    self._resolver.evaluator_source, module, release, self._trees
+                    self._resolver.evaluator_source,
+                    module,
+                    release,
+                    self._trees,
+                    self._importable,
+                    self._kept,
                 ),
             )
         return self._evaluated[key]
@@ -425,6 +436,8 @@ class Inference:
         """Forget the answers read from ``modules`` (every answer when None)."""
         self._resolver.forget(modules)
         self._trees.clear()  # sources may have changed: parsed again when asked
+        self._importable.clear()  # and packages installed or removed
+        self._kept.clear()  # and what their imports did
         if modules is None:
             self._evaluated.clear()
         else:

@@ -156,3 +156,24 @@ def test_module_attribute_assigned_from_outside(patched: str, expected: bool) ->
     files = {"pkg/__init__.py": "", "pkg/ops.py": f"import lib\nkernel = lib.{first}\n"}
     app = _guarded(f"import pkg.ops\npkg.ops.kernel = {patched}", "pkg.ops.kernel(x)")
     assert fires(app, files=files) is expected
+
+
+@pytest.mark.parametrize(
+    ("picked", "expected"), [("tpu_kernel", True), ("triton_kernel", False)], ids=["tpu", "triton"]
+)
+def test_a_submodule_import_runs_its_package_first(picked: str, expected: bool) -> None:
+    """``import pkg.sub`` runs ``pkg/__init__.py`` first; when that body imports ``pkg.sub``
+    itself, the submodule is run there, whole, before the package's body goes on."""
+    files = {
+        "pkg/__init__.py": "from pkg.sub import fn\nTABLE = {'k': fn}\n",
+        "pkg/sub.py": f"import lib\nfn = lib.{picked}\n",
+    }
+    app = """
+import pkg.sub
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return pkg.TABLE["k"](x)  # here
+    return x
+"""
+    assert fires(app, files=files) is expected

@@ -22,7 +22,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import library
+from typed_pallas_mypy.inference.evaluator import journal, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -513,6 +513,7 @@ class Calls:
         what producing them runs on ``flow``; None when they are not known. Taking them
         moves the generator on."""
         m = self.m
+        journal.touch(gen)
         start = gen.position
         if gen.lazy:
             if gen.source is None:

@@ -215,13 +215,24 @@ class Namespace(Value):
 # -- heap objects: compared by identity ------------------------------------------------
 
 
+#: numbers heap objects and frames in the order they are made (``journal``: what existed
+#: before a question began)
+_SERIALS: Final = itertools.count()
+
+
+def next_serial() -> int:
+    """The serial the next heap object or frame will have (``journal``)."""
+    return next(_SERIALS)
+
+
 class Obj(Value):
     """A heap object: compared by identity; ``attrs`` change where the program sets them."""
 
-    __slots__ = ("__weakref__", "attrs")
+    __slots__ = ("__weakref__", "attrs", "serial")
 
     def __init__(self) -> None:
         self.attrs: dict[str, VSet] = {}
+        self.serial = next(_SERIALS)
 
     @override
     def __eq__(self, other: object) -> bool:
@@ -410,9 +421,6 @@ class GeneratorObj(Obj):
         self.func = func
         self.source = source
         self.position = 0
-
-
-_SERIALS: Final = itertools.count()
 
 
 class Frame:

@@ -20,7 +20,7 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from typed_pallas_mypy.inference.evaluator import library
+from typed_pallas_mypy.inference.evaluator import journal, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     DEVICE,
@@ -830,6 +830,7 @@ def hashable_key(value: Value) -> bool:
 
 
 def set_entry(container: Container, key: Value, value: VSet) -> None:
+    journal.touch(container)
     for i, (k, _) in enumerate(container.entries):
         if k == key:
             container.entries[i] = (key, value)

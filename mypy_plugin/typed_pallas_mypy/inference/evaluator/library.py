@@ -27,6 +27,7 @@ from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.inference import jax_api
+from typed_pallas_mypy.inference.evaluator import journal
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -78,6 +79,10 @@ _FILLED: Final = frozenset(f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", 
 _LIKE: Final = frozenset(f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full"))
 #: configured decorators that also take the function itself (``@functools.lru_cache``)
 _BARE_DECORATORS: Final = frozenset({"functools.lru_cache"})
+#: container methods that change nothing (``container_method``)
+_READING_METHODS: Final = frozenset(
+    {"get", "__getitem__", "values", "keys", "items", "copy", "index", "count"}
+)
 _ENUM_BASES: Final = frozenset(
     {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
 )
@@ -185,6 +190,7 @@ def classify(cls: ClassObj) -> None:
 
 
 def make_dataclass(cls: ClassObj) -> None:
+    journal.touch(cls)
     cls.flags.add("dataclass")
     own = cls.own_fields
     inherited: list[tuple[str, VSet | None]] = []
@@ -874,6 +880,8 @@ def container_method(
 ) -> Outcome:
     """``list.append``, ``dict.get`` and the other container methods."""
     container, name = method.container, method.name
+    if name not in _READING_METHODS:
+        journal.touch(container)
     if name == "append" and container.kind == "list" and args:
         container.items.append(args[0])
         return Outcome(returns=vset(Const(None)))

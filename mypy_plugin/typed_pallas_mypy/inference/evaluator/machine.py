@@ -19,16 +19,19 @@ find modules' sources (a ``Loader``).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
+from typed_pallas_mypy.inference.evaluator import journal
 from typed_pallas_mypy.inference.evaluator.domain import (
     Frame,
     FunctionObj,
     Kernel,
     ModuleObj,
     Outcome,
+    next_serial,
 )
 
 #: Nested calls followed before a call's result is unknown.
@@ -91,6 +94,7 @@ class Machine:
         loader: Loader,
         platform: str,
         trees: dict[tuple[str, str], ast.Module | None] | None = None,
+        importable: dict[str, bool] | None = None,
     ) -> None:
         from typed_pallas_mypy.inference.evaluator import calls, control, expressions, statements
 
@@ -98,6 +102,9 @@ class Machine:
         #: parsed sources by (path, source), shared by the machines of one question and
         #: across questions (parsing is the same whatever ran before)
         self.trees = trees if trees is not None else {}
+        #: whether a module the evaluator does not read exists, by name (shared like
+        #: ``trees``: asked for every import of jax and the standard library)
+        self.importable = importable if importable is not None else {}
         #: the lowering platform assumed: "tpu", "cuda" or "rocm"
         self.platform = platform
         self.modules: dict[str, ModuleObj | None] = {}
@@ -108,6 +115,8 @@ class Machine:
             dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]] | None
         ) = None
         self.steps = 0
+        #: the steps its kept imports took (``question``)
+        self.kept_steps = 0
         self.depth = 0
         #: calls being evaluated (a recursive call's result is unknown)
         self.active: list[FunctionObj] = []
@@ -130,6 +139,43 @@ class Machine:
         """What ``jax.default_backend()`` returns on the assumed platform."""
         return "tpu" if self.platform == "tpu" else "gpu"
 
+    @contextlib.contextmanager
+    def question(self) -> Iterator[None]:
+        """Run one question on this machine, kept between questions (``questions``): what
+        the question changes is undone when the block ends (the heap through
+        ``journal``; the modules it imported, the call sites it reached, what it
+        memoised and its counters here), so that the next question finds the machine as
+        its imports left it."""
+        self.steps = self.kept_steps  # as a fresh run's count after the same imports
+        modules, broken = dict(self.modules), set(self.broken)
+        memoised = set(self.memo)
+        sites = {k: (r.reached, dict(r.frames), r.may_ran) for k, r in self.sites.items()}
+        try:
+            with journal.recording(next_serial()) as undo:
+                try:
+                    yield
+                finally:
+                    undo.restore()
+        finally:
+            self.modules.clear()
+            self.modules.update(modules)
+            self.broken = broken
+            for key in set(self.memo) - memoised:
+                del self.memo[key]
+            self.sites = {k: SiteRecord(*v) for k, v in sites.items()}
+            self._by_line = None
+            self.steps = self.depth = self.differentiating = 0
+            self.active.clear()
+            self.unfinished = False
+
+    def exists(self, name: str) -> bool:
+        """Whether the module ``name``, which the evaluator does not read, exists."""
+        if name not in self.importable:
+            from typed_pallas_mypy.inference.evaluator.library import importable
+
+            self.importable[name] = importable(name)
+        return self.importable[name]
+
     def tick(self, n: int = 1) -> None:
         self.steps += n
         if self.steps > BUDGET:
@@ -137,9 +183,15 @@ class Machine:
 
     def module(self, name: str) -> ModuleObj | None:
         """The module ``name`` run (its body run once, on first import), or None when the
-        evaluator does not read it."""
+        evaluator does not read it. As Python does, its parent package is imported first
+        (whose body may import it), then the module itself."""
         if name in self.modules:
             return self.modules[name]
+        parent: ModuleObj | None = None
+        if "." in name:
+            parent = self.module(name.rsplit(".", 1)[0])
+            if name in self.modules:  # the parent's body imported it
+                return self.modules[name]
         found = self.loader(name)
         if found is None:
             self.modules[name] = None
@@ -161,10 +213,9 @@ class Machine:
         from typed_pallas_mypy.inference.evaluator.domain import Const, Flow, vset
 
         module.attrs["__name__"] = vset(Const(name))
-        if "." in name:
-            parent = self.module(name.rsplit(".", 1)[0])
-            if parent is not None:
-                parent.attrs[name.rsplit(".", 1)[1]] = vset(module)
+        if parent is not None:
+            journal.touch(parent)
+            parent.attrs[name.rsplit(".", 1)[1]] = vset(module)
         frame = Frame(module.attrs, module, None, qualname="")
         flow = Flow()
         try:

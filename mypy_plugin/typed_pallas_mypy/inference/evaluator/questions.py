@@ -13,7 +13,10 @@ What it does not do: word the findings (the plugin does), or find sources (a ``L
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -53,36 +56,116 @@ def module_findings(
     module: str,
     release: tuple[int, ...] | None,
     trees: dict[tuple[str, str], ast.Module | None] | None = None,
+    importable: dict[str, bool] | None = None,
+    kept: dict[tuple[str, str], Machine | None] | None = None,
 ) -> tuple[list[SiteFinding], frozenset[str]]:
     """The findings among ``module``'s calls, and the modules read to find them
-    (``trees``: parsed sources to share between questions)."""
+    (``trees``: parsed sources, ``importable``: which modules not read exist,
+    ``kept``: machines that ran a top-level package's imports, by (package, platform);
+    each to share between questions, the same answers as without them)."""
     found_source = loader(module)
     if found_source is None or not _RELEVANT.search(found_source[2]):
         return [], frozenset()
+    with _collector_paused():
+        return _findings(loader, module, release, trees, importable, kept)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Run a question without the garbage collector. A question allocates its machines'
+    heaps in one burst (frames, functions, modules' namespaces: cycles, thrown away when
+    it ends); left on, the collector starts full passes over the whole process meanwhile
+    (mypy's heap, far larger), which cost more than the question. Turned back on after,
+    the question's garbage is young and the next pass of the youngest generation frees
+    it. When the collector is off (mypy turns it off while it loads the graph), it is
+    left alone."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _findings(
+    loader: Loader,
+    module: str,
+    release: tuple[int, ...] | None,
+    trees: dict[tuple[str, str], ast.Module | None] | None,
+    importable: dict[str, bool] | None,
+    kept: dict[tuple[str, str], Machine | None] | None,
+) -> tuple[list[SiteFinding], frozenset[str]]:
     machines: dict[str, Machine | None] = {}
     unfinished: list[tuple[int, int]] = []  # line spans of functions whose run did not finish
     read: set[str] = set()
-    for platform in PLATFORMS:
-        machine = Machine(loader, platform, trees)
-        machines[platform] = machine
-        try:
-            found = machine.module(module)
-        except (OutOfBudget, RecursionError):
-            return [], frozenset(_read(machine))
-        read |= _read(machine)
-        if found is None:
-            return [], frozenset(read)
-        found_tree = found.tree
-        for function in _functions_of(found):
-            machine.steps = 0
+    with contextlib.ExitStack() as questions:
+        for platform in PLATFORMS:
+            machine = _kept_machine(kept, loader, module, platform, trees, importable)
+            if machine is not None:
+                questions.enter_context(machine.question())
+            else:
+                machine = Machine(loader, platform, trees, importable)
             try:
-                machine.calls.call(
-                    frozenset({function}), [], {}, Flow(), star_unknown=True, kw_unknown=True
-                )
+                found = machine.module(module)
             except (OutOfBudget, RecursionError):
-                node = function.node
-                unfinished.append((node.lineno, node.end_lineno or node.lineno))
-        read |= _read(machine)
+                return [], frozenset(_read(machine))
+            machines[platform] = machine
+            read |= _read(machine)
+            if found is None:
+                return [], frozenset(read)
+            found_tree = found.tree
+            for function in _functions_of(found):
+                machine.steps = 0
+                try:
+                    machine.calls.call(
+                        frozenset({function}), [], {}, Flow(), star_unknown=True, kw_unknown=True
+                    )
+                except (OutOfBudget, RecursionError):
+                    node = function.node
+                    unfinished.append((node.lineno, node.end_lineno or node.lineno))
+            read |= _read(machine)
+        return _verdicts(machines, module, release, found_tree, unfinished), frozenset(read)
+
+
+def _kept_machine(
+    kept: dict[tuple[str, str], Machine | None] | None,
+    loader: Loader,
+    module: str,
+    platform: str,
+    trees: dict[tuple[str, str], ast.Module | None] | None,
+    importable: dict[str, bool] | None,
+) -> Machine | None:
+    """The machine kept for ``module``'s top-level package under ``platform``, as its
+    import left it: a fresh run of ``module`` imports that package first (parents before
+    their modules), then the rest of the way, as the question then does on the kept
+    machine. None without kept machines, or when that import did not finish (a fresh
+    machine runs the question, and stops where that import stops)."""
+    if kept is None:
+        return None
+    top = module.split(".")[0]
+    key = (top, platform)
+    if key not in kept:
+        made = Machine(loader, platform, trees, importable)
+        try:
+            made.module(top)
+        except (OutOfBudget, RecursionError):
+            kept[key] = None
+        else:
+            made.kept_steps = made.steps
+            kept[key] = made
+    return kept[key]
+
+
+def _verdicts(
+    machines: dict[str, Machine | None],
+    module: str,
+    release: tuple[int, ...] | None,
+    tree: ast.Module,
+    unfinished: list[tuple[int, int]],
+) -> list[SiteFinding]:
+    """The findings among the call sites of ``module`` the runs reached."""
     lines = sorted(
         {
             (line, column)
@@ -94,7 +177,7 @@ def module_findings(
     )
     spans = [
         (node.lineno, node.end_lineno or node.lineno)
-        for node in ast.walk(found_tree)
+        for node in ast.walk(tree)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
     findings: list[SiteFinding] = []
@@ -110,7 +193,7 @@ def module_findings(
         ):
             seen.add(line)
             findings.append(SiteFinding(line, column, verdict))
-    return findings, frozenset(read)
+    return findings
 
 
 def _made_beside(

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from typed_pallas_mypy.inference.evaluator import library
+from typed_pallas_mypy.inference.evaluator import journal, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     NOTHING,
@@ -209,6 +209,7 @@ class Statements:
         ):
             # ``items += [...]``: the list is extended in place
             if other.exact and other.kind in ("list", "tuple"):
+                journal.touch(one)
                 one.items.extend(other.items)
             else:
                 _loosen(one, other.all_items())
@@ -304,6 +305,7 @@ class Statements:
     def _Delete(self, stmt: ast.Delete, frame: Frame, flow: Flow) -> None:
         for target in stmt.targets:
             if isinstance(target, ast.Name):
+                journal.touch(frame)
                 frame.vars.pop(target.id, None)
 
     # ------------------------------------------------------------------ binding
@@ -311,15 +313,18 @@ class Statements:
     def bind_name(self, name: str, value: VSet, frame: Frame) -> None:
         """Bind ``name`` in the frame Python binds it in (``global``, ``nonlocal``)."""
         if name in frame.globals:
+            journal.touch(frame.module)
             frame.module.attrs[name] = value
             return
         if name in frame.nonlocals:
             current = frame.parent
             while current is not None:
                 if not current.is_class and name in current.vars:
+                    journal.touch(current)
                     current.vars[name] = value
                     return
                 current = current.parent
+        journal.touch(frame)
         frame.vars[name] = value
 
     def bind_target(self, target: ast.expr, value: VSet, frame: Frame, flow: Flow) -> None:
@@ -383,6 +388,7 @@ class Statements:
         strong = len(targets) == 1 and UNKNOWN not in owner
         for target in targets:
             if isinstance(target, (ModuleObj, ClassObj, InstanceObj, FunctionObj)):
+                journal.touch(target)
                 if strong:
                     target.attrs[name] = value
                 else:
@@ -406,6 +412,7 @@ class Statements:
                 and -len(target.items) <= one_key.value < len(target.items)
                 and len(targets) == 1
             ):
+                journal.touch(target)
                 target.items[one_key.value] = value
             else:
                 _loosen(target, value)
@@ -551,7 +558,7 @@ class Statements:
             return vset(found)
         if name in self.m.broken:
             return NOTHING
-        if self.m.loader(name.split(".")[0]) is not None or not library.importable(name):
+        if self.m.loader(name.split(".")[0]) is not None or not self.m.exists(name):
             return NOTHING
         return vset(External(library.canonical(name)))
 
@@ -584,11 +591,13 @@ class Statements:
 
 
 def _restore(frame: Frame, vars_: dict[str, VSet]) -> None:
+    journal.touch(frame)
     frame.vars.clear()
     frame.vars.update(vars_)
 
 
 def _loosen(container: Container, value: VSet) -> None:
+    journal.touch(container)
     container.exact = False
     container.loose = join(container.loose, value)
 
