@@ -762,3 +762,20 @@ def test_the_operands_check_can_fail() -> None:
     jax.jit(lambda: jax.lax.scan(*call)).lower()  # type: ignore[misc]
     assert seen and not _agree(_expected_shapes(("1", "2"), call), seen[0])  # whole xs: wrong
     assert not _agree(_expected_shapes(("1",), call), seen[0])  # one argument: wrong
+
+
+def test_a_loop_whose_bounds_are_empty_lowers_nothing_of_its_body() -> None:
+    """``Arg.bounds``: ``lax.fori_loop(lower, upper, ...)`` with ``upper <= lower`` known
+    lowers nothing its body does (JAX may still trace it, for its types)."""
+    row = jax_api.row("jax.lax.fori_loop")
+    assert row is not None and [a.bounds for a in row.args] == [(0, 1)]
+
+    def body(i: object, v: jax.Array) -> jax.Array:
+        return jnp.sin(v)
+
+    def lowered(lower: int, upper: int) -> str:
+        return jax.jit(lambda x: jax.lax.fori_loop(lower, upper, body, x)).lower(_A).as_text()
+
+    assert "sine" in lowered(0, 1)
+    assert "sine" not in lowered(0, 0)
+    assert "sine" not in lowered(3, 1)

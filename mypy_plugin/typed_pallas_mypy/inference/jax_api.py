@@ -148,7 +148,9 @@ class Arg:
     ``each_leaf_of``: for a ``Role.CALLS_EACH`` argument called once per leaf of a pytree,
     the position of that tree among the call's arguments (``jax.tree.map``'s ``tree``);
     its ``operands`` then may say ``"N."`` (the leaf of argument N at that place) and
-    ``"*N."`` (those of the arguments from N on).
+    ``"*N."`` (those of the arguments from N on). ``bounds``: the positions of a loop's
+    lower and upper bound (``lax.fori_loop``): when both are known and the upper is not
+    above the lower, JAX lowers nothing the function does.
     """
 
     position: int | None
@@ -159,6 +161,7 @@ class Arg:
     when: When | None = None
     operands: tuple[str, ...] | None = None
     each_leaf_of: int | None = None
+    bounds: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,8 @@ class ApiRow:
     ``end_names``: ``(end, spelling)`` for spellings only that end has.
     ``args``: its function arguments. ``differentiates``: the function is differentiated
     (so the ``custom_vjp`` / ``custom_jvp`` rules of what it reaches run too).
+    ``batches``: the function is batched (so a ``custom_vmap`` it reaches runs its
+    batching rule, and its own body is only traced for its shapes, never lowered).
     ``rule_methods``: methods of the result that register rules (``defvjp``).
     ``configured``: its positional arguments configure it and its result takes the
     function (``jax.named_scope("n")(f)``, ``functools.wraps(g)(f)``, ``pl.when(c)(f)``).
@@ -186,6 +191,7 @@ class ApiRow:
     args: tuple[Arg, ...]
     kind: Kind = Kind.FUNCTION
     differentiates: bool = False
+    batches: bool = False
     rule_methods: tuple[str, ...] = ()
     configured: bool = False
     optional_function: bool = False
@@ -259,7 +265,9 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         args=(Arg(0, "fun", Role.KEEPS),),
         note="deprecated alias of jax.jit",
     ),
-    ApiRow(names=("jax.vmap", "jax._src.api.vmap"), args=(Arg(0, "fun", Role.KEEPS),)),
+    ApiRow(
+        names=("jax.vmap", "jax._src.api.vmap"), args=(Arg(0, "fun", Role.KEEPS),), batches=True
+    ),
     ApiRow(names=("jax.pmap", "jax._src.pmap.pmap"), args=(Arg(0, "fun", Role.KEEPS),)),
     ApiRow(
         names=("jax.grad", "jax._src.api.grad"),
@@ -729,7 +737,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.fori_loop",
             "jax._src.lax.control_flow.loops.fori_loop",
         ),
-        args=(Arg(2, "body_fun", Role.CALLS_NOW, operands=("?", "3")),),
+        args=(Arg(2, "body_fun", Role.CALLS_NOW, operands=("?", "3"), bounds=(0, 1)),),
     ),
     ApiRow(
         names=(
@@ -1592,6 +1600,10 @@ CONFIGURED_KEEPERS: Final = _spellings_of(
 DIFFERENTIATING: Final = _spellings_of(
     entry for entry in ROWS if entry.differentiates and _keeps_first(entry)
 )
+#: Keepers that batch the function they keep (``jax.vmap``).
+BATCHING: Final = _spellings_of(entry for entry in ROWS if entry.batches and _keeps_first(entry))
+#: A function with a batching rule of its own (``custom_vmap``): batched, the rule runs.
+CUSTOM_BATCHING: Final = _spellings_of(entry for entry in ROWS if "def_vmap" in entry.rule_methods)
 #: Calls that trace and differentiate their function right away (``jax.vjp``).
 DIFFERENTIATING_CALLS: Final = _spellings_of(
     entry

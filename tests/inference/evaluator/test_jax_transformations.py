@@ -226,3 +226,38 @@ def test_tree_map_passes_each_leaf_after_its_path(call: str, params: str, expect
 def test_tree_map_with_path_over_no_leaves_calls_nothing() -> None:
     call = "jax.tree_util.tree_map_with_path(lambda path, v: lib.tpu_kernel(v), {})"
     assert not fires(_guarded("pass", call))
+
+
+@pytest.mark.parametrize(
+    ("bounds", "expected"),
+    [("0, 2", True), ("0, 0", False), ("3, 1", False), ("0, n", True)],
+    ids=["two-trips-fires", "zero-trips-silent", "upper-below-silent", "unknown-fires"],
+)
+def test_fori_loop_with_known_empty_bounds_lowers_nothing(bounds: str, expected: bool) -> None:
+    # JAX lowers nothing of a body whose loop runs zero times (its known bounds say so)
+    call = f"jax.lax.fori_loop({bounds}, lambda i, v: lib.tpu_kernel(v), x)"
+    assert fires(_guarded("n = len(x)", call)) is expected
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("jax.vmap(op)(x)", False),
+        ("op(x)", True),
+        ("jax.vmap(jax.custom_batching.sequential_vmap(lib.tpu_kernel))(x)", True),
+    ],
+    ids=["batched-rule-runs-silent", "unbatched-body-fires", "sequential-body-fires"],
+)
+def test_custom_vmap_runs_its_rule_when_batched(call: str, expected: bool) -> None:
+    # under jax.vmap, a custom_vmap function's batching rule runs and its body is only
+    # traced for its shapes (never lowered); called as is, its body runs
+    head = """
+@jax.custom_batching.custom_vmap
+def op(x):
+    return lib.tpu_kernel(x)
+
+@op.def_vmap
+def _rule(axis_size, in_batched, xs):
+    return xs * 2.0, True
+"""
+    assert fires(_guarded("pass", call, head)) is expected

@@ -180,8 +180,14 @@ class Calls:
             if value.keeper in jax_api.CUSTOM_DERIVATIVES and m.differentiating:
                 # differentiated, it runs its rules instead of its body: not followed
                 return Outcome(returns=ANYTHING)
+            if value.keeper in jax_api.CUSTOM_BATCHING and m.batching:
+                # batched, it runs its batching rule; its body is traced for its shapes
+                # only, never lowered: not followed
+                return Outcome(returns=ANYTHING)
             differentiates = int(value.keeper in jax_api.DIFFERENTIATING)
+            batches = int(value.keeper in jax_api.BATCHING)
             m.differentiating += differentiates
+            m.batching += batches
             try:
                 outcome = self._outcome_of(
                     value.func,
@@ -197,6 +203,7 @@ class Calls:
                 return library.nested(outcome) if value.keeper.startswith("jax.") else outcome
             finally:
                 m.differentiating -= differentiates
+                m.batching -= batches
         if isinstance(value, Kernel):
             if value.awaits_body:
                 return Outcome(returns=vset(dataclasses.replace(value, awaits_body=False)))

@@ -601,6 +601,8 @@ def _api_call(
             else:
                 returns = kept
         elif role is jax_api.Role.CALLS_NOW:
+            if _no_trips(args, arg):
+                continue  # a loop that runs zero times: nothing it does is lowered
             targets = _items_of(value) if arg.sequence else [value]
             if row.differentiates:
                 m.differentiating += 1
@@ -629,6 +631,20 @@ def _api_call(
     if returns is None:
         returns = vset(ARRAY) if name.startswith("jax.") else ANYTHING
     return Outcome(returns=returns, ran=flow.ran, may_ran=flow.may_ran, live=flow.live)
+
+
+def _no_trips(args: list[VSet], arg: jax_api.Arg) -> bool:
+    """The loop's known bounds say it runs zero times (``Arg.bounds``)."""
+    if arg.bounds is None or max(arg.bounds) >= len(args):
+        return False
+    lower, upper = (only(args[i]) for i in arg.bounds)
+    return (
+        isinstance(lower, Const)
+        and isinstance(upper, Const)
+        and type(lower.value) is int
+        and type(upper.value) is int
+        and upper.value <= lower.value
+    )
 
 
 def _call_each_now(

@@ -127,6 +127,9 @@ class Machine:
         #: how many differentiating transformations deep the run is (``jax.grad``...):
         #: there a ``custom_vjp``/``custom_jvp`` function runs its rules, not its body
         self.differentiating = 0
+        #: how many batching transformations deep (``jax.vmap``): there a
+        #: ``custom_vmap`` function runs its batching rule, not its body
+        self.batching = 0
         self.expressions = expressions.Expressions(self)
         self.calls = calls.Calls(self)
         self.statements = statements.Statements(self)
@@ -164,7 +167,7 @@ class Machine:
                 del self.memo[key]
             self.sites = {k: SiteRecord(*v) for k, v in sites.items()}
             self._by_line = None
-            self.steps = self.depth = self.differentiating = 0
+            self.steps = self.depth = self.differentiating = self.batching = 0
             self.active.clear()
             self.unfinished = False
 
