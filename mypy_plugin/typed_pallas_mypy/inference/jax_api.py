@@ -1464,6 +1464,12 @@ CLASS_DECORATORS: Final[tuple[ClassDecoratorRow, ...]] = (
     ClassDecoratorRow(
         names=("jax.tree_util.register_static", "jax._src.tree_util.register_static")
     ),
+    # attrs: its classes take their fields as constructor parameters, as dataclasses do
+    # (annotated, or assigned ``attr.ib()`` / ``attrs.field()``)
+    ClassDecoratorRow(names=("attrs.define", "attr.define"), makes_dataclass=True),
+    ClassDecoratorRow(names=("attrs.frozen", "attr.frozen"), makes_dataclass=True),
+    ClassDecoratorRow(names=("attrs.mutable", "attr.mutable"), makes_dataclass=True),
+    ClassDecoratorRow(names=("attr.s", "attr.attrs"), makes_dataclass=True),
     ClassDecoratorRow(names=("functools.total_ordering",)),
     ClassDecoratorRow(names=("typing.final",)),
     ClassDecoratorRow(names=("typing_extensions.final",)),

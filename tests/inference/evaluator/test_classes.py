@@ -360,3 +360,75 @@ def test_enum_member_value(value: str, expected: bool) -> None:
     program = ENUM + 'BY_VALUE = {"fast": lib.tpu_kernel, "safe": lib.triton_kernel}\n'
     call = "BY_VALUE[kind.value](x)"
     assert fires(_guarded(program, call, f"kind = Kind({value})")) is expected
+
+
+# -- attrs classes: fields as constructor parameters, as dataclasses -------------------------
+
+
+@PICKS
+@pytest.mark.parametrize(
+    ("classes", "make"),
+    [
+        ("import attrs\n@attrs.define\nclass Cfg:\n    fn: object = lib.$P", "Cfg()"),
+        ("import attrs\n@attrs.frozen\nclass Cfg:\n    fn: object", "Cfg(lib.$P)"),
+        (
+            "import attrs\n@attrs.define\nclass Cfg:\n    fn: object = attrs.field(default=lib.$P)",
+            "Cfg()",
+        ),
+        ("import attr\n@attr.s\nclass Cfg:\n    fn = attr.ib(default=lib.$P)", "Cfg()"),
+        (
+            "import attr\n@attr.s\nclass Cfg:\n    other = attr.ib()\n    fn = attr.ib()",
+            "Cfg(lib.$O, lib.$P)",
+        ),
+        (
+            "import attr\n@attr.s(auto_attribs=True, frozen=True)\nclass Cfg:\n    fn: object = lib.$P",
+            "Cfg()",
+        ),
+        (
+            "import attrs\n@attrs.define\nclass Cfg:\n    fns: list = attrs.field(factory=lambda: [lib.$P])\n    @property\n    def fn(self):\n        return self.fns[0]",
+            "Cfg()",
+        ),
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass Cfg:\n    fns: list = dataclasses.field(default_factory=lambda: [lib.$P])\n    @property\n    def fn(self):\n        return self.fns[0]",
+            "Cfg()",
+        ),
+        (
+            "import attrs\n@attrs.frozen\nclass Cfg:\n    fn: object = lib.$O",
+            "attrs.evolve(Cfg(), fn=lib.$P)",
+        ),
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass Cfg:\n    fn: object = lib.$O",
+            "dataclasses.replace(Cfg(), fn=lib.$P)",
+        ),
+        (
+            "import attrs\n@attrs.define\nclass Cfg:\n    fn: object = None\n    def __attrs_post_init__(self):\n        self.fn = lib.$P",
+            "Cfg()",
+        ),
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass Cfg:\n    fn: object = None\n    def __post_init__(self):\n        self.fn = lib.$P",
+            "Cfg()",
+        ),
+    ],
+    ids=[
+        "define-default",
+        "frozen-positional",
+        "field-default",
+        "attr-ib-default",
+        "attr-ib-positional-order",
+        "attr-s-configured",
+        "field-factory",
+        "dataclass-default-factory",
+        "evolve",
+        "dataclasses-replace",
+        "attrs-post-init",
+        "dataclass-post-init",
+    ],
+)
+def test_attrs_and_dataclass_fields(
+    classes: str, make: str, picked: str, other: str, expected: bool
+) -> None:
+    made = classes.replace("$P", picked).replace("$O", other) + "\n"
+    program = _guarded(
+        made, "cfg.fn(x)", f"cfg = {make.replace('$P', picked).replace('$O', other)}"
+    )
+    assert fires(program) is expected

@@ -439,9 +439,17 @@ class Calls:
                 elif star_unknown or kw_unknown:
                     instance.attrs[name] = ANYTHING
                 elif default is not None:
-                    instance.attrs[name] = library.field_default(default)
+                    instance.attrs[name] = library.field_default(m, default)
                 else:
                     return Outcome(live=False, raised=vset(External("builtins.TypeError")))
+            for hook in ("__post_init__", "__attrs_post_init__"):
+                if _defines(cls, hook):  # the generated ``__init__`` calls it last
+                    flow = Flow()
+                    method = m.expressions.class_attribute(cls, cls, hook, flow, instance=instance)
+                    ran = self._outcome_of(method, [], {}, False, False)
+                    return Outcome(
+                        returns=vset(instance), ran=ran.ran, may_ran=ran.may_ran, live=ran.live
+                    )
             return Outcome(returns=vset(instance))
         if "exception" in cls.flags:
             holder = Container("tuple")

@@ -201,12 +201,17 @@ def make_dataclass(cls: ClassObj) -> None:
     cls.fields = [f for f in inherited if f[0] not in names] + list(own)
 
 
-def field_default(default: VSet) -> VSet:
-    """A field's default as an instance holds it (``dataclasses.field(default=...)``)."""
+def field_default(m: Machine, default: VSet) -> VSet:
+    """A field's default as an instance holds it (``dataclasses.field(default=...)``; a
+    ``default_factory`` / ``factory`` is called)."""
     out: list[VSet] = []
     for value in default:
         if isinstance(value, InstanceObj) and value.cls == External("dataclasses.Field"):
-            out.append(value.attrs.get("default", ANYTHING))
+            factory = value.attrs.get("factory")
+            if factory is not None:
+                out.append(m.calls.call(factory, [], {}, Flow()))
+            else:
+                out.append(value.attrs.get("default", ANYTHING))
         else:
             out.append(vset(value))
     return join(*out)
@@ -1186,8 +1191,31 @@ def _suppress(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | 
 
 
 def _field(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``dataclasses.field(default=..., default_factory=...)``, ``attrs.field`` and
+    ``attr.ib`` (``factory=``): a field's marker, its default or the factory of one."""
     made = InstanceObj(External("dataclasses.Field"))
+    factory = kw.get("default_factory", kw.get("factory"))
+    if factory is not None:
+        made.attrs["factory"] = factory
     made.attrs["default"] = kw.get("default", ANYTHING)
+    return Outcome(returns=vset(made))
+
+
+def is_field_marker(value: VSet) -> bool:
+    """Whether ``value`` is what ``_field`` makes (a class body's ``x = attr.ib()``)."""
+    one = only(value)
+    return isinstance(one, InstanceObj) and one.cls == External("dataclasses.Field")
+
+
+def _evolve(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``attrs.evolve(obj, **changes)``, ``dataclasses.replace(obj, **changes)``: a new
+    instance of the same class with those fields changed."""
+    one = only(args[0]) if args else None
+    if not isinstance(one, InstanceObj):
+        return Outcome(returns=ANYTHING)
+    made = InstanceObj(one.cls)
+    made.attrs.update(one.attrs)
+    made.attrs.update(kw)
     return Outcome(returns=vset(made))
 
 
@@ -1399,6 +1427,13 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "importlib.import_module": _import_module,
     "contextlib.contextmanager": _contextmanager,
     "dataclasses.field": _field,
+    "attrs.field": _field,
+    "attr.ib": _field,
+    "attr.attrib": _field,
+    "attr.field": _field,
+    "attrs.evolve": _evolve,
+    "attr.evolve": _evolve,
+    "dataclasses.replace": _evolve,
     "contextlib.suppress": _suppress,
     "operator.itemgetter": _itemgetter,
     "operator.attrgetter": _attrgetter,

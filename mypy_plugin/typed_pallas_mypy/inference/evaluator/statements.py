@@ -182,6 +182,9 @@ class Statements:
 
     def _Assign(self, stmt: ast.Assign, frame: Frame, flow: Flow) -> None:
         value = self.m.expressions.evaluate(stmt.value, frame, flow)
+        if frame.is_class and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if library.is_field_marker(value):  # ``fn = attr.ib(...)``: a field, unannotated
+                _note_field(frame, stmt.targets[0].id, value)
         for target in stmt.targets:
             self.bind_target(target, value, frame, flow)
 
