@@ -172,7 +172,8 @@ class ApiRow:
     ``end_names``: ``(end, spelling)`` for spellings only that end has.
     ``args``: its function arguments. ``differentiates``: the function is differentiated
     (so the ``custom_vjp`` / ``custom_jvp`` rules of what it reaches run too).
-    ``batches``: the function is batched (so a ``custom_vmap`` it reaches runs its
+    ``transposes``: reverse mode, so the backward part of the derivative runs too (a
+    ``custom_vjp``'s ``bwd`` rule). ``batches``: the function is batched (so a ``custom_vmap`` it reaches runs its
     batching rule, and its own body is only traced for its shapes, never lowered).
     ``rule_methods``: methods of the result that register rules (``defvjp``).
     ``configured``: its positional arguments configure it and its result takes the
@@ -191,6 +192,7 @@ class ApiRow:
     args: tuple[Arg, ...]
     kind: Kind = Kind.FUNCTION
     differentiates: bool = False
+    transposes: bool = False
     batches: bool = False
     rule_methods: tuple[str, ...] = ()
     configured: bool = False
@@ -273,11 +275,13 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.grad", "jax._src.api.grad"),
         args=(Arg(0, "fun", Role.KEEPS),),
         differentiates=True,
+        transposes=True,
     ),
     ApiRow(
         names=("jax.value_and_grad", "jax._src.api.value_and_grad"),
         args=(Arg(0, "fun", Role.KEEPS),),
         differentiates=True,
+        transposes=True,
     ),
     ApiRow(
         names=("jax.jacfwd", "jax._src.api.jacfwd"),
@@ -288,16 +292,19 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.jacrev", "jax._src.api.jacrev"),
         args=(Arg(0, "fun", Role.KEEPS),),
         differentiates=True,
+        transposes=True,
     ),
     ApiRow(
         names=("jax.jacobian", "jax._src.api.jacobian"),
         args=(Arg(0, "fun", Role.KEEPS),),
         differentiates=True,
+        transposes=True,
     ),
     ApiRow(
         names=("jax.hessian", "jax._src.api.hessian"),
         args=(Arg(0, "fun", Role.KEEPS),),
         differentiates=True,
+        transposes=True,
     ),
     ApiRow(
         names=("jax.vjp", "jax._src.api.vjp"),
@@ -1605,6 +1612,10 @@ CONFIGURED_KEEPERS: Final = _spellings_of(
 #: Keepers that differentiate the function they keep (``jax.grad``).
 DIFFERENTIATING: Final = _spellings_of(
     entry for entry in ROWS if entry.differentiates and _keeps_first(entry)
+)
+#: Keepers that differentiate in reverse mode (``jax.grad``): a ``bwd`` rule runs too.
+TRANSPOSING: Final = _spellings_of(
+    entry for entry in ROWS if entry.transposes and _keeps_first(entry)
 )
 #: Keepers that batch the function they keep (``jax.vmap``).
 BATCHING: Final = _spellings_of(entry for entry in ROWS if entry.batches and _keeps_first(entry))

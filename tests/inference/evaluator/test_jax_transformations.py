@@ -261,3 +261,87 @@ def _rule(axis_size, in_batched, xs):
     return xs * 2.0, True
 """
     assert fires(_guarded("pass", call, head)) is expected
+
+
+_CUSTOM_VJP = """
+@jax.custom_vjp
+def op(x):
+    return x * 2.0
+
+def _fwd(x):
+    return $FWD, None
+
+def _bwd(res, g):
+    return ($BWD,)
+
+op.defvjp(_fwd, _bwd)
+"""
+
+
+@pytest.mark.parametrize(
+    ("fwd", "bwd", "call", "expected"),
+    [
+        ("lib.tpu_kernel(x)", "g", "jax.grad(lambda v: op(v).sum())(x)", True),
+        ("x * 2.0", "lib.tpu_kernel(g)", "jax.grad(lambda v: op(v).sum())(x)", True),
+        ("x * 2.0", "lib.tpu_kernel(g)", "jax.value_and_grad(lambda v: op(v).sum())(x)[1]", True),
+        ("x * 2.0", "lib.tpu_kernel(g)", "jax.vjp(op, x)[0]", False),
+        ("lib.tpu_kernel(x)", "g", "jax.vjp(op, x)[0]", True),
+        ("x * 2.0", "lib.tpu_kernel(g)", "op(x)", False),
+        (
+            "lib.triton_kernel(x)",
+            "lib.triton_kernel(g)",
+            "jax.grad(lambda v: op(v).sum())(x)",
+            False,
+        ),
+    ],
+    ids=[
+        "fwd-under-grad-fires",
+        "bwd-under-grad-fires",
+        "bwd-under-value-and-grad-fires",
+        "bwd-under-vjp-without-pullback-silent",
+        "fwd-under-vjp-fires",
+        "rules-not-run-undifferentiated-silent",
+        "triton-rules-silent",
+    ],
+)
+def test_custom_vjp_runs_its_rules_under_differentiation(
+    fwd: str, bwd: str, call: str, expected: bool
+) -> None:
+    head = _CUSTOM_VJP.replace("$FWD", fwd).replace("$BWD", bwd)
+    assert fires(_guarded("pass", call, head)) is expected
+
+
+_CUSTOM_JVP = """
+@jax.custom_jvp
+def op(x):
+    return $PRIMAL
+
+@op.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return $RULE, t
+"""
+
+
+@pytest.mark.parametrize(
+    ("primal", "rule", "call", "expected"),
+    [
+        ("x * 2.0", "lib.tpu_kernel(x)", "jax.jvp(op, (x,), (x,))[0]", True),
+        ("x * 2.0", "lib.tpu_kernel(x)", "jax.grad(lambda v: op(v).sum())(x)", True),
+        ("lib.tpu_kernel(x)", "x * 2.0", "jax.jvp(op, (x,), (x,))[0]", False),
+        ("lib.tpu_kernel(x)", "op(x)", "jax.hessian(lambda v: op(v).sum())(x)", True),
+        ("lib.tpu_kernel(x)", "x * 2.0", "op(x)", True),
+    ],
+    ids=[
+        "rule-under-jvp-fires",
+        "rule-under-grad-fires",
+        "primal-under-jvp-silent",
+        "rule-calling-the-function-runs-its-body-fires",
+        "undifferentiated-body-fires",
+    ],
+)
+def test_custom_jvp_runs_its_rule_under_differentiation(
+    primal: str, rule: str, call: str, expected: bool
+) -> None:
+    head = _CUSTOM_JVP.replace("$PRIMAL", primal).replace("$RULE", rule)
+    assert fires(_guarded("pass", call, head)) is expected

@@ -178,16 +178,18 @@ class Calls:
             )
         if isinstance(value, Transformed):
             if value.keeper in jax_api.CUSTOM_DERIVATIVES and m.differentiating:
-                # differentiated, it runs its rules instead of its body: not followed
-                return Outcome(returns=ANYTHING)
+                # differentiated, it runs its rules instead of its body
+                return self._derivative_rules(value, args, keywords, star_unknown, kw_unknown)
             if value.keeper in jax_api.CUSTOM_BATCHING and m.batching:
                 # batched, it runs its batching rule; its body is traced for its shapes
                 # only, never lowered: not followed
                 return Outcome(returns=ANYTHING)
             differentiates = int(value.keeper in jax_api.DIFFERENTIATING)
             batches = int(value.keeper in jax_api.BATCHING)
+            transposes = int(value.keeper in jax_api.TRANSPOSING)
             m.differentiating += differentiates
             m.batching += batches
+            m.transposing += transposes
             try:
                 outcome = self._outcome_of(
                     value.func,
@@ -204,6 +206,7 @@ class Calls:
             finally:
                 m.differentiating -= differentiates
                 m.batching -= batches
+                m.transposing -= transposes
         if isinstance(value, Kernel):
             if value.awaits_body:
                 return Outcome(returns=vset(dataclasses.replace(value, awaits_body=False)))
@@ -213,6 +216,7 @@ class Calls:
                 return Outcome(returns=vset(Transformed(value.keeper, args[0])))
             return Outcome(returns=ANYTHING)
         if isinstance(value, Registrar):
+            m.rules.setdefault(value.owner, {})[value.method] = (list(args), dict(keywords))
             return Outcome(returns=args[0] if args else vset(Const(None)))
         if isinstance(value, Descriptor):
             return self._outcome_of(value.func, args, keywords, star_unknown, kw_unknown)
@@ -237,6 +241,54 @@ class Calls:
         if isinstance(value, Const) and value.value is None:
             return Outcome(live=False, raised=vset(External("builtins.TypeError")))
         return Outcome(returns=ANYTHING)
+
+    def _derivative_rules(
+        self,
+        function: Transformed,
+        args: list[VSet],
+        keywords: dict[str, VSet],
+        star_unknown: bool,
+        kw_unknown: bool,
+    ) -> Outcome:
+        """A ``custom_vjp`` / ``custom_jvp`` function called under differentiation: JAX
+        runs the rules registered on it, not its body (``fwd`` with the call's arguments,
+        and ``bwd`` in reverse mode; the ``jvp`` rule with the primals), one level of
+        differentiation down (a rule calling the function runs its body). Nothing is
+        known of what they return."""
+        m = self.m
+        rules = m.rules.get(function)
+        if not rules:
+            return Outcome(returns=ANYTHING)
+        ran: frozenset[Kernel] = frozenset()
+        may: frozenset[Kernel] = frozenset()
+        m.differentiating -= 1
+        try:
+            for method, (given, named) in rules.items():
+                runs: list[tuple[VSet, list[VSet], bool]] = []  # (rule, arguments, any more)
+                if method == "defvjp":
+                    fwd = given[0] if given else named.get("fwd")
+                    bwd = given[1] if len(given) > 1 else named.get("bwd")
+                    if fwd is not None:
+                        runs.append((fwd, list(args), star_unknown))
+                    if bwd is not None:
+                        outcome = self._outcome_of(bwd, [], {}, True, True)
+                        may = may | outcome.may_ran | outcome.ran
+                        if m.transposing:
+                            ran = ran | outcome.ran
+                elif method == "defjvp" and given:
+                    primals = Container("tuple")
+                    primals.items = list(args)
+                    primals.exact = not star_unknown
+                    runs.append((given[0], [vset(primals), ANYTHING], False))
+                elif method == "defjvps":
+                    runs.extend((rule, [], True) for rule in given)
+                for rule, rule_args, more in runs:
+                    outcome = self._outcome_of(rule, rule_args, {}, more, more or kw_unknown)
+                    ran = ran | outcome.ran
+                    may = may | outcome.may_ran | outcome.ran
+        finally:
+            m.differentiating += 1
+        return Outcome(returns=ANYTHING, ran=ran, may_ran=may)
 
     def _outcome_of(
         self,

@@ -161,8 +161,12 @@ class Keeper(Value):
 
 @dataclass(frozen=True, slots=True)
 class Registrar(Value):
-    """A method that registers a rule and returns its argument (``f.defvjp``,
-    ``f.defjvp``): nothing runs now."""
+    """A method that registers a rule on ``owner`` and returns its argument
+    (``f.defvjp``, ``f.defjvp``): nothing runs now; the machine keeps the rule
+    (``Machine.rules``) for when ``owner`` is called under differentiation."""
+
+    owner: Value
+    method: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -224,7 +224,7 @@ class Expressions:
             return vset(ContainerMethod(value, name))
         if isinstance(value, Transformed):
             if name in ("defvjp", "defjvp", "defjvps", "def_vmap", "def_partition"):
-                return vset(Registrar())
+                return vset(Registrar(value, name))
             if name == "__wrapped__":
                 return value.func
             return ANYTHING

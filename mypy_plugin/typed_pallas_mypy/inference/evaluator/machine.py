@@ -31,6 +31,8 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Kernel,
     ModuleObj,
     Outcome,
+    Value,
+    VSet,
     next_serial,
 )
 
@@ -127,6 +129,12 @@ class Machine:
         #: how many differentiating transformations deep the run is (``jax.grad``...):
         #: there a ``custom_vjp``/``custom_jvp`` function runs its rules, not its body
         self.differentiating = 0
+        #: how many reverse-mode differentiations deep (``jax.grad``): a ``custom_vjp``'s
+        #: ``bwd`` rule runs there
+        self.transposing = 0
+        #: the rules registered on custom-derivative functions: function -> method
+        #: (``defvjp``...) -> (positional arguments, keyword arguments)
+        self.rules: dict[Value, dict[str, tuple[list[VSet], dict[str, VSet]]]] = {}
         #: how many batching transformations deep (``jax.vmap``): there a
         #: ``custom_vmap`` function runs its batching rule, not its body
         self.batching = 0
@@ -152,6 +160,7 @@ class Machine:
         self.steps = self.kept_steps  # as a fresh run's count after the same imports
         modules, broken = dict(self.modules), set(self.broken)
         memoised = set(self.memo)
+        rules = {owner: dict(methods) for owner, methods in self.rules.items()}
         sites = {k: (r.reached, dict(r.frames), r.may_ran) for k, r in self.sites.items()}
         try:
             with journal.recording(next_serial()) as undo:
@@ -163,11 +172,13 @@ class Machine:
             self.modules.clear()
             self.modules.update(modules)
             self.broken = broken
+            self.rules = rules
             for key in set(self.memo) - memoised:
                 del self.memo[key]
             self.sites = {k: SiteRecord(*v) for k, v in sites.items()}
             self._by_line = None
             self.steps = self.depth = self.differentiating = self.batching = 0
+            self.transposing = 0
             self.active.clear()
             self.unfinished = False
 
