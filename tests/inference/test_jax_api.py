@@ -779,3 +779,26 @@ def test_a_loop_whose_bounds_are_empty_lowers_nothing_of_its_body() -> None:
     assert "sine" in lowered(0, 1)
     assert "sine" not in lowered(0, 0)
     assert "sine" not in lowered(3, 1)
+
+
+@pytest.mark.parametrize("name", ["jax.tree.reduce", "jax.tree_util.tree_reduce"])
+def test_a_tree_reduction_folds_its_leaves_as_functools_reduce(name: str) -> None:
+    """``Arg.reduces``: once per leaf after the first; once per leaf with an initializer."""
+    row = jax_api.row(name)
+    assert row is not None and [a.reduces for a in row.args if a.each_leaf_of] == [True]
+    reduce = resolve(name)
+    assert reduce is not None
+    seen: list[object] = []
+
+    def fold(a: object, b: object) -> object:
+        seen.append(b)
+        return b
+
+    reduce(fold, [_A, _B, _A])  # type: ignore[operator]
+    assert len(seen) == 2
+    seen.clear()
+    reduce(fold, [_A])  # type: ignore[operator]
+    assert seen == []
+    seen.clear()
+    reduce(fold, [_A], _B)  # type: ignore[operator]
+    assert len(seen) == 1

@@ -150,7 +150,10 @@ class Arg:
     its ``operands`` then may say ``"N."`` (the leaf of argument N at that place) and
     ``"*N."`` (those of the arguments from N on). ``bounds``: the positions of a loop's
     lower and upper bound (``lax.fori_loop``): when both are known and the upper is not
-    above the lower, JAX lowers nothing the function does.
+    above the lower, JAX lowers nothing the function does. ``reduces``: with
+    ``each_leaf_of``, the function folds the tree's leaves pairwise as
+    ``functools.reduce`` does (the initializer, when given, is the next positional
+    argument): called once per leaf after the first, or per leaf with an initializer.
     """
 
     position: int | None
@@ -162,6 +165,7 @@ class Arg:
     operands: tuple[str, ...] | None = None
     each_leaf_of: int | None = None
     bounds: tuple[int, int] | None = None
+    reduces: bool = False
 
 
 @dataclass(frozen=True)
@@ -921,11 +925,17 @@ ROWS: Final[tuple[ApiRow, ...]] = (
     ),
     ApiRow(
         names=("jax.tree.reduce", "jax._src.tree.reduce"),
-        args=(Arg(0, "function", Role.CALLS_EACH), Arg(3, "is_leaf", Role.HOOK)),
+        args=(
+            Arg(0, "function", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
+            Arg(3, "is_leaf", Role.HOOK),
+        ),
     ),
     ApiRow(
         names=("jax.tree_util.tree_reduce", "jax._src.tree_util.tree_reduce"),
-        args=(Arg(0, "function", Role.CALLS_EACH), Arg(3, "is_leaf", Role.HOOK)),
+        args=(
+            Arg(0, "function", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
+            Arg(3, "is_leaf", Role.HOOK),
+        ),
     ),
     ApiRow(
         names=("jax.tree.reduce_associative", "jax._src.tree.reduce_associative"),

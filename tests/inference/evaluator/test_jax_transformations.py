@@ -345,3 +345,17 @@ def test_custom_jvp_runs_its_rule_under_differentiation(
 ) -> None:
     head = _CUSTOM_JVP.replace("$PRIMAL", primal).replace("$RULE", rule)
     assert fires(_guarded("pass", call, head)) is expected
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("jax.tree.reduce(lambda a, b: lib.tpu_kernel(b), [y, y])", True),
+        ("jax.tree.reduce(lambda a, b: lib.tpu_kernel(b), [y])", False),
+        ("jax.tree_util.tree_reduce(lambda a, b: lib.tpu_kernel(b), [y], y)", True),
+        ("jax.tree.reduce(lambda a, b: lib.tpu_kernel(b), x)", False),
+    ],
+    ids=["two-leaves-fires", "one-leaf-silent", "initializer-fires", "unknown-tree-silent"],
+)
+def test_tree_reduce_folds_the_leaves(call: str, expected: bool) -> None:
+    assert fires(_guarded("y = jnp.zeros((8, 128))", call)) is expected

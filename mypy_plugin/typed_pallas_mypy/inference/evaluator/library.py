@@ -784,6 +784,21 @@ def _calls_each(
 ) -> VSet | None:
     """A function called once per leaf or item: on every path when there is at least one."""
     calls = m.calls
+    if arg.reduces and arg.each_leaf_of is not None:
+        # folds the tree's leaves as functools.reduce does
+        index = arg.each_leaf_of
+        tree = args[index] if len(args) > index else keywords.get("tree")
+        count = _leaves(tree) if tree is not None else None
+        start = args[index + 1] if len(args) > index + 1 else keywords.get("initializer")
+        if count is None:
+            m.statements.maybe_detached(
+                flow, lambda f: calls.call(value, [], {}, f, star_unknown=True)
+            )
+            return None
+        accumulator = start if start is not None else (vset(ARRAY) if count else None)
+        for _ in range(count if start is not None else max(count - 1, 0)):
+            accumulator = calls.call(value, [accumulator or ANYTHING, vset(ARRAY)], {}, flow)
+        return accumulator
     if arg.each_leaf_of is not None:
         # once per leaf of a pytree (``jax.tree.map``): on every path when it has leaves
         index = arg.each_leaf_of
