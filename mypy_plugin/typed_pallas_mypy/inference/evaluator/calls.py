@@ -56,6 +56,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     only,
     vset,
 )
+from typed_pallas_mypy.inference.evaluator.expressions import defines
 from typed_pallas_mypy.inference.evaluator.machine import MAX_CALL_DEPTH
 from typed_pallas_mypy.inference.evaluator.statements import Exit
 
@@ -149,7 +150,7 @@ class Calls:
             )
         if isinstance(value, ClassObj):
             meta = value.meta
-            if meta is not None and _defines(meta, "__call__"):
+            if meta is not None and defines(meta, "__call__"):
                 # ``Meta.__call__(cls, ...)`` decides what calling the class does
                 method = m.expressions.class_attribute(
                     meta, meta, "__call__", Flow(), instance=value
@@ -481,7 +482,7 @@ class Calls:
         if "enum" in cls.flags:
             return library.enum_member(cls, args)
         instance = InstanceObj(cls)
-        if cls.fields is not None and not _defines(cls, "__init__"):
+        if cls.fields is not None and not defines(cls, "__init__"):
             given = list(args)
             for name, default in cls.fields:
                 if given:
@@ -495,7 +496,7 @@ class Calls:
                 else:
                     return Outcome(live=False, raised=vset(External("builtins.TypeError")))
             for hook in ("__post_init__", "__attrs_post_init__"):
-                if _defines(cls, hook):  # the generated ``__init__`` calls it last
+                if defines(cls, hook):  # the generated ``__init__`` calls it last
                     flow = Flow()
                     method = m.expressions.class_attribute(cls, cls, hook, flow, instance=instance)
                     ran = self._outcome_of(method, [], {}, False, False)
@@ -509,7 +510,7 @@ class Calls:
             instance.attrs["args"] = vset(holder)
         flow = Flow()
         made = Outcome()
-        if _defines(cls, "__new__"):
+        if defines(cls, "__new__"):
             # ``cls.__new__(cls, ...)`` makes the object; ``__init__`` runs on it only when
             # it is an instance of ``cls``
             new = m.expressions.class_attribute(cls, cls, "__new__", flow, instance=None)
@@ -558,7 +559,7 @@ class Calls:
         if (
             isinstance(one, InstanceObj)
             and isinstance(one.cls, ClassObj)
-            and _defines(one.cls, "__iter__")
+            and defines(one.cls, "__iter__")
         ):
             # ``for x in obj``: Python iterates what ``obj.__iter__()`` returns
             method = self.m.expressions.class_attribute(
@@ -647,10 +648,6 @@ class Calls:
             else:
                 out.append(ANYTHING)
         return join(*out) if out else ANYTHING
-
-
-def _defines(cls: ClassObj, name: str) -> bool:
-    return any(isinstance(k, ClassObj) and name in k.attrs for k in cls.mro)
 
 
 def _outcome(exit_: Exit, flow: Flow) -> Outcome:

@@ -60,29 +60,6 @@ if TYPE_CHECKING:
 
 _BUILTIN_NAMES: Final = frozenset(dir(builtins))
 
-_BINARY: Final[dict[type[ast.operator], Callable[[object, object], object]]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-}
-#: a binary operator's special methods (the data model, 3.3.8): forward, reflected
-_OPERATOR_METHODS: Final[dict[type[ast.operator], tuple[str, str]]] = {
-    ast.Add: ("__add__", "__radd__"),
-    ast.Sub: ("__sub__", "__rsub__"),
-    ast.Mult: ("__mul__", "__rmul__"),
-    ast.MatMult: ("__matmul__", "__rmatmul__"),
-    ast.Div: ("__truediv__", "__rtruediv__"),
-    ast.FloorDiv: ("__floordiv__", "__rfloordiv__"),
-    ast.Mod: ("__mod__", "__rmod__"),
-    ast.Pow: ("__pow__", "__rpow__"),
-    ast.LShift: ("__lshift__", "__rlshift__"),
-    ast.RShift: ("__rshift__", "__rrshift__"),
-    ast.BitAnd: ("__and__", "__rand__"),
-    ast.BitOr: ("__or__", "__ror__"),
-    ast.BitXor: ("__xor__", "__rxor__"),
-}
 _COMPARE: Final[dict[type[ast.cmpop], Callable[[Any, Any], object]]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
@@ -287,7 +264,7 @@ class Expressions:
                     break
             if name in instance.attrs:
                 return instance.attrs[name]
-            if _lookup_fails(cls, name) and _defines(cls, "__getattr__"):
+            if _lookup_fails(cls, name) and defines(cls, "__getattr__"):
                 # the normal lookup fails: Python calls ``__getattr__`` with the name
                 getter = self.class_attribute(cls, cls, "__getattr__", flow, instance=instance)
                 return self.m.calls.call(getter, [vset(Const(name))], {}, flow)
@@ -345,7 +322,7 @@ class Expressions:
             return library.external_subscript(self.m, value, key)
         one = only(key)
         if isinstance(value, ClassObj) and "enum" not in value.flags:
-            if _defines(value, "__class_getitem__"):
+            if defines(value, "__class_getitem__"):
                 # ``Cls[key]``: ``__class_getitem__`` is a class method without the decorator
                 found = self.class_attribute(value, value, "__class_getitem__", flow, instance=None)
                 method = frozenset(
@@ -353,7 +330,7 @@ class Expressions:
                 )
                 return self.m.calls.call(method, [key], {}, flow)
             meta = value.meta
-            if meta is not None and _defines(meta, "__getitem__"):
+            if meta is not None and defines(meta, "__getitem__"):
                 method = self.class_attribute(meta, meta, "__getitem__", flow, instance=value)
                 return self.m.calls.call(method, [key], {}, flow)
         if isinstance(value, ClassObj) and "enum" in value.flags:
@@ -516,66 +493,9 @@ class Expressions:
     def _BinOp(self, node: ast.BinOp, frame: Frame, flow: Flow) -> VSet:
         left = self.evaluate(node.left, frame, flow)
         right = self.evaluate(node.right, frame, flow)
-        return self.binary(node.op, left, right, flow)
+        from typed_pallas_mypy.inference.evaluator import operators
 
-    def binary(self, op_node: ast.operator, left: VSet, right: VSet, flow: Flow) -> VSet:
-        """``left <op> right``: constants folded, sequences concatenated, arrays
-        broadcast, and an instance whose class defines the operator's special method
-        (``__add__``, or the right operand's ``__radd__``) has it called."""
-        a, b = only(left), only(right)
-        methods = _OPERATOR_METHODS.get(type(op_node))
-        if methods is not None:
-            forward, reflected = methods
-            if (
-                isinstance(a, InstanceObj)
-                and isinstance(a.cls, ClassObj)
-                and _defines(a.cls, forward)
-            ):
-                method = self.class_attribute(a.cls, a.cls, forward, flow, instance=a)
-                return self.m.calls.call(method, [right], {}, flow)
-            if (
-                isinstance(b, InstanceObj)
-                and isinstance(b.cls, ClassObj)
-                and _defines(b.cls, reflected)
-            ):
-                method = self.class_attribute(b.cls, b.cls, reflected, flow, instance=b)
-                return self.m.calls.call(method, [left], {}, flow)
-        op = _BINARY.get(type(op_node))
-        if isinstance(a, Const) and isinstance(b, Const) and op is not None:
-            try:
-                result = op(a.value, b.value)
-            except Exception:
-                return ANYTHING
-            if (
-                isinstance(result, (str, int, float, bool, bytes, tuple))
-                and len(repr(result)) < 200
-            ):
-                return vset(Const(result))
-            return ANYTHING
-        if (
-            isinstance(a, Container)
-            and isinstance(b, Container)
-            and isinstance(op_node, ast.BitOr)
-            and a.kind == b.kind == "dict"
-        ):
-            # ``a | b``: a new dict, ``b``'s keys over ``a``'s
-            merged = Container("dict")
-            merged.entries = list(a.entries)
-            for k, v in b.entries:
-                set_entry(merged, k, v)
-            merged.exact = a.exact and b.exact
-            merged.loose = join(a.loose, b.loose)
-            return vset(merged)
-        if isinstance(a, Container) and isinstance(b, Container) and isinstance(op_node, ast.Add):
-            if a.kind == b.kind and a.kind in ("list", "tuple"):
-                made = Container(a.kind)
-                made.items = [*a.items, *b.items]
-                made.exact = a.exact and b.exact
-                made.loose = join(a.loose, b.loose)
-                return vset(made)
-        if has_array(left) or has_array(right):
-            return vset(Array(_broadcast(left, right)))
-        return ANYTHING
+        return operators.binary(self.m, node.op, left, right, flow)
 
     def _Compare(self, node: ast.Compare, frame: Frame, flow: Flow) -> VSet:
         left = self.evaluate(node.left, frame, flow)
@@ -793,7 +713,7 @@ def _bind(
         elif (
             isinstance(value, InstanceObj)
             and isinstance(value.cls, ClassObj)
-            and _defines(value.cls, "__get__")
+            and defines(value.cls, "__get__")
         ):
             getter = expressions.class_attribute(
                 value.cls, value.cls, "__get__", flow, instance=value
@@ -805,7 +725,7 @@ def _bind(
     return join(*out)
 
 
-def _defines(cls: ClassObj, name: str) -> bool:
+def defines(cls: ClassObj, name: str) -> bool:
     return any(isinstance(k, ClassObj) and name in k.attrs for k in cls.mro)
 
 
@@ -980,7 +900,7 @@ def _indexed_shape(shape: tuple[int, ...] | None, key: VSet) -> tuple[int, ...] 
     return None
 
 
-def _broadcast(left: VSet, right: VSet) -> tuple[int, ...] | None:
+def broadcast_shape(left: VSet, right: VSet) -> tuple[int, ...] | None:
     """The shape of an operation on an array and an array or a number."""
     a, b = only(left), only(right)
     shapes = [v.shape for v in (a, b) if isinstance(v, Array)]

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from typed_pallas_mypy.inference.evaluator import journal, library
+from typed_pallas_mypy.inference.evaluator import journal, library, operators
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     NOTHING,
@@ -229,7 +229,7 @@ class Statements:
             if not other.exact:
                 _loosen(one, other.all_items())
             return
-        result = expressions.binary(stmt.op, current, value, flow)
+        result = operators.binary(self.m, stmt.op, current, value, flow)
         self.bind_target(stmt.target, result, frame, flow)
 
     def _Return(self, stmt: ast.Return, frame: Frame, flow: Flow) -> None:
