@@ -180,3 +180,28 @@ def test_a_write_left_undone_would_show() -> None:
     finally:
         journal.Journal.restore = original  # type: ignore[method-assign]
     assert leaky != _answers(["pkg.setters", "pkg.users"], None)
+
+
+def test_few_packages_keep_their_machines_and_answers_stay() -> None:
+    """A project of many top-level scripts keeps the machines of the last few only."""
+    files = {f"script{i}.py": _SCRIPT for i in range(12)}
+    files["lib.py"] = LIB.replace("$PARAMS", "")
+    loader = loader_of(files)
+    kept: dict[tuple[str, str], Machine | None] = {}
+    for i in range(12):
+        found, _ = module_findings(loader, f"script{i}", (0, 12, 1), {}, {}, kept)
+        fresh, _ = module_findings(loader, f"script{i}", (0, 12, 1), {}, {}, None)
+        assert [f.line for f in found] == [f.line for f in fresh] == [7]
+    tops = {top for top, _ in kept}
+    assert tops == {f"script{i}" for i in range(4, 12)}  # the eight asked last
+
+
+_SCRIPT = """import jax
+import lib
+
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return lib.tpu_kernel(x)
+    return x
+"""

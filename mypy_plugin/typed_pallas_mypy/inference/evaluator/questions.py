@@ -51,6 +51,11 @@ _RELEVANT: Final = re.compile(
 )
 
 
+#: How many top-level packages keep their machines (the least recently asked go first):
+#: a project of many scripts would keep one per script otherwise.
+_KEPT_PACKAGES: Final = 8
+
+
 def module_findings(
     loader: Loader,
     module: str,
@@ -146,7 +151,13 @@ def _kept_machine(
         return None
     top = module.split(".")[0]
     key = (top, platform)
-    if key not in kept:
+    if key in kept:
+        kept[key] = kept.pop(key)  # the most recently asked last
+    else:
+        tops = list(dict.fromkeys(name for name, _ in kept))
+        for old in tops[: max(0, len(tops) - _KEPT_PACKAGES + 1)]:
+            for other in PLATFORMS:
+                kept.pop((old, other), None)
         made = Machine(loader, platform, trees, importable)
         try:
             made.module(top)
