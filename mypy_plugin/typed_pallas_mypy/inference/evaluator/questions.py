@@ -154,7 +154,7 @@ def _kept_machine(
     if key in kept:
         kept[key] = kept.pop(key)  # the most recently asked last
     else:
-        tops = list(dict.fromkeys(name for name, _ in kept))
+        tops = list(dict.fromkeys(name for name, _ in kept if name != top))
         for old in tops[: max(0, len(tops) - _KEPT_PACKAGES + 1)]:
             for other in PLATFORMS:
                 kept.pop((old, other), None)
