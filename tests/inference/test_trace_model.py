@@ -111,6 +111,9 @@ def switch(x, i):
     return jax.lax.switch(i, [plain, tpu_op], x)
 
 def fori(x):
+    return jax.lax.fori_loop(0, 2, lambda i, y: tpu_op(y), x)
+
+def fori_no_trips(x):
     return jax.lax.fori_loop(0, 0, lambda i, y: tpu_op(y), x)
 
 def while_body(x):
@@ -125,6 +128,8 @@ def plain_branches(x):
     )
     for name in ("cond", "switch", "fori", "while_body", "scan"):
         assert _platforms(facts, name) == {"tpu"}, name
+    # a loop whose literal bounds give zero trips lowers nothing of its body (measured)
+    assert _platforms(facts, "fori_no_trips") is None
     # both branches are lowered: TPU params and Triton params on one path lower nowhere
     assert _platforms(facts, "cond_two_platforms") is None
     assert _platforms(facts, "plain_branches") is None

@@ -434,7 +434,15 @@ class ProgramBuilder:
         sequences = {
             (a.position, a.keyword) for a in jax_api.function_arguments(callee) if a.sequence
         }
+        bounded = {
+            (a.position, a.keyword): a.bounds
+            for a in jax_api.function_arguments(callee)
+            if a.bounds is not None
+        }
         for position, keyword in where:
+            bounds = bounded.get((position, keyword))
+            if bounds is not None and _no_trips(positional, bounds):
+                continue  # a loop that runs zero times: nothing its body does is lowered
             value: ast.expr | None = keywords.get(keyword) if keyword is not None else None
             if (
                 value is None
@@ -555,3 +563,18 @@ def _forward(step: Step) -> Step:
 def _irrefutable(pattern: ast.pattern) -> bool:
     """``case _:`` or ``case name:``."""
     return isinstance(pattern, ast.MatchAs) and pattern.pattern is None
+
+
+def _no_trips(positional: list[ast.expr], bounds: tuple[int, int]) -> bool:
+    """The loop's bounds are int literals whose upper is not above its lower
+    (``jax_api.Arg.bounds``)."""
+    if max(bounds) >= len(positional):
+        return False
+    lower, upper = (positional[i] for i in bounds)
+    return (
+        isinstance(lower, ast.Constant)
+        and isinstance(upper, ast.Constant)
+        and type(lower.value) is int
+        and type(upper.value) is int
+        and upper.value <= lower.value
+    )
