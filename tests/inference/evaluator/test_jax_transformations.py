@@ -359,3 +359,20 @@ def test_custom_jvp_runs_its_rule_under_differentiation(
 )
 def test_tree_reduce_folds_the_leaves(call: str, expected: bool) -> None:
     assert fires(_guarded("y = jnp.zeros((8, 128))", call)) is expected
+
+
+def test_a_jvp_rules_tangent_work_is_deferred_under_linearize() -> None:
+    # jax.linearize hands the tangent part to the linear function it returns: unapplied,
+    # the kernel on the tangent is not lowered (the primal part runs now)
+    head = """
+@jax.custom_jvp
+def op(x):
+    return x * 2.0
+
+@op.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x * 2.0, lib.tpu_kernel(t)
+"""
+    assert not fires(_guarded("pass", "jax.linearize(op, x)[0]", head))
+    assert fires(_guarded("pass", "jax.jvp(op, (x,), (x,))[1]", head))

@@ -283,9 +283,13 @@ class Calls:
                     runs.append((given[0], [vset(primals), ANYTHING], False))
                 elif method == "defjvps":
                     runs.extend((rule, [], True) for rule in given)
+                # under jax.vjp / jax.linearize a jvp rule's tangent work is deferred to the
+                # callable they return: what the rule runs may be lowered, not must
+                deferred = m.deferring > 0 and method != "defvjp"
                 for rule, rule_args, more in runs:
                     outcome = self._outcome_of(rule, rule_args, {}, more, more or kw_unknown)
-                    ran = ran | outcome.ran
+                    if not deferred:
+                        ran = ran | outcome.ran
                     may = may | outcome.may_ran | outcome.ran
         finally:
             m.differentiating += 1

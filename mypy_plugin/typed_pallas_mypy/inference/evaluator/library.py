@@ -609,13 +609,18 @@ def _api_call(
             if _no_trips(args, arg):
                 continue  # a loop that runs zero times: nothing it does is lowered
             targets = _items_of(value) if arg.sequence else [value]
+            # ``jax.vjp`` / ``jax.linearize``: the derivative's part is deferred to the
+            # callable they return (a ``jvp`` rule's tangent work, a ``bwd`` rule)
+            deferring = int(row.differentiates and name in jax_api.DEFERRED_DERIVATIVES)
             if row.differentiates:
                 m.differentiating += 1
+            m.deferring += deferring
             try:
                 called = _call_each_now(m, name, args, arg, targets, flow, star_unknown)
             finally:
                 if row.differentiates:
                     m.differentiating -= 1
+                m.deferring -= deferring
             if called is not None:
                 returns = called
         elif role is jax_api.Role.CALLS_EACH:

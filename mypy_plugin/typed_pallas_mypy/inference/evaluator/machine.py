@@ -132,6 +132,9 @@ class Machine:
         #: how many reverse-mode differentiations deep (``jax.grad``): a ``custom_vjp``'s
         #: ``bwd`` rule runs there
         self.transposing = 0
+        #: how many deferred differentiations deep (``jax.vjp``, ``jax.linearize``): a
+        #: ``jvp`` rule's tangent work goes to the callable they return, run later
+        self.deferring = 0
         #: the rules registered on custom-derivative functions: function -> method
         #: (``defvjp``...) -> (positional arguments, keyword arguments)
         self.rules: dict[Value, dict[str, tuple[list[VSet], dict[str, VSet]]]] = {}
@@ -178,7 +181,7 @@ class Machine:
             self.sites = {k: SiteRecord(*v) for k, v in sites.items()}
             self._by_line = None
             self.steps = self.depth = self.differentiating = self.batching = 0
-            self.transposing = 0
+            self.transposing = self.deferring = 0
             self.active.clear()
             self.unfinished = False
 
