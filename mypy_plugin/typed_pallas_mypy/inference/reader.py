@@ -37,10 +37,8 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
-import contextlib
 import dataclasses
-import gc
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
@@ -67,6 +65,7 @@ from typed_pallas_mypy.inference.callables import (
     PlatformChoice,
     UnknownCallable,
 )
+from typed_pallas_mypy.inference.collector import collector_paused
 from typed_pallas_mypy.inference.conditions import ConditionReading
 from typed_pallas_mypy.inference.interpret_uses import InterpretUses, KeptOff
 from typed_pallas_mypy.inference.jax_api import (
@@ -498,35 +497,6 @@ def read_module_keeping_sites(
 
 def _no_sites() -> Sites | None:
     return None
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Read a module without the garbage collector, then move what the reading made to
-    the collector's oldest generation, as mypy does while it parses (``load_graph``).
-
-    A reading allocates a module's syntax tree and its facts in one burst (tens of
-    thousands of objects, most kept until the module is read again). Left young, they
-    start an extra pass of the youngest generation in a cold run over jax's ops (7
-    against plain mypy's 6, about 0.15 s), and the passes are dearer while they last;
-    ``gc.freeze`` / ``gc.unfreeze`` moves every object alive to the oldest generation
-    without looking at them, and counts the youngest generation's allocations from zero.
-    The cost is that cyclic garbage already in the young generations then waits for a
-    full collection. When the collector is off (mypy turns it off while it loads the
-    graph), it is left alone. ``gc.unfreeze`` also releases what the process had frozen
-    itself (Python 3.12 starts with a few hundred objects frozen); mypy's first build in
-    a process does the same (``load_graph``), so this adds no new effect to a process
-    that runs mypy."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        gc.enable()
 
 
 #: Nodes whose ``test`` decides what runs (``_ModuleReader._scan``).

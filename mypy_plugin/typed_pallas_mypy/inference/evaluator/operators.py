@@ -65,13 +65,13 @@ def binary(m: Machine, op_node: ast.operator, left: VSet, right: VSet, flow: Flo
     a, b = only(left), only(right)
     methods = _OPERATOR_METHODS.get(type(op_node))
     if methods is not None:
-        forward, reflected = methods
-        if isinstance(a, InstanceObj) and isinstance(a.cls, ClassObj) and defines(a.cls, forward):
-            method = m.expressions.class_attribute(a.cls, a.cls, forward, flow, instance=a)
-            return m.calls.call(method, [right], {}, flow)
-        if isinstance(b, InstanceObj) and isinstance(b.cls, ClassObj) and defines(b.cls, reflected):
-            method = m.expressions.class_attribute(b.cls, b.cls, reflected, flow, instance=b)
-            return m.calls.call(method, [left], {}, flow)
+        # ``a.__add__(b)``, else ``b.__radd__(a)``
+        for owner, name, other in ((a, methods[0], right), (b, methods[1], left)):
+            if isinstance(owner, InstanceObj) and isinstance(owner.cls, ClassObj):
+                if defines(owner.cls, name):
+                    cls = owner.cls
+                    method = m.expressions.class_attribute(cls, cls, name, flow, instance=owner)
+                    return m.calls.call(method, [other], {}, flow)
     op = _BINARY.get(type(op_node))
     if isinstance(a, Const) and isinstance(b, Const) and op is not None:
         try:

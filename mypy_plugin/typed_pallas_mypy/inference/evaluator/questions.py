@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import gc
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from typed_pallas_mypy.inference.collector import collector_paused
 from typed_pallas_mypy.inference.evaluator.domain import (
     ClassObj,
     Descriptor,
@@ -71,27 +70,8 @@ def module_findings(
     found_source = loader(module)
     if found_source is None or not _RELEVANT.search(found_source[2]):
         return [], frozenset()
-    with _collector_paused():
+    with collector_paused(freeze=False):  # a question's heap is garbage after it
         return _findings(loader, module, release, trees, importable, kept)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Run a question without the garbage collector. A question allocates its machines'
-    heaps in one burst (frames, functions, modules' namespaces: cycles, thrown away when
-    it ends); left on, the collector starts full passes over the whole process meanwhile
-    (mypy's heap, far larger), which cost more than the question. Turned back on after,
-    the question's garbage is young and the next pass of the youngest generation frees
-    it. When the collector is off (mypy turns it off while it loads the graph), it is
-    left alone."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _findings(
