@@ -802,3 +802,291 @@ def test_a_tree_reduction_folds_its_leaves_as_functools_reduce(name: str) -> Non
     seen.clear()
     reduce(fold, [_A], _B)  # type: ignore[operator]
     assert len(seen) == 1
+
+
+# --------------------------------------------------------------------------- counts and results
+
+
+def _counter(seen: list[object], result: object = None) -> object:
+    """A function that records that it was called; it returns its first argument (or
+    ``result``)."""
+
+    def record(*args: object, **kwargs: object) -> object:
+        seen.append(args)
+        return args[0] if result is None else result
+
+    return record
+
+
+def test_a_function_called_once_per_item_of_a_sequence() -> None:
+    """``Arg.each_item_of``: ``jnp.apply_over_axes`` calls its function once per axis
+    listed, never for an empty list."""
+    row = jax_api.row("jax.numpy.apply_over_axes")
+    assert row is not None and [a.each_item_of for a in row.args] == [2]
+    seen: list[object] = []
+    jnp.apply_over_axes(_counter(seen), _A, [0, 1])  # type: ignore[arg-type]
+    assert len(seen) == 2
+    seen.clear()
+    jnp.apply_over_axes(_counter(seen), _A, [])  # type: ignore[arg-type]
+    assert seen == []
+
+
+def test_a_function_called_once_per_axis_of_an_array() -> None:
+    """``Arg.each_axis_of``: ``jnp.pad`` with a callable ``mode`` calls it once per axis."""
+    row = jax_api.row("jax.numpy.pad")
+    assert row is not None and [a.each_axis_of for a in row.args] == [0]
+    seen: list[object] = []
+
+    def mode(vector: jax.Array, pad_width: object, iaxis: int, kwargs: object) -> jax.Array:
+        seen.append(iaxis)
+        return vector
+
+    jnp.pad(_A, 1, mode=mode)  # type: ignore[arg-type]
+    assert sorted(seen) == [0, 1]  # type: ignore[type-var]
+
+
+def test_a_function_that_combines_along_the_leading_axis() -> None:
+    """``Arg.combines_along``: ``lax.associative_scan`` calls its function when the
+    scanned axis has two or more elements, never with fewer."""
+    row = jax_api.row("jax.lax.associative_scan")
+    assert row is not None and [a.combines_along for a in row.args] == [1]
+    seen: list[object] = []
+    jax.lax.associative_scan(lambda a, b: _counter(seen)(a + b), jnp.zeros((2, 3)))
+    assert seen
+    seen.clear()
+    jax.lax.associative_scan(lambda a, b: _counter(seen)(a + b), jnp.zeros((1, 3)))
+    assert seen == []
+
+
+def test_a_tree_reduction_in_pairs_calls_once_per_leaf_after_the_first() -> None:
+    for name in ("jax.tree.reduce_associative", "jax.tree_util.tree_reduce_associative"):
+        row = jax_api.row(name)
+        assert row is not None and [a.reduces for a in row.args if a.each_leaf_of] == [True]
+        reduce = resolve(name)
+        assert reduce is not None
+        seen: list[object] = []
+        reduce(lambda a, b: _counter(seen)(a + b), (_A, _A, _A))  # type: ignore[operator]
+        assert len(seen) == 2
+        seen.clear()
+        reduce(lambda a, b: _counter(seen)(a + b), (_A,))  # type: ignore[operator]
+        assert seen == []
+
+
+def _is_leaf_rows() -> list[tuple[str, Arg]]:
+    return [
+        (row.names[0], arg)
+        for row in jax_api.ROWS
+        for arg in row.args
+        if arg.keyword == "is_leaf" and row.names[0] in _IS_LEAF_CALLS
+    ]
+
+
+#: a call of each row taking ``is_leaf``, given ``is_leaf`` (a one-array tree: ``_A``)
+_IS_LEAF_CALLS: Final = {
+    "jax.tree.map": lambda f: jax.tree.map(lambda v: v, _A, is_leaf=f),
+    "jax.tree.map_with_path": lambda f: jax.tree.map_with_path(lambda p, v: v, _A, is_leaf=f),
+    "jax.tree_util.tree_map": lambda f: jax.tree_util.tree_map(lambda v: v, _A, is_leaf=f),
+    "jax.tree_util.tree_map_with_path": lambda f: jax.tree_util.tree_map_with_path(
+        lambda p, v: v, _A, is_leaf=f
+    ),
+    "jax.tree.reduce": lambda f: jax.tree.reduce(lambda a, b: a, _A, is_leaf=f),
+    "jax.tree_util.tree_reduce": lambda f: jax.tree_util.tree_reduce(lambda a, b: a, _A, is_leaf=f),
+    "jax.tree.reduce_associative": lambda f: jax.tree.reduce_associative(
+        lambda a, b: a, _A, is_leaf=f
+    ),
+    "jax.tree_util.tree_reduce_associative": lambda f: jax.tree_util.tree_reduce_associative(
+        lambda a, b: a, _A, is_leaf=f
+    ),
+    "jax.tree.all": lambda f: jax.tree.all((True,), is_leaf=f),
+    "jax.tree_util.tree_all": lambda f: jax.tree_util.tree_all((True,), is_leaf=f),
+    "jax.tree.flatten": lambda f: jax.tree.flatten(_A, f),
+    "jax.tree_util.tree_flatten": lambda f: jax.tree_util.tree_flatten(_A, f),
+    "jax.tree.flatten_with_path": lambda f: jax.tree.flatten_with_path(_A, f),
+    "jax.tree_util.tree_flatten_with_path": lambda f: jax.tree_util.tree_flatten_with_path(_A, f),
+    "jax.tree.leaves": lambda f: jax.tree.leaves(_A, f),
+    "jax.tree_util.tree_leaves": lambda f: jax.tree_util.tree_leaves(_A, f),
+    "jax.tree.leaves_with_path": lambda f: jax.tree.leaves_with_path(_A, f),
+    "jax.tree_util.tree_leaves_with_path": lambda f: jax.tree_util.tree_leaves_with_path(_A, f),
+    "jax.tree.structure": lambda f: jax.tree.structure(_A, f),
+    "jax.tree_util.tree_structure": lambda f: jax.tree_util.tree_structure(_A, f),
+    "jax.tree.broadcast": lambda f: jax.tree.broadcast(_A, _A, f),
+    "jax.tree_util.tree_broadcast": lambda f: jax.tree_util.tree_broadcast(_A, _A, f),
+}
+
+
+def test_every_is_leaf_called_now_is_proven_by_a_call() -> None:
+    said = {
+        row.names[0]
+        for row in jax_api.ROWS
+        for arg in row.args
+        if arg.keyword == "is_leaf" and arg.role is Role.CALLS_NOW
+    }
+    assert said == {name for name in _IS_LEAF_CALLS if END in jax_api.row(name).ends}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", sorted(_IS_LEAF_CALLS))
+def test_is_leaf_is_called_on_the_root_while_tracing(name: str) -> None:
+    """Flattening calls ``is_leaf`` on the tree's root, with what the traced function
+    holds (a tracer under ``jax.jit``): what it does is traced (``Role.CALLS_NOW``)."""
+    row = jax_api.row(name)
+    if row is None:
+        pytest.skip(f"{name} is not at this end")
+    seen: list[object] = []
+
+    def is_leaf(node: object) -> bool:
+        seen.append(node)
+        return False
+
+    jax.jit(lambda x: (_IS_LEAF_CALLS[name](is_leaf), x)[1]).lower(_A)
+    assert seen, name
+
+
+def _lowers_cosine(f: object, *args: object) -> bool:
+    """Whether ``f`` jitted and lowered for ``args`` lowers a cosine (a marker op)."""
+    return "cosine" in jax.jit(f).lower(*args).as_text()  # type: ignore[arg-type]
+
+
+@jax.custom_vjp
+def _vjp_op(x: jax.Array) -> jax.Array:
+    return x * 2.0
+
+
+def _vjp_fwd(x: jax.Array) -> tuple[jax.Array, None]:
+    return x * 2.0, None
+
+
+def _vjp_bwd(res: None, g: jax.Array) -> tuple[jax.Array]:
+    return (jnp.cos(g),)
+
+
+_vjp_op.defvjp(_vjp_fwd, _vjp_bwd)
+
+
+@jax.custom_jvp
+def _jvp_op(x: jax.Array) -> jax.Array:
+    return x * 2.0
+
+
+@_jvp_op.defjvp
+def _jvp_rule(primals: tuple[jax.Array], tangents: tuple[jax.Array]) -> tuple[jax.Array, jax.Array]:
+    return primals[0] * 2.0, tangents[0] * jnp.cos(primals[0])
+
+
+def test_a_derivative_call_returns_a_tuple_with_its_derivative_callable() -> None:
+    """``ApiRow.result_items`` / ``derivative_index`` / ``derivative_transposes``: the
+    returned tuple's length (one more with ``has_aux``); what the derivative rules do is
+    lowered when the item at ``derivative_index`` is called, not by the call alone: a
+    ``custom_vjp``'s ``bwd`` rule where the row says it transposes, a ``custom_jvp``'s
+    tangent work where it does not."""
+    x = jnp.ones(3)
+    cases = {"jax.vjp": _vjp_op, "jax.linearize": _jvp_op, "jax.fwd_and_bwd": _vjp_op}
+    for name, op in cases.items():
+        row = jax_api.row(name)
+        assert row is not None and row.result_items == 2 and row.derivative_index == 1
+        assert row.derivative_transposes == (op is _vjp_op), name
+        call = resolve(name)
+        assert callable(call)
+        if name == "jax.fwd_and_bwd":
+            assert len(call(op, argnums=0)) == row.result_items
+
+            def alone(v: jax.Array, call: object = call, op: object = op) -> object:
+                return call(op, argnums=0)[0](v)[0]  # type: ignore[operator]
+
+            def derived(v: jax.Array, call: object = call, op: object = op) -> object:
+                fwd, bwd = call(op, argnums=0)  # type: ignore[operator]
+                out, res = fwd(v)
+                return bwd(res, out)
+
+        else:
+            assert len(call(op, x)) == row.result_items
+
+            def alone(v: jax.Array, call: object = call, op: object = op) -> object:
+                return call(op, v)[0]  # type: ignore[operator]
+
+            def derived(v: jax.Array, call: object = call, op: object = op) -> object:
+                return call(op, v)[1](v)  # type: ignore[operator]
+
+        assert not _lowers_cosine(alone, x), name
+        assert _lowers_cosine(derived, x), name
+    assert len(jax.vjp(lambda v: (v, v), x, has_aux=True)) == 3
+
+
+def test_a_closure_conversion_returns_the_function_and_its_constants() -> None:
+    row = jax_api.row("jax.closure_convert")
+    assert row is not None and row.result_items == 2 and row.result_index == 0
+    made = jax.closure_convert(jnp.cos, _A)
+    assert len(made) == 2 and callable(made[0])
+    assert _lowers_cosine(lambda x: made[0](x, *made[1]), _A)
+
+
+def test_a_jaxpr_runs_what_its_function_traced_when_evaluated() -> None:
+    """``ApiRow.returns_jaxpr``: ``make_jaxpr(f)(x)`` is a jaxpr of ``f``; evaluating it
+    (``jaxpr_as_fun``, ``core.eval_jaxpr`` of its ``.jaxpr``) lowers what ``f`` traced."""
+    import jax.core
+    import jax.extend.core
+
+    row = jax_api.row("jax.make_jaxpr")
+    assert row is not None and row.returns_jaxpr
+    closed = jax.make_jaxpr(jnp.cos)(_A)
+    as_fun = jax_api.row("jax.extend.core.jaxpr_as_fun")
+    assert as_fun is not None and as_fun.binds
+    assert _lowers_cosine(lambda x: jax.extend.core.jaxpr_as_fun(closed)(x)[0], _A)
+    evaluate = jax_api.row("jax.core.eval_jaxpr")
+    assert evaluate is not None
+    assert _lowers_cosine(lambda x: jax.core.eval_jaxpr(closed.jaxpr, closed.consts, x)[0], _A)
+    assert not _lowers_cosine(lambda x: (jax.make_jaxpr(jnp.cos)(x), x)[1], _A)
+
+
+def test_an_index_update_applies_its_function_now() -> None:
+    row = jax_api.row("jax._src.numpy.array_methods._IndexUpdateRef.apply")
+    assert row is not None and row.kind is Kind.METHOD
+    assert _lowers_cosine(lambda x: x.at[0, 0].apply(jnp.cos), _A)
+
+
+@pytest.mark.parametrize(
+    ("name", "rule", "when"),
+    [
+        ("jax.lax.custom_root", "tangent_solve", When.DIFFERENTIATION),
+        ("jax.lax.custom_linear_solve", "transpose_solve", When.TRANSPOSITION),
+    ],
+)
+def test_a_rule_is_lowered_under_the_transformation_that_asks_for_it(
+    name: str, rule: str, when: When
+) -> None:
+    """``Role.RULE``: JAX may trace the rule at once (both of these do), but lowers what
+    it does only under the transformation (``jax.grad`` differentiates and transposes)."""
+    row = jax_api.row(name)
+    assert row is not None
+    assert [a.when for a in row.args if a.keyword == rule] == [when]
+
+    def run(b: jax.Array) -> jax.Array:
+        if name == "jax.lax.custom_root":
+            return jax.lax.custom_root(
+                lambda v: v - b, b, lambda f, x0: x0, lambda g, y: y * jnp.cos(b)
+            )
+        return jax.lax.custom_linear_solve(
+            lambda v: v, b, lambda matvec, r: r, lambda vecmat, r: r * jnp.cos(b)
+        )
+
+    assert not _lowers_cosine(run, _B)
+    assert _lowers_cosine(jax.grad(lambda v: run(v).sum()), _B)
+
+
+def test_what_a_function_read_by_python_traces_is_dead_code() -> None:
+    """``Arg.read_by_python``: ``is_leaf`` (and a sort key) answer Python, not the
+    program: what they trace is not lowered (JAX drops it; a Pallas kernel from
+    ``_platforms.DEAD_KERNELS_DROPPED_FROM`` on, ``test_platforms`` proves that end)."""
+    marked = {
+        (row.names[0], arg.keyword)
+        for row in jax_api.ROWS
+        for arg in row.args
+        if arg.read_by_python
+    }
+    assert {name for name, _ in marked} >= set(_IS_LEAF_CALLS) - {
+        name for name in _IS_LEAF_CALLS if jax_api.row(name) is None
+    }
+    assert {("builtins.sorted", "key"), ("builtins.min", "key"), ("builtins.max", "key")} <= marked
+    assert not _lowers_cosine(
+        lambda x: jax.tree.map(lambda v: v + 1, x, is_leaf=lambda v: jnp.cos(v) is not None), _A
+    )
+    assert _lowers_cosine(lambda x: jax.tree.map(jnp.cos, x, is_leaf=lambda v: v is not None), _A)

@@ -102,7 +102,9 @@ class Role(enum.Enum):
     #: a Pallas kernel's body or index map: how it lowers is ``entries.py``'s business
     KERNEL = "kernel"
     #: called by JAX itself while tracing, flattening or compiling, outside the traced
-    #: program (``is_leaf``, pytree flatten functions, checkpoint policies, listeners)
+    #: program (pytree flatten functions, checkpoint policies, listeners). Not ``is_leaf``:
+    #: flattening a tree calls it on the root first, then on each node, with what the
+    #: traced function holds, so what it does is traced (``Role.CALLS_NOW``)
     HOOK = "hook"
 
 
@@ -154,6 +156,16 @@ class Arg:
     ``each_leaf_of``, the function folds the tree's leaves pairwise as
     ``functools.reduce`` does (the initializer, when given, is the next positional
     argument): called once per leaf after the first, or per leaf with an initializer.
+    ``each_item_of``: for a ``Role.CALLS_EACH`` argument, called once per item of the
+    sequence at that position (``jnp.apply_over_axes``' ``axes``): never for an empty one.
+    ``each_axis_of``: called once per axis of the array at that position (``jnp.pad``'s
+    callable ``mode``): never for a 0-d array. ``combines_along``: the function combines
+    slices of the array at that position along its leading axis (``lax.associative_scan``
+    without ``axis``): called when that axis has two or more elements, never with fewer.
+    ``read_by_python``: what the function returns is read by Python alone, never part of
+    the traced program (``sorted``'s ``key`` orders items, ``is_leaf`` answers yes or no):
+    what it traces is dead code, which JAX drops before lowering (Pallas kernels from
+    ``typed_pallas._platforms.DEAD_KERNELS_DROPPED_FROM`` on).
     """
 
     position: int | None
@@ -166,6 +178,10 @@ class Arg:
     each_leaf_of: int | None = None
     bounds: tuple[int, int] | None = None
     reduces: bool = False
+    each_item_of: int | None = None
+    each_axis_of: int | None = None
+    combines_along: int | None = None
+    read_by_python: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,6 +204,13 @@ class ApiRow:
     the returned tuple. ``derivative_index``: the item of the returned tuple that is a
     callable running the function's derivative later (``jax.vjp``'s pullback,
     ``jax.linearize``'s linear function): the call traces only the forward part now.
+    ``derivative_transposes``: that callable runs the reverse-mode derivative (``jax.vjp``'s
+    pullback, ``jax.fwd_and_bwd``'s ``bwd``: a ``custom_vjp``'s ``bwd`` rule runs).
+    ``result_items``: the call returns a tuple of this many items (one more, at the end,
+    when ``has_aux`` is passed true). ``returns_jaxpr``: the callable it returns gives a
+    jaxpr of the function (``jax.make_jaxpr(f)(x)``); a jaxpr runs what the function
+    traced when it is evaluated (``jaxpr_as_fun``, ``core.eval_jaxpr``: a row whose
+    argument is a jaxpr, not a function).
     ``platforms_argument``: the keyword naming the platforms a
     ``Role.LOWERS`` call lowers for. ``since_python``: the first Python that has it.
     """
@@ -204,6 +227,9 @@ class ApiRow:
     binds: bool = False
     result_index: int | None = None
     derivative_index: int | None = None
+    derivative_transposes: bool = False
+    result_items: int | None = None
+    returns_jaxpr: bool = False
     platforms_argument: str | None = None
     ends: tuple[str, ...] = BOTH
     end_names: tuple[tuple[str, str], ...] = ()
@@ -315,6 +341,8 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         args=(Arg(0, "fun", Role.CALLS_NOW),),
         differentiates=True,
         derivative_index=1,
+        derivative_transposes=True,
+        result_items=2,
         note="also returns a callable that runs fun's derivative",
     ),
     ApiRow(
@@ -328,6 +356,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         args=(Arg(0, "fun", Role.CALLS_NOW),),
         differentiates=True,
         derivative_index=1,
+        result_items=2,
         note="also returns a callable that runs fun's derivative",
     ),
     ApiRow(
@@ -335,6 +364,9 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         args=(Arg(0, "fun", Role.KEEPS),),
         differentiates=True,
         result_index=0,
+        derivative_index=1,
+        derivative_transposes=True,
+        result_items=2,
         note="returns (fwd, bwd); bwd runs fun's derivative",
     ),
     ApiRow(
@@ -355,7 +387,20 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.eval_shape", "jax._src.api.eval_shape"), args=(Arg(0, "fun", Role.TRACES_ONLY),)
     ),
     ApiRow(
-        names=("jax.make_jaxpr", "jax._src.api.make_jaxpr"), args=(Arg(0, "fun", Role.TRACES_ONLY),)
+        names=("jax.make_jaxpr", "jax._src.api.make_jaxpr"),
+        args=(Arg(0, "fun", Role.TRACES_ONLY),),
+        returns_jaxpr=True,
+    ),
+    ApiRow(
+        names=("jax.extend.core.jaxpr_as_fun", "jax._src.core.jaxpr_as_fun"),
+        args=(Arg(0, "closed_jaxpr", Role.KEEPS),),
+        binds=True,
+        note="closed_jaxpr is a jaxpr (make_jaxpr's); curried: later arguments are bound",
+    ),
+    ApiRow(
+        names=("jax.core.eval_jaxpr", "jax._src.core.eval_jaxpr"),
+        args=(Arg(0, "jaxpr", Role.CALLS_NOW),),
+        note="jaxpr is a jaxpr (a closed jaxpr's .jaxpr): evaluated now",
     ),
     ApiRow(
         names=(
@@ -596,6 +641,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         ),
         args=(Arg(0, "fun", Role.KEEPS),),
         result_index=0,
+        result_items=2,
         note="traces fun now; returns (closed function, constants)",
     ),
     ApiRow(
@@ -783,7 +829,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.associative_scan",
             "jax._src.lax.control_flow.loops.associative_scan",
         ),
-        args=(Arg(0, "fn", Role.CALLS_EACH),),
+        args=(Arg(0, "fn", Role.CALLS_EACH, combines_along=1),),
         note="fn is not called when the scanned axis has fewer than 2 elements",
     ),
     ApiRow(
@@ -854,6 +900,12 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         kind=Kind.CLASS,
     ),
     ApiRow(
+        names=("jax._src.numpy.array_methods._IndexUpdateRef.apply",),
+        args=(Arg(0, "func", Role.CALLS_NOW),),
+        kind=Kind.METHOD,
+        note="x.at[index].apply(func): the evaluator reads an array's .at and .at[...] as this",
+    ),
+    ApiRow(
         names=("jax.numpy.piecewise", "jax._src.numpy.lax_numpy.piecewise"),
         args=(Arg(2, "funclist", Role.CALLS_NOW, sequence=True),),
         note="every callable of funclist is traced (lax.switch); others are constants",
@@ -864,7 +916,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
     ),
     ApiRow(
         names=("jax.numpy.apply_over_axes", "jax._src.numpy.lax_numpy.apply_over_axes"),
-        args=(Arg(0, "func", Role.CALLS_EACH),),
+        args=(Arg(0, "func", Role.CALLS_EACH, each_item_of=2),),
         note="once per axis",
     ),
     ApiRow(
@@ -877,7 +929,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
     ),
     ApiRow(
         names=("jax.numpy.pad", "jax._src.numpy.lax_numpy.pad"),
-        args=(Arg(2, "mode", Role.CALLS_EACH),),
+        args=(Arg(2, "mode", Role.CALLS_EACH, each_axis_of=0),),
         note="when mode is callable: once per axis",
     ),
     ApiRow(
@@ -895,7 +947,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree.map", "jax._src.tree.map"),
         args=(
             Arg(0, "f", Role.CALLS_EACH, operands=("1.", "*2."), each_leaf_of=1),
-            Arg(None, "is_leaf", Role.HOOK),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
         ),
         note="f: once per leaf",
     ),
@@ -903,7 +955,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree.map_with_path", "jax._src.tree.map_with_path"),
         args=(
             Arg(0, "f", Role.CALLS_EACH, operands=("?", "1.", "*2."), each_leaf_of=1),
-            Arg(None, "is_leaf", Role.HOOK),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
         ),
         note="f: once per leaf",
     ),
@@ -911,7 +963,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree_util.tree_map", "jax._src.tree_util.tree_map"),
         args=(
             Arg(0, "f", Role.CALLS_EACH, operands=("1.", "*2."), each_leaf_of=1),
-            Arg(None, "is_leaf", Role.HOOK),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
         ),
         note="f: once per leaf",
     ),
@@ -919,7 +971,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree_util.tree_map_with_path", "jax._src.tree_util.tree_map_with_path"),
         args=(
             Arg(0, "f", Role.CALLS_EACH, operands=("?", "1.", "*2."), each_leaf_of=1),
-            Arg(None, "is_leaf", Role.HOOK),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
         ),
         note="f: once per leaf",
     ),
@@ -927,79 +979,93 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree.reduce", "jax._src.tree.reduce"),
         args=(
             Arg(0, "function", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
-            Arg(3, "is_leaf", Role.HOOK),
+            Arg(3, "is_leaf", Role.CALLS_NOW, read_by_python=True),
         ),
     ),
     ApiRow(
         names=("jax.tree_util.tree_reduce", "jax._src.tree_util.tree_reduce"),
         args=(
             Arg(0, "function", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
-            Arg(3, "is_leaf", Role.HOOK),
+            Arg(3, "is_leaf", Role.CALLS_NOW, read_by_python=True),
         ),
     ),
     ApiRow(
         names=("jax.tree.reduce_associative", "jax._src.tree.reduce_associative"),
-        args=(Arg(0, "operation", Role.CALLS_EACH), Arg(None, "is_leaf", Role.HOOK)),
+        args=(
+            Arg(0, "operation", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+        ),
     ),
     ApiRow(
         names=(
             "jax.tree_util.tree_reduce_associative",
             "jax._src.tree_util.tree_reduce_associative",
         ),
-        args=(Arg(0, "operation", Role.CALLS_EACH), Arg(None, "is_leaf", Role.HOOK)),
+        args=(
+            Arg(0, "operation", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+        ),
     ),
-    ApiRow(names=("jax.tree.all", "jax._src.tree.all"), args=(Arg(None, "is_leaf", Role.HOOK),)),
+    ApiRow(
+        names=("jax.tree.all", "jax._src.tree.all"),
+        args=(Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+    ),
     ApiRow(
         names=("jax.tree_util.tree_all", "jax._src.tree_util.tree_all"),
-        args=(Arg(None, "is_leaf", Role.HOOK),),
+        args=(Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
-        names=("jax.tree.flatten", "jax._src.tree.flatten"), args=(Arg(1, "is_leaf", Role.HOOK),)
+        names=("jax.tree.flatten", "jax._src.tree.flatten"),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_flatten", "jax._src.tree_util.tree_flatten"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree.flatten_with_path", "jax._src.tree.flatten_with_path"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_flatten_with_path", "jax._src.tree_util.tree_flatten_with_path"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
-    ApiRow(names=("jax.tree.leaves", "jax._src.tree.leaves"), args=(Arg(1, "is_leaf", Role.HOOK),)),
+    ApiRow(
+        names=("jax.tree.leaves", "jax._src.tree.leaves"),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+    ),
     ApiRow(
         names=("jax.tree_util.tree_leaves", "jax._src.tree_util.tree_leaves"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree.leaves_with_path", "jax._src.tree.leaves_with_path"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_leaves_with_path", "jax._src.tree_util.tree_leaves_with_path"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree.structure", "jax._src.tree.structure"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_structure", "jax._src.tree_util.tree_structure"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree.broadcast", "jax._src.tree.broadcast"),
-        args=(Arg(2, "is_leaf", Role.HOOK),),
+        args=(Arg(2, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_broadcast", "jax._src.tree_util.tree_broadcast"),
-        args=(Arg(2, "is_leaf", Role.HOOK),),
+        args=(Arg(2, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
     ),
     ApiRow(
         names=("jax.tree_util.all_leaves", "jax._src.tree_util.all_leaves"),
-        args=(Arg(1, "is_leaf", Role.HOOK),),
+        args=(Arg(1, "is_leaf", Role.CALLS_EACH, read_by_python=True),),
+        note="is_leaf: once per item of the iterable",
     ),
     ApiRow(
         names=("jax.tree_util.Partial", "jax._src.tree_util.Partial"),
@@ -1377,9 +1443,11 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         kind=Kind.CLASS,
         note="lazily, as the iterator is consumed",
     ),
-    ApiRow(names=("builtins.sorted",), args=(Arg(None, "key", Role.CALLS_EACH),)),
-    ApiRow(names=("builtins.min",), args=(Arg(None, "key", Role.CALLS_EACH),)),
-    ApiRow(names=("builtins.max",), args=(Arg(None, "key", Role.CALLS_EACH),)),
+    ApiRow(
+        names=("builtins.sorted",), args=(Arg(None, "key", Role.CALLS_EACH, read_by_python=True),)
+    ),
+    ApiRow(names=("builtins.min",), args=(Arg(None, "key", Role.CALLS_EACH, read_by_python=True),)),
+    ApiRow(names=("builtins.max",), args=(Arg(None, "key", Role.CALLS_EACH, read_by_python=True),)),
     ApiRow(
         names=("builtins.iter",),
         args=(Arg(0, None, Role.CALLS_EACH),),
@@ -1646,6 +1714,8 @@ DEFERRED_DERIVATIVES: Final[Mapping[str, int]] = {
     if entry.derivative_index is not None
     for name in entry.spellings()
 }
+#: Calls whose result, called, gives a jaxpr of the function (``jax.make_jaxpr``).
+JAXPR_MAKERS: Final = _spellings_of(entry for entry in ROWS if entry.returns_jaxpr)
 #: Calls that trace functions right away: spelling -> (position, keyword) of each
 #: ``Role.CALLS_NOW`` argument (``keyword`` None: positional only).
 TRACED_ARGUMENTS: Final[Mapping[str, tuple[tuple[int, str | None], ...]]] = {

@@ -35,7 +35,9 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Const,
     Container,
     ContainerMethod,
+    Context,
     ContextManagerFactory,
+    Derivative,
     Descriptor,
     Devices,
     External,
@@ -44,6 +46,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     FunctionObj,
     GeneratorObj,
     InstanceObj,
+    Jaxpr,
     Keeper,
     Kernel,
     Outcome,
@@ -178,6 +181,9 @@ class Calls:
                 frame=frame,
             )
         if isinstance(value, Transformed):
+            if value.keeper in jax_api.JAXPR_MAKERS:
+                # ``jax.make_jaxpr(f)(x)``: f is traced, nothing lowered; a jaxpr of it
+                return Outcome(returns=vset(Jaxpr(value.func)))
             if value.keeper in jax_api.CUSTOM_DERIVATIVES and m.differentiating:
                 # differentiated, it runs its rules instead of its body
                 return self._derivative_rules(value, args, keywords, star_unknown, kw_unknown)
@@ -188,9 +194,13 @@ class Calls:
             differentiates = int(value.keeper in jax_api.DIFFERENTIATING)
             batches = int(value.keeper in jax_api.BATCHING)
             transposes = int(value.keeper in jax_api.TRANSPOSING)
+            interprets = int(value.keeper in jax_api.INTERPRET_CONTEXTS)
+            # a context decorating a function runs it inline, not in a primitive of JAX's
+            traced = value.keeper.startswith("jax.") and jax_api.context(value.keeper) is None
             m.differentiating += differentiates
             m.batching += batches
             m.transposing += transposes
+            m.interpreting += interprets
             try:
                 outcome = self._outcome_of(
                     value.func,
@@ -203,14 +213,28 @@ class Calls:
                     frame=frame,
                 )
                 # a function JAX traces for its transformation runs inside a primitive
-                return library.nested(outcome) if value.keeper.startswith("jax.") else outcome
+                return library.nested(outcome) if traced else outcome
             finally:
                 m.differentiating -= differentiates
                 m.batching -= batches
                 m.transposing -= transposes
+                m.interpreting -= interprets
+        if isinstance(value, Derivative):
+            return self._derivative(value)
+        if isinstance(value, Jaxpr):
+            # evaluating a jaxpr lowers what its function traced
+            outcome = self._outcome_of(value.func, [], {}, True, True)
+            return library.nested(dataclasses.replace(outcome, returns=ANYTHING))
+        if isinstance(value, Context):
+            # a context manager decorating a function (``@jax.named_scope("n")``)
+            if args:
+                return Outcome(returns=vset(Transformed(value.fullname, args[0])))
+            return Outcome(returns=ANYTHING)
         if isinstance(value, Kernel):
             if value.awaits_body:
                 return Outcome(returns=vset(dataclasses.replace(value, awaits_body=False)))
+            if m.interpreting and value.interpret is not True:
+                value = dataclasses.replace(value, interpret=True)  # lowers anywhere
             return Outcome(returns=vset(ARRAY), ran=frozenset({value}), may_ran=frozenset({value}))
         if isinstance(value, Keeper):
             if args:
@@ -242,6 +266,22 @@ class Calls:
         if isinstance(value, Const) and value.value is None:
             return Outcome(live=False, raised=vset(External("builtins.TypeError")))
         return Outcome(returns=ANYTHING)
+
+    def _derivative(self, value: Derivative) -> Outcome:
+        """A derivative callable called (``pullback(ct)``): the derivative of its function
+        is lowered now, the rules a ``jax.vjp`` / ``jax.linearize`` call deferred
+        included, with what JAX passes it (not known)."""
+        m = self.m
+        deferring, m.deferring = m.deferring, 0
+        m.differentiating += 1
+        m.transposing += int(value.transposes)
+        try:
+            outcome = self._outcome_of(value.func, [], {}, True, True)
+        finally:
+            m.deferring = deferring
+            m.differentiating -= 1
+            m.transposing -= int(value.transposes)
+        return library.nested(dataclasses.replace(outcome, returns=ANYTHING))
 
     def _derivative_rules(
         self,
@@ -413,7 +453,7 @@ class Calls:
             tuple(sorted(keywords.items(), key=lambda kv: kv[0])),
             star_unknown,
             kw_unknown,
-            m.differentiating > 0,
+            m.mode(),
         )
         try:
             cached = m.memo.get(key)

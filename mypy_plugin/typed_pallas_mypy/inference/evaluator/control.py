@@ -26,6 +26,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     NOTHING,
     ClassObj,
     Container,
+    Context,
     External,
     Flow,
     Frame,
@@ -184,6 +185,7 @@ class ControlFlow:
 
     def _With(self, stmt: ast.With | ast.AsyncWith, frame: Frame, flow: Flow) -> None:
         swallowed: list[VSet] = []
+        interprets = 0  # managers under which every kernel may run interpreted
         for item in stmt.items:
             manager = self.m.expressions.evaluate(item.context_expr, frame, flow)
             entered = self.m.calls.enter(manager, flow)
@@ -192,6 +194,17 @@ class ControlFlow:
             kinds = self._swallows(manager, flow)
             if kinds is not None:
                 swallowed.append(kinds)
+            interprets += any(isinstance(v, Context) and v.interprets for v in manager)
+        self.m.interpreting += interprets
+        try:
+            self._with_body(stmt, frame, flow, swallowed)
+        finally:
+            self.m.interpreting -= interprets
+
+    def _with_body(
+        self, stmt: ast.With | ast.AsyncWith, frame: Frame, flow: Flow, swallowed: list[VSet]
+    ) -> None:
+        """A ``with`` statement's body, with the exceptions its managers swallow."""
         exit_ = self.st._exit(frame)
         if not swallowed or exit_ is None:
             self.st.block(stmt.body, frame, flow)

@@ -152,6 +152,36 @@ class Transformed(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class Derivative(Value):
+    """The callable a derivative entry point returns (``jax.vjp``'s pullback,
+    ``jax.linearize``'s linear function, ``jax.fwd_and_bwd``'s ``bwd``): calling it
+    lowers ``func``'s derivative, the rules the call deferred (a ``custom_vjp``'s ``bwd``
+    rule when ``transposes``, a ``custom_jvp``'s rule)."""
+
+    keeper: str
+    func: VSet
+    transposes: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Jaxpr(Value):
+    """A jaxpr traced from ``func`` (``jax.make_jaxpr(f)(x)``, its ``.jaxpr``): evaluating
+    it (``jaxpr_as_fun``, ``core.eval_jaxpr``) lowers what ``func`` traced."""
+
+    func: VSet
+
+
+@dataclass(frozen=True, slots=True)
+class Context(Value):
+    """A context manager of JAX's table (``jax.named_scope("n")``,
+    ``pltpu.force_tpu_interpret_mode()``): ``interprets`` when every Pallas kernel traced
+    under it runs in interpret mode. As a decorator it runs the function under it."""
+
+    fullname: str
+    interprets: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Keeper(Value):
     """A decorator that keeps the function it is given (``jax.jit(static_argnames=...)``,
     ``functools.wraps(g)``, ``functools.lru_cache(maxsize=None)``)."""

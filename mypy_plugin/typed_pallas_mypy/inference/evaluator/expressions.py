@@ -41,6 +41,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     FunctionObj,
     GeneratorObj,
     InstanceObj,
+    Jaxpr,
     ModuleObj,
     Namespace,
     Registrar,
@@ -211,6 +212,8 @@ class Expressions:
             return ANYTHING
         if isinstance(value, Array):
             return _array_attribute(value, name)
+        if isinstance(value, Jaxpr):
+            return vset(value) if name == "jaxpr" else ANYTHING  # a closed jaxpr's jaxpr
         if isinstance(value, FunctionObj):
             if name in value.attrs:
                 return value.attrs[name]
@@ -872,6 +875,10 @@ def _identity(left: VSet, right: VSet) -> bool | None:
 # -- arrays ----------------------------------------------------------------------------
 
 
+#: what an array's ``.at[index]`` is: its methods (``apply``, ``set``...) are JAX's
+INDEX_UPDATE: Final = "jax._src.numpy.array_methods._IndexUpdateRef"
+
+
 def _array_attribute(value: Array, name: str) -> VSet:
     """An array's ``ndim``, ``shape`` and ``T`` (what its shape says), or unknown."""
     shape = value.shape
@@ -881,8 +888,10 @@ def _array_attribute(value: Array, name: str) -> VSet:
         return vset(Const(shape))
     if name == "T":
         return vset(Array(tuple(reversed(shape)) if shape is not None else None))
-    if name in ("real", "imag", "at"):
+    if name in ("real", "imag"):
         return vset(Array(shape))
+    if name == "at":  # ``x.at`` and ``x.at[i]`` both read as the update reference
+        return vset(External(INDEX_UPDATE))
     return ANYTHING
 
 

@@ -31,6 +31,7 @@ from typed_pallas_mypy.inference.evaluator import journal
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
+    FALSE,
     NOTHING,
     UNKNOWN,
     Array,
@@ -40,7 +41,9 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Const,
     Container,
     ContainerMethod,
+    Context,
     ContextManagerFactory,
+    Derivative,
     Descriptor,
     Devices,
     External,
@@ -72,7 +75,14 @@ if TYPE_CHECKING:
 _ITEMGETTER: Final = "operator.itemgetter()"
 _ATTRGETTER: Final = "operator.attrgetter()"
 #: modules whose functions return arrays (a pytree leaf)
-_ARRAY_MODULES: Final = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
+_ARRAY_MODULES: Final = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.random.",
+    "jax.nn.",
+    "jax.scipy.",
+    "jax._src.numpy.array_methods._IndexUpdateRef.",  # ``x.at[i].set(v)``
+)
 #: ``jnp.zeros(shape, ...)`` and its kin: an array of that shape
 _FILLED: Final = frozenset(f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full"))
 #: ``jnp.zeros_like(x)`` and its kin: an array of ``x``'s shape
@@ -107,6 +117,18 @@ def _shape_argument(value: VSet) -> tuple[int, ...] | None:
             dims.append(dim.value)
         return tuple(dims)
     return None
+
+
+def _stacked_shape(arrays: VSet) -> tuple[int, ...] | None:
+    """``jnp.stack(arrays)``'s shape: the arrays' count, then their one shape."""
+    items = _items_of(arrays)
+    if not items:
+        return None
+    shapes = {shape_of(item) for item in items}
+    if len(shapes) != 1 or None in shapes:
+        return None
+    (shape,) = shapes
+    return None if shape is None else (len(items), *shape)
 
 
 def canonical(name: str) -> str:
@@ -472,6 +494,10 @@ def call_external(
     special = _SPECIAL.get(name)
     if special is not None:
         return special(m, args, keywords, frame)
+    context = jax_api.context(name)
+    if context is not None:
+        interprets = context.effect is jax_api.Effect.INTERPRETS
+        return Outcome(returns=vset(Context(name, interprets)))
     decorator = jax_api.class_decorator(name)
     if decorator is not None:
         if args:
@@ -493,6 +519,8 @@ def call_external(
         return Outcome(returns=vset(Array(_shape_argument(args[0]) if args else None)))
     if name in _LIKE and args:
         return Outcome(returns=vset(Array(shape_of(args[0]))))
+    if name == "jax.numpy.stack" and len(args) == 1 and not keywords:
+        return Outcome(returns=vset(Array(_stacked_shape(args[0]))))
     if name.startswith(_ARRAY_MODULES) or name in ("jax.device_put", "jax.block_until_ready"):
         return Outcome(returns=vset(ARRAY))
     return Outcome(returns=ANYTHING)
@@ -597,7 +625,7 @@ def _api_call(
         role = arg.role
         if role is jax_api.Role.KEEPS:
             kept = vset(Transformed(name, value))
-            if row.result_index is not None:
+            if row.result_index is not None and row.result_items is None:
                 made = Container("tuple")
                 made.items = [ANYTHING] * row.result_index + [kept]
                 made.exact = False
@@ -625,6 +653,10 @@ def _api_call(
                 returns = called
         elif role is jax_api.Role.CALLS_EACH:
             returns = _calls_each(m, name, arg, value, args, keywords, flow)
+        elif role is jax_api.Role.TRACES_ONLY and row.returns_jaxpr:
+            returns = vset(Transformed(name, value))  # called, it gives a jaxpr
+        elif role is jax_api.Role.RULE:
+            _rule(m, arg, value, flow)
     if name in ("builtins.sorted", "builtins.min", "builtins.max") and args and returns is None:
         items = _sorted_items(m, name, args, flow)  # takes the items (a lazy map runs)
         if items:
@@ -638,9 +670,59 @@ def _api_call(
         chosen = _platform_branch(m, keywords)
         if chosen is not None:  # called with the operands given to platform_dependent
             calls.call(chosen, list(args), {}, flow, star_unknown=star_unknown)
+    if row.result_items is not None:
+        returns = _result_tuple(name, row, args, keywords, returns)
     if returns is None:
         returns = vset(ARRAY) if name.startswith("jax.") else ANYTHING
     return Outcome(returns=returns, ran=flow.ran, may_ran=flow.may_ran, live=flow.live)
+
+
+def _result_tuple(
+    name: str,
+    row: jax_api.ApiRow,
+    args: list[VSet],
+    keywords: dict[str, VSet],
+    kept: VSet | None,
+) -> VSet:
+    """The tuple a row returns (``ApiRow.result_items``): its kept callable at
+    ``result_index``, its derivative callable at ``derivative_index``, unknown items
+    elsewhere; one more item when ``has_aux`` is true, not exact when that is not known."""
+    aux = keywords.get("has_aux", vset(FALSE))
+    with_aux = only(aux)
+    count = row.result_items or 0
+    made = Container("tuple")
+    if isinstance(with_aux, Const):
+        count += int(bool(with_aux.value))
+    else:
+        made.exact, made.loose = False, ANYTHING
+    items: list[VSet] = [ANYTHING] * count
+    function = next((a for a in row.args if a.position == 0), None)
+    value = _argument(args, keywords, function) if function is not None else None
+    if row.result_index is not None and kept is not None:
+        items[row.result_index] = kept
+    if row.derivative_index is not None and value is not None:
+        items[row.derivative_index] = vset(Derivative(name, value, row.derivative_transposes))
+    made.items = items
+    return vset(made)
+
+
+def _rule(m: Machine, arg: jax_api.Arg, value: VSet, flow: Flow) -> None:
+    """A ``Role.RULE`` argument: lowered under the transformation that asks for it (a
+    differentiation not deferred to a returned derivative callable, a transposition),
+    with what JAX passes it (not known); it may be lowered under a deferred one."""
+    when = arg.when
+    asked = (
+        when is jax_api.When.DIFFERENTIATION and m.differentiating > 0 and not m.deferring
+    ) or (when is jax_api.When.TRANSPOSITION and m.transposing > 0)
+    if asked:
+        inner = Flow()
+        m.calls.call(value, [], {}, inner, star_unknown=True, kw_unknown=True)
+        flow.ran = flow.ran | _nest(inner.ran)
+        flow.may_ran = flow.may_ran | _nest(inner.may_ran)
+    elif when is jax_api.When.DIFFERENTIATION and m.differentiating > 0:
+        m.statements.maybe_detached(
+            flow, lambda f: m.calls.call(value, [], {}, f, star_unknown=True, kw_unknown=True)
+        )
 
 
 def _no_trips(args: list[VSet], arg: jax_api.Arg) -> bool:
@@ -674,9 +756,14 @@ def _call_each_now(
     for target in targets or []:
         inner = Flow()
         result = m.calls.call(target, operands, {}, inner, star_unknown=unknown)
-        traced = name.startswith("jax.")  # the function runs inside a primitive of JAX's
-        flow.ran = flow.ran | (_nest(inner.ran) if traced else inner.ran)
-        flow.may_ran = flow.may_ran | (_nest(inner.may_ran) if traced else inner.may_ran)
+        ran, may_ran = inner.ran, inner.may_ran
+        if arg.read_by_python:
+            # called by Python in the caller's trace (``is_leaf``); what it traces is dead
+            ran, may_ran = _unused(ran), _unused(may_ran)
+        elif name.startswith("jax."):  # the function runs inside a primitive of JAX's
+            ran, may_ran = _nest(ran), _nest(may_ran)
+        flow.ran = flow.ran | ran
+        flow.may_ran = flow.may_ran | may_ran
         if not inner.live:
             flow.live = False
         if name.startswith(("operator.", "builtins.", "functools.")):
@@ -730,6 +817,28 @@ def _operands(
             else:
                 out.append(args[index])
     return out, False
+
+
+def _call_count(arg: jax_api.Arg, args: list[VSet], keywords: dict[str, VSet]) -> int | None:
+    """How many times the arguments say a ``Role.CALLS_EACH`` function is called, at
+    least (0: never), by ``Arg.each_item_of``, ``each_axis_of`` or ``combines_along``;
+    None when not known."""
+    if arg.each_item_of is not None:
+        given = args[arg.each_item_of] if arg.each_item_of < len(args) else None
+        items = _items_of(given) if given is not None else None
+        return None if items is None else len(items)
+    if arg.each_axis_of is not None:
+        given = args[arg.each_axis_of] if arg.each_axis_of < len(args) else None
+        shape = shape_of(given) if given is not None else None
+        return None if shape is None else len(shape)
+    if arg.combines_along is not None:
+        axis = only(keywords.get("axis", vset(Const(0))))
+        given = args[arg.combines_along] if arg.combines_along < len(args) else None
+        shape = shape_of(given) if given is not None else None
+        if not (isinstance(axis, Const) and axis.value == 0) or not shape:
+            return None
+        return int(shape[0] >= 2)
+    return None
 
 
 def _leaf_of(tree: VSet) -> VSet:
@@ -820,6 +929,16 @@ def _calls_each(
             flow, lambda f: calls.call(value, operands, {}, f, star_unknown=True)
         )
         return None
+    counted = _call_count(arg, args, keywords)
+    if (arg.each_item_of, arg.each_axis_of, arg.combines_along) != (None, None, None):
+        # called a number of times the arguments decide (``Arg.each_item_of``...)
+        if counted:
+            calls.call(value, [], {}, flow, star_unknown=True)
+        elif counted is None:
+            m.statements.maybe_detached(
+                flow, lambda f: calls.call(value, [], {}, f, star_unknown=True)
+            )
+        return None
     if name in ("builtins.map", "builtins.filter"):
         # lazy: what they call runs when their items are taken
         source = m.calls.iterate(args[1], flow) if len(args) > 1 else None
@@ -836,16 +955,20 @@ def _calls_each(
             accumulator = calls.call(value, [accumulator, item], {}, flow)
         return accumulator
     if name in ("builtins.sorted", "builtins.min", "builtins.max") and args:
-        # the key is called on each item, and its results only order them: the kernels it
-        # runs are marked so (``Kernel.result_unused``), since JAX drops them as dead code
-        # before lowering from some release on (``verdict.lowers_on``)
+        # the key is called on each item; its results only order them
+        # (``Arg.read_by_python``): the kernels it runs are marked so
+        # (``Kernel.result_unused``), since JAX drops them as dead code before lowering
+        # from some release on (``verdict.lowers_on``)
         items = _sorted_items(m, name, args, flow)
         if items:
             keyed = Flow()
             for item in items:
                 calls.call(value, [item], {}, keyed)
-            flow.ran = flow.ran | _unused(keyed.ran)
-            flow.may_ran = flow.may_ran | _unused(keyed.ran | keyed.may_ran)
+            ran, may_ran = keyed.ran, keyed.ran | keyed.may_ran
+            if arg.read_by_python:
+                ran, may_ran = _unused(ran), _unused(may_ran)
+            flow.ran = flow.ran | ran
+            flow.may_ran = flow.may_ran | may_ran
             if not keyed.live:
                 flow.live = False
             if name == "builtins.sorted":

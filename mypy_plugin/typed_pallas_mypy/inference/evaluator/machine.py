@@ -138,6 +138,9 @@ class Machine:
         #: the rules registered on custom-derivative functions: function -> method
         #: (``defvjp``...) -> (positional arguments, keyword arguments)
         self.rules: dict[Value, dict[str, tuple[list[VSet], dict[str, VSet]]]] = {}
+        #: how many contexts that interpret every kernel deep
+        #: (``pltpu.force_tpu_interpret_mode()``): a kernel run there lowers anywhere
+        self.interpreting = 0
         #: how many batching transformations deep (``jax.vmap``): there a
         #: ``custom_vmap`` function runs its batching rule, not its body
         self.batching = 0
@@ -147,6 +150,18 @@ class Machine:
         self.control = control.ControlFlow(self)
         #: called for each call site evaluated (the probe and the plugin's questions)
         self.on_call: Callable[[ModuleObj, ast.Call], bool] | None = None
+
+    def mode(self) -> tuple[bool, ...]:
+        """What changes what a call does besides its arguments: under differentiation,
+        transposition, a deferred derivative, batching, a context that interprets (a key
+        of ``memo``)."""
+        return (
+            self.differentiating > 0,
+            self.transposing > 0,
+            self.deferring > 0,
+            self.batching > 0,
+            self.interpreting > 0,
+        )
 
     @property
     def backend_name(self) -> str:
@@ -181,7 +196,7 @@ class Machine:
             self.sites = {k: SiteRecord(*v) for k, v in sites.items()}
             self._by_line = None
             self.steps = self.depth = self.differentiating = self.batching = 0
-            self.transposing = self.deferring = 0
+            self.transposing = self.deferring = self.interpreting = 0
             self.active.clear()
             self.unfinished = False
 

@@ -1,0 +1,227 @@
+"""What JAX's table says a call returns and how often it calls a function, as the
+evaluator runs it (each column proven against JAX in ``tests/inference/test_jax_api.py``):
+
+- a derivative entry point returns its derivative as a callable that lowers the rules
+  it deferred (``jax.vjp``'s pullback runs a ``custom_vjp``'s ``bwd``; ``jax.linearize``'s
+  function, a ``custom_jvp``'s rule; ``jax.fwd_and_bwd``'s ``bwd``), and a tuple of known
+  length (``closure_convert``'s function and constants);
+- a jaxpr (``jax.make_jaxpr(f)(x)``) lowers what ``f`` traced when it is evaluated
+  (``jaxpr_as_fun``, ``core.eval_jaxpr``), not before;
+- a rule (``custom_root``'s ``tangent_solve``, ``custom_linear_solve``'s
+  ``transpose_solve``) lowers under the transformation that asks for it only;
+- a context manager of the table decorates as it manages: ``@jax.named_scope("n")`` runs
+  the function, ``force_tpu_interpret_mode`` interprets every kernel under it;
+- a function is called as many times as the arguments say: once per item
+  (``jnp.apply_over_axes``), per axis (``jnp.pad``'s ``mode``), when an axis has two
+  elements (``lax.associative_scan``), per leaf after the first (``reduce_associative``);
+- ``x.at[i].apply(f)`` calls ``f``;
+- what ``is_leaf`` runs answers Python only: dead code, dropped from jax 0.12 on.
+"""
+
+from __future__ import annotations
+
+import pytest
+from evaluator_programs import TPU_FIRES_TRITON_SILENT, fires
+
+OLD = (0, 10, 2)
+NEW = (0, 12, 1)
+
+
+def _guarded(call: str, head: str = "", setup: str = "pass") -> str:
+    return f"""
+import jax.numpy as jnp
+import jax.extend
+from jax.experimental.pallas import tpu as pltpu
+{head}
+def main(x):
+    x = jnp.zeros((8, 128), jnp.float32)
+    {setup}
+    if jax.default_backend() == "gpu":
+        return {call}  # here
+    return x
+"""
+
+
+CUSTOM_VJP = """
+@jax.custom_vjp
+def op(x):
+    return x * 2.0
+
+def op_fwd(x):
+    return x * 2.0, None
+
+def op_bwd(res, g):
+    return (lib.kernel(g),)
+
+op.defvjp(op_fwd, op_bwd)
+"""
+
+CUSTOM_JVP = """
+@jax.custom_jvp
+def op(x):
+    return x * 2.0
+
+@op.defjvp
+def op_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x * 2.0, t * lib.kernel(x)
+"""
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize(
+    ("head", "setup", "call"),
+    [
+        (CUSTOM_VJP, "y, pullback = jax.vjp(op, x)", "pullback(y)"),
+        (CUSTOM_JVP, "y, f_jvp = jax.linearize(op, x)", "f_jvp(x)"),
+        (CUSTOM_VJP, "fwd, bwd = jax.fwd_and_bwd(op, argnums=0)", "bwd(*fwd(x)[::-1])"),
+    ],
+    ids=["vjp-pullback", "linearize-function", "fwd-and-bwd"],
+)
+def test_a_derivative_callable_lowers_the_deferred_rules(
+    head: str, setup: str, call: str, params: str, expected: bool
+) -> None:
+    assert fires(_guarded(call, head, setup), params) is expected
+
+
+@pytest.mark.parametrize(
+    ("head", "setup", "call"),
+    [
+        (CUSTOM_VJP, "y, pullback = jax.vjp(op, x)", "y"),
+        (CUSTOM_JVP, "y, f_jvp = jax.linearize(op, x)", "y"),
+        (CUSTOM_VJP, "fwd, bwd = jax.fwd_and_bwd(op, argnums=0)", "fwd(x)"),
+    ],
+    ids=["vjp-alone", "linearize-alone", "fwd-alone"],
+)
+def test_a_derivative_callable_not_called_lowers_no_rule(head: str, setup: str, call: str) -> None:
+    assert not fires(_guarded(call, head, setup))
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_closure_convert_returns_the_function_and_its_constants(
+    params: str, expected: bool
+) -> None:
+    setup = "fn, consts = jax.closure_convert(lib.kernel, x)"
+    assert fires(_guarded("fn(x, *consts)", setup=setup), params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize(
+    "call",
+    [
+        "jax.extend.core.jaxpr_as_fun(closed)(x)[0]",
+        "jax.core.eval_jaxpr(closed.jaxpr, closed.consts, x)[0]",
+    ],
+    ids=["jaxpr-as-fun", "eval-jaxpr"],
+)
+def test_a_jaxpr_evaluated_lowers_what_its_function_traced(
+    call: str, params: str, expected: bool
+) -> None:
+    head = "import jax.core"
+    assert fires(_guarded(call, head, "closed = jax.make_jaxpr(lib.kernel)(x)"), params) is expected
+
+
+def test_a_jaxpr_alone_lowers_nothing() -> None:
+    assert not fires(_guarded("(jax.make_jaxpr(lib.kernel)(x), x)[1]"))
+
+
+SOLVERS = {
+    "custom-root": "jax.lax.custom_root(lambda v: v - b, b, lambda f, x0: x0, "
+    "lambda g, y: y * lib.kernel(b))",
+    "linear-solve": "jax.lax.custom_linear_solve(lambda v: v, b, lambda matvec, r: r, "
+    "lambda vecmat, r: r * lib.kernel(b))",
+}
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize("solver", sorted(SOLVERS))
+def test_a_rule_lowers_under_the_transformation_that_asks(
+    solver: str, params: str, expected: bool
+) -> None:
+    head = f"def solve(b):\n    return {SOLVERS[solver]}\n"
+    call = "jax.grad(lambda v: solve(v).sum())(x)"
+    assert fires(_guarded(call, head), params) is expected
+
+
+@pytest.mark.parametrize("solver", sorted(SOLVERS))
+def test_a_rule_lowers_nothing_called_plainly(solver: str) -> None:
+    head = f"def solve(b):\n    return {SOLVERS[solver]}\n"
+    assert not fires(_guarded("solve(x)", head))
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        ("@jax.named_scope('op')", True),
+        ("@jax.ensure_compile_time_eval()", True),
+        ("@jax.disable_jit()", True),
+        ("@pltpu.force_tpu_interpret_mode()", False),
+    ],
+    ids=["named-scope-fires", "compile-time-eval-fires", "disable-jit-fires", "interpret-silent"],
+)
+def test_a_context_manager_as_a_decorator(head: str, expected: bool) -> None:
+    program = f"{head}\ndef op(x):\n    return lib.kernel(x)\n"
+    assert fires(_guarded("op(x)", program)) is expected
+
+
+def test_force_tpu_interpret_mode_interprets_the_kernels_under_it() -> None:
+    program = """
+from jax.experimental.pallas import tpu as pltpu
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        with pltpu.force_tpu_interpret_mode():
+            return lib.kernel(x)  # here
+    return x
+"""
+    assert not fires(program)
+    assert fires(program.replace("pltpu.force_tpu_interpret_mode()", "jax.named_scope('n')"))
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("jnp.apply_over_axes(lambda a, axis: lib.kernel(a), x, [0])", True),
+        ("jnp.apply_over_axes(lambda a, axis: lib.kernel(a), x, [])", False),
+        ("jnp.pad(x, 1, mode=lambda v, w, i, k: v + lib.kernel(x)[0, 0])", True),
+        ("jax.lax.associative_scan(lambda a, b: lib.kernel(a) + b, jnp.stack([x, x]))", True),
+        ("jax.lax.associative_scan(lambda a, b: lib.kernel(a) + b, x[None])", False),
+        ("jax.tree.reduce_associative(lambda a, b: lib.kernel(a) + b, (x, x))", True),
+        ("jax.tree.reduce_associative(lambda a, b: lib.kernel(a) + b, (x,))", False),
+        ("x.at[0, 0].apply(lambda v: v + lib.kernel(x)[0, 0])", True),
+    ],
+    ids=[
+        "per-item-fires",
+        "no-item-silent",
+        "per-axis-fires",
+        "two-along-the-axis-fires",
+        "one-along-the-axis-silent",
+        "two-leaves-fires",
+        "one-leaf-silent",
+        "index-update-apply-fires",
+    ],
+)
+def test_how_often_jax_calls_a_function(call: str, expected: bool) -> None:
+    assert fires(_guarded(call)) is expected
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "jnp.pad(x, 1, mode=lambda v, w, i, k: v + lib.kernel(x)[0, 0])",
+        "x.at[0, 0].apply(lambda v: v + lib.kernel(x)[0, 0])",
+    ],
+    ids=["per-axis", "index-update-apply"],
+)
+def test_how_often_jax_calls_a_function_silent_for_the_right_params(call: str) -> None:
+    assert not fires(_guarded(call), params="pltriton.CompilerParams()")
+
+
+@pytest.mark.parametrize(
+    ("release", "expected"), [(OLD, True), (NEW, False)], ids=["0.10.2", "0.12.1"]
+)
+def test_what_is_leaf_runs_is_dead_code_from_jax_0_12(
+    release: tuple[int, ...], expected: bool
+) -> None:
+    call = "jax.tree.map(lambda v: v, x, is_leaf=lambda v: lib.kernel(v) is not None)"
+    assert fires(_guarded(call), release=release) is expected
