@@ -225,3 +225,23 @@ def test_what_is_leaf_runs_is_dead_code_from_jax_0_12(
 ) -> None:
     call = "jax.tree.map(lambda v: v, x, is_leaf=lambda v: lib.kernel(v) is not None)"
     assert fires(_guarded(call), release=release) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_a_rule_calling_a_custom_jvp_function_runs_its_body(params: str, expected: bool) -> None:
+    """A rule is traced as a jaxpr of its own, not differentiated: a ``custom_jvp``
+    function it calls runs its primal body, not its jvp rule."""
+    head = """
+@jax.custom_jvp
+def op(x):
+    return lib.kernel(x)
+
+@op.defjvp
+def op_jvp(primals, tangents):
+    return primals[0], tangents[0]
+
+def solve(b):
+    return jax.lax.custom_root(lambda v: v - b, b, lambda f, x0: x0, lambda g, y: y * op(b))
+"""
+    call = "jax.grad(lambda v: solve(v).sum())(x)"
+    assert fires(_guarded(call, head), params) is expected

@@ -715,8 +715,14 @@ def _rule(m: Machine, arg: jax_api.Arg, value: VSet, flow: Flow) -> None:
         when is jax_api.When.DIFFERENTIATION and m.differentiating > 0 and not m.deferring
     ) or (when is jax_api.When.TRANSPOSITION and m.transposing > 0)
     if asked:
+        # traced as a jaxpr of its own, one differentiation down: a custom_jvp function
+        # it calls runs its body (as ``Calls._derivative_rules`` runs a rule)
         inner = Flow()
-        m.calls.call(value, [], {}, inner, star_unknown=True, kw_unknown=True)
+        m.differentiating -= 1
+        try:
+            m.calls.call(value, [], {}, inner, star_unknown=True, kw_unknown=True)
+        finally:
+            m.differentiating += 1
         flow.ran = flow.ran | _nest(inner.ran)
         flow.may_ran = flow.may_ran | _nest(inner.may_ran)
     elif when is jax_api.When.DIFFERENTIATION and m.differentiating > 0:
