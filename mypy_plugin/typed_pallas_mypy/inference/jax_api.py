@@ -32,6 +32,7 @@ branch keywords are whatever ``**per_platform`` receives).
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, TypeVar
@@ -1714,6 +1715,14 @@ DEFERRED_DERIVATIVES: Final[Mapping[str, int]] = {
     if entry.derivative_index is not None
     for name in entry.spellings()
 }
+#: Top-level packages besides jax and the standard library whose callables the tables
+#: describe (``attrs``, ``jaxtyping``...): read as tables, never from their source (jax's
+#: own Pallas ops are read: its callers decide).
+TABLE_PACKAGES: Final = frozenset(
+    name.split(".", 1)[0]
+    for entry in (*ROWS, *CONTEXTS, *CLASS_DECORATORS)
+    for name in entry.spellings()
+) - {"jax"} - frozenset(getattr(sys, "stdlib_module_names", ())) - {"builtins"}
 #: Calls whose result, called, gives a jaxpr of the function (``jax.make_jaxpr``).
 JAXPR_MAKERS: Final = _spellings_of(entry for entry in ROWS if entry.returns_jaxpr)
 #: Calls that trace functions right away: spelling -> (position, keyword) of each

@@ -432,3 +432,19 @@ def test_attrs_and_dataclass_fields(
         made, "cfg.fn(x)", f"cfg = {make.replace('$P', picked).replace('$O', other)}"
     )
     assert fires(program) is expected
+
+
+#: an installed attrs whose source the evaluator could read: what it does is the table's
+_ATTRS_SOURCE = {
+    "attrs/__init__.py": "def define(cls=None, **kw):\n    raise RuntimeError('not run')\n"
+    "def field(**kw):\n    raise RuntimeError('not run')\n",
+}
+
+
+@PICKS
+def test_attrs_is_read_as_a_table_even_where_its_source_is_found(
+    picked: str, other: str, expected: bool
+) -> None:
+    classes = f"import attrs\n@attrs.define\nclass Cfg:\n    fn: object = attrs.field(default=lib.{picked})\n"
+    program = _guarded(classes, "Cfg().fn(x)")
+    assert fires(program, files=_ATTRS_SOURCE) is expected

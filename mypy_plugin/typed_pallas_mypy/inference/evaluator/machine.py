@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
+from typed_pallas_mypy.inference import jax_api
 from typed_pallas_mypy.inference.evaluator import journal
 from typed_pallas_mypy.inference.evaluator.domain import (
     Frame,
@@ -64,6 +65,18 @@ def files_loader(files: Mapping[str, str]) -> Loader:
     return load
 
 
+def _tables_not_read(loader: Loader) -> Loader:
+    """``loader``, finding nothing in the packages read as tables
+    (``jax_api.TABLE_PACKAGES``: ``attrs``, ``jaxtyping``...), installed or not."""
+
+    def load(module: str) -> tuple[str, bool, str] | None:
+        if module.split(".", 1)[0] in jax_api.TABLE_PACKAGES:
+            return None
+        return loader(module)
+
+    return load
+
+
 class OutOfBudget(Exception):
     """One question took more steps than ``BUDGET``."""
 
@@ -100,7 +113,7 @@ class Machine:
     ) -> None:
         from typed_pallas_mypy.inference.evaluator import calls, control, expressions, statements
 
-        self.loader = loader
+        self.loader = _tables_not_read(loader)
         #: parsed sources by (path, source), shared by the machines of one question and
         #: across questions (parsing is the same whatever ran before)
         self.trees = trees if trees is not None else {}
