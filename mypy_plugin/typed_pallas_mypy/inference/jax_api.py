@@ -1720,8 +1720,11 @@ DEFERRED_DERIVATIVES: Final[Mapping[str, int]] = {
 #: own Pallas ops are read: its callers decide).
 TABLE_PACKAGES: Final = frozenset(
     name.split(".", 1)[0]
-    for entry in (*ROWS, *CONTEXTS, *CLASS_DECORATORS)
-    for name in entry.spellings()
+    for name in (
+        *_spellings_of(ROWS),
+        *_spellings_of(CONTEXTS),
+        *_spellings_of(CLASS_DECORATORS),
+    )
 ) - {"jax"} - frozenset(getattr(sys, "stdlib_module_names", ())) - {"builtins"}
 #: Calls whose result, called, gives a jaxpr of the function (``jax.make_jaxpr``).
 JAXPR_MAKERS: Final = _spellings_of(entry for entry in ROWS if entry.returns_jaxpr)
