@@ -708,6 +708,8 @@ def _expected_shapes(spec: tuple[str, ...], call: tuple[object, ...]) -> tuple[o
     """The shapes ``Arg.operands`` says the function gets from ``call`` (None: "?")."""
     shapes: list[object] = []
     for part in spec:
+        if part.startswith("="):
+            continue  # a keyword argument: these calls pass none
         if part == "?":
             shapes.append(None)
         elif part.startswith("*"):
@@ -1090,3 +1092,57 @@ def test_what_a_function_read_by_python_traces_is_dead_code() -> None:
         lambda x: jax.tree.map(lambda v: v + 1, x, is_leaf=lambda v: jnp.cos(v) is not None), _A
     )
     assert _lowers_cosine(lambda x: jax.tree.map(jnp.cos, x, is_leaf=lambda v: v is not None), _A)
+
+
+#: what each ``ApiRow.iterator`` kind gives for the items ``[3, 0, 2]`` (``starmap``: for
+#: ``[(1, 2), (3, 4)]``), with ``f`` doubling (``map``), the identity (the filters),
+#: multiplying (``starmap``) and adding (``accumulate``), from the documentation
+_ITERATOR_RESULTS: Final = {
+    "map": [6, 0, 4],
+    "filter": [3, 2],
+    "filterfalse": [0],
+    "takewhile": [3],
+    "dropwhile": [0, 2],
+    "starmap": [2, 12],
+    "accumulate": [3, 3, 5],
+}
+_ITERATOR_FUNCTIONS: Final = {
+    "map": lambda v: v * 2,
+    "starmap": lambda a, b: a * b,
+    "accumulate": lambda a, b: a + b,
+}
+
+
+def test_an_iterator_row_calls_its_function_as_its_items_are_taken() -> None:
+    """``ApiRow.iterator``: nothing is called until the items are taken; then they are
+    what the kind says."""
+    rows = [row for row in jax_api.ROWS if row.iterator is not None]
+    assert {row.iterator for row in rows} == set(_ITERATOR_RESULTS)
+    for row in rows:
+        kind = row.iterator
+        assert kind is not None
+        (arg,) = [a for a in row.args if a.each_item_of is not None]
+        items: list[object] = [(1, 2), (3, 4)] if kind == "starmap" else [3, 0, 2]
+        seen: list[object] = []
+        function = _ITERATOR_FUNCTIONS.get(kind, lambda v: v)
+
+        def record(*args: object, function: object = function, seen: list[object] = seen) -> object:
+            seen.append(args)
+            return function(*args)  # type: ignore[operator]
+
+        call_args: list[object] = [None, None]
+        call_args[arg.each_item_of] = items  # type: ignore[index]
+        call_args[arg.position] = record  # type: ignore[index]
+        made = resolve(row.names[0])(*call_args)  # type: ignore[operator]
+        assert seen == [], row.names[0]
+        assert list(made) == _ITERATOR_RESULTS[kind], row.names[0]
+        assert seen, row.names[0]
+
+
+def test_an_operand_passed_by_keyword_is_what_jax_passes() -> None:
+    """``Arg.operands``' ``"=NAME"``: ``lax.cond(p, f, g, operand=x)`` calls ``f(x)``."""
+    row = jax_api.row("jax.lax.cond")
+    assert row is not None and all("=operand" in (a.operands or ()) for a in row.args)
+    seen: list[tuple[object, ...]] = []
+    jax.jit(lambda x: jax.lax.cond(True, _recorder(seen), _recorder(seen), operand=x)).lower(_A)
+    assert seen and all(shapes == (jnp.shape(_A),) for shapes in seen)

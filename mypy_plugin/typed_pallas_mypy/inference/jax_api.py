@@ -147,7 +147,9 @@ class Arg:
     order, each ``"N"`` (the call's positional argument N as it is: a loop's initial
     carry), ``"N[]"`` (one slice of it along its leading axis: ``lax.map``'s ``xs``),
     ``"*N"`` (the call's positional arguments from N on: ``lax.cond``'s operands) or
-    ``"?"`` (a value JAX makes: a loop index); ``None`` when not said (any arguments).
+    ``"?"`` (a value JAX makes: a loop index), or ``"=NAME"`` (the call's keyword argument
+    ``NAME``, when given: ``lax.cond``'s ``operand=``); ``None`` when not said (any
+    arguments).
     ``each_leaf_of``: for a ``Role.CALLS_EACH`` argument called once per leaf of a pytree,
     the position of that tree among the call's arguments (``jax.tree.map``'s ``tree``);
     its ``operands`` then may say ``"N."`` (the leaf of argument N at that place) and
@@ -212,6 +214,12 @@ class ApiRow:
     jaxpr of the function (``jax.make_jaxpr(f)(x)``); a jaxpr runs what the function
     traced when it is evaluated (``jaxpr_as_fun``, ``core.eval_jaxpr``: a row whose
     argument is a jaxpr, not a function).
+    ``iterator``: the call returns an iterator that calls the function only as its
+    items are taken, over the items of the argument at the function's ``each_item_of``:
+    ``"map"`` yields ``f(item)``, ``"starmap"`` ``f(*item)``; ``"filter"`` keeps the items
+    ``f`` finds true, ``"filterfalse"`` the false ones, ``"takewhile"`` those before the
+    first false, ``"dropwhile"`` those from the first false on (``f`` not called after);
+    ``"accumulate"`` yields the first item, then ``f(total, item)`` for each next one.
     ``platforms_argument``: the keyword naming the platforms a
     ``Role.LOWERS`` call lowers for. ``since_python``: the first Python that has it.
     """
@@ -229,6 +237,7 @@ class ApiRow:
     result_index: int | None = None
     derivative_index: int | None = None
     derivative_transposes: bool = False
+    iterator: str | None = None
     result_items: int | None = None
     returns_jaxpr: bool = False
     platforms_argument: str | None = None
@@ -777,8 +786,8 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.lax.control_flow.conditionals.cond",
         ),
         args=(
-            Arg(1, "true_fun", Role.CALLS_NOW, operands=("*3",)),
-            Arg(2, "false_fun", Role.CALLS_NOW, operands=("*3",)),
+            Arg(1, "true_fun", Role.CALLS_NOW, operands=("*3", "=operand")),
+            Arg(2, "false_fun", Role.CALLS_NOW, operands=("*3", "=operand")),
         ),
     ),
     ApiRow(
@@ -1423,26 +1432,49 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         kind=Kind.DESCRIPTOR,
     ),
     ApiRow(names=("functools.reduce",), args=(Arg(0, None, Role.CALLS_EACH),)),
-    ApiRow(names=("itertools.accumulate",), args=(Arg(1, "func", Role.CALLS_EACH),)),
-    ApiRow(names=("itertools.starmap",), args=(Arg(0, None, Role.CALLS_EACH),), kind=Kind.CLASS),
     ApiRow(
-        names=("itertools.filterfalse",), args=(Arg(0, None, Role.CALLS_EACH),), kind=Kind.CLASS
+        names=("itertools.accumulate",),
+        args=(Arg(1, "func", Role.CALLS_EACH, each_item_of=0),),
+        kind=Kind.CLASS,
+        iterator="accumulate",
     ),
-    ApiRow(names=("itertools.takewhile",), args=(Arg(0, None, Role.CALLS_EACH),), kind=Kind.CLASS),
-    ApiRow(names=("itertools.dropwhile",), args=(Arg(0, None, Role.CALLS_EACH),), kind=Kind.CLASS),
+    ApiRow(
+        names=("itertools.starmap",),
+        args=(Arg(0, None, Role.CALLS_EACH, each_item_of=1),),
+        kind=Kind.CLASS,
+        iterator="starmap",
+    ),
+    ApiRow(
+        names=("itertools.filterfalse",),
+        args=(Arg(0, None, Role.CALLS_EACH, each_item_of=1, read_by_python=True),),
+        kind=Kind.CLASS,
+        iterator="filterfalse",
+    ),
+    ApiRow(
+        names=("itertools.takewhile",),
+        args=(Arg(0, None, Role.CALLS_EACH, each_item_of=1, read_by_python=True),),
+        kind=Kind.CLASS,
+        iterator="takewhile",
+    ),
+    ApiRow(
+        names=("itertools.dropwhile",),
+        args=(Arg(0, None, Role.CALLS_EACH, each_item_of=1, read_by_python=True),),
+        kind=Kind.CLASS,
+        iterator="dropwhile",
+    ),
     ApiRow(names=("itertools.groupby",), args=(Arg(1, "key", Role.CALLS_EACH),), kind=Kind.CLASS),
     ApiRow(names=("operator.call",), args=(Arg(0, None, Role.CALLS_NOW),)),
     ApiRow(
         names=("builtins.map",),
-        args=(Arg(0, None, Role.CALLS_EACH),),
+        args=(Arg(0, None, Role.CALLS_EACH, each_item_of=1),),
         kind=Kind.CLASS,
-        note="lazily, as the iterator is consumed",
+        iterator="map",
     ),
     ApiRow(
         names=("builtins.filter",),
-        args=(Arg(0, None, Role.CALLS_EACH),),
+        args=(Arg(0, None, Role.CALLS_EACH, each_item_of=1, read_by_python=True),),
         kind=Kind.CLASS,
-        note="lazily, as the iterator is consumed",
+        iterator="filter",
     ),
     ApiRow(
         names=("builtins.sorted",), args=(Arg(None, "key", Role.CALLS_EACH, read_by_python=True),)
@@ -1718,14 +1750,19 @@ DEFERRED_DERIVATIVES: Final[Mapping[str, int]] = {
 #: Top-level packages besides jax and the standard library whose callables the tables
 #: describe (``attrs``, ``jaxtyping``...): read as tables, never from their source (jax's
 #: own Pallas ops are read: its callers decide).
-TABLE_PACKAGES: Final = frozenset(
-    name.split(".", 1)[0]
-    for name in (
-        *_spellings_of(ROWS),
-        *_spellings_of(CONTEXTS),
-        *_spellings_of(CLASS_DECORATORS),
+TABLE_PACKAGES: Final = (
+    frozenset(
+        name.split(".", 1)[0]
+        for name in (
+            *_spellings_of(ROWS),
+            *_spellings_of(CONTEXTS),
+            *_spellings_of(CLASS_DECORATORS),
+        )
     )
-) - {"jax"} - frozenset(getattr(sys, "stdlib_module_names", ())) - {"builtins"}
+    - {"jax"}
+    - frozenset(getattr(sys, "stdlib_module_names", ()))
+    - {"builtins"}
+)
 #: Calls whose result, called, gives a jaxpr of the function (``jax.make_jaxpr``).
 JAXPR_MAKERS: Final = _spellings_of(entry for entry in ROWS if entry.returns_jaxpr)
 #: Calls that trace functions right away: spelling -> (position, keyword) of each

@@ -245,3 +245,31 @@ def solve(b):
 """
     call = "jax.grad(lambda v: solve(v).sum())(x)"
     assert fires(_guarded(call, head), params) is expected
+
+
+CUSTOM_VMAP = """
+@jax.custom_batching.custom_vmap
+def op(x):
+    return x * 2.0
+
+@op.def_vmap
+def op_rule(axis_size, in_batched, xs):
+    return jax.lax.map(lib.kernel, xs), True
+"""
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_a_custom_vmap_function_batched_runs_its_rule(params: str, expected: bool) -> None:
+    """Under ``jax.vmap`` JAX runs the ``def_vmap`` rule with the batched arguments (one
+    row here: ``lax.map`` calls its function once)."""
+    assert fires(_guarded("jax.vmap(op)(x[None])[0]", CUSTOM_VMAP), params) is expected
+
+
+def test_a_custom_vmap_function_called_plainly_runs_its_body() -> None:
+    assert not fires(_guarded("op(x)", CUSTOM_VMAP))
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_cond_passes_its_operand_keyword(params: str, expected: bool) -> None:
+    call = "jax.lax.cond(x.sum() > 0, lib.kernel, lambda v: v, operand=x)"
+    assert fires(_guarded(call), params) is expected

@@ -1,7 +1,9 @@
 """The standard library's callables as Python defines them: ``functools`` (``partial``,
 ``reduce``, ``cache``/``lru_cache``), ``operator`` (``call``, ``itemgetter``,
 ``attrgetter``) and builtins (``map`` and ``filter``, lazy until consumed; ``getattr`` and
-``setattr`` with literal names; ``sorted``, whose ``key`` only orders).
+``setattr`` with literal names; ``sorted``, whose ``key`` only orders); ``itertools``
+(``starmap``, ``accumulate``, ``filterfalse``, ``takewhile``, ``dropwhile``, lazy until
+consumed; ``chain``), ``copy.copy``/``deepcopy``, ``types.MethodType``, ``typing.cast``.
 """
 
 from __future__ import annotations
@@ -321,3 +323,57 @@ def test_a_sort_keys_kernel_through_the_standard_library_is_still_direct(wrapped
     # wrappers call the function in place
     call = f"max([x], key=lambda v: ({wrapped})(v).sum())"
     assert fires(_guarded("pass", call), release=(0, 10, 2))
+
+
+@PICKS
+@pytest.mark.parametrize(
+    "call",
+    [
+        "list(itertools.starmap(lib.$P, [(x,)]))[0]",
+        "list(itertools.accumulate([x, x], lambda a, b: lib.$P(a) + b))[-1]",
+        "list(itertools.accumulate([x], lambda a, b: lib.$P(a), initial=x))[-1]",
+        "next(itertools.filterfalse(lambda f: f is None, [lib.$P]))(x)",
+        "next(itertools.takewhile(lambda f: f is not None, [lib.$P, None]))(x)",
+        "next(itertools.dropwhile(lambda f: f is None, [None, lib.$P]))(x)",
+        "[f for f in itertools.chain([None], [lib.$P])][1](x)",
+        "list(itertools.chain.from_iterable([[lib.$P]]))[0](x)",
+        "copy.copy({'fn': lib.$P})['fn'](x)",
+        "copy.deepcopy([lib.$P])[0](x)",
+        "copy.copy(Op()).run(x)",
+        "types.MethodType(lambda self, v: lib.$P(v), object())(x)",
+        "typing.cast(typing.Any, lib.$P)(x)",
+    ],
+)
+def test_more_of_the_standard_library(call: str, picked: str, other: str, expected: bool) -> None:
+    head = (
+        "import copy\nimport itertools\nimport types\nimport typing\n"
+        f"class Op:\n    def run(self, x):\n        return lib.{picked}(x)\n"
+    )
+    assert fires(_guarded("pass", call.replace("$P", picked).replace("$O", other), head)) is (
+        expected
+    )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "list(itertools.accumulate([x], lambda a, b: lib.tpu_kernel(a)))[-1]",
+        "list(itertools.starmap(lib.tpu_kernel, []))",
+        "next(itertools.takewhile(lambda f: f is not None, [lib.triton_kernel, lib.tpu_kernel]))(x)",
+        "next(itertools.dropwhile(lambda f: f is lib.tpu_kernel, [lib.tpu_kernel, lib.triton_kernel]))(x)",
+    ],
+    ids=["accumulate-one-item", "starmap-no-item", "takewhile-first", "dropwhile-after"],
+)
+def test_lazy_iterators_call_only_what_taking_their_items_calls(call: str) -> None:
+    head = "import itertools\n"
+    assert not fires(_guarded("pass", call, head))
+
+
+@pytest.mark.parametrize(("release", "expected"), [((0, 10, 2), True), ((0, 12, 1), False)])
+def test_a_predicate_of_an_iterator_decides_only_dead_code(
+    release: tuple[int, ...], expected: bool
+) -> None:
+    """What ``filter``'s and ``dropwhile``'s predicates trace only decides which items
+    are kept: dead code, dropped from jax 0.12 on."""
+    call = "next(itertools.dropwhile(lambda v: lib.tpu_kernel(v) is None, [x]))"
+    assert fires(_guarded("pass", call, "import itertools\n"), release=release) is expected

@@ -27,6 +27,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
     DEVICE,
+    NONE,
     NOTHING,
     UNKNOWN,
     BoundMethod,
@@ -59,7 +60,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     only,
     vset,
 )
-from typed_pallas_mypy.inference.evaluator.expressions import defines
+from typed_pallas_mypy.inference.evaluator.expressions import defines, exact_items
 from typed_pallas_mypy.inference.evaluator.machine import MAX_CALL_DEPTH
 from typed_pallas_mypy.inference.evaluator.statements import Exit
 
@@ -190,7 +191,7 @@ class Calls:
             if value.keeper in jax_api.CUSTOM_BATCHING and m.batching:
                 # batched, it runs its batching rule; its body is traced for its shapes
                 # only, never lowered: not followed
-                return Outcome(returns=ANYTHING)
+                return self._batching_rule(value, args, star_unknown)
             differentiates = int(value.keeper in jax_api.DIFFERENTIATING)
             batches = int(value.keeper in jax_api.BATCHING)
             transposes = int(value.keeper in jax_api.TRANSPOSING)
@@ -266,6 +267,30 @@ class Calls:
         if isinstance(value, Const) and value.value is None:
             return Outcome(live=False, raised=vset(External("builtins.TypeError")))
         return Outcome(returns=ANYTHING)
+
+    def _batching_rule(
+        self, function: Transformed, args: list[VSet], star_unknown: bool
+    ) -> Outcome:
+        """A ``custom_vmap`` function called under ``jax.vmap``: JAX runs its rule
+        (``def_vmap``) with the axis size, which arguments are batched, and the batched
+        arguments (as the evaluator holds them: what the mapped function was given), one
+        batching level down; the function gives the rule's first result."""
+        m = self.m
+        rule = m.rules.get(function, {}).get("def_vmap")
+        if rule is None:
+            return Outcome(returns=ANYTHING)
+        given, named = rule
+        found = given[0] if given else named.get("vmap_rule")
+        if found is None:
+            return Outcome(returns=ANYTHING)
+        m.batching -= 1
+        try:
+            outcome = self._outcome_of(found, [ANYTHING, ANYTHING, *args], {}, star_unknown, False)
+        finally:
+            m.batching += 1
+        pair = exact_items(outcome.returns)
+        returns = pair[0] if pair else ANYTHING
+        return library.nested(dataclasses.replace(outcome, returns=returns))
 
     def _derivative(self, value: Derivative) -> Outcome:
         """A derivative callable called (``pullback(ct)``): the derivative of its function
@@ -628,26 +653,7 @@ class Calls:
         journal.touch(gen)
         start = gen.position
         if gen.lazy:
-            if gen.source is None:
-                m.statements.maybe_detached(
-                    flow, lambda f: self.call(gen.func, [], {}, f, star_unknown=True)
-                )
-                return None
-            items: list[VSet] = []
-            for item in gen.source[start:]:
-                if count is not None and len(items) == count:
-                    break
-                result = self.call(gen.func, [item], {}, flow)
-                gen.position += 1
-                if gen.lazy == "map":
-                    items.append(result)
-                else:
-                    kept = library.kept_by_filter(gen.func, item, result)
-                    if kept is None:
-                        return None
-                    if kept:
-                        items.append(item)
-            return items
+            return self._lazy_items(gen, flow, count)
         if gen.gen_expr is not None and gen.frame is not None:
             rows, exact, _ = m.expressions.comprehension_items(
                 gen.gen_expr.generators, [gen.gen_expr.elt], gen.frame, flow
@@ -673,6 +679,69 @@ class Calls:
             flow.ran = flow.ran | rans[end - 1]
         gen.position = end
         return values[start:end]
+
+    def _lazy_items(self, gen: GeneratorObj, flow: Flow, count: int | None) -> list[VSet] | None:
+        """The next items of a library iterator (``GeneratorObj.lazy``: the
+        ``jax_api.ApiRow.iterator`` kind), calling its function as each is taken."""
+        if gen.source is None:
+            self.m.statements.maybe_detached(
+                flow, lambda f: self.call(gen.func, [], {}, f, star_unknown=True)
+            )
+            return None
+        kind = gen.lazy
+        items: list[VSet] = []
+        if kind == "accumulate" and gen.position == 0 and gen.initial is not None:
+            gen.total = gen.initial
+            items.append(gen.initial)
+        for index in range(gen.position, len(gen.source)):
+            if count is not None and len(items) >= count:
+                break
+            item = gen.source[index]
+            gen.position += 1
+            if kind == "accumulate":
+                if gen.total is None:
+                    gen.total = item
+                else:
+                    gen.total = self.call(gen.func, [gen.total, item], {}, flow)
+                items.append(gen.total)
+                continue
+            if kind == "dropwhile" and gen.taking:
+                items.append(item)
+                continue
+            unpacked = exact_items(item) if kind == "starmap" else [item]
+            decided = Flow()
+            if gen.func == vset(NONE):  # ``filter(None, items)``: the items' own truth
+                result = item
+            else:
+                result = self.call(
+                    gen.func, unpacked or [], {}, decided, star_unknown=unpacked is None
+                )
+            ran, may_ran = decided.ran, decided.may_ran
+            if gen.read_by_python:  # its results only decide: what it traces is dead code
+                ran, may_ran = library.unused(ran), library.unused(may_ran)
+            flow.ran, flow.may_ran = flow.ran | ran, flow.may_ran | may_ran
+            if not decided.live:
+                flow.live = False
+                return items
+            if kind in ("map", "starmap"):
+                items.append(result)
+                continue
+            kept = library.kept_by_filter(gen.func, item, result)
+            if kept is None:
+                return None
+            if kind == "filterfalse":
+                kept = not kept
+            if kind == "takewhile" and not kept:
+                gen.position = len(gen.source)  # exhausted
+                break
+            if kind == "dropwhile":
+                if not kept:
+                    gen.taking = True
+                    items.append(item)
+                continue
+            if kept:
+                items.append(item)
+        return items
 
     def enter(self, managers: VSet, flow: Flow) -> VSet:
         """What ``with manager as x`` binds ``x`` to (and run ``__enter__``)."""

@@ -430,10 +430,25 @@ class Container(Obj):
 class GeneratorObj(Obj):
     """An iterator that runs code as it is consumed: a generator function's body bound
     to its arguments, a generator expression and the frame it reads (``gen_expr``), or
-    ``map``/``filter`` of a function over items (``lazy``: "map" or "filter", ``func``,
-    ``source``). ``position``: how many items were taken (``next``)."""
+    an iterator of a library callable calling a function over items (``lazy``: the
+    ``jax_api.ApiRow.iterator`` kind, "map", "filter"...; ``func``, ``source``, and
+    ``initial`` for "accumulate"; ``read_by_python``: the function's results only decide
+    which items are kept). ``position``: how many items were taken (``next``)."""
 
-    __slots__ = ("bound", "frame", "func", "function", "gen_expr", "lazy", "position", "source")
+    __slots__ = (
+        "bound",
+        "frame",
+        "func",
+        "function",
+        "gen_expr",
+        "initial",
+        "lazy",
+        "position",
+        "read_by_python",
+        "source",
+        "taking",
+        "total",
+    )
 
     def __init__(
         self,
@@ -455,6 +470,11 @@ class GeneratorObj(Obj):
         self.func = func
         self.source = source
         self.position = 0
+        self.read_by_python = False
+        self.initial: VSet | None = None
+        #: "accumulate": the running total; "dropwhile": whether dropping has stopped
+        self.total: VSet | None = None
+        self.taking = False
 
 
 class Frame:

@@ -644,7 +644,7 @@ def _api_call(
                 m.differentiating += 1
             m.deferring += deferring
             try:
-                called = _call_each_now(m, name, args, arg, targets, flow, star_unknown)
+                called = _call_each_now(m, name, args, keywords, arg, targets, flow, star_unknown)
             finally:
                 if row.differentiates:
                     m.differentiating -= 1
@@ -652,7 +652,7 @@ def _api_call(
             if called is not None:
                 returns = called
         elif role is jax_api.Role.CALLS_EACH:
-            returns = _calls_each(m, name, arg, value, args, keywords, flow)
+            returns = _calls_each(m, name, row, arg, value, args, keywords, flow)
         elif role is jax_api.Role.TRACES_ONLY and row.returns_jaxpr:
             returns = vset(Transformed(name, value))  # called, it gives a jaxpr
         elif role is jax_api.Role.RULE:
@@ -749,6 +749,7 @@ def _call_each_now(
     m: Machine,
     name: str,
     args: list[VSet],
+    keywords: dict[str, VSet],
     arg: jax_api.Arg,
     targets: list[VSet] | None,
     flow: Flow,
@@ -758,14 +759,14 @@ def _call_each_now(
     passes it (``Arg.operands``; any arguments where it says nothing); what the call
     gives back where the standard library's callable returns it (``operator.call``)."""
     returns: VSet | None = None
-    operands, unknown = _operands(name, args, arg, star_unknown)
+    operands, unknown = _operands(name, args, arg, star_unknown, keywords)
     for target in targets or []:
         inner = Flow()
         result = m.calls.call(target, operands, {}, inner, star_unknown=unknown)
         ran, may_ran = inner.ran, inner.may_ran
         if arg.read_by_python:
             # called by Python in the caller's trace (``is_leaf``); what it traces is dead
-            ran, may_ran = _unused(ran), _unused(may_ran)
+            ran, may_ran = unused(ran), unused(may_ran)
         elif name.startswith("jax."):  # the function runs inside a primitive of JAX's
             ran, may_ran = _nest(ran), _nest(may_ran)
         flow.ran = flow.ran | ran
@@ -793,7 +794,11 @@ def nested(outcome: Outcome) -> Outcome:
 
 
 def _operands(
-    name: str, args: list[VSet], arg: jax_api.Arg, star_unknown: bool
+    name: str,
+    args: list[VSet],
+    arg: jax_api.Arg,
+    star_unknown: bool,
+    keywords: dict[str, VSet] | None = None,
 ) -> tuple[list[VSet], bool]:
     """The arguments a ``CALLS_NOW`` function is called with, and whether more may follow."""
     if name == "operator.call":
@@ -802,7 +807,10 @@ def _operands(
         return [], True
     out: list[VSet] = []
     for spec in arg.operands:
-        if spec == "?":
+        if spec.startswith("="):
+            if keywords is not None and spec[1:] in keywords:
+                out.append(keywords[spec[1:]])
+        elif spec == "?":
             out.append(ANYTHING)
         elif spec.startswith("*"):
             start = int(spec[1:].removesuffix("."))
@@ -896,6 +904,7 @@ def _leaves(value: VSet) -> int | None:
 def _calls_each(
     m: Machine,
     name: str,
+    row: jax_api.ApiRow,
     arg: jax_api.Arg,
     value: VSet,
     args: list[VSet],
@@ -935,6 +944,14 @@ def _calls_each(
             flow, lambda f: calls.call(value, operands, {}, f, star_unknown=True)
         )
         return None
+    if row.iterator is not None and arg.each_item_of is not None:
+        # lazy: what it calls runs when its items are taken (``ApiRow.iterator``)
+        given = args[arg.each_item_of] if arg.each_item_of < len(args) else None
+        source = m.calls.iterate(given, flow) if given is not None else None
+        iterator = GeneratorObj(None, None, lazy=row.iterator, func=value, source=source)
+        iterator.read_by_python = arg.read_by_python
+        iterator.initial = keywords.get("initial")
+        return vset(iterator)
     counted = _call_count(arg, args, keywords)
     if (arg.each_item_of, arg.each_axis_of, arg.combines_along) != (None, None, None):
         # called a number of times the arguments decide (``Arg.each_item_of``...)
@@ -945,11 +962,6 @@ def _calls_each(
                 flow, lambda f: calls.call(value, [], {}, f, star_unknown=True)
             )
         return None
-    if name in ("builtins.map", "builtins.filter"):
-        # lazy: what they call runs when their items are taken
-        source = m.calls.iterate(args[1], flow) if len(args) > 1 else None
-        lazy = "map" if name == "builtins.map" else "filter"
-        return vset(GeneratorObj(None, None, lazy=lazy, func=value, source=source))
     items = (
         _iterable_items(m, args[1] if len(args) > 1 else None, flow)
         if name == "functools.reduce"
@@ -972,7 +984,7 @@ def _calls_each(
                 calls.call(value, [item], {}, keyed)
             ran, may_ran = keyed.ran, keyed.ran | keyed.may_ran
             if arg.read_by_python:
-                ran, may_ran = _unused(ran), _unused(may_ran)
+                ran, may_ran = unused(ran), unused(may_ran)
             flow.ran = flow.ran | ran
             flow.may_ran = flow.may_ran | may_ran
             if not keyed.live:
@@ -997,7 +1009,7 @@ def _sorted_items(m: Machine, name: str, args: list[VSet], flow: Flow) -> list[V
     return m.calls.iterate(args[0], flow)
 
 
-def _unused(kernels: frozenset[Kernel]) -> frozenset[Kernel]:
+def unused(kernels: frozenset[Kernel]) -> frozenset[Kernel]:
     """The kernels, as runs whose results nothing uses."""
     return frozenset(dataclasses.replace(k, result_unused=True) for k in kernels)
 
@@ -1440,6 +1452,71 @@ def _zip(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None)
     return Outcome(returns=vset(made), ran=flow.ran, may_ran=flow.may_ran)
 
 
+def _chain(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``itertools.chain(*iterables)``: their items, in order."""
+    return _chained(m, args)
+
+
+def _chain_from_iterable(
+    m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
+) -> Outcome:
+    """``itertools.chain.from_iterable(iterables)``: the items of each, in order."""
+    flow = Flow()
+    iterables = m.calls.iterate(args[0], flow) if len(args) == 1 else None
+    if iterables is None:
+        return Outcome(returns=ANYTHING, may_ran=flow.may_ran)
+    return _chained(m, iterables, flow)
+
+
+def _chained(m: Machine, iterables: list[VSet], flow: Flow | None = None) -> Outcome:
+    flow = flow or Flow()
+    made = Container("list")
+    for iterable in iterables:
+        items = m.calls.iterate(iterable, flow)
+        if items is None:
+            made.exact, made.loose = False, ANYTHING
+            break
+        made.items.extend(items)
+    return Outcome(returns=vset(made), ran=flow.ran, may_ran=flow.may_ran)
+
+
+def _copy(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``copy.copy(x)`` and ``copy.deepcopy(x)``: a new container or instance holding
+    what ``x`` holds (functions, classes and modules are their own copies)."""
+    if len(args) != 1:
+        return Outcome(returns=ANYTHING)
+    out: list[Value] = []
+    for value in args[0]:
+        if isinstance(value, Container):
+            made = Container(value.kind)
+            made.items, made.entries = list(value.items), list(value.entries)
+            made.exact, made.loose, made.factory = value.exact, value.loose, value.factory
+            out.append(made)
+        elif isinstance(value, InstanceObj):
+            copied = InstanceObj(value.cls)
+            copied.attrs.update(value.attrs)
+            out.append(copied)
+        else:
+            out.append(value)
+    return Outcome(returns=frozenset(out))
+
+
+def _method_type(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``types.MethodType(function, obj)``: the function bound to ``obj``."""
+    if len(args) != 2:
+        return Outcome(returns=ANYTHING)
+    return Outcome(
+        returns=frozenset(
+            BoundMethod(function, receiver) for function in args[0] for receiver in args[1]
+        )
+    )
+
+
+def _cast(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``typing.cast(type, value)``: the value, unchanged."""
+    return Outcome(returns=args[1] if len(args) == 2 else ANYTHING)
+
+
 def _len(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
     one = only(args[0]) if args else None
     if isinstance(one, Container) and one.exact:
@@ -1569,6 +1646,13 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "builtins.zip": _zip,
     "builtins.len": _len,
     "types.SimpleNamespace": _simple_namespace,
+    "types.MethodType": _method_type,
+    "typing.cast": _cast,
+    "typing_extensions.cast": _cast,
+    "copy.copy": _copy,
+    "copy.deepcopy": _copy,
+    "itertools.chain": _chain,
+    "itertools.chain.from_iterable": _chain_from_iterable,
     "collections.namedtuple": _namedtuple(pairs=False),
     "typing.NamedTuple": _namedtuple(pairs=True),
     "collections.defaultdict": _defaultdict,
