@@ -864,6 +864,47 @@ form(
     "$imp\n\n\ndef $out(x):\n    return jax.tree.map_with_path(lambda path, v: inner(v), {'a': x})['a']\n",
 )
 
+# -- forms added to measure generality: written from the standard library's documentation
+# (itertools; copy and types; typing and abc), measured before the checker was touched -------
+
+form(
+    "itertools calling or holding the function",
+    "standard library",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n    return list(itertools.starmap(inner, [(x,)]))[0]\n",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n"
+    "    return list(itertools.accumulate([x, x], lambda a, b: inner(a) + b))[-1]\n",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n"
+    "    return next(itertools.dropwhile(lambda v: inner(v) is None, [x]))\n",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n"
+    "    return [f for f in itertools.chain([inner], [])][0](x)\n",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n"
+    "    return next(itertools.filterfalse(lambda f: f is None, [inner]))(x)\n",
+)
+form(
+    "copy and types",
+    "standard library",
+    "import copy\n\n$imp\n\n\nclass _Op:\n    def run(self, x):\n        return inner(x)\n\n\n"
+    "def $out(x):\n    return copy.copy(_Op()).run(x)\n",
+    "import copy\n\n$imp\n\n\ndef $out(x):\n    return copy.copy({'fn': inner})['fn'](x)\n",
+    "import types\n\n$imp\n\n\ndef $out(x):\n"
+    "    return types.MethodType(lambda self, v: inner(v), object())(x)\n",
+    "import copy\n\n$imp\n\n\ndef $out(x):\n    return copy.copy(functools.partial(inner))(x)\n",
+)
+form(
+    "typing and abc",
+    "standard library",
+    "$imp\n\n\ndef $out(x):\n    return typing.cast(typing.Callable[..., typing.Any], inner)(x)\n",
+    "$imp\n\nif typing.TYPE_CHECKING:\n    _fn = None\nelse:\n    _fn = inner\n\n\n"
+    "def $out(x):\n    return _fn(x)\n",
+    "import abc\n\n$imp\n\n\nclass _Base(abc.ABC):\n    @abc.abstractmethod\n"
+    "    def run(self, x): ...\n\n    def __call__(self, x):\n        return self.run(x)\n\n\n"
+    "class _Impl(_Base):\n    def run(self, x):\n        return inner(x)\n\n\n$out = _Impl()\n",
+    "$imp\n\n\nclass _Runs(typing.Protocol):\n    def __call__(self, x): ...\n\n\n"
+    "_fn: _Runs = inner\n$out = _fn\n",
+    "$imp\n\n\n@typing.overload\ndef $out(x: int) -> int: ...\n\n\n@typing.overload\n"
+    "def $out(x: object) -> object: ...\n\n\ndef $out(x):\n    return inner(x)\n",
+)
+
 FORMS: Final[tuple[Form, ...]] = tuple(_F)
 BY_NAME: Final[dict[str, Form]] = {f.name: f for f in FORMS}
 
