@@ -107,6 +107,9 @@ class ModuleMap:
     decisions: list[DecisionSite] = field(default_factory=list)
     #: library kernels the module calls (installed packages' functions with a requirement)
     libraries: list[FunctionEntry] = field(default_factory=list)
+    #: public names the module binds by importing a function of another module (``from
+    #: pkg._impl import op`` in ``pkg/__init__.py``): (the name here, the function's fullname)
+    reexports: list[tuple[str, str]] = field(default_factory=list)
 
 
 class MapError(Exception):
@@ -261,6 +264,7 @@ def _module_map(
                 path=root_path,
             )
         )
+    out.reexports = _reexports(tree)
     out.libraries = _library_kernels(facts, modules, tree, index)
     # requirements of other modules' (and libraries') functions the notes may cite
     cited = dict(first_notes)
@@ -294,6 +298,24 @@ def _module_map(
     return out
 
 
+def _reexports(tree: MypyFile) -> list[tuple[str, str]]:
+    """The public names ``tree`` binds to another module's function by importing it (its
+    ``__all__`` decides what is public where it has one, as mypy reads it)."""
+    from mypy.nodes import Decorator, FuncDef, OverloadedFuncDef
+
+    found: list[tuple[str, str]] = []
+    for name, symbol in sorted(tree.names.items()):
+        node = symbol.node
+        if (
+            symbol.module_public
+            and not name.startswith("_")
+            and isinstance(node, FuncDef | Decorator | OverloadedFuncDef)
+            and node.fullname != f"{tree.fullname}.{name}"
+        ):
+            found.append((name, node.fullname))
+    return found
+
+
 def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]:
     """The map of an installed library (``--library jax.experimental.pallas.ops``): every
     public function, class and alias of the modules under ``prefix`` that lowers only for
@@ -311,6 +333,12 @@ def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]
     if not entries and prefix not in read:
         raise MapError([f"{prefix}: no installed module of that name (or it could not be read)"])
     maps: dict[str, ModuleMap] = {}
+    for public, target in reader.reexports(prefix):
+        module, name = public.rsplit(".", 1)
+        found = maps.setdefault(
+            module, ModuleMap(module, _relative(read.get(module, ""), roots, module))
+        )
+        found.reexports.append((name, target))
     for fullname, requirement in entries:
         if requirement is None:
             continue
@@ -330,7 +358,7 @@ def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]
                 path=found.path,
             )
         )
-    return [maps[name] for name in sorted(maps)]
+    return [maps[name] for name in sorted(maps) if maps[name].functions or maps[name].reexports]
 
 
 def _relative(path: str, roots: Sequence[str], module: str = "") -> str:
@@ -595,12 +623,19 @@ def lock_entries(maps: Sequence[ModuleMap]) -> dict[str, LockEntry]:
     reason its chain gives first, line numbers and the working folder taken out (they
     move with unrelated edits)."""
     out: dict[str, LockEntry] = {}
+    defined = {f.name: f for m in maps for f in m.functions}
     for m in maps:
-        for f in m.functions:
-            if f.platforms is None or any(part.startswith("_") for part in f.name.split(".")):
+        named = [(f.name, f) for f in m.functions]
+        named += [
+            (f"{m.module}.{name}", defined[target])
+            for name, target in m.reexports
+            if target in defined
+        ]
+        for public, f in named:
+            if f.platforms is None or any(part.startswith("_") for part in public.split(".")):
                 continue
             reason = _stable_reason(f.chain[0]) if f.chain else ""
-            out[f.name] = LockEntry(tuple(sorted(f.platforms)), reason)
+            out[public] = LockEntry(tuple(sorted(f.platforms)), reason)
     return out
 
 

@@ -234,3 +234,39 @@ def test_a_projects_own_package_by_path(
     assert "  mypkg.ops.portable_add: every platform -> tpu (" in capsys.readouterr().out
     Path("platforms.lock").write_text("nonsense\n")
     assert main(["platforms", "mypkg", "--check", "platforms.lock"]) == 2
+
+
+#: a package that keeps its kernels in a private module and re-exports some of them
+REEXPORTING_INIT = "from ._ops import tpu_add, gpu_add\nfrom ._ops import portable_add as _hidden\n"
+
+
+def test_a_kernel_re_exported_from_a_private_module_is_locked_by_its_public_name(
+    lib: Path,
+) -> None:
+    (lib.parent / "_ops.py").write_text(OPS)
+    (lib.parent / "__init__.py").write_text(REEXPORTING_INIT)
+    lib.write_text("")
+    assert main([*LIBRARY, "--lock", "platforms.lock"]) == 0
+    assert Path("platforms.lock").read_text().splitlines()[4:] == [
+        "lockedops.gpu_add: cuda, rocm",
+        "    its pl.pallas_call at lockedops/_ops.py takes Triton params",
+        "lockedops.tpu_add: tpu",
+        "    its pl.pallas_call at lockedops/_ops.py takes Mosaic TPU params",
+    ]
+
+
+@pytest.mark.slow
+def test_a_projects_re_exported_kernel_is_locked_by_its_public_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, map_cache: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(platform_map, "DEFAULT_MAP_CACHE", map_cache)
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(REEXPORTING_INIT)
+    (pkg / "_ops.py").write_text(OPS)
+    assert main(["platforms", "mypkg", "--lock", "platforms.lock"]) == 0
+    text = Path("platforms.lock").read_text()
+    assert "mypkg.tpu_add: tpu\n" in text and "mypkg.gpu_add: cuda, rocm\n" in text
+    assert "_ops." not in text.replace("mypkg/_ops.py", "") and "_hidden" not in text

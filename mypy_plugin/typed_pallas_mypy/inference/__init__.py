@@ -476,6 +476,29 @@ class Inference:
                 out.append((fullname, self._public(self._resolver.requirement(fullname))))
         return out
 
+    def reexports(self, prefix: str) -> list[tuple[str, str]]:
+        """The public names the modules under ``prefix`` bind by importing a function of
+        another module of the same top-level package (``from pkg._impl import op`` in
+        ``pkg/__init__.py``): (the public fullname, the imported fullname)."""
+        return self._guarded([], lambda: self._reexports(prefix))
+
+    def _reexports(self, prefix: str) -> list[tuple[str, str]]:
+        top = prefix.split(".", 1)[0]
+        out: list[tuple[str, str]] = []
+        for module in self._modules_under(prefix):
+            facts = self._resolver.module_facts(module)
+            if facts is None:
+                continue
+            for name, binding in sorted(facts.bindings.items()):
+                if (
+                    binding.kind == model.IMPORT
+                    and not name.startswith("_")
+                    and binding.target.split(".", 1)[0] == top
+                    and binding.target != f"{module}.{name}"
+                ):
+                    out.append((f"{module}.{name}", binding.target))
+        return out
+
     def _modules_under(self, prefix: str) -> list[str]:
         located = self._resolver.locate(prefix)
         if located is None:
