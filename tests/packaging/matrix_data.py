@@ -30,8 +30,8 @@ SHAPE_EXTENSIONS: Final = "pyrefly-shape-extensions==1.4.0"  # its dependency
 TESTED_ENVIRONMENTS: Final = (("3.11", "0.10.2"), ("3.12", "0.12.1"), ("3.13", "0.12.0.1"))
 #: what each Python runs
 ENVIRONMENT_RUNS: Final = {
-    "3.11": "the whole test suite but the incremental cases (`ONCE_TESTS` in `scripts/test`)",
-    "3.12": "the whole test suite (`scripts/test`)",
+    "3.11": "the whole test suite but the incremental, daemon and editor cases (`ONCE_TESTS` in `scripts/test`)",
+    "3.12": "the whole test suite but the cases that depend on neither Python nor jax run on 3.11 (`ONCE_311_TESTS` in `scripts/test`)",
     "3.13": "a smoke subset (`SMOKE_TESTS` in `scripts/test`: runtime, CLI, plugin cases)",
 }
 #: the oldest mypy of the declared range (pyproject: mypy>=2.4,<2.5), run on the plugin and
