@@ -673,7 +673,25 @@ OPERAND_CALLS: Final = {
     "jax.tree_util.tree_map": lambda seen: (_recorder(seen), [_A, _B]),
     "jax.tree.map_with_path": lambda seen: (_path_recorder(seen), {"a": _A, "b": _B}),
     "jax.tree_util.tree_map_with_path": lambda seen: (_path_recorder(seen), [_A, _B], [_A, _B]),
+    "jax.lax.custom_root": lambda seen: (lambda v: v - _B, _B, _solver(seen), lambda g, y: y),
+    "jax.lax.custom_linear_solve": lambda seen: (
+        lambda v: v,
+        _B,
+        _solver(seen),
+        lambda vecmat, r: r,
+    ),
 }
+
+
+def _solver(seen: list[tuple[object, ...]]) -> object:
+    """A solver's ``solve(f, b)``: it records the shapes (None for the function JAX
+    makes) and returns ``b``."""
+
+    def solve(f: object, b: jax.Array) -> jax.Array:
+        seen.append((None if callable(f) else jnp.shape(f), jnp.shape(b)))  # type: ignore[arg-type]
+        return b
+
+    return solve
 
 
 def _path_recorder(seen: list[tuple[object, ...]]) -> object:

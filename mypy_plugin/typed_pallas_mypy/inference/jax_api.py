@@ -850,7 +850,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         ),
         args=(
             Arg(0, "f", Role.RULE, when=When.DIFFERENTIATION),
-            Arg(2, "solve", Role.CALLS_NOW),
+            Arg(2, "solve", Role.CALLS_NOW, operands=("?", "1")),
             Arg(3, "tangent_solve", Role.RULE, when=When.DIFFERENTIATION),
         ),
         note="solve(f, initial_guess) runs now; f runs where solve calls it",
@@ -863,7 +863,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         ),
         args=(
             Arg(0, "matvec", Role.RULE, when=When.DIFFERENTIATION),
-            Arg(2, "solve", Role.CALLS_NOW),
+            Arg(2, "solve", Role.CALLS_NOW, operands=("?", "1")),
             Arg(3, "transpose_solve", Role.RULE, when=When.TRANSPOSITION),
         ),
         note="solve(matvec, b) runs now; matvec runs where solve calls it",

@@ -273,3 +273,21 @@ def test_a_custom_vmap_function_called_plainly_runs_its_body() -> None:
 def test_cond_passes_its_operand_keyword(params: str, expected: bool) -> None:
     call = "jax.lax.cond(x.sum() > 0, lib.kernel, lambda v: v, operand=x)"
     assert fires(_guarded(call), params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+@pytest.mark.parametrize(
+    "solver",
+    [
+        "jax.lax.custom_root(lambda v: v - x, x, lambda f, x0: {tree}, lambda g, y: y)",
+        "jax.lax.custom_linear_solve(lambda v: v, x, lambda matvec, x0: {tree})",
+    ],
+    ids=["custom-root", "linear-solve"],
+)
+def test_a_solver_passes_its_initial_value_to_solve(
+    solver: str, params: str, expected: bool
+) -> None:
+    """JAX calls ``solve(f, b)`` with the call's own ``b`` (``Arg.operands``): a tree
+    of it has one leaf, so a ``jax.tree.map`` over it calls its function."""
+    call = solver.format(tree="jax.tree.map(lib.kernel, {'a': x0})['a']")
+    assert fires(_guarded(call), params) is expected
