@@ -18,6 +18,7 @@ import time
 import traceback
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 
 from eval.generated import truth
 from eval.generated.program import Program, generate
@@ -55,9 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--show-missed", default="", help="print the programs missed with this form"
     )
     parser.add_argument("--show-false", action="store_true", help="print the false findings")
+    parser.add_argument(
+        "--verdicts", type=Path, default=truth.CACHE, help="the verdict cache (a held-out seed's)"
+    )
     options = parser.parse_args(argv)
     programs = generate(options.seed, options.n, options.depth)
-    cache = truth.load_cache()
+    cache = truth.load_cache(options.verdicts)
     began = time.monotonic()
     per_form: dict[str, Counter[str]] = defaultdict(Counter)
     per_guard: dict[str, Counter[str]] = defaultdict(Counter)

@@ -226,3 +226,28 @@ def test_relative_links_resolve(doc: str) -> None:
             if anchor not in slugs:
                 broken.append(target)
     assert broken == [], f"{doc}: broken links {broken}"
+
+
+def test_every_test_list_of_the_test_script_names_tests_that_exist() -> None:
+    """A misspelt entry in ``scripts/test``'s lists would run a case twice, or at neither
+    end (an ignored path that does not exist ignores nothing, a node id nothing): each
+    names a file of the suite, and a node id a test function in it."""
+    import re
+
+    script = (REPO / "scripts" / "test").read_text()
+    lists = re.findall(r"^([A-Z_0-9]+_TESTS)=\(([^)]*)\)", script, flags=re.M)
+    assert {name for name, _ in lists} >= {
+        "SMOKE_TESTS",
+        "MYPY_OLDEST_TESTS",
+        "ONCE_TESTS",
+        "ONCE_311_TESTS",
+    }
+    for name, body in lists:
+        for entry in body.split():
+            path, _, test = entry.partition("::")
+            assert (REPO / path).exists(), (name, entry)
+            if test:
+                assert re.search(rf"^def {re.escape(test)}\(", (REPO / path).read_text(), re.M), (
+                    name,
+                    entry,
+                )
