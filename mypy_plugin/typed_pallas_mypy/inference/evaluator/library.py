@@ -669,7 +669,12 @@ def _api_call(
     if per_platform:
         chosen = _platform_branch(m, keywords)
         if chosen is not None:  # called with the operands given to platform_dependent
-            calls.call(chosen, list(args), {}, flow, star_unknown=star_unknown)
+            # the branches are those of a switch on the platform: inside its primitive
+            branch = Flow()
+            calls.call(chosen, list(args), {}, branch, star_unknown=star_unknown)
+            flow.ran = flow.ran | _nest(branch.ran)
+            flow.may_ran = flow.may_ran | _nest(branch.may_ran)
+            flow.live = flow.live and branch.live
     if row.result_items is not None:
         returns = _result_tuple(name, row, args, keywords, returns)
     if returns is None:
