@@ -79,7 +79,7 @@ class ControlFlow:
         iterable = self.m.expressions.evaluate(stmt.iter, frame, flow)
         if not flow.live:
             return
-        items = self.m.calls.iterate(iterable, flow)
+        items = self.m.iteration.iterate(iterable, flow)
         self._loop(
             stmt,
             frame,

@@ -610,7 +610,7 @@ class Expressions:
             gen = generators[index]
             source_frame = frame if index == 0 else inner
             iterable = self.evaluate(gen.iter, source_frame, flow)
-            items = self.m.calls.iterate(iterable, flow)
+            items = self.m.iteration.iterate(iterable, flow)
             if items is None:
                 exact = False
                 self.m.statements.bind_target(gen.target, ANYTHING, inner, flow)
@@ -675,7 +675,7 @@ class Expressions:
 
     def _YieldFrom(self, node: ast.YieldFrom, frame: Frame, flow: Flow) -> VSet:
         source = self.evaluate(node.value, frame, flow)
-        items = self.m.calls.iterate(source, flow)
+        items = self.m.iteration.iterate(source, flow)
         if items is None:
             self.m.statements.yielded(ANYTHING, frame, flow)
         else:

@@ -952,7 +952,7 @@ def _calls_each(
     if row.iterator is not None and arg.each_item_of is not None:
         # lazy: what it calls runs when its items are taken (``ApiRow.iterator``)
         given = args[arg.each_item_of] if arg.each_item_of < len(args) else None
-        source = m.calls.iterate(given, flow) if given is not None else None
+        source = m.iteration.iterate(given, flow) if given is not None else None
         iterator = GeneratorObj(None, None, lazy=row.iterator, func=value, source=source)
         iterator.read_by_python = arg.read_by_python
         iterator.initial = keywords.get("initial")
@@ -1011,7 +1011,7 @@ def _sorted_items(m: Machine, name: str, args: list[VSet], flow: Flow) -> list[V
     positional arguments (``max(a, b)``)."""
     if name != "builtins.sorted" and len(args) > 1:
         return list(args)
-    return m.calls.iterate(args[0], flow)
+    return m.iteration.iterate(args[0], flow)
 
 
 def unused(kernels: frozenset[Kernel]) -> frozenset[Kernel]:
@@ -1038,7 +1038,7 @@ def kept_by_filter(func: VSet, item: VSet, result: VSet) -> bool | None:
 def _iterable_items(m: Machine, value: VSet | None, flow: Flow) -> list[VSet] | None:
     if value is None:
         return None
-    return m.calls.iterate(value, flow)
+    return m.iteration.iterate(value, flow)
 
 
 def _callable(values: VSet) -> bool | None:
@@ -1073,7 +1073,7 @@ def container_method(
         container.items.append(args[0])
         return Outcome(returns=vset(Const(None)))
     if name == "extend" and container.kind == "list" and args:
-        items = m.calls.iterate(args[0], Flow())
+        items = m.iteration.iterate(args[0], Flow())
         if items is None or not container.exact:
             container.exact = False
             container.loose = join(container.loose, ANYTHING if items is None else join(*items))
@@ -1190,9 +1190,9 @@ def _next(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
     flow = Flow()
     one = only(args[0])
     if isinstance(one, GeneratorObj):
-        items = m.calls.produce(one, flow, 1)
+        items = m.iteration.produce(one, flow, 1)
     else:
-        found = m.calls.iterate(args[0], flow)
+        found = m.iteration.iterate(args[0], flow)
         items = found[:1] if found is not None else None
     if items:
         return Outcome(returns=items[0], ran=flow.ran, may_ran=flow.may_ran)
@@ -1225,7 +1225,7 @@ def _sequence_of(kind: str) -> _Special:
                 set_entry(made, Const(keyword), value)
             return Outcome(returns=vset(made))
         flow = Flow()
-        items = m.calls.iterate(args[0], flow)
+        items = m.iteration.iterate(args[0], flow)
         if items is None:
             made.exact = False
             made.loose = ANYTHING
@@ -1269,7 +1269,7 @@ def _any_all(is_any: bool) -> _Special:
         if not args:
             return Outcome(returns=ANYTHING)
         flow = Flow()
-        items = m.calls.iterate(args[0], flow)
+        items = m.iteration.iterate(args[0], flow)
         if items is None:
             return Outcome(returns=ANYTHING, may_ran=flow.may_ran)
         verdicts = [truth(item) for item in items]
@@ -1429,7 +1429,7 @@ def _nothing(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | N
 
 def _enumerate(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
     flow = Flow()
-    items = m.calls.iterate(args[0], flow) if args else None
+    items = m.iteration.iterate(args[0], flow) if args else None
     made = Container("list")
     if items is None:
         made.exact = False
@@ -1444,7 +1444,7 @@ def _enumerate(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame |
 
 def _zip(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
     flow = Flow()
-    columns = [m.calls.iterate(a, flow) for a in args]
+    columns = [m.iteration.iterate(a, flow) for a in args]
     made = Container("list")
     if any(c is None for c in columns) or not columns:
         made.exact = False
@@ -1467,7 +1467,7 @@ def _chain_from_iterable(
 ) -> Outcome:
     """``itertools.chain.from_iterable(iterables)``: the items of each, in order."""
     flow = Flow()
-    iterables = m.calls.iterate(args[0], flow) if len(args) == 1 else None
+    iterables = m.iteration.iterate(args[0], flow) if len(args) == 1 else None
     if iterables is None:
         return Outcome(returns=ANYTHING, may_ran=flow.may_ran)
     return _chained(m, iterables, flow)
@@ -1477,7 +1477,7 @@ def _chained(m: Machine, iterables: list[VSet], flow: Flow | None = None) -> Out
     flow = flow or Flow()
     made = Container("list")
     for iterable in iterables:
-        items = m.calls.iterate(iterable, flow)
+        items = m.iteration.iterate(iterable, flow)
         if items is None:
             made.exact, made.loose = False, ANYTHING
             break

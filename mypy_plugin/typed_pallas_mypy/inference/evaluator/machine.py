@@ -111,7 +111,13 @@ class Machine:
         trees: dict[tuple[str, str], ast.Module | None] | None = None,
         importable: dict[str, bool] | None = None,
     ) -> None:
-        from typed_pallas_mypy.inference.evaluator import calls, control, expressions, statements
+        from typed_pallas_mypy.inference.evaluator import (
+            calls,
+            control,
+            expressions,
+            iteration,
+            statements,
+        )
 
         self.loader = _tables_not_read(loader)
         #: parsed sources by (path, source), shared by the machines of one question and
@@ -159,6 +165,7 @@ class Machine:
         self.batching = 0
         self.expressions = expressions.Expressions(self)
         self.calls = calls.Calls(self)
+        self.iteration = iteration.Iteration(self)
         self.statements = statements.Statements(self)
         self.control = control.ControlFlow(self)
         #: called for each call site evaluated (the probe and the plugin's questions)
