@@ -905,6 +905,19 @@ form(
     "def $out(x: object) -> object: ...\n\n\ndef $out(x):\n    return inner(x)\n",
 )
 
+form(
+    "jax.tree: functions as leaves, flatten and registration",
+    "jax",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.leaves([inner])[0](x)\n",
+    "$imp\n\n\ndef $out(x):\n    leaves, treedef = jax.tree.flatten({'fn': inner})\n"
+    "    return jax.tree.unflatten(treedef, leaves)['fn'](x)\n",
+    "$imp\n\n\ndef $out(x):\n    return jax.tree.map(lambda f: f, (inner,))[0](x)\n",
+    "$imp\n\n\n@jax.tree_util.register_pytree_node_class\nclass _Box:\n"
+    "    def __init__(self, fn):\n        self.fn = fn\n\n    def tree_flatten(self):\n"
+    "        return (), self.fn\n\n    @classmethod\n    def tree_unflatten(cls, fn, children):\n"
+    "        return cls(fn)\n\n\ndef $out(x):\n    return jax.tree.map(lambda v: v, _Box(inner)).fn(x)\n",
+)
+
 FORMS: Final[tuple[Form, ...]] = tuple(_F)
 BY_NAME: Final[dict[str, Form]] = {f.name: f for f in FORMS}
 
