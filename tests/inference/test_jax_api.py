@@ -1164,3 +1164,32 @@ def test_an_operand_passed_by_keyword_is_what_jax_passes() -> None:
     seen: list[tuple[object, ...]] = []
     jax.jit(lambda x: jax.lax.cond(True, _recorder(seen), _recorder(seen), operand=x)).lower(_A)
     assert seen and all(shapes == (jnp.shape(_A),) for shapes in seen)
+
+
+def test_pytrees_are_what_the_evaluator_takes_them_for() -> None:
+    """``evaluator.pytrees``' model of JAX's pytrees: ``None`` has no leaf, a dict's
+    children come in the order of its sorted keys, a function is a leaf, and a class
+    registered by ``register_pytree_node_class`` (``ClassDecoratorRow.registers_node``) is
+    flattened by its ``tree_flatten`` and rebuilt by its ``tree_unflatten``."""
+    assert jax.tree.leaves([None, 1]) == [1]
+    assert jax.tree.leaves({"b": 2, "a": 1}) == [1, 2]
+    assert jax.tree.leaves([jnp.sin]) == [jnp.sin]
+    row = jax_api.class_decorator("jax.tree_util.register_pytree_node_class")
+    assert row is not None and row.registers_node
+
+    @jax.tree_util.register_pytree_node_class
+    class Box:
+        def __init__(self, fn: object, value: object) -> None:
+            self.fn, self.value = fn, value
+
+        def tree_flatten(self) -> tuple[tuple[object, ...], object]:
+            return (self.value,), self.fn
+
+        @classmethod
+        def tree_unflatten(cls, fn: object, children: tuple[object, ...]) -> Box:
+            return cls(fn, *children)
+
+    assert jax.tree.leaves(Box(jnp.sin, 3)) == [3]
+    assert jax.tree.map(lambda v: v + 1, Box(jnp.sin, 3)).fn is jnp.sin
+    leaves, treedef = jax.tree.flatten({"fn": jnp.sin})
+    assert jax.tree.unflatten(treedef, leaves)["fn"] is jnp.sin

@@ -282,10 +282,13 @@ class ContextRow:
 class ClassDecoratorRow:
     """A class decorator that returns the class itself (so ``C(...)`` still builds a
     ``C``). ``makes_dataclass``: the class becomes a dataclass (its fields are its
-    constructor's parameters)."""
+    constructor's parameters). ``registers_node``: the class becomes a pytree node, its
+    ``tree_flatten`` giving its children and auxiliary data, its ``tree_unflatten``
+    rebuilding it."""
 
     names: tuple[str, ...]
     makes_dataclass: bool = False
+    registers_node: bool = False
     ends: tuple[str, ...] = BOTH
     end_names: tuple[tuple[str, str], ...] = ()
     note: str = ""
@@ -1567,7 +1570,8 @@ CLASS_DECORATORS: Final[tuple[ClassDecoratorRow, ...]] = (
         names=(
             "jax.tree_util.register_pytree_node_class",
             "jax._src.tree_util.register_pytree_node_class",
-        )
+        ),
+        registers_node=True,
     ),
     ClassDecoratorRow(
         names=(

@@ -305,3 +305,58 @@ def test_a_dead_kernel_in_a_platform_dependent_branch_is_dropped_at_both_ends(
     call = "next(itertools.dropwhile(lambda v: pick(v) is None, [x]))"
     assert not fires(_guarded(call, head), release=release)
     assert fires(_guarded("pick(x)", head), release=release)
+
+
+BOX = """
+@jax.tree_util.register_pytree_node_class
+class Box:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def tree_flatten(self):
+        return (), self.fn
+
+    @classmethod
+    def tree_unflatten(cls, fn, children):
+        return cls(fn)
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("jax.tree.leaves([None, lib.tpu_kernel])[0](x)", True),
+        ("jax.tree.leaves([None, lib.triton_kernel])[0](x)", False),
+        ("jax.tree.leaves({'b': lib.triton_kernel, 'a': lib.tpu_kernel})[0](x)", True),
+        ("jax.tree.leaves({'b': lib.tpu_kernel, 'a': lib.triton_kernel})[0](x)", False),
+        ("jax.tree.unflatten(jax.tree.structure({'fn': 0}), [lib.tpu_kernel])['fn'](x)", True),
+        ("jax.tree.map(lambda f: f, (lib.tpu_kernel,))[0](x)", True),
+        ("jax.tree.map(lambda f: lib.triton_kernel, (lib.tpu_kernel,))[0](x)", False),
+        ("jax.tree.map(lambda v: v, Box(lib.tpu_kernel)).fn(x)", True),
+        ("jax.tree.map(lambda v: v, Box(lib.triton_kernel)).fn(x)", False),
+    ],
+    ids=[
+        "none-has-no-leaf-fires",
+        "none-has-no-leaf-silent",
+        "sorted-keys-fires",
+        "sorted-keys-silent",
+        "flatten-unflatten-fires",
+        "map-rebuilds-fires",
+        "map-results-silent",
+        "registered-class-fires",
+        "registered-class-silent",
+    ],
+)
+def test_functions_as_leaves_of_pytrees(call: str, expected: bool) -> None:
+    assert fires(_guarded(call, BOX)) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_a_jaxpr_runs_its_function_with_what_it_was_traced_with(
+    params: str, expected: bool
+) -> None:
+    """``make_jaxpr(f)(x)`` traced ``f`` with ``x``: evaluating the jaxpr runs ``f`` on
+    it (one leaf here, so ``jax.tree.map`` calls its function)."""
+    head = "def f(v):\n    return jax.tree.map(lib.kernel, {'a': v})['a']\n"
+    call = "jax.extend.core.jaxpr_as_fun(jax.make_jaxpr(f)(x))(x)[0]"
+    assert fires(_guarded(call, head), params) is expected

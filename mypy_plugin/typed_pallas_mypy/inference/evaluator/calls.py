@@ -180,7 +180,8 @@ class Calls:
         if isinstance(value, Transformed):
             if value.keeper in jax_api.JAXPR_MAKERS:
                 # ``jax.make_jaxpr(f)(x)``: f is traced, nothing lowered; a jaxpr of it
-                return Outcome(returns=vset(Jaxpr(value.func)))
+                given = None if star_unknown or kw_unknown or keywords else tuple(args)
+                return Outcome(returns=vset(Jaxpr(value.func, given)))
             if value.keeper in jax_api.CUSTOM_DERIVATIVES and m.differentiating:
                 # differentiated, it runs its rules instead of its body
                 return self._derivative_rules(value, args, keywords, star_unknown, kw_unknown)
@@ -219,8 +220,11 @@ class Calls:
         if isinstance(value, Derivative):
             return self._derivative(value)
         if isinstance(value, Jaxpr):
-            # evaluating a jaxpr lowers what its function traced
-            outcome = self._outcome_of(value.func, [], {}, True, True)
+            # evaluating a jaxpr lowers what its function traced, with what it traced it
+            given = value.args
+            outcome = self._outcome_of(
+                value.func, list(given or ()), {}, given is None, given is None
+            )
             return library.nested(dataclasses.replace(outcome, returns=ANYTHING))
         if isinstance(value, Context):
             # a context manager decorating a function (``@jax.named_scope("n")``)

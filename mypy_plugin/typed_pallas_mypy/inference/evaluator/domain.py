@@ -166,9 +166,11 @@ class Derivative(Value):
 @dataclass(frozen=True, slots=True)
 class Jaxpr(Value):
     """A jaxpr traced from ``func`` (``jax.make_jaxpr(f)(x)``, its ``.jaxpr``): evaluating
-    it (``jaxpr_as_fun``, ``core.eval_jaxpr``) lowers what ``func`` traced."""
+    it (``jaxpr_as_fun``, ``core.eval_jaxpr``) lowers what ``func`` traced with ``args``
+    (None: not known)."""
 
     func: VSet
+    args: tuple[VSet, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,11 +68,11 @@ def _saved(target: Obj | Frame) -> Callable[[], None]:
 
         return container
     if isinstance(target, GeneratorObj):
-        position = target.position
+        position, taking, total = target.position, target.taking, target.total
 
         def generator() -> None:
             _refill(target.attrs, attrs)
-            target.position = position
+            target.position, target.taking, target.total = position, taking, total
 
         return generator
     if isinstance(target, ClassObj):

@@ -27,7 +27,7 @@ from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import journal
+from typed_pallas_mypy.inference.evaluator import journal, pytrees
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -504,6 +504,9 @@ def call_external(
             for cls in args[0]:
                 if isinstance(cls, ClassObj) and decorator.makes_dataclass:
                     make_dataclass(cls)
+                if isinstance(cls, ClassObj) and decorator.registers_node:
+                    journal.touch(cls)
+                    cls.flags.add(pytrees.NODE_CLASS)
             return Outcome(returns=args[0])
         return Outcome(returns=vset(ClassDecorator(decorator.makes_dataclass)))
     row = jax_api.row(name)
@@ -675,6 +678,9 @@ def _api_call(
             flow.ran = flow.ran | _nest(branch.ran)
             flow.may_ran = flow.may_ran | _nest(branch.may_ran)
             flow.live = flow.live and branch.live
+    tree_result = pytrees.RESULTS.get(name)
+    if tree_result is not None:
+        returns = tree_result(m, args, keywords) or returns
     if row.result_items is not None:
         returns = _result_tuple(name, row, args, keywords, returns)
     if returns is None:
@@ -889,21 +895,32 @@ def _platform_branch(m: Machine, keywords: dict[str, VSet]) -> VSet | None:
     return keywords.get("default")
 
 
-def _leaves(value: VSet) -> int | None:
+def _leaf_operands(
+    m: Machine, arg: jax_api.Arg, args: list[VSet], leaf: int, value: VSet
+) -> list[VSet]:
+    """What a per-leaf function gets for its ``leaf``-th leaf (``Arg.operands``: ``"N."``
+    that leaf of argument N, ``value`` for the tree itself; ``"*N."`` that leaf of each
+    argument from N on; ``"?"`` a value JAX makes, such as the leaf's path)."""
+    out: list[VSet] = []
+    for spec in arg.operands or (f"{arg.each_leaf_of}.",):
+        if spec == "?":
+            out.append(ANYTHING)
+            continue
+        start = int(spec.lstrip("*").removesuffix("."))
+        positions = range(start, len(args)) if spec.startswith("*") else [start]
+        for position in positions:
+            if position == arg.each_leaf_of:
+                out.append(value)
+                continue
+            others = pytrees.leaves(m, args[position]) if position < len(args) else None
+            out.append(others[leaf] if others is not None and leaf < len(others) else ANYTHING)
+    return out
+
+
+def _leaves(m: Machine, value: VSet) -> int | None:
     """How many leaves a pytree has, when known (an array is one)."""
-    one = only(value)
-    if isinstance(one, Array):
-        return 1
-    if isinstance(one, Container) and one.exact:
-        total = 0
-        items = [v for _, v in one.entries] if one.kind == "dict" else one.items
-        for item in items:
-            count = _leaves(item)
-            if count is None:
-                return None
-            total += count
-        return total
-    return None
+    found = pytrees.leaves(m, value)
+    return None if found is None else len(found)
 
 
 def _calls_each(
@@ -922,7 +939,7 @@ def _calls_each(
         # folds the tree's leaves as functools.reduce does
         index = arg.each_leaf_of
         tree = args[index] if len(args) > index else keywords.get("tree")
-        count = _leaves(tree) if tree is not None else None
+        count = _leaves(m, tree) if tree is not None else None
         start = args[index + 1] if len(args) > index + 1 else keywords.get("initializer")
         if count is None:
             m.statements.maybe_detached(
@@ -934,17 +951,18 @@ def _calls_each(
             accumulator = calls.call(value, [accumulator or ANYTHING, vset(ARRAY)], {}, flow)
         return accumulator
     if arg.each_leaf_of is not None:
-        # once per leaf of a pytree (``jax.tree.map``): on every path when it has leaves
+        # once per leaf of a pytree (``jax.tree.map``): on every path when it has leaves;
+        # the result is the tree rebuilt from what each call returned
         index = arg.each_leaf_of
         tree = args[index] if len(args) > index else keywords.get("tree")
-        count = _leaves(tree) if tree is not None else None
-        operands, unknown = _operands(name, args, arg, star_unknown=False)
-        if count:
-            result = calls.call(value, operands, {}, flow, star_unknown=unknown)
-            one = only(tree) if tree is not None else None
-            if isinstance(one, Array):
-                return result
-            return tree
+        found = pytrees.leaves(m, tree) if tree is not None else None
+        if found is not None and tree is not None:
+            results = [
+                calls.call(value, _leaf_operands(m, arg, args, i, leaf), {}, flow)
+                for i, leaf in enumerate(found)
+            ]
+            return pytrees.rebuild(m, tree, results)
+        operands, _ = _operands(name, args, arg, star_unknown=False)
         m.statements.maybe_detached(
             flow, lambda f: calls.call(value, operands, {}, f, star_unknown=True)
         )
@@ -1657,6 +1675,7 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "copy.copy": _copy,
     "copy.deepcopy": _copy,
     "itertools.chain": _chain,
+    **dict.fromkeys(pytrees.UNFLATTEN, pytrees.tree_unflatten),
     "itertools.chain.from_iterable": _chain_from_iterable,
     "collections.namedtuple": _namedtuple(pairs=False),
     "typing.NamedTuple": _namedtuple(pairs=True),
