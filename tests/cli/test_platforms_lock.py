@@ -206,6 +206,21 @@ def map_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("map-cache"))  # jax analysed once for the module
 
 
+def _project_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, map_cache: str, files: dict[str, str]
+) -> Path:
+    """A repository in ``tmp_path`` (the current folder) with the package ``mypkg`` made
+    of ``files`` (name to source); its folder."""
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(platform_map, "DEFAULT_MAP_CACHE", map_cache)
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    for name, source in files.items():
+        (pkg / name).write_text(source)
+    return pkg
+
+
 @pytest.mark.slow
 def test_a_projects_own_package_by_path(
     tmp_path: Path,
@@ -213,13 +228,8 @@ def test_a_projects_own_package_by_path(
     capsys: pytest.CaptureFixture[str],
     map_cache: str,
 ) -> None:
-    (tmp_path / ".git").mkdir()
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(platform_map, "DEFAULT_MAP_CACHE", map_cache)
-    pkg = tmp_path / "mypkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "ops.py").write_text(OPS)
+    files = {"__init__.py": "", "ops.py": OPS}
+    pkg = _project_package(tmp_path, monkeypatch, map_cache, files)
     assert main(["platforms", "mypkg", "--lock", "platforms.lock"]) == 0
     text = Path("platforms.lock").read_text()
     assert "mypkg.ops.tpu_add: tpu\n    its pl.pallas_call at mypkg/ops.py takes" in text
@@ -259,13 +269,8 @@ def test_a_kernel_re_exported_from_a_private_module_is_locked_by_its_public_name
 def test_a_projects_re_exported_kernel_is_locked_by_its_public_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, map_cache: str
 ) -> None:
-    (tmp_path / ".git").mkdir()
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(platform_map, "DEFAULT_MAP_CACHE", map_cache)
-    pkg = tmp_path / "mypkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text(REEXPORTING_INIT)
-    (pkg / "_ops.py").write_text(OPS)
+    files = {"__init__.py": REEXPORTING_INIT, "_ops.py": OPS}
+    _project_package(tmp_path, monkeypatch, map_cache, files)
     assert main(["platforms", "mypkg", "--lock", "platforms.lock"]) == 0
     text = Path("platforms.lock").read_text()
     assert "mypkg.tpu_add: tpu\n" in text and "mypkg.gpu_add: cuda, rocm\n" in text
