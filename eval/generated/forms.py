@@ -17,7 +17,8 @@ A line ``#>> path.py`` starts a helper file (relative to the package's folder): 
 after it, up to the next such line, is that file.
 
 The forms come from the language reference (naming and binding, the data model), the
-standard library (functools, operator, builtins, contextlib, dataclasses, enum, typing), the
+standard library (functools, operator, builtins, contextlib, dataclasses, enum, typing,
+itertools, copy, types, abc), the
 attrs package, and JAX's documented API (the rows of the JAX API table, jax_api.ROWS: what
 calls, traces, keeps or only shape-evaluates a function, and the derivative and batching
 rules, run under the transformation that runs them), not from what the checker knows: a
