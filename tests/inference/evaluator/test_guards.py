@@ -1,7 +1,10 @@
 """Guards: under each assumed platform, ``jax.default_backend()`` ("tpu" or "gpu"), a
 device's ``platform`` and ``pltpu.is_tpu_device()`` are constants, so each way of
 testing them (a comparison, an early exit, a variable, ``any`` over the devices, a
-helper with or without a parameter, ``match``) is a plain condition.
+helper with or without a parameter, ``match``) is a plain condition. A device's
+``device_kind`` is a model name: only some substrings belong to one platform ("TPU" is in
+every TPU kind and in no other, "NVIDIA" only in CUDA kinds but not in all of them, since
+"Tesla T4" is one too), so a test of it decides only what those markers decide.
 
 Under a guard that lets only GPUs through, a kernel with TPU params is a finding and one
 with Triton params is silent; under a guard for the TPU, the reverse. A condition that
@@ -147,6 +150,25 @@ def main(x):
 """,
         id="early-exit-on-a-disjunction",
     ),
+    pytest.param(
+        """
+def main(x):
+    if "TPU" not in jax.devices()[0].device_kind:
+        return lib.kernel(x)  # here
+    return x
+""",
+        id="device-kind-without-tpu",
+    ),
+    pytest.param(
+        """
+def main(x):
+    kind = jax.devices()[0].device_kind.lower()
+    if kind.startswith("nvidia"):
+        return lib.kernel(x)  # here
+    return x
+""",
+        id="device-kind-lowered-starts-with-nvidia",
+    ),
 ]
 
 ONLY_TPU = [
@@ -178,6 +200,27 @@ def main(x):
     return lib.kernel(x)  # here
 """,
         id="early-exit-on-device",
+    ),
+    pytest.param(
+        """
+def on_tpu_kind():
+    return "TPU" in jax.devices()[0].device_kind
+
+def main(x):
+    if on_tpu_kind():
+        return lib.kernel(x)  # here
+    return x
+""",
+        id="device-kind-helper",
+    ),
+    pytest.param(
+        """
+def main(x):
+    if jax.devices()[0].device_kind in ("TPU v4", "TPU v5 lite"):
+        return lib.kernel(x)  # here
+    return x
+""",
+        id="device-kind-among-tpu-names",
     ),
 ]
 
@@ -226,6 +269,24 @@ def main(x):
     return x
 """,
         id="disjunction-with-an-unknown",
+    ),
+    pytest.param(
+        """
+def main(x):
+    if "NVIDIA" not in jax.devices()[0].device_kind:
+        return lib.kernel(x)  # here
+    return x
+""",
+        id="device-kind-not-nvidia-may-still-be-cuda",
+    ),
+    pytest.param(
+        """
+def main(x):
+    if "v5" in jax.devices()[0].device_kind:
+        return lib.kernel(x)  # here
+    return x
+""",
+        id="device-kind-generation-only",
     ),
 ]
 

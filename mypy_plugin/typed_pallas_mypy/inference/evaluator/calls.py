@@ -22,7 +22,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import library
+from typed_pallas_mypy.inference.evaluator import kinds, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -38,6 +38,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     ContextManagerFactory,
     Derivative,
     Descriptor,
+    DeviceKind,
     External,
     Flow,
     Frame,
@@ -260,6 +261,8 @@ class Calls:
             return made
         if isinstance(value, ContainerMethod):
             return library.container_method(self.m, value, args, keywords)
+        if isinstance(value, DeviceKind) and value.method and not keywords:
+            return Outcome(returns=kinds.method_call(value, args))
         if isinstance(value, External):
             return library.call_external(
                 m, value.fullname, args, keywords, star_unknown, kw_unknown, site, frame

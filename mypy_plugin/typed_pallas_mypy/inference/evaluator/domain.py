@@ -89,6 +89,17 @@ DEVICE: Final = Device()
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceKind(Value):
+    """A device's ``device_kind`` under the assumed lowering ``platform`` (a model name
+    such as "TPU v5 lite": only its markers are known, ``device_kinds``); ``lowered``:
+    after ``.lower()``. ``method``: one of its string methods, unbound (``kind.startswith``)."""
+
+    platform: str
+    lowered: bool = False
+    method: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Devices(Value):
     """``jax.devices()``: at least one device, each of the assumed platform."""
 

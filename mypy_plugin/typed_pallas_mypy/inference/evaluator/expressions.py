@@ -20,7 +20,7 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from typed_pallas_mypy.inference.evaluator import journal, library
+from typed_pallas_mypy.inference.evaluator import journal, kinds, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     DEVICE,
@@ -34,6 +34,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     ContainerMethod,
     Descriptor,
     Device,
+    DeviceKind,
     Devices,
     External,
     Flow,
@@ -209,6 +210,12 @@ class Expressions:
         if isinstance(value, Device):
             if name == "platform":
                 return vset(Const(m.backend_name))
+            if name == "device_kind":
+                return vset(DeviceKind(m.platform))
+            return ANYTHING
+        if isinstance(value, DeviceKind) and not value.method:
+            if name in kinds.METHODS:
+                return vset(DeviceKind(value.platform, value.lowered, name))
             return ANYTHING
         if isinstance(value, Array):
             return _array_attribute(value, name)
@@ -816,6 +823,8 @@ def compare(op: ast.cmpop, left: VSet, right: VSet) -> bool | None:
 def _compare_values(
     fn: Callable[[object, object], object], op: ast.cmpop, a: Value, b: Value
 ) -> bool | None:
+    if isinstance(a, DeviceKind) or isinstance(b, DeviceKind):
+        return kinds.comparison(op, a, b)
     if isinstance(a, Const) and isinstance(b, Const):
         try:
             return bool(fn(a.value, b.value))
