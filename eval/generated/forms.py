@@ -24,6 +24,13 @@ calls, traces, keeps or only shape-evaluates a function, and the derivative and 
 rules, run under the transformation that runs them), not from what the checker knows: a
 form the checker does not follow stays here, and the runner reports it as a miss. Adding a
 form is adding one ``Form``.
+
+Every row of that table (``ROWS``, ``CONTEXTS``, ``CLASS_DECORATORS``) is used by some
+variant, or is in ``NOT_FORMS`` with the reason no program can use it to wrap a kernel call
+that JAX judges on the CPU host (a kernel's body or index map, a hook JAX calls outside any
+trace, hardware or a package the host does not have, a lowering JAX refuses at the kernel's
+own platform); ``SPELLED_AS`` names the rows no code spells by name.
+``tests/eval/test_generated.py`` checks both.
 """
 
 from __future__ import annotations
@@ -919,8 +926,421 @@ form(
     "        return cls(fn)\n\n\ndef $out(x):\n    return jax.tree.map(lambda v: v, _Box(inner)).fn(x)\n",
 )
 
+# -- forms written to cover the rows of JAX's table (jax_api.ROWS, CONTEXTS,
+# CLASS_DECORATORS) that no form used yet, from JAX's and Python's documentation; the rows
+# no program can use to wrap a kernel call are in NOT_FORMS, each with its reason ----------
+
+form(
+    "jax.tree: paths, structure and broadcast",
+    "jax",
+    "$imp\n\n\ndef $out(x):\n    pairs, treedef = jax.tree.flatten_with_path({'w': x})\n"
+    "    return jax.tree.unflatten(treedef, [inner(v) for _path, v in pairs])['w']\n",
+    "$imp\n\n\ndef $out(x):\n    named = {\n        jax.tree_util.keystr(path): inner(v)\n"
+    "        for path, v in jax.tree_util.tree_leaves_with_path({'w': x})\n    }\n"
+    "    return named[\"['w']\"]\n",
+    "$imp\n\n\ndef $out(x):\n    treedef = jax.tree.structure({'w': x})\n"
+    "    return jax.tree.unflatten(treedef, [inner(x)])['w']\n",
+    "$imp\n\n\ndef $out(x):\n    tree = {'w': x}\n    scales = jax.tree.broadcast(2.0, tree)\n"
+    "    return jax.tree.map(lambda s, v: inner(v) * s, scales, tree)['w']\n",
+    "$imp\n\n\ndef $out(x):\n    if jax.tree.all(jax.tree.map(lambda v: v.ndim == 2, {'w': x})):\n"
+    "        return inner(x)\n    return x\n",
+    "$imp\n\n\ndef $out(x):\n    leaves, treedef = jax.tree_util.tree_flatten({'fn': inner})\n"
+    "    return jax.tree_util.tree_unflatten(treedef, leaves)['fn'](x)\n",
+)
+form(
+    "jax.tree: is_leaf and reductions",
+    "jax",
+    "$imp\n\n\ndef _is_array(v):\n    return isinstance(v, jax.Array) and inner(v) is not None\n\n\n"
+    "def $out(x):\n    pairs, _treedef = jax.tree_util.tree_flatten_with_path({'w': x}, _is_array)\n"
+    "    return pairs[0][1]\n",
+    "$imp\n\n\ndef $out(x):\n    found = jax.tree.leaves_with_path(\n"
+    "        {'w': x}, is_leaf=lambda v: isinstance(v, jax.Array) and inner(v) is not None\n"
+    "    )\n    return found[0][1]\n",
+    "$imp\n\n\ndef $out(x):\n    leaves = jax.tree_util.tree_leaves(\n"
+    "        [x], lambda v: isinstance(v, jax.Array) and inner(v) is not None\n    )\n"
+    "    return leaves[0]\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    treedef = jax.tree_util.tree_structure(x, is_leaf=lambda v: inner(v) is not None)\n"
+    "    return jax.tree_util.tree_unflatten(treedef, [x])\n",
+    "$imp\n\n\ndef $out(x):\n    full = jax.tree_util.tree_broadcast(\n"
+    "        [x], [[x, x]], is_leaf=lambda v: isinstance(v, jax.Array) and inner(v) is not None\n"
+    "    )\n    return full[0][1]\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    ok = jax.tree_util.tree_all([x.ndim == 2], is_leaf=lambda node: inner(x) is None)\n"
+    "    return x if ok else -x\n",
+    "$imp\n\n\ndef $out(x):\n    if jax.tree_util.all_leaves(\n"
+    "        [x], is_leaf=lambda v: isinstance(v, jax.Array) and inner(v) is not None\n    ):\n"
+    "        return x\n    return -x\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    return jax.tree_util.tree_reduce_associative(lambda a, b: inner(a) + b, (x, x))\n",
+)
+form(
+    "jax.tree_util: registering node classes",
+    "jax",
+    "$imp\n\n\nclass _Box:\n    def __init__(self, fn):\n        self.fn = fn\n\n\n"
+    "jax.tree_util.register_pytree_node(\n"
+    "    _Box, lambda b: ((), b.fn), lambda fn, _children: _Box(fn)\n)\n\n\n"
+    "def $out(x):\n    return jax.tree.map(lambda v: v, _Box(inner)).fn(x)\n",
+    "$imp\n\n\nclass _Op:\n    def __init__(self, value, fn):\n        self.value = value\n"
+    "        self.fn = fn\n\n\ndef _flatten(op):\n    return (op.value,), op.fn\n\n\n"
+    "def _unflatten(fn, children):\n    return _Op(children[0], fn)\n\n\n"
+    "jax.tree_util.register_pytree_node(_Op, _flatten, _unflatten)\n\n\n"
+    "def $out(x):\n    op = jax.tree.map(lambda v: v * 1.0, _Op(x, inner))\n"
+    "    return op.fn(op.value)\n",
+    "$imp\n\n\nclass _Op:\n    def __init__(self, value, fn):\n        self.value = value\n"
+    "        self.fn = fn\n\n\njax.tree_util.register_pytree_with_keys(\n    _Op,\n"
+    "    lambda op: (((jax.tree_util.GetAttrKey('value'), op.value),), op.fn),\n"
+    "    lambda fn, children: _Op(children[0], fn),\n)\n\n\n"
+    "def $out(x):\n    op = jax.tree_util.tree_map_with_path(lambda path, v: v, _Op(x, inner))\n"
+    "    return op.fn(op.value)\n",
+    "$imp\n\n\n@jax.tree_util.register_pytree_with_keys_class\nclass _Op:\n"
+    "    def __init__(self, value, fn):\n        self.value = value\n        self.fn = fn\n\n"
+    "    def tree_flatten_with_keys(self):\n"
+    "        return ((jax.tree_util.GetAttrKey('value'), self.value),), self.fn\n\n"
+    "    @classmethod\n    def tree_unflatten(cls, fn, children):\n"
+    "        return cls(children[0], fn)\n\n    def __call__(self):\n"
+    "        return self.fn(self.value)\n\n\n"
+    "def $out(x):\n    return jax.tree.map(lambda v: v, _Op(x, inner))()\n",
+    "$imp\n\n\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass(frozen=True)\n"
+    "class _Op:\n    value: jax.Array\n"
+    "    fn: typing.Callable = dataclasses.field(metadata=dict(static=True))\n\n\n"
+    "def $out(x):\n    op = jax.tree.map(lambda v: v + 0.0, _Op(x, inner))\n"
+    "    return op.fn(op.value)\n",
+    "$imp\n\n\n@dataclasses.dataclass\nclass _Op:\n    value: typing.Any\n"
+    "    fn: typing.Callable\n\n\n"
+    "jax.tree_util.register_dataclass(_Op, data_fields=['value'], meta_fields=['fn'])\n\n\n"
+    "def $out(x):\n    op = jax.tree.map(lambda v: v, _Op(x, inner))\n"
+    "    return op.fn(op.value)\n",
+    "$imp\n\n\n@jax.tree_util.register_static\nclass _Kernel:\n    def __init__(self, fn):\n"
+    "        self.fn = fn\n\n    def __call__(self, x):\n        return self.fn(x)\n\n\n"
+    "@jax.jit\ndef _apply(kernel, x):\n    return kernel(x)\n\n\n"
+    "def $out(x):\n    return _apply(_Kernel(inner), x)\n",
+    "$imp\n\n\nclass _Box:\n    def __init__(self, fn):\n        self.fn = fn\n\n\n"
+    "jax.tree_util.register_pytree_node(\n"
+    "    _Box, lambda b: ((), b.fn), lambda fn, _children: _Box(fn)\n)\n"
+    "jax.export.register_pytree_node_serialization(\n    _Box,\n"
+    "    serialized_name='$pkg.m$level._Box',\n    serialize_auxdata=lambda fn: b'',\n"
+    "    deserialize_auxdata=lambda data: inner,\n)\n\n\n"
+    "def $out(x):\n    return jax.tree.map(lambda v: v, _Box(inner)).fn(x)\n",
+)
+form(
+    "standard library: more functools and itertools",
+    "standard library",
+    "$imp\n\n\nclass _Ops:\n    def _apply(self, fn, x):\n        return fn(x)\n\n"
+    "    run = functools.partialmethod(_apply, inner)\n\n\n"
+    "def $out(x):\n    return _Ops().run(x)\n",
+    "$imp\n\n\n@functools.lru_cache(maxsize=8)\ndef _scaled(scale):\n"
+    "    return lambda v: inner(v) * scale\n\n\ndef $out(x):\n    return _scaled(2.0)(x)\n",
+    "$imp\n\n\ndef _kernel():\n    return inner\n\n\n"
+    "_cached = functools.lru_cache(maxsize=1)(_kernel)\n\n\n"
+    "def $out(x):\n    return _cached()(x)\n",
+    "$imp\n\n\nclass _Ops:\n    @functools.singledispatchmethod\n    def run(self, x):\n"
+    "        return inner(x)\n\n    @run.register\n    def _(self, x: int):\n        return x\n\n\n"
+    "def $out(x):\n    return _Ops().run(x)\n",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n"
+    "    for fn in itertools.takewhile(callable, [inner, None]):\n        x = fn(x)\n"
+    "    return x\n",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n"
+    "    return next(itertools.takewhile(lambda v: inner(v) is not None, [x]), x)\n",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n    ops = [('kernel', inner)]\n"
+    "    for _name, group in itertools.groupby(ops, key=operator.itemgetter(0)):\n"
+    "        for _, fn in group:\n            x = fn(x)\n    return x\n",
+    "import itertools\n\n$imp\n\n\ndef $out(x):\n"
+    "    for _shape, group in itertools.groupby([x], key=lambda v: inner(v).shape):\n"
+    "        return next(group)\n    return x\n",
+    "$imp\n\n\ndef $out(x):\n    return min([x], key=lambda v: inner(v).sum())\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    _cost, fn = min([(1, inner), (2, None)], key=operator.itemgetter(0))\n"
+    "    return fn(x)\n",
+)
+form(
+    "standard library: typing, enum and class decorators",
+    "standard library",
+    "import typing_extensions\n\n$imp\n\n\nclass _Base:\n    def run(self, x):\n"
+    "        return x\n\n\nclass _Impl(_Base):\n    @typing_extensions.override\n"
+    "    def run(self, x):\n        return inner(x)\n\n\ndef $out(x):\n    return _Impl().run(x)\n",
+    "$imp\n\nif sys.version_info >= (3, 12):\n    from typing import override\nelse:\n"
+    "    from typing_extensions import override\n\n\nclass _Base:\n"
+    "    def __call__(self, x):\n        return x\n\n\nclass _Impl(_Base):\n    @override\n"
+    "    def __call__(self, x):\n        return inner(x)\n\n\n$out = _Impl()\n",
+    "$imp\n\n\n@typing.final\nclass _Op:\n    def run(self, x):\n        return inner(x)\n\n\n"
+    "def $out(x):\n    return _Op().run(x)\n",
+    "import typing_extensions\n\n$imp\n\n\n@typing_extensions.final\nclass _Op:\n"
+    "    fn = staticmethod(inner)\n\n\ndef $out(x):\n    return _Op.fn(x)\n",
+    "$imp\n\n\n@typing.runtime_checkable\nclass _Kernel(typing.Protocol):\n"
+    "    def __call__(self, x): ...\n\n\ndef $out(x):\n    if isinstance(inner, _Kernel):\n"
+    "        return inner(x)\n    return x\n",
+    "import typing_extensions\n\n$imp\n\n\n@typing_extensions.runtime_checkable\n"
+    "class _Runs(typing_extensions.Protocol):\n    def run(self, x): ...\n\n\nclass _Op:\n"
+    "    def run(self, x):\n        return inner(x)\n\n\ndef $out(x):\n    op = _Op()\n"
+    "    assert isinstance(op, _Runs)\n    return op.run(x)\n",
+    "$imp\n\n\n@enum.unique\nclass _Mode(enum.Enum):\n    KERNEL = 1\n    SKIP = 2\n\n"
+    "    def apply(self, x):\n        return inner(x) if self is _Mode.KERNEL else x\n\n\n"
+    "def $out(x):\n    return _Mode.KERNEL.apply(x)\n",
+    "$imp\n\n\n@functools.total_ordering\nclass _Op:\n    def __init__(self, rank, fn):\n"
+    "        self.rank = rank\n        self.fn = fn\n\n    def __eq__(self, other):\n"
+    "        return self.rank == other.rank\n\n    def __lt__(self, other):\n"
+    "        return self.rank < other.rank\n\n\n"
+    "def $out(x):\n    return max(_Op(1, lambda v: v), _Op(2, inner)).fn(x)\n",
+    "import attrs\n\n$imp\n\n\n@attrs.mutable\nclass _Cfg:\n    fn: typing.Callable = inner\n\n\n"
+    "def $out(x):\n    return _Cfg().fn(x)\n",
+)
+form(
+    "jax: sharding axes, export, jaxprs and state",
+    "jax",
+    "from jax.sharding import PartitionSpec as P\n\n$imp\n\n\ndef $out(x):\n"
+    "    return jax.sharding.auto_axes(inner, out_sharding=P())(x)\n",
+    "from jax.sharding import PartitionSpec as P\n\n$imp\n\n\ndef $out(x):\n"
+    "    return jax.sharding.explicit_axes(inner, in_sharding=P())(x)\n",
+    "from jax.experimental.shard_map import shard_map\nfrom jax.sharding import PartitionSpec as P\n\n"
+    "$imp\n\n\ndef $out(x):\n    mesh = jax.sharding.get_abstract_mesh()\n"
+    "    return shard_map(inner, mesh=mesh, in_specs=P(), out_specs=P(), check_rep=False)(x)\n",
+    "$imp\n\n\ndef $out(x):\n"
+    "    exported = jax.export.export(jax.jit(inner), platforms=['tpu'])(\n"
+    "        jax.ShapeDtypeStruct(x.shape, x.dtype)\n    )\n    return exported.call(x)\n",
+    "$imp\n\n\ndef $out(x):\n    closed = jax.make_jaxpr(inner)(x)\n"
+    "    return jax.core.eval_jaxpr(closed.jaxpr, closed.consts, x)[0]\n",
+    "from jax.experimental.buffer_callback import buffer_callback\n\n$imp\n\n\n"
+    "def _fill(ctx, out, v):\n    inner(jnp.zeros((8, 128), jnp.float32))\n\n\n"
+    "def _on_host(v):\n"
+    "    return buffer_callback(_fill, jax.ShapeDtypeStruct(v.shape, v.dtype))(v)\n\n\n"
+    "def $out(x):\n"
+    "    return jax.lax.platform_dependent(x, cpu=_on_host, default=lambda v: v * 2.0)\n",
+    "from jax.experimental import pallas as pl\n\n$imp\n\n\ndef _step(refs):\n"
+    "    (x_ref,) = refs\n    x_ref[...] = inner(x_ref[...])\n\n\n"
+    "def $out(x):\n    (y,) = pl.run_state(_step)((x,))\n    return y\n",
+    "from jax.experimental import pallas as pl\n\n$imp\n\n\ndef $out(x):\n"
+    "    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)\n"
+    "    pl.lower_as_mlir(inner, shape, platforms=['tpu'])\n    return x\n",
+    "$imp\n\n\ndef $out(x):\n    def upper(a, k):\n"
+    "        return jnp.triu(a, k) * (inner(x)[:8, :8] > -1.0)\n\n"
+    "    rows, cols = jnp.mask_indices(8, upper, size=36)\n"
+    "    return x.at[rows, cols].add(1.0)\n",
+)
+_CJVP_RULE_SPARSE = (
+    "from jax.experimental import sparse\n\n$imp\n\n\n@jax.custom_jvp\ndef _op(x):\n"
+    "    return x * 2.0\n\n\n@_op.defjvp\ndef _op_jvp(primals, tangents):\n"
+    "    (x,), (t,) = primals, tangents\n    y = inner(x)\n    return y, t * y\n\n\n"
+)
+form(
+    "jax: sparse transformations and wrappers one end has",
+    "jax",
+    "from jax.experimental import sparse\n\n"
+    + _CVJP_FWD
+    + "def $out(x):\n    value, grad = sparse.value_and_grad(lambda v: _op(v).sum())(x)\n"
+    "    return grad + value\n",
+    _CJVP_RULE_SPARSE + "def $out(x):\n    return sparse.jacfwd(lambda v: _op(v).sum())(x)\n",
+    "from jax.experimental import sparse\n\n"
+    + _CVJP_FWD
+    + "def $out(x):\n    return sparse.jacrev(lambda v: _op(v).sum())(x)\n",
+    "from jax.experimental import sparse\n\n"
+    + _CVJP_FWD
+    + "def $out(x):\n    return sparse.jacobian(lambda v: _op(v).sum())(x)\n",
+    "$imp\n\ntry:\n    from jax.experimental.layout import Layout, explicit_layout\n"
+    "except ImportError:  # jax 0.10\n    explicit_layout = None\n\n\ndef $out(x):\n"
+    "    if explicit_layout is None:\n        return inner(x)\n"
+    "    return explicit_layout(inner, in_layouts=Layout(major_to_minor=(0, 1)))(x)\n",
+    "from jax.experimental import compute_on as _co\n\n$imp\n\n"
+    "if hasattr(_co, 'compute_on2'):  # jax 0.10: compute_on is a context manager\n\n"
+    "    def $out(x):\n        with _co.compute_on('device'):\n            return inner(x)\n\n"
+    "else:\n    $out = _co.compute_on(\n"
+    "        inner, compute_type='device', out_memory_spaces=jax.memory.Space.Device\n    )\n",
+    "$imp\n\ntry:\n    from jax.experimental.compute_on import compute_on2 as _compute_on\n"
+    "except ImportError:  # jax 0.12\n"
+    "    from jax.experimental.compute_on import compute_on as _compute_on\n\n\n"
+    "@functools.partial(\n    _compute_on, compute_type='device', "
+    "out_memory_spaces=jax.memory.Space.Device\n)\ndef $out(x):\n    return inner(x)\n",
+    "$imp\n\ntry:\n    from jax.experimental.xla_metadata import xla_metadata_call2\n"
+    "except ImportError:  # jax 0.10\n    xla_metadata_call2 = None\n\n\ndef $out(x):\n"
+    "    if xla_metadata_call2 is None:\n        return inner(x)\n"
+    "    return xla_metadata_call2(inner, {'op': 'kernel'})(x)\n",
+    "$imp\n\ntry:\n    from jax.experimental.overlap import program_order\n"
+    "except ImportError:  # jax 0.10\n    program_order = None\n\n"
+    "$out = inner if program_order is None else program_order(inner, enforce=True)\n",
+)
+_FUSER = "from jax.experimental.pallas import fuser\n\n$imp\n\n\n"
+form(
+    "jax.experimental.pallas.fuser: fusions around a kernel",
+    "jax",
+    _FUSER + "@fuser.fusible\ndef _op(x_fusion, out_fusion):\n    y = inner(x_fusion())\n"
+    "    return y if out_fusion is None else out_fusion(y)\n\n\n"
+    "@fuser.fuse\ndef $out(x):\n    return _op(x * 2.0)\n",
+    _FUSER + "@fuser.fusible\ndef _op(x_fusion, out_fusion):\n    return inner(x_fusion())\n\n\n"
+    "def $out(x):\n    return _op(x)\n",
+    _FUSER + "def $out(x):\n    return fuser.evaluate(inner)(x)\n",
+    _FUSER + "@fuser.custom_fusion\ndef _op(x):\n    return inner(x)\n\n\n"
+    "@_op.def_eval_rule\ndef _eval(ctx, x):\n    return [x * 2.0]\n\n\n"
+    "@_op.def_pull_block_spec\ndef _pull(out_block_transforms):\n"
+    "    return out_block_transforms\n\n\ndef $out(x):\n    return _op(x)\n",
+    _FUSER + "@fuser.custom_fusion\ndef _op(x):\n    return x * 2.0\n\n\n"
+    "@_op.def_pallas_impl\ndef _in_kernel(x):\n    return inner(x)\n\n\n"
+    "@_op.def_eval_rule\ndef _eval(ctx, x):\n    return [x * 2.0]\n\n\n"
+    "@_op.def_pull_block_spec\ndef _pull(out_block_transforms):\n"
+    "    return out_block_transforms\n\n\n"
+    "@_op.def_push_block_spec\ndef _push(in_block_specs):\n    return in_block_specs\n\n\n"
+    "def $out(x):\n    return _op(x)\n",
+    _FUSER + "def $out(x):\n"
+    "    fn, values, _scalars = fuser.get_fusion_values(lambda: inner(x))\n"
+    "    return fn(values)\n",
+    _FUSER + "def $out(x):\n    fuser.get_fusion_values(lambda: inner(x))\n    return x\n",
+    _FUSER + "def $out(x):\n"
+    "    fn, values, _scalars = fuser.get_stateful_input_fusion_values(lambda: inner(x))\n"
+    "    return fn(values)\n",
+    _FUSER + "def $out(x):\n"
+    "    fn, values, _scalars, _aliases = fuser.get_stateful_output_fusion_values(inner, x)\n"
+    "    return fn(values, x)\n",
+)
+
+
 FORMS: Final[tuple[Form, ...]] = tuple(_F)
 BY_NAME: Final[dict[str, Form]] = {f.name: f for f in FORMS}
+
+# -- the rows of JAX's table no form uses -------------------------------------------------
+
+_KERNEL_BODY: Final = (
+    "runs its function inside a kernel's body (a pallas_call cannot run in another kernel's body)"
+)
+_PROPAGATES: Final = (
+    "propagates block specs through each primitive of its function, and pallas_call has none "
+    "(NotImplementedError at both ends): no program lowers for its kernel's platform"
+)
+_NUMERIC_CHECK: Final = (
+    "compares the function's values with numpy: on traced values it raises "
+    "TracerArrayConversionError, and run eagerly a TPU or GPU kernel would have to execute on "
+    "the CPU host"
+)
+_INDEX_MAP: Final = "its function is an index map, run on grid indices while the kernel lowers"
+_LISTENER: Final = "a listener JAX calls when it records an event, outside any trace"
+_NOT_INSTALLED: Final = "not installed in the JAX environments the programs are judged in"
+_ROOFLINE: Final = (
+    "its analysis cannot walk a pallas_call's kernel (TypeError: Expected ShapedArray, got "
+    "AbstractRef) at either end: no program lowers for its kernel's platform"
+)
+_INTERPRETER: Final = (
+    "runs the kernels under it with the Pallas interpreter, through host callbacks of the CPU "
+    "backend: lowering them for tpu or cuda from the CPU host raises 'the platform for the "
+    "specified backend cpu is different from the lowering platform', so no program is judged"
+)
+
+#: Rows of jax_api (ROWS, CONTEXTS, CLASS_DECORATORS; by first spelling) that no variant
+#: uses, each with the reason no program can use it to wrap a kernel call the yardstick can
+#: judge; every other row is used by some variant (tests/eval/test_generated.py checks both).
+NOT_FORMS: Final[dict[str, str]] = {
+    # transformations and entry points
+    "jax.pmap": (
+        "maps over the host's devices (a concrete mesh of CPU devices), which JAX refuses "
+        "inside the abstract mesh of the target platform that cross-lowering on the CPU host "
+        "needs: no program lowers for its kernel's platform"
+    ),
+    "jax.smap": (
+        "checks how values vary over the mesh axes, with no switch to turn that off, and the "
+        "kernel's out_shape names no varying axes: JAX refuses every such program for its own "
+        "platform"
+    ),
+    "jax.experimental.jet.jet": (
+        "JAX has no Taylor rule for pallas_call (KeyError), and under jet a custom_jvp's or "
+        "custom_vjp's primal runs, not its rules: no program lowers for its kernel's platform"
+    ),
+    "jax.experimental.roofline.roofline": _ROOFLINE,
+    "jax.experimental.roofline.roofline_and_grad": _ROOFLINE,
+    "jax.test_util.check_grads": _NUMERIC_CHECK,
+    "jax.test_util.check_jvp": _NUMERIC_CHECK,
+    "jax.test_util.check_vjp": _NUMERIC_CHECK,
+    "jax.experimental.custom_partitioning.custom_partitioning": (
+        "at jax 0.12 it needs devices when it is lowered ('AbstractMesh cannot be used when "
+        "jaxpr contains primitives that require devices'), which cross-lowering on the CPU "
+        "host does not have: no program lowers there (at jax 0.10 they do)"
+    ),
+    "jax.experimental.custom_partitioning.custom_partitioning.def_partition": (
+        "a rule of custom_partitioning, which no program can use (see its entry); the "
+        "partition rule runs only when XLA partitions over several devices"
+    ),
+    # callbacks and hooks
+    "jax.debug.inspect_array_sharding": (
+        "its callback is called by the compiler with the sharding, after lowering, outside "
+        "any trace"
+    ),
+    "jax.make_array_from_callback": (
+        "its data_callback runs eagerly when the array is made and returns host data: a "
+        "kernel called there would execute on the CPU host, which cannot run a TPU or GPU kernel"
+    ),
+    "jax.experimental.colocated_python.colocated_python": (
+        "runs the function on the CPU hosts colocated with a multi-host backend's devices, "
+        "which the CPU host does not have"
+    ),
+    "jax.monitoring.register_event_listener": _LISTENER,
+    "jax.monitoring.register_event_duration_secs_listener": _LISTENER,
+    "jax.monitoring.register_event_time_span_listener": _LISTENER,
+    "jax.monitoring.register_scalar_listener": _LISTENER,
+    "jax.scipy.linalg.funm": (
+        "its Schur decomposition lowers only for the CPU (no MLIR rule for 'schur' on tpu or "
+        "cuda): no program lowers for its kernel's platform"
+    ),
+    # Pallas: entry points, kernel bodies and index maps
+    "jax.experimental.pallas.kernel": (
+        "an entry point like pallas_call whose function is a kernel's body: a kernel written "
+        "with it would be a new kernel kind at the bottom, not a form"
+    ),
+    "jax.experimental.pallas.mosaic_gpu.kernel": (
+        "an entry point like pallas_call whose function is a kernel's body: a kernel written "
+        "with it would be a new kernel kind at the bottom, not a form"
+    ),
+    "jax.experimental.pallas.core_map": _KERNEL_BODY,
+    "jax.experimental.pallas.BlockSpec": _INDEX_MAP,
+    "jax.experimental.pallas.mosaic_gpu.BlockSpec": _INDEX_MAP,
+    "jax.experimental.pallas.when": _KERNEL_BODY + ": its function writes refs and returns nothing",
+    "jax.experimental.pallas.loop": _KERNEL_BODY + ": its function writes refs and returns nothing",
+    "jax.experimental.pallas.run_scoped": _KERNEL_BODY + ", with scratch memory",
+    "jax.experimental.pallas.with_scoped": _KERNEL_BODY + ", with scratch memory",
+    "jax.experimental.pallas.tpu.emit_pipeline": _KERNEL_BODY + ", as a pipeline",
+    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": _KERNEL_BODY + ", as a pipeline",
+    "jax.experimental.pallas.tpu.emit_pipeline_with_async_prefetch": _KERNEL_BODY
+    + ", as a pipeline (jax 0.12 only)",
+    "jax.experimental.pallas.tpu.run_on_first_core": _KERNEL_BODY,
+    "jax.experimental.pallas.tpu.sample_block": _KERNEL_BODY,
+    "jax.experimental.pallas.tpu.InterpretParams": (
+        "interpret mode's parameters: its grid_point_recorder runs in the interpreter at run "
+        "time, and the interpreter cannot be lowered for tpu or cuda from the CPU host (see "
+        "force_tpu_interpret_mode)"
+    ),
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline": _KERNEL_BODY + ", as a pipeline",
+    "jax.experimental.pallas.mosaic_gpu.emit_pipeline_warp_specialized": _KERNEL_BODY
+    + ", as a pipeline",
+    "jax.experimental.pallas.mosaic_gpu.nd_loop": _KERNEL_BODY,
+    "jax.experimental.pallas.mosaic_gpu.dynamic_scheduling_loop": _KERNEL_BODY,
+    "jax.experimental.pallas.mosaic_gpu.warp_map": _KERNEL_BODY,
+    "jax.experimental.pallas.mosaic_gpu.inline_mgpu": _KERNEL_BODY,
+    "jax.experimental.pallas.tpu_sc.parallel_loop": _KERNEL_BODY,
+    "jax.experimental.pallas.mosaic_gpu.as_torch_kernel": (
+        "makes a torch kernel: needs torch, which the JAX environments do not have, and a GPU"
+    ),
+    "jax.experimental.mosaic.gpu.profiler.measure": (
+        "runs and times the function on a GPU device, which the CPU host does not have"
+    ),
+    "jax.experimental.pallas.fuser.pull_block_spec": _PROPAGATES,
+    "jax.experimental.pallas.fuser.push_block_spec": _PROPAGATES,
+    "jax.experimental.pallas.fuser.push_pull_block_spec": _PROPAGATES,
+    # other packages
+    "jaxtyping.jaxtyped": _NOT_INSTALLED,
+    "beartype.beartype": _NOT_INSTALLED,
+    "chex.dataclass": _NOT_INSTALLED,
+    "flax.struct.dataclass": _NOT_INSTALLED,
+    "typed_pallas.platform": (
+        "typed-pallas's own annotation, not JAX's or Python's API: a program using it would "
+        "tell the checker the answer"
+    ),
+    # contexts
+    "jax.experimental.pallas.tpu.force_tpu_interpret_mode": _INTERPRETER,
+    "jax.experimental.pallas.mosaic_gpu.force_gpu_interpret_mode": _INTERPRETER
+    + " (jax 0.12 only)",
+}
+
+#: Rows whose callable no code spells by name, and the text a variant holds where it uses
+#: one: the type ``lru_cache`` returns, the method behind ``x.at[i].apply``.
+SPELLED_AS: Final[dict[str, str]] = {
+    "functools._lru_cache_wrapper": "functools.lru_cache(",
+    "jax._src.numpy.array_methods._IndexUpdateRef.apply": "].apply(",
+}
 
 # -- the bottom: kernels -----------------------------------------------------------------
 

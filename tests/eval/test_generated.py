@@ -1,6 +1,9 @@
 """Generated programs judged by JAX (``eval.generated``, issue 50).
 
 * every variant of every form renders to valid Python, and generation is repeatable;
+* the grammar covers JAX's table: every row (``jax_api.ROWS``, ``CONTEXTS``,
+  ``CLASS_DECORATORS``) is used by some variant or is in ``forms.NOT_FORMS`` with a reason,
+  and the yardstick's seed gives every form at least 20 programs;
 * the runner is honest: a program JAX refuses that the checker is made to miss counts as a
   miss, a program JAX lowers that the checker is made to flag counts as a false finding,
   and a program that does not lower for its own kernel's platform is not judged;
@@ -12,16 +15,28 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from eval.generated import checker, report, truth
 from eval.generated.__main__ import run
-from eval.generated.forms import FORMS, GUARDS, KERNELS
+from eval.generated.forms import (
+    FORMS,
+    GUARDS,
+    KERNELS,
+    NOT_FORMS,
+    SPELLED_AS,
+    Form,
+    kernel_module,
+)
 from eval.generated.program import build, generate
+from typed_pallas_mypy.inference import jax_api
 
 FLOOR = Path(truth.__file__).with_name("recall-floor.json")
 
@@ -46,6 +61,117 @@ def test_generation_is_repeatable_and_a_prefix_of_a_longer_run() -> None:
     longer = [p.name for p in generate(7, 60, 3)]
     assert longer[: len(first)] == [p.name for p in first]
     assert {p.depth for p in generate(7, 60, 3)} == {1, 2, 3}
+
+
+Row = jax_api.ApiRow | jax_api.ContextRow | jax_api.ClassDecoratorRow
+TABLE: tuple[Row, ...] = (*jax_api.ROWS, *jax_api.CONTEXTS, *jax_api.CLASS_DECORATORS)
+
+
+def _references(text: str) -> tuple[set[str], set[str]]:
+    """(the dotted names a module refers to, imports resolved; the attribute names it uses).
+    A bare name of a builtin is ``builtins.NAME``; a name imported under several branches
+    (``try`` / ``except ImportError``) stands for each."""
+    tree = ast.parse(text)
+    bound: dict[str, set[str]] = {}
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                target = alias.name if alias.asname else alias.name.split(".")[0]
+                bound.setdefault(alias.asname or target, set()).add(target)
+                names.add(alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                bound.setdefault(alias.asname or alias.name, set()).add(full)
+                names.add(full)
+    attributes: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            attributes.add(node.attr)
+        parts: list[str] = []
+        current: ast.expr = node if isinstance(node, ast.expr) else ast.Constant(None)
+        while isinstance(current, ast.Attribute):
+            parts.append(current.attr)
+            current = current.value
+        if not isinstance(current, ast.Name):
+            continue
+        tail = parts[::-1]
+        for base in bound.get(current.id, ()):
+            names.add(".".join([base, *tail]))
+        if current.id not in bound and hasattr(builtins, current.id):
+            names.add(".".join(["builtins", current.id, *tail]))
+    return names, attributes
+
+
+def _modules(forms: Sequence[Form]) -> list[str]:
+    """Every module a variant of ``forms`` renders to, and the kernels' modules."""
+    texts = [kernel_module(kind) for kind in KERNELS]
+    for form in forms:
+        for variant in range(len(form.variants)):
+            texts.extend(form.render(variant, pkg="pkg", level=1).values())
+    return texts
+
+
+def _used(entry: Row, modules: Sequence[tuple[set[str], set[str], str]]) -> bool:
+    spellings = entry.spellings()
+    for names, attributes, text in modules:
+        if names.intersection(spellings):
+            return True
+        if any(SPELLED_AS.get(spelling, "\0") in text for spelling in spellings):
+            return True
+        if isinstance(entry, jax_api.ApiRow) and entry.kind is jax_api.Kind.METHOD:
+            # ``f.defvjp(...)``: the class that makes ``f`` is named, the method is used
+            owners = {spelling.rsplit(".", 1)[0] for spelling in spellings}
+            method = spellings[0].rsplit(".", 1)[1]
+            if names.intersection(owners) and method in attributes:
+                return True
+    return False
+
+
+def _unaccounted(forms: Sequence[Form]) -> tuple[list[str], list[str]]:
+    """(rows neither used by a variant of ``forms`` nor in NOT_FORMS, rows NOT_FORMS lists
+    that a variant uses)."""
+    modules = [(*_references(text), text) for text in _modules(forms)]
+    missing, stale = [], []
+    for entry in TABLE:
+        first = entry.spellings()[0]
+        used = _used(entry, modules)
+        if not used and first not in NOT_FORMS:
+            missing.append(first)
+        if used and first in NOT_FORMS:
+            stale.append(first)
+    return missing, stale
+
+
+def test_every_row_of_jax_table_is_used_by_a_form_or_excluded_with_a_reason() -> None:
+    assert _unaccounted(FORMS) == ([], [])
+    firsts = {entry.spellings()[0] for entry in TABLE}
+    assert sorted(set(NOT_FORMS) - firsts) == []  # each names a row, by its first spelling
+    assert all(reason.strip() for reason in NOT_FORMS.values())
+    spelled = {spelling for entry in TABLE for spelling in entry.spellings()}
+    assert sorted(set(SPELLED_AS) - spelled) == []
+
+
+def test_a_row_no_form_uses_and_no_reason_excludes_is_reported() -> None:
+    """The check can fail: without the form that holds the fuser, its rows are unaccounted."""
+    fuser = [form for form in FORMS if "fuser" not in form.name]
+    missing, stale = _unaccounted(fuser)
+    assert "jax.experimental.pallas.fuser.fuse" in missing and stale == []
+    assert _references("from a.b import c as d\nimport e.f\nd.g(e.f.h, min)")[0] >= {
+        "a.b.c.g",
+        "e.f.h",
+        "builtins.min",
+    }
+
+
+def test_the_yardsticks_seed_gives_every_form_20_programs() -> None:
+    programs = generate(50, 2000, 3)
+    count = {form.name: 0 for form in FORMS}
+    for program in programs:
+        for name in set(program.form_names()):
+            count[name] += 1
+    assert {name: n for name, n in count.items() if n < 20} == {}
 
 
 def _plain_guard(platform: str) -> tuple[str, str]:
