@@ -109,12 +109,7 @@ def runs(
 #: cases the engine does not get right yet, in every layout: case -> what it misses. The
 #: ground truth of each is proven all the same (test_ground_truth.py); a mark comes off
 #: when the engine learns the form (strict: a case that passes fails the run).
-ENGINE_MISSES: dict[str, str] = {
-    "fire_tree_map": (
-        "model: jax.tree.map calls its function once per leaf, and a pytree may have none; "
-        "the engine counts only what runs on every path"
-    ),
-}
+ENGINE_MISSES: dict[str, str] = {}
 
 
 def _cases() -> list[object]:

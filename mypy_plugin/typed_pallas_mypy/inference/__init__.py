@@ -46,6 +46,7 @@ anything about where the platform is decided (the plugin does, with these answer
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -195,6 +196,14 @@ class Inference:
             return Requirement(req.platforms, req.cause, req.chain, interpret, (field_name, off))
         return None  # interpret comes from where a caller cannot say it
 
+    def _rules(self, default: _T, work: Callable[[], _T]) -> _T:
+        """``work`` guarded, or ``default`` when ``TYPED_PALLAS_RULES=0`` leaves out the
+        rules' answers about what functions and calls run (to measure what the evaluator
+        finds alone)."""
+        if os.environ.get("TYPED_PALLAS_RULES", "") == "0":
+            return default
+        return self._guarded(default, work)
+
     def _guarded(self, default: _T, work: Callable[[], _T]) -> _T:
         try:
             return work()
@@ -209,14 +218,12 @@ class Inference:
         """The requirement of a function, method (``pkg.mod.Class.method``), alias,
         re-export, ``jax.jit`` / ``custom_vjp`` / ``partial`` object, or class (its
         instances' ``__call__``); None when unknown, unreadable, or without one."""
-        return self._guarded(None, lambda: self._public(self._resolver.requirement(fullname)))
+        return self._rules(None, lambda: self._public(self._resolver.requirement(fullname)))
 
     def result_requirement(self, fullname: str) -> Requirement | None:
         """The requirement of calling what ``fullname(...)`` returns (a factory of
         kernels: ``make_splash_mha(...)``), both called without an interpret argument."""
-        return self._guarded(
-            None, lambda: self._public(self._resolver.result_requirement(fullname))
-        )
+        return self._rules(None, lambda: self._public(self._resolver.result_requirement(fullname)))
 
     def helper(self, fullname: str) -> HelperFacts:
         """(platforms when it returns true, when false) of a guard helper
@@ -232,16 +239,14 @@ class Inference:
     def requirement_at(self, module: str, line: int) -> Requirement | None:
         """The requirement of the function of ``module`` defined at ``line`` (its
         ``def``), nested functions included."""
-        return self._guarded(
-            None, lambda: self._public(self._resolver.requirement_at(module, line))
-        )
+        return self._rules(None, lambda: self._public(self._resolver.requirement_at(module, line)))
 
     def call_requirement(self, module: str, where: tuple[int, int, int, int]) -> Requirement | None:
         """What the call at ``where`` (line, column, end line, end column) of ``module``
         runs lowers for, when its interpret mode is known off there: the same reading
         of a call as the inference's (``make(x)(y)``, ``k = make(x); k(y)``,
         ``Op(...)(x)``, ``(a if c else b)(x)``, ``TABLE["tpu"](x)``, ``lax.cond``...)."""
-        return self._guarded(
+        return self._rules(
             None, lambda: self._public(self._resolver.call_requirement(module, where))
         )
 
@@ -258,16 +263,41 @@ class Inference:
             nothing: tuple[list[SiteFinding], frozenset[str]] = ([], frozenset())
             self._evaluated[key] = self._guarded(
                 nothing,
-                lambda: module_findings(
-                    self._resolver.evaluator_source,
-                    module,
-                    release,
-                    self._trees,
-                    self._importable,
-                    self._kept,
+                lambda: self._located(
+                    module_findings(
+                        self._resolver.evaluator_source,
+                        module,
+                        release,
+                        self._trees,
+                        self._importable,
+                        self._kept,
+                    )
                 ),
             )
         return self._evaluated[key]
+
+    def _located(
+        self, found: tuple[list[SiteFinding], frozenset[str]]
+    ) -> tuple[list[SiteFinding], frozenset[str]]:
+        """``found`` with each step of its findings' chains given its file, as the
+        rules' notes show it (relative to the project or to site-packages)."""
+        sites, read = found
+        out: list[SiteFinding] = []
+        for site in sites:
+            links = []
+            for link in site.verdict.chain:
+                located = self._resolver.locate(link.module)
+                path = located.relpath if located is not None else link.module
+                links.append(dataclasses.replace(link, path=path))
+            kernel = site.verdict.kernels[0].module
+            located = self._resolver.locate(kernel) if kernel else None
+            verdict = dataclasses.replace(
+                site.verdict,
+                chain=tuple(links),
+                kernel_path=located.relpath if located is not None else kernel,
+            )
+            out.append(dataclasses.replace(site, verdict=verdict))
+        return out, read
 
     def modules_of(self, fullname: str) -> frozenset[str]:
         """The modules ``requirement(fullname)`` was read from (after asking it)."""
@@ -280,7 +310,7 @@ class Inference:
     def wrapper(self, fullname: str) -> WrapperFacts | None:
         """The wrapper facts of a function (through aliases and re-exports), if it
         forwards its kernel and params (or its ``**kwargs``) to a Pallas entry point."""
-        return self._guarded(None, lambda: self._wrapper(fullname))
+        return self._rules(None, lambda: self._wrapper(fullname))
 
     def _wrapper(self, fullname: str) -> WrapperFacts | None:
         found = self._resolver.wrapper_of(fullname)

@@ -137,11 +137,25 @@ def evaluated_message(
     else:
         message = _platforms.mismatch_message(row.platform, expected[0])
     title = f"{row.title} params" if row is not None else "no params"
-    notes = (
-        f"the code around it lets this lower only for {', '.join(verdict.reached)}",
-        f"calling it runs the kernel at {kernel.module}:{kernel.line} ({title})",
-    )
-    return message, notes
+    plats = ", ".join(verdict.kernel_lowers_for(release)) or "no platform"
+    entry = ENTRIES[kernel.entry].title if kernel.entry in ENTRIES else "entry call"
+    notes: list[str] = []
+    for link in verdict.chain:
+        head = f"{link.name} ({link.path}:{link.defined}) lowers only for {plats}"
+        if link.callee is not None:
+            notes.append(f"{head}: it calls {link.callee} at {link.path}:{link.line}")
+        elif kernel.module == link.module and kernel.line == link.line:
+            notes.append(f"{head}: its {entry} at {link.path}:{link.line} takes {title}")
+        else:
+            made = f"{verdict.kernel_path}:{kernel.line}"
+            notes.append(
+                f"{head}: it runs, at {link.path}:{link.line}, the kernel of the {entry} "
+                f"at {made}, which takes {title}"
+            )
+    if not notes:
+        notes.append(f"calling it runs the kernel at {kernel.module}:{kernel.line} ({title})")
+    notes.append(f"the code around it lets this lower only for {', '.join(verdict.reached)}")
+    return message, tuple(notes)
 
 
 def _short(fullname: str) -> str:

@@ -471,6 +471,7 @@ class Calls:
         bound = self.bind(fn, args, keywords, star_unknown, kw_unknown)
         if bound is None:
             return Outcome(live=False, raised=vset(External("builtins.TypeError")))
+        m.enter(fn)
         if fn.is_generator:
             return Outcome(returns=vset(GeneratorObj(fn, bound)))
         if m.depth >= MAX_CALL_DEPTH or sum(1 for f in m.active if f is fn) >= 2:

@@ -56,6 +56,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     shape_of,
     vset,
 )
+from typed_pallas_mypy.inference.evaluator.machine import site_key
 
 if TYPE_CHECKING:
     from typed_pallas_mypy.inference.evaluator.machine import Machine
@@ -382,16 +383,20 @@ class Expressions:
             if not flow.live:
                 return NOTHING
             reached = True
-            return self.m.calls.call(
-                callee,
-                args,
-                keywords,
-                flow,
-                star_unknown=star_unknown,
-                kw_unknown=kw_unknown,
-                site=node,
-                frame=frame,
-            )
+            self.m.calling.append(site_key(frame.module.name, node))
+            try:
+                return self.m.calls.call(
+                    callee,
+                    args,
+                    keywords,
+                    flow,
+                    star_unknown=star_unknown,
+                    kw_unknown=kw_unknown,
+                    site=node,
+                    frame=frame,
+                )
+            finally:
+                self.m.calling.pop()
         finally:
             own, own_may = flow.ran, flow.may_ran
             flow.ran, flow.may_ran = saved[0] | own, saved[1] | own_may

@@ -77,6 +77,20 @@ def _tables_not_read(loader: Loader) -> Loader:
     return load
 
 
+#: a call site: (module, line, column, end line, end column)
+SiteKey = tuple[str, int, int, int, int]
+
+
+def site_key(module: str, node: ast.Call) -> SiteKey:
+    return (
+        module,
+        node.lineno,
+        node.col_offset,
+        node.end_lineno or node.lineno,
+        node.end_col_offset or 0,
+    )
+
+
 class OutOfBudget(Exception):
     """One question took more steps than ``BUDGET``."""
 
@@ -91,6 +105,9 @@ class SiteRecord:
     reached: bool = False
     frames: dict[int, frozenset[Kernel]] = field(default_factory=dict)
     may_ran: frozenset[Kernel] = frozenset()
+    #: the functions its call entered, itself or through what it called for it (a
+    #: class's ``__init__``, the function ``lax.cond`` runs): the way to its kernels
+    entered: frozenset[FunctionObj] = frozenset()
 
     @property
     def ran(self) -> frozenset[Kernel]:
@@ -131,7 +148,9 @@ class Machine:
         self.modules: dict[str, ModuleObj | None] = {}
         #: modules found whose source does not parse (importing them raises SyntaxError)
         self.broken: set[str] = set()
-        self.sites: dict[tuple[str, int, int, int, int], SiteRecord] = {}
+        self.sites: dict[SiteKey, SiteRecord] = {}
+        #: the call sites being evaluated, innermost last (``enter``)
+        self.calling: list[SiteKey] = []
         self._by_line: (
             dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]] | None
         ) = None
@@ -199,7 +218,9 @@ class Machine:
         modules, broken = dict(self.modules), set(self.broken)
         memoised = set(self.memo)
         rules = {owner: dict(methods) for owner, methods in self.rules.items()}
-        sites = {k: (r.reached, dict(r.frames), r.may_ran) for k, r in self.sites.items()}
+        sites = {
+            k: (r.reached, dict(r.frames), r.may_ran, r.entered) for k, r in self.sites.items()
+        }
         try:
             with journal.recording(next_serial()) as undo:
                 try:
@@ -218,6 +239,7 @@ class Machine:
             self.steps = self.depth = self.differentiating = self.batching = 0
             self.transposing = self.deferring = self.interpreting = 0
             self.active.clear()
+            self.calling.clear()
             self.unfinished = False
 
     def exists(self, name: str) -> bool:
@@ -276,6 +298,13 @@ class Machine:
             module.done = True
         return module
 
+    def enter(self, function: FunctionObj) -> None:
+        """``function`` is called for the call site being evaluated (``calling``)."""
+        if self.calling:
+            site = self.sites.setdefault(self.calling[-1], SiteRecord())
+            if function not in site.entered:
+                site.entered = site.entered | {function}
+
     def sites_by_line(self) -> dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]]:
         """The call sites by (module, line): ((column, -end line, -end column), record)
         of each, so the smallest key is the outermost call (computed once: ask after
@@ -292,14 +321,7 @@ class Machine:
         self, frame: Frame, node: ast.Call, ran: frozenset[Kernel], may_ran: frozenset[Kernel]
     ) -> None:
         """One reach of the call ``node`` in ``frame``, which ran ``ran`` on every path."""
-        key = (
-            frame.module.name,
-            node.lineno,
-            node.col_offset,
-            node.end_lineno or node.lineno,
-            node.end_col_offset or 0,
-        )
-        site = self.sites.setdefault(key, SiteRecord())
+        site = self.sites.setdefault(site_key(frame.module.name, node), SiteRecord())
         site.reached = True
         site.frames[frame.serial] = site.frames.get(frame.serial, frozenset()) | ran
         site.may_ran = site.may_ran | may_ran

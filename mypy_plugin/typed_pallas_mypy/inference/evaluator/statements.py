@@ -455,8 +455,10 @@ class Statements:
         decorators = [self.m.expressions.evaluate(d, frame, flow) for d in stmt.decorator_list]
         function = self.make_function(stmt, frame, flow, stmt.name)
         value: VSet = vset(function)
-        for decorator in reversed(decorators):
-            value = self.m.calls.call(decorator, [value], {}, flow)
+        for node, decorator in reversed(list(zip(stmt.decorator_list, decorators))):
+            # applied where it is written: a kernel it makes is made there
+            site = node if isinstance(node, ast.Call) else None
+            value = self.m.calls.call(decorator, [value], {}, flow, site=site, frame=frame)
             if not flow.live:
                 return
         self.bind_name(stmt.name, value, frame)

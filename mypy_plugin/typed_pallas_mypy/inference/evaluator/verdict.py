@@ -16,13 +16,20 @@ bodies for evidence (the engine's ``evidence_tables`` do, for the plugin).
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy.entries import ENTRIES
-from typed_pallas_mypy.inference.evaluator.domain import ANYTHING, Flow, Kernel, only
-from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget, SiteRecord
+from typed_pallas_mypy.inference.evaluator.domain import ANYTHING, Flow, FunctionObj, Kernel, only
+from typed_pallas_mypy.inference.evaluator.machine import (
+    Loader,
+    Machine,
+    OutOfBudget,
+    SiteKey,
+    SiteRecord,
+)
 
 PLATFORMS: Final = _platforms.LOWERING_PLATFORMS
 _PALLAS_CALLS: Final = frozenset(
@@ -68,6 +75,21 @@ def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = N
 
 
 @dataclass(frozen=True)
+class Link:
+    """One step of the way from a call site to a kernel it runs: the function ``name``
+    of ``module``, defined at line ``defined``, calls ``callee`` at its line ``line``;
+    in the last step ``callee`` is None and the call at ``line`` runs the kernel (the
+    kernel's entry call, when the kernel is made in that function). ``path``: the module's file as the reader shows it ("" until the engine says)."""
+
+    module: str
+    name: str
+    defined: int
+    line: int
+    callee: str | None
+    path: str = ""
+
+
+@dataclass(frozen=True)
 class CallVerdict:
     """What one call site does under each platform; ``finding`` says whether JAX refuses
     it wherever it is reached, with the kernels that refuse (``kernels``)."""
@@ -78,6 +100,16 @@ class CallVerdict:
     #: failing platforms whose refusing kernels all take params of that platform's kind
     #: (Mosaic GPU params on rocm): the author's choice, not a surprise
     chosen: tuple[str, ...] = ()
+    #: the way from the call to the first refusing kernel, through the functions it
+    #: entered (empty when the call is the kernel's own entry call, or the way is lost)
+    chain: tuple[Link, ...] = ()
+    #: the file of the first refusing kernel's module, as the reader shows it ("" until
+    #: the engine says)
+    kernel_path: str = ""
+
+    def kernel_lowers_for(self, release: tuple[int, ...] | None) -> tuple[str, ...]:
+        """The lowering platforms the first refusing kernel lowers for at ``release``."""
+        return tuple(p for p in PLATFORMS if lowers_on(self.kernels[0], p, release))
 
     @property
     def finding(self) -> bool:
@@ -128,12 +160,14 @@ def call_verdict(
     failing: list[str] = []
     chosen: list[str] = []
     kernels: list[Kernel] = []
+    chain: tuple[Link, ...] | None = None
     for platform, machine in machines.items():
         if machine is None:
             return None
-        site = _outermost(machine, module, line)
-        if site is None or not site.reached:
+        found = _outermost(machine, module, line)
+        if found is None or not found[1].reached:
             continue
+        key, site = found
         reached.append(platform)
         refusing = [k for k in site.ran if not lowers_on(k, platform, release)]
         if refusing:
@@ -141,7 +175,85 @@ def call_verdict(
             kernels.extend(k for k in refusing if k not in kernels)
             if all(_declares(k, platform) for k in refusing):
                 chosen.append(platform)
-    return CallVerdict(tuple(reached), tuple(failing), tuple(kernels), tuple(chosen))
+            if chain is None:
+                chain = _chain(machine, key, kernels[0], set())
+    return CallVerdict(tuple(reached), tuple(failing), tuple(kernels), tuple(chosen), chain or ())
+
+
+#: Steps followed from a call site to its kernel before the way is given up.
+_MAX_CHAIN: Final = 16
+
+
+def _chain(
+    machine: Machine, key: SiteKey, kernel: Kernel, seen: set[SiteKey]
+) -> tuple[Link, ...] | None:
+    """The way from the call at ``key`` to ``kernel``: through a function the call
+    entered, the call in that function's own body that ran the kernel, and on; it ends
+    in the function whose call ran the kernel itself (made there, or given to it)."""
+    if len(seen) >= _MAX_CHAIN:
+        return None
+    seen.add(key)
+    record = machine.sites.get(key)
+    if record is None:
+        return None
+    for function in sorted(record.entered, key=lambda f: (f.module.name, f.node.lineno)):
+        step = _step(machine, function, kernel, seen)
+        if step is None:
+            continue
+        node = function.node
+        name = "<lambda>" if isinstance(node, ast.Lambda) else node.name
+        module, defined = function.module.name, node.lineno
+        rest = None
+        if (step[0], step[1]) != (kernel.module, kernel.line):
+            rest = _chain(machine, step, kernel, seen)
+        if rest:
+            return (Link(module, name, defined, step[1], rest[0].name), *rest)
+        made_here = kernel.module == module and defined <= kernel.line <= (
+            node.end_lineno or defined
+        )
+        return (Link(module, name, defined, kernel.line if made_here else step[1], None),)
+    return None
+
+
+def same_kernel(a: Kernel, b: Kernel) -> bool:
+    """The same entry call's kernel, whatever its run added (nested in a primitive, a
+    result nothing uses)."""
+    return (a.entry, a.module, a.line, a.backend) == (b.entry, b.module, b.line, b.backend)
+
+
+def _step(
+    machine: Machine, function: FunctionObj, kernel: Kernel, seen: set[SiteKey]
+) -> SiteKey | None:
+    """The outermost call of ``function``'s own body (not of a function nested in it)
+    that ran ``kernel``."""
+    node = function.node
+    start, end = node.lineno, node.end_lineno or node.lineno
+    nested = [
+        (
+            (inner.lineno, inner.col_offset),
+            (inner.end_lineno or inner.lineno, inner.end_col_offset or 0),
+        )
+        for inner in ast.walk(node)
+        if inner is not node
+        and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    ]
+    best: SiteKey | None = None
+    for key, record in machine.sites.items():
+        module, line, column, end_line, end_column = key
+        if module != function.module.name or not start <= line <= end or key in seen:
+            continue
+        if any(a <= (line, column) <= b for a, b in nested):
+            continue
+        if not any(same_kernel(kernel, k) for ran in record.frames.values() for k in ran):
+            continue
+        if best is None or (line, column, -end_line, -end_column) < (
+            best[1],
+            best[2],
+            -best[3],
+            -best[4],
+        ):
+            best = key
+    return best
 
 
 def _declares(kernel: Kernel, lowering: str) -> bool:
@@ -151,7 +263,10 @@ def _declares(kernel: Kernel, lowering: str) -> bool:
     return row is not None and row.platform == _platforms.PLATFORM_OF_LOWERING.get(lowering)
 
 
-def _outermost(machine: Machine, module: str, line: int) -> SiteRecord | None:
-    """The record of the outermost call at ``line`` (first to start, last to end)."""
+def _outermost(machine: Machine, module: str, line: int) -> tuple[SiteKey, SiteRecord] | None:
+    """The outermost call at ``line`` (first to start, last to end): its key and record."""
     found = machine.sites_by_line().get((module, line))
-    return min(found, key=lambda item: item[0])[1] if found else None
+    if not found:
+        return None
+    (column, end_line, end_column), record = min(found, key=lambda item: item[0])
+    return (module, line, column, -end_line, -end_column), record

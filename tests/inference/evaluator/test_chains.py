@@ -1,0 +1,116 @@
+"""The way from a finding's call to the kernel JAX refuses (``CallVerdict.chain``).
+
+Each step is a function the call entered (itself, or through what it called for it:
+``lax.cond`` runs its branches), with the line of that function's own call that ran the
+kernel; the last step is the function whose call ran the kernel itself, at the kernel's
+entry call when the kernel was made there. Functions nested in a step that did not run
+the kernel (the other branch of a ``cond``) are not steps, and a call that is the
+kernel's own entry call has no way to show. The plugin words each step as a note.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from typed_pallas_mypy.inference.evaluator import call_verdict, run_function
+from typed_pallas_mypy.inference.evaluator.machine import files_loader
+from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict, Link
+
+OPS = """\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def _body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1
+
+
+def tpu_op(x):
+    return pl.pallas_call(
+        _body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), compiler_params=pltpu.CompilerParams()
+    )(x)
+
+
+def make():
+    return pl.pallas_call(
+        _body, out_shape=jax.ShapeDtypeStruct((8,), "float32"), compiler_params=pltpu.CompilerParams()
+    )
+"""
+
+APP = """\
+import functools
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+import ops
+
+
+def helper(x):
+    return ops.tpu_op(x)
+
+
+def through_cond(x):
+    return jax.lax.cond(x.sum() > 0, ops.tpu_op, lambda y: y + 1, x)
+
+
+def nested(x):
+    @functools.partial(pl.pallas_call, out_shape=x, compiler_params=pltpu.CompilerParams())
+    def k(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1
+
+    return k(x)
+
+
+def run_it(kernel, x):
+    return kernel(x)
+
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        a = helper(x)
+        b = through_cond(x)
+        c = nested(x)
+        d = run_it(ops.make(), x)
+        e = pl.pallas_call(ops._body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+        return a + b + c + d + e
+    return x
+"""
+
+
+def _verdict(line: int) -> CallVerdict:
+    files = {"ops.py": OPS, "app.py": textwrap.dedent(APP)}
+    machines = run_function(files_loader(files), "app", "main")
+    verdict = call_verdict(machines, "app", line)
+    assert verdict is not None and verdict.finding
+    return verdict
+
+
+def test_through_a_helper_to_the_entry_call() -> None:
+    assert _verdict(30).chain == (
+        Link("app", "helper", 8, 9, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )
+
+
+def test_through_a_branch_jax_runs_but_not_the_other_branch() -> None:
+    assert _verdict(31).chain == (
+        Link("app", "through_cond", 12, 13, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )
+
+
+def test_a_kernel_made_by_a_decorator_is_made_where_the_decorator_is_written() -> None:
+    verdict = _verdict(32)
+    assert verdict.chain == (Link("app", "nested", 16, 17, None),)
+    assert (verdict.kernels[0].module, verdict.kernels[0].line) == ("app", 17)
+
+
+def test_a_kernel_given_to_a_function_ends_where_it_is_run() -> None:
+    verdict = _verdict(33)
+    assert verdict.chain == (Link("app", "run_it", 24, 25, None),)
+    assert (verdict.kernels[0].module, verdict.kernels[0].line) == ("ops", 17)
+
+
+def test_the_entry_call_itself_has_no_way_to_show() -> None:
+    assert _verdict(34).chain == ()
