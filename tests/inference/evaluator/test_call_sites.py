@@ -71,3 +71,24 @@ def main(x):
     return x
 """
     assert fires(program, params) is expected
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_two_paths_each_running_a_kernel_that_lowers_alike(params: str, expected: bool) -> None:
+    # two different kernels, one per branch: with TPU params each path runs a TPU kernel,
+    # so the call lowers for no GPU; with Triton params on one branch it lowers on that path
+    app = """
+def pick(x):
+    if x.ndim > 1:
+        return lib.kernel(x)
+    return lib.tpu_kernel(x)
+
+def choose(x):
+    return (lib.kernel if x.ndim > 1 else lib.tpu_kernel)(x)
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return pick(x) + choose(x)  # here
+    return x
+"""
+    assert fires(app, params) is expected

@@ -185,3 +185,28 @@ def main(x):
     return x
 """
     assert fires(app) is expected
+
+
+@pytest.mark.parametrize(
+    ("in_finally", "expected"),
+    [("tpu_kernel", True), ("triton_kernel", False)],
+    ids=["finally-tpu-fires", "finally-triton-silent"],
+)
+def test_finally_runs_on_the_way_out_of_a_return(in_finally: str, expected: bool) -> None:
+    # ``x.ndim`` is not known: one path returns from inside the ``try``, the other falls
+    # through; the ``finally`` block runs its kernel on both before ``step`` returns
+    app = f"""
+def step(x):
+    try:
+        if x.ndim > 5:
+            return x
+    finally:
+        lib.{in_finally}(x)
+    return x
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return step(x)  # here
+    return x
+"""
+    assert fires(app) is expected

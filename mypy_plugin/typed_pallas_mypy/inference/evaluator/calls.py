@@ -54,6 +54,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Transformed,
     Value,
     VSet,
+    both_ran,
     join,
     vset,
 )
@@ -117,7 +118,7 @@ class Calls:
             return NOTHING
         ran = live[0].ran
         for o in live[1:]:
-            ran = ran & o.ran
+            ran = both_ran(ran, o.ran)
         flow.ran = flow.ran | ran
         flow.may_ran = flow.may_ran | ran
         return join(*(o.returns for o in live))
@@ -636,7 +637,7 @@ def _outcome(exit_: Exit, flow: Flow) -> Outcome:
     yield_items: list[VSet] = []
     if exit_.yields:
         for value, ran in exit_.yields:
-            yield_ran = ran if yield_ran is None else yield_ran & ran
+            yield_ran = ran if yield_ran is None else both_ran(yield_ran, ran)
             yield_items.append(value)
     outcome = Outcome(
         returns=join(*(v for v, _, _ in returns)) if returns else NOTHING,
@@ -649,7 +650,7 @@ def _outcome(exit_: Exit, flow: Flow) -> Outcome:
     if returns:
         ran = returns[0][1]
         for _, more, _ in returns[1:]:
-            ran = ran & more
+            ran = both_ran(ran, more)
         outcome.ran = ran
     if exit_.yields and not exit_.branched_yield and len(yield_items) <= 16:
         # the items one iteration gives, in order: no yield ran on one of several ways,

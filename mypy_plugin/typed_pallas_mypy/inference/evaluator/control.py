@@ -41,7 +41,7 @@ from typed_pallas_mypy.inference.evaluator.expressions import exact_items, truth
 
 if TYPE_CHECKING:
     from typed_pallas_mypy.inference.evaluator.machine import Machine
-    from typed_pallas_mypy.inference.evaluator.statements import Statements
+    from typed_pallas_mypy.inference.evaluator.statements import Exit, Statements
 
 #: Items of a known sequence a ``for`` runs its body for, one by one, before it runs it once for all.
 _UNROLL: Final = 16
@@ -254,6 +254,7 @@ class ControlFlow:
             self.st.block(stmt.body, frame, flow)
             return
         raised_before = len(exit_.raises)
+        returned_before = len(exit_.returns)
         handler_kinds = [
             self.m.expressions.evaluate(handler.type, frame, flow)
             if handler.type is not None
@@ -310,6 +311,24 @@ class ControlFlow:
                 # effects on names matter to nothing after it)
                 probe = Flow(ran=flow.ran)
                 self.st.block(stmt.finalbody, frame, probe)
+            self._finally_on_returns(stmt, frame, exit_, returned_before)
+
+    def _finally_on_returns(
+        self, stmt: ast.Try, frame: Frame, exit_: Exit, returned_before: int
+    ) -> None:
+        """A ``return`` in the ``try`` (or a handler, or ``else``) runs the ``finally``
+        block before the function returns: what that block runs on every path is run on
+        the way out of each such ``return`` too."""
+        returned = len(exit_.returns)
+        if returned == returned_before:
+            return
+        way_out = Flow()
+        self.st.block(stmt.finalbody, frame, way_out)
+        if not way_out.live:
+            return
+        for i in range(returned_before, returned):
+            value, ran, may = exit_.returns[i]
+            exit_.returns[i] = (value, ran | way_out.ran, may | way_out.ran | way_out.may_ran)
 
     _TryStar = _Try
 

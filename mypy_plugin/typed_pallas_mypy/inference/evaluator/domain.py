@@ -561,6 +561,29 @@ class Outcome:
     extra: dict[str, object] = field(default_factory=dict)
 
 
+def _lowers_alike(kernel: Kernel) -> tuple[object, ...]:
+    """What decides where a kernel may lower, not where it was made."""
+    return (
+        kernel.entry,
+        kernel.backend,
+        kernel.interpret,
+        kernel.backends,
+        kernel.awaits_body,
+        kernel.result_unused,
+        kernel.nested,
+    )
+
+
+def both_ran(a: frozenset[Kernel], b: frozenset[Kernel]) -> frozenset[Kernel]:
+    """The kernels two paths both run: those of ``a`` that ``b`` runs too, or for which
+    ``b`` runs one that lowers alike (a TPU kernel on each branch: every path runs a TPU
+    kernel), ``a``'s standing for both."""
+    if a == b or not a:
+        return a
+    alike = {_lowers_alike(k) for k in b}
+    return frozenset(k for k in a if k in b or _lowers_alike(k) in alike)
+
+
 def has_array(values: VSet) -> bool:
     return any(isinstance(v, Array) for v in values)
 

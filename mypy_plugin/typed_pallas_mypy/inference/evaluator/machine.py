@@ -34,6 +34,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Outcome,
     Value,
     VSet,
+    both_ran,
     next_serial,
 )
 
@@ -114,7 +115,7 @@ class SiteRecord:
         """The kernels every reach ran."""
         found: frozenset[Kernel] | None = None
         for kernels in self.frames.values():
-            found = kernels if found is None else found & kernels
+            found = kernels if found is None else both_ran(found, kernels)
         return found or frozenset()
 
 

@@ -40,6 +40,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     ModuleObj,
     Value,
     VSet,
+    both_ran,
     join,
     only,
     vset,
@@ -167,7 +168,7 @@ class Statements:
         _restore(frame, merged)
         ran = ends[0][1]
         for _, more in ends[1:]:
-            ran = ran & more
+            ran = both_ran(ran, more)
         flow.live = True
         flow.ran = ran
 

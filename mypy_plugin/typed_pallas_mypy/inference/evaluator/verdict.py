@@ -176,7 +176,7 @@ def call_verdict(
             if all(_declares(k, platform) for k in refusing):
                 chosen.append(platform)
             if chain is None:
-                chain = _chain(machine, key, kernels[0], set())
+                chain = chain_from(machine, key, kernels[0])
     return CallVerdict(tuple(reached), tuple(failing), tuple(kernels), tuple(chosen), chain or ())
 
 
@@ -213,6 +213,11 @@ def _chain(
         )
         return (Link(module, name, defined, kernel.line if made_here else step[1], None),)
     return None
+
+
+def chain_from(machine: Machine, key: SiteKey, kernel: Kernel) -> tuple[Link, ...]:
+    """The way from the call recorded at ``key`` to ``kernel`` (empty when lost)."""
+    return _chain(machine, key, kernel, set()) or ()
 
 
 def same_kernel(a: Kernel, b: Kernel) -> bool:
