@@ -643,3 +643,26 @@ def linear_function_not_applied(x):
     assert _platforms(facts, "decorated_rule_primal_alone") is None
     assert _platforms(facts, "linear_function_applied") == {"tpu"}
     assert _platforms(facts, "linear_function_not_applied") is None
+
+
+def test_what_only_python_reads_is_not_lowered_by_the_rules(make_lib: MakeLib) -> None:
+    # ``is_leaf`` is called while the tree is flattened, and only Python reads its answer:
+    # a kernel it runs is dead code, which jax 0.12 drops before lowering (jax 0.10 keeps
+    # it at the top level: the rules say nothing, the evaluator knows which end it is)
+    facts = _library(
+        make_lib,
+        """
+def structure_with_leaf_test(x):
+    treedef = jax.tree_util.tree_structure(x, lambda v: tpu_op(v) is not None)
+    return jax.tree_util.tree_unflatten(treedef, [x])
+
+def leaves_with_leaf_test(x):
+    return jax.tree_util.tree_leaves(x, lambda v: tpu_op(v) is not None)[0]
+
+def loop_body(x):
+    return jax.lax.while_loop(lambda y: False, tpu_op, x)
+""",
+    )
+    assert _platforms(facts, "structure_with_leaf_test") is None
+    assert _platforms(facts, "leaves_with_leaf_test") is None
+    assert _platforms(facts, "loop_body") == {"tpu"}

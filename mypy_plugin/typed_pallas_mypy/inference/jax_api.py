@@ -1770,7 +1770,9 @@ TABLE_PACKAGES: Final = (
 #: Calls whose result, called, gives a jaxpr of the function (``jax.make_jaxpr``).
 JAXPR_MAKERS: Final = _spellings_of(entry for entry in ROWS if entry.returns_jaxpr)
 #: Calls that trace functions right away: spelling -> (position, keyword) of each
-#: ``Role.CALLS_NOW`` argument (``keyword`` None: positional only).
+#: ``Role.CALLS_NOW`` argument (``keyword`` None: positional only). Not an argument whose
+#: result only Python reads (``is_leaf``): what it traces is dead code, which JAX drops
+#: (the rules say nothing of it; the evaluator knows when JAX keeps it).
 TRACED_ARGUMENTS: Final[Mapping[str, tuple[tuple[int, str | None], ...]]] = {
     name: traced
     for entry in ROWS
@@ -1779,7 +1781,10 @@ TRACED_ARGUMENTS: Final[Mapping[str, tuple[tuple[int, str | None], ...]]] = {
         tuple(
             (a.position, a.keyword)
             for a in entry.args
-            if a.role is Role.CALLS_NOW and a.position is not None and not a.variadic
+            if a.role is Role.CALLS_NOW
+            and a.position is not None
+            and not a.variadic
+            and not a.read_by_python
         )
     ]
     if traced
