@@ -11,6 +11,7 @@ and stay silent on others; importing the table imports no jax.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -931,6 +932,7 @@ _IS_LEAF_CALLS: Final = {
     "jax.tree_util.tree_structure": lambda f: jax.tree_util.tree_structure(_A, f),
     "jax.tree.broadcast": lambda f: jax.tree.broadcast(_A, _A, f),
     "jax.tree_util.tree_broadcast": lambda f: jax.tree_util.tree_broadcast(_A, _A, f),
+    "jax.tree_util.all_leaves": lambda f: jax.tree_util.all_leaves([_A], f),
 }
 
 
@@ -959,6 +961,49 @@ def test_is_leaf_is_called_on_the_root_while_tracing(name: str) -> None:
 
     jax.jit(lambda x: (_IS_LEAF_CALLS[name](is_leaf), x)[1]).lower(_A)
     assert seen, name
+
+
+def test_is_leaf_is_called_on_each_node_from_the_root_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Arg.each_node_of``: flattening calls ``is_leaf`` on the tree at that position,
+    then on each child of a node it answered false for, depth first, leaves included;
+    a node answered true is not looked into."""
+    tree = {"a": [_A, _A], "b": (_A,)}
+    rows = [
+        (row, arg)
+        for row in jax_api.ROWS
+        if END in row.ends
+        for arg in row.args
+        if arg.each_node_of is not None
+    ]
+    assert {row.names[0] for row, _ in rows} == {
+        name
+        for name in _IS_LEAF_CALLS
+        if END in jax_api.row(name).ends  # type: ignore[union-attr]
+    }
+    for row, _arg in rows:
+        for stop_at_lists, expected in (
+            (False, ["dict", "list", "Array", "Array", "tuple", "Array"]),
+            (True, ["dict", "list", "tuple", "Array"]),
+        ):
+            seen: list[str] = []
+
+            def is_leaf(node: object, stop: bool = stop_at_lists, seen: list[str] = seen) -> bool:
+                seen.append("Array" if isinstance(node, jax.Array) else type(node).__name__)
+                return stop and isinstance(node, list)
+
+            monkeypatch.setattr(sys.modules[__name__], "_A", tree)
+            call = {
+                **_IS_LEAF_CALLS,
+                "jax.tree.all": lambda f: jax.tree.all(_A, is_leaf=f),
+                "jax.tree_util.tree_all": lambda f: jax.tree_util.tree_all(_A, is_leaf=f),
+            }[row.names[0]]
+            # what the row does with the leaves after flattening is not asked here
+            with contextlib.suppress(Exception):
+                call(is_leaf)
+            if row.names[0] == "jax.tree_util.all_leaves":
+                # the list made of the iterable is the root (a list: answered true, it stops)
+                expected = ["list"] if stop_at_lists else ["list", *expected]
+            assert seen[: len(expected)] == expected, row.names[0]
 
 
 def _lowers_cosine(f: object, *args: object) -> bool:

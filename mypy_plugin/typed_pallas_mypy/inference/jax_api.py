@@ -165,6 +165,9 @@ class Arg:
     callable ``mode``): never for a 0-d array. ``combines_along``: the function combines
     slices of the array at that position along its leading axis (``lax.associative_scan``
     without ``axis``): called when that axis has two or more elements, never with fewer.
+    ``each_node_of``: called by flattening the pytree at that position, once per node from
+    the root down, a node's children only when it answered false for the node
+    (``is_leaf``): called at least once, on the root.
     ``read_by_python``: what the function returns is read by Python alone, never part of
     the traced program (``sorted``'s ``key`` orders items, ``is_leaf`` answers yes or no):
     what it traces is dead code, which JAX drops before lowering (Pallas kernels from
@@ -185,6 +188,7 @@ class Arg:
     each_axis_of: int | None = None
     combines_along: int | None = None
     read_by_python: bool = False
+    each_node_of: int | None = None
 
 
 @dataclass(frozen=True)
@@ -960,7 +964,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree.map", "jax._src.tree.map"),
         args=(
             Arg(0, "f", Role.CALLS_EACH, operands=("1.", "*2."), each_leaf_of=1),
-            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=1),
         ),
         note="f: once per leaf",
     ),
@@ -968,7 +972,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree.map_with_path", "jax._src.tree.map_with_path"),
         args=(
             Arg(0, "f", Role.CALLS_EACH, operands=("?", "1.", "*2."), each_leaf_of=1),
-            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=1),
         ),
         note="f: once per leaf",
     ),
@@ -976,7 +980,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree_util.tree_map", "jax._src.tree_util.tree_map"),
         args=(
             Arg(0, "f", Role.CALLS_EACH, operands=("1.", "*2."), each_leaf_of=1),
-            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=1),
         ),
         note="f: once per leaf",
     ),
@@ -984,7 +988,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree_util.tree_map_with_path", "jax._src.tree_util.tree_map_with_path"),
         args=(
             Arg(0, "f", Role.CALLS_EACH, operands=("?", "1.", "*2."), each_leaf_of=1),
-            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=1),
         ),
         note="f: once per leaf",
     ),
@@ -992,21 +996,21 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.tree.reduce", "jax._src.tree.reduce"),
         args=(
             Arg(0, "function", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
-            Arg(3, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+            Arg(3, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=1),
         ),
     ),
     ApiRow(
         names=("jax.tree_util.tree_reduce", "jax._src.tree_util.tree_reduce"),
         args=(
             Arg(0, "function", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
-            Arg(3, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+            Arg(3, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=1),
         ),
     ),
     ApiRow(
         names=("jax.tree.reduce_associative", "jax._src.tree.reduce_associative"),
         args=(
             Arg(0, "operation", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
-            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=1),
         ),
     ),
     ApiRow(
@@ -1016,69 +1020,69 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         ),
         args=(
             Arg(0, "operation", Role.CALLS_EACH, each_leaf_of=1, reduces=True),
-            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),
+            Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=1),
         ),
     ),
     ApiRow(
         names=("jax.tree.all", "jax._src.tree.all"),
-        args=(Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_all", "jax._src.tree_util.tree_all"),
-        args=(Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(None, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree.flatten", "jax._src.tree.flatten"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_flatten", "jax._src.tree_util.tree_flatten"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree.flatten_with_path", "jax._src.tree.flatten_with_path"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_flatten_with_path", "jax._src.tree_util.tree_flatten_with_path"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree.leaves", "jax._src.tree.leaves"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_leaves", "jax._src.tree_util.tree_leaves"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree.leaves_with_path", "jax._src.tree.leaves_with_path"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_leaves_with_path", "jax._src.tree_util.tree_leaves_with_path"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree.structure", "jax._src.tree.structure"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_structure", "jax._src.tree_util.tree_structure"),
-        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree.broadcast", "jax._src.tree.broadcast"),
-        args=(Arg(2, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(2, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree_util.tree_broadcast", "jax._src.tree_util.tree_broadcast"),
-        args=(Arg(2, "is_leaf", Role.CALLS_NOW, read_by_python=True),),
+        args=(Arg(2, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
     ),
     ApiRow(
         names=("jax.tree_util.all_leaves", "jax._src.tree_util.all_leaves"),
-        args=(Arg(1, "is_leaf", Role.CALLS_EACH, read_by_python=True),),
-        note="is_leaf: once per item of the iterable",
+        args=(Arg(1, "is_leaf", Role.CALLS_NOW, read_by_python=True, each_node_of=0),),
+        note="is_leaf: flattening list(iterable), from that list down",
     ),
     ApiRow(
         names=("jax.tree_util.Partial", "jax._src.tree_util.Partial"),

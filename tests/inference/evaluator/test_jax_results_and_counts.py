@@ -360,3 +360,28 @@ def test_a_jaxpr_runs_its_function_with_what_it_was_traced_with(
     head = "def f(v):\n    return jax.tree.map(lib.kernel, {'a': v})['a']\n"
     call = "jax.extend.core.jaxpr_as_fun(jax.make_jaxpr(f)(x))(x)[0]"
     assert fires(_guarded(call, head), params) is expected
+
+
+@pytest.mark.parametrize(
+    ("stop", "expected"),
+    [("False", True), ("isinstance(v, dict)", False)],
+    ids=["reaches-the-array-fires", "stops-at-the-root-silent"],
+)
+def test_is_leaf_is_called_on_each_node_from_the_root_down(stop: str, expected: bool) -> None:
+    # ``is_leaf`` runs the kernel on an array; JAX calls it on the dict, then (when it
+    # answered false) on the array. Only Python reads its answer: jax 0.10 keeps the
+    # kernel at the top level (a finding), jax 0.12 drops it as dead code
+    app = f"""
+def is_leaf(v):
+    if isinstance(v, jax.Array):
+        lib.kernel(v)
+    return {stop}
+
+def main(x):
+    x = jax.numpy.zeros((8, 128))
+    if jax.default_backend() == "gpu":
+        return jax.tree.leaves({{"w": x}}, is_leaf=is_leaf)  # here
+    return x
+"""
+    assert fires(app, release=(0, 10, 2)) is expected
+    assert fires(app, release=(0, 12, 1)) is False

@@ -770,6 +770,10 @@ def _call_each_now(
     passes it (``Arg.operands``; any arguments where it says nothing); what the call
     gives back where the standard library's callable returns it (``operator.call``)."""
     returns: VSet | None = None
+    if arg.each_node_of is not None and arg.each_node_of < len(args):
+        for target in targets or []:
+            _each_node(m, target, args[arg.each_node_of], flow, 0)
+        return None
     operands, unknown = _operands(name, args, arg, star_unknown, keywords)
     for target in targets or []:
         inner = Flow()
@@ -787,6 +791,37 @@ def _call_each_now(
         if name.startswith(("operator.", "builtins.", "functools.")):
             returns = result
     return returns
+
+
+def _each_node(m: Machine, target: VSet, node: VSet, flow: Flow, depth: int) -> None:
+    """JAX flattening a tree with ``is_leaf`` (``Arg.each_node_of``): called on ``node``,
+    then, where it answers false, on each of the node's children in turn, from the root
+    down. What it traces only Python reads (dead code). A call that surely happens adds
+    its kernels to ``flow.ran``; below an answer not known they may run."""
+    from typed_pallas_mypy.inference.evaluator.expressions import truth
+
+    inner = Flow()
+    result = m.calls.call(target, [node], {}, inner)
+    flow.ran = flow.ran | unused(inner.ran)
+    flow.may_ran = flow.may_ran | unused(inner.ran | inner.may_ran)
+    if not inner.live:
+        flow.live = False
+        return
+    answer = truth(result)
+    one = only(node)
+    children = pytrees.children(m, one) if one is not None else None
+    if answer is True or not children or depth >= 8:
+        return
+    if answer is False:
+        for child in children:
+            _each_node(m, target, child, flow, depth + 1)
+            if not flow.live:
+                return
+        return
+    maybe = Flow()
+    for child in children:
+        _each_node(m, target, child, maybe, depth + 1)
+    flow.may_ran = flow.may_ran | maybe.ran | maybe.may_ran
 
 
 def _nest(kernels: frozenset[Kernel]) -> frozenset[Kernel]:
@@ -1540,6 +1575,84 @@ def _cast(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
     return Outcome(returns=args[1] if len(args) == 2 else ANYTHING)
 
 
+#: the classes whose instances are JAX arrays (and tracers of them)
+_ARRAY_CLASSES: Final = frozenset({"jax.Array", "jax.numpy.ndarray", "jax._src.basearray.Array"})
+#: Python's classes of constants and containers, by the evaluator's kind of value
+_BUILTIN_CLASSES: Final[dict[str, tuple[type, ...] | str]] = {
+    "builtins.int": (int,),
+    "builtins.float": (float,),
+    "builtins.complex": (complex,),
+    "builtins.bool": (bool,),
+    "builtins.str": (str,),
+    "builtins.bytes": (bytes,),
+    "builtins.tuple": "tuple",
+    "builtins.list": "list",
+    "builtins.dict": "dict",
+    "builtins.set": "set",
+}
+
+
+def _isinstance(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``isinstance(obj, cls)`` where both are known well enough: an array against JAX's
+    array class or a builtin one, a constant or container against a builtin class, an
+    instance of a class the program defines against a class (its MRO); ``cls`` may be a
+    tuple of classes."""
+    if len(args) != 2 or kw:
+        return Outcome(returns=ANYTHING)
+    obj, spec = only(args[0]), only(args[1])
+    if obj is None or spec is None:
+        return Outcome(returns=ANYTHING)
+    classes: list[Value] = []
+    if isinstance(spec, Container) and spec.kind == "tuple" and spec.exact:
+        for item in spec.items:
+            one = only(item)
+            if one is None:
+                return Outcome(returns=ANYTHING)
+            classes.append(one)
+    else:
+        classes.append(spec)
+    answers = [_instance_of(obj, cls) for cls in classes]
+    if any(a is True for a in answers):
+        return Outcome(returns=vset(Const(True)))
+    if all(a is False for a in answers):
+        return Outcome(returns=vset(Const(False)))
+    return Outcome(returns=ANYTHING)
+
+
+def _instance_of(obj: Value, cls: Value) -> bool | None:
+    if isinstance(cls, External):
+        name = cls.fullname
+        if name == "builtins.object":
+            return True
+        if name in _ARRAY_CLASSES:
+            if isinstance(obj, Array):
+                return True
+            return False if isinstance(obj, (Const, Container)) else None
+        kind = _BUILTIN_CLASSES.get(name)
+        if kind is None:
+            return None
+        if isinstance(obj, Array):
+            return False
+        if isinstance(obj, Const) and isinstance(kind, tuple):
+            return isinstance(obj.value, kind)
+        if isinstance(obj, Const):
+            return False
+        if isinstance(obj, Container):
+            return obj.kind == kind if isinstance(kind, str) else False
+        return None
+    if isinstance(cls, ClassObj):
+        if isinstance(obj, InstanceObj) and isinstance(obj.cls, ClassObj):
+            if cls in obj.cls.mro:
+                return True
+            known = all(
+                isinstance(k, ClassObj) or k == External("builtins.object") for k in obj.cls.mro
+            )
+            return False if known else None
+        if isinstance(obj, (Array, Const, Container)):
+            return False
+    return None
+
+
 def _len(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
     one = only(args[0]) if args else None
     if isinstance(one, Container) and one.exact:
@@ -1668,6 +1781,7 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "builtins.enumerate": _enumerate,
     "builtins.zip": _zip,
     "builtins.len": _len,
+    "builtins.isinstance": _isinstance,
     "types.SimpleNamespace": _simple_namespace,
     "types.MethodType": _method_type,
     "typing.cast": _cast,

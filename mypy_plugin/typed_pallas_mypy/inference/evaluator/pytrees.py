@@ -59,11 +59,11 @@ def leaves(m: Machine, tree: VSet, depth: int = 0) -> list[VSet] | None:
         return None
     if one == NONE:
         return []
-    children = _children(m, one)
-    if children is None:
+    below = children(m, one)
+    if below is None:
         return [tree] if _is_leaf(one) else None
     out: list[VSet] = []
-    for child in children:
+    for child in below:
         found = leaves(m, child, depth + 1)
         if found is None:
             return None
@@ -119,7 +119,7 @@ def _rebuild(m: Machine, tree: VSet, taken: Iterator[VSet], depth: int) -> VSet:
     raise _NotATree
 
 
-def _children(m: Machine, one: Value) -> list[VSet] | None:
+def children(m: Machine, one: Value) -> list[VSet] | None:
     """A node's children in JAX's order; None for a leaf or a value not known."""
     if isinstance(one, Container):
         if not one.exact or one.kind not in ("tuple", "list", "dict"):
