@@ -12,6 +12,7 @@ and stay silent on others; importing the table imports no jax.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -1238,3 +1239,65 @@ def test_pytrees_are_what_the_evaluator_takes_them_for() -> None:
     assert jax.tree.map(lambda v: v + 1, Box(jnp.sin, 3)).fn is jnp.sin
     leaves, treedef = jax.tree.flatten({"fn": jnp.sin})
     assert jax.tree.unflatten(treedef, leaves)["fn"] is jnp.sin
+
+
+def test_registered_nodes_flatten_and_rebuild_as_the_evaluator_takes_them() -> None:
+    """``evaluator.pytrees.Registration``: ``register_pytree_node`` and
+    ``register_pytree_with_keys`` flatten by the functions given; ``register_dataclass``
+    (decorator: static fields by their metadata; call: the fields named) keeps its meta
+    fields through a rebuild; ``register_static`` has no leaf; a node's registration is
+    its exact class's; key paths are written by ``keystr`` as the evaluator writes them."""
+    for kind, row_name in (
+        (jax_api.NODE_METHODS_WITH_KEYS, "jax.tree_util.register_pytree_with_keys_class"),
+        (jax_api.NODE_FIELDS, "jax.tree_util.register_dataclass"),
+        (jax_api.NODE_STATIC, "jax.tree_util.register_static"),
+    ):
+        row = jax_api.class_decorator(row_name)
+        assert row is not None and row.registers_node == kind
+
+    class Box:
+        def __init__(self, fn: object, value: object) -> None:
+            self.fn, self.value = fn, value
+
+    class Sub(Box):
+        pass
+
+    jax.tree_util.register_pytree_node(
+        Box, lambda b: ((b.value,), b.fn), lambda fn, children: Box(fn, *children)
+    )
+    assert jax.tree.leaves(Box(jnp.sin, 3)) == [3]
+    assert jax.tree.map(lambda v: v + 1, Box(jnp.sin, 3)).fn is jnp.sin
+    sub = Sub(jnp.sin, 3)  # a subclass is not registered with its base: a leaf
+    assert jax.tree.leaves(sub) == [sub]
+
+    class Keyed:
+        def __init__(self, value: object) -> None:
+            self.value = value
+
+    jax.tree_util.register_pytree_with_keys(
+        Keyed,
+        lambda k: (((jax.tree_util.GetAttrKey("value"), k.value),), None),
+        lambda _aux, children: Keyed(*children),
+    )
+    [(path, leaf)] = jax.tree_util.tree_leaves_with_path(Keyed(4))
+    assert (jax.tree_util.keystr(path), leaf) == (".value", 4)
+
+    @jax.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        value: object
+        fn: object = dataclasses.field(default=None, metadata=dict(static=True))
+
+    assert jax.tree.leaves(Op(5, jnp.sin)) == [5]
+    assert jax.tree.map(lambda v: v + 1, Op(5, jnp.sin)).fn is jnp.sin
+
+    @jax.tree_util.register_static
+    class Config:
+        pass
+
+    config = Config()
+    assert jax.tree.leaves([config]) == []
+    assert jax.tree.map(lambda v: v, [config])[0] is config
+    paths = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path({"w": [1]})]
+    assert paths == ["['w'][0]"]
+    assert jax.tree.all({"a": True, "b": [1]}) and not jax.tree.all([True, 0])

@@ -282,17 +282,27 @@ class ContextRow:
         return self.names + tuple(name for _, name in self.end_names)
 
 
+#: how a class decorator makes its class a pytree node (``ClassDecoratorRow.registers_node``)
+NODE_METHODS: Final = "methods"
+NODE_METHODS_WITH_KEYS: Final = "methods with keys"
+NODE_FIELDS: Final = "fields"
+NODE_STATIC: Final = "static"
+
+
 @dataclass(frozen=True)
 class ClassDecoratorRow:
     """A class decorator that returns the class itself (so ``C(...)`` still builds a
     ``C``). ``makes_dataclass``: the class becomes a dataclass (its fields are its
-    constructor's parameters). ``registers_node``: the class becomes a pytree node, its
-    ``tree_flatten`` giving its children and auxiliary data, its ``tree_unflatten``
-    rebuilding it."""
+    constructor's parameters). ``registers_node``: the class becomes a pytree node, by
+    ``NODE_METHODS`` (its ``tree_flatten`` gives its children and auxiliary data, its
+    ``tree_unflatten`` rebuilds it), ``NODE_METHODS_WITH_KEYS`` (``tree_flatten_with_keys``
+    gives (key, child) pairs), ``NODE_FIELDS`` (a dataclass: its fields are its children,
+    but those marked static, ``metadata=dict(static=True)``, or given as ``meta_fields``)
+    or ``NODE_STATIC`` (no children: the object itself is the auxiliary data)."""
 
     names: tuple[str, ...]
     makes_dataclass: bool = False
-    registers_node: bool = False
+    registers_node: str | None = None
     ends: tuple[str, ...] = BOTH
     end_names: tuple[tuple[str, str], ...] = ()
     note: str = ""
@@ -1575,20 +1585,23 @@ CLASS_DECORATORS: Final[tuple[ClassDecoratorRow, ...]] = (
             "jax.tree_util.register_pytree_node_class",
             "jax._src.tree_util.register_pytree_node_class",
         ),
-        registers_node=True,
+        registers_node=NODE_METHODS,
     ),
     ClassDecoratorRow(
         names=(
             "jax.tree_util.register_pytree_with_keys_class",
             "jax._src.tree_util.register_pytree_with_keys_class",
-        )
+        ),
+        registers_node=NODE_METHODS_WITH_KEYS,
     ),
     ClassDecoratorRow(
         names=("jax.tree_util.register_dataclass", "jax._src.tree_util.register_dataclass"),
+        registers_node=NODE_FIELDS,
         note="registers a dataclass (or the given fields)",
     ),
     ClassDecoratorRow(
-        names=("jax.tree_util.register_static", "jax._src.tree_util.register_static")
+        names=("jax.tree_util.register_static", "jax._src.tree_util.register_static"),
+        registers_node=NODE_STATIC,
     ),
     # attrs: its classes take their fields as constructor parameters, as dataclasses do
     # (annotated, or assigned ``attr.ib()`` / ``attrs.field()``)

@@ -385,3 +385,75 @@ def main(x):
 """
     assert fires(app, release=(0, 10, 2)) is expected
     assert fires(app, release=(0, 12, 1)) is False
+
+
+NODES = """
+import dataclasses
+import typing
+
+class Pair:
+    def __init__(self, value, fn):
+        self.value, self.fn = value, fn
+
+jax.tree_util.register_pytree_node(
+    Pair, lambda p: ((p.value,), p.fn), lambda fn, children: Pair(children[0], fn)
+)
+
+class Keyed:
+    def __init__(self, fn):
+        self.fn = fn
+
+jax.tree_util.register_pytree_with_keys(
+    Keyed,
+    lambda k: (((jax.tree_util.GetAttrKey("fn"), k.fn),), None),
+    lambda _aux, children: Keyed(*children),
+)
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass
+class Op:
+    value: typing.Any
+    fn: typing.Any = dataclasses.field(default=None, metadata=dict(static=True))
+
+@jax.tree_util.register_static
+class Config:
+    def __init__(self, fn):
+        self.fn = fn
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("jax.tree.map(lambda v: v, Pair(x, lib.tpu_kernel)).fn(x)", True),
+        ("jax.tree.map(lambda v: v, Pair(x, lib.triton_kernel)).fn(x)", False),
+        ("jax.tree.leaves(Keyed(lib.tpu_kernel))[0](x)", True),
+        ("jax.tree.leaves(Keyed(lib.triton_kernel))[0](x)", False),
+        ("jax.tree.map(lambda v: v + 1, Op(x, lib.tpu_kernel)).fn(x)", True),
+        ("jax.tree.map(lambda v: v + 1, Op(x, lib.triton_kernel)).fn(x)", False),
+        ("jax.tree.map(lambda v: lib.triton_kernel, [Config(lib.tpu_kernel)])[0].fn(x)", True),
+        ("jax.tree.leaves_with_path({'w': lib.tpu_kernel})[0][1](x)", True),
+        (
+            "{jax.tree_util.keystr(p): f for p, f in "
+            "jax.tree.leaves_with_path({'w': [lib.tpu_kernel]})}[\"['w'][0]\"](x)",
+            True,
+        ),
+        ("(lib.tpu_kernel if jax.tree.all({'a': True}) else lib.triton_kernel)(x)", True),
+        ("(lib.tpu_kernel if jax.tree.all([True, 0]) else lib.triton_kernel)(x)", False),
+    ],
+    ids=[
+        "register-pytree-node-fires",
+        "register-pytree-node-silent",
+        "register-with-keys-fires",
+        "register-with-keys-silent",
+        "register-dataclass-static-field-kept-fires",
+        "register-dataclass-static-field-kept-silent",
+        "register-static-has-no-leaf-fires",
+        "leaves-with-path-fires",
+        "keystr-fires",
+        "tree-all-true-fires",
+        "tree-all-false-silent",
+    ],
+)
+def test_registered_nodes_and_key_paths(call: str, expected: bool) -> None:
+    assert fires(_guarded(call, NODES)) is expected

@@ -367,6 +367,7 @@ class ClassObj(Obj):
         "mro",
         "name",
         "own_fields",
+        "pytree",
         "qualname",
     )
 
@@ -385,6 +386,9 @@ class ClassObj(Obj):
         self.flags: set[str] = set()
         #: its metaclass when the program defines it (``metaclass=Meta``, or a base's)
         self.meta: ClassObj | None = None
+        #: how JAX flattens its instances, when it is registered as a pytree node
+        #: (``pytrees.Registration``)
+        self.pytree: object | None = None
 
     @override
     def __repr__(self) -> str:

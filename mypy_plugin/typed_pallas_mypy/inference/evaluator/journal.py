@@ -78,12 +78,14 @@ def _saved(target: Obj | Frame) -> Callable[[], None]:
     if isinstance(target, ClassObj):
         fields = None if target.fields is None else list(target.fields)
         flags = set(target.flags)
+        pytree = target.pytree
 
         def cls() -> None:
             _refill(target.attrs, attrs)
             target.fields = fields
             target.flags.clear()
             target.flags.update(flags)
+            target.pytree = pytree
 
         return cls
     if isinstance(target, ModuleObj):

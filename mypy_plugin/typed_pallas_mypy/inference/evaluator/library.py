@@ -504,9 +504,8 @@ def call_external(
             for cls in args[0]:
                 if isinstance(cls, ClassObj) and decorator.makes_dataclass:
                     make_dataclass(cls)
-                if isinstance(cls, ClassObj) and decorator.registers_node:
-                    journal.touch(cls)
-                    cls.flags.add(pytrees.NODE_CLASS)
+                if isinstance(cls, ClassObj) and decorator.registers_node is not None:
+                    pytrees.register_class(cls, decorator.registers_node, keywords)
             return Outcome(returns=args[0])
         return Outcome(returns=vset(ClassDecorator(decorator.makes_dataclass)))
     row = jax_api.row(name)
@@ -1417,6 +1416,8 @@ def _field(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | Non
     if factory is not None:
         made.attrs["factory"] = factory
     made.attrs["default"] = kw.get("default", ANYTHING)
+    if "metadata" in kw:
+        made.attrs["metadata"] = kw["metadata"]
     return Outcome(returns=vset(made))
 
 
@@ -1790,6 +1791,8 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "copy.deepcopy": _copy,
     "itertools.chain": _chain,
     **dict.fromkeys(pytrees.UNFLATTEN, pytrees.tree_unflatten),
+    **dict.fromkeys(pytrees.KEYSTR, pytrees.keystr),
+    **{name: pytrees.register_functions(kind) for name, kind in pytrees.REGISTER_FUNCTIONS.items()},
     "itertools.chain.from_iterable": _chain_from_iterable,
     "collections.namedtuple": _namedtuple(pairs=False),
     "typing.NamedTuple": _namedtuple(pairs=True),

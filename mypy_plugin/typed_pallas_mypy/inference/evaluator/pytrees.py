@@ -2,30 +2,39 @@
 tree is rebuilt from new leaves.
 
 ``None`` is a tree without leaves; a tuple, a list and a dict are nodes (a dict's
-children in the order of its sorted keys); an instance of a class registered with
-``jax.tree_util.register_pytree_node_class`` is a node whose children its
-``tree_flatten`` gives and which its ``tree_unflatten`` rebuilds; anything else known (an
-array, a number, a function) is one leaf. ``jax.tree.leaves``, ``flatten``, ``unflatten``
-and ``structure`` give what JAX gives; ``jax.tree.map`` rebuilds its tree from what its
-function returned for each leaf (``library``).
+children in the order of its sorted keys); an instance of a class registered as a node
+is one (``Registration``: by ``register_pytree_node`` / ``register_pytree_with_keys``
+with its functions, by the class decorators of ``jax_api.CLASS_DECORATORS`` with its
+methods, its dataclass fields, or as static); anything else known (an array, a number,
+a function) is one leaf. JAX finds a node's registration by its exact class. The key
+path of a leaf is the keys on the way to it (a dict's key, a sequence's index, a
+dataclass field's name, a registered key). ``jax.tree.leaves``, ``flatten``,
+``flatten_with_path``, ``leaves_with_path``, ``unflatten``, ``structure``, ``all`` and
+``jax.tree_util.keystr`` give what JAX gives; ``jax.tree.map`` rebuilds its tree from what
+its function returned for each leaf (``library``).
 
-What it does not do: follow ``is_leaf`` (the rows of ``jax_api`` call it; a tree given
-one is not known here), or the other registrations (``register_pytree_node``,
-``register_dataclass``): their instances are not known trees.
+What it does not do: follow ``is_leaf`` (``library`` calls it on each node; a tree given
+one is not known here), or know an instance of a class not registered in a way followed
+here (flax's and chex's dataclasses): it is not a known tree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from typed_pallas_mypy.inference import jax_api
+from typed_pallas_mypy.inference.evaluator import journal
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     NONE,
+    NOTHING,
     UNKNOWN,
     ClassObj,
+    Const,
     Container,
+    External,
     Flow,
     InstanceObj,
     Outcome,
@@ -38,8 +47,42 @@ from typed_pallas_mypy.inference.evaluator.domain import (
 if TYPE_CHECKING:
     from typed_pallas_mypy.inference.evaluator.machine import Machine
 
-#: the flag of a class registered as a pytree node (``register_pytree_node_class``)
-NODE_CLASS: Final = "pytree"
+#: a class registered by ``register_pytree_node`` / ``register_pytree_with_keys``: its
+#: flatten and unflatten functions are given
+NODE_FUNCTIONS: Final = "functions"
+NODE_FUNCTIONS_WITH_KEYS: Final = "functions with keys"
+
+
+@dataclass(frozen=True)
+class Registration:
+    """How JAX flattens a class's instances: ``kind`` is ``jax_api.NODE_*`` or
+    ``NODE_FUNCTIONS*``; ``flatten`` / ``unflatten`` the functions given to
+    ``register_pytree_node``; ``data`` / ``meta`` the field names given to
+    ``register_dataclass`` (None: its dataclass fields, static ones excepted)."""
+
+    kind: str
+    flatten: VSet = NOTHING
+    unflatten: VSet = NOTHING
+    data: tuple[str, ...] | None = None
+    meta: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TreeKey(Value):
+    """One key of a key path: ``kind`` "dict" (``DictKey``), "index" (``SequenceKey``),
+    "attr" (``GetAttrKey``), "flat" (``FlattenedIndexKey``); ``value`` its key."""
+
+    kind: str
+    value: object
+
+
+#: the spellings of ``register_pytree_node`` and ``register_pytree_with_keys``
+_REGISTER_FUNCTIONS: Final = {
+    "jax.tree_util.register_pytree_node": NODE_FUNCTIONS,
+    "jax._src.tree_util.register_pytree_node": NODE_FUNCTIONS,
+    "jax.tree_util.register_pytree_with_keys": NODE_FUNCTIONS_WITH_KEYS,
+    "jax._src.tree_util.register_pytree_with_keys": NODE_FUNCTIONS_WITH_KEYS,
+}
 #: how deep a tree is followed
 _DEPTH: Final = 8
 
@@ -54,17 +97,25 @@ class TreeDef(Value):
 
 def leaves(m: Machine, tree: VSet, depth: int = 0) -> list[VSet] | None:
     """The leaves of ``tree`` in JAX's order, when known."""
+    found = keyed_leaves(m, tree, (), depth)
+    return None if found is None else [leaf for _, leaf in found]
+
+
+def keyed_leaves(
+    m: Machine, tree: VSet, path: tuple[Value, ...], depth: int = 0
+) -> list[tuple[tuple[Value, ...], VSet]] | None:
+    """(key path, leaf) of each leaf of ``tree`` in JAX's order, when known."""
     one = only(tree)
     if one is None or one is UNKNOWN or depth > _DEPTH:
         return None
     if one == NONE:
         return []
-    below = children(m, one)
+    below = keyed_children(m, one)
     if below is None:
-        return [tree] if _is_leaf(one) else None
-    out: list[VSet] = []
-    for child in below:
-        found = leaves(m, child, depth + 1)
+        return [(path, tree)] if _is_leaf(one) else None
+    out: list[tuple[tuple[Value, ...], VSet]] = []
+    for key, child in below:
+        found = keyed_leaves(m, child, (*path, key), depth + 1)
         if found is None:
             return None
         out.extend(found)
@@ -103,17 +154,13 @@ def _rebuild(m: Machine, tree: VSet, taken: Iterator[VSet], depth: int) -> VSet:
         else:
             made.items = [_rebuild(m, item, taken, depth + 1) for item in one.items]
         return vset(made)
-    if isinstance(one, InstanceObj) and _node_class(one) is not None:
+    if isinstance(one, InstanceObj) and _registration(one) is not None:
         flattened = _flatten(m, one)
         if flattened is None:
             raise _NotATree
-        children, aux = flattened
-        rebuilt = Container("tuple")
-        rebuilt.items = [_rebuild(m, child, taken, depth + 1) for child in children]
-        cls = _node_class(one)
-        assert cls is not None
-        method = m.expressions.class_attribute(cls, cls, "tree_unflatten", Flow(), instance=None)
-        return m.calls.call(method, [aux, vset(rebuilt)], {}, Flow())
+        pairs, aux = flattened
+        rebuilt = [_rebuild(m, child, taken, depth + 1) for _, child in pairs]
+        return _unflatten(m, one, aux, rebuilt)
     if _is_leaf(one):
         return next(taken)
     raise _NotATree
@@ -121,16 +168,26 @@ def _rebuild(m: Machine, tree: VSet, taken: Iterator[VSet], depth: int) -> VSet:
 
 def children(m: Machine, one: Value) -> list[VSet] | None:
     """A node's children in JAX's order; None for a leaf or a value not known."""
+    found = keyed_children(m, one)
+    return None if found is None else [child for _, child in found]
+
+
+def keyed_children(m: Machine, one: Value) -> list[tuple[Value, VSet]] | None:
+    """A node's (key, child) pairs in JAX's order; None for a leaf or a value not known."""
     if isinstance(one, Container):
         if not one.exact or one.kind not in ("tuple", "list", "dict"):
             return None
         if one.kind == "dict":
-            return [value for _, value in _sorted(one)]
-        return list(one.items)
-    if isinstance(one, InstanceObj) and _node_class(one) is not None:
+            return [(TreeKey("dict", _key_of(k)), value) for k, value in _sorted(one)]
+        return [(TreeKey("index", i), item) for i, item in enumerate(one.items)]
+    if isinstance(one, InstanceObj) and _registration(one) is not None:
         flattened = _flatten(m, one)
         return None if flattened is None else flattened[0]
     return None
+
+
+def _key_of(key: Value) -> object:
+    return key.value if isinstance(key, Const) else key
 
 
 def _is_leaf(one: Value) -> bool:
@@ -149,30 +206,155 @@ def _sorted(container: Container) -> list[tuple[Value, VSet]]:
         return list(container.entries)
 
 
-def _node_class(instance: InstanceObj) -> ClassObj | None:
+# -- registrations -------------------------------------------------------------------------
+
+
+def register_class(cls: ClassObj, kind: str, keywords: dict[str, VSet]) -> None:
+    """A class decorator of ``jax_api`` registering ``cls`` (``registers_node``), called
+    as a decorator or with the field names (``register_dataclass(C, data_fields=...,
+    meta_fields=...)``)."""
+    data = _names(keywords.get("data_fields"))
+    meta = _names(keywords.get("meta_fields"))
+    _register(cls, Registration(kind, data=data, meta=meta))
+
+
+def register_functions(
+    kind: str,
+) -> Callable[[Machine, list[VSet], dict[str, VSet], object], Outcome]:
+    """``register_pytree_node(C, flatten, unflatten)`` (``kind`` ``NODE_FUNCTIONS``) and
+    ``register_pytree_with_keys(C, flatten_with_keys, unflatten)``: what JAX calls to
+    flatten and rebuild a ``C``."""
+    flatten = "flatten_func" if kind == NODE_FUNCTIONS else "flatten_with_keys"
+    names = ("nodetype", flatten, "unflatten_func")
+
+    def register(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: object) -> Outcome:
+        given = [args[i] if i < len(args) else kw.get(key) for i, key in enumerate(names)]
+        cls = only(given[0]) if given[0] is not None else None
+        if isinstance(cls, ClassObj) and given[1] is not None and given[2] is not None:
+            _register(cls, Registration(kind, given[1], given[2]))
+        return Outcome(returns=vset(Const(None)))
+
+    return register
+
+
+def _register(cls: ClassObj, registration: Registration) -> None:
+    journal.touch(cls)
+    cls.pytree = registration
+
+
+def _names(value: VSet | None) -> tuple[str, ...] | None:
+    one = only(value) if value is not None else None
+    if not (isinstance(one, Container) and one.exact and one.kind in ("list", "tuple")):
+        return None
+    out: list[str] = []
+    for item in one.items:
+        name = only(item)
+        if not (isinstance(name, Const) and isinstance(name.value, str)):
+            return None
+        out.append(name.value)
+    return tuple(out)
+
+
+def _registration(instance: InstanceObj) -> Registration | None:
+    """How JAX flattens ``instance``: its exact class's registration."""
     cls = instance.cls
-    if isinstance(cls, ClassObj) and any(
-        isinstance(base, ClassObj) and NODE_CLASS in base.flags for base in cls.mro
-    ):
-        return cls
+    if isinstance(cls, ClassObj) and isinstance(cls.pytree, Registration):
+        return cls.pytree
     return None
 
 
-def _flatten(m: Machine, instance: InstanceObj) -> tuple[list[VSet], VSet] | None:
-    """``instance.tree_flatten()``: its children and its auxiliary data."""
-    cls = _node_class(instance)
-    if cls is None:
+def _flatten(m: Machine, instance: InstanceObj) -> tuple[list[tuple[Value, VSet]], VSet] | None:
+    """``instance``'s (key, child) pairs and its auxiliary data, as its registration
+    flattens it."""
+    registration = _registration(instance)
+    cls = instance.cls
+    if registration is None or not isinstance(cls, ClassObj):
         return None
-    method = m.expressions.class_attribute(cls, cls, "tree_flatten", Flow(), instance=instance)
-    flow = Flow()
-    result = m.calls.call(method, [], {}, flow)
+    kind = registration.kind
+    if kind == jax_api.NODE_STATIC:
+        return [], vset(instance)
+    if kind == jax_api.NODE_FIELDS:
+        data, meta = _fields(cls, registration)
+        if data is None or any(name not in instance.attrs for name in data):
+            return None
+        aux = Container("tuple")
+        aux.items = [instance.attrs.get(name, ANYTHING) for name in meta]
+        return [(TreeKey("attr", name), instance.attrs[name]) for name in data], vset(aux)
+    if kind in (jax_api.NODE_METHODS, jax_api.NODE_METHODS_WITH_KEYS):
+        method_name = "tree_flatten" if kind == jax_api.NODE_METHODS else "tree_flatten_with_keys"
+        method = m.expressions.class_attribute(cls, cls, method_name, Flow(), instance=instance)
+        result = m.calls.call(method, [], {}, Flow())
+    else:
+        result = m.calls.call(registration.flatten, [vset(instance)], {}, Flow())
+    keyed = kind in (jax_api.NODE_METHODS_WITH_KEYS, NODE_FUNCTIONS_WITH_KEYS)
     pair = only(result)
     if not (isinstance(pair, Container) and pair.exact and len(pair.items) == 2):
         return None
-    children = only(pair.items[0])
-    if isinstance(children, Container) and children.exact and children.kind in ("tuple", "list"):
-        return list(children.items), pair.items[1]
-    return None
+    items = only(pair.items[0])
+    if not (isinstance(items, Container) and items.exact and items.kind in ("tuple", "list")):
+        return None
+    out: list[tuple[Value, VSet]] = []
+    for i, item in enumerate(items.items):
+        if not keyed:
+            out.append((TreeKey("flat", i), item))
+            continue
+        key_child = only(item)
+        if not (isinstance(key_child, Container) and key_child.exact and len(key_child.items) == 2):
+            return None
+        key = only(key_child.items[0])
+        out.append((key if key is not None else TreeKey("flat", i), key_child.items[1]))
+    return out, pair.items[1]
+
+
+def _fields(cls: ClassObj, registration: Registration) -> tuple[list[str] | None, list[str]]:
+    """A dataclass registration's data and meta field names: as given, or its dataclass
+    fields, those whose metadata says ``static=True`` being meta."""
+    if registration.data is not None:
+        return list(registration.data), list(registration.meta or ())
+    if cls.fields is None:
+        return None, []
+    data: list[str] = []
+    meta: list[str] = []
+    for name, default in cls.fields:
+        (meta if _static_field(default) else data).append(name)
+    return data, meta
+
+
+def _static_field(default: VSet | None) -> bool:
+    marker = only(default) if default is not None else None
+    if not (isinstance(marker, InstanceObj) and marker.cls == External("dataclasses.Field")):
+        return False
+    metadata = only(marker.attrs.get("metadata", NOTHING))
+    if not (isinstance(metadata, Container) and metadata.kind == "dict"):
+        return False
+    return any(
+        key == Const("static") and only(value) == Const(True) for key, value in metadata.entries
+    )
+
+
+def _unflatten(m: Machine, instance: InstanceObj, aux: VSet, new: list[VSet]) -> VSet:
+    """A node like ``instance`` rebuilt from its auxiliary data and new children."""
+    registration = _registration(instance)
+    cls = instance.cls
+    if registration is None or not isinstance(cls, ClassObj):
+        return ANYTHING
+    kind = registration.kind
+    if kind == jax_api.NODE_STATIC:
+        return aux
+    if kind == jax_api.NODE_FIELDS:
+        data, meta = _fields(cls, registration)
+        made = InstanceObj(cls)
+        made.attrs.update(zip(data or [], new, strict=False))
+        kept = only(aux)
+        if isinstance(kept, Container):
+            made.attrs.update(zip(meta, kept.items, strict=False))
+        return vset(made)
+    rebuilt = Container("tuple")
+    rebuilt.items = list(new)
+    if kind in (jax_api.NODE_METHODS, jax_api.NODE_METHODS_WITH_KEYS):
+        method = m.expressions.class_attribute(cls, cls, "tree_unflatten", Flow(), instance=None)
+        return m.calls.call(method, [aux, vset(rebuilt)], {}, Flow())
+    return m.calls.call(registration.unflatten, [aux, vset(rebuilt)], {}, Flow())
 
 
 # -- JAX's pytree functions ----------------------------------------------------------------
@@ -207,6 +389,66 @@ def tree_structure(m: Machine, args: list[VSet], keywords: dict[str, VSet]) -> V
     return vset(TreeDef(args[0]))
 
 
+def tree_leaves_with_path(m: Machine, args: list[VSet], keywords: dict[str, VSet]) -> VSet | None:
+    """``jax.tree.leaves_with_path(tree)``: a list of (key path, leaf) pairs."""
+    if not args or "is_leaf" in keywords or len(args) > 1:
+        return None
+    found = keyed_leaves(m, args[0], ())
+    if found is None:
+        return None
+    made = Container("list")
+    for path, leaf in found:
+        keys = Container("tuple")
+        keys.items = [vset(key) for key in path]
+        pair = Container("tuple")
+        pair.items = [vset(keys), leaf]
+        made.items.append(vset(pair))
+    return vset(made)
+
+
+def tree_flatten_with_path(m: Machine, args: list[VSet], keywords: dict[str, VSet]) -> VSet | None:
+    """``jax.tree.flatten_with_path(tree)``: (its (key path, leaf) pairs, its structure)."""
+    listed = tree_leaves_with_path(m, args, keywords)
+    if listed is None:
+        return None
+    made = Container("tuple")
+    made.items = [listed, vset(TreeDef(args[0]))]
+    return vset(made)
+
+
+def tree_all(m: Machine, args: list[VSet], keywords: dict[str, VSet]) -> VSet | None:
+    """``jax.tree.all(tree)``: whether every leaf is true, when each is known."""
+    from typed_pallas_mypy.inference.evaluator.expressions import truth
+
+    if len(args) != 1 or "is_leaf" in keywords:
+        return None
+    found = leaves(m, args[0])
+    if found is None:
+        return None
+    answers = [truth(leaf) for leaf in found]
+    if any(a is False for a in answers):
+        return vset(Const(False))
+    return vset(Const(True)) if all(a is True for a in answers) else None
+
+
+def keystr(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: object) -> Outcome:
+    """``jax.tree_util.keystr(path)``: the keys written one after another (``['w']``,
+    ``[0]``, ``.name``), when each is known (a flattened index's text is not)."""
+    path = only(args[0]) if len(args) == 1 and not kw else None
+    if not (isinstance(path, Container) and path.exact and path.kind == "tuple"):
+        return Outcome(returns=ANYTHING)
+    text = ""
+    for item in path.items:
+        key = only(item)
+        if not isinstance(key, TreeKey) or key.kind == "flat":
+            return Outcome(returns=ANYTHING)
+        if key.kind == "attr":
+            text += f".{key.value}"
+        else:
+            text += f"[{key.value!r}]"
+    return Outcome(returns=vset(Const(text)))
+
+
 def tree_unflatten(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: object) -> Outcome:
     """``jax.tree.unflatten(treedef, leaves)``: the tree rebuilt from the leaves."""
     if len(args) != 2:
@@ -229,6 +471,18 @@ RESULTS: Final = {
     "jax._src.tree.flatten": tree_flatten,
     "jax.tree_util.tree_flatten": tree_flatten,
     "jax._src.tree_util.tree_flatten": tree_flatten,
+    "jax.tree.leaves_with_path": tree_leaves_with_path,
+    "jax._src.tree.leaves_with_path": tree_leaves_with_path,
+    "jax.tree_util.tree_leaves_with_path": tree_leaves_with_path,
+    "jax._src.tree_util.tree_leaves_with_path": tree_leaves_with_path,
+    "jax.tree.flatten_with_path": tree_flatten_with_path,
+    "jax._src.tree.flatten_with_path": tree_flatten_with_path,
+    "jax.tree_util.tree_flatten_with_path": tree_flatten_with_path,
+    "jax._src.tree_util.tree_flatten_with_path": tree_flatten_with_path,
+    "jax.tree.all": tree_all,
+    "jax._src.tree.all": tree_all,
+    "jax.tree_util.tree_all": tree_all,
+    "jax._src.tree_util.tree_all": tree_all,
     "jax.tree.structure": tree_structure,
     "jax._src.tree.structure": tree_structure,
     "jax.tree_util.tree_structure": tree_structure,
@@ -241,3 +495,7 @@ UNFLATTEN: Final = (
     "jax.tree_util.tree_unflatten",
     "jax._src.tree_util.tree_unflatten",
 )
+#: ``jax.tree_util.keystr``'s spellings
+KEYSTR: Final = ("jax.tree_util.keystr", "jax._src.tree_util.keystr")
+#: ``register_pytree_node`` and ``register_pytree_with_keys``' spellings, by kind
+REGISTER_FUNCTIONS: Final = _REGISTER_FUNCTIONS
