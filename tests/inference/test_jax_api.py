@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -1301,3 +1302,29 @@ def test_registered_nodes_flatten_and_rebuild_as_the_evaluator_takes_them() -> N
     paths = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path({"w": [1]})]
     assert paths == ["['w'][0]"]
     assert jax.tree.all({"a": True, "b": [1]}) and not jax.tree.all([True, 0])
+
+
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        ("jax.jit", lambda f: jax.jit(f)),
+        ("jax.vmap", lambda f: jax.vmap(f)),
+        ("jax.checkpoint", lambda f: jax.checkpoint(f)),
+        ("jax.named_call", lambda f: jax.named_call(f)),
+        ("jax.grad", lambda f: jax.grad(f)),
+        ("jax.numpy.vectorize", lambda f: jnp.vectorize(f)),
+        ("jax.custom_vjp", lambda f: jax.custom_vjp(f)),
+        ("jax.custom_jvp", lambda f: jax.custom_jvp(f)),
+        ("jax.custom_batching.custom_vmap", lambda f: jax.custom_batching.custom_vmap(f)),
+        ("jax.tree_util.Partial", lambda f: jax.tree_util.Partial(f)),
+        ("functools.cache", lambda f: functools.cache(f)),
+        ("functools._lru_cache_wrapper", lambda f: functools.lru_cache(f)),
+    ],
+)
+def test_what_a_row_keeps_binds_as_a_method_when_it_has_get(name: str, make: object) -> None:
+    """``ApiRow.result_binds``: a function (or an object whose class has ``__get__``)
+    looked up on an instance is bound to it; ``jax.custom_vjp``'s object is not."""
+    row = jax_api.row(name)
+    assert row is not None, name
+    made = make(lambda x: x)  # type: ignore[operator]
+    assert row.binds_as_method == hasattr(type(made), "__get__"), name

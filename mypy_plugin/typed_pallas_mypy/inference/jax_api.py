@@ -226,6 +226,11 @@ class ApiRow:
     ``"accumulate"`` yields the first item, then ``f(total, item)`` for each next one.
     ``platforms_argument``: the keyword naming the platforms a
     ``Role.LOWERS`` call lowers for. ``since_python``: the first Python that has it.
+    ``result_binds``: what it returns for a ``Role.KEEPS`` argument binds like a function
+    when it is a class attribute looked up on an instance (a function, or an object with
+    ``__get__``: ``jax.jit``'s, ``functools.cache``'s); by default every row but a
+    ``Kind.CLASS`` one, whose objects do not (``jax.custom_vjp``, ``jax.tree_util.Partial``),
+    measured on each.
     """
 
     names: tuple[str, ...]
@@ -248,11 +253,19 @@ class ApiRow:
     ends: tuple[str, ...] = BOTH
     end_names: tuple[tuple[str, str], ...] = ()
     since_python: tuple[int, int] | None = None
+    result_binds: bool | None = None
     note: str = ""
 
     def spellings(self) -> tuple[str, ...]:
         """Every spelling, at any end."""
         return self.names + tuple(name for _, name in self.end_names)
+
+    @property
+    def binds_as_method(self) -> bool:
+        """``result_binds``, or its default."""
+        if self.result_binds is not None:
+            return self.result_binds
+        return self.kind is not Kind.CLASS
 
 
 class Effect(enum.Enum):
@@ -1440,6 +1453,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("functools._lru_cache_wrapper",),
         args=(Arg(0, None, Role.KEEPS),),
         kind=Kind.CLASS,
+        result_binds=True,
         note="the type functools.cache and lru_cache return",
     ),
     ApiRow(names=("functools.singledispatch",), args=(Arg(0, None, Role.KEEPS),)),

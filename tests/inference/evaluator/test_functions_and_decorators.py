@@ -171,3 +171,46 @@ def step(x):
     return apply(identity(lib.kernel), x)
 """
     assert fires(program + GUARDED_MAIN, params) is expected
+
+
+@pytest.mark.parametrize(
+    "decorator",
+    ["jax.jit", "functools.cache", "typing_extensions.override"],
+)
+@TPU_FIRES_TRITON_SILENT
+def test_a_kept_method_is_bound_to_its_instance(
+    decorator: str, params: str, expected: bool
+) -> None:
+    # what these decorators return binds like a function (``ApiRow.result_binds``)
+    app = f"""
+import functools
+import typing_extensions
+
+class Ops:
+    @{decorator}
+    def run(self, x):
+        return lib.kernel(x)
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return Ops().run(x)  # here
+    return x
+"""
+    assert fires(app, params) is expected
+
+
+def test_a_custom_vjp_method_is_not_bound() -> None:
+    # ``jax.custom_vjp``'s object has no ``__get__``: ``Ops().run(x)`` calls it with ``x``
+    # alone, which its ``(self, x)`` does not take: nothing is lowered
+    app = """
+class Ops:
+    @jax.custom_vjp
+    def run(self, x):
+        return lib.kernel(x)
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return Ops().run(x)  # here
+    return x
+"""
+    assert not fires(app)

@@ -20,6 +20,7 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from typed_pallas_mypy.inference import jax_api
 from typed_pallas_mypy.inference.evaluator import journal, kinds, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
@@ -725,6 +726,8 @@ def _bind(
                     out.append(m.calls.call(value.func, [vset(instance)], {}, flow))
             else:
                 out.append(ANYTHING)
+        elif isinstance(value, Transformed) and instance is not None and _binds(value):
+            out.append(vset(BoundMethod(value, instance)))
         elif (
             isinstance(value, InstanceObj)
             and isinstance(value.cls, ClassObj)
@@ -738,6 +741,12 @@ def _bind(
         else:
             out.append(vset(value))
     return join(*out)
+
+
+def _binds(value: Transformed) -> bool:
+    """What a row of JAX's table returned binds like a function (``ApiRow.result_binds``)."""
+    row = jax_api.row(value.keeper)
+    return row is not None and row.binds_as_method
 
 
 def defines(cls: ClassObj, name: str) -> bool:
