@@ -377,3 +377,50 @@ def test_a_predicate_of_an_iterator_decides_only_dead_code(
     are kept: dead code, dropped from jax 0.12 on."""
     call = "next(itertools.dropwhile(lambda v: lib.tpu_kernel(v) is None, [x]))"
     assert fires(_guarded("pass", call, "import itertools\n"), release=release) is expected
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("isinstance(x, jax.Array)", True),
+        ("isinstance(x, (int, jax.Array))", True),
+        ("isinstance(Plain(), Plain)", True),
+        ("not isinstance(Plain(), Other)", True),
+        ("isinstance({'a': x}, dict)", True),
+        # structural or registered checks: not known, so both ways may run
+        ("not isinstance(Plain(), Runs)", False),
+        ("not isinstance(Plain(), Abstract)", False),
+        ("isinstance(x, int)", False),
+    ],
+)
+def test_isinstance_by_what_is_known(test: str, expected: bool) -> None:
+    # the TPU kernel runs when the test is true, the Triton kernel otherwise: a finding
+    # when the test is surely true; never when it may be false (a Protocol matches by
+    # structure, an ABC by registration: not decided by the classes' MROs)
+    app = f"""
+import abc
+import typing
+
+@typing.runtime_checkable
+class Runs(typing.Protocol):
+    def run(self): ...
+
+class Abstract(abc.ABC):
+    pass
+
+class Plain:
+    def run(self):
+        return 1
+
+class Other:
+    pass
+
+Abstract.register(Plain)
+
+def main(x):
+    x = jax.numpy.zeros((8, 128))
+    if jax.default_backend() == "gpu":
+        return (lib.tpu_kernel if {test} else lib.triton_kernel)(x)  # here
+    return x
+"""
+    assert fires(app) is expected

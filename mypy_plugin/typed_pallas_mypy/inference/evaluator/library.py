@@ -1645,13 +1645,19 @@ def _instance_of(obj: Value, cls: Value) -> bool | None:
         if isinstance(obj, InstanceObj) and isinstance(obj.cls, ClassObj):
             if cls in obj.cls.mro:
                 return True
-            known = all(
-                isinstance(k, ClassObj) or k == External("builtins.object") for k in obj.cls.mro
-            )
-            return False if known else None
-        if isinstance(obj, (Array, Const, Container)):
+            return False if _plain(obj.cls) and _plain(cls) else None
+        if isinstance(obj, (Array, Const, Container)) and _plain(cls):
             return False
     return None
+
+
+def _plain(cls: ClassObj) -> bool:
+    """Whether ``isinstance`` against ``cls`` is its MRO alone: every class in it is the
+    program's (no ``typing.Protocol``, ``abc.ABC`` with its virtual subclasses, or other
+    library base) and no metaclass of its may define ``__instancecheck__``."""
+    return cls.meta is None and all(
+        isinstance(k, ClassObj) or k == External("builtins.object") for k in cls.mro
+    )
 
 
 def _len(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
