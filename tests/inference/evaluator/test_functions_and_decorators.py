@@ -214,3 +214,23 @@ def main(x):
     return x
 """
     assert not fires(app)
+
+
+@TPU_FIRES_TRITON_SILENT
+def test_a_partialmethod_binds_the_instance_then_its_arguments(params: str, expected: bool) -> None:
+    # ``partialmethod(_apply, lib.kernel)``: ``Ops().run(x)`` is ``_apply(ops, lib.kernel, x)``
+    app = """
+import functools
+
+class Ops:
+    def _apply(self, fn, x):
+        return fn(x)
+
+    run = functools.partialmethod(_apply, lib.kernel)
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return Ops().run(x)  # here
+    return x
+"""
+    assert fires(app, params) is expected

@@ -214,9 +214,10 @@ class Registrar(Value):
 
 @dataclass(frozen=True, slots=True)
 class Descriptor(Value):
-    """``staticmethod(f)``, ``classmethod(f)`` or ``property(f)`` in a class body."""
+    """``staticmethod(f)``, ``classmethod(f)``, ``property(f)`` or ``partialmethod(f, *args)``
+    (``func`` a ``Partial`` of them) in a class body."""
 
-    kind: str  # "staticmethod", "classmethod", "property"
+    kind: str  # "staticmethod", "classmethod", "property", "partialmethod"
     func: VSet
 
 

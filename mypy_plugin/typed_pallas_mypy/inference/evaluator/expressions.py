@@ -46,6 +46,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Jaxpr,
     ModuleObj,
     Namespace,
+    Partial,
     Registrar,
     Super,
     Transformed,
@@ -724,6 +725,15 @@ def _bind(
                     out.append(vset(value))
                 else:
                     out.append(m.calls.call(value.func, [vset(instance)], {}, flow))
+            elif value.kind == "partialmethod" and instance is not None:
+                out.append(
+                    frozenset(
+                        Partial(p.func, (vset(instance), *p.args), p.keywords)
+                        if isinstance(p, Partial)
+                        else UNKNOWN
+                        for p in value.func
+                    )
+                )
             else:
                 out.append(ANYTHING)
         elif isinstance(value, Transformed) and instance is not None and _binds(value):

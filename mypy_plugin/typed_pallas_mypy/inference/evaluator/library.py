@@ -597,9 +597,12 @@ def _api_call(
 ) -> Outcome:
     """A row of JAX's table (and the standard library's rows in it) called."""
     if row.kind is jax_api.Kind.DESCRIPTOR:
-        return Outcome(
-            returns=vset(Descriptor(name.rsplit(".", 1)[1], args[0] if args else ANYTHING))
-        )
+        kind = name.rsplit(".", 1)[1]
+        func = args[0] if args else ANYTHING
+        if kind == "partialmethod" and args:
+            # ``partialmethod(f, *args)``: on an instance, ``partial(f, instance, *args)``
+            func = vset(Partial(func, tuple(args[1:]), tuple(keywords.items())))
+        return Outcome(returns=vset(Descriptor(kind, func)))
     if row.binds:
         if not args:
             return Outcome(returns=ANYTHING)
