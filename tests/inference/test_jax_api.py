@@ -22,7 +22,7 @@ import sys
 import types
 import warnings
 from collections.abc import Iterator
-from typing import Final
+from typing import Any, Final
 
 import jax
 import jax.numpy as jnp
@@ -1328,3 +1328,48 @@ def test_what_a_row_keeps_binds_as_a_method_when_it_has_get(name: str, make: obj
     assert row is not None, name
     made = make(lambda x: x)  # type: ignore[operator]
     assert row.binds_as_method == hasattr(type(made), "__get__"), name
+
+
+def test_fusible_calls_its_function_with_fusions_and_no_output_fusion() -> None:
+    """``ApiRow.fusion_operands``: ``fuser.fusible(f)(x)`` outside ``fuser.fuse`` calls
+    ``f(x_fusion, None)``, where ``x_fusion()`` gives ``x``."""
+    from jax.experimental.pallas import fuser
+
+    row = jax_api.row("jax.experimental.pallas.fuser.fusible")
+    assert row is not None and row.fusion_operands
+    seen: list[object] = []
+
+    @fuser.fusible
+    def op(x_fusion: Any, out_fusion: Any) -> Any:
+        seen.append(out_fusion)
+        return jnp.cos(x_fusion())
+
+    assert "cosine" in jax.jit(op).lower(_A).as_text()
+    assert seen == [None]
+
+
+@pytest.mark.parametrize(
+    ("name", "items"),
+    [
+        ("jax.experimental.pallas.fuser.get_fusion_values", 3),
+        ("jax.experimental.pallas.fuser.get_stateful_input_fusion_values", 3),
+        ("jax.experimental.pallas.fuser.get_stateful_output_fusion_values", 4),
+    ],
+)
+def test_fusion_values_give_a_callable_that_evaluates_the_traced_function(
+    name: str, items: int
+) -> None:
+    """``ApiRow.replays``: the first item evaluates what the function traced with the
+    call's other arguments, given the closed-over values (the second item)."""
+    row = jax_api.row(name)
+    assert row is not None and row.replays and (row.result_index, row.result_items) == (0, items)
+    getter = getattr(
+        importlib.import_module("jax.experimental.pallas.fuser"), name.rsplit(".", 1)[1]
+    )
+
+    def replayed(x: jax.Array) -> object:
+        found = getter(jnp.cos, x)
+        assert len(found) == items
+        return found[0](found[1], x)
+
+    assert _lowers_cosine(replayed, _A)

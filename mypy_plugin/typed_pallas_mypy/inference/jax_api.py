@@ -226,6 +226,12 @@ class ApiRow:
     ``"accumulate"`` yields the first item, then ``f(total, item)`` for each next one.
     ``platforms_argument``: the keyword naming the platforms a
     ``Role.LOWERS`` call lowers for. ``since_python``: the first Python that has it.
+    ``replays``: the callable at ``result_index`` of the returned tuple evaluates what the
+    ``Role.TRACES_ONLY`` function traced with the call's other arguments, given the values
+    it closed over (``fuser.get_fusion_values(f, *args)``'s ``fn(values, *args)``).
+    ``fusion_operands``: the kept function is called with each positional argument as a
+    ``Fusion`` (a callable giving it) and the output fusions (``None``) last
+    (``fuser.fusible``).
     ``result_binds``: what it returns for a ``Role.KEEPS`` argument binds like a function
     when it is a class attribute looked up on an instance (a function, or an object with
     ``__get__``: ``jax.jit``'s, ``functools.cache``'s); by default every row but a
@@ -254,6 +260,8 @@ class ApiRow:
     end_names: tuple[tuple[str, str], ...] = ()
     since_python: tuple[int, int] | None = None
     result_binds: bool | None = None
+    replays: bool = False
+    fusion_operands: bool = False
     note: str = ""
 
     def spellings(self) -> tuple[str, ...]:
@@ -1328,6 +1336,7 @@ ROWS: Final[tuple[ApiRow, ...]] = (
         names=("jax.experimental.pallas.fuser.fusible", "jax._src.pallas.fuser.fusible.fusible"),
         args=(Arg(0, "f", Role.KEEPS),),
         optional_function=True,
+        fusion_operands=True,
     ),
     ApiRow(
         names=(
@@ -1410,6 +1419,9 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.pallas.fuser.block_spec.get_fusion_values",
         ),
         args=(Arg(0, "fusion", Role.TRACES_ONLY),),
+        result_index=0,
+        result_items=3,
+        replays=True,
     ),
     ApiRow(
         names=(
@@ -1417,6 +1429,9 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.pallas.fuser.block_spec.get_stateful_input_fusion_values",
         ),
         args=(Arg(0, "fusion", Role.TRACES_ONLY),),
+        result_index=0,
+        result_items=3,
+        replays=True,
     ),
     ApiRow(
         names=(
@@ -1424,6 +1439,9 @@ ROWS: Final[tuple[ApiRow, ...]] = (
             "jax._src.pallas.fuser.block_spec.get_stateful_output_fusion_values",
         ),
         args=(Arg(0, "fusion", Role.TRACES_ONLY),),
+        result_index=0,
+        result_items=4,
+        replays=True,
     ),
     # -------------------- python
     ApiRow(

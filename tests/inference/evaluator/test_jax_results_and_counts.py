@@ -457,3 +457,34 @@ class Config:
 )
 def test_registered_nodes_and_key_paths(call: str, expected: bool) -> None:
     assert fires(_guarded(call, NODES)) is expected
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("op(x)", True),
+        ("jax.jit(op)(x)", True),
+        ("fuser.get_fusion_values(lib.tpu_kernel, x)[0]([], x)", True),
+        ("fuser.get_fusion_values(lambda: lib.tpu_kernel(x))[0]([])", True),
+        ("fuser.get_fusion_values(lib.tpu_kernel, x)[1]", False),
+        ("fuser.get_fusion_values(lib.triton_kernel, x)[0]([], x)", False),
+    ],
+    ids=[
+        "fusible-fires",
+        "fusible-jitted-fires",
+        "fusion-values-replayed-fires",
+        "fusion-values-closure-replayed-fires",
+        "fusion-values-not-replayed-silent",
+        "fusion-values-triton-silent",
+    ],
+)
+def test_fuser_calls(call: str, expected: bool) -> None:
+    head = """
+from jax.experimental.pallas import fuser
+
+@fuser.fusible
+def op(x_fusion, out_fusion):
+    y = lib.tpu_kernel(x_fusion())
+    return y if out_fusion is None else out_fusion(y)
+"""
+    assert fires(_guarded(call, head)) is expected

@@ -26,6 +26,7 @@ from typed_pallas_mypy.inference.evaluator import kinds, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
+    NONE,
     NOTHING,
     UNKNOWN,
     BoundMethod,
@@ -43,6 +44,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Flow,
     Frame,
     FunctionObj,
+    Fusion,
     GeneratorObj,
     InstanceObj,
     Jaxpr,
@@ -191,6 +193,10 @@ class Calls:
                 # batched, it runs its batching rule; its body is traced for its shapes
                 # only, never lowered: not followed
                 return self._batching_rule(value, args, star_unknown)
+            row = jax_api.row(value.keeper)
+            if row is not None and row.fusion_operands and not star_unknown:
+                # ``fuser.fusible(f)(*args)``: ``f(*in_fusions, output_fusions)``
+                args = [*(vset(Fusion(a)) for a in args), vset(NONE)]
             differentiates = int(value.keeper in jax_api.DIFFERENTIATING)
             batches = int(value.keeper in jax_api.BATCHING)
             transposes = int(value.keeper in jax_api.TRANSPOSING)
@@ -228,6 +234,8 @@ class Calls:
                 value.func, list(given or ()), {}, given is None, given is None
             )
             return library.nested(dataclasses.replace(outcome, returns=ANYTHING))
+        if isinstance(value, Fusion):
+            return Outcome(returns=value.value)
         if isinstance(value, Context):
             # a context manager decorating a function (``@jax.named_scope("n")``)
             if args:

@@ -185,6 +185,13 @@ class Jaxpr(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class Fusion(Value):
+    """A callable giving ``value`` (``fuser.fusible``'s inputs: a trivial ``Fusion``)."""
+
+    value: VSet
+
+
+@dataclass(frozen=True, slots=True)
 class Context(Value):
     """A context manager of JAX's table (``jax.named_scope("n")``,
     ``pltpu.force_tpu_interpret_mode()``): ``interprets`` when every Pallas kernel traced

@@ -52,6 +52,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     FunctionObj,
     GeneratorObj,
     InstanceObj,
+    Jaxpr,
     Keeper,
     Kernel,
     ModuleObj,
@@ -660,6 +661,10 @@ def _api_call(
             returns = _calls_each(m, name, row, arg, value, args, keywords, flow)
         elif role is jax_api.Role.TRACES_ONLY and row.returns_jaxpr:
             returns = vset(Transformed(name, value))  # called, it gives a jaxpr
+        elif role is jax_api.Role.TRACES_ONLY and row.replays:
+            # its callable evaluates what the function traced with the other arguments
+            given = None if star_unknown or kw_unknown or keywords else tuple(args[1:])
+            returns = vset(Jaxpr(value, given))
         elif role is jax_api.Role.RULE:
             _rule(m, arg, value, flow)
     if name in ("builtins.sorted", "builtins.min", "builtins.max") and args and returns is None:
