@@ -1373,3 +1373,18 @@ def test_fusion_values_give_a_callable_that_evaluates_the_traced_function(
         return found[0](found[1], x)
 
     assert _lowers_cosine(replayed, _A)
+
+
+def test_compute_on_the_device_lowers_the_function_with_the_program() -> None:
+    """``Arg.placed_by``: ``compute_on(f, compute_type="device")`` (``compute_on2`` at jax
+    0.10) lowers ``f`` with the rest of the program, like ``Role.KEEPS``; other cores are
+    taken as ``Role.HOST`` (the engine says nothing there)."""
+    from jax.experimental import compute_on as module
+
+    name = "compute_on" if END == jax_api.NEW else "compute_on2"
+    row = jax_api.row(f"jax.experimental.compute_on.{name}", END)
+    assert row is not None and [a.placed_by for a in row.args] == ["compute_type"]
+    placed = getattr(module, name)(
+        jnp.cos, compute_type="device", out_memory_spaces=jax.memory.Space.Device
+    )
+    assert _lowers_cosine(placed, _A)

@@ -165,6 +165,10 @@ class Arg:
     callable ``mode``): never for a 0-d array. ``combines_along``: the function combines
     slices of the array at that position along its leading axis (``lax.associative_scan``
     without ``axis``): called when that axis has two or more elements, never with fewer.
+    ``placed_by``: for ``Role.KEEPS``, the keyword that says where the function runs
+    (``compute_on``'s ``compute_type``): only ``"device"`` runs it with the rest of the
+    program; anything else (the host's cores, a SparseCore's, or not known) lowers it
+    elsewhere, as ``Role.HOST`` does.
     ``each_node_of``: called by flattening the pytree at that position, once per node from
     the root down, a node's children only when it answered false for the node
     (``is_leaf``): called at least once, on the root.
@@ -189,6 +193,7 @@ class Arg:
     combines_along: int | None = None
     read_by_python: bool = False
     each_node_of: int | None = None
+    placed_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -494,14 +499,14 @@ ROWS: Final[tuple[ApiRow, ...]] = (
     ),
     ApiRow(
         names=("jax.experimental.compute_on.compute_on", "jax._src.compute_on.compute_on"),
-        args=(Arg(0, "f", Role.HOST),),
+        args=(Arg(0, "f", Role.KEEPS, placed_by="compute_type"),),
         optional_function=True,
         ends=(NEW,),
         note="runs f on the compute_type's cores (the host's, a SparseCore's), lowered for them; jax 0.10's compute_on is a context manager (CONTEXTS)",
     ),
     ApiRow(
         names=("jax.experimental.compute_on.compute_on2", "jax._src.compute_on.compute_on2"),
-        args=(Arg(0, "f", Role.HOST),),
+        args=(Arg(0, "f", Role.KEEPS, placed_by="compute_type"),),
         optional_function=True,
         ends=(OLD,),
         note="as jax 0.12's compute_on",

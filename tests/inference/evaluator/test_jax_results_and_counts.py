@@ -488,3 +488,32 @@ def op(x_fusion, out_fusion):
     return y if out_fusion is None else out_fusion(y)
 """
     assert fires(_guarded(call, head)) is expected
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("compute_on(lib.tpu_kernel, compute_type='device')(x)", True),
+        ("compute_on2(lib.tpu_kernel, compute_type='device')(x)", True),
+        ("compute_on(lib.tpu_kernel, compute_type='device_host')(x)", False),
+        ("compute_on(lib.tpu_kernel, compute_type=kind)(x)", False),
+        ("functools.partial(compute_on, compute_type='device')(lib.tpu_kernel)(x)", True),
+    ],
+    ids=[
+        "device-fires",
+        "device-old-name-fires",
+        "host-silent",
+        "not-known-silent",
+        "partial-fires",
+    ],
+)
+def test_compute_on_lowers_with_the_program_only_on_the_device(call: str, expected: bool) -> None:
+    # jax 0.12's ``compute_on`` is a function of one (jax 0.10's a context manager)
+    head = """
+import functools
+import os
+from jax.experimental.compute_on import compute_on, compute_on2
+
+kind = os.environ.get("KIND")
+"""
+    assert fires(_guarded(call, head)) is expected

@@ -496,6 +496,8 @@ def call_external(
     if special is not None:
         return special(m, args, keywords, frame)
     context = jax_api.context(name)
+    if context is not None and args and _callable(args[0]) is True and jax_api.row(name):
+        context = None  # a name one end has as a context, the other as a function of one
     if context is not None:
         interprets = context.effect is jax_api.Effect.INTERPRETS
         return Outcome(returns=vset(Context(name, interprets)))
@@ -629,6 +631,10 @@ def _api_call(
         if value is None:
             continue
         role = arg.role
+        if role is jax_api.Role.KEEPS and arg.placed_by is not None:
+            placed = only(keywords.get(arg.placed_by, ANYTHING))
+            if placed != Const("device"):
+                continue  # run on other cores, lowered for them (as Role.HOST)
         if role is jax_api.Role.KEEPS:
             kept = vset(Transformed(name, value))
             if row.result_index is not None and row.result_items is None:
