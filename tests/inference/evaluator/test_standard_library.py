@@ -424,3 +424,53 @@ def main(x):
     return x
 """
     assert fires(app) is expected
+
+
+@pytest.mark.parametrize(
+    ("argument", "expected"),
+    [("x", True), ("3", False), ("'name'", False), ("unknown", False)],
+    ids=["array-base-fires", "int-registered-silent", "str-registered-silent", "not-known-silent"],
+)
+def test_single_dispatch_runs_what_is_registered_for_the_argument(
+    argument: str, expected: bool
+) -> None:
+    # the base runs the TPU kernel; an int or a str has its own registration (Triton);
+    # an argument of no known class may take either
+    app = f"""
+import functools
+import os
+
+@functools.singledispatch
+def run(v):
+    return lib.tpu_kernel(v)
+
+@run.register
+def _(v: int):
+    return lib.triton_kernel(v)
+
+@run.register(str)
+def _(v):
+    return lib.triton_kernel(v)
+
+class Ops:
+    @functools.singledispatchmethod
+    def run(self, v):
+        return lib.tpu_kernel(v)
+
+    @run.register
+    def _(self, v: int):
+        return lib.triton_kernel(v)
+
+    @run.register(str)
+    def _(self, v):
+        return lib.triton_kernel(v)
+
+unknown = os.environ.get("VALUE")
+
+def main(x):
+    x = jax.numpy.zeros((8, 128))
+    if jax.default_backend() == "gpu":
+        return run({argument}), Ops().run({argument})  # here
+    return x
+"""
+    assert fires(app) is expected

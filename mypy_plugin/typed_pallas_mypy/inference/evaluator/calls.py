@@ -22,7 +22,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import kinds, library
+from typed_pallas_mypy.inference.evaluator import dispatch, kinds, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -236,6 +236,13 @@ class Calls:
             return library.nested(dataclasses.replace(outcome, returns=ANYTHING))
         if isinstance(value, Fusion):
             return Outcome(returns=value.value)
+        if isinstance(value, dispatch.Dispatcher):
+            chosen = dispatch.candidates(value, args, star_unknown)
+            return self._outcome_of(
+                chosen, args, keywords, star_unknown, kw_unknown, site=site, frame=frame
+            )
+        if isinstance(value, dispatch.Register):
+            return dispatch.register(m, value, args)
         if isinstance(value, Context):
             # a context manager decorating a function (``@jax.named_scope("n")``)
             if args:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import journal, kinds, library
+from typed_pallas_mypy.inference.evaluator import dispatch, journal, kinds, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     DEVICE,
@@ -204,6 +204,8 @@ class Expressions:
             return self._super_attribute(value, name, flow)
         if isinstance(value, Container):
             return vset(ContainerMethod(value, name))
+        if isinstance(value, dispatch.Dispatcher):
+            return vset(dispatch.Register(value)) if name == "register" else ANYTHING
         if isinstance(value, Transformed):
             if name in ("defvjp", "defjvp", "defjvps", "def_vmap", "def_partition"):
                 return vset(Registrar(value, name))
@@ -738,6 +740,8 @@ def _bind(
                 out.append(ANYTHING)
         elif isinstance(value, Transformed) and instance is not None and _binds(value):
             out.append(vset(BoundMethod(value, instance)))
+        elif isinstance(value, dispatch.Dispatcher) and instance is not None:
+            out.append(vset(BoundMethod(value, instance)))  # a function, or a descriptor
         elif (
             isinstance(value, InstanceObj)
             and isinstance(value.cls, ClassObj)

@@ -27,7 +27,7 @@ from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import journal, pytrees
+from typed_pallas_mypy.inference.evaluator import dispatch, journal, pytrees
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -1626,7 +1626,7 @@ def _isinstance(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame 
             classes.append(one)
     else:
         classes.append(spec)
-    answers = [_instance_of(obj, cls) for cls in classes]
+    answers = [instance_of(obj, cls) for cls in classes]
     if any(a is True for a in answers):
         return Outcome(returns=vset(Const(True)))
     if all(a is False for a in answers):
@@ -1634,7 +1634,8 @@ def _isinstance(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame 
     return Outcome(returns=ANYTHING)
 
 
-def _instance_of(obj: Value, cls: Value) -> bool | None:
+def instance_of(obj: Value, cls: Value) -> bool | None:
+    """``isinstance(obj, cls)`` for one value and one class; None where not known."""
     if isinstance(cls, External):
         name = cls.fullname
         if name == "builtins.object":
@@ -1672,6 +1673,16 @@ def _plain(cls: ClassObj) -> bool:
     return cls.meta is None and all(
         isinstance(k, ClassObj) or k == External("builtins.object") for k in cls.mro
     )
+
+
+def _single_dispatch(method: bool) -> _Special:
+    def make(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+        """``functools.singledispatch(f)`` / ``singledispatchmethod(f)``."""
+        if len(args) != 1 or kw:
+            return Outcome(returns=ANYTHING)
+        return Outcome(returns=vset(dispatch.Dispatcher(args[0], method)))
+
+    return make
 
 
 def _len(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
@@ -1803,6 +1814,8 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "builtins.zip": _zip,
     "builtins.len": _len,
     "builtins.isinstance": _isinstance,
+    "functools.singledispatch": _single_dispatch(method=False),
+    "functools.singledispatchmethod": _single_dispatch(method=True),
     "types.SimpleNamespace": _simple_namespace,
     "types.MethodType": _method_type,
     "typing.cast": _cast,

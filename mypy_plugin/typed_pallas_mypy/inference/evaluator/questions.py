@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas_mypy.inference.collector import collector_paused
+from typed_pallas_mypy.inference.evaluator.dispatch import Dispatcher
 from typed_pallas_mypy.inference.evaluator.domain import (
     ClassObj,
     Descriptor,
@@ -231,6 +232,12 @@ def _functions_of(module: ModuleObj) -> list[FunctionObj]:
         elif isinstance(value, (Transformed, Descriptor)):
             for inner in value.func:  # ``@jax.jit``, ``@staticmethod``: the function itself
                 add(inner)
+        elif isinstance(value, Dispatcher):  # ``@functools.singledispatch``
+            for inner in value.base:
+                add(inner)
+            for _, registered in value.registrations():
+                for inner in registered:
+                    add(inner)
 
     for values in list(module.attrs.values()):
         for value in values:
