@@ -596,6 +596,19 @@ def both_ran(a: frozenset[Kernel], b: frozenset[Kernel]) -> frozenset[Kernel]:
     return frozenset(k for k in a if k in b or _lowers_alike(k) in alike)
 
 
+def string_items(value: Value | None) -> list[str] | None:
+    """The strings an exact tuple or list holds, every item one known string; None else."""
+    if not (isinstance(value, Container) and value.exact and value.kind in ("tuple", "list")):
+        return None
+    out: list[str] = []
+    for item in value.items:
+        one = only(item)
+        if not (isinstance(one, Const) and isinstance(one.value, str)):
+            return None
+        out.append(one.value)
+    return out
+
+
 def has_array(values: VSet) -> bool:
     return any(isinstance(v, Array) for v in values)
 

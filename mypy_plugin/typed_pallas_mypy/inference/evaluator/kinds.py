@@ -22,6 +22,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Value,
     VSet,
     only,
+    string_items,
     vset,
 )
 
@@ -73,15 +74,7 @@ def comparison(op: ast.cmpop, a: Value, b: Value) -> bool | None:
 def _literal_strings(value: Value) -> list[str] | None:
     if isinstance(value, Const):
         return [value.value] if isinstance(value.value, str) else None
-    if isinstance(value, Container) and value.exact and value.kind != "dict":
-        out: list[str] = []
-        for item in value.items:
-            one = only(item)
-            if not (isinstance(one, Const) and isinstance(one.value, str)):
-                return None
-            out.append(one.value)
-        return out
-    return None
+    return string_items(value)
 
 
 def _kind_truth(sets: device_kinds.Sets, platform: str) -> bool | None:

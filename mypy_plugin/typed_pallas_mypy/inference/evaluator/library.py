@@ -67,6 +67,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     join,
     only,
     shape_of,
+    string_items,
     vset,
 )
 
@@ -413,7 +414,7 @@ def class_pattern_fields(
         order = m.expressions.class_attribute(
             one.cls, one.cls, "__match_args__", flow, instance=None
         )
-        fields = _const_strings(order)
+        fields = string_items(only(order))
         if fields is None and one.cls.fields is not None:
             fields = [name for name, _ in one.cls.fields]  # dataclasses and NamedTuples
         if fields is not None:
@@ -424,19 +425,6 @@ def class_pattern_fields(
     for key, sub in zip(pattern.kwd_attrs, pattern.kwd_patterns, strict=True):
         out.append((sub, m.expressions.attribute(subject, key, Flow())))
     return out
-
-
-def _const_strings(values: VSet) -> list[str] | None:
-    one = only(values)
-    if isinstance(one, Container) and one.exact and one.kind in ("tuple", "list"):
-        out: list[str] = []
-        for item in one.items:
-            value = only(item)
-            if not (isinstance(value, Const) and isinstance(value.value, str)):
-                return None
-            out.append(value.value)
-        return out
-    return None
 
 
 def _class_pattern_matches(

@@ -41,6 +41,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Value,
     VSet,
     only,
+    string_items,
     vset,
 )
 
@@ -243,16 +244,8 @@ def _register(cls: ClassObj, registration: Registration) -> None:
 
 
 def _names(value: VSet | None) -> tuple[str, ...] | None:
-    one = only(value) if value is not None else None
-    if not (isinstance(one, Container) and one.exact and one.kind in ("list", "tuple")):
-        return None
-    out: list[str] = []
-    for item in one.items:
-        name = only(item)
-        if not (isinstance(name, Const) and isinstance(name.value, str)):
-            return None
-        out.append(name.value)
-    return tuple(out)
+    found = string_items(only(value)) if value is not None else None
+    return None if found is None else tuple(found)
 
 
 def _registration(instance: InstanceObj) -> Registration | None:
@@ -374,7 +367,11 @@ def tree_leaves(m: Machine, args: list[VSet], keywords: dict[str, VSet]) -> VSet
 
 def tree_flatten(m: Machine, args: list[VSet], keywords: dict[str, VSet]) -> VSet | None:
     """``jax.tree.flatten(tree)``: (its leaves, its structure)."""
-    listed = tree_leaves(m, args, keywords)
+    return _with_structure(tree_leaves(m, args, keywords), args)
+
+
+def _with_structure(listed: VSet | None, args: list[VSet]) -> VSet | None:
+    """(``listed``, the structure of the tree ``args[0]``), when ``listed`` is known."""
     if listed is None:
         return None
     made = Container("tuple")
@@ -408,12 +405,7 @@ def tree_leaves_with_path(m: Machine, args: list[VSet], keywords: dict[str, VSet
 
 def tree_flatten_with_path(m: Machine, args: list[VSet], keywords: dict[str, VSet]) -> VSet | None:
     """``jax.tree.flatten_with_path(tree)``: (its (key path, leaf) pairs, its structure)."""
-    listed = tree_leaves_with_path(m, args, keywords)
-    if listed is None:
-        return None
-    made = Container("tuple")
-    made.items = [listed, vset(TreeDef(args[0]))]
-    return vset(made)
+    return _with_structure(tree_leaves_with_path(m, args, keywords), args)
 
 
 def tree_all(m: Machine, args: list[VSet], keywords: dict[str, VSet]) -> VSet | None:
