@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -186,3 +187,38 @@ def _registered(call: str) -> bool:
     )
     result: list[bool] = json.loads(completed.stdout.strip().splitlines()[-1])
     return result[0]
+
+
+def _import_alone(module: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False
+    )
+
+
+def test_every_module_of_the_plugin_imports_first() -> None:
+    """Any module may be the first one imported (mypy's plugin load, the CLI, a test): a
+    circle between modules that import names from each other fails only in one order."""
+    import pkgutil
+
+    import typed_pallas_mypy
+
+    names = [
+        info.name
+        for info in pkgutil.walk_packages(typed_pallas_mypy.__path__, "typed_pallas_mypy.")
+        if not info.name.endswith("__main__")
+    ]
+    failed = {name: _import_alone(name).stderr.strip().splitlines()[-1:] for name in names}
+    assert {name: err for name, err in failed.items() if err} == {}
+
+
+def test_meta_the_first_import_check_can_fail(tmp_path: Any) -> None:
+    (tmp_path / "circle_a.py").write_text("from circle_b import B\nA = 1\n")
+    (tmp_path / "circle_b.py").write_text("from circle_a import A\nB = 2\n")
+    done = subprocess.run(
+        [sys.executable, "-c", "import circle_a"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert "ImportError" in done.stderr

@@ -324,11 +324,14 @@ class ClassDecoratorRow:
     ``tree_unflatten`` rebuilds it), ``NODE_METHODS_WITH_KEYS`` (``tree_flatten_with_keys``
     gives (key, child) pairs), ``NODE_FIELDS`` (a dataclass: its fields are its children,
     but those marked static, ``metadata=dict(static=True)``, or given as ``meta_fields``)
-    or ``NODE_STATIC`` (no children: the object itself is the auxiliary data)."""
+    or ``NODE_STATIC`` (no children: the object itself is the auxiliary data). ``orders``:
+    the comparisons the class lacks are written from the one it has and ``__eq__``
+    (``functools.total_ordering``)."""
 
     names: tuple[str, ...]
     makes_dataclass: bool = False
     registers_node: str | None = None
+    orders: bool = False
     ends: tuple[str, ...] = BOTH
     end_names: tuple[tuple[str, str], ...] = ()
     note: str = ""
@@ -1646,7 +1649,7 @@ CLASS_DECORATORS: Final[tuple[ClassDecoratorRow, ...]] = (
     ClassDecoratorRow(names=("attrs.frozen", "attr.frozen"), makes_dataclass=True),
     ClassDecoratorRow(names=("attrs.mutable", "attr.mutable"), makes_dataclass=True),
     ClassDecoratorRow(names=("attr.s", "attr.attrs"), makes_dataclass=True),
-    ClassDecoratorRow(names=("functools.total_ordering",)),
+    ClassDecoratorRow(names=("functools.total_ordering",), orders=True),
     ClassDecoratorRow(names=("typing.final",)),
     ClassDecoratorRow(names=("typing_extensions.final",)),
     ClassDecoratorRow(names=("typing.runtime_checkable",)),

@@ -236,3 +236,45 @@ class Ops:
         return lib.{picked} if key == "k" else lib.{other}
 """
     assert fires(_guarded(classes, "Ops['k'](x)")) is expected
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("max(Op(1, lib.triton_kernel), Op(2, lib.tpu_kernel)).fn(x)", True),
+        ("max(Op(2, lib.tpu_kernel), Op(1, lib.triton_kernel)).fn(x)", True),
+        ("min(Op(1, lib.tpu_kernel), Op(2, lib.triton_kernel)).fn(x)", True),
+        ("max(Op(1, lib.tpu_kernel), Op(2, lib.triton_kernel)).fn(x)", False),
+        ("(lib.tpu_kernel if Op(1, None) < Op(2, None) else lib.triton_kernel)(x)", True),
+        ("(lib.tpu_kernel if Op(3, None) >= Op(2, None) else lib.triton_kernel)(x)", True),
+        ("(lib.tpu_kernel if Op(2, None) <= Op(1, None) else lib.triton_kernel)(x)", False),
+        ("(lib.tpu_kernel if Plain() == Plain() else lib.triton_kernel)(x)", False),
+    ],
+)
+def test_comparisons_of_instances_call_their_special_methods(call: str, expected: bool) -> None:
+    # ``max`` keeps the first item and takes each next one that compares greater; a class
+    # ``functools.total_ordering`` decorates gets ``>``, ``<=`` and ``>=`` from its ``<``;
+    # without ``__eq__``, two instances are equal only when they are one
+    app = f"""
+import functools
+
+@functools.total_ordering
+class Op:
+    def __init__(self, rank, fn):
+        self.rank, self.fn = rank, fn
+
+    def __eq__(self, other):
+        return self.rank == other.rank
+
+    def __lt__(self, other):
+        return self.rank < other.rank
+
+class Plain:
+    pass
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return {call}  # here
+    return x
+"""
+    assert fires(app) is expected

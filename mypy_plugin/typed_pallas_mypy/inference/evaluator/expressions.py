@@ -522,6 +522,10 @@ class Expressions:
         for op_node, right_node in zip(node.ops, node.comparators, strict=True):
             right = self.evaluate(right_node, frame, flow)
             one = compare(op_node, left, right)
+            if one is None:
+                from typed_pallas_mypy.inference.evaluator import operators
+
+                one = operators.rich_compare(self.m, op_node, left, right, flow)
             if one is False:
                 result = False
             elif one is None and result is True:

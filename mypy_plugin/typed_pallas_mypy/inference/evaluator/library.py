@@ -497,6 +497,11 @@ def call_external(
                     make_dataclass(cls)
                 if isinstance(cls, ClassObj) and decorator.registers_node is not None:
                     pytrees.register_class(cls, decorator.registers_node, keywords)
+                if isinstance(cls, ClassObj) and decorator.orders:
+                    from typed_pallas_mypy.inference.evaluator.operators import TOTAL_ORDERING
+
+                    journal.touch(cls)
+                    cls.flags.add(TOTAL_ORDERING)
             return Outcome(returns=args[0])
         return Outcome(returns=vset(ClassDecorator(decorator.makes_dataclass)))
     row = jax_api.row(name)
@@ -669,6 +674,8 @@ def _api_call(
             if len(items) > 1:
                 made.exact, made.loose = False, join(*items)
             returns = vset(made) if name == "builtins.sorted" else join(*items)
+            if name != "builtins.sorted" and "key" not in keywords and len(items) > 1:
+                returns = _extreme(m, name, items, flow)
     per_platform = [a for a in row.args if a.role is jax_api.Role.PER_PLATFORM]
     if per_platform:
         chosen = _platform_branch(m, keywords)
@@ -1058,6 +1065,22 @@ def _calls_each(
         return None
     m.statements.maybe_detached(flow, lambda f: calls.call(value, [], {}, f, star_unknown=True))
     return None
+
+
+def _extreme(m: Machine, name: str, items: list[VSet], flow: Flow) -> VSet:
+    """``max(items)`` / ``min(items)`` as CPython takes it: the first item, then each next
+    one that compares greater (less); where a comparison is not known, either."""
+    from typed_pallas_mypy.inference.evaluator import operators
+    from typed_pallas_mypy.inference.evaluator.expressions import compare
+
+    op: ast.cmpop = ast.Gt() if name == "builtins.max" else ast.Lt()
+    best = items[0]
+    for item in items[1:]:
+        answer = compare(op, item, best)
+        if answer is None:
+            answer = operators.rich_compare(m, op, item, best, flow)
+        best = item if answer is True else best if answer is False else join(best, item)
+    return best
 
 
 def _sorted_items(m: Machine, name: str, args: list[VSet], flow: Flow) -> list[VSet] | None:

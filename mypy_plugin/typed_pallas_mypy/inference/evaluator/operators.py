@@ -3,8 +3,13 @@ operator's special method (``__add__``, or the right operand's ``__radd__``: the
 model, 3.3.8) has it called; constants are folded, sequences concatenated, dicts merged
 (``|``), arrays broadcast; anything else is unknown.
 
-What it does not do: comparisons and boolean operators (``expressions``), or in-place
-updates (``a += b`` on a list or a dict: ``statements``).
+Comparisons of instances (``rich_compare``) follow the same protocol: ``a < b`` calls
+``a.__lt__(b)``, else the reflection ``b.__gt__(a)``; ``==`` without ``__eq__`` is
+identity; a class ``functools.total_ordering`` decorates gets the comparisons it lacks
+from its ``__lt__`` and ``__eq__``, as that decorator writes them.
+
+What it does not do: comparisons of constants and containers and boolean operators
+(``expressions``), or in-place updates (``a += b`` on a list or a dict: ``statements``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     ClassObj,
     Const,
     Container,
+    External,
     Flow,
     InstanceObj,
     VSet,
@@ -105,3 +111,85 @@ def binary(m: Machine, op_node: ast.operator, left: VSet, right: VSet, flow: Flo
     if has_array(left) or has_array(right):
         return vset(Array(broadcast_shape(left, right)))
     return ANYTHING
+
+
+#: a comparison's special methods: forward, reflected
+_COMPARISON_METHODS: Final[dict[type[ast.cmpop], tuple[str, str]]] = {
+    ast.Lt: ("__lt__", "__gt__"),
+    ast.Gt: ("__gt__", "__lt__"),
+    ast.LtE: ("__le__", "__ge__"),
+    ast.GtE: ("__ge__", "__le__"),
+    ast.Eq: ("__eq__", "__eq__"),
+    ast.NotEq: ("__ne__", "__ne__"),
+}
+#: the flag of a class ``functools.total_ordering`` decorated (``ClassDecoratorRow.orders``)
+TOTAL_ORDERING: Final = "total_ordering"
+
+
+def rich_compare(m: Machine, op: ast.cmpop, left: VSet, right: VSet, flow: Flow) -> bool | None:
+    """``left <op> right`` where one side is an instance of a class of the program: its
+    special method, else the other side's reflection; None where not known."""
+    from typed_pallas_mypy.inference.evaluator.expressions import truth
+
+    methods = _COMPARISON_METHODS.get(type(op))
+    a, b = only(left), only(right)
+    if methods is None or a is None or b is None:
+        return None
+    for owner, name, other in ((a, methods[0], b), (b, methods[1], a)):
+        if not (isinstance(owner, InstanceObj) and isinstance(owner.cls, ClassObj)):
+            continue
+        if defines(owner.cls, name):
+            cls = owner.cls
+            method = m.expressions.class_attribute(cls, cls, name, flow, instance=owner)
+            return truth(m.calls.call(method, [vset(other)], {}, flow))
+        derived = _total_ordering(m, owner, name, other, flow)
+        if derived is not None:
+            return derived
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(a, InstanceObj):
+        same = _equal(m, a, b, flow)
+        return same if same is None or isinstance(op, ast.Eq) else not same
+    return None
+
+
+def _equal(m: Machine, a: InstanceObj, b: object, flow: Flow) -> bool | None:
+    """``a == b`` for an instance: its ``__eq__``, or identity."""
+    from typed_pallas_mypy.inference.evaluator.expressions import truth
+
+    if isinstance(a.cls, ClassObj) and defines(a.cls, "__eq__"):
+        cls = a.cls
+        method = m.expressions.class_attribute(cls, cls, "__eq__", flow, instance=a)
+        return truth(m.calls.call(method, [vset(b)], {}, flow))  # type: ignore[arg-type]
+    if isinstance(a.cls, ClassObj) and all(
+        isinstance(k, ClassObj) or k == External("builtins.object") for k in a.cls.mro
+    ):
+        return a is b
+    return None
+
+
+def _total_ordering(
+    m: Machine, owner: InstanceObj, name: str, other: object, flow: Flow
+) -> bool | None:
+    """A comparison ``functools.total_ordering`` writes from ``__lt__`` (``a > b`` is
+    ``not a < b and a != b``, ``a <= b`` is ``a < b or a == b``, ``a >= b`` is
+    ``not a < b``)."""
+    from typed_pallas_mypy.inference.evaluator.expressions import truth
+
+    cls = owner.cls
+    if not isinstance(cls, ClassObj) or name not in ("__gt__", "__le__", "__ge__"):
+        return None
+    if not any(isinstance(k, ClassObj) and TOTAL_ORDERING in k.flags for k in cls.mro):
+        return None
+    if not defines(cls, "__lt__"):
+        return None
+    method = m.expressions.class_attribute(cls, cls, "__lt__", flow, instance=owner)
+    less = truth(m.calls.call(method, [vset(other)], {}, flow))  # type: ignore[arg-type]
+    if less is None:
+        return None
+    if name == "__ge__":
+        return not less
+    equal = _equal(m, owner, other, flow)
+    if name == "__le__":
+        return True if less else equal
+    if less:
+        return False
+    return None if equal is None else not equal
