@@ -38,6 +38,9 @@ __all__ = [
     "BACKEND_LOWERING_NOTES",
     "BACKEND_NAMESPACES",
     "BRANCH_KEYWORDS_OF_LOWERING",
+    "CHAIN_CALL_NOTE",
+    "CHAIN_ENTRY_NOTE",
+    "CHAIN_RUNS_NOTE",
     "GPU",
     "GPU_CUSTOM_CALLS",
     "GUARD_UNIVERSE",
@@ -514,6 +517,18 @@ INTERPRET_PASSED_OFF_NOTE: Final = (
 INTERPRET_CONDITION_NOTE: Final = (
     "the interpret= condition{what} is false only for {platforms}: the call runs compiled "
     "there, interpreted elsewhere"
+)
+
+#: The notes of a finding that show the way to its kernel, one per function on the way:
+#: it calls the next one, or its entry call makes the kernel, or its call runs a kernel
+#: made elsewhere. ``where``/``at``: ``path:line``.
+CHAIN_CALL_NOTE: Final = "{name} ({where}) lowers only for {platforms}: it calls {callee} at {at}"
+CHAIN_ENTRY_NOTE: Final = (
+    "{name} ({where}) lowers only for {platforms}: its {entry} at {at} takes {params}"
+)
+CHAIN_RUNS_NOTE: Final = (
+    "{name} ({where}) lowers only for {platforms}: it runs, at {at}, the kernel of the "
+    "{entry} at {made}, which takes {params}"
 )
 
 #: A function that lowers only for some platforms, used where the platform is another

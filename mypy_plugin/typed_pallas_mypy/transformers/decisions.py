@@ -141,16 +141,20 @@ def evaluated_message(
     entry = ENTRIES[kernel.entry].title if kernel.entry in ENTRIES else "entry call"
     notes: list[str] = []
     for link in verdict.chain:
-        head = f"{link.name} ({link.path}:{link.defined}) lowers only for {plats}"
+        common = {
+            "name": link.name,
+            "where": f"{link.path}:{link.defined}",
+            "platforms": plats,
+            "at": f"{link.path}:{link.line}",
+        }
         if link.callee is not None:
-            notes.append(f"{head}: it calls {link.callee} at {link.path}:{link.line}")
+            notes.append(_platforms.CHAIN_CALL_NOTE.format(callee=link.callee, **common))
         elif kernel.module == link.module and kernel.line == link.line:
-            notes.append(f"{head}: its {entry} at {link.path}:{link.line} takes {title}")
+            notes.append(_platforms.CHAIN_ENTRY_NOTE.format(entry=entry, params=title, **common))
         else:
             made = f"{verdict.kernel_path}:{kernel.line}"
             notes.append(
-                f"{head}: it runs, at {link.path}:{link.line}, the kernel of the {entry} "
-                f"at {made}, which takes {title}"
+                _platforms.CHAIN_RUNS_NOTE.format(entry=entry, made=made, params=title, **common)
             )
     if not notes:
         notes.append(f"calling it runs the kernel at {kernel.module}:{kernel.line} ({title})")

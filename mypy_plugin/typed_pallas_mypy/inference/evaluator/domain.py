@@ -596,6 +596,15 @@ def both_ran(a: frozenset[Kernel], b: frozenset[Kernel]) -> frozenset[Kernel]:
     return frozenset(k for k in a if k in b or _lowers_alike(k) in alike)
 
 
+def plain_class(cls: ClassObj) -> bool:
+    """Whether ``cls``'s MRO is the program's classes alone (and ``object``), with no
+    metaclass of the program's: ``isinstance`` and ``==`` are then decided by it alone
+    (no ``typing.Protocol``, ``abc.ABC`` registration or library base)."""
+    return cls.meta is None and all(
+        isinstance(k, ClassObj) or k == External("builtins.object") for k in cls.mro
+    )
+
+
 def string_items(value: Value | None) -> list[str] | None:
     """The strings an exact tuple or list holds, every item one known string; None else."""
     if not (isinstance(value, Container) and value.exact and value.kind in ("tuple", "list")):

@@ -66,6 +66,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     VSet,
     join,
     only,
+    plain_class,
     shape_of,
     string_items,
     vset,
@@ -1671,19 +1672,10 @@ def instance_of(obj: Value, cls: Value) -> bool | None:
         if isinstance(obj, InstanceObj) and isinstance(obj.cls, ClassObj):
             if cls in obj.cls.mro:
                 return True
-            return False if _plain(obj.cls) and _plain(cls) else None
-        if isinstance(obj, (Array, Const, Container)) and _plain(cls):
+            return False if plain_class(obj.cls) and plain_class(cls) else None
+        if isinstance(obj, (Array, Const, Container)) and plain_class(cls):
             return False
     return None
-
-
-def _plain(cls: ClassObj) -> bool:
-    """Whether ``isinstance`` against ``cls`` is its MRO alone: every class in it is the
-    program's (no ``typing.Protocol``, ``abc.ABC`` with its virtual subclasses, or other
-    library base) and no metaclass of its may define ``__instancecheck__``."""
-    return cls.meta is None and all(
-        isinstance(k, ClassObj) or k == External("builtins.object") for k in cls.mro
-    )
 
 
 def _single_dispatch(method: bool) -> _Special:

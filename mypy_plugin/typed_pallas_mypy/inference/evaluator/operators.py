@@ -25,13 +25,13 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     ClassObj,
     Const,
     Container,
-    External,
     Flow,
     InstanceObj,
     VSet,
     has_array,
     join,
     only,
+    plain_class,
     vset,
 )
 from typed_pallas_mypy.inference.evaluator.expressions import broadcast_shape, defines, set_entry
@@ -159,9 +159,7 @@ def _equal(m: Machine, a: InstanceObj, b: object, flow: Flow) -> bool | None:
         cls = a.cls
         method = m.expressions.class_attribute(cls, cls, "__eq__", flow, instance=a)
         return truth(m.calls.call(method, [vset(b)], {}, flow))  # type: ignore[arg-type]
-    if isinstance(a.cls, ClassObj) and all(
-        isinstance(k, ClassObj) or k == External("builtins.object") for k in a.cls.mro
-    ):
+    if isinstance(a.cls, ClassObj) and plain_class(a.cls):
         return a is b
     return None
 
