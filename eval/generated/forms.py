@@ -1192,6 +1192,42 @@ form(
 )
 
 
+# -- forms added to measure generality: written from the standard library's documentation
+# (contextvars; weakref; dict.__missing__, types.MappingProxyType and a class's __dict__ in
+# the data model, 3.3.1 and 3.3.7), before the checker was measured on them ---------------
+
+form(
+    "contextvars: a context variable or context holding the function",
+    "standard library",
+    "import contextvars\n\n$imp\n\n_current = contextvars.ContextVar('kernel', default=inner)\n\n\n"
+    "def $out(x):\n    return _current.get()(x)\n",
+    "import contextvars\n\n$imp\n\n_current = contextvars.ContextVar('kernel')\n\n\n"
+    "def $out(x):\n    token = _current.set(inner)\n    try:\n        return _current.get()(x)\n"
+    "    finally:\n        _current.reset(token)\n",
+    "import contextvars\n\n$imp\n\n\ndef $out(x):\n"
+    "    return contextvars.copy_context().run(inner, x)\n",
+)
+form(
+    "weakref: weak references to the function",
+    "standard library",
+    "import weakref\n\n$imp\n\n_ref = weakref.ref(inner)\n\n\ndef $out(x):\n    return _ref()(x)\n",
+    "import weakref\n\n$imp\n\n_proxy = weakref.proxy(inner)\n\n\ndef $out(x):\n"
+    "    return _proxy(x)\n",
+    "import weakref\n\n$imp\n\n_table = weakref.WeakValueDictionary()\n_table['kernel'] = inner\n\n\n"
+    "def $out(x):\n    return _table['kernel'](x)\n",
+)
+form(
+    "mapping hooks and views: __missing__, MappingProxyType, a class's __dict__",
+    "container",
+    "$imp\n\n\nclass _Registry(dict):\n    def __missing__(self, key):\n        return inner\n\n\n"
+    "def $out(x):\n    return _Registry()['kernel'](x)\n",
+    "import types\n\n$imp\n\n_OPS = types.MappingProxyType({'kernel': inner})\n\n\n"
+    "def $out(x):\n    return _OPS['kernel'](x)\n",
+    "$imp\n\n\nclass _Ops:\n    kernel = staticmethod(inner)\n\n\n"
+    "def $out(x):\n    return _Ops.__dict__['kernel'].__func__(x)\n",
+)
+
+
 FORMS: Final[tuple[Form, ...]] = tuple(_F)
 BY_NAME: Final[dict[str, Form]] = {f.name: f for f in FORMS}
 

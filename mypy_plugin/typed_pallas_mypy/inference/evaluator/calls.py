@@ -608,6 +608,10 @@ class Calls:
             if not made.live or len(made.returns) != 1 or not mine:
                 return made
             instance = mine[0]
+        if instance.store is None and instance.cls is cls:
+            instance.store = library.builtin_store(
+                cls, given=bool(args or keywords or star_unknown or kw_unknown)
+            )
         init = m.expressions.class_attribute(cls, cls, "__init__", flow, instance=instance)
         if init == ANYTHING or all(isinstance(v, External) for v in init):
             return Outcome(returns=vset(instance), ran=made.ran, may_ran=made.may_ran)

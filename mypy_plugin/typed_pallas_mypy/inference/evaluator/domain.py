@@ -262,9 +262,11 @@ class ContextManagerFactory(Value):
 
 @dataclass(frozen=True, slots=True)
 class Namespace(Value):
-    """``vars(module)``: the module's namespace as a mapping."""
+    """A module's or a class's namespace as a mapping, seen live: ``vars(module)``,
+    ``vars(cls)``, ``cls.__dict__`` (a class's values as its body bound them: a
+    ``staticmethod`` object, not its function)."""
 
-    module: ModuleObj
+    owner: ModuleObj | ClassObj
 
 
 # -- heap objects: compared by identity ------------------------------------------------
@@ -404,13 +406,16 @@ class ClassObj(Obj):
 
 
 class InstanceObj(Obj):
-    """An instance of a class (a project class, or a library class as ``External``)."""
+    """An instance of a class (a project class, or a library class as ``External``).
+    An instance of a subclass of ``dict``, ``list`` or ``set`` is also that container:
+    ``store`` holds its items (None for any other class)."""
 
-    __slots__ = ("cls",)
+    __slots__ = ("cls", "store")
 
     def __init__(self, cls: Value) -> None:
         super().__init__()
         self.cls = cls
+        self.store: Container | None = None
 
     @override
     def __repr__(self) -> str:

@@ -24,7 +24,6 @@ from typed_pallas_mypy.inference import jax_api
 from typed_pallas_mypy.inference.evaluator import dispatch, journal, kinds, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
-    DEVICE,
     NOTHING,
     UNKNOWN,
     Array,
@@ -46,6 +45,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Jaxpr,
     ModuleObj,
     Namespace,
+    Obj,
     Partial,
     Registrar,
     Super,
@@ -197,7 +197,15 @@ class Expressions:
         if isinstance(value, External):
             return library.external_attribute(m, value, name)
         if isinstance(value, ClassObj):
+            if name == "__dict__" and not defines(value, name):
+                return vset(Namespace(value))
             return self.class_attribute(value, value, name, flow, instance=None)
+        if isinstance(value, Descriptor):
+            if name == "__func__" and value.kind in ("staticmethod", "classmethod"):
+                return value.func  # the function the descriptor object wraps
+            if name == "fget" and value.kind == "property":
+                return value.func
+            return ANYTHING
         if isinstance(value, InstanceObj):
             return self.instance_attribute(value, name, flow)
         if isinstance(value, Super):
@@ -283,6 +291,8 @@ class Expressions:
                 # the normal lookup fails: Python calls ``__getattr__`` with the name
                 getter = self.class_attribute(cls, cls, "__getattr__", flow, instance=instance)
                 return self.m.calls.call(getter, [vset(Const(name))], {}, flow)
+            if instance.store is not None and not defines(cls, name):
+                return vset(ContainerMethod(instance.store, name))  # ``d.get``, ``d.items``
             return self.class_attribute(cls, cls, name, flow, instance=instance)
         if name in instance.attrs:
             return instance.attrs[name]
@@ -311,68 +321,10 @@ class Expressions:
         return self.subscript(base, key, flow)
 
     def subscript(self, base: VSet, key: VSet, flow: Flow) -> VSet:
-        parts = [self._subscript_of(value, key, flow) for value in base]
-        return join(*parts) if parts else NOTHING
+        from typed_pallas_mypy.inference.evaluator.subscripts import subscript_of
 
-    def _subscript_of(self, value: Value, key: VSet, flow: Flow) -> VSet:
-        if isinstance(value, Container):
-            found = container_item(value, key)
-            one = only(key)
-            if found == NOTHING and value.factory is not None and one is not None:
-                # a defaultdict's missing key: the factory's value is stored and given
-                made = self.m.calls.call(value.factory, [], {}, flow)
-                set_entry(value, one, made)
-                return made
-            return found
-        if isinstance(value, Array):
-            return vset(Array(_indexed_shape(value.shape, key)))
-        if isinstance(value, Devices):
-            return vset(DEVICE)
-        if isinstance(value, Namespace):
-            name = only(key)
-            if isinstance(name, Const) and isinstance(name.value, str):
-                return value.module.attrs.get(name.value, ANYTHING)
-            return ANYTHING
-        if isinstance(value, External):
-            return library.external_subscript(self.m, value, key)
-        one = only(key)
-        if isinstance(value, ClassObj) and "enum" not in value.flags:
-            if defines(value, "__class_getitem__"):
-                # ``Cls[key]``: ``__class_getitem__`` is a class method without the decorator
-                found = self.class_attribute(value, value, "__class_getitem__", flow, instance=None)
-                method = frozenset(
-                    BoundMethod(f, value) if isinstance(f, FunctionObj) else f for f in found
-                )
-                return self.m.calls.call(method, [key], {}, flow)
-            meta = value.meta
-            if meta is not None and defines(meta, "__getitem__"):
-                method = self.class_attribute(meta, meta, "__getitem__", flow, instance=value)
-                return self.m.calls.call(method, [key], {}, flow)
-        if isinstance(value, ClassObj) and "enum" in value.flags:
-            if isinstance(one, Const) and isinstance(one.value, str):
-                members = value.attrs.get(one.value, NOTHING)
-                if any(isinstance(v, InstanceObj) and v.cls is value for v in members):
-                    return members
-            return ANYTHING
-        if (
-            isinstance(value, InstanceObj)
-            and isinstance(value.cls, ClassObj)
-            and "namedtuple" in value.cls.flags
-            and value.cls.fields is not None
-            and isinstance(one, Const)
-            and isinstance(one.value, int)
-            and not isinstance(one.value, bool)
-        ):
-            try:
-                field_name, _ = value.cls.fields[one.value]
-            except IndexError:
-                return NOTHING
-            return value.attrs.get(field_name, ANYTHING)
-        if isinstance(value, InstanceObj) and isinstance(value.cls, ClassObj):
-            getter = self.class_attribute(value.cls, value.cls, "__getitem__", flow, instance=value)
-            if getter != ANYTHING:
-                return self.m.calls.call(getter, [key], {}, flow)
-        return ANYTHING
+        parts = [subscript_of(self.m, value, key, flow) for value in base]
+        return join(*parts) if parts else NOTHING
 
     def _Call(self, node: ast.Call, frame: Frame, flow: Flow) -> VSet:
         # what this call runs, its arguments included, is recorded for its site: the
@@ -910,6 +862,8 @@ def _identity(left: VSet, right: VSet) -> bool | None:
         return False
     if isinstance(a, type(b)) and not isinstance(a, (Array, Device)):
         return a == b
+    if isinstance(a, Obj) and isinstance(b, Obj):
+        return False  # two objects of the heap, of different kinds: never the same object
     return None
 
 
@@ -936,7 +890,7 @@ def _array_attribute(value: Array, name: str) -> VSet:
     return ANYTHING
 
 
-def _indexed_shape(shape: tuple[int, ...] | None, key: VSet) -> tuple[int, ...] | None:
+def indexed_shape(shape: tuple[int, ...] | None, key: VSet) -> tuple[int, ...] | None:
     """The shape of ``array[key]`` for ``None``, an integer and ``...``."""
     one = only(key)
     if shape is None or not isinstance(one, Const):

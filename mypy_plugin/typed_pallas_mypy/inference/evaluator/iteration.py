@@ -63,6 +63,13 @@ class Iteration:
             return [v for k, v in one.attrs.items() if any(isinstance(x, InstanceObj) for x in v)]
         if (
             isinstance(one, InstanceObj)
+            and one.store is not None
+            and isinstance(one.cls, ClassObj)
+            and not defines(one.cls, "__iter__")
+        ):
+            return self.iterate(vset(one.store), flow)  # a dict, list or set subclass's items
+        if (
+            isinstance(one, InstanceObj)
             and isinstance(one.cls, ClassObj)
             and defines(one.cls, "__iter__")
         ):

@@ -27,7 +27,7 @@ from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import dispatch, journal, pytrees
+from typed_pallas_mypy.inference.evaluator import dispatch, journal, pytrees, stdlib_models
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -147,6 +147,10 @@ def external_attribute(m: Machine, value: External, name: str) -> VSet:
         return vset(Const(tuple(sys.version_info[:3])))
     if full == "sys.platform":
         return vset(Const(sys.platform))
+    if value.fullname in stdlib_models.MODELS and full not in _SPECIAL:
+        model = m.module(stdlib_models.MODEL_PREFIX + value.fullname)
+        if model is not None and name in model.attrs:
+            return model.attrs[name]
     return vset(External(full))
 
 
@@ -212,6 +216,39 @@ def classify(cls: ClassObj) -> None:
                 cls.flags.add("namedtuple")
             elif _is_builtin_exception(base.fullname):
                 cls.flags.add("exception")
+
+
+#: the built-in containers a class may derive from, by the kind of their items
+_BUILTIN_STORES: Final = {
+    "builtins.dict": "dict",
+    "builtins.list": "list",
+    "builtins.set": "set",
+    "collections.OrderedDict": "dict",
+}
+
+
+def builtin_store(cls: ClassObj, *, given: bool) -> Container | None:
+    """The items of a new instance of ``cls`` when it derives from ``dict``, ``list`` or
+    ``set``: empty when it was made with no argument by the built-in ``__new__`` and
+    ``__init__``, else not known; None for any other class."""
+    kind = next(
+        (
+            _BUILTIN_STORES[k.fullname]
+            for k in cls.mro
+            if isinstance(k, External) and k.fullname in _BUILTIN_STORES
+        ),
+        None,
+    )
+    if kind is None:
+        return None
+    store = Container(kind)
+    own = any(
+        isinstance(k, ClassObj) and ("__init__" in k.attrs or "__new__" in k.attrs) for k in cls.mro
+    )
+    if given or own:
+        store.exact = False
+        store.loose = ANYTHING
+    return store
 
 
 def make_dataclass(cls: ClassObj) -> None:
@@ -1374,8 +1411,8 @@ def _any_all(is_any: bool) -> _Special:
 
 def _vars(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
     one = only(args[0]) if args else None
-    if isinstance(one, ModuleObj):
-        return Outcome(returns=vset(Namespace(one)))
+    if isinstance(one, ModuleObj | ClassObj):
+        return Outcome(returns=vset(Namespace(one)))  # ``vars(cls)`` is ``cls.__dict__``
     return Outcome(returns=ANYTHING)
 
 

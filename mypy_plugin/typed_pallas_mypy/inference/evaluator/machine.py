@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import journal
+from typed_pallas_mypy.inference.evaluator import journal, stdlib_models
 from typed_pallas_mypy.inference.evaluator.domain import (
     Frame,
     FunctionObj,
@@ -68,9 +68,12 @@ def files_loader(files: Mapping[str, str]) -> Loader:
 
 def _tables_not_read(loader: Loader) -> Loader:
     """``loader``, finding nothing in the packages read as tables
-    (``jax_api.TABLE_PACKAGES``: ``attrs``, ``jaxtyping``...), installed or not."""
+    (``jax_api.TABLE_PACKAGES``: ``attrs``, ``jaxtyping``...), installed or not, and the
+    standard library's models by their own names (``stdlib_models``)."""
 
     def load(module: str) -> tuple[str, bool, str] | None:
+        if stdlib_models.is_model(module):
+            return stdlib_models.model_source(module)
         if module.split(".", 1)[0] in jax_api.TABLE_PACKAGES:
             return None
         return loader(module)

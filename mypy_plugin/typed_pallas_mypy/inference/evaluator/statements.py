@@ -45,7 +45,12 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     only,
     vset,
 )
-from typed_pallas_mypy.inference.evaluator.expressions import exact_items, set_entry, truth
+from typed_pallas_mypy.inference.evaluator.expressions import (
+    defines,
+    exact_items,
+    set_entry,
+    truth,
+)
 
 if TYPE_CHECKING:
     from typed_pallas_mypy.inference.evaluator.machine import Machine
@@ -400,7 +405,7 @@ class Statements:
 
     def set_item(self, owner: VSet, key: VSet, value: VSet) -> None:
         """``owner[key] = value``."""
-        targets = [v for v in owner if isinstance(v, Container)]
+        targets = [store for v in owner if (store := _item_store(v)) is not None]
         one_key = only(key)
         for target in targets:
             if target.kind == "dict" and one_key is not None and not isinstance(one_key, Container):
@@ -594,6 +599,20 @@ class Statements:
 
 
 # -- helpers ----------------------------------------------------------------------------
+
+
+def _item_store(value: Value) -> Container | None:
+    """Where ``value[key] = ...`` puts the item: a container, or the items of an instance
+    of a ``dict``, ``list`` or ``set`` subclass whose ``__setitem__`` is the built-in one."""
+    if isinstance(value, Container):
+        return value
+    if (
+        isinstance(value, InstanceObj)
+        and isinstance(value.cls, ClassObj)
+        and not defines(value.cls, "__setitem__")
+    ):
+        return value.store
+    return None
 
 
 def _restore(frame: Frame, vars_: dict[str, VSet]) -> None:

@@ -22,6 +22,7 @@ from typing import Final
 
 from typed_pallas import _platforms
 from typed_pallas_mypy.entries import ENTRIES
+from typed_pallas_mypy.inference.evaluator import stdlib_models
 from typed_pallas_mypy.inference.evaluator.domain import ANYTHING, Flow, FunctionObj, Kernel, only
 from typed_pallas_mypy.inference.evaluator.machine import (
     Loader,
@@ -206,6 +207,10 @@ def _chain(
         rest = None
         if (step[0], step[1]) != (kernel.module, kernel.line):
             rest = _chain(machine, step, kernel, seen)
+        if stdlib_models.is_model(module):
+            # a model of the standard library stands for C code: the caller calls what
+            # the model called (``copy_context().run(f, x)`` calls ``f``)
+            return rest or ()
         if rest:
             return (Link(module, name, defined, step[1], rest[0].name), *rest)
         made_here = kernel.module == module and defined <= kernel.line <= (
