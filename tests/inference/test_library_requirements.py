@@ -762,3 +762,41 @@ def test_module_without_pallas_passes_on_what_it_calls(make_lib: MakeLib) -> Non
     assert facts.requirement("pkg.util.plain_helper") is None
     assert "pkg.util" in facts.modules_read()
     assert platforms_of(facts.requirement("pkg.util.tpu_op")) == {"tpu"}
+
+
+# ------------------------------------------------------------ the evaluator's summary
+
+
+def test_the_evaluators_summary_of_a_library_function(make_lib: MakeLib) -> None:
+    """``Inference.summary``: what the evaluator says a function lowers for, as a caller
+    passing only what it must sees it, with the same words as a finding's notes."""
+    facts = _library(
+        make_lib,
+        wrap="""
+def forwards(x, interpret=False):
+    return tpu_op_i(x, interpret=interpret)
+
+def both(x):
+    return triton_op(tpu_op(x))
+
+def per_backend(x):
+    if jax.default_backend() == "tpu":
+        return tpu_op(x)
+    return triton_op(x)
+""",
+    )
+    assert facts.summary("pkg.ops.tpu_op") == Requirement(
+        frozenset({"tpu"}), ("params", "tpu", "mosaic_tpu"), (TPU_OP_NOTE,), None
+    )
+    forwards = facts.summary("pkg.wrap.forwards")
+    assert forwards is not None and forwards.platforms == frozenset({"tpu"})
+    assert forwards.interpret == ("interpret", 1)
+    assert forwards.chain[0].startswith(
+        "forwards (pkg/wrap.py:9) lowers only for tpu: it calls tpu_op_i at pkg/wrap.py:10"
+    )
+    triton = facts.summary("pkg.ops.triton_op")
+    assert triton is not None and triton.cause == ("params", "gpu", "triton")
+    assert facts.summary("pkg.wrap.both") is None  # lowers nowhere: contradicting kernels
+    assert facts.summary("pkg.wrap.per_backend") is None  # each platform its own kernel
+    assert facts.summary("pkg.ops.plain") is None
+    assert facts.summary("pkg.missing.name") is None

@@ -54,8 +54,11 @@ from typing import TypeVar
 
 from typed_pallas_mypy.inference import model
 from typed_pallas_mypy.inference.combine import Ask, Located, ModuleSource, Req, Resolver, Sets
+from typed_pallas_mypy.inference.evaluator import notes
 from typed_pallas_mypy.inference.evaluator.machine import Machine
+from typed_pallas_mypy.inference.evaluator.notes import call_words
 from typed_pallas_mypy.inference.evaluator.questions import SiteFinding, module_findings
+from typed_pallas_mypy.inference.evaluator.summaries import function_summary
 from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict
 from typed_pallas_mypy.inference.store import FactsStore
 
@@ -68,6 +71,7 @@ __all__ = [
     "Requirement",
     "SiteFinding",
     "WrapperFacts",
+    "call_words",
 ]
 
 _T = TypeVar("_T")
@@ -219,6 +223,56 @@ class Inference:
         re-export, ``jax.jit`` / ``custom_vjp`` / ``partial`` object, or class (its
         instances' ``__call__``); None when unknown, unreadable, or without one."""
         return self._rules(None, lambda: self._public(self._resolver.requirement(fullname)))
+
+    def summary(self, fullname: str) -> Requirement | None:
+        """The evaluator's requirement of a function, method (``pkg.mod.Class.method``),
+        alias, re-export or class (its instances' ``__call__``): what it lowers for
+        called by a caller that passes only what it must (``summaries``); None when it
+        lowers everywhere it runs, or when that is not known."""
+        return self._guarded(None, lambda: self._summary(fullname))
+
+    def _summary(self, fullname: str) -> Requirement | None:
+        split = self._split(fullname)
+        if split is None:
+            return None
+        module, qualname = split
+        found = function_summary(
+            self._resolver.evaluator_source, module, qualname, None, self._trees, self._importable
+        )
+        platforms = found.lowers_only_for if found is not None else None
+        if found is None or not platforms or not found.kernels:
+            return None  # lowers everywhere it runs, or nowhere (kernels that contradict)
+        kernel = found.kernels[0]
+        row = notes.params_row(kernel)
+        cause: tuple[str, str, str]
+        if row is not None and kernel.backend == row.backend:
+            cause = ("params", row.platform, row.backend)
+        elif row is not None:
+            cause = ("evidence", row.backend, row.backend)
+        else:
+            cause = ("params", "", "")
+        links = []
+        for link in found.chain:
+            located = self._resolver.locate(link.module)
+            links.append(
+                dataclasses.replace(
+                    link, path=located.relpath if located is not None else link.module
+                )
+            )
+        located = self._resolver.locate(kernel.module) if kernel.module else None
+        kernel_path = located.relpath if located is not None else kernel.module
+        lowers_for = tuple(sorted(platforms))
+        chain = tuple(notes.chain_notes(links, kernel, kernel_path, lowers_for))
+        return Requirement(platforms, cause, chain, found.interpret)
+
+    def _split(self, fullname: str) -> tuple[str, str] | None:
+        """(module, qualified name in it) of ``fullname``: the longest prefix that is a
+        module the engine finds."""
+        parts = fullname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            if self._resolver.locate(".".join(parts[:cut])) is not None:
+                return ".".join(parts[:cut]), ".".join(parts[cut:])
+        return None
 
     def result_requirement(self, fullname: str) -> Requirement | None:
         """The requirement of calling what ``fullname(...)`` returns (a factory of

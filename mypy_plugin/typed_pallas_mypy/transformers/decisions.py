@@ -57,7 +57,7 @@ from mypy.util import correct_relative_import
 from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES, EntrySpec
-from typed_pallas_mypy.inference import CallVerdict, jax_api
+from typed_pallas_mypy.inference import call_words, jax_api
 from typed_pallas_mypy.transformers import calls, guards, predicates
 from typed_pallas_mypy.transformers.facts_store import Requirement, Wrapper
 from typed_pallas_mypy.transformers.guards import LOWERING, name_set
@@ -108,58 +108,6 @@ def message_for(requirement: Requirement, name: str, decided: frozenset[str]) ->
         required=", ".join(sorted(requirement.platforms)),
         platform=", ".join(expected_registry),
     )
-
-
-def evaluated_message(
-    verdict: CallVerdict, release: tuple[int, ...] | None
-) -> tuple[str, tuple[str, ...]]:
-    """The error text and notes of a call the evaluator finds JAX refuses at ``release``."""
-    kernel = verdict.kernels[0]
-    failing = [p for p in verdict.failing if p not in verdict.chosen] or list(verdict.failing)
-    row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
-    expected = sorted({_platforms.PLATFORM_OF_LOWERING[p] for p in failing})
-    if row is None and kernel.backends is not None:
-        row = _platforms.PARAMS_BY_BACKEND.get(sorted(kernel.backends)[0])  # type: ignore[call-overload]
-    through_pallas_call = kernel.entry in (fullnames.PALLAS_CALL, fullnames.PALLAS_CALL_PUBLIC)
-    if (
-        kernel.backend == "mosaic_gpu"
-        and through_pallas_call
-        and release is not None
-        and release[:2] >= _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM
-    ):
-        message = _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE
-    elif row is None:
-        message = _platforms.REQUIREMENT_TEMPLATE.format(
-            name="the kernel", required="none of them", platform=", ".join(failing)
-        )
-    elif row.platform in expected:
-        message = _platforms.backend_mismatch_message(row.backend, sorted(failing)[0])
-    else:
-        message = _platforms.mismatch_message(row.platform, expected[0])
-    title = f"{row.title} params" if row is not None else "no params"
-    plats = ", ".join(verdict.kernel_lowers_for(release)) or "no platform"
-    entry = ENTRIES[kernel.entry].title if kernel.entry in ENTRIES else "entry call"
-    notes: list[str] = []
-    for link in verdict.chain:
-        common = {
-            "name": link.name,
-            "where": f"{link.path}:{link.defined}",
-            "platforms": plats,
-            "at": f"{link.path}:{link.line}",
-        }
-        if link.callee is not None:
-            notes.append(_platforms.CHAIN_CALL_NOTE.format(callee=link.callee, **common))
-        elif kernel.module == link.module and kernel.line == link.line:
-            notes.append(_platforms.CHAIN_ENTRY_NOTE.format(entry=entry, params=title, **common))
-        else:
-            made = f"{verdict.kernel_path}:{kernel.line}"
-            notes.append(
-                _platforms.CHAIN_RUNS_NOTE.format(entry=entry, made=made, params=title, **common)
-            )
-    if not notes:
-        notes.append(f"calling it runs the kernel at {kernel.module}:{kernel.line} ({title})")
-    notes.append(f"the code around it lets this lower only for {', '.join(verdict.reached)}")
-    return message, tuple(notes)
 
 
 def _short(fullname: str) -> str:
@@ -292,7 +240,7 @@ class _Scan:
                 continue  # the rules found something there: theirs is the finding
             if any(self._hooks_check(call) for call in self._calls_by_line.get(site.line, ())):
                 continue  # an entry point or a wrapper of one: its hook checks the call
-            message, notes = evaluated_message(site.verdict, release)
+            message, notes = call_words(site.verdict, release)
             finding = Finding(site.line, site.column, message, notes)
             self.out.add(self.target_of((site.line, site.column)), finding)
 

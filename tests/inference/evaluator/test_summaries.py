@@ -101,3 +101,188 @@ def test_lowers_everywhere(name: str) -> None:
 def test_a_name_that_is_not_there_has_no_summary() -> None:
     files = {"lib.py": lib(), "ops.py": OPS}
     assert function_summary(files_loader(files), "ops", "missing", None) is None
+
+
+# -- the parameter that switches interpret mode -----------------------------------------
+
+SWITCHES = """
+import dataclasses
+import functools
+import lib
+
+
+def _kernel(x, interpret):
+    return lib.pl.pallas_call(
+        lib._body, out_shape=x, compiler_params=lib.TPU, interpret=interpret
+    )(x)
+
+
+def default_off(x, interpret=False):
+    return _kernel(x, interpret)
+
+
+def keyword_only(x, *, debug=None, interpret=None):
+    return _kernel(x, interpret)
+
+
+def required(x, interpret):
+    return _kernel(x, interpret)
+
+
+def renamed(x, block=128, emulate=False):
+    return _kernel(x, emulate)
+
+
+class Op:
+    def __init__(self, interpret=False):
+        self.interpret = interpret
+
+    def __call__(self, x):
+        return _kernel(x, self.interpret)
+
+
+def skips_the_kernel(x, fast=False):
+    if fast:
+        return x
+    return _kernel(x, False)
+
+
+def decided_here(x):
+    flag = x is None
+    return _kernel(x, flag)
+
+
+def inverted(x, interpret=True):
+    return _kernel(x, not interpret)
+
+
+bound = functools.partial(_kernel, interpret=False)
+
+
+def scaled_op(x, interpret=False, scale=1):
+    return _kernel(x, interpret)
+
+
+scaled = functools.partial(scaled_op, scale=2)
+first_given = functools.partial(default_off, None)
+by_name = functools.partial(renamed, block=64)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fields:
+    block: int
+    interpret: bool = False
+
+    def __call__(self, x):
+        return _kernel(x, self.interpret)
+"""
+
+
+def _summary_of(name: str):  # type: ignore[no-untyped-def]
+    files = {"lib.py": lib(), "ops.py": SWITCHES}
+    summary = function_summary(files_loader(files), "ops", name, None)
+    assert summary is not None
+    return summary
+
+
+@pytest.mark.parametrize(
+    ("name", "parameter"),
+    [
+        ("default_off", ("interpret", 1)),
+        ("keyword_only", ("interpret", -1)),
+        ("required", ("interpret", 1)),
+        ("renamed", ("emulate", 2)),
+        ("Op", ("interpret", 0)),
+        ("scaled", ("interpret", 1)),
+        ("first_given", ("interpret", 0)),
+        ("by_name", ("emulate", -1)),
+        ("Fields", ("interpret", 1)),
+    ],
+    ids=[
+        "default-off",
+        "keyword-only",
+        "required",
+        "any-name",
+        "constructor",
+        "partial-keyword-after",
+        "partial-positional",
+        "partial-keyword-before",
+        "dataclass-field",
+    ],
+)
+def test_the_parameter_that_switches_interpret_mode(name: str, parameter: tuple[str, int]) -> None:
+    summary = _summary_of(name)
+    assert summary.lowers_only_for == frozenset({"tpu"})  # as a caller passing it off sees it
+    assert summary.interpret == parameter
+
+
+@pytest.mark.parametrize(
+    ("name", "restricted"),
+    [
+        # true skips the kernel instead of interpreting it: not an interpret switch
+        ("skips_the_kernel", frozenset({"tpu"})),
+        # interpret mode follows the argument, but false does not turn it off
+        ("decided_here", None),
+        # true turns it off: the caller cannot turn it on with true
+        ("inverted", frozenset({"tpu"})),
+        # the partial's own parameters are not its function's
+        ("bound", frozenset({"tpu"})),
+    ],
+)
+def test_no_parameter_switches_interpret_mode(name: str, restricted: frozenset[str] | None) -> None:
+    summary = _summary_of(name)
+    assert summary.lowers_only_for == restricted
+    assert summary.interpret is None
+
+
+# -- methods, as their class's callers call them ----------------------------------------
+
+METHODS = """
+import lib
+
+
+class Runner:
+    def __init__(self, scale=1.0):
+        self.scale = scale
+
+    def run(self, x):
+        return self._impl(x)
+
+    def _impl(self, x):
+        return lib.tpu_kernel(x)
+
+    @staticmethod
+    def static(x):
+        return lib.tpu_kernel(x)
+
+    @classmethod
+    def from_class(cls, x):
+        return cls.static(x)
+
+
+class Hooked:
+    def run(self, x):
+        return self.impl(x)
+
+    def impl(self, x):
+        return lib.tpu_kernel(x)
+
+
+class Portable(Hooked):
+    def impl(self, x):
+        return lib.triton_kernel(x)
+"""
+
+
+@pytest.mark.parametrize("name", ["Runner.run", "Runner.static", "Runner.from_class"])
+def test_a_method_runs_on_an_instance_of_its_class(name: str) -> None:
+    files = {"lib.py": lib(), "ops.py": METHODS}
+    summary = function_summary(files_loader(files), "ops", name, None)
+    assert summary is not None and summary.lowers_only_for == frozenset({"tpu"})
+
+
+def test_a_method_of_a_subclassed_class_has_an_unknown_receiver() -> None:
+    # ``Hooked.run`` on a ``Portable`` runs the Triton kernel: the receiver is not known
+    files = {"lib.py": lib(), "ops.py": METHODS}
+    summary = function_summary(files_loader(files), "ops", "Hooked.run", None)
+    assert summary is not None and summary.lowers_only_for is None

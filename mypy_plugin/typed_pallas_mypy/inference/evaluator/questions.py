@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas_mypy.inference.collector import collector_paused
+from typed_pallas_mypy.inference.evaluator import stdlib_models
 from typed_pallas_mypy.inference.evaluator.dispatch import Dispatcher
 from typed_pallas_mypy.inference.evaluator.domain import (
     ClassObj,
@@ -202,7 +203,13 @@ def _made_beside(
 
 
 def _read(machine: Machine) -> set[str]:
-    return {name for name, found in machine.modules.items() if found is not None}
+    """The modules the machine ran from their sources (not the standard library's
+    models, which are the evaluator's own)."""
+    return {
+        name
+        for name, found in machine.modules.items()
+        if found is not None and not stdlib_models.is_model(name)
+    }
 
 
 def _functions_of(module: ModuleObj) -> list[FunctionObj]:

@@ -18,22 +18,38 @@ which argument would change the answer (a caller's call site is asked by ``verdi
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass
 from typing import Final
 
+from typed_pallas_mypy.inference.evaluator import stdlib_models
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
+    FALSE,
+    NOTHING,
+    TRUE,
+    BoundMethod,
     ClassObj,
+    Descriptor,
     Flow,
+    FunctionObj,
+    InstanceObj,
     Kernel,
     ModuleObj,
+    Partial,
     Value,
     VSet,
     only,
     vset,
 )
 from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget, SiteKey
-from typed_pallas_mypy.inference.evaluator.verdict import PLATFORMS, Link, chain_from, lowers_on
+from typed_pallas_mypy.inference.evaluator.verdict import (
+    PLATFORMS,
+    Link,
+    chain_from,
+    lowers_on,
+    same_kernel,
+)
 
 #: the pseudo call site a summary's call is recorded at (no line of any module)
 _SUMMARY_SITE: Final[SiteKey] = ("<summary>", 0, 0, 0, 0)
@@ -49,6 +65,11 @@ class FunctionSummary:
     failing: tuple[str, ...]
     kernels: tuple[Kernel, ...]
     chain: tuple[Link, ...] = ()
+    #: (parameter, the position a caller passes it at or -1 for keyword-only) through
+    #: which a caller turns interpret mode on for every kernel that refuses; None if none
+    interpret: tuple[str, int] | None = None
+    #: the modules the runs read from their sources (a caller's dependencies)
+    read: frozenset[str] = frozenset()
 
     @property
     def lowers_only_for(self) -> frozenset[str] | None:
@@ -70,32 +91,120 @@ def function_summary(
 ) -> FunctionSummary | None:
     """The summary of ``module.qualname`` (a function, or a method as ``Class.name``) at
     the JAX ``release``; None when it is not found or a run did not finish."""
-    reached: list[str] = []
-    failing: list[str] = []
-    kernels: list[Kernel] = []
-    chain: tuple[Link, ...] | None = None
+    runs: dict[str, _Run] = {}
     for platform in PLATFORMS:
         machine = Machine(loader, platform, trees, importable)
         try:
             found = machine.module(module)
-            target = _lookup(found, qualname) if found is not None else None
-            if target is None:
+            looked_up = _lookup(found, qualname) if found is not None else None
+            if looked_up is None:
                 return None
-            flow = Flow()
-            machine.steps = 0
-            machine.calling.append(_SUMMARY_SITE)
-            try:
-                made = _call_as_required(machine, vset(target), target, flow, receiver=False)
-                if isinstance(target, ClassObj) and flow.live:
-                    # a class stands for its instances: what calling one runs
-                    method = _method(target, "__call__")
-                    if method is not None:
-                        _call_as_required(machine, made, method, flow, receiver=True)
-            finally:
-                machine.calling.pop()
+            target, owner = looked_up
+            if owner is not None and _subclassed(machine, owner):
+                owner = None  # the receiver's class is not known: unknown receiver
+            run = _Run(machine, target, owner)
+            run.flow = run.call({})
         except (OutOfBudget, RecursionError):
             return None
         if machine.unfinished:
+            return None
+        runs[platform] = run
+    summary = _summarised(runs, release, {})
+    if summary is None:
+        return None
+    answer = _with_interpret(runs, release, summary)
+    read = {
+        name
+        for run in runs.values()
+        for name, ran in run.machine.modules.items()
+        if ran is not None and not stdlib_models.is_model(name)
+    }
+    return dataclasses.replace(answer, read=frozenset(read))
+
+
+class _Run:
+    """One platform's machine with the function found in it, called as required."""
+
+    def __init__(self, machine: Machine, target: Value, owner: ClassObj | None) -> None:
+        self.machine = machine
+        self.target = target
+        #: the class whose body defines ``target`` (a method's receiver is its instance)
+        self.owner = owner
+        self.flow = Flow()
+        #: the flow of the last call (a probe's)
+        self.last = self.flow
+        self.last_site: SiteKey = _SUMMARY_SITE
+        self._probes = 0
+
+    def call(self, given: dict[str, VSet]) -> Flow:
+        """The function called with what its parameters require, ``given`` bound by
+        name too; recorded at a pseudo call site of its own (the first call's is the
+        summary's, whose way to a kernel the notes give)."""
+        site = _SUMMARY_SITE if self._probes == 0 else ("<probe>", self._probes, 0, 0, 0)
+        self._probes += 1
+        self.last_site = site
+        machine, target = self.machine, self.target
+        flow = Flow()
+        machine.steps = 0
+        machine.calling.append(site)
+        try:
+            made = self._call_method(flow, given)
+            if made is None:
+                made = _call_as_required(machine, vset(target), target, flow, given, receiver=False)
+            if isinstance(target, ClassObj) and flow.live:
+                # a class stands for its instances: what calling one runs
+                method = _method(target, "__call__")
+                if method is not None:
+                    _call_as_required(machine, made, method, flow, {}, receiver=True)
+        finally:
+            machine.calling.pop()
+        if machine.unfinished:
+            raise OutOfBudget()
+        self.last = flow
+        return flow
+
+    def _call_method(self, flow: Flow, given: dict[str, VSet]) -> VSet | None:
+        """A method called as its class's callers call it: a plain one on an instance
+        made as a caller must make one, a class method on its class, a static method as
+        its function; None for a function of a module."""
+        machine, target, owner = self.machine, self.target, self.owner
+        if owner is None:
+            return None
+        if isinstance(target, Descriptor) and target.kind == "staticmethod":
+            function = only(target.func)
+            if function is None:
+                return None
+            return _call_as_required(machine, target.func, function, flow, given, receiver=False)
+        if isinstance(target, Descriptor) and target.kind == "classmethod":
+            function = only(target.func)
+            if not isinstance(function, FunctionObj):
+                return None
+            bound = vset(BoundMethod(function, owner))
+            return _call_as_required(machine, bound, function, flow, given, receiver=True)
+        if not isinstance(target, FunctionObj):
+            return None
+        made = _call_as_required(machine, vset(owner), owner, flow, {}, receiver=False)
+        instances = frozenset(
+            BoundMethod(target, i) for i in made if isinstance(i, InstanceObj) and i.cls is owner
+        )
+        if not flow.live or not instances:
+            return None if flow.live else NOTHING
+        return _call_as_required(machine, instances, target, flow, given, receiver=True)
+
+
+def _summarised(
+    runs: dict[str, _Run], release: tuple[int, ...] | None, given: dict[str, VSet]
+) -> FunctionSummary | None:
+    """The summary of the runs (their first calls when ``given`` is empty; else calls
+    with ``given`` bound, made now)."""
+    reached: list[str] = []
+    failing: list[str] = []
+    kernels: list[Kernel] = []
+    chain: tuple[Link, ...] | None = None
+    for platform, run in runs.items():
+        try:
+            flow = run.flow if not given else run.call(given)
+        except (OutOfBudget, RecursionError):
             return None
         if not flow.live:
             continue
@@ -105,25 +214,76 @@ def function_summary(
             failing.append(platform)
             kernels.extend(k for k in refusing if k not in kernels)
             if chain is None:
-                chain = chain_from(machine, _SUMMARY_SITE, kernels[0])
+                site = run.last_site if given else _SUMMARY_SITE
+                chain = chain_from(run.machine, site, kernels[0])
     return FunctionSummary(tuple(reached), tuple(failing), tuple(kernels), chain or ())
 
 
+def _with_interpret(
+    runs: dict[str, _Run], release: tuple[int, ...] | None, summary: FunctionSummary
+) -> FunctionSummary:
+    """``summary`` with the parameter that switches interpret mode for the kernels it
+    runs, when one does: given ``False``, kernels refuse (those that refuse in
+    ``summary``, or that ran with interpret mode not known); given ``True``, those same
+    kernels run in interpret mode and none refuses. The summary is then the run with it
+    ``False``, as a caller passing interpret mode off sees it (for a parameter with a
+    default ``False`` that is ``summary`` itself)."""
+    first = next(iter(runs.values()))
+    parameters = _parameters(first.target)
+    if parameters is None:
+        return summary
+    undecided = [k for run in runs.values() for k in run.flow.ran if k.interpret is None]
+    candidates = [*summary.kernels, *undecided]
+    if not candidates:
+        return summary
+    for name, position, _ in parameters:
+        off = _summarised(runs, release, {name: vset(FALSE)})
+        if (
+            off is None
+            or off.lowers_only_for is None
+            or not all(any(same_kernel(k, c) for c in candidates) for k in off.kernels)
+        ):
+            continue
+        on = _summarised(runs, release, {name: vset(TRUE)})
+        switched = [k for run in runs.values() for k in run.last.ran if k.interpret is True]
+        if (
+            on is not None
+            and on.reached
+            and not on.failing
+            and all(any(same_kernel(k, s) for s in switched) for k in off.kernels)
+        ):
+            chain = summary.chain if summary.kernels else off.chain
+            return dataclasses.replace(off, chain=chain, interpret=(name, position))
+    return summary
+
+
 def _call_as_required(
-    machine: Machine, callee: VSet, signature: Value, flow: Flow, *, receiver: bool
+    machine: Machine,
+    callee: VSet,
+    signature: Value,
+    flow: Flow,
+    given: dict[str, VSet],
+    *,
+    receiver: bool,
 ) -> VSet:
     """``callee`` called with what ``signature``'s parameters require (for a class, its
-    ``__init__``'s; ``receiver``: the first parameter is bound already)."""
-    if isinstance(signature, ClassObj):
-        init = _method(signature, "__init__")
-        args, keywords, star, double_star = (
-            _required_arguments(init) if init is not None else ([], {}, False, False)
-        )
-        args = args[1:]  # ``self``: the instance being made
-    else:
-        args, keywords, star, double_star = _required_arguments(signature)
-        if receiver:
-            args = args[1:]
+    ``__init__``'s; ``receiver``: the first parameter is bound already), and ``given``
+    by name (a required positional one in its place)."""
+    fields = _generated_init(signature)
+    node = _signature_node(signature)
+    names = [p.arg for p in (*node.args.posonlyargs, *node.args.args)] if node else []
+    args, keywords, star, double_star = _required_arguments(signature)
+    if fields is not None:
+        names = [name for name, _ in fields]
+    elif isinstance(signature, ClassObj) or receiver:
+        names = names[1:]  # ``self``: the instance being made, or bound already
+        args = args[1:]
+    keywords = dict(keywords)
+    for name, value in given.items():
+        if name in names and names.index(name) < len(args):
+            args[names.index(name)] = value
+        else:
+            keywords[name] = value
     return machine.calls.call(
         callee, args, keywords, flow, star_unknown=star, kw_unknown=double_star
     )
@@ -137,38 +297,134 @@ def _method(cls: ClassObj, name: str) -> Value | None:
     return None
 
 
-def _lookup(module: ModuleObj, qualname: str) -> Value | None:
-    """The one value ``qualname`` names in ``module`` after its body ran."""
+def _lookup(module: ModuleObj, qualname: str) -> tuple[Value, ClassObj | None] | None:
+    """The one value ``qualname`` names in ``module`` after its body ran, and the class
+    whose namespace holds it (None for a module's)."""
     value: Value | None = module
+    owner: ClassObj | None = None
     for part in qualname.split("."):
         if not isinstance(value, (ModuleObj, ClassObj)):
             return None
+        owner = value if isinstance(value, ClassObj) else None
         value = only(value.attrs.get(part, ANYTHING))
         if value is None:
             return None
-    return value
+    return (value, owner) if value is not None else None
 
 
-def _required_arguments(
+def _subclassed(machine: Machine, cls: ClassObj) -> bool:
+    """Whether a class of a module the machine ran derives from ``cls`` (its methods
+    may then run on instances whose overrides the summary does not know)."""
+    return any(
+        isinstance(value, ClassObj) and value is not cls and cls in value.mro
+        for module in machine.modules.values()
+        if module is not None
+        for values in module.attrs.values()
+        for value in values
+    )
+
+
+def _signature_node(
     target: Value,
-) -> tuple[list[VSet], dict[str, VSet], bool, bool]:
-    """Unknown values for the parameters without a default of the function ``target``
-    is or wraps, and whether its ``*args`` and ``**kwargs`` take unknown ones too (a
-    wrapper's, passed on); nothing for another callable (called without arguments)."""
+) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None:
+    """The definition whose parameters a call of ``target`` binds: the function it is
+    or wraps, a class's ``__init__``; None for another callable."""
+    if isinstance(target, ClassObj):
+        init = _method(target, "__init__")
+        return _signature_node(init) if init is not None else None
     node = getattr(target, "node", None)
     if node is None:
         funcs = getattr(target, "func", None)
         one = only(funcs) if isinstance(funcs, frozenset) else None
         node = getattr(one, "node", None)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        return [], {}, False, False
+        return None
+    return node
+
+
+def _parameters(target: Value) -> list[tuple[str, int, bool]] | None:
+    """(name, position a caller passes it at or -1, whether it is required) of each
+    parameter of ``target`` a caller passes (not a method's or a constructor's first)."""
+    fields = _generated_init(target)
+    if fields is not None:
+        return [(name, i, default is None) for i, (name, default) in enumerate(fields)]
+    node = _signature_node(target)
+    if node is None:
+        return None
     spec = node.args
     positional = [*spec.posonlyargs, *spec.args]
     required = len(positional) - len(spec.defaults)
-    args: list[VSet] = [ANYTHING] * max(required, 0)
+    skip = 1 if isinstance(target, ClassObj) or _is_method(target) else 0
+    bound: set[str] = set()
+    if isinstance(target, Partial):
+        # the partial passes its leading arguments and its keywords: a caller passes the
+        # rest, by position until the first parameter it binds by name
+        skip = len(target.args)
+        bound = {name for name, _ in target.keywords}
+    out: list[tuple[str, int, bool]] = []
+    by_name_only = False
+    for i, parameter in enumerate(positional):
+        if i < skip or (i < len(spec.posonlyargs) and i >= required):
+            continue  # the receiver; a positional-only default cannot be given by name
+        if parameter.arg in bound:
+            by_name_only = True
+            continue
+        out.append((parameter.arg, -1 if by_name_only else i - skip, i < required))
+    out += [
+        (p.arg, -1, default is None)
+        for p, default in zip(spec.kwonlyargs, spec.kw_defaults, strict=True)
+        if p.arg not in bound
+    ]
+    return out
+
+
+def _generated_init(target: Value) -> list[tuple[str, VSet | None]] | None:
+    """The fields of a dataclass or ``NamedTuple`` whose ``__init__`` the class
+    decorator or base writes (its parameters, in order); None for any other callable."""
+    if (
+        isinstance(target, ClassObj)
+        and target.fields is not None
+        and _method(target, "__init__") is None
+    ):
+        return target.fields
+    return None
+
+
+def _is_method(target: Value) -> bool:
+    """Whether ``target`` is a function defined in a class body (its first parameter is
+    the instance a caller calls it on)."""
+    return isinstance(target, FunctionObj) and target.owner is not None
+
+
+def _required_arguments(
+    target: Value,
+) -> tuple[list[VSet], dict[str, VSet], bool, bool]:
+    """Unknown values for the parameters without a default of the function ``target``
+    is or wraps (a class: its ``__init__``), and whether its ``*args`` and ``**kwargs``
+    take unknown ones too (a wrapper's, passed on); nothing for another callable (called
+    without arguments)."""
+    fields = _generated_init(target)
+    if fields is not None:
+        return [ANYTHING for _, default in fields if default is None], {}, False, False
+    node = _signature_node(target)
+    if node is None:
+        return [], {}, False, False
+    spec = node.args
+    positional = [*spec.posonlyargs, *spec.args]
+    required = positional[: len(positional) - len(spec.defaults)]
     keywords = {
         p.arg: ANYTHING
         for p, default in zip(spec.kwonlyargs, spec.kw_defaults, strict=True)
         if default is None
     }
+    if isinstance(target, Partial):
+        # what the partial binds is not the caller's: its leading arguments, and its
+        # keywords (a required parameter after one of them is passed by name)
+        bound = {name for name, _ in target.keywords}
+        required = required[len(target.args) :]
+        cut = next((i for i, p in enumerate(required) if p.arg in bound), len(required))
+        keywords.update((p.arg, ANYTHING) for p in required[cut:] if p.arg not in bound)
+        keywords = {k: v for k, v in keywords.items() if k not in bound}
+        required = required[:cut]
+    args: list[VSet] = [ANYTHING] * len(required)
     return args, keywords, spec.vararg is not None, spec.kwarg is not None
