@@ -55,9 +55,11 @@ __all__ = [
     "PARAMS_BY_BACKEND",
     "PARAMS_BY_FULLNAME",
     "PARAMS_CLASSES",
+    "PARAMS_DECIDE",
     "PLATFORMS",
     "PLATFORM_NAMES",
     "PLATFORM_OF_LOWERING",
+    "PROOF_NOTE",
     "SOLE_BACKEND_OF_PLATFORM",
     "TARGET_PLATFORMS",
     "TPU",
@@ -524,15 +526,22 @@ INTERPRET_CONDITION_NOTE: Final = (
 #: made elsewhere. ``where``/``at``: ``path:line``.
 CHAIN_CALL_NOTE: Final = "{name} ({where}) lowers only for {platforms}: it calls {callee} at {at}"
 CHAIN_ENTRY_NOTE: Final = (
-    "{name} ({where}) lowers only for {platforms}: its {entry} at {at} takes {params}"
+    "{name} ({where}) lowers only for {platforms}: its {entry} at {at} {decides}"
 )
 CHAIN_RUNS_NOTE: Final = (
     "{name} ({where}) lowers only for {platforms}: it runs, at {at}, the kernel of the "
-    "{entry} at {made}, which takes {params}"
+    "{entry} at {made}, which {decides}"
 )
+#: what decides where a kernel lowers, in the notes above: its params
+PARAMS_DECIDE: Final = "takes {params}"
 
 #: A function that lowers only for some platforms, used where the platform is another
 #: (when the requirement comes from kernel evidence, not from params).
+#: what a kernel's evidence says in a chain note (``{params}`` of the notes above, where
+#: the kernel's body or arguments, not its params, decide): "uses pltpu.sync_copy (line
+#: 10), TPU-only"
+PROOF_NOTE: Final = "uses {what} ({place}line {line}), {label}-only"
+
 REQUIREMENT_TEMPLATE: Final = (
     "{name} lowers only for {required}; it cannot be used for {platform} lowering."
 )

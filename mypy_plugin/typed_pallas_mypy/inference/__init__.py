@@ -244,8 +244,12 @@ class Inference:
             return None  # lowers everywhere it runs, or nowhere (kernels that contradict)
         kernel = found.kernels[0]
         row = notes.params_row(kernel)
+        proof = notes.deciding_proof(kernel)
         cause: tuple[str, str, str]
-        if row is not None and kernel.backend == row.backend:
+        if proof is not None:
+            backend = sorted(proof.backends)[0]
+            cause = ("evidence", backend, backend)
+        elif row is not None and kernel.backend == row.backend:
             cause = ("params", row.platform, row.backend)
         elif row is not None:
             cause = ("evidence", row.backend, row.backend)

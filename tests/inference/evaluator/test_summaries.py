@@ -271,17 +271,23 @@ class Hooked:
 class Portable(Hooked):
     def impl(self, x):
         return lib.triton_kernel(x)
+
+
+class Extended(Runner):
+    def describe(self):
+        return "runner"
 """
 
 
 @pytest.mark.parametrize("name", ["Runner.run", "Runner.static", "Runner.from_class"])
 def test_a_method_runs_on_an_instance_of_its_class(name: str) -> None:
+    # ``Extended`` derives from ``Runner`` and overrides nothing of it
     files = {"lib.py": lib(), "ops.py": METHODS}
     summary = function_summary(files_loader(files), "ops", name, None)
     assert summary is not None and summary.lowers_only_for == frozenset({"tpu"})
 
 
-def test_a_method_of_a_subclassed_class_has_an_unknown_receiver() -> None:
+def test_a_method_of_a_class_a_subclass_overrides_has_an_unknown_receiver() -> None:
     # ``Hooked.run`` on a ``Portable`` runs the Triton kernel: the receiver is not known
     files = {"lib.py": lib(), "ops.py": METHODS}
     summary = function_summary(files_loader(files), "ops", "Hooked.run", None)

@@ -22,7 +22,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import dispatch, kinds, library
+from typed_pallas_mypy.inference.evaluator import dispatch, evidence, kinds, library
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -250,7 +250,9 @@ class Calls:
             return Outcome(returns=ANYTHING)
         if isinstance(value, Kernel):
             if value.awaits_body:
-                return Outcome(returns=vset(dataclasses.replace(value, awaits_body=False)))
+                proofs = value.proofs + (evidence.body_proofs(m, args[0]) if args else ())
+                applied = dataclasses.replace(value, awaits_body=False, proofs=proofs)
+                return Outcome(returns=vset(applied))
             if m.interpreting and value.interpret is not True:
                 value = dataclasses.replace(value, interpret=True)  # lowers anywhere
             return Outcome(returns=vset(ARRAY), ran=frozenset({value}), may_ran=frozenset({value}))

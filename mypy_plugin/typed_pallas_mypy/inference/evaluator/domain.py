@@ -112,6 +112,29 @@ class Params(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class Proof:
+    """A piece of evidence of a kernel's backend (``evidence``): the backends it allows,
+    what it is as written, and where (the module, line, and the function of the body it
+    is in, "" for the kernel itself or the entry call)."""
+
+    backends: frozenset[str]
+    what: str
+    module: str
+    line: int
+    function: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Made(Value):
+    """What a library constructor of evidence made (``pltpu.VMEM(...)``, a mesh, a grid
+    spec): its fullname, its literal keywords, and its scratch keywords' values."""
+
+    fullname: str
+    literals: tuple[tuple[str, object], ...] = ()
+    nested: tuple[tuple[str, VSet], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Kernel(Value):
     """An entry point's result (``pl.pallas_call(...)``): calling it runs the kernel.
 
@@ -122,7 +145,8 @@ class Kernel(Value):
     decorator): applied to a function, it gives the kernel itself. ``result_unused``: this
     run's result only orders items (a sort key's), so JAX may drop it as dead code.
     ``nested``: run inside a function JAX traces for one of its callables (``lax.cond``,
-    ``jax.jit``, ``jax.vmap``...), which JAX drops whole when nothing uses its result."""
+    ``jax.jit``, ``jax.vmap``...), which JAX drops whole when nothing uses its result.
+    ``proofs``: what its body and its entry call's arguments prove (``evidence``)."""
 
     entry: str
     backend: str
@@ -133,6 +157,8 @@ class Kernel(Value):
     awaits_body: bool = False
     result_unused: bool = False
     nested: bool = False
+    #: what its body and arguments prove about its backend (``evidence``)
+    proofs: tuple[Proof, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

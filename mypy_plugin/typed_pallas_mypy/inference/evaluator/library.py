@@ -27,7 +27,13 @@ from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.inference import jax_api
-from typed_pallas_mypy.inference.evaluator import dispatch, journal, pytrees, stdlib_models
+from typed_pallas_mypy.inference.evaluator import (
+    dispatch,
+    evidence,
+    journal,
+    pytrees,
+    stdlib_models,
+)
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     ARRAY,
@@ -518,6 +524,9 @@ def call_external(
     params = _platforms.PARAMS_BY_FULLNAME.get(name)
     if params is not None:
         return Outcome(returns=vset(Params(params.backend)))
+    allocation = evidence.made(name, keywords)
+    if allocation is not None:
+        return Outcome(returns=vset(allocation))
     special = _SPECIAL.get(name)
     if special is not None:
         return special(m, args, keywords, frame)
@@ -590,14 +599,16 @@ def _entry_call(
             backend = rows[0] if len(rows) == 1 else "?"
     module = frame.module.name if frame is not None else ""
     line = site.lineno if site is not None else 0
-    has_body = bool(args) or (spec.body is not None and spec.body in keywords)
-    if spec.body is None or has_body:
-        return Outcome(returns=vset(Kernel(name, backend, interpret, module, line, spec.backends)))
-    return Outcome(
-        returns=vset(
-            Kernel(name, backend, interpret, module, line, spec.backends, awaits_body=True)
-        )
-    )
+    given = dict(zip(spec.positional, args, strict=False)) | keywords
+    mesh = given.get(spec.mesh) if spec.mesh is not None else None
+    proofs = evidence.argument_proofs(keywords, mesh, module, line)
+    body = given.get(spec.body) if spec.body is not None else None
+    if body is not None:
+        proofs += evidence.body_proofs(m, body)
+    kernel = Kernel(name, backend, interpret, module, line, spec.backends, proofs=proofs)
+    if spec.body is None or body is not None:
+        return Outcome(returns=vset(kernel))
+    return Outcome(returns=vset(dataclasses.replace(kernel, awaits_body=True)))
 
 
 def _backend_of(params: VSet) -> str:

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typed_pallas import _platforms
 from typed_pallas_mypy import fullnames
 from typed_pallas_mypy.entries import ENTRIES
-from typed_pallas_mypy.inference.evaluator.domain import Kernel
-from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict, Link
+from typed_pallas_mypy.inference.evaluator.domain import Kernel, Proof
+from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict, Link, proven_platforms
 
 
 def params_row(kernel: Kernel) -> _platforms.ParamsClass | None:
@@ -46,13 +46,45 @@ def refusal_message(kernel: Kernel, failing: Sequence[str], release: tuple[int, 
         and release[:2] >= _platforms.NO_MOSAIC_GPU_PALLAS_CALL_FROM
     ):
         return _platforms.MOSAIC_GPU_PALLAS_CALL_MESSAGE
-    if row is None:
+    proof = deciding_proof(kernel)
+    if proof is not None or row is None:
+        proven = proven_platforms(kernel)
         return _platforms.REQUIREMENT_TEMPLATE.format(
-            name="the kernel", required="none of them", platform=", ".join(failing)
+            name="the kernel",
+            required=", ".join(sorted(proven)) if proven else "none of them",
+            platform=", ".join(expected if proof is not None else failing),
         )
     if row.platform in expected:
         return _platforms.backend_mismatch_message(row.backend, sorted(failing)[0])
     return _platforms.mismatch_message(row.platform, expected[0])
+
+
+def deciding_proof(kernel: Kernel) -> Proof | None:
+    """The first proof of ``kernel`` that narrows where it lowers beyond what its params
+    allow (its body or arguments, not its params, decide); None when the params do."""
+    proven = proven_platforms(kernel)
+    if proven is None:
+        return None
+    row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
+    if row is not None and frozenset(row.lowers_on) <= proven:
+        return None
+    return kernel.proofs[0]
+
+
+def decides(kernel: Kernel) -> str:
+    """What decides where ``kernel`` lowers, as the notes say it: "takes Mosaic TPU
+    params", or "uses pltpu.sync_copy (line 10), TPU-only"."""
+    proof = deciding_proof(kernel)
+    if proof is None:
+        row = params_row(kernel)
+        title = f"{row.title} params" if row is not None else "no params"
+        return _platforms.PARAMS_DECIDE.format(params=title)
+    labels = "/".join(
+        _platforms.BACKEND_LABELS[b]  # type: ignore[index]
+        for b in sorted(proof.backends)
+    )
+    place = f"in {proof.function}, " if proof.function else ""
+    return _platforms.PROOF_NOTE.format(what=proof.what, place=place, line=proof.line, label=labels)
 
 
 def chain_notes(
@@ -60,8 +92,7 @@ def chain_notes(
 ) -> list[str]:
     """One note per step of ``chain`` to ``kernel`` (made in the file ``kernel_path``),
     which lowers only for ``lowers_for``; nothing for an empty chain."""
-    row = params_row(kernel)
-    title = f"{row.title} params" if row is not None else "no params"
+    said = decides(kernel)
     platforms = ", ".join(lowers_for) or "no platform"
     entry = ENTRIES[kernel.entry].title if kernel.entry in ENTRIES else "entry call"
     notes: list[str] = []
@@ -75,20 +106,18 @@ def chain_notes(
         if link.callee is not None:
             notes.append(_platforms.CHAIN_CALL_NOTE.format(callee=link.callee, **common))
         elif kernel.module == link.module and kernel.line == link.line:
-            notes.append(_platforms.CHAIN_ENTRY_NOTE.format(entry=entry, params=title, **common))
+            notes.append(_platforms.CHAIN_ENTRY_NOTE.format(entry=entry, decides=said, **common))
         else:
             made = f"{kernel_path}:{kernel.line}"
             notes.append(
-                _platforms.CHAIN_RUNS_NOTE.format(entry=entry, made=made, params=title, **common)
+                _platforms.CHAIN_RUNS_NOTE.format(entry=entry, made=made, decides=said, **common)
             )
     return notes
 
 
 def kernel_note(kernel: Kernel) -> str:
     """The note of a call that runs ``kernel`` when the way to it is not known."""
-    row = params_row(kernel)
-    title = f"{row.title} params" if row is not None else "no params"
-    return f"calling it runs the kernel at {kernel.module}:{kernel.line} ({title})"
+    return f"calling it runs the kernel at {kernel.module}:{kernel.line}, which {decides(kernel)}"
 
 
 def call_words(

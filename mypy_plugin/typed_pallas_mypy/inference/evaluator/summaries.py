@@ -100,7 +100,7 @@ def function_summary(
             if looked_up is None:
                 return None
             target, owner = looked_up
-            if owner is not None and _subclassed(machine, owner):
+            if owner is not None and _overridden(machine, owner):
                 owner = None  # the receiver's class is not known: unknown receiver
             run = _Run(machine, target, owner)
             run.flow = run.call({})
@@ -312,11 +312,20 @@ def _lookup(module: ModuleObj, qualname: str) -> tuple[Value, ClassObj | None] |
     return (value, owner) if value is not None else None
 
 
-def _subclassed(machine: Machine, cls: ClassObj) -> bool:
-    """Whether a class of a module the machine ran derives from ``cls`` (its methods
-    may then run on instances whose overrides the summary does not know)."""
+def _overridden(machine: Machine, cls: ClassObj) -> bool:
+    """Whether a class of a module the machine ran derives from ``cls`` and overrides a
+    name of it (its methods may then run on instances whose overrides the summary does
+    not know)."""
+    names = {name for klass in cls.mro if isinstance(klass, ClassObj) for name in klass.attrs}
+    names -= {"__module__", "__qualname__", "__name__", "__doc__", "__annotations__"}
     return any(
-        isinstance(value, ClassObj) and value is not cls and cls in value.mro
+        isinstance(value, ClassObj)
+        and value is not cls
+        and cls in value.mro
+        and any(
+            isinstance(klass, ClassObj) and names & klass.attrs.keys()
+            for klass in value.mro[: value.mro.index(cls)]
+        )
         for module in machine.modules.values()
         if module is not None
         for values in module.attrs.values()

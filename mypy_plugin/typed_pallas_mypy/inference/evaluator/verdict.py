@@ -64,6 +64,9 @@ def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = N
     row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
     if row is not None and platform not in row.lowers_on:
         return False
+    proven = proven_platforms(kernel)
+    if proven is not None and platform not in proven:
+        return False
     if kernel.backends is not None:
         allowed = {
             p
@@ -73,6 +76,36 @@ def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = N
         if platform not in allowed:
             return False
     return True
+
+
+def proven_platforms(kernel: Kernel) -> frozenset[str] | None:
+    """The lowering platforms every proof of ``kernel`` allows (``evidence``); None with
+    no proof, or when the proofs, its params or its entry point leave none (the params
+    and the entry point are the author's word; the tables only say what the others
+    refuse)."""
+    if not kernel.proofs:
+        return None
+    allowed = frozenset(PLATFORMS)
+    for proof in kernel.proofs:
+        allowed &= {
+            p
+            for backend in proof.backends
+            for p in _platforms.PARAMS_BY_BACKEND[backend].lowers_on  # type: ignore[index]
+        }
+    row = _platforms.PARAMS_BY_BACKEND.get(kernel.backend)  # type: ignore[call-overload]
+    if row is not None:
+        allowed_by_params = allowed & frozenset(row.lowers_on)
+        if not allowed_by_params:
+            return None
+    if kernel.backends is not None:
+        by_entry = {
+            p
+            for b in kernel.backends
+            for p in _platforms.PARAMS_BY_BACKEND[b].lowers_on  # type: ignore[index]
+        }
+        if not allowed & by_entry:
+            return None
+    return allowed or None
 
 
 @dataclass(frozen=True)
