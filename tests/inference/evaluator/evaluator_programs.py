@@ -91,6 +91,14 @@ def run(params, x):
     )(x)
 """
 
+#: (the kernel the rule picks, the one it passes over, whether calling it under a guard
+#: for "gpu" is a finding)
+PICKS = pytest.mark.parametrize(
+    ("picked", "other", "expected"),
+    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
+    ids=["tpu-picked-fires", "triton-picked-silent"],
+)
+
 #: ``params`` and whether ``lib.kernel`` called under a guard for "gpu" is a finding
 TPU_FIRES_TRITON_SILENT: Final = pytest.mark.parametrize(
     ("params", "expected"), [(TPU, True), (TRITON, False)], ids=["tpu-fires", "triton-silent"]

@@ -11,14 +11,9 @@ is ``lib.tpu_kernel`` (or ``lib.run`` with ``lib.TPU``), silent for the Triton t
 from __future__ import annotations
 
 import pytest
-from evaluator_programs import TPU_FIRES_TRITON_SILENT, fires
+from evaluator_programs import PICKS, TPU_FIRES_TRITON_SILENT, fires
 
 #: (the kernel the rule picks, the one it passes over, finding)
-PICKS = pytest.mark.parametrize(
-    ("picked", "other", "expected"),
-    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
-    ids=["tpu-picked-fires", "triton-picked-silent"],
-)
 #: (the params the rule picks, the ones it passes over, finding)
 PARAMS = pytest.mark.parametrize(
     ("picked", "other", "expected"),

@@ -9,14 +9,9 @@ to the one it does not (a finding under a guard for "gpu"), and its twin swaps t
 from __future__ import annotations
 
 import pytest
-from evaluator_programs import fires
+from evaluator_programs import PICKS, fires
 
 #: (the kernel the rule picks, the one it passes over, finding)
-PICKS = pytest.mark.parametrize(
-    ("picked", "other", "expected"),
-    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
-    ids=["tpu-picked-fires", "triton-picked-silent"],
-)
 
 
 @PICKS

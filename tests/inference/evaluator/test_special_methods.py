@@ -11,13 +11,7 @@ when it is ``lib.tpu_kernel``, silent for the Triton twin.
 from __future__ import annotations
 
 import pytest
-from evaluator_programs import fires
-
-PICKS = pytest.mark.parametrize(
-    ("picked", "other", "expected"),
-    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
-    ids=["tpu-picked-fires", "triton-picked-silent"],
-)
+from evaluator_programs import PICKS, fires
 
 
 def _guarded(classes: str, call: str) -> str:

@@ -9,13 +9,8 @@ consumed; ``chain``), ``copy.copy``/``deepcopy``, ``types.MethodType``, ``typing
 from __future__ import annotations
 
 import pytest
-from evaluator_programs import TPU_FIRES_TRITON_SILENT, fires
+from evaluator_programs import PICKS, TPU_FIRES_TRITON_SILENT, fires
 
-PICKS = pytest.mark.parametrize(
-    ("picked", "other", "expected"),
-    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
-    ids=["tpu-picked-fires", "triton-picked-silent"],
-)
 PARAMS = pytest.mark.parametrize(
     ("picked", "other", "expected"),
     [("TPU", "TRITON", True), ("TRITON", "TPU", False)],

@@ -16,16 +16,10 @@ never appear in a chain of notes.
 from __future__ import annotations
 
 import pytest
-from evaluator_programs import fires, loader_of, program
+from evaluator_programs import PICKS, fires, loader_of, program
 
 from typed_pallas_mypy.inference.evaluator import stdlib_models
 from typed_pallas_mypy.inference.evaluator.questions import module_findings
-
-PICKS = pytest.mark.parametrize(
-    ("picked", "other", "expected"),
-    [("tpu_kernel", "triton_kernel", True), ("triton_kernel", "tpu_kernel", False)],
-    ids=["tpu-picked-fires", "triton-picked-silent"],
-)
 
 
 def _guarded(setup: str, call: str, head: str = "") -> str:
