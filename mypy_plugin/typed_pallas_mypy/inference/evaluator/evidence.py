@@ -26,7 +26,9 @@ another kind (a ``lax.cond`` branch is read as a name the body uses).
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from typed_pallas_mypy import evidence_tables
@@ -145,7 +147,9 @@ def body_proofs(m: Machine, bodies: VSet) -> tuple[Proof, ...]:
     body = only(bodies)
     if not isinstance(body, FunctionObj):
         return ()
-    return _function_proofs(m, body, 0, set())
+    if body not in m.proofs:  # a body's names mean the same wherever the kernel is made
+        m.proofs[body] = _function_proofs(m, body, 0, set())
+    return m.proofs[body]
 
 
 def _function_proofs(
@@ -154,37 +158,143 @@ def _function_proofs(
     if id(function) in seen:
         return ()
     seen.add(id(function))
-    node = function.node
-    frame = Frame(_locals_of(node), function.module, function.closure, function=function)
+    plan = _plan(function.node)
+    frame = Frame(
+        dict.fromkeys(plan.names, ANYTHING), function.module, function.closure, function=function
+    )
+    truths: dict[int, bool | None] = {}
+
+    def traced(guards: tuple[tuple[ast.expr, bool], ...]) -> bool:
+        for test, branch in guards:
+            if id(test) not in truths:
+                truths[id(test)] = _truth(m, test, frame)
+            known = truths[id(test)]
+            if known is not None and known != branch:
+                return False  # a branch the condition rules out here
+        return True
+
     found: list[Proof] = []
-    roots: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
-    statements = {
-        id(n.value)
-        for n in ast.walk(node)
-        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
-    }
     where = "" if depth == 0 else function.qualname
-    for sub in _read_nodes(m, roots, frame):
-        if isinstance(sub, (ast.Name, ast.Attribute)):
-            link: ast.expr = sub
-            while isinstance(link, (ast.Name, ast.Attribute)):  # each name of the chain
-                key = _key(_value(m, link, frame))
-                backends = _BODY_TABLES.get(key) if key is not None else None
-                if backends is not None:
-                    module = function.module.name
-                    found.append(Proof(backends, ast.unparse(link), module, sub.lineno, where))
-                    break
-                if not isinstance(link, ast.Attribute):
-                    break
-                link = link.value
-        elif isinstance(sub, ast.Call):
-            callee = _value(m, sub.func, frame)
-            one = only(callee)
-            if isinstance(one, FunctionObj) and depth < BODY_DEPTH:
-                found.extend(_function_proofs(m, one, depth + 1, seen))
-            elif id(sub) not in statements and sub.keywords:
-                found.extend(_keyword_proofs(sub, _key(callee), function, where))
+    for chain, guards in plan.chains:
+        if traced(guards):
+            proof = _chain_proof(m, chain, frame, function, where)
+            if proof is not None:
+                found.append(proof)
+    for call, guards in plan.calls:
+        if not traced(guards):
+            continue
+        callee = _value(m, call.func, frame)
+        one = only(callee)
+        if isinstance(one, FunctionObj) and depth < BODY_DEPTH:
+            found.extend(_function_proofs(m, one, depth + 1, seen))
+        elif id(call) not in plan.statements and call.keywords:
+            found.extend(_keyword_proofs(call, _key(callee), function, where))
     return tuple(found)
+
+
+def _chain_proof(
+    m: Machine, chain: ast.Name | ast.Attribute, frame: Frame, function: FunctionObj, where: str
+) -> Proof | None:
+    """What a name or attribute chain of the body proves: its value, or the value of a
+    name it is an attribute of (``pltpu.SemaphoreType.DMA``), in a table."""
+    link: ast.expr = chain
+    while isinstance(link, (ast.Name, ast.Attribute)):
+        key = _key(_value(m, link, frame))
+        backends = _BODY_TABLES.get(key) if key is not None else None
+        if backends is not None:
+            module = function.module.name
+            return Proof(backends, ast.unparse(link), module, chain.lineno, where)
+        if not isinstance(link, ast.Attribute):
+            return None
+        link = link.value
+    return None
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What of a definition's body may prove something, read once per definition: its
+    own names (parameters and what it binds, nested functions' included: a name of the
+    body is not the module's name of the same spelling), its calls written as statements
+    (their value is dead), and the name chains and calls rooted at a name not its own,
+    each with the conditions (test, branch) it is under."""
+
+    names: frozenset[str]
+    statements: frozenset[int]
+    chains: tuple[tuple[ast.Name | ast.Attribute, tuple[tuple[ast.expr, bool], ...]], ...]
+    calls: tuple[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...]], ...]
+
+
+_PLANS: Final[weakref.WeakKeyDictionary[ast.AST, _Plan]] = weakref.WeakKeyDictionary()
+
+
+def _plan(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> _Plan:
+    cached = _PLANS.get(node)
+    if cached is not None:
+        return cached
+    spec = node.args
+    names = {a.arg for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]}
+    names |= {a.arg for a in (spec.vararg, spec.kwarg) if a is not None}
+    statements: set[int] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            names.add(sub.id)
+        elif isinstance(sub, ast.arg):
+            names.add(sub.arg)
+        elif isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Call):
+            statements.add(id(sub.value))
+    chains: list[tuple[ast.Name | ast.Attribute, tuple[tuple[ast.expr, bool], ...]]] = []
+    calls: list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...]]] = []
+    roots: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+    stack: list[tuple[ast.AST, tuple[tuple[ast.expr, bool], ...]]] = [
+        (root, ()) for root in reversed(roots)
+    ]
+    while stack:
+        sub, guards = stack.pop()
+        if isinstance(sub, (ast.If, ast.IfExp, ast.While)):
+            stack.append((sub.test, guards))
+            body = sub.body if isinstance(sub.body, list) else [sub.body]
+            stack.extend((item, (*guards, (sub.test, True))) for item in reversed(body))
+            orelse = sub.orelse if isinstance(sub.orelse, list) else [sub.orelse]
+            taken = guards if isinstance(sub, ast.While) else (*guards, (sub.test, False))
+            stack.extend((item, taken) for item in reversed(orelse))
+            continue
+        if isinstance(sub, (ast.Name, ast.Attribute)):
+            root = _root(sub)
+            if root is not None and root not in names and _may_name_a_key(sub):
+                chains.append((sub, guards))
+            if isinstance(sub, ast.Attribute) and root is not None:
+                continue  # the chain is one name
+        elif isinstance(sub, ast.Call):
+            root = _root(sub.func)
+            if root is not None and root not in names:
+                calls.append((sub, guards))
+        stack.extend((child, guards) for child in reversed(list(ast.iter_child_nodes(sub))))
+    plan = _Plan(frozenset(names), frozenset(statements), tuple(chains), tuple(calls))
+    _PLANS[node] = plan
+    return plan
+
+
+#: the last names of the tables' keys: an attribute is a library member by its own name
+_KEY_NAMES: Final = frozenset(name for _, name in [*_BODY_TABLES, *MADE_KEYS])
+
+
+def _may_name_a_key(chain: ast.Name | ast.Attribute) -> bool:
+    """Whether the chain may be a name of a table: a bare name may be any (an alias of
+    an import); an attribute chain only when one of its attributes is a key's name."""
+    node: ast.expr = chain
+    while isinstance(node, ast.Attribute):
+        if node.attr in _KEY_NAMES:
+            return True
+        node = node.value
+    return isinstance(chain, ast.Name)
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an attribute chain starts from; None when it starts from anything else
+    (a call, a subscript: reading it would run code)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _keyword_proofs(
@@ -200,27 +310,6 @@ def _keyword_proofs(
         ):
             what = f"{ast.unparse(call.func)} with {keyword}="
             yield Proof(backends, what, function.module.name, call.lineno, where)
-
-
-def _read_nodes(m: Machine, roots: list[ast.AST], frame: Frame) -> Iterator[ast.AST]:
-    """The nodes of the body that trace: a branch whose condition is known false is
-    left out; the names of an attribute chain are given once, as the whole chain."""
-    stack = list(reversed(roots))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.If, ast.IfExp, ast.While)):
-            known = _truth(m, node.test, frame)
-            stack.append(node.test)
-            if known is not False:
-                stack.extend(reversed(node.body) if isinstance(node.body, list) else [node.body])
-            if known is not True and not isinstance(node, ast.While):
-                orelse = node.orelse
-                stack.extend(reversed(orelse) if isinstance(orelse, list) else [orelse])
-            continue
-        yield node
-        if isinstance(node, ast.Attribute):
-            continue  # the chain is one name
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _truth(m: Machine, test: ast.expr, frame: Frame) -> bool | None:
@@ -244,20 +333,6 @@ def _key(values: VSet) -> tuple[str, str] | None:
     if isinstance(one, Made):
         return evidence_tables.namespace_key(one.fullname)
     return None
-
-
-def _locals_of(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> dict[str, VSet]:
-    """The body's own names (its parameters and what it binds), unknown: a name of the
-    body is not the module's name of the same spelling."""
-    spec = node.args
-    names = {a.arg for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]}
-    names |= {a.arg for a in (spec.vararg, spec.kwarg) if a is not None}
-    body = [node.body] if isinstance(node, ast.Lambda) else node.body
-    for statement in body:
-        for sub in ast.walk(statement):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                names.add(sub.id)
-    return dict.fromkeys(names, ANYTHING)
 
 
 def _short(fullname: str) -> str:

@@ -32,6 +32,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Kernel,
     ModuleObj,
     Outcome,
+    Proof,
     Value,
     VSet,
     both_ran,
@@ -158,6 +159,8 @@ class Machine:
         self._by_line: (
             dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]] | None
         ) = None
+        #: what each kernel body proves (``evidence.body_proofs``), by the body
+        self.proofs: dict[FunctionObj, tuple[Proof, ...]] = {}
         self.steps = 0
         #: the steps its kept imports took (``question``)
         self.kept_steps = 0
