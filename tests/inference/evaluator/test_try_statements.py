@@ -210,3 +210,70 @@ def main(x):
     return x
 """
     assert fires(app) is expected
+
+
+# -- a kernel's refusal raised inside a ``try`` --------------------------------------------
+# Measured at jax 0.10.2 and 0.12.1: run eagerly, a kernel is lowered when it is called,
+# and its refusal (a ``ValueError``, or jax 0.12's empty ``AssertionError`` on GPU) is
+# raised inside the ``try``: a handler that catches it leaves the caller nothing to see.
+
+
+@pytest.mark.parametrize(
+    ("handler", "expected"),
+    [
+        ("except ImportError:", True),
+        ("except KeyError:", True),
+        ("except ValueError:", False),
+        ("except AssertionError:", False),
+        ("except (KeyError, AssertionError):", False),
+        ("except Exception:", False),
+        ("except:", False),
+    ],
+    ids=[
+        "import-error-fires",
+        "key-error-fires",
+        "value-error",
+        "assertion-error",
+        "tuple",
+        "exception",
+        "bare",
+    ],
+)
+def test_a_kernel_whose_refusal_a_handler_catches(handler: str, expected: bool) -> None:
+    direct = f"""
+def main(x):
+    if jax.default_backend() == "gpu":
+        try:
+            return lib.tpu_kernel(x)  # here
+        {handler}
+            return x
+    return x
+"""
+    through = f"""
+def run(x):
+    try:
+        return lib.tpu_kernel(x)
+    {handler}
+        return x
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return run(x)  # here
+    return x
+"""
+    assert fires(direct) is expected
+    assert fires(through) is expected
+
+
+def test_the_same_function_outside_a_handler_still_fires() -> None:
+    program = """
+def main(x):
+    try:
+        lib.tpu_kernel(x)
+    except Exception:
+        pass
+    if jax.default_backend() == "gpu":
+        return lib.tpu_kernel(x)  # here
+    return x
+"""
+    assert fires(program) is True

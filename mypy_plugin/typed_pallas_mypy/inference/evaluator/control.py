@@ -263,7 +263,14 @@ class ControlFlow:
         ]
         start_vars = dict(frame.vars)
         start_ran = flow.ran
-        self.st.block(stmt.body, frame, flow)
+        catching = int(_catches_refusals(handler_kinds))
+        self.m.catching += catching
+        try:
+            self.st.block(stmt.body, frame, flow)
+        finally:
+            self.m.catching -= catching
+        if catching:
+            _refusals_caught(flow, exit_, start_ran, raised_before, returned_before)
         if flow.live and stmt.orelse:
             self.st.block(stmt.orelse, frame, flow)
         body_end = (dict(frame.vars), flow.ran) if flow.live else None
@@ -430,3 +437,40 @@ def _pattern_names(pattern: ast.pattern) -> list[str]:
         elif isinstance(node, ast.MatchMapping) and node.rest is not None:
             names.append(node.rest)
     return names
+
+
+#: what JAX raises when it refuses to lower a kernel: ``ValueError`` (its params'
+#: platform check, and at jax 0.10 a missing lowering) or an empty ``AssertionError``
+#: (jax 0.12's GPU lowering), each measured at both ends
+_REFUSALS: Final = (External("builtins.ValueError"), External("builtins.AssertionError"))
+
+
+def _catches_refusals(handler_kinds: list[VSet]) -> bool:
+    """Whether a handler of the ``try`` may catch a lowering refusal."""
+    return any(
+        library.exception_matches(vset(refusal), kinds) is not False
+        for kinds in handler_kinds
+        for refusal in _REFUSALS
+    )
+
+
+def _refusals_caught(
+    flow: Flow, exit_: Exit, start_ran: frozenset[Kernel], raised_before: int, returned_before: int
+) -> None:
+    """The kernels the ``try`` body ran only may run: run eagerly, a kernel is lowered
+    when it is called, and its refusal raised there is caught (measured: a TPU kernel in
+    ``try/except Exception`` lowers nothing the caller sees; traced by ``jax.jit``, the
+    refusal comes at lowering, outside the ``try``, which the evaluator does not tell
+    apart: it says nothing)."""
+
+    def may_only(ran: frozenset[Kernel]) -> frozenset[Kernel]:
+        return ran & start_ran
+
+    flow.may_ran = flow.may_ran | flow.ran
+    flow.ran = may_only(flow.ran)
+    for i in range(returned_before, len(exit_.returns)):
+        value, ran, may = exit_.returns[i]
+        exit_.returns[i] = (value, may_only(ran), may | ran)
+    for i in range(raised_before, len(exit_.raises)):
+        raised, vars_, ran = exit_.raises[i]
+        exit_.raises[i] = (raised, vars_, may_only(ran))

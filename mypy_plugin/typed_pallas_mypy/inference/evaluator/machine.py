@@ -186,6 +186,9 @@ class Machine:
         #: how many contexts that interpret every kernel deep
         #: (``pltpu.force_tpu_interpret_mode()``): a kernel run there lowers anywhere
         self.interpreting = 0
+        #: how many ``try`` bodies deep whose handlers may catch a lowering refusal: a
+        #: call there runs its kernels eagerly only may (``control._refusals_caught``)
+        self.catching = 0
         #: how many batching transformations deep (``jax.vmap``): there a
         #: ``custom_vmap`` function runs its batching rule, not its body
         self.batching = 0
@@ -199,14 +202,15 @@ class Machine:
 
     def mode(self) -> tuple[bool, ...]:
         """What changes what a call does besides its arguments: under differentiation,
-        transposition, a deferred derivative, batching, a context that interprets (a key
-        of ``memo``)."""
+        transposition, a deferred derivative, batching, a context that interprets, a
+        ``try`` that catches a lowering refusal (a key of ``memo``)."""
         return (
             self.differentiating > 0,
             self.transposing > 0,
             self.deferring > 0,
             self.batching > 0,
             self.interpreting > 0,
+            self.catching > 0,
         )
 
     @property
@@ -244,7 +248,7 @@ class Machine:
             self.sites = {k: SiteRecord(*v) for k, v in sites.items()}
             self._by_line = None
             self.steps = self.depth = self.differentiating = self.batching = 0
-            self.transposing = self.deferring = self.interpreting = 0
+            self.transposing = self.deferring = self.interpreting = self.catching = 0
             self.active.clear()
             self.calling.clear()
             self.unfinished = False
@@ -328,6 +332,8 @@ class Machine:
         self, frame: Frame, node: ast.Call, ran: frozenset[Kernel], may_ran: frozenset[Kernel]
     ) -> None:
         """One reach of the call ``node`` in ``frame``, which ran ``ran`` on every path."""
+        if self.catching:
+            ran, may_ran = frozenset(), may_ran | ran  # a refusal there is caught
         site = self.sites.setdefault(site_key(frame.module.name, node), SiteRecord())
         site.reached = True
         site.frames[frame.serial] = site.frames.get(frame.serial, frozenset()) | ran
