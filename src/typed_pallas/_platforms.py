@@ -40,6 +40,7 @@ __all__ = [
     "BRANCH_KEYWORDS_OF_LOWERING",
     "CHAIN_CALL_NOTE",
     "CHAIN_ENTRY_NOTE",
+    "CHAIN_INSTANCE_NOTE",
     "CHAIN_RUNS_NOTE",
     "GPU",
     "GPU_CUSTOM_CALLS",
@@ -525,6 +526,11 @@ INTERPRET_CONDITION_NOTE: Final = (
 #: it calls the next one, or its entry call makes the kernel, or its call runs a kernel
 #: made elsewhere. ``where``/``at``: ``path:line``.
 CHAIN_CALL_NOTE: Final = "{name} ({where}) lowers only for {platforms}: it calls {callee} at {at}"
+#: the same, when what it calls is an instance (its class's ``__call__`` runs)
+CHAIN_INSTANCE_NOTE: Final = (
+    "{name} ({where}) lowers only for {platforms}: it calls a {cls} at {at}, whose __call__ "
+    "lowers only for {platforms}"
+)
 CHAIN_ENTRY_NOTE: Final = (
     "{name} ({where}) lowers only for {platforms}: its {entry} at {at} {decides}"
 )

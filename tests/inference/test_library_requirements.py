@@ -783,6 +783,13 @@ def per_backend(x):
     if jax.default_backend() == "tpu":
         return tpu_op(x)
     return triton_op(x)
+
+class K:
+    def __call__(self, x):
+        return tpu_op(x)
+
+def uses_instance(x):
+    return K()(x)
 """,
     )
     assert facts.summary("pkg.ops.tpu_op") == Requirement(
@@ -800,3 +807,8 @@ def per_backend(x):
     assert facts.summary("pkg.wrap.per_backend") is None  # each platform its own kernel
     assert facts.summary("pkg.ops.plain") is None
     assert facts.summary("pkg.missing.name") is None
+    instance = facts.summary("pkg.wrap.uses_instance")
+    assert instance is not None and instance.chain[0] == (
+        "uses_instance (pkg/wrap.py:24) lowers only for tpu: it calls a K at pkg/wrap.py:25, "
+        "whose __call__ lowers only for tpu"
+    )

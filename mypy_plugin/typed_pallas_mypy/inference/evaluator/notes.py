@@ -96,14 +96,17 @@ def chain_notes(
     platforms = ", ".join(lowers_for) or "no platform"
     entry = ENTRIES[kernel.entry].title if kernel.entry in ENTRIES else "entry call"
     notes: list[str] = []
-    for link in chain:
+    for i, link in enumerate(chain):
         common = {
             "name": link.name,
             "where": f"{link.path}:{link.defined}",
             "platforms": platforms,
             "at": f"{link.path}:{link.line}",
         }
-        if link.callee is not None:
+        following = chain[i + 1] if i + 1 < len(chain) else None
+        if link.callee == "__call__" and following is not None and following.owner:
+            notes.append(_platforms.CHAIN_INSTANCE_NOTE.format(cls=following.owner, **common))
+        elif link.callee is not None:
             notes.append(_platforms.CHAIN_CALL_NOTE.format(callee=link.callee, **common))
         elif kernel.module == link.module and kernel.line == link.line:
             notes.append(_platforms.CHAIN_ENTRY_NOTE.format(entry=entry, decides=said, **common))

@@ -23,7 +23,14 @@ from typing import Final
 from typed_pallas import _platforms
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.inference.evaluator import stdlib_models
-from typed_pallas_mypy.inference.evaluator.domain import ANYTHING, Flow, FunctionObj, Kernel, only
+from typed_pallas_mypy.inference.evaluator.domain import (
+    ANYTHING,
+    ClassObj,
+    Flow,
+    FunctionObj,
+    Kernel,
+    only,
+)
 from typed_pallas_mypy.inference.evaluator.machine import (
     Loader,
     Machine,
@@ -121,6 +128,8 @@ class Link:
     line: int
     callee: str | None
     path: str = ""
+    #: the class whose body defines the function, for a method ("" for none)
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -237,6 +246,7 @@ def _chain(
         node = function.node
         name = "<lambda>" if isinstance(node, ast.Lambda) else node.name
         module, defined = function.module.name, node.lineno
+        owner = function.owner.name if isinstance(function.owner, ClassObj) else ""
         rest = None
         if (step[0], step[1]) != (kernel.module, kernel.line):
             rest = _chain(machine, step, kernel, seen)
@@ -245,11 +255,12 @@ def _chain(
             # the model called (``copy_context().run(f, x)`` calls ``f``)
             return rest or ()
         if rest:
-            return (Link(module, name, defined, step[1], rest[0].name), *rest)
+            return (Link(module, name, defined, step[1], rest[0].name, owner=owner), *rest)
         made_here = kernel.module == module and defined <= kernel.line <= (
             node.end_lineno or defined
         )
-        return (Link(module, name, defined, kernel.line if made_here else step[1], None),)
+        line = kernel.line if made_here else step[1]
+        return (Link(module, name, defined, line, None, owner=owner),)
     return None
 
 
