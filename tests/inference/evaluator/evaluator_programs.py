@@ -91,6 +91,19 @@ def run(params, x):
     )(x)
 """
 
+
+def guarded_main(setup: str, call: str, head: str = "") -> str:
+    """``head``, then ``main(x)``: ``setup``, then ``call`` under a guard for "gpu" on the
+    line marked ``# here``."""
+    return f"""{head}
+def main(x):
+    {setup}
+    if jax.default_backend() == "gpu":
+        return {call}  # here
+    return x
+"""
+
+
 #: (the kernel the rule picks, the one it passes over, whether calling it under a guard
 #: for "gpu" is a finding)
 PICKS = pytest.mark.parametrize(

@@ -9,7 +9,7 @@ consumed; ``chain``), ``copy.copy``/``deepcopy``, ``types.MethodType``, ``typing
 from __future__ import annotations
 
 import pytest
-from evaluator_programs import PICKS, TPU_FIRES_TRITON_SILENT, fires
+from evaluator_programs import PICKS, TPU_FIRES_TRITON_SILENT, fires, guarded_main
 
 PARAMS = pytest.mark.parametrize(
     ("picked", "other", "expected"),
@@ -19,16 +19,7 @@ PARAMS = pytest.mark.parametrize(
 
 
 def _guarded(setup: str, call: str, head: str = "") -> str:
-    return f"""
-import functools
-import operator
-{head}
-def main(x):
-    {setup}
-    if jax.default_backend() == "gpu":
-        return {call}  # here
-    return x
-"""
+    return guarded_main(setup, call, "import functools\nimport operator\n" + head)
 
 
 @PARAMS

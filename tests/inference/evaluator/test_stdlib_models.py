@@ -16,24 +16,14 @@ never appear in a chain of notes.
 from __future__ import annotations
 
 import pytest
-from evaluator_programs import PICKS, fires, loader_of, program
+from evaluator_programs import PICKS, fires, guarded_main, loader_of, program
 
 from typed_pallas_mypy.inference.evaluator import stdlib_models
 from typed_pallas_mypy.inference.evaluator.questions import module_findings
 
 
 def _guarded(setup: str, call: str, head: str = "") -> str:
-    return f"""
-import contextvars
-import types
-import weakref
-{head}
-def main(x):
-    {setup}
-    if jax.default_backend() == "gpu":
-        return {call}  # here
-    return x
-"""
+    return guarded_main(setup, call, "import contextvars\nimport types\nimport weakref\n" + head)
 
 
 # -- contextvars -----------------------------------------------------------------------
