@@ -181,3 +181,32 @@ def test_while_true_with_break(kernel: str, expected: bool) -> None:
         return k(x)  # here
 """
     assert fires(_main(body)) is expected
+
+
+@pytest.mark.parametrize(
+    ("made", "expected"),
+    [
+        (
+            "lib.pl.pallas_call(lib._body, out_shape=x, compiler_params=lib.pltpu.CompilerParams())",
+            True,
+        ),
+        (
+            "lib.pl.pallas_call(lib._body, out_shape=x, compiler_params=lib.pltriton.CompilerParams())",
+            False,
+        ),
+    ],
+    ids=["tpu-kernel-fires", "triton-kernel-silent"],
+)
+def test_a_kernel_transformed_an_unknown_number_of_times_still_runs(
+    made: str, expected: bool
+) -> None:
+    # ``jax.vmap(f)`` applied zero or more times: whichever ``f`` is after the loop,
+    # calling it runs the kernel (JAX lowers a vmapped kernel as the kernel)
+    body = f"""
+    f = {made}
+    for _ in range(x.ndim - 1):
+        f = jax.vmap(f)
+    if jax.default_backend() == "gpu":
+        return f(x)  # here
+"""
+    assert fires(_main(body)) is expected

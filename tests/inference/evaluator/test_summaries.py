@@ -68,6 +68,37 @@ def raises_off_tpu(x):
     if jax.default_backend() != "tpu":
         raise NotImplementedError("TPU only")
     return x
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+@functools.partial(jax.jit, static_argnames=["config"])
+def differentiable_tpu(x, config):
+    return lib.tpu_kernel(x)
+
+
+def make_tpu(block):
+    def run(x, y):
+        return lib.tpu_kernel(x)
+
+    return run
+
+
+def make_either(block):
+    if block > 1:
+        return lambda x: lib.tpu_kernel(x)
+    return lambda x: lib.triton_kernel(x)
+
+
+def make_instance(block):
+    return TritonOp(block)
+
+
+def make_bound(block):
+    return TritonOp(block).__call__
+
+
+def make_plain(block):
+    return lambda x: x
 """
 
 
@@ -87,15 +118,38 @@ def _lowers_only_for(name: str) -> frozenset[str] | None:
         ("wrapped_tpu", frozenset({"tpu"})),
         ("TritonOp", frozenset({"cuda", "rocm"})),
         ("raises_off_tpu", frozenset({"tpu"})),
+        ("differentiable_tpu", frozenset({"tpu"})),
     ],
 )
 def test_restricted(name: str, expected: frozenset[str]) -> None:
     assert _lowers_only_for(name) == expected
 
 
-@pytest.mark.parametrize("name", ["per_backend", "interpret_on"])
+@pytest.mark.parametrize("name", ["per_backend", "interpret_on", "make_tpu", "make_plain"])
 def test_lowers_everywhere(name: str) -> None:
     assert _lowers_only_for(name) is None
+
+
+def _result_lowers_only_for(name: str) -> frozenset[str] | None:
+    files = {"lib.py": lib(), "ops.py": OPS}
+    summary = function_summary(files_loader(files), "ops", name, None, result=True)
+    assert summary is not None
+    return summary.lowers_only_for
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("make_tpu", frozenset({"tpu"})),  # a closure, called with its own parameters
+        ("make_instance", frozenset({"cuda", "rocm"})),  # an instance: its ``__call__``
+        ("make_bound", frozenset({"cuda", "rocm"})),  # a bound method, past its receiver
+        ("make_either", None),  # which one it returns is not known: each lowers elsewhere
+        ("make_plain", None),  # runs no kernel
+        ("tpu_only", frozenset({"tpu"})),  # ``f(x)(y)`` runs ``f(x)``'s kernel first
+    ],
+)
+def test_what_calling_the_result_lowers_for(name: str, expected: frozenset[str] | None) -> None:
+    assert _result_lowers_only_for(name) == expected
 
 
 def test_a_name_that_is_not_there_has_no_summary() -> None:

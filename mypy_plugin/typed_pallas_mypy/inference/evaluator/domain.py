@@ -613,7 +613,7 @@ def _lowers_alike(kernel: Kernel) -> tuple[object, ...]:
         kernel.backends,
         kernel.awaits_body,
         kernel.result_unused,
-        kernel.nested,
+        kernel.nested and kernel.result_unused,  # only a dead kernel's place decides
     )
 
 

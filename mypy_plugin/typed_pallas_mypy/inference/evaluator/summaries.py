@@ -30,6 +30,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     TRUE,
     BoundMethod,
     ClassObj,
+    Derivative,
     Descriptor,
     Flow,
     FunctionObj,
@@ -37,6 +38,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Kernel,
     ModuleObj,
     Partial,
+    Transformed,
     Value,
     VSet,
     only,
@@ -88,9 +90,13 @@ def function_summary(
     release: tuple[int, ...] | None,
     trees: dict[tuple[str, str], ast.Module | None] | None = None,
     importable: dict[str, bool] | None = None,
+    *,
+    result: bool = False,
 ) -> FunctionSummary | None:
     """The summary of ``module.qualname`` (a function, or a method as ``Class.name``) at
-    the JAX ``release``; None when it is not found or a run did not finish."""
+    the JAX ``release``; None when it is not found or a run did not finish. With
+    ``result``, the summary of calling what it returns as a caller must
+    (``make_splash_mha(...)(q, k, v)``): both calls are the run."""
     runs: dict[str, _Run] = {}
     for platform in PLATFORMS:
         machine = Machine(loader, platform, trees, importable)
@@ -102,7 +108,7 @@ def function_summary(
             target, owner = looked_up
             if owner is not None and _overridden(machine, owner):
                 owner = None  # the receiver's class is not known: unknown receiver
-            run = _Run(machine, target, owner)
+            run = _Run(machine, target, owner, result=result)
             run.flow = run.call({})
         except (OutOfBudget, RecursionError):
             return None
@@ -125,11 +131,15 @@ def function_summary(
 class _Run:
     """One platform's machine with the function found in it, called as required."""
 
-    def __init__(self, machine: Machine, target: Value, owner: ClassObj | None) -> None:
+    def __init__(
+        self, machine: Machine, target: Value, owner: ClassObj | None, *, result: bool = False
+    ) -> None:
         self.machine = machine
         self.target = target
         #: the class whose body defines ``target`` (a method's receiver is its instance)
         self.owner = owner
+        #: what the call returns is called too
+        self.result = result
         self.flow = Flow()
         #: the flow of the last call (a probe's)
         self.last = self.flow
@@ -151,7 +161,9 @@ class _Run:
             made = self._call_method(flow, given)
             if made is None:
                 made = _call_as_required(machine, vset(target), target, flow, given, receiver=False)
-            if isinstance(target, ClassObj) and flow.live:
+            if self.result and flow.live:
+                _call_results(machine, made, flow)
+            elif isinstance(target, ClassObj) and flow.live:
                 # a class stands for its instances: what calling one runs
                 method = _method(target, "__call__")
                 if method is not None:
@@ -289,6 +301,33 @@ def _call_as_required(
     )
 
 
+def _call_results(machine: Machine, made: VSet, flow: Flow) -> None:
+    """Each value of ``made`` called with what its parameters require: an instance
+    through its class's ``__call__``, a bound method past its receiver. The calls are
+    the branches of one call (which value it is is not known): a kernel runs on the
+    flow's every path only when each branch runs it."""
+    branches: list[Flow] = []
+    for value in made:
+        branch = Flow(flow.live, flow.ran, flow.may_ran)
+        if isinstance(value, InstanceObj):
+            method = _method(value.cls, "__call__") if isinstance(value.cls, ClassObj) else None
+            if method is None:
+                continue
+            _call_as_required(machine, vset(value), method, branch, {}, receiver=True)
+        elif isinstance(value, BoundMethod):
+            _call_as_required(machine, vset(value), value.function, branch, {}, receiver=True)
+        else:
+            _call_as_required(machine, vset(value), value, branch, {}, receiver=False)
+        branches.append(branch)
+    if not branches:
+        return
+    live = [b for b in branches if b.live]
+    flow.live = bool(live)
+    if live:
+        flow.ran = frozenset.intersection(*(b.ran for b in live))
+    flow.may_ran = flow.may_ran.union(*(b.ran | b.may_ran for b in branches))
+
+
 def _method(cls: ClassObj, name: str) -> Value | None:
     """The one value ``name`` is in the first class of ``cls``'s MRO that defines it."""
     for klass in cls.mro:
@@ -342,10 +381,10 @@ def _signature_node(
         init = _method(target, "__init__")
         return _signature_node(init) if init is not None else None
     node = getattr(target, "node", None)
-    if node is None:
-        funcs = getattr(target, "func", None)
-        one = only(funcs) if isinstance(funcs, frozenset) else None
-        node = getattr(one, "node", None)
+    if node is None and isinstance(target, (Partial, Transformed, Derivative)):
+        # what it wraps binds the arguments (``custom_vjp(jit(f))`` is called as ``f``)
+        one = only(target.func)
+        return _signature_node(one) if one is not None else None
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return None
     return node
