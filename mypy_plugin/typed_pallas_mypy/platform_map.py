@@ -323,11 +323,17 @@ def library_map(prefix: str, *, cache_dir: str | None = None) -> list[ModuleMap]
     :class:`MapError` when no installed module is called ``prefix``."""
     import sys
 
+    from typed_pallas._versions import installed_version, release
     from typed_pallas_mypy.cache_keys import plugin_folder
     from typed_pallas_mypy.inference import Inference
 
     roots = [p for p in sys.path if p and os.path.isdir(p)]
-    reader = Inference(roots, plugin_folder(cache_dir or DEFAULT_MAP_CACHE, "libraries"))
+    installed = installed_version("jax")
+    reader = Inference(
+        roots,
+        plugin_folder(cache_dir or DEFAULT_MAP_CACHE, "libraries"),
+        release=release(installed) if installed is not None else None,
+    )
     entries = reader.module_map(prefix)
     read = reader.modules_read()
     if not entries and prefix not in read:

@@ -812,3 +812,67 @@ def uses_instance(x):
         "uses_instance (pkg/wrap.py:24) lowers only for tpu: it calls a K at pkg/wrap.py:25, "
         "whose __call__ lowers only for tpu"
     )
+
+
+def test_the_evaluators_summary_of_a_factorys_result(make_lib: MakeLib) -> None:
+    """``Inference.summary(result=True)``: ``make(...)(...)`` runs both calls, the
+    second on whatever the first returns (a closure, an instance's ``__call__``)."""
+    facts = _library(
+        make_lib,
+        fac="""
+class K:
+    def __call__(self, x):
+        return tpu_op(x)
+
+def make_k():
+    return K()
+
+def make_closure(block):
+    def run(x):
+        return triton_op(x)
+    return run
+
+def make_plain():
+    return plain
+""",
+    )
+    assert platforms_of(facts.summary("pkg.fac.make_k", result=True)) == {"tpu"}
+    assert platforms_of(facts.summary("pkg.fac.make_closure", result=True)) == {"cuda", "rocm"}
+    assert facts.summary("pkg.fac.make_plain", result=True) is None
+    # the factory's own call runs no kernel
+    assert facts.summary("pkg.fac.make_k") is None
+    assert facts.summary("pkg.fac.make_closure") is None
+
+
+@pytest.mark.parametrize(
+    ("release", "expected"),
+    [((0, 12, 1), {"cuda"}), ((0, 10, 2), {"cuda", "rocm"}), (None, {"cuda", "rocm"})],
+    ids=["jax-0.12-refuses-rocm", "jax-0.10-may-lower-on-rocm", "any-release"],
+)
+def test_the_evaluators_summary_answers_for_the_release_it_is_given(
+    make_lib: MakeLib, release: tuple[int, ...] | None, expected: set[str]
+) -> None:
+    """A Mosaic GPU kernel on rocm: refused in a fresh process before jax 0.12, but
+    lowered silently after some other lowering (so nothing is said), refused from 0.12."""
+    files = {
+        "pkg/ops.py": OPS,
+        "pkg/mg.py": IMPORTS
+        + """
+def mosaic_op(x):
+    return plgpu.kernel(kernel, out_shape=x)(x)
+""",
+    }
+    facts = Inference([str(make_lib(files))], None, release=release)
+    assert platforms_of(facts.summary("pkg.mg.mosaic_op")) == expected
+
+
+def test_the_evaluators_summary_notes_what_it_read_and_forgets_it(make_lib: MakeLib) -> None:
+    facts = _library(make_lib, use="def op(x):\n    return tpu_op(x)\n")
+    assert platforms_of(facts.summary("pkg.use.op")) == {"tpu"}
+    assert {"pkg.use", "pkg.ops"} <= facts.modules_of_summary("pkg.use.op")
+    assert facts.modules_of_summary("pkg.use.unasked") == frozenset()
+    # the files it read are the installed files its answers depend on (cache keys)
+    assert any(path.endswith("pkg/ops.py") for path in facts.looked_at_since(0))
+    facts.forget(frozenset({"pkg.ops"}))
+    assert facts.modules_of_summary("pkg.use.op") == frozenset()  # asked again when needed
+    assert platforms_of(facts.summary("pkg.use.op")) == {"tpu"}

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from typed_pallas_mypy.inference import model
+from typed_pallas_mypy.inference.collector import collector_paused
 from typed_pallas_mypy.inference.combine import Ask, Located, ModuleSource, Req, Resolver, Sets
 from typed_pallas_mypy.inference.evaluator import notes
 from typed_pallas_mypy.inference.evaluator.machine import Machine
@@ -160,7 +161,9 @@ class Inference:
     when a question reaches them, not when the module is read, and store them when
     ``save`` is called (the plugin: a run asks about a few of the functions it reads);
     ``keep_keys``: a project module's first reading keeps reuse keys too (mypy's daemon,
-    which reads an edited module again: ``reuse``), not only its later ones.
+    which reads an edited module again: ``reuse``), not only its later ones; ``release``:
+    the installed JAX's, which the evaluator's summaries answer for (None: what holds at
+    every release).
     """
 
     def __init__(
@@ -171,8 +174,12 @@ class Inference:
         *,
         lazy: bool = False,
         keep_keys: bool = False,
+        release: tuple[int, ...] | None = None,
     ) -> None:
         self._store = FactsStore(cache_dir)
+        #: the JAX release the evaluator's summaries answer for (what lowers where can
+        #: depend on it: ``evaluator.verdict.lowers_on``); None: what holds at every one
+        self._release = release
         self._resolver = Resolver(search_paths, self._store, project, lazy, keep_keys)
         #: the evaluator's parsed sources, shared between its questions
         self._trees: dict[tuple[str, str], ast.Module | None] = {}
@@ -184,6 +191,9 @@ class Inference:
         self._evaluated: dict[
             tuple[str, tuple[int, ...] | None], tuple[list[SiteFinding], frozenset[str]]
         ] = {}
+        #: the evaluator's summaries, by (fullname, whether of calling its result), with
+        #: the modules read to find them
+        self._summaries: dict[tuple[str, bool], tuple[Requirement | None, frozenset[str]]] = {}
 
     def _public(self, req: Req | None) -> Requirement | None:
         if req is None:
@@ -224,24 +234,51 @@ class Inference:
         instances' ``__call__``); None when unknown, unreadable, or without one."""
         return self._rules(None, lambda: self._public(self._resolver.requirement(fullname)))
 
-    def summary(self, fullname: str) -> Requirement | None:
+    def summary(self, fullname: str, *, result: bool = False) -> Requirement | None:
         """The evaluator's requirement of a function, method (``pkg.mod.Class.method``),
         alias, re-export or class (its instances' ``__call__``): what it lowers for
-        called by a caller that passes only what it must (``summaries``); None when it
-        lowers everywhere it runs, or when that is not known."""
-        return self._guarded(None, lambda: self._summary(fullname))
+        called by a caller that passes only what it must (``summaries``); with
+        ``result``, of calling what it returns too (``make_splash_mha(...)(q, k, v)``).
+        None when it lowers everywhere it runs, or when that is not known."""
+        return self._guarded(None, lambda: self._summary(fullname, result=result))
 
-    def _summary(self, fullname: str) -> Requirement | None:
+    def modules_of_summary(self, fullname: str) -> frozenset[str]:
+        """The modules ``summary(fullname)`` (either kind) was read from, after asking."""
+        empty: tuple[Requirement | None, frozenset[str]] = (None, frozenset())
+        return frozenset().union(
+            *(self._summaries.get((fullname, result), empty)[1] for result in (False, True))
+        )
+
+    def _summary(self, fullname: str, *, result: bool) -> Requirement | None:
+        key = (fullname, result)
+        if key not in self._summaries:
+            self._summaries[key] = (None, frozenset())  # a question that fails: unknown
+            self._summaries[key] = self._summarise(fullname, result=result)
+        return self._summaries[key][0]
+
+    def _summarise(
+        self, fullname: str, *, result: bool
+    ) -> tuple[Requirement | None, frozenset[str]]:
         split = self._split(fullname)
         if split is None:
-            return None
+            return None, frozenset()
         module, qualname = split
-        found = function_summary(
-            self._resolver.evaluator_source, module, qualname, None, self._trees, self._importable
-        )
-        platforms = found.lowers_only_for if found is not None else None
-        if found is None or not platforms or not found.kernels:
-            return None  # lowers everywhere it runs, or nowhere (kernels that contradict)
+        with collector_paused(freeze=False):  # a question's heap is garbage after it
+            found = function_summary(
+                self._resolver.evaluator_source,
+                module,
+                qualname,
+                self._release,
+                self._trees,
+                self._importable,
+                self._kept,
+                result=result,
+            )
+        if found is None:
+            return None, frozenset({module})
+        platforms = found.lowers_only_for
+        if not platforms or not found.kernels:
+            return None, found.read  # lowers everywhere it runs, or nowhere (contradicting)
         kernel = found.kernels[0]
         row = notes.params_row(kernel)
         proof = notes.deciding_proof(kernel)
@@ -267,7 +304,7 @@ class Inference:
         kernel_path = located.relpath if located is not None else kernel.module
         lowers_for = tuple(sorted(platforms))
         chain = tuple(notes.chain_notes(links, kernel, kernel_path, lowers_for))
-        return Requirement(platforms, cause, chain, found.interpret)
+        return Requirement(platforms, cause, chain, found.interpret), found.read
 
     def _split(self, fullname: str) -> tuple[str, str] | None:
         """(module, qualified name in it) of ``fullname``: the longest prefix that is a
@@ -528,10 +565,14 @@ class Inference:
         self._kept.clear()  # and what their imports did
         if modules is None:
             self._evaluated.clear()
+            self._summaries.clear()
         else:
             for key, (_, read) in list(self._evaluated.items()):
                 if key[0] in modules or read & modules:
                     del self._evaluated[key]
+            for summary, (_, read) in list(self._summaries.items()):
+                if read & modules:
+                    del self._summaries[summary]
 
     def save(self) -> None:
         """Write to the on-disk cache the facts of the modules read lazily, as far as

@@ -373,6 +373,11 @@ class Resolver:
         source = self._source(located)
         if source is None:
             return None
+        if module not in self.read:  # its answers depend on this file: noted as read
+            self.read_order.append(located.path)
+            if not located.project:
+                self._look_at(located.path)
+        self.read[module] = located
         return located.path, located.is_package, source.decode("utf-8", errors="replace")
 
     def _source(self, located: Located) -> bytes | None:

@@ -38,6 +38,7 @@ from mypy.nodes import MypyFile
 from mypy.options import Options
 
 from typed_pallas_mypy import cache_keys
+from typed_pallas_mypy.transformers.calls import installed_jax
 from typed_pallas_mypy.transformers.facts_store import NO_FACTS, FunctionFacts, Requirement, Wrapper
 from typed_pallas_mypy.transformers.resolution import is_installed_path, is_user_path
 
@@ -199,6 +200,7 @@ class InferenceUse:
                     ProjectModules(self.modules, self.options),
                     lazy=True,
                     keep_keys=cache_keys.in_daemon(),
+                    release=installed_jax() or None,
                 )
                 self._facts.clear()
         return self._engine

@@ -89,7 +89,7 @@ def _findings(
     read: set[str] = set()
     with contextlib.ExitStack() as questions:
         for platform in PLATFORMS:
-            machine = _kept_machine(kept, loader, module, platform, trees, importable)
+            machine = kept_machine(kept, loader, module, platform, trees, importable)
             if machine is not None:
                 questions.enter_context(machine.question())
             else:
@@ -97,9 +97,9 @@ def _findings(
             try:
                 found = machine.module(module)
             except (OutOfBudget, RecursionError):
-                return [], frozenset(_read(machine))
+                return [], frozenset(read_by(machine))
             machines[platform] = machine
-            read |= _read(machine)
+            read |= read_by(machine)
             if found is None:
                 return [], frozenset(read)
             found_tree = found.tree
@@ -112,11 +112,11 @@ def _findings(
                 except (OutOfBudget, RecursionError):
                     node = function.node
                     unfinished.append((node.lineno, node.end_lineno or node.lineno))
-            read |= _read(machine)
+            read |= read_by(machine)
         return _verdicts(machines, module, release, found_tree, unfinished), frozenset(read)
 
 
-def _kept_machine(
+def kept_machine(
     kept: dict[tuple[str, str], Machine | None] | None,
     loader: Loader,
     module: str,
@@ -202,7 +202,7 @@ def _made_beside(
     return all(k.module == module and start <= k.line <= end for k in verdict.kernels)
 
 
-def _read(machine: Machine) -> set[str]:
+def read_by(machine: Machine) -> set[str]:
     """The modules the machine ran from their sources (not the standard library's
     models, which are the evaluator's own)."""
     return {

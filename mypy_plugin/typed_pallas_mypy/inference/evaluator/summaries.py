@@ -18,11 +18,11 @@ which argument would change the answer (a caller's call site is asked by ``verdi
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 from dataclasses import dataclass
 from typing import Final
 
-from typed_pallas_mypy.inference.evaluator import stdlib_models
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     FALSE,
@@ -45,6 +45,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     vset,
 )
 from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget, SiteKey
+from typed_pallas_mypy.inference.evaluator.questions import kept_machine, read_by
 from typed_pallas_mypy.inference.evaluator.verdict import (
     PLATFORMS,
     Link,
@@ -90,42 +91,45 @@ def function_summary(
     release: tuple[int, ...] | None,
     trees: dict[tuple[str, str], ast.Module | None] | None = None,
     importable: dict[str, bool] | None = None,
+    kept: dict[tuple[str, str], Machine | None] | None = None,
     *,
     result: bool = False,
 ) -> FunctionSummary | None:
     """The summary of ``module.qualname`` (a function, or a method as ``Class.name``) at
     the JAX ``release``; None when it is not found or a run did not finish. With
     ``result``, the summary of calling what it returns as a caller must
-    (``make_splash_mha(...)(q, k, v)``): both calls are the run."""
-    runs: dict[str, _Run] = {}
-    for platform in PLATFORMS:
-        machine = Machine(loader, platform, trees, importable)
-        try:
-            found = machine.module(module)
-            looked_up = _lookup(found, qualname) if found is not None else None
-            if looked_up is None:
+    (``make_splash_mha(...)(q, k, v)``): both calls are the run. ``trees``,
+    ``importable`` and ``kept`` are shared between questions as ``questions`` shares
+    them: the same answers as without them."""
+    with contextlib.ExitStack() as questions:
+        runs: dict[str, _Run] = {}
+        for platform in PLATFORMS:
+            machine = kept_machine(kept, loader, module, platform, trees, importable)
+            if machine is not None:
+                questions.enter_context(machine.question())
+            else:
+                machine = Machine(loader, platform, trees, importable)
+            try:
+                found = machine.module(module)
+                looked_up = _lookup(found, qualname) if found is not None else None
+                if looked_up is None:
+                    return None
+                target, owner = looked_up
+                if owner is not None and _overridden(machine, owner):
+                    owner = None  # the receiver's class is not known: unknown receiver
+                run = _Run(machine, target, owner, result=result)
+                run.flow = run.call({})
+            except (OutOfBudget, RecursionError):
                 return None
-            target, owner = looked_up
-            if owner is not None and _overridden(machine, owner):
-                owner = None  # the receiver's class is not known: unknown receiver
-            run = _Run(machine, target, owner, result=result)
-            run.flow = run.call({})
-        except (OutOfBudget, RecursionError):
+            if machine.unfinished:
+                return None
+            runs[platform] = run
+        summary = _summarised(runs, release, {})
+        if summary is None:
             return None
-        if machine.unfinished:
-            return None
-        runs[platform] = run
-    summary = _summarised(runs, release, {})
-    if summary is None:
-        return None
-    answer = _with_interpret(runs, release, summary)
-    read = {
-        name
-        for run in runs.values()
-        for name, ran in run.machine.modules.items()
-        if ran is not None and not stdlib_models.is_model(name)
-    }
-    return dataclasses.replace(answer, read=frozenset(read))
+        answer = _with_interpret(runs, release, summary)
+        read = {name for run in runs.values() for name in read_by(run.machine)}
+        return dataclasses.replace(answer, read=frozenset(read))
 
 
 class _Run:
