@@ -89,11 +89,7 @@ def _findings(
     read: set[str] = set()
     with contextlib.ExitStack() as questions:
         for platform in PLATFORMS:
-            machine = kept_machine(kept, loader, module, platform, trees, importable)
-            if machine is not None:
-                questions.enter_context(machine.question())
-            else:
-                machine = Machine(loader, platform, trees, importable)
+            machine = machine_for(questions, kept, loader, module, platform, trees, importable)
             try:
                 found = machine.module(module)
             except (OutOfBudget, RecursionError):
@@ -114,6 +110,25 @@ def _findings(
                     unfinished.append((node.lineno, node.end_lineno or node.lineno))
             read |= read_by(machine)
         return _verdicts(machines, module, release, found_tree, unfinished), frozenset(read)
+
+
+def machine_for(
+    questions: contextlib.ExitStack,
+    kept: dict[tuple[str, str], Machine | None] | None,
+    loader: Loader,
+    module: str,
+    platform: str,
+    trees: dict[tuple[str, str], ast.Module | None] | None,
+    importable: dict[str, bool] | None,
+) -> Machine:
+    """The machine a question about ``module`` under ``platform`` runs on: the one kept
+    for its package (``kept_machine``), its question's writes undone when ``questions``
+    closes; else a fresh one."""
+    machine = kept_machine(kept, loader, module, platform, trees, importable)
+    if machine is not None:
+        questions.enter_context(machine.question())
+        return machine
+    return Machine(loader, platform, trees, importable)
 
 
 def kept_machine(

@@ -45,7 +45,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     vset,
 )
 from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget, SiteKey
-from typed_pallas_mypy.inference.evaluator.questions import kept_machine, read_by
+from typed_pallas_mypy.inference.evaluator.questions import machine_for, read_by
 from typed_pallas_mypy.inference.evaluator.verdict import (
     PLATFORMS,
     Link,
@@ -104,11 +104,7 @@ def function_summary(
     with contextlib.ExitStack() as questions:
         runs: dict[str, _Run] = {}
         for platform in PLATFORMS:
-            machine = kept_machine(kept, loader, module, platform, trees, importable)
-            if machine is not None:
-                questions.enter_context(machine.question())
-            else:
-                machine = Machine(loader, platform, trees, importable)
+            machine = machine_for(questions, kept, loader, module, platform, trees, importable)
             try:
                 found = machine.module(module)
                 looked_up = _lookup(found, qualname) if found is not None else None
