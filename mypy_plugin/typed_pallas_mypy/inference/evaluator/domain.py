@@ -454,7 +454,7 @@ class Container(Obj):
     container changed in a way the evaluator cannot follow is not exact, and its items
     are then only what it may hold (``loose``)."""
 
-    __slots__ = ("entries", "exact", "factory", "items", "kind", "loose")
+    __slots__ = ("entries", "exact", "factory", "items", "kind", "loose", "values_known")
 
     def __init__(self, kind: str) -> None:
         super().__init__()
@@ -464,6 +464,9 @@ class Container(Obj):
         self.exact = True
         #: what any item may be, once not exact
         self.loose: VSet = NOTHING
+        #: not exact only in where its items are (stored under a key or index not known),
+        #: not in what they are: every item is one of ``items``, ``entries`` or ``loose``
+        self.values_known = False
         #: a ``collections.defaultdict``'s factory: called for a missing key
         self.factory: VSet | None = None
 
@@ -474,7 +477,7 @@ class Container(Obj):
             found |= item
         for _, value in self.entries:
             found |= value
-        if not self.exact:
+        if not self.exact and not self.values_known:
             found.add(UNKNOWN)
         return frozenset(found)
 

@@ -59,12 +59,14 @@ def _saved(target: Obj | Frame) -> Callable[[], None]:
     if isinstance(target, Container):
         items, entries = list(target.items), list(target.entries)
         exact, loose, factory = target.exact, target.loose, target.factory
+        values_known = target.values_known
 
         def container() -> None:
             _refill(target.attrs, attrs)
             target.items[:] = items
             target.entries[:] = entries
             target.exact, target.loose, target.factory = exact, loose, factory
+            target.values_known = values_known
 
         return container
     if isinstance(target, GeneratorObj):

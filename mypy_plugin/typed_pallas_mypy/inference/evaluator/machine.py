@@ -316,6 +316,15 @@ class Machine:
             if function not in site.entered:
                 site.entered = site.entered | {function}
 
+    def new_round(self, memoised: set[object]) -> None:
+        """Start a new round of calls from the heap as the last one left it: forget what
+        the call sites recorded, and what was memoised since ``memoised`` (the calls'
+        outcomes in the state before)."""
+        self.sites = {}
+        self._by_line = None
+        for key in set(self.memo) - memoised:
+            del self.memo[key]
+
     def sites_by_line(self) -> dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]]:
         """The call sites by (module, line): ((column, -end line, -end column), record)
         of each, so the smallest key is the outermost call (computed once: ask after

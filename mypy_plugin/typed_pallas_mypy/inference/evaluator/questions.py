@@ -19,15 +19,19 @@ from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas_mypy.inference.collector import collector_paused
-from typed_pallas_mypy.inference.evaluator import stdlib_models
+from typed_pallas_mypy.inference.evaluator import journal, stdlib_models
 from typed_pallas_mypy.inference.evaluator.dispatch import Dispatcher
 from typed_pallas_mypy.inference.evaluator.domain import (
+    ANYTHING,
     ClassObj,
+    Container,
     Descriptor,
     Flow,
     FunctionObj,
     ModuleObj,
     Transformed,
+    VSet,
+    next_serial,
 )
 from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget
 from typed_pallas_mypy.inference.evaluator.verdict import PLATFORMS, CallVerdict, call_verdict
@@ -88,6 +92,8 @@ def _findings(
     unfinished: list[tuple[int, int]] = []  # line spans of functions whose run did not finish
     read: set[str] = set()
     with contextlib.ExitStack() as questions:
+        modules: dict[str, ModuleObj] = {}
+        memoised: dict[str, set[object]] = {}
         for platform in PLATFORMS:
             machine = machine_for(questions, kept, loader, module, platform, trees, importable)
             try:
@@ -98,18 +104,50 @@ def _findings(
             read |= read_by(machine)
             if found is None:
                 return [], frozenset(read)
-            found_tree = found.tree
-            for function in _functions_of(found):
-                machine.steps = 0
-                try:
-                    machine.calls.call(
-                        frozenset({function}), [], {}, Flow(), star_unknown=True, kw_unknown=True
-                    )
-                except (OutOfBudget, RecursionError):
-                    node = function.node
-                    unfinished.append((node.lineno, node.end_lineno or node.lineno))
-            read |= read_by(machine)
-        return _verdicts(machines, module, release, found_tree, unfinished), frozenset(read)
+            modules[platform] = found
+            memoised[platform] = set(machine.memo)
+        tree = next(iter(modules.values())).tree
+        findings: list[SiteFinding] | None = None
+        rounds = 2 if _writes_module_state(tree) else 1
+        made_before = next_serial()  # what exists now is the modules' state
+        done = 0
+        while done < rounds:
+            done += 1
+            for name, running in machines.items():
+                assert running is not None
+                if findings is not None:
+                    running.new_round(memoised[name])
+                for function in _functions_of(modules[name]):
+                    running.steps = 0
+                    try:
+                        returned = running.calls.call(
+                            frozenset({function}),
+                            [],
+                            {},
+                            Flow(),
+                            star_unknown=True,
+                            kw_unknown=True,
+                        )
+                        if _handed_out(returned, made_before):
+                            rounds = 2  # a caller may have filled it before the next call
+                    except (OutOfBudget, RecursionError):
+                        node = function.node
+                        unfinished.append((node.lineno, node.end_lineno or node.lineno))
+                read |= read_by(running)
+            found_now = _verdicts(machines, module, release, tree, unfinished)
+            if findings is None:
+                findings = found_now
+            else:
+                # a caller may call the module's functions in any order: a finding in a
+                # function must hold once every one of them has run too (another may set
+                # what this one reads); the module's own body ran once, at import
+                again = {(f.line, f.column) for f in found_now}
+                findings = [
+                    f
+                    for f in findings
+                    if (f.line, f.column) in again or not _in_function(tree, f.line)
+                ]
+        return findings or [], frozenset(read)
 
 
 def machine_for(
@@ -266,3 +304,44 @@ def _functions_of(module: ModuleObj) -> list[FunctionObj]:
             add(value)
     out.sort(key=lambda f: f.node.lineno)
     return out
+
+
+def _writes_module_state(tree: ast.Module) -> bool:
+    """Whether a function of the module may change what a module holds: a ``global``
+    statement, or a store into a subscript or an attribute (of which object is the
+    evaluator's to know); the rounds of ``_findings`` are then two."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Subscript, ast.Attribute)) and isinstance(
+                    inner.ctx, ast.Store
+                ):
+                    return True
+    return False
+
+
+def _in_function(tree: ast.Module, line: int) -> bool:
+    """Whether ``line`` is in a function's body (run when called, not once at import)."""
+    return any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+        for node in ast.walk(tree)
+    )
+
+
+def _handed_out(returned: VSet, made_before: int) -> bool:
+    """The containers a function returns to a caller the question does not know: that
+    caller may put anything in them (a module's cache handed out by a getter). Whether
+    one of them was made before ``made_before`` (the modules' state, which the
+    functions share)."""
+    shared = False
+    for value in returned:
+        if isinstance(value, Container) and value.kind in ("dict", "list", "set"):
+            journal.touch(value)
+            value.exact = False
+            value.values_known = False
+            value.loose = ANYTHING
+            shared = shared or value.serial < made_before
+    return shared

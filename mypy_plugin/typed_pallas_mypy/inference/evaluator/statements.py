@@ -622,7 +622,10 @@ def _restore(frame: Frame, vars_: dict[str, VSet]) -> None:
 
 
 def _loosen(container: Container, value: VSet) -> None:
+    """``value`` stored in ``container`` at a place not known: what it holds stays known
+    when it was known before (an exact container, or one whose values are known)."""
     journal.touch(container)
+    container.values_known = container.exact or container.values_known
     container.exact = False
     container.loose = join(container.loose, value)
 
