@@ -12,7 +12,8 @@ import pytest
 from library_fakes import HEADER, MakeLib, jax_ops_modules, reader_for
 
 from typed_pallas_mypy.inference import reader
-from typed_pallas_mypy.inference.scopes import SourceText, parse_module
+from typed_pallas_mypy.inference.parsing import parse_module
+from typed_pallas_mypy.inference.scopes import SourceText
 
 
 def _nodes_on(source: bytes, line: int) -> list[ast.stmt]:

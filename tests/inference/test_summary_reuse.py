@@ -18,7 +18,7 @@ from library_fakes import HEADER, jax_ops_modules
 
 from typed_pallas_mypy.inference import Inference, Located, reader
 from typed_pallas_mypy.inference.model import EntryEvent, FunctionSummary
-from typed_pallas_mypy.inference.scopes import parse_module
+from typed_pallas_mypy.inference.parsing import parse_module
 
 
 def _read(

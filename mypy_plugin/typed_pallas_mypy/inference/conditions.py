@@ -24,6 +24,7 @@ from typing import TypeVar
 from typed_pallas_mypy import device_kinds, fullnames
 from typed_pallas_mypy.inference import model
 from typed_pallas_mypy.inference.model import Binding
+from typed_pallas_mypy.inference.parsing import parse_expression
 from typed_pallas_mypy.inference.scopes import (
     NAME_DEPTH,
     ChildIndex,
@@ -36,7 +37,6 @@ from typed_pallas_mypy.inference.scopes import (
     Scope,
     is_docstring,
     is_opaque_name,
-    parse_expression,
     position_of,
     span_of,
 )

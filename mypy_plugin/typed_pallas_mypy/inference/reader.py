@@ -92,6 +92,7 @@ from typed_pallas_mypy.inference.model import (
     Step,
     WrapperFact,
 )
+from typed_pallas_mypy.inference.parsing import parse_expression, parse_module
 from typed_pallas_mypy.inference.reuse import ReuseKeys
 from typed_pallas_mypy.inference.scopes import (
     NAME_DEPTH,
@@ -109,8 +110,6 @@ from typed_pallas_mypy.inference.scopes import (
     end_of,
     is_docstring,
     is_opaque_name,
-    parse_expression,
-    parse_module,
     position_of,
     span_of,
     spelling,

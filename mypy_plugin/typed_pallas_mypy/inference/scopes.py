@@ -8,7 +8,6 @@ node's place and spelling are written.
 * ``ChildIndex``: each node's children listed once (operators and contexts left out);
 * ``SourceText``: whether a stretch of the source may define a function, a lambda or a
   ``:=`` (a walk for them is needed only where it may);
-* ``parse_module`` / ``parse_expression``: ``ast.parse`` without compiler warnings;
 * positions (``position_of``, ``end_of``, ``span_of``), ``spelling`` of a dotted
   reference, ``is_opaque_name`` (names never read).
 
@@ -21,7 +20,6 @@ import ast
 import bisect
 import re
 import sys
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -48,23 +46,6 @@ Pos = tuple[int, int]
 def span_of(node: ast.expr) -> tuple[int, int, int, int]:
     """(line, column, end line, end column): how the plugin names a call's place."""
     return (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
-
-
-def parse_module(source: bytes) -> ast.Module:
-    """``ast.parse`` without the compiler's warnings: an invalid escape sequence in a
-    library's string (``"a\\+b"``) must not print a ``SyntaxWarning`` in the user's mypy
-    run, nor fail the read where warnings are errors (``-W error``)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(source)
-
-
-def parse_expression(text: str) -> ast.expr:
-    """An expression written in a string (a quoted annotation), read as ``parse_module``
-    reads a module."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(text, mode="eval").body
 
 
 def is_opaque_name(fullname: str) -> bool:

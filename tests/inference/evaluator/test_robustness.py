@@ -167,3 +167,23 @@ def test_module_findings_never_crash(files: dict[str, str]) -> None:
     laid_out = program("") | files
     findings, _ = module_findings(loader_of(laid_out), "app", (0, 12, 1))
     assert findings == []
+
+
+@pytest.mark.parametrize(("kernel", "expected"), [("tpu_kernel", True), ("triton_kernel", False)])
+def test_an_invalid_escape_in_a_module_read_warns_nothing(kernel: str, expected: bool) -> None:
+    """``"a\\+b"`` makes the compiler warn (Python >= 3.12: ``SyntaxWarning``): the
+    evaluator's read must print nothing in the user's mypy run, and still work where
+    warnings are errors."""
+    import warnings
+
+    files = {"ops.py": f'import lib\nPATTERN = "a\\+b"\nop = lib.{kernel}\n'}
+    app = """
+import ops
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return ops.op(x)  # here
+"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fires(app, files=files) is expected

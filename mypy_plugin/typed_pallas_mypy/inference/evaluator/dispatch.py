@@ -31,6 +31,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     only,
     vset,
 )
+from typed_pallas_mypy.inference.parsing import parse_expression
 
 if TYPE_CHECKING:
     from typed_pallas_mypy.inference.evaluator.machine import Machine
@@ -131,7 +132,7 @@ def _annotated_class(m: Machine, func: VSet, method: bool) -> VSet:
     assert annotation is not None
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
-            annotation = ast.parse(annotation.value, mode="eval").body
+            annotation = parse_expression(annotation.value)
         except SyntaxError:
             return ANYTHING
     frame = Frame(one.module.attrs, one.module, None)

@@ -38,6 +38,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     both_ran,
     next_serial,
 )
+from typed_pallas_mypy.inference.parsing import parse_module
 
 #: Nested calls followed before a call's result is unknown.
 MAX_CALL_DEPTH: Final = 24
@@ -285,7 +286,7 @@ class Machine:
         key = (path, source)
         if key not in self.trees:
             try:
-                self.trees[key] = ast.parse(source, filename=path)
+                self.trees[key] = parse_module(source, path)
             except (SyntaxError, ValueError):
                 self.trees[key] = None
         tree = self.trees[key]
