@@ -683,3 +683,22 @@ def test_a_reading_leaves_its_objects_to_the_oldest_generation() -> None:
     finally:
         gc.enable()
         gc.set_threshold(*threshold)
+
+
+def test_the_standard_librarys_folder_among_the_search_paths_is_not_read(
+    make_lib: MakeLib,
+) -> None:
+    """The CLI searches ``sys.path``, which holds the standard library's folder: its
+    modules are still the evaluator's tables and models, never run from their source."""
+    import sysconfig
+
+    root = make_lib(
+        {"pkg/ops.py": OPS, "pkg/use.py": HEADER + "import dataclasses\nfrom pkg.ops import tpu_op\n"
+         "@dataclasses.dataclass\nclass Op:\n    block: int = 8\n"
+         "    def __call__(self, x):\n        return tpu_op(x)\n"
+         "def run(x):\n    return functools.partial(Op(), x)()\n"}
+    )  # fmt: skip
+    facts = Inference([sysconfig.get_paths()["stdlib"], str(root)], None)
+    assert platforms_of(facts.summary("pkg.use.run")) == {"tpu"}
+    assert not [m for m in facts.modules_read() if m.split(".")[0] in ("functools", "dataclasses")]
+    assert facts.summary("pkg.ops.plain") is None

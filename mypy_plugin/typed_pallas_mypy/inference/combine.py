@@ -364,8 +364,10 @@ class Resolver:
     def evaluator_source(self, module: str) -> tuple[str, bool, str] | None:
         """A module's source for the evaluator (``evaluator.machine.Loader``): the
         project's and the installed packages' modules; None for jax's and the framework
-        packages' (read as tables) and for a module not found."""
-        if self.is_framework(module):
+        packages' and the standard library's (read as tables and models, wherever a
+        search path finds their files: the CLI searches ``sys.path``) and for a module not
+        found."""
+        if self.is_framework(module) or module.split(".", 1)[0] in sys.stdlib_module_names:
             return None
         located = self.locate(module)
         if located is None:

@@ -49,6 +49,7 @@ from typed_pallas_mypy.inference.evaluator.questions import machine_for, read_by
 from typed_pallas_mypy.inference.evaluator.verdict import (
     PLATFORMS,
     Link,
+    by_place,
     chain_from,
     lowers_on,
     same_kernel,
@@ -221,7 +222,7 @@ def _summarised(
         if not flow.live:
             continue
         reached.append(platform)
-        refusing = [k for k in flow.ran if not lowers_on(k, platform, release)]
+        refusing = [k for k in by_place(flow.ran) if not lowers_on(k, platform, release)]
         if refusing:
             failing.append(platform)
             kernels.extend(k for k in refusing if k not in kernels)

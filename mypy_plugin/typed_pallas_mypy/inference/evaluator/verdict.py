@@ -45,6 +45,12 @@ _PALLAS_CALLS: Final = frozenset(
 )
 
 
+def by_place(kernels: frozenset[Kernel]) -> list[Kernel]:
+    """``kernels`` in the order of where they are made (module, line, entry, backend):
+    the first one a note names is the same in every process (a set's order is not)."""
+    return sorted(kernels, key=lambda k: (k.module, k.line, k.entry, k.backend, repr(k)))
+
+
 def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = None) -> bool:
     """Whether ``kernel`` may lower for ``platform`` at the JAX ``release`` (True where
     not known)."""
@@ -212,7 +218,7 @@ def call_verdict(
             continue
         key, site = found
         reached.append(platform)
-        refusing = [k for k in site.ran if not lowers_on(k, platform, release)]
+        refusing = [k for k in by_place(site.ran) if not lowers_on(k, platform, release)]
         if refusing:
             failing.append(platform)
             kernels.extend(k for k in refusing if k not in kernels)
