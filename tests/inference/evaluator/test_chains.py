@@ -114,3 +114,34 @@ def test_a_kernel_given_to_a_function_ends_where_it_is_run() -> None:
 
 def test_the_entry_call_itself_has_no_way_to_show() -> None:
     assert _verdict(34).chain == ()
+
+
+TRY_APP = """\
+import jax
+import ops
+
+
+def guarded(x):
+    try:
+        return ops.tpu_op(x)
+    except ValueError:
+        raise RuntimeError("no TPU")
+
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return guarded(x)
+    return x
+"""
+
+
+def test_through_a_call_in_a_try_body_whose_handler_raises() -> None:
+    # the call in the try body only may run its kernel (run eagerly, the refusal is
+    # caught there); the way still goes through it
+    files = {"ops.py": OPS, "app.py": TRY_APP}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 14)
+    assert verdict is not None and verdict.finding
+    assert verdict.chain == (
+        Link("app", "guarded", 5, 7, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )

@@ -176,3 +176,50 @@ def main(x):
     return x
 """
     assert fires(app) is True
+
+
+@pytest.mark.parametrize(
+    ("display", "expected"),
+    [
+        ("{True: lib.triton_kernel, 1: lib.tpu_kernel}", True),
+        ("{1: lib.tpu_kernel, True: lib.triton_kernel}", False),
+        ("{**{True: lib.triton_kernel}, 1: lib.tpu_kernel}", True),
+        ("{k: v for k, v in ((True, lib.triton_kernel), (1, lib.tpu_kernel))}", True),
+        ("{k: v for k, v in ((1, lib.tpu_kernel), (True, lib.triton_kernel))}", False),
+    ],
+    ids=[
+        "display-later-tpu-fires",
+        "display-later-triton-silent",
+        "spread-later-tpu-fires",
+        "comprehension-later-tpu-fires",
+        "comprehension-later-triton-silent",
+    ],
+)
+def test_equal_keys_take_the_later_value(display: str, expected: bool) -> None:
+    # True == 1 and hash(True) == hash(1): one key, the value written last
+    setup = f"ops = {display}"
+    assert fires(_guarded(setup, "ops[1](x)")) is expected
+
+
+@pytest.mark.parametrize(
+    ("display", "expected"),
+    [("{True: 0, 1: 0}", True), ("{1: 0, True: 0}", False)],
+    ids=["first-key-true-fires", "first-key-one-silent"],
+)
+def test_equal_keys_keep_the_first_key(display: str, expected: bool) -> None:
+    # {True: 0, 1: 0} is {True: 0}: the key written first stays
+    setup = f"ops = {display}\n    (key,) = ops\n    op = lib.tpu_kernel if key is True else lib.triton_kernel"
+    assert fires(_guarded(setup, "op(x)")) is expected
+
+
+@pytest.mark.parametrize(
+    ("assigned", "expected"),
+    [("True", True), ("1", False)],
+    ids=["kept-true-fires", "assigned-over-one-silent"],
+)
+def test_item_assignment_keeps_the_first_key(assigned: str, expected: bool) -> None:
+    setup = (
+        f"ops = {{{assigned}: 0}}\n    ops[1 if {assigned} is True else True] = 0\n"
+        "    (key,) = ops\n    op = lib.tpu_kernel if key is True else lib.triton_kernel"
+    )
+    assert fires(_guarded(setup, "op(x)")) is expected

@@ -54,6 +54,68 @@ def step(x):
     assert fires(program + GUARDED_MAIN, params) is expected
 
 
+# ``functools.wraps(g)(w)`` is ``w`` itself, given ``g``'s name and ``__wrapped__ = g``:
+# calling it runs the wrapper (which may run something else than ``g``), and
+# ``f.__wrapped__`` is ``g`` (not the wrapper).
+SWAPPING_WRAPPER = """
+import functools
+
+def swapped(f):
+    @functools.wraps(f)
+    def wrapper(x):
+        return lib.triton_kernel(x)
+    return wrapper
+
+@swapped
+def step(x):
+    return lib.tpu_kernel(x)
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [("step.__wrapped__(x)", True), ("step(x)", False)],
+    ids=["wrapped-function-fires", "wrapper-itself-silent"],
+)
+def test_functools_wraps_sets_wrapped_and_calls_the_wrapper(call: str, expected: bool) -> None:
+    main = GUARDED_MAIN.replace("step(x)", call)
+    assert fires(SWAPPING_WRAPPER + main) is expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("step", True), ("wrapper", False)],
+    ids=["copied-name-fires", "own-name-silent"],
+)
+def test_functools_wraps_copies_the_name(name: str, expected: bool) -> None:
+    main = GUARDED_MAIN.replace(
+        "step(x)", f'(lib.tpu_kernel if step.__name__ == "{name}" else lib.triton_kernel)(x)'
+    )
+    assert fires(SWAPPING_WRAPPER + main) is expected
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [("step.__wrapped__(x)", True), ("step(x)", False), ("step.tag(x)", True)],
+    ids=["wrapped-fires", "wrapper-silent", "copied-attribute-fires"],
+)
+def test_functools_update_wrapper(call: str, expected: bool) -> None:
+    program = """
+import functools
+
+def tpu_step(x):
+    return lib.tpu_kernel(x)
+
+tpu_step.tag = lib.tpu_kernel
+
+def wrapper(x):
+    return lib.triton_kernel(x)
+
+step = functools.update_wrapper(wrapper, tpu_step)
+"""
+    assert fires(program + GUARDED_MAIN.replace("step(x)", call)) is expected
+
+
 @TPU_FIRES_TRITON_SILENT
 def test_decorator_with_arguments(params: str, expected: bool) -> None:
     program = """

@@ -277,3 +277,68 @@ def main(x):
     return x
 """
     assert fires(program) is True
+
+
+# Run eagerly, the refusal goes to the handler; traced by ``jax.jit``, it comes at
+# lowering, outside the ``try``, and the body's kernel is what lowers. The call is refused
+# when both ways are: the handler runs a kernel refused alike, or raises again.
+
+
+@pytest.mark.parametrize(
+    ("handler", "expected"),
+    [
+        ("return lib.tpu_kernel(x + 1)", True),
+        ("raise", True),
+        ('raise RuntimeError("no kernel")', True),
+        ("return lib.triton_kernel(x)", False),
+        ("return x", False),
+    ],
+    ids=[
+        "other-tpu-kernel-fires",
+        "reraise-fires",
+        "new-error-fires",
+        "triton-silent",
+        "nothing-silent",
+    ],
+)
+def test_a_handler_of_a_refusal_decides_with_the_body(handler: str, expected: bool) -> None:
+    program = f"""
+def run(x):
+    try:
+        return lib.tpu_kernel(x)
+    except ValueError:
+        {handler}
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return run(x)  # here
+    return x
+"""
+    assert fires(program) is expected
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("y = lib.tpu_kernel(x)", True),
+        ("op = lib.triton_kernel\n        y = lib.tpu_kernel(x)", False),
+    ],
+    ids=["name-kept-fires", "name-rebound-in-the-body-silent"],
+)
+def test_a_handler_sees_the_names_the_body_bound_as_unknown(body: str, expected: bool) -> None:
+    # the refusal may come before or after the body's assignments
+    program = f"""
+def run(x):
+    op = lib.tpu_kernel
+    try:
+        {body}
+    except (ValueError, AssertionError):
+        return op(x + 1)
+    return y
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return run(x)  # here
+    return x
+"""
+    assert fires(program) is expected

@@ -269,8 +269,13 @@ class ControlFlow:
             self.st.block(stmt.body, frame, flow)
         finally:
             self.m.catching -= catching
-        if catching:
-            _refusals_caught(flow, exit_, start_ran, raised_before, returned_before)
+        if catching and self._may_refuse(flow, exit_, start_ran, raised_before, returned_before):
+            # run eagerly, a kernel is lowered when it is called and its refusal is raised
+            # there, into the handlers, with what the body bound not known; traced (by
+            # ``jax.jit``...), the refusal comes at lowering, outside the ``try``: the
+            # body's way keeps its kernels. The caller refuses when both ways do.
+            midway = _midway(start_vars, frame.vars)
+            exit_.raises.insert(raised_before, (_REFUSAL_RAISED, midway, start_ran))
         if flow.live and stmt.orelse:
             self.st.block(stmt.orelse, frame, flow)
         body_end = (dict(frame.vars), flow.ran) if flow.live else None
@@ -319,6 +324,25 @@ class ControlFlow:
                 probe = Flow(ran=flow.ran)
                 self.st.block(stmt.finalbody, frame, probe)
             self._finally_on_returns(stmt, frame, exit_, returned_before)
+
+    def _may_refuse(
+        self,
+        flow: Flow,
+        exit_: Exit,
+        start_ran: frozenset[Kernel],
+        raised_before: int,
+        returned_before: int,
+    ) -> bool:
+        """Whether a kernel the ``try`` body ran (or may have run) may refuse this
+        machine's platform, at some JAX release the project checks."""
+        from typed_pallas_mypy.inference.evaluator.verdict import may_refuse
+
+        kernels = set(flow.ran | flow.may_ran) - start_ran
+        for _, ran, may in exit_.returns[returned_before:]:
+            kernels |= ran | may
+        for _, _, ran in exit_.raises[raised_before:]:
+            kernels |= ran
+        return any(may_refuse(kernel, self.m.platform) for kernel in kernels)
 
     def _finally_on_returns(
         self, stmt: ast.Try, frame: Frame, exit_: Exit, returned_before: int
@@ -454,23 +478,16 @@ def _catches_refusals(handler_kinds: list[VSet]) -> bool:
     )
 
 
-def _refusals_caught(
-    flow: Flow, exit_: Exit, start_ran: frozenset[Kernel], raised_before: int, returned_before: int
-) -> None:
-    """The kernels the ``try`` body ran only may run: run eagerly, a kernel is lowered
-    when it is called, and its refusal raised there is caught (measured: a TPU kernel in
-    ``try/except Exception`` lowers nothing the caller sees; traced by ``jax.jit``, the
-    refusal comes at lowering, outside the ``try``, which the evaluator does not tell
-    apart: it says nothing)."""
+#: the refusal a ``try`` body's kernel may raise when run eagerly: either kind
+_REFUSAL_RAISED: Final = frozenset(_REFUSALS)
 
-    def may_only(ran: frozenset[Kernel]) -> frozenset[Kernel]:
-        return ran & start_ran
 
-    flow.may_ran = flow.may_ran | flow.ran
-    flow.ran = may_only(flow.ran)
-    for i in range(returned_before, len(exit_.returns)):
-        value, ran, may = exit_.returns[i]
-        exit_.returns[i] = (value, may_only(ran), may | ran)
-    for i in range(raised_before, len(exit_.raises)):
-        raised, vars_, ran = exit_.raises[i]
-        exit_.raises[i] = (raised, vars_, may_only(ran))
+def _midway(start: dict[str, VSet], now: dict[str, VSet]) -> dict[str, VSet]:
+    """The names of a frame where a ``try`` body stopped part way: as they were before it,
+    and those the body bound may be anything (bound or not yet)."""
+    out = dict(start)
+    for name, value in now.items():
+        before = start.get(name)
+        if before is not value:
+            out[name] = ANYTHING if before is None else join(before, ANYTHING)
+    return out

@@ -520,25 +520,19 @@ class Expressions:
         return vset(made)
 
     def _Dict(self, node: ast.Dict, frame: Frame, flow: Flow) -> VSet:
-        made = Container("dict")
+        made = NewDict()
         for key_node, value_node in zip(node.keys, node.values, strict=True):
             if key_node is None:
                 spread = only(self.evaluate(value_node, frame, flow))
                 if isinstance(spread, Container) and spread.kind == "dict" and spread.exact:
                     for spread_key, spread_value in spread.entries:
-                        set_entry(made, spread_key, spread_value)
+                        made.put(spread_key, spread_value)
                 else:
-                    made.exact = False
+                    made.container.exact = False
                 continue
             key = self.evaluate(key_node, frame, flow)
-            value = self.evaluate(value_node, frame, flow)
-            one = only(key)
-            if one is None or not hashable_key(one):
-                made.exact = False
-                made.loose = join(made.loose, value)
-            else:
-                set_entry(made, one, value)
-        return vset(made)
+            made.put_any(key, self.evaluate(value_node, frame, flow))
+        return vset(made.container)
 
     def _ListComp(self, node: ast.ListComp, frame: Frame, flow: Flow) -> VSet:
         return self._comprehension("list", node.generators, [node.elt], frame, flow)
@@ -618,16 +612,13 @@ class Expressions:
         flow: Flow,
     ) -> VSet:
         rows, exact, _ = self.comprehension_items(generators, elts, frame, flow)
-        made = Container(kind)
         if kind == "dict":
+            built = NewDict()
             for key, value in rows:
-                one = only(key)
-                if one is None or not hashable_key(one):
-                    made.exact = False
-                    made.loose = join(made.loose, value)
-                else:
-                    set_entry(made, one, value)
+                built.put_any(key, value)
+            made = built.container
         else:
+            made = Container(kind)
             made.items = [row[0] for row in rows]
         if not exact:
             made.exact = False
@@ -743,11 +734,45 @@ def hashable_key(value: Value) -> bool:
     return not isinstance(value, (Container, Array)) and value is not UNKNOWN
 
 
+class NewDict:
+    """A dict being built by a display or a comprehension: each key found once by its
+    hash, not by a scan of the entries (a display of thousands of keys is linear). As in
+    Python, a key equal to an earlier one (``{True: a, 1: b}``) keeps the earlier key and
+    its place, and takes the later value."""
+
+    __slots__ = ("container", "places")
+
+    def __init__(self) -> None:
+        self.container = Container("dict")
+        #: each key's index in ``container.entries``
+        self.places: dict[Value, int] = {}
+
+    def put(self, key: Value, value: VSet) -> None:
+        """``d[key] = value`` for a key known and hashable."""
+        entries = self.container.entries
+        at = self.places.get(key)
+        if at is None:
+            self.places[key] = len(entries)
+            entries.append((key, value))
+        else:
+            entries[at] = (entries[at][0], value)
+
+    def put_any(self, key: VSet, value: VSet) -> None:
+        """``d[key] = value`` for a key that may not be known: then the dict is no
+        longer exact, and may hold ``value`` under some key."""
+        one = only(key)
+        if one is None or not hashable_key(one):
+            self.container.exact = False
+            self.container.loose = join(self.container.loose, value)
+        else:
+            self.put(one, value)
+
+
 def set_entry(container: Container, key: Value, value: VSet) -> None:
     journal.touch(container)
     for i, (k, _) in enumerate(container.entries):
         if k == key:
-            container.entries[i] = (key, value)
+            container.entries[i] = (k, value)  # an equal key keeps the first one, as in Python
             return
     container.entries.append((key, value))
 

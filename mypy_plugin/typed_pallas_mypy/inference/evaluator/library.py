@@ -1303,6 +1303,43 @@ def _setattr(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | N
     return Outcome(returns=vset(Const(None)))
 
 
+#: what ``functools.update_wrapper`` copies from the wrapped function by default
+#: (``WRAPPER_ASSIGNMENTS``); its ``__dict__`` is merged too (``WRAPPER_UPDATES``)
+_WRAPPER_ASSIGNMENTS: Final = ("__module__", "__name__", "__qualname__", "__doc__")
+
+
+def _update_wrapper(
+    m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
+) -> Outcome:
+    """``functools.update_wrapper(wrapper, wrapped)``: the wrapper itself, given the
+    wrapped function's name, attributes and ``__wrapped__`` (calling it still runs the
+    wrapper, not what it wraps)."""
+    wrapper = args[0] if args else kw.get("wrapper")
+    wrapped = args[1] if len(args) > 1 else kw.get("wrapped")
+    if wrapper is None or wrapped is None or len(args) > 2 or set(kw) - {"wrapper", "wrapped"}:
+        return Outcome(returns=wrapper if wrapper is not None else ANYTHING)  # other fields
+    flow = Flow()
+    source = only(wrapped)
+    if isinstance(source, FunctionObj):
+        for name, value in source.attrs.items():  # ``wrapper.__dict__.update(...)``
+            m.statements.set_attribute(wrapper, name, value, flow)
+    for name in _WRAPPER_ASSIGNMENTS:
+        m.statements.set_attribute(
+            wrapper, name, m.expressions.attribute(wrapped, name, flow), flow
+        )
+    m.statements.set_attribute(wrapper, "__wrapped__", wrapped, flow)
+    return Outcome(returns=wrapper)
+
+
+def _wraps(m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None) -> Outcome:
+    """``functools.wraps(wrapped)``: ``partial(update_wrapper, wrapped=wrapped)``."""
+    wrapped = args[0] if args else kw.get("wrapped")
+    if wrapped is None or len(args) > 1 or set(kw) - {"wrapped"}:
+        return Outcome(returns=vset(Keeper("functools.wraps")))  # other fields: keeps f
+    updater = vset(External("functools.update_wrapper"))
+    return Outcome(returns=vset(Partial(updater, (), (("wrapped", wrapped),))))
+
+
 def _callable_builtin(
     m: Machine, args: list[VSet], kw: dict[str, VSet], frame: Frame | None
 ) -> Outcome:
@@ -1865,6 +1902,8 @@ _SPECIAL: Final[dict[str, _Special]] = {
     "builtins.zip": _zip,
     "builtins.len": _len,
     "builtins.isinstance": _isinstance,
+    "functools.wraps": _wraps,
+    "functools.update_wrapper": _update_wrapper,
     "functools.singledispatch": _single_dispatch(method=False),
     "functools.singledispatchmethod": _single_dispatch(method=True),
     "types.SimpleNamespace": _simple_namespace,

@@ -188,7 +188,8 @@ class Machine:
         #: (``pltpu.force_tpu_interpret_mode()``): a kernel run there lowers anywhere
         self.interpreting = 0
         #: how many ``try`` bodies deep whose handlers may catch a lowering refusal: a
-        #: call there runs its kernels eagerly only may (``control._refusals_caught``)
+        #: call there runs its kernels only may (run eagerly, its refusal is raised
+        #: there and caught: ``control.ControlFlow._Try``)
         self.catching = 0
         #: how many batching transformations deep (``jax.vmap``): there a
         #: ``custom_vmap`` function runs its batching rule, not its body

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from typed_pallas import _platforms
+from typed_pallas._versions import CHECKED_RELEASES, release
 from typed_pallas_mypy.entries import ENTRIES
 from typed_pallas_mypy.inference.evaluator import stdlib_models
 from typed_pallas_mypy.inference.evaluator.domain import (
@@ -89,6 +90,16 @@ def lowers_on(kernel: Kernel, platform: str, release: tuple[int, ...] | None = N
         if platform not in allowed:
             return False
     return True
+
+
+#: the JAX releases a kernel's lowering is asked at when the installed one is not
+#: known: none in particular, and each the project was checked at
+_RELEASES: Final = (None, *(release(v) for v in CHECKED_RELEASES))
+
+
+def may_refuse(kernel: Kernel, platform: str) -> bool:
+    """Whether JAX may refuse to lower ``kernel`` for ``platform`` at some checked release."""
+    return any(not lowers_on(kernel, platform, r) for r in _RELEASES)
 
 
 def proven_platforms(kernel: Kernel) -> frozenset[str] | None:
@@ -297,23 +308,29 @@ def _step(
         if inner is not node
         and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
     ]
-    best: SiteKey | None = None
+    own: list[tuple[SiteKey, SiteRecord]] = []
     for key, record in machine.sites.items():
-        module, line, column, end_line, end_column = key
+        module, line, column, _, _ = key
         if module != function.module.name or not start <= line <= end or key in seen:
             continue
         if any(a <= (line, column) <= b for a, b in nested):
             continue
-        if not any(same_kernel(kernel, k) for ran in record.frames.values() for k in ran):
-            continue
-        if best is None or (line, column, -end_line, -end_column) < (
-            best[1],
-            best[2],
-            -best[3],
-            -best[4],
-        ):
-            best = key
-    return best
+        own.append((key, record))
+    # a call that ran the kernel; else one that may have (in a ``try`` body whose handler
+    # catches a refusal, a call runs its kernels only may: the way still goes through it)
+    for ran_by in (_ran_on_every_path, _may_have_run):
+        found = [key for key, record in own if any(same_kernel(kernel, k) for k in ran_by(record))]
+        if found:
+            return min(found, key=lambda key: (key[1], key[2], -key[3], -key[4]))
+    return None
+
+
+def _ran_on_every_path(record: SiteRecord) -> frozenset[Kernel]:
+    return frozenset().union(*record.frames.values())
+
+
+def _may_have_run(record: SiteRecord) -> frozenset[Kernel]:
+    return record.may_ran
 
 
 def _declares(kernel: Kernel, lowering: str) -> bool:
