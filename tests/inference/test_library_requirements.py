@@ -9,6 +9,9 @@ wording matters) and a silent case (None) in a small fake library. ``pkg/ops.py`
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
 import pytest
 from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
 
@@ -876,3 +879,44 @@ def test_the_evaluators_summary_notes_what_it_read_and_forgets_it(make_lib: Make
     facts.forget(frozenset({"pkg.ops"}))
     assert facts.modules_of_summary("pkg.use.op") == frozenset()  # asked again when needed
     assert platforms_of(facts.summary("pkg.use.op")) == {"tpu"}
+
+
+def test_calling_a_result_that_runs_nothing_is_not_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``f(x)(y)`` of a function that returns an array runs what ``f(x)`` runs: its
+    # summary answers for both; a factory's result is run
+    (tmp_path / "ops.py").write_text(
+        textwrap.dedent(
+            """
+            import functools
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+
+            def _body(x_ref, o_ref):
+                o_ref[...] = x_ref[...]
+
+            def tpu_op(x):
+                return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+
+            def make():
+                return tpu_op
+            """
+        )
+    )
+    import typed_pallas_mypy.inference as inference
+
+    runs: list[tuple[str, bool]] = []
+    real = inference.function_summary
+
+    def counting(*args: object, **kwargs: object) -> object:
+        runs.append((str(args[2]), bool(kwargs.get("result"))))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(inference, "function_summary", counting)
+    engine = Inference([str(tmp_path)], None)
+    for name in ("ops.tpu_op", "ops.make"):
+        assert platforms_of(engine.summary(name, result=True)) == {"tpu"}
+    assert platforms_of(engine.summary("ops.tpu_op")) == {"tpu"}
+    assert platforms_of(engine.summary("ops.make")) is None
+    assert runs == [("tpu_op", False), ("make", False), ("make", True)]

@@ -59,7 +59,7 @@ from typed_pallas_mypy.inference.evaluator import notes
 from typed_pallas_mypy.inference.evaluator.machine import Machine
 from typed_pallas_mypy.inference.evaluator.notes import call_words
 from typed_pallas_mypy.inference.evaluator.questions import SiteFinding, module_findings
-from typed_pallas_mypy.inference.evaluator.summaries import function_summary
+from typed_pallas_mypy.inference.evaluator.summaries import FunctionSummary, function_summary
 from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict
 from typed_pallas_mypy.inference.store import FactsStore
 
@@ -250,6 +250,8 @@ class Inference:
         )
 
     def _summary(self, fullname: str, *, result: bool) -> Requirement | None:
+        if result:
+            self._summary(fullname, result=False)  # may answer for its result too
         key = (fullname, result)
         if key not in self._summaries:
             self._summaries[key] = (None, frozenset())  # a question that fails: unknown
@@ -276,6 +278,12 @@ class Inference:
             )
         if found is None:
             return None, frozenset({module})
+        answer = self._requirement_of(found)
+        if found.result_inert:  # calling what it returns runs nothing: the same answer
+            self._summaries[(fullname, True)] = answer
+        return answer
+
+    def _requirement_of(self, found: FunctionSummary) -> tuple[Requirement | None, frozenset[str]]:
         platforms = found.lowers_only_for
         if not platforms or not found.kernels:
             return None, found.read  # lowers everywhere it runs, or nowhere (contradicting)

@@ -152,6 +152,29 @@ def test_what_calling_the_result_lowers_for(name: str, expected: frozenset[str] 
     assert _result_lowers_only_for(name) == expected
 
 
+def returns_none_source() -> str:
+    return "\n\ndef returns_none(x):\n    lib.tpu_kernel(x)\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "inert"),
+    [
+        ("tpu_only", True),  # an array: calling it runs nothing
+        ("per_backend", True),
+        ("make_tpu", False),  # a closure
+        ("make_instance", False),  # an instance with ``__call__``
+        ("make_bound", False),
+        ("make_plain", False),  # a lambda, even one that runs nothing
+        ("returns_none", False),  # calling ``None`` raises: not the same answer
+    ],
+)
+def test_a_result_that_runs_nothing_when_called(name: str, inert: bool) -> None:
+    files = {"lib.py": lib(), "ops.py": OPS + returns_none_source()}
+    summary = function_summary(files_loader(files), "ops", name, None)
+    assert summary is not None
+    assert summary.result_inert is inert
+
+
 def test_a_name_that_is_not_there_has_no_summary() -> None:
     files = {"lib.py": lib(), "ops.py": OPS}
     assert function_summary(files_loader(files), "ops", "missing", None) is None

@@ -28,8 +28,12 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     FALSE,
     NOTHING,
     TRUE,
+    UNKNOWN,
+    Array,
     BoundMethod,
     ClassObj,
+    Const,
+    Container,
     Derivative,
     Descriptor,
     Flow,
@@ -37,6 +41,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     InstanceObj,
     Kernel,
     ModuleObj,
+    Params,
     Partial,
     Transformed,
     Value,
@@ -74,6 +79,10 @@ class FunctionSummary:
     interpret: tuple[str, int] | None = None
     #: the modules the runs read from their sources (a caller's dependencies)
     read: frozenset[str] = frozenset()
+    #: what the first call returned, under every platform, runs nothing when called and
+    #: leaves the way live (an array, a number, a container, a value not known): calling
+    #: the result is then this same summary (``result=True`` needs no run of its own)
+    result_inert: bool = False
 
     @property
     def lowers_only_for(self) -> frozenset[str] | None:
@@ -126,7 +135,19 @@ def function_summary(
             return None
         answer = _with_interpret(runs, release, summary)
         read = {name for run in runs.values() for name in read_by(run.machine)}
-        return dataclasses.replace(answer, read=frozenset(read))
+        inert = not result and all(_inert(run.returned) for run in runs.values())
+        return dataclasses.replace(answer, read=frozenset(read), result_inert=inert)
+
+
+def _inert(returned: VSet) -> bool:
+    """Whether calling any value of ``returned`` runs nothing and leaves the way live (the
+    evaluator's call of such a value gives a value not known, and nothing else)."""
+    return all(
+        value is UNKNOWN
+        or isinstance(value, (Array, Container, Params))
+        or (isinstance(value, Const) and value.value is not None)
+        for value in returned
+    )
 
 
 class _Run:
@@ -145,6 +166,8 @@ class _Run:
         #: the flow of the last call (a probe's)
         self.last = self.flow
         self.last_site: SiteKey = _SUMMARY_SITE
+        #: what the first call returned
+        self.returned: VSet = NOTHING
         self._probes = 0
 
     def call(self, given: dict[str, VSet]) -> Flow:
@@ -173,6 +196,8 @@ class _Run:
             machine.calling.pop()
         if machine.unfinished:
             raise OutOfBudget()
+        if site == _SUMMARY_SITE:
+            self.returned = made
         self.last = flow
         return flow
 
