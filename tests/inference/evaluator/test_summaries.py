@@ -369,3 +369,26 @@ def test_a_method_of_a_class_a_subclass_overrides_has_an_unknown_receiver() -> N
     files = {"lib.py": lib(), "ops.py": METHODS}
     summary = function_summary(files_loader(files), "ops", "Hooked.run", None)
     assert summary is not None and summary.lowers_only_for is None
+
+
+def test_a_parameter_that_turns_no_kernel_interpreted_is_given_only_true(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # ``tpu_only(x)`` refuses off TPU and ``x`` is not its interpret switch: given
+    # ``True``, its kernel still refuses, so the run with ``False`` is not needed: per
+    # platform, the summary's call and one probe
+    from typed_pallas_mypy.inference.evaluator import summaries
+
+    given: list[dict[str, object]] = []
+    real = summaries._Run.call
+
+    def counting(self: summaries._Run, bound: dict[str, object]) -> object:
+        given.append(dict(bound))
+        return real(self, bound)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(summaries._Run, "call", counting)
+    files = {"lib.py": lib(), "ops.py": OPS}
+    summary = function_summary(files_loader(files), "ops", "tpu_only", None)
+    assert summary is not None and summary.interpret is None
+    assert len(given) == 6
+    assert [list(g) for g in given].count(["x"]) == 3

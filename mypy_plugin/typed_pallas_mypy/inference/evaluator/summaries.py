@@ -275,23 +275,24 @@ def _with_interpret(
     if not candidates:
         return summary
     for name, position, _ in parameters:
+        # given ``True`` first: a parameter that turns no candidate's interpret mode on
+        # cannot be the one (most parameters), and needs no run with ``False``
+        on = _summarised(runs, release, {name: vset(TRUE)})
+        if on is None or not on.reached or on.failing:
+            continue
+        switched = [k for run in runs.values() for k in run.last.ran if k.interpret is True]
+        if not any(same_kernel(k, c) for k in switched for c in candidates):
+            continue
         off = _summarised(runs, release, {name: vset(FALSE)})
         if (
             off is None
             or off.lowers_only_for is None
             or not all(any(same_kernel(k, c) for c in candidates) for k in off.kernels)
+            or not all(any(same_kernel(k, s) for s in switched) for k in off.kernels)
         ):
             continue
-        on = _summarised(runs, release, {name: vset(TRUE)})
-        switched = [k for run in runs.values() for k in run.last.ran if k.interpret is True]
-        if (
-            on is not None
-            and on.reached
-            and not on.failing
-            and all(any(same_kernel(k, s) for s in switched) for k in off.kernels)
-        ):
-            chain = summary.chain if summary.kernels else off.chain
-            return dataclasses.replace(off, chain=chain, interpret=(name, position))
+        chain = summary.chain if summary.kernels else off.chain
+        return dataclasses.replace(off, chain=chain, interpret=(name, position))
     return summary
 
 
