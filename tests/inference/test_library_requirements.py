@@ -904,19 +904,76 @@ def test_calling_a_result_that_runs_nothing_is_not_run_again(
             """
         )
     )
-    import typed_pallas_mypy.inference as inference
+    from typed_pallas_mypy.inference.evaluator import summaries
 
     runs: list[tuple[str, bool]] = []
-    real = inference.function_summary
+    real = summaries.ModuleRuns.summary
 
-    def counting(*args: object, **kwargs: object) -> object:
-        runs.append((str(args[2]), bool(kwargs.get("result"))))
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+    def counting(
+        self: summaries.ModuleRuns, qualname: str, release: object, *, result: bool = False
+    ) -> object:
+        runs.append((qualname, result))
+        return real(self, qualname, release, result=result)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(inference, "function_summary", counting)
+    monkeypatch.setattr(summaries.ModuleRuns, "summary", counting)
     engine = Inference([str(tmp_path)], None)
     for name in ("ops.tpu_op", "ops.make"):
         assert platforms_of(engine.summary(name, result=True)) == {"tpu"}
     assert platforms_of(engine.summary("ops.tpu_op")) == {"tpu"}
     assert platforms_of(engine.summary("ops.make")) is None
     assert runs == [("tpu_op", False), ("make", False), ("make", True)]
+
+
+BATCHED = """
+import functools
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+CALLS = []
+
+def _body(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+def tpu_op(x):
+    CALLS.append(tpu_op)  # a write to the module's state: undone after each summary
+    return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+
+def triton_op(x):
+    return pl.pallas_call(_body, out_shape=x, compiler_params=pltriton.CompilerParams())(x)
+
+def last_called(x):
+    return CALLS[-1](x)  # nothing was called before: not known what runs
+
+def make():
+    return tpu_op
+
+class Op:
+    def __call__(self, x):
+        return tpu_op(x)
+"""
+
+
+def test_a_module_asked_together_gives_what_each_question_gives(tmp_path: Path) -> None:
+    (tmp_path / "ops.py").write_text(BATCHED)
+    names = ["ops.tpu_op", "ops.triton_op", "ops.last_called", "ops.make", "ops.Op", "ops.gone"]
+    together = Inference([str(tmp_path)], None)
+    together.ask_summaries(names, result=True)
+    expected = {
+        "ops.tpu_op": ({"tpu"}, {"tpu"}),
+        "ops.triton_op": ({"cuda", "rocm"}, {"cuda", "rocm"}),
+        "ops.last_called": (None, None),
+        "ops.make": (None, {"tpu"}),
+        "ops.Op": ({"tpu"}, {"tpu"}),
+        "ops.gone": (None, None),
+    }
+    for name in reversed(names):  # each asked alone, in another order
+        alone = Inference([str(tmp_path)], None)
+        pair = (platforms_of(alone.summary(name)), platforms_of(alone.summary(name, result=True)))
+        assert pair == expected[name], name
+    for name in names:
+        pair = (
+            platforms_of(together.summary(name)),
+            platforms_of(together.summary(name, result=True)),
+        )
+        assert pair == expected[name], name

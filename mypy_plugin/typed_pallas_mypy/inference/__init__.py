@@ -46,9 +46,10 @@ anything about where the platform is decided (the plugin does, with these answer
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -59,7 +60,7 @@ from typed_pallas_mypy.inference.evaluator import notes
 from typed_pallas_mypy.inference.evaluator.machine import Machine
 from typed_pallas_mypy.inference.evaluator.notes import call_words
 from typed_pallas_mypy.inference.evaluator.questions import SiteFinding, module_findings
-from typed_pallas_mypy.inference.evaluator.summaries import FunctionSummary, function_summary
+from typed_pallas_mypy.inference.evaluator.summaries import FunctionSummary, ModuleRuns
 from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict
 from typed_pallas_mypy.inference.store import FactsStore
 
@@ -249,6 +250,46 @@ class Inference:
             *(self._summaries.get((fullname, result), empty)[1] for result in (False, True))
         )
 
+    def ask_summaries(self, fullnames: Sequence[str], *, result: bool = False) -> None:
+        """Work out ``summary(name)`` of each of ``fullnames`` (with ``result``, also
+        ``summary(name, result=True)``) now, a module's functions together: its import
+        runs once for all of them (``summaries.ModuleRuns``), with the same answers as
+        asked one by one. Nothing is returned: ask ``summary`` for each."""
+        self._guarded(None, lambda: self._ask_summaries(fullnames, result=result))
+
+    def _ask_summaries(self, fullnames: Sequence[str], *, result: bool) -> None:
+        by_module: dict[str, list[tuple[str, str]]] = {}
+        for fullname in fullnames:
+            for wanted in (False, True) if result else (False,):
+                if (fullname, wanted) not in self._summaries:
+                    split = self._split(fullname)
+                    if split is not None:
+                        by_module.setdefault(split[0], []).append((fullname, split[1]))
+                    break
+        for module, names in by_module.items():
+            with self._module_runs(module) as runs:
+                for fullname, qualname in names:
+                    for wanted in (False, True) if result else (False,):
+                        key = (fullname, wanted)
+                        if key not in self._summaries:
+                            self._summaries[key] = (None, frozenset())  # if it fails
+                            self._summaries[key] = self._answer(
+                                fullname,
+                                module,
+                                runs.summary(qualname, self._release, result=wanted),
+                            )
+
+    @contextlib.contextmanager
+    def _module_runs(self, module: str) -> Iterator[ModuleRuns]:
+        with collector_paused(freeze=False):  # a question's heap is garbage after it
+            runs = ModuleRuns(
+                self._resolver.evaluator_source, module, self._trees, self._importable, self._kept
+            )
+            try:
+                yield runs
+            finally:
+                runs.close()
+
     def _summary(self, fullname: str, *, result: bool) -> Requirement | None:
         if result:
             self._summary(fullname, result=False)  # may answer for its result too
@@ -265,17 +306,16 @@ class Inference:
         if split is None:
             return None, frozenset()
         module, qualname = split
-        with collector_paused(freeze=False):  # a question's heap is garbage after it
-            found = function_summary(
-                self._resolver.evaluator_source,
-                module,
-                qualname,
-                self._release,
-                self._trees,
-                self._importable,
-                self._kept,
-                result=result,
+        with self._module_runs(module) as runs:
+            return self._answer(
+                fullname, module, runs.summary(qualname, self._release, result=result)
             )
+
+    def _answer(
+        self, fullname: str, module: str, found: FunctionSummary | None
+    ) -> tuple[Requirement | None, frozenset[str]]:
+        """The requirement a summary gives (kept for calling the result too when that is
+        the same answer)."""
         if found is None:
             return None, frozenset({module})
         answer = self._requirement_of(found)

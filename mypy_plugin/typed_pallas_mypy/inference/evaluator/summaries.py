@@ -111,32 +111,87 @@ def function_summary(
     (``make_splash_mha(...)(q, k, v)``): both calls are the run. ``trees``,
     ``importable`` and ``kept`` are shared between questions as ``questions`` shares
     them: the same answers as without them."""
-    with contextlib.ExitStack() as questions:
-        runs: dict[str, _Run] = {}
-        for platform in PLATFORMS:
-            machine = machine_for(questions, kept, loader, module, platform, trees, importable)
-            try:
+    runs = ModuleRuns(loader, module, trees, importable, kept)
+    try:
+        return runs.summary(qualname, release, result=result)
+    finally:
+        runs.close()
+
+
+class ModuleRuns:
+    """A module imported once under each platform, for the summaries of its functions:
+    each summary runs in a question of its own, nested in the import's, so what one
+    summary's runs change is undone before the next, and each finds the machines as a
+    fresh run of the module would (``Machine.question``). ``close`` undoes the import.
+
+    While it is open the import's question is the running one: no other question may run
+    on any machine before ``close`` (its writes would be saved in this journal)."""
+
+    def __init__(
+        self,
+        loader: Loader,
+        module: str,
+        trees: dict[tuple[str, str], ast.Module | None] | None,
+        importable: dict[str, bool] | None,
+        kept: dict[tuple[str, str], Machine | None] | None,
+    ) -> None:
+        self.module = module
+        self._questions = contextlib.ExitStack()
+        #: each platform's machine and the module it imported (None: not found); None
+        #: when an import did not finish
+        self._imported: dict[str, tuple[Machine, ModuleObj | None]] | None = {}
+        try:
+            for platform in PLATFORMS:
+                machine = machine_for(
+                    self._questions, kept, loader, module, platform, trees, importable
+                )
                 found = machine.module(module)
-                looked_up = _lookup(found, qualname) if found is not None else None
-                if looked_up is None:
-                    return None
-                target, owner = looked_up
-                if owner is not None and _overridden(machine, owner):
-                    owner = None  # the receiver's class is not known: unknown receiver
-                run = _Run(machine, target, owner, result=result)
-                run.flow = run.call({})
-            except (OutOfBudget, RecursionError):
-                return None
-            if machine.unfinished:
-                return None
-            runs[platform] = run
-        summary = _summarised(runs, release, {})
-        if summary is None:
+                if machine.unfinished:
+                    self._imported = None
+                    break
+                self._imported[platform] = (machine, found)
+        except (OutOfBudget, RecursionError):
+            self._imported = None
+        except BaseException:
+            self._questions.close()
+            raise
+
+    def close(self) -> None:
+        """Undo the import (the machines kept for the package are as before)."""
+        self._imported = None
+        self._questions.close()
+
+    def summary(
+        self, qualname: str, release: tuple[int, ...] | None, *, result: bool = False
+    ) -> FunctionSummary | None:
+        """``function_summary`` of ``qualname`` in this module."""
+        if self._imported is None:
             return None
-        answer = _with_interpret(runs, release, summary)
-        read = {name for run in runs.values() for name in read_by(run.machine)}
-        inert = not result and all(_inert(run.returned) for run in runs.values())
-        return dataclasses.replace(answer, read=frozenset(read), result_inert=inert)
+        with contextlib.ExitStack() as questions:
+            runs: dict[str, _Run] = {}
+            for platform, (machine, found) in self._imported.items():
+                questions.enter_context(machine.question())
+                try:
+                    looked_up = _lookup(found, qualname) if found is not None else None
+                    if looked_up is None:
+                        return None
+                    target, owner = looked_up
+                    if owner is not None and _overridden(machine, owner):
+                        owner = None  # the receiver's class is not known: unknown receiver
+                    run = _Run(machine, target, owner, result=result)
+                    run.flow = run.call({})
+                except (OutOfBudget, RecursionError):
+                    return None
+                if machine.unfinished:
+                    return None
+                runs[platform] = run
+            summary = _summarised(runs, release, {})
+            if summary is None:
+                return None
+            answer = _with_interpret(runs, release, summary)
+            read = {name for run in runs.values() for name in read_by(run.machine)}
+            inert = not result and all(_inert(run.returned) for run in runs.values())
+            return dataclasses.replace(answer, read=frozenset(read), result_inert=inert)
 
 
 def _inert(returned: VSet) -> bool:
