@@ -62,6 +62,7 @@ from typed_pallas_mypy.inference.evaluator.notes import call_words
 from typed_pallas_mypy.inference.evaluator.questions import SiteFinding, module_findings
 from typed_pallas_mypy.inference.evaluator.summaries import FunctionSummary, ModuleRuns
 from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict
+from typed_pallas_mypy.inference.reach import PallasReach
 from typed_pallas_mypy.inference.store import FactsStore
 
 __all__ = [
@@ -195,6 +196,9 @@ class Inference:
         #: the evaluator's summaries, by (fullname, whether of calling its result), with
         #: the modules read to find them
         self._summaries: dict[tuple[str, bool], tuple[Requirement | None, frozenset[str]]] = {}
+        #: which modules can reach Pallas at all (a function of one that cannot runs no
+        #: kernel: its summary needs no run)
+        self._reach = PallasReach(self._resolver.evaluator_source)
 
     def _public(self, req: Req | None) -> Requirement | None:
         if req is None:
@@ -250,6 +254,16 @@ class Inference:
             *(self._summaries.get((fullname, result), empty)[1] for result in (False, True))
         )
 
+    def may_lower(self, fullname: str) -> bool:
+        """Whether a call of ``fullname`` may run a Pallas kernel: False only when its
+        module is not found, or reaches no module that touches Pallas (``reach``); a
+        cheap answer, asked before a summary."""
+        return self._guarded(True, lambda: self._may_lower(fullname))
+
+    def _may_lower(self, fullname: str) -> bool:
+        split = self._split(fullname)
+        return split is not None and self._reach.may_reach(split[0])
+
     def ask_summaries(self, fullnames: Sequence[str], *, result: bool = False) -> None:
         """Work out ``summary(name)`` of each of ``fullnames`` (with ``result``, also
         ``summary(name, result=True)``) now, a module's functions together: its import
@@ -267,6 +281,11 @@ class Inference:
                         by_module.setdefault(split[0], []).append((fullname, split[1]))
                     break
         for module, names in by_module.items():
+            if not self._reach.may_reach(module):
+                for fullname, _ in names:
+                    for wanted in (False, True):
+                        self._summaries[(fullname, wanted)] = (None, self._reach.read_for(module))
+                continue
             with self._module_runs(module) as runs:
                 for fullname, qualname in names:
                     for wanted in (False, True) if result else (False,):
@@ -306,6 +325,8 @@ class Inference:
         if split is None:
             return None, frozenset()
         module, qualname = split
+        if not self._reach.may_reach(module):
+            return None, self._reach.read_for(module)  # runs no kernel
         with self._module_runs(module) as runs:
             return self._answer(
                 fullname, module, runs.summary(qualname, self._release, result=result)
@@ -611,6 +632,7 @@ class Inference:
         self._trees.clear()  # sources may have changed: parsed again when asked
         self._importable.clear()  # and packages installed or removed
         self._kept.clear()  # and what their imports did
+        self._reach.forget(modules)
         if modules is None:
             self._evaluated.clear()
             self._summaries.clear()

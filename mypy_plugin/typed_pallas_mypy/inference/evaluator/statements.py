@@ -51,6 +51,7 @@ from typed_pallas_mypy.inference.evaluator.expressions import (
     set_entry,
     truth,
 )
+from typed_pallas_mypy.inference.reach import absolute_module
 
 if TYPE_CHECKING:
     from typed_pallas_mypy.inference.evaluator.machine import Machine
@@ -715,16 +716,8 @@ def _mro(cls: ClassObj) -> tuple[Value, ...]:
 
 
 def _absolute(stmt: ast.ImportFrom, module: ModuleObj) -> str | None:
-    if not stmt.level:
-        return stmt.module
     package = module.name if module.is_package else module.name.rpartition(".")[0]
-    parts = package.split(".") if package else []
-    if stmt.level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (stmt.level - 1)]
-    if stmt.module:
-        base.append(stmt.module)
-    return ".".join(base) or None
+    return absolute_module(stmt.level, stmt.module or "", package)
 
 
 def _star_names(module: ModuleObj) -> list[tuple[str, VSet]]:
