@@ -223,3 +223,50 @@ def test_a_function_that_reaches_no_pallas_is_summarised_without_a_run(
     assert summary is not None and summary.platforms == {"tpu"}
     assert asked == ["ops"]
     assert engine.modules_of_summary("plain.op") == {"plain"}
+
+
+def test_every_entry_point_and_params_class_is_named_pallas() -> None:
+    # a module touches Pallas when its text says so: the names a source uses to make a
+    # kernel must all say it
+    from typed_pallas import _platforms
+    from typed_pallas_mypy.entries import ENTRIES
+
+    names = [*ENTRIES, *_platforms.PARAMS_BY_FULLNAME]
+    assert names
+    assert [name for name in names if "pallas" not in name] == []
+
+
+GUARDED_APP = """
+import jax
+import {kernels}
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return {kernels}.tpu_op(x)
+    return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("kernels", "expected"), [("ops", 1), ("plain", 0)], ids=["fires", "silent"]
+)
+def test_a_module_that_reaches_no_pallas_is_not_run_for_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernels: str, expected: int
+) -> None:
+    (tmp_path / "ops.py").write_text(OPS)
+    (tmp_path / "plain.py").write_text("def tpu_op(x):\n    return x\n")
+    (tmp_path / "app.py").write_text(GUARDED_APP.format(kernels=kernels))
+    import typed_pallas_mypy.inference as inference
+
+    asked: list[str] = []
+    real = inference.module_findings
+
+    def counting(loader: object, module: str, *rest: object) -> object:
+        asked.append(module)
+        return real(loader, module, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(inference, "module_findings", counting)
+    found, read = Inference([str(tmp_path)], None).evaluated_findings("app", None)
+    assert len(found) == expected
+    assert asked == (["app"] if expected else [])
+    assert {"app", kernels} <= read

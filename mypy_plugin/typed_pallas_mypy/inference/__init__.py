@@ -423,6 +423,10 @@ class Inference:
         key = (module, release)
         if os.environ.get("TYPED_PALLAS_EVALUATOR", "") == "0":
             return [], frozenset()  # measuring what the evaluator costs (benchmarks/)
+        if key not in self._evaluated and not self._guarded(
+            True, lambda: self._reach.may_reach(module)
+        ):
+            self._evaluated[key] = ([], self._reach.read_for(module))  # no kernel can run
         if key not in self._evaluated:
             nothing: tuple[list[SiteFinding], frozenset[str]] = ([], frozenset())
             self._evaluated[key] = self._guarded(
