@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.inference import Inference, Requirement
+from typed_pallas_mypy.inference import SUMMARIES_ENV, Inference, Requirement
 
 IMPORTS = HEADER + "from pkg.ops import kernel, plain, tpu_op, tpu_op_i, triton_op\n"
 
@@ -977,3 +977,80 @@ def test_a_module_asked_together_gives_what_each_question_gives(tmp_path: Path) 
             platforms_of(together.summary(name, result=True)),
         )
         assert pair == expected[name], name
+
+
+DEFINED_AT = """\
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as pltriton
+
+REGISTRY = {}
+
+def register(name):
+    def deco(f):
+        REGISTRY[name] = f
+        return None
+    return deco
+
+def _body(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+@register("gpu")
+def registered(x):
+    return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+
+class Op:
+    def run(self, x):
+        return pl.pallas_call(_body, out_shape=x, compiler_params=pltriton.CompilerParams())(x)
+
+def outer(block):
+    def inner(x):
+        return pl.pallas_call(_body, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+    if block:
+        def deeper(y):
+            def deepest(z):
+                return inner(z)
+            return deepest
+    return inner
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "expected", "first_note"),
+    [
+        (17, {"tpu"}, "registered (ops.py:17) lowers only for tpu"),  # its decorator returns None
+        (21, {"cuda", "rocm"}, "run (ops.py:21) lowers only for cuda, rocm"),  # a method
+        (25, {"tpu"}, "inner (ops.py:25) lowers only for tpu"),  # made by outer's run
+        (29, {"tpu"}, "deepest (ops.py:29) lowers only for tpu: it calls inner at ops.py:30"),
+        (24, None, None),  # outer returns inner: calling outer runs no kernel
+        (28, None, None),
+        (7, None, None),
+        (12, None, None),  # not a def
+    ],
+)
+def test_the_function_defined_at_a_line(
+    tmp_path: Path, line: int, expected: set[str] | None, first_note: str | None
+) -> None:
+    (tmp_path / "ops.py").write_text(DEFINED_AT)
+    found = Inference([str(tmp_path)], None).summary_at("ops", line)
+    assert platforms_of(found) == expected
+    if first_note is not None:
+        assert found is not None and found.chain[0].startswith(first_note)
+
+
+def test_summaries_answer_under_their_switch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ops.py").write_text(DEFINED_AT)
+    rules = Inference([str(tmp_path)], None)
+    assert rules.summaries_answer is False
+    monkeypatch.setenv(SUMMARIES_ENV, "1")
+    engine = Inference([str(tmp_path)], None)
+    assert engine.summaries_answer is True
+    assert engine.requirement("ops.registered") == engine.summary("ops.registered")
+    assert engine.requirement_at("ops", 25) == engine.summary_at("ops", 25)
+    assert platforms_of(engine.requirement_at("ops", 25)) == {"tpu"}
+    assert engine.result_requirement("ops.outer") == engine.summary("ops.outer", result=True)
+    assert platforms_of(engine.result_requirement("ops.outer")) == {"tpu"}
+    assert engine.call_requirement("ops", (18, 11, 18, 90)) is None
+    assert engine.modules_of("ops.registered") == {"ops"}

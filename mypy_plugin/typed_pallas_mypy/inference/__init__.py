@@ -66,6 +66,7 @@ from typed_pallas_mypy.inference.reach import PallasReach
 from typed_pallas_mypy.inference.store import FactsStore
 
 __all__ = [
+    "SUMMARIES_ENV",
     "CallVerdict",
     "Definition",
     "Inference",
@@ -78,6 +79,12 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+
+#: ``TYPED_PALLAS_SUMMARIES=1``: what functions lower for (``requirement``,
+#: ``result_requirement``, ``requirement_at``, ``module_map``) is the evaluator's summaries'
+#: answer, not the rules'; a call's own reading (``call_requirement``) is left to the
+#: evaluator's module questions. The engine's swap, measured before it becomes the default.
+SUMMARIES_ENV = "TYPED_PALLAS_SUMMARIES"
 
 #: (platforms when a guard helper returns true, when false) or None; returns a platform
 HelperFacts = tuple[tuple[frozenset[str] | None, frozenset[str] | None] | None, bool]
@@ -199,6 +206,10 @@ class Inference:
         #: which modules can reach Pallas at all (a function of one that cannot runs no
         #: kernel: its summary needs no run)
         self._reach = PallasReach(self._resolver.evaluator_source)
+        #: the evaluator's summaries of the functions defined at (module, line)
+        self._summaries_at: dict[tuple[str, int], tuple[Requirement | None, frozenset[str]]] = {}
+        #: whether summaries answer what functions lower for (``SUMMARIES_ENV``)
+        self.summaries_answer = os.environ.get(SUMMARIES_ENV, "") == "1"
 
     def _public(self, req: Req | None) -> Requirement | None:
         if req is None:
@@ -237,7 +248,16 @@ class Inference:
         """The requirement of a function, method (``pkg.mod.Class.method``), alias,
         re-export, ``jax.jit`` / ``custom_vjp`` / ``partial`` object, or class (its
         instances' ``__call__``); None when unknown, unreadable, or without one."""
+        if self.summaries_answer:
+            return self.summary(fullname)
         return self._rules(None, lambda: self._public(self._resolver.requirement(fullname)))
+
+    def prefetch(self, fullnames: Sequence[str]) -> None:
+        """About to ask ``requirement`` and ``result_requirement`` of each of
+        ``fullnames``: where summaries answer, work them out together
+        (``ask_summaries``); else nothing."""
+        if self.summaries_answer:
+            self.ask_summaries(fullnames, result=True)
 
     def summary(self, fullname: str, *, result: bool = False) -> Requirement | None:
         """The evaluator's requirement of a function, method (``pkg.mod.Class.method``),
@@ -387,6 +407,8 @@ class Inference:
     def result_requirement(self, fullname: str) -> Requirement | None:
         """The requirement of calling what ``fullname(...)`` returns (a factory of
         kernels: ``make_splash_mha(...)``), both called without an interpret argument."""
+        if self.summaries_answer:
+            return self.summary(fullname, result=True)
         return self._rules(None, lambda: self._public(self._resolver.result_requirement(fullname)))
 
     def helper(self, fullname: str) -> HelperFacts:
@@ -403,13 +425,39 @@ class Inference:
     def requirement_at(self, module: str, line: int) -> Requirement | None:
         """The requirement of the function of ``module`` defined at ``line`` (its
         ``def``), nested functions included."""
+        if self.summaries_answer:
+            return self.summary_at(module, line)
         return self._rules(None, lambda: self._public(self._resolver.requirement_at(module, line)))
+
+    def summary_at(self, module: str, line: int) -> Requirement | None:
+        """The evaluator's requirement of the function of ``module`` whose ``def`` is at
+        ``line`` (nested ones included), as its body is, whatever its decorators make of
+        it (``summaries.ModuleRuns.summary_at``)."""
+        return self._guarded(None, lambda: self._summary_at(module, line))
+
+    def _summary_at(self, module: str, line: int) -> Requirement | None:
+        key = (module, line)
+        if key not in self._summaries_at:
+            self._summaries_at[key] = (None, frozenset({module}))  # if the question fails
+            if not self._reach.may_reach(module):
+                self._summaries_at[key] = (None, self._reach.read_for(module))
+            else:
+                with self._module_runs(module) as runs:
+                    found = runs.summary_at(line, self._release)
+                self._summaries_at[key] = (
+                    self._requirement_of(found)
+                    if found is not None
+                    else (None, frozenset({module}))
+                )
+        return self._summaries_at[key][0]
 
     def call_requirement(self, module: str, where: tuple[int, int, int, int]) -> Requirement | None:
         """What the call at ``where`` (line, column, end line, end column) of ``module``
         runs lowers for, when its interpret mode is known off there: the same reading
         of a call as the inference's (``make(x)(y)``, ``k = make(x); k(y)``,
         ``Op(...)(x)``, ``(a if c else b)(x)``, ``TABLE["tpu"](x)``, ``lax.cond``...)."""
+        if self.summaries_answer:
+            return None  # the evaluator's module questions read the call as it runs
         return self._rules(
             None, lambda: self._public(self._resolver.call_requirement(module, where))
         )
@@ -469,6 +517,8 @@ class Inference:
 
     def modules_of(self, fullname: str) -> frozenset[str]:
         """The modules ``requirement(fullname)`` was read from (after asking it)."""
+        if self.summaries_answer:
+            return self.modules_of_summary(fullname)
         return self._resolver.modules_of("req", fullname)
 
     def modules_of_call(self, module: str, where: tuple[int, int, int, int]) -> frozenset[str]:
@@ -640,6 +690,7 @@ class Inference:
         if modules is None:
             self._evaluated.clear()
             self._summaries.clear()
+            self._summaries_at.clear()
         else:
             for key, (_, read) in list(self._evaluated.items()):
                 if key[0] in modules or read & modules:
@@ -647,6 +698,9 @@ class Inference:
             for summary, (_, read) in list(self._summaries.items()):
                 if read & modules:
                     del self._summaries[summary]
+            for at, (_, read) in list(self._summaries_at.items()):
+                if at[0] in modules or read & modules:
+                    del self._summaries_at[at]
 
     def save(self) -> None:
         """Write to the on-disk cache the facts of the modules read lazily, as far as
@@ -674,8 +728,12 @@ class Inference:
                     or (binding.kind == model.ALIAS and name in facts.aliases)
                 )
             ]
-            for name in sorted(names):
-                fullname = f"{module}.{name}"
+            fullnames = [f"{module}.{name}" for name in sorted(names)]
+            if self.summaries_answer:
+                self.ask_summaries(fullnames)
+                out.extend((fullname, self.summary(fullname)) for fullname in fullnames)
+                continue
+            for fullname in fullnames:
                 out.append((fullname, self._public(self._resolver.requirement(fullname))))
         return out
 

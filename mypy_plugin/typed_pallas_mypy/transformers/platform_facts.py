@@ -504,7 +504,9 @@ class Facts:
     def module_facts(self, tree: MypyFile) -> dict[str, FunctionFacts]:
         """Facts of every top-level function, method and alias of a fresh module."""
         out: dict[str, FunctionFacts] = {}
-        for name in definitions(tree):
+        names = definitions(tree)
+        self.inference.engine().prefetch(names)  # a module's functions together
+        for name in names:
             found = self.of(name)
             if not found.is_empty():
                 out[name] = found

@@ -160,6 +160,9 @@ class Machine:
         self._by_line: (
             dict[tuple[str, int], list[tuple[tuple[int, int, int], SiteRecord]]] | None
         ) = None
+        #: the first function each ``def`` statement made, by the statement's ``id``
+        #: (``summaries``: a question about the function defined at a line)
+        self.made: dict[int, FunctionObj] = {}
         #: what each kernel body proves (``evidence.body_proofs``), by the body
         self.proofs: dict[FunctionObj, tuple[Proof, ...]] = {}
         self.steps = 0
@@ -228,7 +231,7 @@ class Machine:
         memoised and its counters here), so that the next question finds the machine as
         its imports left it."""
         self.steps = self.kept_steps  # as a fresh run's count after the same imports
-        modules, broken = dict(self.modules), set(self.broken)
+        modules, broken, made = dict(self.modules), set(self.broken), dict(self.made)
         memoised = set(self.memo)
         rules = {owner: dict(methods) for owner, methods in self.rules.items()}
         sites = {
@@ -244,6 +247,7 @@ class Machine:
             self.modules.clear()
             self.modules.update(modules)
             self.broken = broken
+            self.made = made
             self.rules = rules
             for key in set(self.memo) - memoised:
                 del self.memo[key]

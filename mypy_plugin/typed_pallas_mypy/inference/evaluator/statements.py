@@ -454,7 +454,10 @@ class Statements:
         )
         if closure is not None and closure.is_class:
             closure = closure.parent
-        return FunctionObj(node, frame.module, qualname, closure, defaults, kw_defaults)
+        made = FunctionObj(node, frame.module, qualname, closure, defaults, kw_defaults)
+        if not isinstance(node, ast.Lambda):
+            self.m.made.setdefault(id(node), made)
+        return made
 
     def _FunctionDef(
         self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame, flow: Flow

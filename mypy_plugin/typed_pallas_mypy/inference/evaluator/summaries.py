@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -165,6 +166,44 @@ class ModuleRuns:
         self, qualname: str, release: tuple[int, ...] | None, *, result: bool = False
     ) -> FunctionSummary | None:
         """``function_summary`` of ``qualname`` in this module."""
+
+        def named(machine: Machine, found: ModuleObj) -> tuple[Value, ClassObj | None] | None:
+            return _lookup(found, qualname)
+
+        return self._summary(named, release, result=result)
+
+    def summary_at(self, line: int, release: tuple[int, ...] | None) -> FunctionSummary | None:
+        """The summary of the function whose ``def`` is at ``line`` of this module, as
+        its body is, whatever its decorators make of it (a registry's decorator may
+        return something else): a method on an instance its class makes; a function
+        defined in another function as the enclosing one's run (called as required)
+        makes it, called as its own parameters require."""
+
+        def defined(machine: Machine, found: ModuleObj) -> tuple[Value, ClassObj | None] | None:
+            path = _defs_to(found.tree, line)
+            if not path:
+                return None
+            target: FunctionObj | None = machine.made.get(id(path[0]))
+            owner = target.owner if target is not None else None
+            for depth, node in enumerate(path[1:]):
+                if target is None:
+                    return None
+                outer = _Run(machine, target, owner if depth == 0 else None)
+                outer.call({}, site=("<enclosing>", depth, 0, 0, 0))
+                target = machine.made.get(id(node))
+            if target is None:
+                return None
+            return target, owner if len(path) == 1 and isinstance(owner, ClassObj) else None
+
+        return self._summary(defined, release, result=False)
+
+    def _summary(
+        self,
+        find: Callable[[Machine, ModuleObj], tuple[Value, ClassObj | None] | None],
+        release: tuple[int, ...] | None,
+        *,
+        result: bool,
+    ) -> FunctionSummary | None:
         if self._imported is None:
             return None
         with contextlib.ExitStack() as questions:
@@ -172,7 +211,7 @@ class ModuleRuns:
             for platform, (machine, found) in self._imported.items():
                 questions.enter_context(machine.question())
                 try:
-                    looked_up = _lookup(found, qualname) if found is not None else None
+                    looked_up = find(machine, found) if found is not None else None
                     if looked_up is None:
                         return None
                     target, owner = looked_up
@@ -225,11 +264,12 @@ class _Run:
         self.returned: VSet = NOTHING
         self._probes = 0
 
-    def call(self, given: dict[str, VSet]) -> Flow:
+    def call(self, given: dict[str, VSet], site: SiteKey | None = None) -> Flow:
         """The function called with what its parameters require, ``given`` bound by
         name too; recorded at a pseudo call site of its own (the first call's is the
-        summary's, whose way to a kernel the notes give)."""
-        site = _SUMMARY_SITE if self._probes == 0 else ("<probe>", self._probes, 0, 0, 0)
+        summary's, whose way to a kernel the notes give; ``site``: another)."""
+        if site is None:
+            site = _SUMMARY_SITE if self._probes == 0 else ("<probe>", self._probes, 0, 0, 0)
         self._probes += 1
         self.last_site = site
         machine, target = self.machine, self.target
@@ -416,6 +456,42 @@ def _method(cls: ClassObj, name: str) -> Value | None:
         if isinstance(klass, ClassObj) and name in klass.attrs:
             return only(klass.attrs[name])
     return None
+
+
+def _defs_to(tree: ast.Module, line: int) -> list[ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The ``def`` statements from the module down to the one at ``line``: the outermost
+    is the module's or a class body's (at the top), each next one in the one before;
+    None when there is no such ``def``, or a class inside a function is on the way."""
+
+    def search(
+        body: list[ast.stmt], path: list[ast.FunctionDef | ast.AsyncFunctionDef]
+    ) -> list[ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        for stmt in body:
+            if not stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                continue
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if stmt.lineno == line:
+                    return [*path, stmt]
+                return search(_nested_statements(stmt), [*path, stmt])
+            if isinstance(stmt, ast.ClassDef):
+                # a class made by a function's run is not followed
+                return None if path else search(stmt.body, path)
+            return search(_nested_statements(stmt), path)
+        return None
+
+    return search(tree.body, [])
+
+
+def _nested_statements(stmt: ast.stmt) -> list[ast.stmt]:
+    """The statements directly inside ``stmt`` (a body, its branches, its handlers)."""
+    out: list[ast.stmt] = []
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for item in getattr(stmt, field, None) or []:
+            if isinstance(item, ast.stmt):
+                out.append(item)
+            else:  # an ``except`` handler, a ``match`` case: its body
+                out.extend(getattr(item, "body", []))
+    return out
 
 
 def _lookup(module: ModuleObj, qualname: str) -> tuple[Value, ClassObj | None] | None:
