@@ -88,14 +88,14 @@ print(json.dumps([user, jax], sort_keys=True))
 """
 
 
-def _config_data(seed: str) -> list[object]:
+def _config_data(seed: str, **env: str) -> list[object]:
     completed = subprocess.run(
         [sys.executable, "-c", CONFIG_DATA_CODE],
         capture_output=True,
         text=True,
         timeout=300,
         check=True,
-        env={**os.environ, "PYTHONHASHSEED": seed},
+        env={**os.environ, "PYTHONHASHSEED": seed, **env},
     )
     result: list[object] = json.loads(completed.stdout.strip().splitlines()[-1])
     return result
@@ -108,6 +108,14 @@ def test_report_config_data_is_stable_and_skips_site_packages() -> None:
     assert first == second
     assert first[0] is not None
     assert first[1] is None
+
+
+def test_report_config_data_says_which_engine_answers() -> None:
+    # a module checked with the rules answering is checked again under the summaries
+    rules = _config_data("1", TYPED_PALLAS_SUMMARIES="0")
+    summaries = _config_data("1", TYPED_PALLAS_SUMMARIES="1")
+    assert rules[0] != summaries[0]
+    assert _config_data("2", TYPED_PALLAS_SUMMARIES="1") == summaries
 
 
 WARM_RUN_CODE = """

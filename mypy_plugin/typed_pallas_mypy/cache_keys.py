@@ -261,13 +261,20 @@ def in_daemon() -> bool:
     return "mypy.dmypy_server" in sys.modules
 
 
+#: ``TYPED_PALLAS_SUMMARIES=1``: the evaluator's summaries answer what functions lower for,
+#: not the rules (``inference.Inference.summaries_answer``): part of the cache key
+SUMMARIES_ENV: Final = "TYPED_PALLAS_SUMMARIES"
+
+
 def config_data(config: Fingerprinted) -> dict[str, Any]:
-    """``report_config_data``'s answer for the project's modules."""
+    """``report_config_data``'s answer for the project's modules (with which engine
+    answers what functions lower for: a module checked under the other is checked again)."""
     return {
         "behaviour": PLUGIN_BEHAVIOUR_VERSION,
         "code": CODE_DIGEST,
         "jax": _versions.installed_version("jax"),
         "config": canonical(config.fingerprint()),
+        "summaries": os.environ.get(SUMMARIES_ENV, "") == "1",
     }
 
 

@@ -61,6 +61,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.incremental_cache_dir = os.path.join(base, ".mypy_cache")  # type: ignore[attr-defined]
         item.add_marker(pytest.mark.slow)
         env = getattr(item, "environment_variables", None)
+        if isinstance(env, dict):
+            # mypy runs in a subprocess whose environment is the case's env: alone (and the
+            # paths): the debug switch, and any other of the project's variables this
+            # process has (TYPED_PALLAS_SUMMARIES when measuring), must be passed on
+            for name, value in os.environ.items():
+                if name.startswith("TYPED_PALLAS_"):
+                    env.setdefault(name, value)
         if isinstance(env, dict) and "PYTHONPATH" in env:
             # pytest-mypy-plugins passes a case's env: as written; expand the folders named
             # by variable (TYPED_PALLAS_KERNOPS_SITE)

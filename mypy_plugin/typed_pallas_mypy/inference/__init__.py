@@ -53,6 +53,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from typed_pallas_mypy.cache_keys import SUMMARIES_ENV
 from typed_pallas_mypy.inference import model
 from typed_pallas_mypy.inference.collector import collector_paused
 from typed_pallas_mypy.inference.combine import Ask, Located, ModuleSource, Req, Resolver, Sets
@@ -80,11 +81,6 @@ __all__ = [
 
 _T = TypeVar("_T")
 
-#: ``TYPED_PALLAS_SUMMARIES=1``: what functions lower for (``requirement``,
-#: ``result_requirement``, ``requirement_at``, ``module_map``) is the evaluator's summaries'
-#: answer, not the rules'; a call's own reading (``call_requirement``) is left to the
-#: evaluator's module questions. The engine's swap, measured before it becomes the default.
-SUMMARIES_ENV = "TYPED_PALLAS_SUMMARIES"
 
 #: (platforms when a guard helper returns true, when false) or None; returns a platform
 HelperFacts = tuple[tuple[frozenset[str] | None, frozenset[str] | None] | None, bool]
@@ -208,7 +204,11 @@ class Inference:
         self._reach = PallasReach(self._resolver.evaluator_source)
         #: the evaluator's summaries of the functions defined at (module, line)
         self._summaries_at: dict[tuple[str, int], tuple[Requirement | None, frozenset[str]]] = {}
-        #: whether summaries answer what functions lower for (``SUMMARIES_ENV``)
+        #: whether summaries answer what functions lower for (``SUMMARIES_ENV``:
+        #: ``requirement``, ``result_requirement``, ``requirement_at``, ``module_map``),
+        #: not the rules; a call's own reading (``call_requirement``) is then left to the
+        #: evaluator's module questions. The engine's swap, measured before it becomes
+        #: the default.
         self.summaries_answer = os.environ.get(SUMMARIES_ENV, "") == "1"
 
     def _public(self, req: Req | None) -> Requirement | None:
