@@ -241,6 +241,9 @@ class _Scan:
             if any(self._hooks_check(call) for call in self._calls_by_line.get(site.line, ())):
                 continue  # an entry point or a wrapper of one: its hook checks the call
             message, notes = call_words(site.verdict, release)
+            decided = self.index.decision_at((site.line, site.column), self.configured)
+            if decided is not None and decided[0] == frozenset(site.verdict.reached):
+                notes = (*notes[:-1], decided[1])  # the guard that decides it, by name
             finding = Finding(site.line, site.column, message, notes)
             self.out.add(self.target_of((site.line, site.column)), finding)
 

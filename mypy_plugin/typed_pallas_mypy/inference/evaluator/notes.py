@@ -107,7 +107,9 @@ def chain_notes(
         if link.callee == "__call__" and following is not None and following.owner:
             notes.append(_platforms.CHAIN_INSTANCE_NOTE.format(cls=following.owner, **common))
         elif link.callee is not None:
-            notes.append(_platforms.CHAIN_CALL_NOTE.format(callee=link.callee, **common))
+            nested = link.nested and not link.callee.startswith("<lambda")
+            callee = f"its nested {link.callee}" if nested else link.callee
+            notes.append(_platforms.CHAIN_CALL_NOTE.format(callee=callee, **common))
         elif kernel.module == link.module and kernel.line == link.line:
             notes.append(_platforms.CHAIN_ENTRY_NOTE.format(entry=entry, decides=said, **common))
         else:

@@ -147,6 +147,8 @@ class Link:
     path: str = ""
     #: the class whose body defines the function, for a method ("" for none)
     owner: str = ""
+    #: ``callee`` is defined in this function (a nested function it made)
+    nested: bool = False
 
 
 @dataclass(frozen=True)
@@ -272,7 +274,11 @@ def _chain(
             # the model called (``copy_context().run(f, x)`` calls ``f``)
             return rest or ()
         if rest:
-            return (Link(module, name, defined, step[1], rest[0].name, owner=owner), *rest)
+            nested = rest[0].module == module and defined < rest[0].defined <= (
+                node.end_lineno or defined
+            )
+            link = Link(module, name, defined, step[1], rest[0].name, owner=owner, nested=nested)
+            return (link, *rest)
         made_here = kernel.module == module and defined <= kernel.line <= (
             node.end_lineno or defined
         )
