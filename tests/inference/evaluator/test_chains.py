@@ -145,3 +145,38 @@ def test_through_a_call_in_a_try_body_whose_handler_raises() -> None:
         Link("app", "guarded", 5, 7, "tpu_op"),
         Link("ops", "tpu_op", 10, 11, None),
     )
+
+
+NESTED_APP = """\
+import jax
+import ops
+
+
+def outer(x):
+    def inner(y):
+        return ops.tpu_op(y)
+
+    return inner(x)
+
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return outer(x)
+    return x
+"""
+
+
+def test_through_a_nested_function() -> None:
+    from typed_pallas_mypy.inference.evaluator.notes import chain_notes
+
+    files = {"ops.py": OPS, "app.py": NESTED_APP}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 14)
+    assert verdict is not None and verdict.finding
+    assert verdict.chain == (
+        Link("app", "outer", 5, 9, "inner", nested=True),
+        Link("app", "inner", 6, 7, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )
+    notes = chain_notes(verdict.chain, verdict.kernels[0], "ops.py", ["tpu"])
+    assert notes[0].endswith("it calls its nested inner at :9")
+    assert notes[1].endswith("it calls tpu_op at :7")
