@@ -232,11 +232,18 @@ class _Scan:
 
     def _evaluated(self) -> None:
         """The calls the engine's evaluator finds JAX refuses wherever their guards let
-        them run, in functions where the rules above found nothing."""
+        them run, in functions where the rules above found nothing (where the summaries
+        answer what functions lower for: on lines where the checks above found nothing)."""
         reported = {target for target, items in self.out.by_target.items() if items}
+        by_line = self.facts.inference.engine().summaries_answer
+        lines = {f.line for items in self.out.by_target.values() for f in items}
         release = calls.installed_jax() or None
         for site in self.facts.evaluated_findings(self.tree, release):
-            if self.target_of((site.line, site.column)) in reported:
+            if by_line:
+                found_there = site.line in lines
+            else:
+                found_there = self.target_of((site.line, site.column)) in reported
+            if found_there:
                 continue  # the rules found something there: theirs is the finding
             if any(self._hooks_check(call) for call in self._calls_by_line.get(site.line, ())):
                 continue  # an entry point or a wrapper of one: its hook checks the call

@@ -1,0 +1,96 @@
+"""The engine's swap under its switch (``TYPED_PALLAS_SUMMARIES=1``): the evaluator's
+summaries answer what functions lower for, and a finding of the evaluator's module
+question stands on every line where the other checks found nothing (with the rules
+answering, only in functions where they found nothing).
+
+One mypy run per engine over a small project, the plugin's debug switch on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+OPS = """\
+from typing import Any
+
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref: Any, o_ref: Any) -> None:
+    o_ref[...] = x_ref[...] + 1
+
+
+def tpu_op(x: Any) -> Any:
+    return pl.pallas_call(kernel, out_shape=x, compiler_params=pltpu.CompilerParams())(x)
+
+
+def maybe(x: Any, flag: bool) -> Any:
+    def inner(y: Any) -> Any:
+        return tpu_op(y)
+
+    if flag:
+        return inner(x)
+    return x
+"""
+
+APP = """\
+import jax
+import ops
+
+
+def run(x: jax.Array) -> object:
+    if jax.default_backend() == "gpu":
+        ops.tpu_op(x)
+        ops.maybe(x, True)
+        ops.maybe(x, False)
+    return x
+"""
+
+ERROR = re.compile(r"^app\.py:(\d+): error: .*\[pallas-platform\]$", re.MULTILINE)
+
+
+def _error_lines(tmp_path: Path, summaries: str) -> list[int]:
+    (tmp_path / "ops.py").write_text(OPS)
+    (tmp_path / "app.py").write_text(APP)
+    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = typed_pallas_mypy\n")
+    env = {
+        **os.environ,
+        "TYPED_PALLAS_MYPY_DEBUG": "1",
+        "TYPED_PALLAS_SUMMARIES": summaries,
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--cache-dir",
+            str(tmp_path / f".cache{summaries}"),
+            "app.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr + done.stdout
+    return sorted(int(line) for line in ERROR.findall(done.stdout))
+
+
+def test_summaries_answer_and_each_line_stands_alone(tmp_path: Path) -> None:
+    # ``maybe(x, True)`` runs its nested TPU kernel under the gpu guard; ``False`` not
+    assert _error_lines(tmp_path, "1") == [7, 8]
+
+
+def test_with_the_rules_answering_a_function_they_found_in_is_theirs(tmp_path: Path) -> None:
+    assert _error_lines(tmp_path, "0") == [7]
