@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from typed_pallas_mypy.cli.findings import (
     PLUGIN_MODULE,
@@ -111,12 +112,18 @@ def preset_flags(*, check_untyped_defs: bool = True) -> list[str]:
     ]
 
 
+#: kept from the caller's environment: which engine answers (``TYPED_PALLAS_SUMMARIES=1``
+#: measures the evaluator's summaries in its place of the rules)
+_KEPT: Final = ("TYPED_PALLAS_SUMMARIES",)
+
+
 def clean_env(extra_pythonpath: Sequence[str] = ()) -> dict[str, str]:
-    """The environment minus any typed-pallas or mypy settings the caller may have."""
+    """The environment minus any typed-pallas or mypy settings the caller may have (but
+    the engine's switch, ``_KEPT``)."""
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("TYPED_PALLAS", "MYPY")) and k != "PYTHONPATH"
+        if k in _KEPT or (not k.startswith(("TYPED_PALLAS", "MYPY")) and k != "PYTHONPATH")
     }
     if extra_pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(extra_pythonpath)
