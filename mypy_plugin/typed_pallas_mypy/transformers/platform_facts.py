@@ -238,6 +238,21 @@ class Facts:
                 self._note_module(read)
         return cached
 
+    def gates_of(self, fullname: str) -> tuple[Gate, ...]:
+        """``of(fullname).gates`` without the engine's facts of the function (a class's
+        claims read every method's gates, and few methods have any)."""
+        cached = self._computed.get(fullname)
+        if cached is not None:
+            return self.of(fullname).gates  # noted as ``of`` notes it
+        module = self.names.module_of(fullname)
+        if module is None or not self.names.is_user_module(module):
+            return ()
+        self._note_module(module)
+        tree = self.modules[module]
+        if tree.is_cache_skeleton:
+            return self._stored_facts(module, tree).get(fullname, NO_FACTS).gates
+        return self._typed(fullname, tree)[0][3]
+
     def _compute(self, fullname: str, module: str) -> FunctionFacts:
         """The engine's facts of a project function, with what needs mypy's types."""
         inferred = self.inference.facts_of(fullname)

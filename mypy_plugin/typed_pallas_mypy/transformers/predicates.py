@@ -457,7 +457,7 @@ def class_claims(tree: MypyFile, facts: Facts) -> list[Claim]:
                     node = node.func
                 if not isinstance(node, FuncDef):
                     continue
-                for gate in facts.of(node.fullname).gates:
+                for gate in facts.gates_of(node.fullname):
                     for claim in _gate_claims(tree, info, node, gate, facts):
                         key = (id(claim.at), claim.kernel)
                         if key not in seen:  # one claim per predicate and kernel method
