@@ -129,6 +129,7 @@ from eval.mypyrun import (
 )
 from typed_pallas_mypy.cli.opted_out import opted_out_files, shadow_copies
 from typed_pallas_mypy.inference import Inference
+from typed_pallas_mypy.inference.parsing import parse_module
 
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typed-pallas-eval"
 RESULTS = Path(__file__).with_name("results")
@@ -726,7 +727,7 @@ def imported_tops(root: Path, files: Sequence[str]) -> set[str]:
     found: set[str] = set()
     for rel in files:
         try:
-            tree = ast.parse((root / rel).read_bytes())
+            tree = parse_module((root / rel).read_bytes(), rel)  # no SyntaxWarning printed
         except (OSError, SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):
