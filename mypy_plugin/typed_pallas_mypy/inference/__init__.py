@@ -63,7 +63,6 @@ from typed_pallas_mypy.inference.evaluator.notes import call_words
 from typed_pallas_mypy.inference.evaluator.questions import SiteFinding, module_findings
 from typed_pallas_mypy.inference.evaluator.summaries import FunctionSummary, ModuleRuns
 from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict
-from typed_pallas_mypy.inference.parsing import parse_module
 from typed_pallas_mypy.inference.reach import PallasReach
 from typed_pallas_mypy.inference.store import FactsStore
 
@@ -333,40 +332,11 @@ class Inference:
     def _summary(self, fullname: str, *, result: bool) -> Requirement | None:
         key = (fullname, result)
         if key not in self._summaries:
-            # the rest of its module's functions are asked together: a caller asks about
-            # them next (the plugin stores a module's facts, a class's claims read every
-            # method), and the module's import, most of the cost, is then run once
-            split = self._split(fullname)
-            together = self._definitions(split[0]) if split is not None else []
-            self._ask_summaries([fullname, *together], result=True)
+            # asked alone: a module's functions asked together are asked so
+            # (``ask_summaries``: the plugin stores a module's facts)
+            self._ask_summaries([fullname], result=result)
             self._summaries.setdefault(key, (None, frozenset()))  # a question that failed
         return self._summaries[key][0]
-
-    def _definitions(self, module: str) -> list[str]:
-        """The fullnames of ``module``'s top-level functions and classes and of their
-        methods, as its source defines them (none when it is not read or not parsed)."""
-        found = self._resolver.evaluator_source(module)
-        if found is None:
-            return []
-        path, _, source = found
-        key = (path, source)
-        if key not in self._trees:
-            try:
-                self._trees[key] = parse_module(source, path)
-            except (SyntaxError, ValueError):
-                self._trees[key] = None
-        tree = self._trees[key]
-        names: list[str] = []
-        for stmt in tree.body if tree is not None else ():
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.append(f"{module}.{stmt.name}")
-            if isinstance(stmt, ast.ClassDef):
-                names.extend(
-                    f"{module}.{stmt.name}.{item.name}"
-                    for item in stmt.body
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-                )
-        return names
 
     def _answer(
         self, fullname: str, module: str, found: FunctionSummary | None
