@@ -95,3 +95,19 @@ def platforms_of(found: Requirement | None) -> set[str] | None:
 
 def reader_for(root: Path, cache: Path | None = None) -> Inference:
     return Inference([str(root)], str(cache) if cache is not None else None)
+
+
+def count_module_imports(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The modules the evaluator's summaries import from now on (one entry per
+    ``summaries.ModuleRuns``: a module's import, run once for the summaries asked with it)."""
+    from typed_pallas_mypy.inference.evaluator import summaries
+
+    imported: list[str] = []
+    real = summaries.ModuleRuns.__init__
+
+    def counting(self: summaries.ModuleRuns, loader: object, module: str, *rest: object) -> None:
+        imported.append(module)
+        real(self, loader, module, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(summaries.ModuleRuns, "__init__", counting)
+    return imported

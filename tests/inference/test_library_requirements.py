@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
+from library_fakes import HEADER, OPS, MakeLib, count_module_imports, platforms_of, reader_for
 
 from typed_pallas_mypy.inference import SUMMARIES_ENV, Inference, Requirement
 
@@ -1062,16 +1062,7 @@ def test_a_module_asked_together_is_imported_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "ops.py").write_text(BATCHED)
-    from typed_pallas_mypy.inference.evaluator import summaries
-
-    imports: list[str] = []
-    real = summaries.ModuleRuns.__init__
-
-    def counting(self: summaries.ModuleRuns, loader: object, module: str, *rest: object) -> None:
-        imports.append(module)
-        real(self, loader, module, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(summaries.ModuleRuns, "__init__", counting)
+    imports = count_module_imports(monkeypatch)
     names = ["ops.triton_op", "ops.tpu_op", "ops.Op.__call__"]
     together = Inference([str(tmp_path)], None)
     together.ask_summaries(names)

@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from library_fakes import count_module_imports
 
 from typed_pallas_mypy.inference import Inference
 from typed_pallas_mypy.inference.evaluator.machine import files_loader
@@ -204,16 +205,7 @@ def test_a_function_that_reaches_no_pallas_is_summarised_without_a_run(
 ) -> None:
     (tmp_path / "ops.py").write_text(OPS)
     (tmp_path / "plain.py").write_text(textwrap.dedent(PLAIN))
-    from typed_pallas_mypy.inference.evaluator import summaries
-
-    asked: list[str] = []
-    real = summaries.ModuleRuns.__init__
-
-    def counting(self: summaries.ModuleRuns, loader: object, module: str, *rest: object) -> None:
-        asked.append(module)
-        real(self, loader, module, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(summaries.ModuleRuns, "__init__", counting)
+    asked = count_module_imports(monkeypatch)
     engine = Inference([str(tmp_path)], None)
     assert engine.may_lower("ops.tpu_op") is True
     assert engine.may_lower("plain.op") is False
