@@ -41,6 +41,7 @@ __all__ = [
     "CHAIN_CALL_NOTE",
     "CHAIN_ENTRY_NOTE",
     "CHAIN_INSTANCE_NOTE",
+    "CHAIN_RETURNS_NOTE",
     "CHAIN_RUNS_NOTE",
     "GPU",
     "GPU_CUSTOM_CALLS",
@@ -530,6 +531,10 @@ CHAIN_CALL_NOTE: Final = "{name} ({where}) lowers only for {platforms}: it calls
 CHAIN_INSTANCE_NOTE: Final = (
     "{name} ({where}) lowers only for {platforms}: it calls a {cls} at {at}, whose __call__ "
     "lowers only for {platforms}"
+)
+#: the first step of a way through an instance another function made (a factory)
+CHAIN_RETURNS_NOTE: Final = (
+    "{name} ({where}) returns a {cls} at {at}, which lowers only for {platforms}"
 )
 CHAIN_ENTRY_NOTE: Final = (
     "{name} ({where}) lowers only for {platforms}: its {entry} at {at} {decides}"

@@ -180,3 +180,112 @@ def test_through_a_nested_function() -> None:
     notes = chain_notes(verdict.chain, verdict.kernels[0], "ops.py", ["tpu"])
     assert notes[0].endswith("it calls its nested inner at :9")
     assert notes[1].endswith("it calls tpu_op at :7")
+
+
+ARGUMENT_APP = """\
+import jax
+import ops
+
+
+def apply(x, fn):
+    return fn(ops.tpu_op(x))
+
+
+def main(x, fn):
+    if jax.default_backend() == "gpu":
+        return apply(x, fn)
+    return x
+"""
+
+
+def test_through_the_call_in_an_argument_when_the_outer_callee_is_unknown() -> None:
+    # ``fn(ops.tpu_op(x))``: the outer call ran the kernel only by evaluating its
+    # argument; the way goes on through ``tpu_op``, not ends at ``fn``
+    files = {"ops.py": OPS, "app.py": ARGUMENT_APP}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 11)
+    assert verdict is not None and verdict.finding
+    assert verdict.chain == (
+        Link("app", "apply", 5, 6, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )
+
+
+RESULT_APP = """\
+import jax
+import ops
+
+
+def run_made(x):
+    return ops.make()(x)
+
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return run_made(x)
+    return x
+"""
+
+
+def test_the_outer_call_that_runs_what_the_inner_one_made() -> None:
+    # ``ops.make()(x)``: ``make`` runs nothing, the outer call runs its kernel
+    files = {"ops.py": OPS, "app.py": RESULT_APP}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 11)
+    assert verdict is not None and verdict.finding
+    assert verdict.chain == (Link("app", "run_made", 5, 6, None),)
+
+
+FACTORY_APP = """\
+import jax
+import ops
+
+
+class Runner:
+    def __call__(self, x):
+        return ops.tpu_op(x)
+
+
+def make_runner():
+    return Runner()
+
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        made_there = make_runner()
+        made_here = Runner()
+        return made_there(x) + made_here(x)
+    return x
+"""
+
+
+def _factory_chain(call: str) -> tuple[Link, ...]:
+    app = FACTORY_APP.replace("made_there(x) + made_here(x)", call)
+    files = {"ops.py": OPS, "app.py": app}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 18)
+    assert verdict is not None and verdict.finding
+    return verdict.chain
+
+
+def test_an_instance_made_by_a_factory_starts_the_way_where_it_is_made() -> None:
+    assert _factory_chain("made_there(x)") == (
+        Link("app", "make_runner", 10, 11, None, made="Runner"),
+        Link("app", "__call__", 6, 7, "tpu_op", owner="Runner"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )
+
+
+def test_an_instance_made_where_it_is_called_has_no_such_step() -> None:
+    assert _factory_chain("made_here(x)") == (
+        Link("app", "__call__", 6, 7, "tpu_op", owner="Runner"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )
+
+
+def test_the_factory_step_is_worded_as_what_it_returns() -> None:
+    from typed_pallas_mypy.inference.evaluator.notes import chain_notes
+
+    app = FACTORY_APP.replace("made_there(x) + made_here(x)", "made_there(x)")
+    files = {"ops.py": OPS, "app.py": app}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 18)
+    assert verdict is not None
+    notes = chain_notes(verdict.chain, verdict.kernels[0], "ops.py", ["tpu"])
+    assert notes[0] == "make_runner (:10) returns a Runner at :11, which lowers only for tpu"

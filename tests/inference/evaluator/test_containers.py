@@ -223,3 +223,105 @@ def test_item_assignment_keeps_the_first_key(assigned: str, expected: bool) -> N
         "    (key,) = ops\n    op = lib.tpu_kernel if key is True else lib.triton_kernel"
     )
     assert fires(_guarded(setup, "op(x)")) is expected
+
+
+# -- large displays of constants (built once per node: ``evaluator.literals``) ---------
+# Each display below is far above the size from which its value is kept, so the second
+# evaluation of the same display takes the kept value: it must still be what Python gives
+# (a new list, dict or set each time the display runs).
+
+_NUMBERS = ", ".join(str(n) for n in range(80))
+_MODES = ", ".join(f'"m{n}": "safe"' for n in range(79)) + ', "m79": "fast"'
+
+
+def _twice(display: str, setup: str) -> str:
+    return f"def table():\n    return {display}\n\n" + setup.replace("\n", "\n    ")
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"), [("first", True), ("second", False)], ids=["first-fires", "second-silent"]
+)
+def test_each_run_of_a_large_list_display_is_a_new_list(read: str, expected: bool) -> None:
+    setup = (
+        "first = table()\nsecond = table()\n"
+        "first[0] = lib.tpu_kernel\nsecond[0] = lib.triton_kernel"
+    )
+    program = _twice(f"[{_NUMBERS}]", "") + _guarded(setup.replace("\n", "\n    "), f"{read}[0](x)")
+    assert fires(program) is expected
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"), [("first", True), ("second", False)], ids=["first-fires", "second-silent"]
+)
+def test_each_run_of_a_large_dict_display_is_a_new_dict_inside_too(
+    read: str, expected: bool
+) -> None:
+    display = "{" + f'"inner": {{{_MODES}}}' + "}"
+    setup = (
+        "first = table()\nsecond = table()\n"
+        'first["inner"]["m0"] = lib.tpu_kernel\nsecond["inner"]["m0"] = lib.triton_kernel'
+    )
+    program = _twice(display, "") + _guarded(
+        setup.replace("\n", "\n    "), f'{read}["inner"]["m0"](x)'
+    )
+    assert fires(program) is expected
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"), [("first", True), ("second", False)], ids=["first-fires", "second-silent"]
+)
+def test_a_list_inside_a_large_tuple_display_is_new_each_run(read: str, expected: bool) -> None:
+    # the tuple is immutable, the list in it is not: ``second[0]`` stays empty
+    setup = "first = table()\nsecond = table()\nfirst[0].append(lib.tpu_kernel)"
+    program = _twice(f"([], {_NUMBERS})", "") + _guarded(
+        setup.replace("\n", "\n    "), f"{read}[0][0](x)"
+    )
+    assert fires(program) is expected
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"), [("m79", True), ("m0", False)], ids=["fast-fires", "safe-silent"]
+)
+def test_a_large_dict_display_read_in_every_call(mode: str, expected: bool) -> None:
+    program = (
+        KERNELS
+        + f"def kernel_for(mode):\n    return KERNELS[{{{_MODES}}}[mode]]\n\n"
+        + _guarded('kernel_for("m1")', f'kernel_for("{mode}")(x)')
+    )
+    assert fires(program) is expected
+
+
+# -- each call makes new objects: a call's outcome is not kept when it returns one ------
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"), [("first", True), ("second", False)], ids=["first-fires", "second-silent"]
+)
+def test_each_call_of_a_list_factory_makes_a_new_list(read: str, expected: bool) -> None:
+    setup = (
+        "first = table()\n    second = table()\n"
+        "    first.append(lib.tpu_kernel)\n    second.append(lib.triton_kernel)"
+    )
+    program = "def table():\n    return []\n\n" + _guarded(setup, f"{read}[0](x)")
+    assert fires(program) is expected
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"), [("first", True), ("second", False)], ids=["first-fires", "second-silent"]
+)
+def test_each_call_of_a_factory_makes_a_new_instance(read: str, expected: bool) -> None:
+    head = (
+        "class Config:\n    def __init__(self):\n        self.kernel = lib.triton_kernel\n\n"
+        "def make():\n    return Config()\n\n"
+    )
+    setup = "first = make()\n    second = make()\n    first.kernel = lib.tpu_kernel"
+    assert fires(head + _guarded(setup, f"{read}.kernel(x)")) is expected
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"), [("first", True), ("second", False)], ids=["first-fires", "second-silent"]
+)
+def test_a_list_in_a_returned_tuple_is_new_each_call(read: str, expected: bool) -> None:
+    setup = "first = pair()\n    second = pair()\n    first[0].append(lib.tpu_kernel)"
+    program = "def pair():\n    return ([], 0)\n\n" + _guarded(setup, f"{read}[0][0](x)")
+    assert fires(program) is expected

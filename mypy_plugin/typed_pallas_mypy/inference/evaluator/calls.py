@@ -58,6 +58,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     VSet,
     both_ran,
     join,
+    next_serial,
     vset,
 )
 from typed_pallas_mypy.inference.evaluator.expressions import defines, exact_items
@@ -163,6 +164,7 @@ class Calls:
             return self.instantiate(value, args, keywords, star_unknown, kw_unknown)
         if isinstance(value, InstanceObj):
             if isinstance(value.cls, ClassObj):
+                m.called_instance(value)
                 flow = Flow()
                 method = m.expressions.class_attribute(
                     value.cls, value.cls, "__call__", flow, instance=value
@@ -508,8 +510,13 @@ class Calls:
             cached, key = None, None
         if cached is not None:
             return cached
+        since = next_serial()
         outcome = self._run_bound(fn, bound)
-        if key is not None and not m.unfinished:
+        if (
+            key is not None
+            and not m.unfinished
+            and not _returns_new_mutable(outcome.returns, since)
+        ):
             m.memo[key] = outcome
         return outcome
 
@@ -573,6 +580,7 @@ class Calls:
         if "enum" in cls.flags:
             return library.enum_member(cls, args)
         instance = InstanceObj(cls)
+        instance.made_at = m.made_here()
         if cls.fields is not None and not defines(cls, "__init__"):
             given = list(args)
             for name, default in cls.fields:
@@ -679,3 +687,17 @@ def _outcome(exit_: Exit, flow: Flow) -> Outcome:
         outcome.extra["yield_items"] = yield_items
         outcome.extra["yield_rans"] = [ran for _, ran in exit_.yields]
     return outcome
+
+
+def _returns_new_mutable(values: VSet, since: int) -> bool:
+    """Whether ``values`` hold a list, dict, set or instance made after serial ``since``
+    (in a tuple too): each call makes a new one (``def table(): return []``), so the
+    call's outcome is not the next call's."""
+    for value in values:
+        if not isinstance(value, (Container, InstanceObj)) or value.serial < since:
+            continue
+        if not isinstance(value, Container) or value.kind != "tuple":
+            return True
+        if any(_returns_new_mutable(item, since) for item in value.items):
+            return True
+    return False

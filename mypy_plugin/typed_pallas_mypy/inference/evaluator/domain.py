@@ -434,14 +434,17 @@ class ClassObj(Obj):
 class InstanceObj(Obj):
     """An instance of a class (a project class, or a library class as ``External``).
     An instance of a subclass of ``dict``, ``list`` or ``set`` is also that container:
-    ``store`` holds its items (None for any other class)."""
+    ``store`` holds its items (None for any other class). ``made_at``: where a class of
+    the program was called to make it, for the notes (the call site's module and line,
+    and the function that called it), or None."""
 
-    __slots__ = ("cls", "store")
+    __slots__ = ("cls", "made_at", "store")
 
     def __init__(self, cls: Value) -> None:
         super().__init__()
         self.cls = cls
         self.store: Container | None = None
+        self.made_at: tuple[str, int, FunctionObj] | None = None
 
     @override
     def __repr__(self) -> str:

@@ -58,6 +58,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     shape_of,
     vset,
 )
+from typed_pallas_mypy.inference.evaluator.literals import literal_value
 from typed_pallas_mypy.inference.evaluator.machine import site_key
 
 if TYPE_CHECKING:
@@ -110,6 +111,8 @@ class Expressions:
 
     def __init__(self, machine: Machine) -> None:
         self.m = machine
+        #: each node kind's case (``_Call`` for ``ast.Call``), or None: found once
+        self._cases: dict[type[ast.expr], Callable[[Any, Frame, Flow], VSet] | None] = {}
 
     # ---------------------------------------------------------------- the dispatch
 
@@ -118,11 +121,14 @@ class Expressions:
         self.m.tick()
         if not flow.live:
             return NOTHING
-        method = getattr(self, f"_{type(node).__name__}", None)
-        if method is None:
+        kind = type(node)
+        try:
+            case = self._cases[kind]
+        except KeyError:
+            case = self._cases[kind] = getattr(self, f"_{kind.__name__}", None)
+        if case is None:
             return ANYTHING
-        result: VSet = method(node, frame, flow)
-        return result
+        return case(node, frame, flow)
 
     def _Constant(self, node: ast.Constant, frame: Frame, flow: Flow) -> VSet:
         return vset(Const(node.value))
@@ -496,13 +502,13 @@ class Expressions:
         return self.evaluate(node.value, frame, flow)
 
     def _Tuple(self, node: ast.Tuple, frame: Frame, flow: Flow) -> VSet:
-        return self._sequence("tuple", node.elts, frame, flow)
+        return literal_value(node, lambda: self._sequence("tuple", node.elts, frame, flow))
 
     def _List(self, node: ast.List, frame: Frame, flow: Flow) -> VSet:
-        return self._sequence("list", node.elts, frame, flow)
+        return literal_value(node, lambda: self._sequence("list", node.elts, frame, flow))
 
     def _Set(self, node: ast.Set, frame: Frame, flow: Flow) -> VSet:
-        return self._sequence("set", node.elts, frame, flow)
+        return literal_value(node, lambda: self._sequence("set", node.elts, frame, flow))
 
     def _sequence(self, kind: str, elts: list[ast.expr], frame: Frame, flow: Flow) -> VSet:
         made = Container(kind)
@@ -520,6 +526,9 @@ class Expressions:
         return vset(made)
 
     def _Dict(self, node: ast.Dict, frame: Frame, flow: Flow) -> VSet:
+        return literal_value(node, lambda: self._dict_display(node, frame, flow))
+
+    def _dict_display(self, node: ast.Dict, frame: Frame, flow: Flow) -> VSet:
         made = NewDict()
         for key_node, value_node in zip(node.keys, node.values, strict=True):
             if key_node is None:
@@ -532,7 +541,7 @@ class Expressions:
                 continue
             key = self.evaluate(key_node, frame, flow)
             made.put_any(key, self.evaluate(value_node, frame, flow))
-        return vset(made.container)
+        return vset(made.finished())
 
     def _ListComp(self, node: ast.ListComp, frame: Frame, flow: Flow) -> VSet:
         return self._comprehension("list", node.generators, [node.elt], frame, flow)
@@ -616,7 +625,7 @@ class Expressions:
             built = NewDict()
             for key, value in rows:
                 built.put_any(key, value)
-            made = built.container
+            made = built.finished()
         else:
             made = Container(kind)
             made.items = [row[0] for row in rows]
@@ -740,12 +749,22 @@ class NewDict:
     Python, a key equal to an earlier one (``{True: a, 1: b}``) keeps the earlier key and
     its place, and takes the later value."""
 
-    __slots__ = ("container", "places")
+    __slots__ = ("container", "loose", "places")
 
     def __init__(self) -> None:
         self.container = Container("dict")
         #: each key's index in ``container.entries``
         self.places: dict[Value, int] = {}
+        #: the values put under keys not known, joined once (``finished``): joined one by
+        #: one, a display of thousands of such keys was quadratic
+        self.loose: list[VSet] = []
+
+    def finished(self) -> Container:
+        """The dict built."""
+        if self.loose:
+            self.container.loose = join(self.container.loose, *self.loose)
+            self.loose = []
+        return self.container
 
     def put(self, key: Value, value: VSet) -> None:
         """``d[key] = value`` for a key known and hashable."""
@@ -763,7 +782,7 @@ class NewDict:
         one = only(key)
         if one is None or not hashable_key(one):
             self.container.exact = False
-            self.container.loose = join(self.container.loose, value)
+            self.loose.append(value)
         else:
             self.put(one, value)
 

@@ -29,6 +29,7 @@ from typed_pallas_mypy.inference.evaluator import journal, stdlib_models
 from typed_pallas_mypy.inference.evaluator.domain import (
     Frame,
     FunctionObj,
+    InstanceObj,
     Kernel,
     ModuleObj,
     Outcome,
@@ -114,6 +115,9 @@ class SiteRecord:
     #: the functions its call entered, itself or through what it called for it (a
     #: class's ``__init__``, the function ``lax.cond`` runs): the way to its kernels
     entered: frozenset[FunctionObj] = frozenset()
+    #: the instances its call called (their class's ``__call__`` ran): where they were
+    #: made starts the way to their kernels
+    called: frozenset[InstanceObj] = frozenset()
 
     @property
     def ran(self) -> frozenset[Kernel]:
@@ -235,7 +239,8 @@ class Machine:
         memoised = set(self.memo)
         rules = {owner: dict(methods) for owner, methods in self.rules.items()}
         sites = {
-            k: (r.reached, dict(r.frames), r.may_ran, r.entered) for k, r in self.sites.items()
+            k: (r.reached, dict(r.frames), r.may_ran, r.entered, r.called)
+            for k, r in self.sites.items()
         }
         try:
             with journal.recording(next_serial()) as undo:
@@ -321,6 +326,21 @@ class Machine:
             site = self.sites.setdefault(self.calling[-1], SiteRecord())
             if function not in site.entered:
                 site.entered = site.entered | {function}
+
+    def called_instance(self, instance: InstanceObj) -> None:
+        """``instance`` is called for the call site being evaluated (``calling``)."""
+        if self.calling:
+            site = self.sites.setdefault(self.calling[-1], SiteRecord())
+            if instance not in site.called:
+                site.called = site.called | {instance}
+
+    def made_here(self) -> tuple[str, int, FunctionObj] | None:
+        """Where an object made now is made: the call site being evaluated and the
+        function running it, or None (at a module's top level)."""
+        if not self.calling or not self.active:
+            return None
+        module, line = self.calling[-1][0], self.calling[-1][1]
+        return module, line, self.active[-1]
 
     def new_round(self, memoised: set[object]) -> None:
         """Start a new round of calls from the heap as the last one left it: forget what

@@ -104,7 +104,9 @@ def chain_notes(
             "at": f"{link.path}:{link.line}",
         }
         following = chain[i + 1] if i + 1 < len(chain) else None
-        if link.callee == "__call__" and following is not None and following.owner:
+        if link.made:
+            notes.append(_platforms.CHAIN_RETURNS_NOTE.format(cls=link.made, **common))
+        elif link.callee == "__call__" and following is not None and following.owner:
             notes.append(_platforms.CHAIN_INSTANCE_NOTE.format(cls=following.owner, **common))
         elif link.callee is not None:
             nested = link.nested and not link.callee.startswith("<lambda")

@@ -149,6 +149,9 @@ class Link:
     owner: str = ""
     #: ``callee`` is defined in this function (a nested function it made)
     nested: bool = False
+    #: a first step that makes what the call calls: the function ``name`` returns an
+    #: instance of this class, made at ``line`` (whose ``__call__`` is the next step)
+    made: str = ""
 
 
 @dataclass(frozen=True)
@@ -259,16 +262,14 @@ def _chain(
     if record is None:
         return None
     for function in sorted(record.entered, key=lambda f: (f.module.name, f.node.lineno)):
-        step = _step(machine, function, kernel, seen)
-        if step is None:
+        steps = _steps(machine, function, kernel, seen)
+        if not steps:
             continue
         node = function.node
         name = "<lambda>" if isinstance(node, ast.Lambda) else node.name
         module, defined = function.module.name, node.lineno
         owner = function.owner.name if isinstance(function.owner, ClassObj) else ""
-        rest = None
-        if (step[0], step[1]) != (kernel.module, kernel.line):
-            rest = _chain(machine, step, kernel, seen)
+        step, rest = _way_on(machine, steps, kernel, seen)
         if stdlib_models.is_model(module):
             # a model of the standard library stands for C code: the caller calls what
             # the model called (``copy_context().run(f, x)`` calls ``f``)
@@ -288,8 +289,30 @@ def _chain(
 
 
 def chain_from(machine: Machine, key: SiteKey, kernel: Kernel) -> tuple[Link, ...]:
-    """The way from the call recorded at ``key`` to ``kernel`` (empty when lost)."""
-    return _chain(machine, key, kernel, set()) or ()
+    """The way from the call recorded at ``key`` to ``kernel`` (empty when lost); when
+    the call calls an instance another function made (``make_splash_mha(...)(q, k,
+    v)``), the way starts where it was made."""
+    chain = _chain(machine, key, kernel, set()) or ()
+    if not chain or not chain[0].owner:
+        return chain
+    record = machine.sites.get(key)
+    origins = {
+        (instance.made_at, instance.cls.name)
+        for instance in (record.called if record is not None else ())
+        if instance.made_at is not None
+        and isinstance(instance.cls, ClassObj)
+        and chain[0].owner in (c.name for c in instance.cls.mro if isinstance(c, ClassObj))
+    }
+    if len(origins) != 1:
+        return chain
+    (((module, line, function), cls),) = origins
+    node = function.node
+    if isinstance(node, ast.Lambda) or (
+        module == key[0] and node.lineno <= key[1] <= (node.end_lineno or node.lineno)
+    ):
+        return chain  # made where it is called: no step to show
+    made_by = Link(module, node.name, node.lineno, line, None, made=cls)
+    return (made_by, *chain)
 
 
 def same_kernel(a: Kernel, b: Kernel) -> bool:
@@ -298,11 +321,30 @@ def same_kernel(a: Kernel, b: Kernel) -> bool:
     return (a.entry, a.module, a.line, a.backend) == (b.entry, b.module, b.line, b.backend)
 
 
-def _step(
+def _way_on(
+    machine: Machine, steps: list[SiteKey], kernel: Kernel, seen: set[SiteKey]
+) -> tuple[SiteKey, tuple[Link, ...] | None]:
+    """Of the calls ``steps`` that ran ``kernel`` (outermost first), the first the way
+    goes on through, and the way from it: the kernel's own entry call, or a call whose
+    callee's body ran it. In ``fn(add_one_tpu(x))`` with ``fn`` unknown, the outer call
+    ran the kernel only by its argument: the way goes through ``add_one_tpu``. When none
+    goes on, the outermost, with no way on."""
+    for step in steps:
+        if (step[0], step[1]) == (kernel.module, kernel.line):
+            return step, None
+        tried = set(seen)
+        rest = _chain(machine, step, kernel, tried)
+        if rest:
+            seen |= tried
+            return step, rest
+    return steps[0], None
+
+
+def _steps(
     machine: Machine, function: FunctionObj, kernel: Kernel, seen: set[SiteKey]
-) -> SiteKey | None:
-    """The outermost call of ``function``'s own body (not of a function nested in it)
-    that ran ``kernel``."""
+) -> list[SiteKey]:
+    """The calls of ``function``'s own body (not of a function nested in it) that ran
+    ``kernel``, outermost first (on every path; else those that may have)."""
     node = function.node
     start, end = node.lineno, node.end_lineno or node.lineno
     nested = [
@@ -327,8 +369,8 @@ def _step(
     for ran_by in (_ran_on_every_path, _may_have_run):
         found = [key for key, record in own if any(same_kernel(kernel, k) for k in ran_by(record))]
         if found:
-            return min(found, key=lambda key: (key[1], key[2], -key[3], -key[4]))
-    return None
+            return sorted(found, key=lambda key: (key[1], key[2], -key[3], -key[4]))
+    return []
 
 
 def _ran_on_every_path(record: SiteRecord) -> frozenset[Kernel]:
