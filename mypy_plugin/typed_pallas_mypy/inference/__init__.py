@@ -525,6 +525,10 @@ class Inference:
         where = f"{target.located.relpath}:{target.function.line}"
         return WrapperFacts(fact.entry, fact.forwards, fact.kwargs, where, fact.line, fact.args)
 
+    def modules_of_wrapper(self, fullname: str) -> frozenset[str]:
+        """The modules ``wrapper(fullname)`` was read from (after asking it)."""
+        return self._resolver.modules_of("wrapper-of", fullname)
+
     def definition(self, fullname: str) -> Definition:
         """What the definition ``fullname`` names (through aliases and re-exports) says
         of itself, read once: ``Definition``."""

@@ -1615,7 +1615,11 @@ class Resolver:
 
     def wrapper_of(self, fullname: str) -> tuple[Target, model.WrapperFact] | None:
         """The function ``fullname`` names and how it forwards to an entry point, if it
-        is a wrapper (``_wrapper_target``)."""
+        is a wrapper (``_wrapper_target``); the modules read: ``modules_of("wrapper-of", ...)``."""
+        found = self.memoized("wrapper-of", fullname, lambda: self._wrapper_of(fullname))
+        return found if isinstance(found, tuple) else None
+
+    def _wrapper_of(self, fullname: str) -> tuple[Target, model.WrapperFact] | None:
         target = self.resolve(fullname)
         found = self._wrapper_target(target, 0) if target is not None else None
         if found is None or found.function is None:

@@ -215,7 +215,7 @@ class _Scan:
         if self._candidates(call) is not None:
             return True
         name = self.facts.names.callee_function(call.callee, self._func_at(call))
-        return name is not None and self.facts.of(name).wrapper is not None
+        return name is not None and self.facts.wrapper_of(name)[0] is not None
 
     def run(self) -> ModuleFindings:
         self._bindings()
@@ -247,12 +247,20 @@ class _Scan:
                 continue  # the rules found something there: theirs is the finding
             if any(self._hooks_check(call) for call in self._calls_by_line.get(site.line, ())):
                 continue  # an entry point or a wrapper of one: its hook checks the call
+            if any(self._imported_here(call) for call in self._calls_by_line.get(site.line, ())):
+                continue  # a function imported under the guard: the import is the finding
             message, notes = call_words(site.verdict, release)
             decided = self.index.decision_at((site.line, site.column), self.configured)
             if decided is not None and decided[0] == frozenset(site.verdict.reached):
                 notes = (*notes[:-1], decided[1])  # the guard that decides it, by name
             finding = Finding(site.line, site.column, message, notes)
             self.out.add(self.target_of((site.line, site.column)), finding)
+
+    def _imported_here(self, call: CallExpr) -> bool:
+        """``call`` calls a function whose import in the same target was reported where
+        the platform is decided (``_bindings``)."""
+        name = self.facts.names.callee_function(call.callee, self._func_at(call))
+        return name is not None and (self.target_of(start_of(call)), name) in self.imported
 
     def _orphans(self) -> None:
         """The targets with findings where no hook surely fires (``ModuleFindings.orphans``)."""
@@ -444,17 +452,16 @@ class _Scan:
                 continue
             short = target.rsplit(".", 1)[-1]
             if self.facts.names.is_library_name(target):
-                library = self.facts.of(target).wrapper
+                library, _ = self.facts.wrapper_of(target)
                 if library is None or library.entry not in ENTRIES:
                     return None
                 where = self.facts.inference.wrapper_where(target)
                 out.append(_Candidate(short, ENTRIES[library.entry], (where, library), "library"))
                 continue
-            own = self.facts.of(target)
-            if own.wrapper is None or own.wrapper.entry not in ENTRIES:
+            wrapper, where = self.facts.wrapper_of(target)
+            if wrapper is None or wrapper.entry not in ENTRIES:
                 return None
-            through = (own.where, own.wrapper)
-            out.append(_Candidate(short, ENTRIES[own.wrapper.entry], through, "project"))
+            out.append(_Candidate(short, ENTRIES[wrapper.entry], (where, wrapper), "project"))
         return out or None
 
     def _check_where_decided(self, name: str, call: CallExpr) -> None:

@@ -107,12 +107,22 @@ def function_kind(fullname: str, session: Session) -> Literal["project", "librar
         names = facts.names
         if names.is_user_module(names.module_of(fullname)):
             return "project"
-        if names.is_library_name(fullname) and facts.inference.requirement(fullname) is not None:
+        if names.is_library_name(fullname) and _may_be_library_kernel(fullname, facts):
             return "library kernel"
     except Exception:  # never let a lookup crash mypy: no hook, mypy's default type
         if debug_enabled():
             raise
     return None
+
+
+def _may_be_library_kernel(fullname: str, facts: Facts) -> bool:
+    """Whether a call of the library function ``fullname`` gets a hook: the rules answer
+    by its requirement; the summaries, by whether its module reaches Pallas at all
+    (``Inference.may_lower``: a summary is asked only where a platform is decided)."""
+    engine = facts.inference.engine()
+    if engine.summaries_answer:
+        return engine.may_lower(fullname)
+    return facts.inference.requirement(fullname) is not None
 
 
 def _str_type(facts: Facts) -> Instance | None:
@@ -369,7 +379,7 @@ def check_user_call(
             return
         if isinstance(ctx, MethodContext):
             _check_typed_receiver(ctx, fullname, config, facts)
-        wrapper = facts.of(fullname).wrapper
+        wrapper, where = facts.wrapper_of(fullname)
         if wrapper is None or wrapper.entry not in ENTRIES:
             return
         index = _index(ctx, session)
@@ -386,7 +396,6 @@ def check_user_call(
         for name, expr in view.args.items():
             if id(expr) in types:
                 view.types[name] = types[id(expr)]
-        where = facts.of(fullname).where
         view.wrapper = (
             f"{fullname.rsplit('.', 1)[-1]} ({where}) forwards its kernel and compiler_params "
             f"to {entry.title}"
@@ -400,9 +409,10 @@ def check_user_call(
 def _check_typed_receiver(
     ctx: MethodContext, fullname: str, config: PlatformConfig, facts: Facts
 ) -> None:
-    """A method called on a value mypy knows the class of (``ops.run(x)``)."""
+    """A method called on a value mypy knows the class of (``ops.run(x)``): its
+    requirement is asked only where the platform is decided around the call."""
     tree = checked_tree(ctx)
-    if tree is None or facts.of(fullname).requirement is None:
+    if tree is None:
         return
     assert isinstance(ctx.context, CallExpr)
     index = index_of(tree, facts)

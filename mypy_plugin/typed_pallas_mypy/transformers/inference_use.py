@@ -293,6 +293,24 @@ class InferenceUse:
         found = self.engine().wrapper(fullname)
         return found.where if found is not None else ""
 
+    def wrapper_of(self, fullname: str) -> tuple[Wrapper | None, str]:
+        """``facts_of(fullname)``'s wrapper and where it is defined, without the rest of
+        the facts: every call of a project function asks whether it is a wrapper, and
+        few are (its requirement is asked only where a platform is decided)."""
+        cached = self._facts.get(fullname)
+        if cached is not None:
+            return cached.wrapper, cached.where
+        engine = self.engine()
+        found = engine.wrapper(fullname)
+        wrapper = (
+            Wrapper(found.entry, found.forwards, found.line, kwargs=found.kwargs, args=found.args)
+            if found is not None
+            else None
+        )
+        where = engine.definition(fullname).where if wrapper is not None else ""
+        self._note_installed(engine)
+        return wrapper, where
+
     def _note_installed(self, engine: Inference) -> None:
         """Note the files outside the project looked at since the last call
         (``cache_keys``): the installed modules read and the paths whose absence decided

@@ -55,6 +55,7 @@ from typed_pallas_mypy.transformers.facts_store import (
     Gate,
     Predicate,
     Requirement,
+    Wrapper,
     definitions,
     facts_from_json,
     store,
@@ -237,6 +238,27 @@ class Facts:
             if self.names.is_user_module(read):
                 self._note_module(read)
         return cached
+
+    def wrapper_of(self, fullname: str) -> tuple[Wrapper | None, str]:
+        """``of(fullname).wrapper`` and ``.where`` without the engine's other facts of
+        the function (every call of a project function asks whether it forwards to an
+        entry point, and few do): noted as ``of`` notes it, with the modules the wrapper
+        was read from."""
+        cached = self._computed.get(fullname)
+        if cached is not None:
+            found = self.of(fullname)  # noted as ``of`` notes it
+            return found.wrapper, found.where
+        module = self.names.module_of(fullname)
+        if module is None or not self.names.is_user_module(module):
+            if self.names.is_library_name(fullname):
+                return self.inference.wrapper_of(fullname)
+            return None, ""
+        self._note_module(module)
+        wrapper, where = self.inference.wrapper_of(fullname)
+        for read in self.inference.engine().modules_of_wrapper(fullname):
+            if self.names.is_user_module(read):
+                self._note_module(read)
+        return wrapper, where
 
     def gates_of(self, fullname: str) -> tuple[Gate, ...]:
         """``of(fullname).gates`` without the engine's facts of the function (a class's
