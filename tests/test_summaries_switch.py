@@ -58,15 +58,34 @@ def run(x: jax.Array) -> object:
 ERROR = re.compile(r"^app\.py:(\d+): error: .*\[pallas-platform\]$", re.MULTILINE)
 
 
-def _error_lines(tmp_path: Path, summaries: str) -> list[int]:
+#: an installed library's kernel called in a module configured for GPU (no guard)
+LIBRARY_APP = """\
+import jax
+import kernlib
+from kernlib import plain
+
+
+def run(x: jax.Array) -> object:
+    kernlib.tpu_op(x)
+    return plain.double(x)
+"""
+
+
+def _error_lines(
+    tmp_path: Path, summaries: str, app: str = APP, site: Path | None = None
+) -> list[int]:
     (tmp_path / "ops.py").write_text(OPS)
-    (tmp_path / "app.py").write_text(APP)
-    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = typed_pallas_mypy\n")
+    (tmp_path / "app.py").write_text(app)
+    (tmp_path / "mypy.ini").write_text(
+        "[mypy]\nplugins = typed_pallas_mypy\n\n[mypy.plugins.typed-pallas]\nplatforms = gpu\n"
+    )
     env = {
         **os.environ,
         "TYPED_PALLAS_MYPY_DEBUG": "1",
         "TYPED_PALLAS_SUMMARIES": summaries,
     }
+    if site is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
     done = subprocess.run(
         [
             sys.executable,
@@ -94,3 +113,23 @@ def test_summaries_answer_and_each_line_stands_alone(tmp_path: Path) -> None:
 
 def test_with_the_rules_answering_a_function_they_found_in_is_theirs(tmp_path: Path) -> None:
     assert _error_lines(tmp_path, "0") == [7]
+
+
+def _library_site(tmp_path: Path) -> Path:
+    site = tmp_path / "site"
+    package = site / "kernlib"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(OPS)
+    (package / "py.typed").write_text("")
+    (package / "plain.py").write_text("def double(x):\n    return x * 2\n")
+    return site
+
+
+@pytest.mark.parametrize("summaries", ["1", "0"], ids=["summaries", "rules"])
+def test_a_library_kernel_call_where_the_platform_is_decided(
+    tmp_path: Path, summaries: str
+) -> None:
+    # the summaries are asked of a library function only where the platform is
+    # decided (here by the configuration), and answer there as the rules do
+    site = _library_site(tmp_path)
+    assert _error_lines(tmp_path, summaries, LIBRARY_APP, site) == [7]
