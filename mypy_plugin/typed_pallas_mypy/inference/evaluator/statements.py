@@ -558,8 +558,6 @@ class Statements:
                 self.bind_name(top, self.import_module(top), frame)
             if module == NOTHING:
                 self.raise_(self._import_error(alias.name), frame, flow)
-            elif self._unseen(alias.name):
-                self.may_raise(self._import_error(alias.name), frame, flow, ends=False)
 
     def _import_error(self, name: str) -> VSet:
         """What importing ``name`` raises when it cannot be imported."""
@@ -568,24 +566,16 @@ class Statements:
         return vset(External("builtins.ImportError"))
 
     def import_module(self, name: str) -> VSet:
-        """The module ``name`` (run on first import), or ``External`` for one not read
-        (found in the checker's environment or not: ``_unseen``); nothing for a module
-        that cannot be imported (``ImportError``): broken, or missing from a package the
-        evaluator reads."""
+        """The module ``name`` (run on first import), or ``External`` for one not read;
+        nothing for a module that cannot be imported (``ImportError``)."""
         found = self.m.module(name)
         if found is not None:
             return vset(found)
         if name in self.m.broken:
             return NOTHING
-        if self.m.loader(name.split(".")[0]) is not None:
+        if self.m.loader(name.split(".")[0]) is not None or not self.m.exists(name):
             return NOTHING
         return vset(External(library.canonical(name)))
-
-    def _unseen(self, name: str) -> bool:
-        """``name`` is neither read nor found where the checker runs: the environment the
-        code runs in may have it (an optional dependency the checker's lacks), so its
-        import may succeed or raise ``ImportError``; both ways are followed."""
-        return self.m.module(name) is None and not self.m.exists(name)
 
     def _ImportFrom(self, stmt: ast.ImportFrom, frame: Frame, flow: Flow) -> None:
         name = _absolute(stmt, frame.module)
@@ -595,8 +585,6 @@ class Statements:
         if source == NOTHING:
             self.raise_(self._import_error(name), frame, flow)
             return
-        if self._unseen(name):
-            self.may_raise(self._import_error(name), frame, flow, ends=False)
         module = only(source)
         for alias in stmt.names:
             if alias.name == "*":
