@@ -500,3 +500,33 @@ def test_a_python_without_bytecode_files_computes_the_hash_and_keeps_no_memo(
     monkeypatch.setattr(importlib.util, "cache_from_source", no_cache_tag)
     assert cache_keys._digest_memo(str(package)) is None
     assert cache_keys.code_digest(package) == first
+
+
+def test_project_files_read_are_in_the_record(
+    tmp_path: Path, library: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # where the summaries answer, the project modules a module's findings read are part
+    # of its key: an edit of one (a body-only edit too) checks the module again
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    cache = tmp_path / "cache"
+    project = tmp_path / "proj" / "kernels.py"
+    project.parent.mkdir()
+    project.write_text("x = 1\n")
+    written = cache_keys.library_uses(str(cache), "app", writing=True, read=[str(project)])
+    memo = cache_keys.new_library_stamps()
+    assert cache_keys.library_uses(str(cache), "app", writing=False, memo=memo) == written
+    _change(project)
+    after = cache_keys.library_uses(
+        str(cache), "app", writing=False, memo=cache_keys.new_library_stamps()
+    )
+    assert written is not None
+    assert after not in (None, written)
+
+
+def test_a_module_that_read_no_file_records_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_keys, "_LIBRARY_FILES", {})
+    cache = tmp_path / "cache"
+    assert cache_keys.library_uses(str(cache), "app", writing=True, read=[]) is None
+    assert cache_keys.library_uses(str(cache), "app", writing=False) is None

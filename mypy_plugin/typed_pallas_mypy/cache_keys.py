@@ -425,12 +425,19 @@ _LIST_NAME: Final = 16
 
 
 def library_uses(
-    cache_dir: str | None, module: str, writing: bool, memo: LibraryStamps | None = None
+    cache_dir: str | None,
+    module: str,
+    writing: bool,
+    memo: LibraryStamps | None = None,
+    read: Iterable[str] = (),
 ) -> str | None:
     """The stamp of the library files ``module``'s findings may depend on (None: none).
 
     ``writing``: mypy is about to write the module's cache: record the files noted so
-    far. Otherwise (mypy checks whether the cache is fresh): the recorded files as they
+    far, and ``read``: the project's own files its findings were worked out from where
+    the summaries answer (what a caller's finding reads of another project module is
+    then not in that module's stored facts, so its source is in the caller's key).
+    Otherwise (mypy checks whether the cache is fresh): the recorded files as they
     are now, or as they were when this build first stamped the same list (``memo``).
 
     The files are kept once per list, in ``lists/<name>.json`` (the name is a hash of
@@ -444,7 +451,7 @@ def library_uses(
     if folder is None:
         return None
     if writing:
-        return _record_uses(folder, module, memo)
+        return _record_uses(folder, module, memo, read)
     listed = _records(folder, memo).get(module)
     if not listed:
         return None
@@ -487,19 +494,25 @@ def _records(folder: str, memo: LibraryStamps | None) -> dict[str, list[str]]:
     return records
 
 
-def _record_uses(folder: str, module: str, memo: LibraryStamps | None) -> str | None:
-    """Record the files noted so far for ``module``; their stamp as they were when the
-    inference looked at them (what its answers were worked out from: a file changed
-    since then makes the next run check the module again). A record that cannot be
-    written leaves none: the next run checks the module again."""
+def _record_uses(
+    folder: str, module: str, memo: LibraryStamps | None, read: Iterable[str] = ()
+) -> str | None:
+    """Record the files noted so far for ``module``, and ``read``; their stamp as they
+    were when the inference looked at them (what its answers were worked out from: a
+    file changed since then makes the next run check the module again; ``read`` as it
+    is now). A record that cannot be written leaves none: the next run checks the
+    module again."""
     records = _records(folder, memo)
-    files = sorted(_LIBRARY_FILES)
+    stamps = dict(_LIBRARY_FILES)
+    for path in read:
+        stamps.setdefault(path, _library_stamp(path))
+    files = sorted(stamps)
     listed = ""
     stamp: str | None = None
     if files:
         text = json.dumps(files)
         listed = hashlib.sha256(text.encode()).hexdigest()[:_LIST_NAME]
-        stamp = _hash_stamps([[path, _LIBRARY_FILES[path]] for path in files])
+        stamp = _hash_stamps([[path, stamps[path]] for path in files])
     old = records.get(module, [])
     try:
         for name in old:

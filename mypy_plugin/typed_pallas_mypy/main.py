@@ -165,8 +165,13 @@ class TypedPallasPlugin(Plugin):
             return None
         if self._config_data is None:
             self._config_data = cache_keys.config_data(self._config)
+        read = () if ctx.is_check else self._tables().project_files_read(ctx.id)
         uses = cache_keys.library_uses(
-            self.options.cache_dir, ctx.id, writing=not ctx.is_check, memo=self._library_stamps
+            self.options.cache_dir,
+            ctx.id,
+            writing=not ctx.is_check,
+            memo=self._library_stamps,
+            read=read,
         )
         if uses is None:
             return self._config_data
@@ -248,6 +253,9 @@ class _HookTables:
             self.hooks.save_inference(self.session)
         else:
             self.hooks.store_facts(module, self.session, self.platform_config)
+
+    def project_files_read(self, module: str) -> list[str]:
+        return self.hooks.project_files_read(module, self.session)
 
     def mark_parsed_source(self, tree: MypyFile) -> None:
         self.hooks.mark_parsed_source(tree, self.session)

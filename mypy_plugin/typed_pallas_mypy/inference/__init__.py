@@ -437,6 +437,14 @@ class Inference:
                 )
         return self._summaries_at[key][0]
 
+    def modules_of_requirement_at(self, module: str, line: int) -> frozenset[str]:
+        """The modules ``requirement_at(module, line)`` was read from (after asking it),
+        as far as known: the summaries know; the rules keep none (the module's own
+        source and stored facts are what their answer reads)."""
+        if self.summaries_answer:
+            return self._summaries_at.get((module, line), (None, frozenset()))[1]
+        return frozenset()
+
     def call_requirement(self, module: str, where: tuple[int, int, int, int]) -> Requirement | None:
         """What the call at ``where`` (line, column, end line, end column) of ``module``
         runs lowers for, when its interpret mode is known off there: the same reading

@@ -70,6 +70,10 @@ class Session:
     )
     #: modules whose facts were put in their symbol table, by stamp
     stored: dict[str, object] = field(default_factory=dict)
+    #: module -> the other modules its findings read (``module_findings``)
+    consulted: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: module -> the other modules its calls' own checks read (``_run_check``)
+    hook_reads: dict[str, set[str]] = field(default_factory=dict)
     #: id(CallExpr) -> the view of a call whose params/mesh formals the signature
     #: hook widened (read against the declared signature, with the argument types)
     widened: dict[int, CallView] = field(default_factory=dict)
@@ -239,7 +243,25 @@ def module_findings(
         if str_type is not None:
             facts.store_module(tree, str_type)
     session.findings[tree.fullname] = (stamp, facts.snapshot(consulted), found)
+    session.consulted[tree.fullname] = frozenset(consulted)
     return found
+
+
+def project_files_read(module: str, session: Session) -> list[str]:
+    """The files of the project's modules ``module``'s findings were worked out from,
+    where the summaries answer (their answers are not in those modules' stored facts:
+    an edit of one checks ``module`` again, ``cache_keys.library_uses``); none with the
+    rules answering (their stored facts carry the answers, in the interface hash)."""
+    facts = session.facts
+    if facts is None or not facts.inference.engine().summaries_answer:
+        return []
+    out = []
+    read_by = session.consulted.get(module, frozenset()) | session.hook_reads.get(module, set())
+    for read in sorted(read_by):
+        tree = facts.modules.get(read)
+        if tree is not None and tree.path and facts.names.is_user_module(read):
+            out.append(tree.path)
+    return out
 
 
 def report_decisions(
@@ -285,9 +307,11 @@ def _run_check(
     """``check()``; under mypy's daemon, the target holding the call then depends on the
     modules whose facts it consulted (an entry call reading another module's kernel
     body, a call of another module's wrapper), as the decision findings do in
-    ``module_findings``."""
+    ``module_findings``; where the summaries answer, those modules' files are part of
+    the module's cache key too (``project_files_read``)."""
     facts = session.facts
-    if facts is None or not cache_keys.in_daemon():
+    daemon = cache_keys.in_daemon()
+    if facts is None or not (daemon or facts.inference.engine().summaries_answer):
         check()
         return
     outer = facts.consulted
@@ -300,9 +324,12 @@ def _run_check(
     tree = checked_tree(ctx)
     if tree is None:
         return
-    scope = getattr(ctx.api, "tscope", None)
-    target = scope.current_target() if scope is not None and scope.module else tree.fullname
-    _depend(tree, consulted - {tree.fullname}, {target})
+    others = consulted - {tree.fullname}
+    session.hook_reads.setdefault(tree.fullname, set()).update(others)
+    if daemon:
+        scope = getattr(ctx.api, "tscope", None)
+        target = scope.current_target() if scope is not None and scope.module else tree.fullname
+        _depend(tree, others, {target})
 
 
 def _guarded(

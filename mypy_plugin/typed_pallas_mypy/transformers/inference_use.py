@@ -231,14 +231,20 @@ class InferenceUse:
             return []
         return [*site_packages, *sys_path]
 
-    def facts_of(self, fullname: str) -> FunctionFacts:
-        """What the engine knows of a function (or alias, or object); empty when unknown."""
+    def facts_of(self, fullname: str, *, requirements: bool = True) -> FunctionFacts:
+        """What the engine knows of a function (or alias, or object); empty when unknown.
+        Without ``requirements``: all but its requirement and its result's (what a
+        module's stored facts hold where the summaries answer: those are worked out
+        from the sources when asked, not for every function when a module is stored)."""
         engine = self.engine()
         cached = self._facts.get(fullname)
         if cached is not None:
             return cached
-        requirement = engine.requirement(fullname)
-        result = engine.result_requirement(fullname)
+        if requirements:
+            requirement = engine.requirement(fullname)
+            result = engine.result_requirement(fullname)
+        else:
+            requirement = result = None
         wrapper = engine.wrapper(fullname)
         own = engine.definition(fullname)
         found = NO_FACTS
@@ -271,7 +277,8 @@ class InferenceUse:
                 params=own.returned_params,
             )
         self._note_installed(engine)
-        self._facts[fullname] = found
+        if requirements:
+            self._facts[fullname] = found
         return found
 
     def requirement(self, fullname: str) -> Requirement | None:

@@ -94,6 +94,10 @@ class Facts:
         self.names.keeping_alias = lambda fullname: self.of(fullname).keeping_decorator
         self.inference = InferenceUse(modules, cache_dir, python_executable, options)
         self._computed: dict[str, FunctionFacts] = {}
+        #: what was read from mypy's nodes of a function (``_typed``), with the tree and
+        #: its stamp it was read from (the daemon merges a re-parsed module into the old
+        #: tree): mypy frees a module's function bodies once it has written its cache
+        self._typed_read: dict[str, tuple[MypyFile, object, _Typed]] = {}
         self._stored: dict[str, _ModuleFacts] = {}
         #: modules whose facts were consulted (the daemon's dependencies of a caller)
         self.consulted: set[str] = set()
@@ -270,21 +274,13 @@ class Facts:
         if module is None or not self.names.is_user_module(module):
             return ()
         self._note_module(module)
-        tree = self.modules[module]
-        if tree.is_cache_skeleton:
-            return self._stored_facts(module, tree).get(fullname, NO_FACTS).gates
-        return self._typed(fullname, tree)[0][3]
+        return self._typed_facts(fullname, module)[0][3]
 
-    def _compute(self, fullname: str, module: str) -> FunctionFacts:
-        """The engine's facts of a project function, with what needs mypy's types."""
-        inferred = self.inference.facts_of(fullname)
-        tree = self.modules[module]
-        if tree.is_cache_skeleton:
-            stored = self._stored_facts(module, tree).get(fullname, NO_FACTS)
-            typed = (stored.guard, stored.platform_source, stored.predicate, stored.gates)
-            devices = stored.device_params
-        else:
-            typed, devices = self._typed(fullname, tree)
+    def _compute(self, fullname: str, module: str, *, requirements: bool = True) -> FunctionFacts:
+        """The engine's facts of a project function, with what needs mypy's types
+        (without its requirements: ``InferenceUse.facts_of``)."""
+        inferred = self.inference.facts_of(fullname, requirements=requirements)
+        typed, devices = self._typed_facts(fullname, module)
         guard, source, predicate, gates = typed
         if inferred.is_empty() and guard is None and not source and predicate is None:
             if not gates and not devices:
@@ -300,9 +296,24 @@ class Facts:
             device_params=devices,
         )
 
-    def _typed(
-        self, fullname: str, tree: MypyFile
-    ) -> tuple[tuple[Sets | None, bool, Predicate | None, tuple[Gate, ...]], tuple[int, ...]]:
+    def _typed_facts(self, fullname: str, module: str) -> _Typed:
+        """``_typed`` of a function of a module checked in this run, read once per tree
+        (a module's facts are stored, then its function bodies freed, before other
+        modules ask); a module loaded from mypy's cache answers from its stored facts."""
+        tree = self.modules[module]
+        if tree.is_cache_skeleton:
+            stored = self._stored_facts(module, tree).get(fullname, NO_FACTS)
+            typed = (stored.guard, stored.platform_source, stored.predicate, stored.gates)
+            return typed, stored.device_params
+        stamp = stamp_of(tree)
+        kept = self._typed_read.get(fullname)
+        if kept is not None and kept[0] is tree and kept[1] == stamp:
+            return kept[2]
+        found = self._typed(fullname, tree)
+        self._typed_read[fullname] = (tree, stamp, found)
+        return found
+
+    def _typed(self, fullname: str, tree: MypyFile) -> _Typed:
         """(guard sets, platform source, predicate, gates), device parameters: what is
         read from mypy's nodes of a module checked in this run."""
         node = self.names.node_of(fullname)
@@ -356,9 +367,14 @@ class Facts:
 
     def local_requirement(self, func: FuncDef, tree: MypyFile) -> Requirement | None:
         """The requirement of a function of a project module, nested ones included
-        (found by where it is defined)."""
+        (found by where it is defined; the modules it was read from are noted)."""
         self._note_module(tree.fullname)
-        return self.inference.engine().requirement_at(tree.fullname, func.line)
+        engine = self.inference.engine()
+        found = engine.requirement_at(tree.fullname, func.line)
+        for module in engine.modules_of_requirement_at(tree.fullname, func.line):
+            if self.names.is_user_module(module):
+                self._note_module(module)
+        return found
 
     def _stored_facts(self, module: str, tree: MypyFile) -> dict[str, FunctionFacts]:
         stamp = stamp_of(tree)
@@ -539,9 +555,19 @@ class Facts:
     # ---------------------------------------------------------------- storing
 
     def module_facts(self, tree: MypyFile) -> dict[str, FunctionFacts]:
-        """Facts of every top-level function, method and alias of a fresh module."""
+        """Facts of every top-level function, method and alias of a fresh module. Where
+        the summaries answer, without requirements: a caller's check works them out
+        from the sources when a platform is decided there, and the module's source is
+        part of that caller's cache key (``cache_keys.library_uses``), so an edit that
+        changes them checks the caller again."""
         out: dict[str, FunctionFacts] = {}
         names = definitions(tree)
+        if self.inference.engine().summaries_answer:
+            for name in names:
+                found = self._compute(name, tree.fullname, requirements=False)
+                if not found.is_empty():
+                    out[name] = found
+            return out
         self.inference.engine().prefetch(names)  # a module's functions together
         for name in names:
             found = self.of(name)
@@ -555,6 +581,10 @@ class Facts:
         if tree.is_cache_skeleton:
             return
         store(tree, self.module_facts(tree), str_type)
+
+
+#: (guard sets, platform source, predicate, gates), device parameters (``Facts._typed``)
+_Typed = tuple[tuple[Sets | None, bool, Predicate | None, tuple[Gate, ...]], tuple[int, ...]]
 
 
 def _span(expr: Expression) -> tuple[int, int, int, int] | None:
