@@ -42,6 +42,7 @@ __all__ = [
     "CHAIN_ENTRY_NOTE",
     "CHAIN_INSTANCE_NOTE",
     "CHAIN_RETURNS_NOTE",
+    "CHAIN_RULE_NOTE",
     "CHAIN_RUNS_NOTE",
     "GPU",
     "GPU_CUSTOM_CALLS",
@@ -535,6 +536,10 @@ CHAIN_INSTANCE_NOTE: Final = (
 #: the first step of a way through an instance another function made (a factory)
 CHAIN_RETURNS_NOTE: Final = (
     "{name} ({where}) returns a {cls} at {at}, which lowers only for {platforms}"
+)
+#: the step of a way through a custom-derivative function whose rule ran in its place
+CHAIN_RULE_NOTE: Final = (
+    "{name} ({where}) lowers only for {platforms}: its derivative rule {callee} at {at} does"
 )
 CHAIN_ENTRY_NOTE: Final = (
     "{name} ({where}) lowers only for {platforms}: its {entry} at {at} {decides}"

@@ -289,3 +289,62 @@ def test_the_factory_step_is_worded_as_what_it_returns() -> None:
     assert verdict is not None
     notes = chain_notes(verdict.chain, verdict.kernels[0], "ops.py", ["tpu"])
     assert notes[0] == "make_runner (:10) returns a Runner at :11, which lowers only for tpu"
+
+
+RULES_APP = """\
+import jax
+import ops
+
+
+@jax.custom_vjp
+def scaled(x):
+    return x * 2
+
+
+def scaled_fwd(x):
+    return ops.tpu_op(x), x
+
+
+def scaled_bwd(res, g):
+    return (g,)
+
+
+scaled.defvjp(scaled_fwd, scaled_bwd)
+
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return jax.grad(scaled)(x)
+    return x
+"""
+
+
+def test_a_derivative_rule_run_in_place_of_its_function_starts_at_the_function() -> None:
+    from typed_pallas_mypy.inference.evaluator.notes import chain_notes
+
+    files = {"ops.py": OPS, "app.py": RULES_APP}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 23)
+    assert verdict is not None and verdict.finding
+    assert verdict.chain == (
+        Link("app", "scaled", 6, 18, "scaled_fwd", rule=True),
+        Link("app", "scaled_fwd", 10, 11, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )
+    notes = chain_notes(verdict.chain, verdict.kernels[0], "ops.py", ["tpu"])
+    assert notes[0] == (
+        "scaled (:6) lowers only for tpu: its derivative rule scaled_fwd at :18 does"
+    )
+
+
+def test_a_custom_vjp_function_called_plainly_has_no_rule_step() -> None:
+    # not differentiated, the function's own body runs: the way goes through it
+    app = RULES_APP.replace("return x * 2", "return ops.tpu_op(x)").replace(
+        "jax.grad(scaled)(x)", "scaled(x)"
+    )
+    files = {"ops.py": OPS, "app.py": app}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 23)
+    assert verdict is not None and verdict.finding
+    assert verdict.chain == (
+        Link("app", "scaled", 6, 7, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )

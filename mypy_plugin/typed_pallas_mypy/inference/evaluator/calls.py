@@ -264,6 +264,8 @@ class Calls:
             return Outcome(returns=ANYTHING)
         if isinstance(value, Registrar):
             m.rules.setdefault(value.owner, {})[value.method] = (list(args), dict(keywords))
+            if m.calling:
+                m.rule_sites[(value.owner, value.method)] = m.calling[-1][:2]
             return Outcome(returns=args[0] if args else vset(Const(None)))
         if isinstance(value, Descriptor):
             return self._outcome_of(value.func, args, keywords, star_unknown, kw_unknown)
@@ -348,6 +350,7 @@ class Calls:
         rules = m.rules.get(function)
         if not rules:
             return Outcome(returns=ANYTHING)
+        m.ran_rules_of(function)
         ran: frozenset[Kernel] = frozenset()
         may: frozenset[Kernel] = frozenset()
         m.differentiating -= 1

@@ -118,6 +118,9 @@ class SiteRecord:
     #: the instances its call called (their class's ``__call__`` ran): where they were
     #: made starts the way to their kernels
     called: frozenset[InstanceObj] = frozenset()
+    #: the custom-derivative functions whose rules its call ran in their place (under
+    #: differentiation): the way to a kernel of a rule starts at the function
+    derived: frozenset[Value] = frozenset()
 
     @property
     def ran(self) -> frozenset[Kernel]:
@@ -191,6 +194,8 @@ class Machine:
         #: the rules registered on custom-derivative functions: function -> method
         #: (``defvjp``...) -> (positional arguments, keyword arguments)
         self.rules: dict[Value, dict[str, tuple[list[VSet], dict[str, VSet]]]] = {}
+        #: where each was registered: (function, method) -> (module, line) of the call
+        self.rule_sites: dict[tuple[Value, str], tuple[str, int]] = {}
         #: how many contexts that interpret every kernel deep
         #: (``pltpu.force_tpu_interpret_mode()``): a kernel run there lowers anywhere
         self.interpreting = 0
@@ -238,8 +243,9 @@ class Machine:
         modules, broken, made = dict(self.modules), set(self.broken), dict(self.made)
         memoised = set(self.memo)
         rules = {owner: dict(methods) for owner, methods in self.rules.items()}
+        rule_sites = dict(self.rule_sites)
         sites = {
-            k: (r.reached, dict(r.frames), r.may_ran, r.entered, r.called)
+            k: (r.reached, dict(r.frames), r.may_ran, r.entered, r.called, r.derived)
             for k, r in self.sites.items()
         }
         try:
@@ -254,6 +260,7 @@ class Machine:
             self.broken = broken
             self.made = made
             self.rules = rules
+            self.rule_sites = rule_sites
             for key in set(self.memo) - memoised:
                 del self.memo[key]
             self.sites = {k: SiteRecord(*v) for k, v in sites.items()}
@@ -333,6 +340,13 @@ class Machine:
             site = self.sites.setdefault(self.calling[-1], SiteRecord())
             if instance not in site.called:
                 site.called = site.called | {instance}
+
+    def ran_rules_of(self, function: Value) -> None:
+        """The call site being evaluated ran ``function``'s derivative rules in its place."""
+        if self.calling:
+            site = self.sites.setdefault(self.calling[-1], SiteRecord())
+            if function not in site.derived:
+                site.derived = site.derived | {function}
 
     def made_here(self) -> tuple[str, int, FunctionObj] | None:
         """Where an object made now is made: the call site being evaluated and the

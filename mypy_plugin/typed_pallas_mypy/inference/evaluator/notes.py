@@ -106,6 +106,8 @@ def chain_notes(
         following = chain[i + 1] if i + 1 < len(chain) else None
         if link.made:
             notes.append(_platforms.CHAIN_RETURNS_NOTE.format(cls=link.made, **common))
+        elif link.rule and link.callee is not None:
+            notes.append(_platforms.CHAIN_RULE_NOTE.format(callee=link.callee, **common))
         elif link.callee == "__call__" and following is not None and following.owner:
             notes.append(_platforms.CHAIN_INSTANCE_NOTE.format(cls=following.owner, **common))
         elif link.callee is not None:

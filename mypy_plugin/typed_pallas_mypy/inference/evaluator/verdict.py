@@ -30,6 +30,7 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Flow,
     FunctionObj,
     Kernel,
+    Transformed,
     only,
 )
 from typed_pallas_mypy.inference.evaluator.machine import (
@@ -152,6 +153,9 @@ class Link:
     #: a first step that makes what the call calls: the function ``name`` returns an
     #: instance of this class, made at ``line`` (whose ``__call__`` is the next step)
     made: str = ""
+    #: ``callee`` is this function's derivative rule, which the call ran in its place
+    #: (registered at ``line``)
+    rule: bool = False
 
 
 @dataclass(frozen=True)
@@ -293,9 +297,14 @@ def chain_from(machine: Machine, key: SiteKey, kernel: Kernel) -> tuple[Link, ..
     the call calls an instance another function made (``make_splash_mha(...)(q, k,
     v)``), the way starts where it was made."""
     chain = _chain(machine, key, kernel, set()) or ()
-    if not chain or not chain[0].owner:
+    if not chain:
         return chain
     record = machine.sites.get(key)
+    by_rule = _rule_step(machine, record, chain[0])
+    if by_rule is not None:
+        return (by_rule, *chain)
+    if not chain[0].owner:
+        return chain
     origins = {
         (instance.made_at, instance.cls.name)
         for instance in (record.called if record is not None else ())
@@ -313,6 +322,35 @@ def chain_from(machine: Machine, key: SiteKey, kernel: Kernel) -> tuple[Link, ..
         return chain  # made where it is called: no step to show
     made_by = Link(module, node.name, node.lineno, line, None, made=cls)
     return (made_by, *chain)
+
+
+def _rule_step(machine: Machine, record: SiteRecord | None, first: Link) -> Link | None:
+    """The step before ``first`` when it is a derivative rule the call ran in place of a
+    ``custom_vjp`` / ``custom_jvp`` function (``jax.grad(f)(x)`` runs ``f``'s ``fwd``):
+    the function, whose rule it is, registered at its ``defvjp`` line."""
+    for function in record.derived if record is not None else ():
+        for method, (given, named) in machine.rules.get(function, {}).items():
+            rules = [v for values in (*given, *named.values()) for v in values]
+            if not any(
+                isinstance(rule, FunctionObj)
+                and (rule.module.name, rule.node.lineno) == (first.module, first.defined)
+                for rule in rules
+            ):
+                continue
+            primals = function.func if isinstance(function, Transformed) else frozenset()
+            primal = next((f for f in primals if isinstance(f, FunctionObj)), None)
+            site = machine.rule_sites.get((function, method))
+            if primal is None or site is None or isinstance(primal.node, ast.Lambda):
+                continue
+            return Link(
+                primal.module.name,
+                primal.node.name,
+                primal.node.lineno,
+                site[1],
+                first.name,
+                rule=True,
+            )
+    return None
 
 
 def same_kernel(a: Kernel, b: Kernel) -> bool:
