@@ -348,3 +348,63 @@ def test_a_custom_vjp_function_called_plainly_has_no_rule_step() -> None:
         Link("app", "scaled", 6, 7, "tpu_op"),
         Link("ops", "tpu_op", 10, 11, None),
     )
+
+
+WRAPS_APP = """\
+import functools
+import jax
+import ops
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return fn(*args)
+
+    return wrapper
+
+
+def plain(fn):
+    def wrapper(*args):
+        return fn(*args)
+
+    return wrapper
+
+
+@logged
+def through_wraps(x):
+    return ops.tpu_op(x)
+
+
+@plain
+def through_plain(x):
+    return ops.tpu_op(x)
+
+
+def main(x):
+    if jax.default_backend() == "gpu":
+        return CALL
+    return x
+"""
+
+
+def _wraps_chain(call: str) -> tuple[Link, ...]:
+    files = {"ops.py": OPS, "app.py": WRAPS_APP.replace("CALL", call)}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 33)
+    assert verdict is not None and verdict.finding
+    return verdict.chain
+
+
+def test_a_functools_wraps_wrapper_presents_itself_as_what_it_wraps() -> None:
+    assert _wraps_chain("through_wraps(x)") == (
+        Link("app", "through_wraps", 22, 23, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )
+
+
+def test_a_wrapper_without_wraps_is_a_step_of_its_own() -> None:
+    assert _wraps_chain("through_plain(x)") == (
+        Link("app", "wrapper", 15, 16, "through_plain"),
+        Link("app", "through_plain", 27, 28, "tpu_op"),
+        Link("ops", "tpu_op", 10, 11, None),
+    )

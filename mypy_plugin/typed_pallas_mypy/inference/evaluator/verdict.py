@@ -278,6 +278,10 @@ def _chain(
             # a model of the standard library stands for C code: the caller calls what
             # the model called (``copy_context().run(f, x)`` calls ``f``)
             return rest or ()
+        if rest and _wraps(function, rest[0]):
+            # a ``functools.wraps`` wrapper calling what it wraps presents itself as it
+            # (its name, its ``__wrapped__``): the caller calls the wrapped function
+            return rest
         if rest:
             nested = rest[0].module == module and defined < rest[0].defined <= (
                 node.end_lineno or defined
@@ -322,6 +326,15 @@ def chain_from(machine: Machine, key: SiteKey, kernel: Kernel) -> tuple[Link, ..
         return chain  # made where it is called: no step to show
     made_by = Link(module, node.name, node.lineno, line, None, made=cls)
     return (made_by, *chain)
+
+
+def _wraps(function: FunctionObj, step: Link) -> bool:
+    """``function`` is a ``functools.wraps`` wrapper of the function of ``step``."""
+    return any(
+        isinstance(wrapped, FunctionObj)
+        and (wrapped.module.name, wrapped.node.lineno) == (step.module, step.defined)
+        for wrapped in function.attrs.get("__wrapped__", ())
+    )
 
 
 def _rule_step(machine: Machine, record: SiteRecord | None, first: Link) -> Link | None:
