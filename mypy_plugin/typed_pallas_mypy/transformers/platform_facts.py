@@ -554,15 +554,15 @@ class Facts:
 
     # ---------------------------------------------------------------- storing
 
-    def module_facts(self, tree: MypyFile) -> dict[str, FunctionFacts]:
-        """Facts of every top-level function, method and alias of a fresh module. Where
-        the summaries answer, without requirements: a caller's check works them out
-        from the sources when a platform is decided there, and the module's source is
-        part of that caller's cache key (``cache_keys.library_uses``), so an edit that
-        changes them checks the caller again."""
+    def module_facts(self, tree: MypyFile, *, stored: bool = False) -> dict[str, FunctionFacts]:
+        """Facts of every top-level function, method and alias of a fresh module; with
+        ``stored``, as its symbol table keeps them: where the summaries answer, without
+        requirements (a caller's check works them out from the sources when a platform
+        is decided there, and the module's source is part of that caller's cache key,
+        ``cache_keys.library_uses``, so an edit that changes them checks it again)."""
         out: dict[str, FunctionFacts] = {}
         names = definitions(tree)
-        if self.inference.engine().summaries_answer:
+        if stored and self.inference.engine().summaries_answer:
             for name in names:
                 found = self._compute(name, tree.fullname, requirements=False)
                 if not found.is_empty():
@@ -580,7 +580,7 @@ class Facts:
         are part of its interface hash: callers in other modules re-check on change)."""
         if tree.is_cache_skeleton:
             return
-        store(tree, self.module_facts(tree), str_type)
+        store(tree, self.module_facts(tree, stored=True), str_type)
 
 
 #: (guard sets, platform source, predicate, gates), device parameters (``Facts._typed``)
