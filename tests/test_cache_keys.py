@@ -530,3 +530,21 @@ def test_a_module_that_read_no_file_records_none(
     cache = tmp_path / "cache"
     assert cache_keys.library_uses(str(cache), "app", writing=True, read=[]) is None
     assert cache_keys.library_uses(str(cache), "app", writing=False) is None
+
+
+def test_a_shadowed_file_is_stamped_by_what_the_run_reads_in_its_place(
+    tmp_path: Path, library: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an editor's unsaved buffer (mypy's --shadow-file): a module whose findings read
+    # the shadowed file is checked again, though the file on disk is unchanged
+    monkeypatch.setattr(cache_keys, "_SHADOWS", {})
+    cache = tmp_path / "cache"
+    _record(cache, "pkg.one", library)
+    plain = cache_keys.library_uses(str(cache), "pkg.one", writing=False)
+    buffer = tmp_path / "buffer.py"
+    buffer.write_text("x = 333\n")
+    cache_keys.note_shadows([[str(library[0]), str(buffer)]])
+    shadowed = cache_keys.library_uses(str(cache), "pkg.one", writing=False)
+    cache_keys.note_shadows([])
+    assert cache_keys.library_uses(str(cache), "pkg.one", writing=False) == plain
+    assert shadowed not in (None, plain)

@@ -43,7 +43,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -82,7 +82,22 @@ def _digest(value: object) -> str:
 OUTSIDE_THE_BUILD: Final = ("cli", "lsp")
 
 
+#: the files this run reads in place of others (mypy's ``--shadow-file``: an editor's
+#: unsaved buffer, ``typed-pallas lsp``), by the absolute path of the file shadowed
+_SHADOWS: dict[str, str] = {}
+
+
+def note_shadows(pairs: Iterable[Sequence[str]]) -> None:
+    """The run's ``--shadow-file`` pairs (source, shadow): a recorded file that is
+    shadowed is stamped by what the run reads in its place, so a module whose findings
+    read another module is checked again when that module's unsaved buffer changes."""
+    _SHADOWS.clear()
+    _SHADOWS.update((os.path.abspath(pair[0]), pair[1]) for pair in pairs)
+
+
 def _file_stamp(path: str) -> list[int] | None:
+    if _SHADOWS:
+        path = _SHADOWS.get(os.path.abspath(path), path)
     try:
         found = os.stat(path)
     except OSError:

@@ -91,6 +91,7 @@ class TypedPallasPlugin(Plugin):
         super().__init__(options)
         self._config = config.load_config(options)  # bad config: exits with its message
         cache_keys.remember_config(self._config)
+        cache_keys.note_shadows(options.shadow_file or ())
         self._config_data: dict[str, Any] | None = None
         self._hook_tables: _HookTables | None = None
         self._library_stamps = cache_keys.new_library_stamps()
