@@ -86,6 +86,15 @@ def _verdict(line: int) -> CallVerdict:
     return verdict
 
 
+def _app_verdict(app: str, line: int) -> CallVerdict:
+    """The verdict on the call at ``line`` of ``app.py`` (``app``, with ``OPS`` beside
+    it), run from its ``main``; it must be a finding."""
+    files = {"ops.py": OPS, "app.py": app}
+    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", line)
+    assert verdict is not None and verdict.finding
+    return verdict
+
+
 def test_through_a_helper_to_the_entry_call() -> None:
     assert _verdict(30).chain == (
         Link("app", "helper", 8, 9, "tpu_op"),
@@ -138,9 +147,7 @@ def main(x):
 def test_through_a_call_in_a_try_body_whose_handler_raises() -> None:
     # the call in the try body only may run its kernel (run eagerly, the refusal is
     # caught there); the way still goes through it
-    files = {"ops.py": OPS, "app.py": TRY_APP}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 14)
-    assert verdict is not None and verdict.finding
+    verdict = _app_verdict(TRY_APP, 14)
     assert verdict.chain == (
         Link("app", "guarded", 5, 7, "tpu_op"),
         Link("ops", "tpu_op", 10, 11, None),
@@ -169,9 +176,7 @@ def main(x):
 def test_through_a_nested_function() -> None:
     from typed_pallas_mypy.inference.evaluator.notes import chain_notes
 
-    files = {"ops.py": OPS, "app.py": NESTED_APP}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 14)
-    assert verdict is not None and verdict.finding
+    verdict = _app_verdict(NESTED_APP, 14)
     assert verdict.chain == (
         Link("app", "outer", 5, 9, "inner", nested=True),
         Link("app", "inner", 6, 7, "tpu_op"),
@@ -201,9 +206,7 @@ def main(x, fn):
 def test_through_the_call_in_an_argument_when_the_outer_callee_is_unknown() -> None:
     # ``fn(ops.tpu_op(x))``: the outer call ran the kernel only by evaluating its
     # argument; the way goes on through ``tpu_op``, not ends at ``fn``
-    files = {"ops.py": OPS, "app.py": ARGUMENT_APP}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 11)
-    assert verdict is not None and verdict.finding
+    verdict = _app_verdict(ARGUMENT_APP, 11)
     assert verdict.chain == (
         Link("app", "apply", 5, 6, "tpu_op"),
         Link("ops", "tpu_op", 10, 11, None),
@@ -228,9 +231,7 @@ def main(x):
 
 def test_the_outer_call_that_runs_what_the_inner_one_made() -> None:
     # ``ops.make()(x)``: ``make`` runs nothing, the outer call runs its kernel
-    files = {"ops.py": OPS, "app.py": RESULT_APP}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 11)
-    assert verdict is not None and verdict.finding
+    verdict = _app_verdict(RESULT_APP, 11)
     assert verdict.chain == (Link("app", "run_made", 5, 6, None),)
 
 
@@ -259,9 +260,7 @@ def main(x):
 
 def _factory_chain(call: str) -> tuple[Link, ...]:
     app = FACTORY_APP.replace("made_there(x) + made_here(x)", call)
-    files = {"ops.py": OPS, "app.py": app}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 18)
-    assert verdict is not None and verdict.finding
+    verdict = _app_verdict(app, 18)
     return verdict.chain
 
 
@@ -284,9 +283,7 @@ def test_the_factory_step_is_worded_as_what_it_returns() -> None:
     from typed_pallas_mypy.inference.evaluator.notes import chain_notes
 
     app = FACTORY_APP.replace("made_there(x) + made_here(x)", "made_there(x)")
-    files = {"ops.py": OPS, "app.py": app}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 18)
-    assert verdict is not None
+    verdict = _app_verdict(app, 18)
     notes = chain_notes(verdict.chain, verdict.kernels[0], "ops.py", ["tpu"])
     assert notes[0] == "make_runner (:10) returns a Runner at :11, which lowers only for tpu"
 
@@ -322,9 +319,7 @@ def main(x):
 def test_a_derivative_rule_run_in_place_of_its_function_starts_at_the_function() -> None:
     from typed_pallas_mypy.inference.evaluator.notes import chain_notes
 
-    files = {"ops.py": OPS, "app.py": RULES_APP}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 23)
-    assert verdict is not None and verdict.finding
+    verdict = _app_verdict(RULES_APP, 23)
     assert verdict.chain == (
         Link("app", "scaled", 6, 18, "scaled_fwd", rule=True),
         Link("app", "scaled_fwd", 10, 11, "tpu_op"),
@@ -341,9 +336,7 @@ def test_a_custom_vjp_function_called_plainly_has_no_rule_step() -> None:
     app = RULES_APP.replace("return x * 2", "return ops.tpu_op(x)").replace(
         "jax.grad(scaled)(x)", "scaled(x)"
     )
-    files = {"ops.py": OPS, "app.py": app}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 23)
-    assert verdict is not None and verdict.finding
+    verdict = _app_verdict(app, 23)
     assert verdict.chain == (
         Link("app", "scaled", 6, 7, "tpu_op"),
         Link("ops", "tpu_op", 10, 11, None),
@@ -389,9 +382,7 @@ def main(x):
 
 
 def _wraps_chain(call: str) -> tuple[Link, ...]:
-    files = {"ops.py": OPS, "app.py": WRAPS_APP.replace("CALL", call)}
-    verdict = call_verdict(run_function(files_loader(files), "app", "main"), "app", 33)
-    assert verdict is not None and verdict.finding
+    verdict = _app_verdict(WRAPS_APP.replace("CALL", call), 33)
     return verdict.chain
 
 
