@@ -133,3 +133,49 @@ def test_a_library_kernel_call_where_the_platform_is_decided(
     # decided (here by the configuration), and answer there as the rules do
     site = _library_site(tmp_path)
     assert _error_lines(tmp_path, summaries, LIBRARY_APP, site) == [7]
+
+
+#: a function imported under the guard: the import is the finding, not again its call
+IMPORTED_APP = """\
+import jax
+
+
+def run(x: jax.Array) -> object:
+    if jax.default_backend() == "gpu":
+        from ops import IMPORTED
+        return IMPORTED(x)
+    return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("imported", "expected"), [("tpu_op", [6]), ("maybe", [])], ids=["tpu-op", "maybe"]
+)
+def test_a_function_imported_under_the_guard_is_one_finding(
+    tmp_path: Path, imported: str, expected: list[int]
+) -> None:
+    # with the summaries answering, the module question's finding at the call (line 7)
+    # is the import's (line 6); ``maybe(x)`` without its flag runs nothing: silent
+    app = IMPORTED_APP.replace("IMPORTED", imported)
+    assert _error_lines(tmp_path, "1", app) == expected
+
+
+class _Broken:
+    @property
+    def inference(self) -> object:
+        raise RuntimeError("a bug")
+
+
+def test_the_files_read_fall_back_to_none_when_asking_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # asked while mypy writes a module's cache: a bug must not crash mypy
+    from typed_pallas_mypy.transformers import hooks
+
+    session = hooks.Session(modules=lambda: None)
+    session.facts = _Broken()  # type: ignore[assignment]
+    monkeypatch.delenv("TYPED_PALLAS_MYPY_DEBUG", raising=False)
+    assert hooks.project_files_read("app", session) == []
+    monkeypatch.setenv("TYPED_PALLAS_MYPY_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        hooks.project_files_read("app", session)

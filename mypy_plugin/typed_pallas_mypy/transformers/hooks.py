@@ -251,17 +251,23 @@ def project_files_read(module: str, session: Session) -> list[str]:
     """The files of the project's modules ``module``'s findings were worked out from,
     where the summaries answer (their answers are not in those modules' stored facts:
     an edit of one checks ``module`` again, ``cache_keys.library_uses``); none with the
-    rules answering (their stored facts carry the answers, in the interface hash)."""
-    facts = session.facts
-    if facts is None or not facts.inference.engine().summaries_answer:
+    rules answering (their stored facts carry the answers, in the interface hash).
+    Asked while mypy writes a module's cache: a failure gives none, never a crash."""
+    try:
+        facts = session.facts
+        if facts is None or not facts.inference.engine().summaries_answer:
+            return []
+        out = []
+        read_by = session.consulted.get(module, frozenset()) | session.hook_reads.get(module, set())
+        for read in sorted(read_by):
+            tree = facts.modules.get(read)
+            if tree is not None and tree.path and facts.names.is_user_module(read):
+                out.append(tree.path)
+        return out
+    except Exception:
+        if debug_enabled():
+            raise
         return []
-    out = []
-    read_by = session.consulted.get(module, frozenset()) | session.hook_reads.get(module, set())
-    for read in sorted(read_by):
-        tree = facts.modules.get(read)
-        if tree is not None and tree.path and facts.names.is_user_module(read):
-            out.append(tree.path)
-    return out
 
 
 def report_decisions(
