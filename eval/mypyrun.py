@@ -112,8 +112,8 @@ def preset_flags(*, check_untyped_defs: bool = True) -> list[str]:
     ]
 
 
-#: kept from the caller's environment: which engine answers (``TYPED_PALLAS_SUMMARIES=1``
-#: measures the evaluator's summaries in its place of the rules)
+#: kept from the caller's environment: which engine answers (``TYPED_PALLAS_SUMMARIES=0``
+#: measures the rules in place of the evaluator's summaries, the default)
 _KEPT: Final = ("TYPED_PALLAS_SUMMARIES",)
 
 

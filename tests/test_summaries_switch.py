@@ -1,7 +1,7 @@
-"""The engine's swap under its switch (``TYPED_PALLAS_SUMMARIES=1``): the evaluator's
-summaries answer what functions lower for, and a finding of the evaluator's module
+"""The engine's swap: the evaluator's summaries answer what functions lower for (the
+default, and ``TYPED_PALLAS_SUMMARIES=1``), and a finding of the evaluator's module
 question stands on every line where the other checks found nothing (with the rules
-answering, only in functions where they found nothing).
+answering, ``TYPED_PALLAS_SUMMARIES=0``, only in functions where they found nothing).
 
 One mypy run per engine over a small project, the plugin's debug switch on.
 """
@@ -79,11 +79,9 @@ def _error_lines(
     (tmp_path / "mypy.ini").write_text(
         "[mypy]\nplugins = typed_pallas_mypy\n\n[mypy.plugins.typed-pallas]\nplatforms = gpu\n"
     )
-    env = {
-        **os.environ,
-        "TYPED_PALLAS_MYPY_DEBUG": "1",
-        "TYPED_PALLAS_SUMMARIES": summaries,
-    }
+    env = {**os.environ, "TYPED_PALLAS_MYPY_DEBUG": "1", "TYPED_PALLAS_SUMMARIES": summaries}
+    if not summaries:  # the default
+        del env["TYPED_PALLAS_SUMMARIES"]
     if site is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
     done = subprocess.run(
@@ -106,9 +104,10 @@ def _error_lines(
     return sorted(int(line) for line in ERROR.findall(done.stdout))
 
 
-def test_summaries_answer_and_each_line_stands_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("summaries", ["", "1"], ids=["default", "switch"])
+def test_summaries_answer_and_each_line_stands_alone(tmp_path: Path, summaries: str) -> None:
     # ``maybe(x, True)`` runs its nested TPU kernel under the gpu guard; ``False`` not
-    assert _error_lines(tmp_path, "1") == [7, 8]
+    assert _error_lines(tmp_path, summaries) == [7, 8]
 
 
 def test_with_the_rules_answering_a_function_they_found_in_is_theirs(tmp_path: Path) -> None:

@@ -276,9 +276,15 @@ def in_daemon() -> bool:
     return "mypy.dmypy_server" in sys.modules
 
 
-#: ``TYPED_PALLAS_SUMMARIES=1``: the evaluator's summaries answer what functions lower for,
-#: not the rules (``inference.Inference.summaries_answer``): part of the cache key
+#: ``TYPED_PALLAS_SUMMARIES=0``: the rules answer what functions lower for, not the
+#: evaluator's summaries (``inference.Inference.summaries_answer``): part of the cache key
 SUMMARIES_ENV: Final = "TYPED_PALLAS_SUMMARIES"
+
+
+def summaries_answer() -> bool:
+    """Whether the evaluator's summaries answer what functions lower for (the default;
+    ``TYPED_PALLAS_SUMMARIES=0`` asks the rules, kept while they are retired)."""
+    return os.environ.get(SUMMARIES_ENV, "").strip() != "0"
 
 
 def config_data(config: Fingerprinted) -> dict[str, Any]:
@@ -289,7 +295,7 @@ def config_data(config: Fingerprinted) -> dict[str, Any]:
         "code": CODE_DIGEST,
         "jax": _versions.installed_version("jax"),
         "config": canonical(config.fingerprint()),
-        "summaries": os.environ.get(SUMMARIES_ENV, "") == "1",
+        "summaries": summaries_answer(),
     }
 
 

@@ -1040,13 +1040,18 @@ def test_the_function_defined_at_a_line(
         assert found is not None and found.chain[0].startswith(first_note)
 
 
-def test_summaries_answer_under_their_switch(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("setting", [None, "1", " 1 ", ""])
+def test_summaries_answer_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str | None
 ) -> None:
     (tmp_path / "ops.py").write_text(DEFINED_AT)
+    monkeypatch.setenv(SUMMARIES_ENV, "0")
     rules = Inference([str(tmp_path)], None)
     assert rules.summaries_answer is False
-    monkeypatch.setenv(SUMMARIES_ENV, "1")
+    if setting is None:
+        monkeypatch.delenv(SUMMARIES_ENV)
+    else:
+        monkeypatch.setenv(SUMMARIES_ENV, setting)
     engine = Inference([str(tmp_path)], None)
     assert engine.summaries_answer is True
     assert engine.requirement("ops.registered") == engine.summary("ops.registered")

@@ -9,9 +9,10 @@ to end under mypy, in three layouts.
 
 from __future__ import annotations
 
+import pytest
 from library_fakes import HEADER, OPS, MakeLib, platforms_of, reader_for
 
-from typed_pallas_mypy.inference import Inference
+from typed_pallas_mypy.inference import SUMMARIES_ENV, Inference
 
 IMPORTS = HEADER + "from pkg.ops import kernel, plain, tpu_op, tpu_op_i, triton_op\n"
 
@@ -319,6 +320,34 @@ def default_off(x):
     assert _platforms(facts, "partial_off") == {"tpu"}
     assert _platforms(facts, "partial_on") is None
     assert _platforms(facts, "default_off") == {"tpu"}
+    # called with a config nobody names, the field may be on: nothing is known
+    assert _platforms(facts, "with_config") is None
+    assert _platforms(facts, "forwarded") is None
+
+
+def test_the_rules_name_the_config_field_that_interprets(
+    make_lib: MakeLib, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules' requirement names the field of a config argument that turns interpret
+    mode on (the evaluator reads the argument at each call site instead). Goes with the
+    rules (``TYPED_PALLAS_SUMMARIES=0``)."""
+    monkeypatch.setenv(SUMMARIES_ENV, "0")
+    facts = _library(
+        make_lib,
+        """
+import dataclasses
+
+@dataclasses.dataclass
+class Config:
+    interpret: bool = False
+
+def with_config(x, config: Config):
+    return tpu_op_i(x, interpret=config.interpret)
+
+def forwarded(x, config: Config):
+    return with_config(x, config)
+""",
+    )
     found = facts.requirement("pkg.forms.with_config")
     assert found is not None
     assert found.interpret == ("config", 1)
@@ -475,8 +504,58 @@ def exported():
     assert _platforms(facts, "memoized") == {"tpu"}
     assert _platforms(facts, "memoized_by_index") == {"tpu"}
     assert _platforms(facts, "filled_twice") is None  # the cache may hold triton_op
-    assert _platforms(facts, "with_a_default") is None  # a miss gives another function
+    # nothing is ever stored (a miss gives ``triton_op``, never None): always triton_op
+    assert _platforms(facts, "with_a_default") == {"cuda", "rocm"}
     assert _platforms(facts, "handed_out") is None  # whoever gets the dict may fill it
+
+
+def test_a_global_another_function_rebinds(make_lib: MakeLib) -> None:
+    """A caller may call the module's functions in any order: what a function reads
+    of the module's state holds only if it holds after the others ran too (``global``
+    rebinds a name; a method sets an attribute of a module-level instance)."""
+    facts = _library(
+        make_lib,
+        """
+_IMPL = tpu_op
+_KEPT = tpu_op
+
+class Holder:
+    def __init__(self):
+        self.fn = tpu_op
+
+    def swap(self):
+        self.fn = triton_op
+
+HOLDER = Holder()
+STEADY = Holder()
+
+def use_impl(x):
+    return _IMPL(x)
+
+def use_kept(x):
+    return _KEPT(x)
+
+def use_holder(x):
+    return HOLDER.fn(x)
+
+def use_steady(x):
+    return STEADY.fn(x)
+
+def switch():
+    global _IMPL
+    _IMPL = triton_op
+
+def swap_holder():
+    HOLDER.swap()
+
+def peek():
+    return _KEPT, STEADY.fn
+""",
+    )
+    assert _platforms(facts, "use_impl") is None  # ``switch()`` may have run
+    assert _platforms(facts, "use_kept") == {"tpu"}  # nothing rebinds it
+    assert _platforms(facts, "use_holder") is None  # ``swap_holder()`` may have run
+    assert _platforms(facts, "use_steady") == {"tpu"}
 
 
 def test_a_subscript_or_attribute_store_binds_no_name(make_lib: MakeLib) -> None:
@@ -509,7 +588,7 @@ def rebound(x):
 """,
     )
     assert _platforms(facts, "counted") == {"tpu"}
-    assert _platforms(facts, "rebound") is None  # ``self`` assigned: any object
+    assert _platforms(facts, "rebound") == {"tpu"}  # ``self`` is a new Counting
 
 
 def test_jax_api_table_decides_what_runs(make_lib: MakeLib) -> None:

@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from typed_pallas_mypy.cache_keys import SUMMARIES_ENV
+from typed_pallas_mypy.cache_keys import SUMMARIES_ENV, summaries_answer
 from typed_pallas_mypy.inference import model
 from typed_pallas_mypy.inference.collector import collector_paused
 from typed_pallas_mypy.inference.combine import Ask, Located, ModuleSource, Req, Resolver, Sets
@@ -204,12 +204,11 @@ class Inference:
         self._reach = PallasReach(self._resolver.evaluator_source)
         #: the evaluator's summaries of the functions defined at (module, line)
         self._summaries_at: dict[tuple[str, int], tuple[Requirement | None, frozenset[str]]] = {}
-        #: whether summaries answer what functions lower for (``SUMMARIES_ENV``:
-        #: ``requirement``, ``result_requirement``, ``requirement_at``, ``module_map``),
-        #: not the rules; a call's own reading (``call_requirement``) is then left to the
-        #: evaluator's module questions. The engine's swap, measured before it becomes
-        #: the default.
-        self.summaries_answer = os.environ.get(SUMMARIES_ENV, "") == "1"
+        #: whether summaries answer what functions lower for (``requirement``,
+        #: ``result_requirement``, ``requirement_at``, ``module_map``), not the rules; a
+        #: call's own reading (``call_requirement``) is then left to the evaluator's
+        #: module questions. The default; ``SUMMARIES_ENV=0`` asks the rules.
+        self.summaries_answer = summaries_answer()
 
     def _public(self, req: Req | None) -> Requirement | None:
         if req is None:

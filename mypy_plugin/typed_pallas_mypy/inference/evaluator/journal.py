@@ -116,6 +116,11 @@ def touch(target: Obj | Frame) -> None:
         _active[-1].touch(target)
 
 
+def written() -> bool:
+    """Whether the running question has written anything that existed before it."""
+    return bool(_active and _active[-1].undo)
+
+
 @contextlib.contextmanager
 def recording(start: int) -> Iterator[Journal]:
     """Record the writes made until the block ends to what existed before ``start``."""

@@ -117,22 +117,11 @@ def _findings(
                 assert running is not None
                 if findings is not None:
                     running.new_round(memoised[name])
-                for function in _functions_of(modules[name]):
-                    running.steps = 0
-                    try:
-                        returned = running.calls.call(
-                            frozenset({function}),
-                            [],
-                            {},
-                            Flow(),
-                            star_unknown=True,
-                            kw_unknown=True,
-                        )
-                        if _handed_out(returned, made_before):
-                            rounds = 2  # a caller may have filled it before the next call
-                    except (OutOfBudget, RecursionError):
-                        node = function.node
-                        unfinished.append((node.lineno, node.end_lineno or node.lineno))
+                stopped, shared = run_functions(running, modules[name], made_before)
+                if shared:
+                    rounds = 2  # a caller may have filled it before the next call
+                for node in stopped:
+                    unfinished.append((node.lineno, node.end_lineno or node.lineno))
                 read |= read_by(running)
             found_now = _verdicts(machines, module, release, tree, unfinished)
             if findings is None:
@@ -148,6 +137,28 @@ def _findings(
                     if (f.line, f.column) in again or not _in_function(tree, f.line)
                 ]
         return findings or [], frozenset(read)
+
+
+def run_functions(
+    machine: Machine, module: ModuleObj, made_before: int
+) -> tuple[list[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda], bool]:
+    """Call each function of ``module`` (and each method of its classes) once, in the
+    order they are defined, as a caller that says nothing of its arguments would: what
+    one writes into the module's state the next finds. Returns the definitions whose
+    run did not finish, and whether one handed a container that existed before
+    ``made_before`` (the modules' state) to its caller, who may fill it."""
+    stopped: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = []
+    shared = False
+    for function in _functions_of(module):
+        machine.steps = 0
+        try:
+            returned = machine.calls.call(
+                frozenset({function}), [], {}, Flow(), star_unknown=True, kw_unknown=True
+            )
+            shared = _handed_out(returned, made_before) or shared
+        except (OutOfBudget, RecursionError):
+            stopped.append(function.node)
+    return stopped, shared
 
 
 def machine_for(

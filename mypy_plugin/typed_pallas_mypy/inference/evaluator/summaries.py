@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from typed_pallas_mypy.inference.evaluator import journal
 from typed_pallas_mypy.inference.evaluator.domain import (
     ANYTHING,
     FALSE,
@@ -47,11 +48,12 @@ from typed_pallas_mypy.inference.evaluator.domain import (
     Transformed,
     Value,
     VSet,
+    next_serial,
     only,
     vset,
 )
 from typed_pallas_mypy.inference.evaluator.machine import Loader, Machine, OutOfBudget, SiteKey
-from typed_pallas_mypy.inference.evaluator.questions import machine_for, read_by
+from typed_pallas_mypy.inference.evaluator.questions import machine_for, read_by, run_functions
 from typed_pallas_mypy.inference.evaluator.verdict import (
     PLATFORMS,
     Link,
@@ -137,6 +139,8 @@ class ModuleRuns:
         kept: dict[tuple[str, str], Machine | None] | None,
     ) -> None:
         self.module = module
+        #: whether its functions write the module's state (``_functions_write_state``)
+        self._writes: bool | None = None
         self._questions = contextlib.ExitStack()
         #: each platform's machine and the module it imported (None: not found); None
         #: when an import did not finish
@@ -207,30 +211,79 @@ class ModuleRuns:
         if self._imported is None:
             return None
         with contextlib.ExitStack() as questions:
-            runs: dict[str, _Run] = {}
-            for platform, (machine, found) in self._imported.items():
-                questions.enter_context(machine.question())
-                try:
-                    looked_up = find(machine, found) if found is not None else None
-                    if looked_up is None:
-                        return None
-                    target, owner = looked_up
-                    if owner is not None and _overridden(machine, owner):
-                        owner = None  # the receiver's class is not known: unknown receiver
-                    run = _Run(machine, target, owner, result=result)
-                    run.flow = run.call({})
-                except (OutOfBudget, RecursionError):
-                    return None
-                if machine.unfinished:
-                    return None
-                runs[platform] = run
-            summary = _summarised(runs, release, {})
-            if summary is None:
+            runs = self._runs(questions, find, result=result, after_others=False)
+            summary = _summarised(runs, release, {}) if runs is not None else None
+            if runs is None or summary is None:
                 return None
             answer = _with_interpret(runs, release, summary)
             read = {name for run in runs.values() for name in read_by(run.machine)}
             inert = not result and all(_inert(run.returned) for run in runs.values())
-            return dataclasses.replace(answer, read=frozenset(read), result_inert=inert)
+        if self._functions_write_state():
+            # a caller may have called the module's other functions first: the answer
+            # must hold in the state they leave too (a cache another function fills)
+            with contextlib.ExitStack() as questions:
+                again = self._runs(questions, find, result=result, after_others=True)
+                later = _summarised(again, release, {}) if again is not None else None
+                if (
+                    again is None
+                    or later is None
+                    or later.lowers_only_for != summary.lowers_only_for
+                ):
+                    return None
+                read |= {name for run in again.values() for name in read_by(run.machine)}
+        return dataclasses.replace(answer, read=frozenset(read), result_inert=inert)
+
+    def _runs(
+        self,
+        questions: contextlib.ExitStack,
+        find: Callable[[Machine, ModuleObj], tuple[Value, ClassObj | None] | None],
+        *,
+        result: bool,
+        after_others: bool,
+    ) -> dict[str, _Run] | None:
+        """The function found under each platform, called as required, in a question of
+        its own (closed with ``questions``); ``after_others``: once every function of
+        the module has run (``questions.run_functions``). None when it is not found
+        or a run did not finish."""
+        assert self._imported is not None
+        runs: dict[str, _Run] = {}
+        for platform, (machine, found) in self._imported.items():
+            questions.enter_context(machine.question())
+            try:
+                if after_others and found is not None:
+                    memoised = set(machine.memo)
+                    run_functions(machine, found, next_serial())
+                    machine.new_round(memoised)  # outcomes depend on the state
+                looked_up = find(machine, found) if found is not None else None
+                if looked_up is None:
+                    return None
+                target, owner = looked_up
+                if owner is not None and _overridden(machine, owner):
+                    owner = None  # the receiver's class is not known: unknown receiver
+                run = _Run(machine, target, owner, result=result)
+                run.flow = run.call({})
+            except (OutOfBudget, RecursionError):
+                return None
+            if machine.unfinished:
+                return None
+            runs[platform] = run
+        return runs
+
+    def _functions_write_state(self) -> bool:
+        """Whether calling the module's functions (each once, as ``run_functions`` does)
+        writes what its import made or handed it: then what one function does may
+        depend on which others ran before (asked once per module)."""
+        if self._writes is None:
+            self._writes = False
+            for machine, found in (self._imported or {}).values():
+                if found is None:
+                    continue
+                with machine.question():
+                    _, shared = run_functions(machine, found, next_serial())
+                    self._writes = shared or journal.written()
+                if self._writes:
+                    break
+        return self._writes
 
 
 def _inert(returned: VSet) -> bool:
