@@ -48,6 +48,7 @@ from parity.jax_verdict import (  # noqa: E402
     raised_in_jax,
 )
 
+from typed_pallas import _versions  # noqa: E402
 from typed_pallas_mypy.inference import Inference, Requirement  # noqa: E402
 
 jnp = jax.numpy
@@ -238,12 +239,13 @@ FRESH_MOSAIC_GPU_ON_ROCM: dict[tuple[int, int], tuple[str, str]] = {
 
 @pytest.fixture(scope="module")
 def facts() -> Inference:
-    return Inference([str(SITE_PACKAGES)], None)
+    # asked for the installed JAX, as the plugin asks
+    return Inference([str(SITE_PACKAGES)], None, release=_versions.release(jax.__version__))
 
 
 @pytest.fixture(scope="module")
 def kernops_facts() -> Inference:
-    return Inference([str(kernops_site.SITE)], None)
+    return Inference([str(kernops_site.SITE)], None, release=_versions.release(jax.__version__))
 
 
 @pytest.fixture(scope="module")
@@ -284,7 +286,10 @@ def _matches_jax(
     sample: tuple[Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]], set[str], str],
     verdicts: dict[str, tuple[type[BaseException], str] | None],
 ) -> None:
-    build, expected, kernel_call = sample
+    build, lowers_for, kernel_call = sample
+    # where JAX's answer depends on what was lowered before (it lowers here, refuses in
+    # a fresh process), the checker says nothing: the platform is not restricted
+    expected = lowers_for | {p for p, v in verdicts.items() if v is LOWERS_REGARDLESS}
     assert found is not None
     assert set(found.platforms) == expected
     fn, args = build()
@@ -295,10 +300,6 @@ def _matches_jax(
             assert kernel_call in text, platform
             continue
         verdict = verdicts[platform]
-        if verdict is LOWERS_REGARDLESS:
-            assert error is None, (platform, error)
-            assert kernel_call in text, platform
-            continue
         assert error is not None, f"lowers for {platform}"
         assert (type(error), str(error)) == verdict, (platform, error)
         assert raised_in_jax(error), (platform, error)

@@ -248,8 +248,9 @@ def class_level_replaced(x):
     assert _platforms(facts, "set_twice") is None
     assert _platforms(facts, "from_caller") is None
     assert _platforms(facts, "class_level") == TPU
-    # a method sets the attribute on the instance: what it holds is not known
-    assert _platforms(facts, "class_level_replaced") is None
+    # ``configure`` sets the attribute on an instance it is given; the instance made
+    # here is not configured: its class's kernel runs
+    assert _platforms(facts, "class_level_replaced") == TPU
 
 
 def test_an_element_of_a_literal_container(make_lib: MakeLib) -> None:
@@ -307,7 +308,8 @@ def by_get_with_default(x):
     assert _platforms(facts, "local_tuple_plain") is None
     assert _platforms(facts, "negative_index") == GPU
     assert _platforms(facts, "by_get") == TPU
-    assert _platforms(facts, "by_get_with_default") is None
+    # the key is there: the default is not what ``get`` gives
+    assert _platforms(facts, "by_get_with_default") == TPU
 
 
 def test_a_callee_evaluated_from_a_variable_a_container_or_getattr(make_lib: MakeLib) -> None:
@@ -411,12 +413,18 @@ def from_caller(x):
 
 def base_replaced_below(x):
     return Base()(x)
+
+def child(x):
+    return Child()(x)
 """,
     )
     assert _platforms(facts, "kept") == TPU
     assert _platforms(facts, "class_level") == GPU
-    assert _platforms(facts, "from_caller") is None
-    assert _platforms(facts, "base_replaced_below") is None
+    # the caller passes TPU params: what the instance keeps
+    assert _platforms(facts, "from_caller") == TPU
+    # a subclass replaces the params of its own instances, not of the base's
+    assert _platforms(facts, "base_replaced_below") == TPU
+    assert _platforms(facts, "child") == GPU
 
 
 def test_class_methods_and_properties(make_lib: MakeLib) -> None:
@@ -504,12 +512,11 @@ def block_only(x):
     return KernelChoice(64).kernel(x)
 
 def through_a_method(x):
-    # which kernel the instance holds is the constructor's business: not followed
     return KernelChoice(kernel=plain)(x)
 """,
     )
     assert _platforms(facts, "default_kernel") == TPU
-    assert _platforms(facts, "replaced_by_keyword") is None
+    assert _platforms(facts, "replaced_by_keyword") == GPU
     assert _platforms(facts, "replaced_by_position") is None
     assert _platforms(facts, "block_only") == TPU
     assert _platforms(facts, "through_a_method") is None
@@ -602,6 +609,17 @@ def kept_params(x):
 def patched(x):
     return Patched()(x)
 
+def patched_instance(x):
+    return PATCHED(x)
+
+def patched_then_run(x):
+    holder = Holder()
+    patch_params(holder)
+    return holder.direct(x)
+
+def given_holder(x, holder):
+    return holder.direct(x)
+
 def patch_params(holder):
     setattr(holder, "params", pltriton.CompilerParams())
 """,
@@ -609,30 +627,36 @@ def patch_params(holder):
     # an attribute name the module sets from outside a class's methods (on any object:
     # which one is not known) is not trusted in any class of the module
     assert _platforms(facts, "kept") == TPU
-    # setattr(holder, "params", ...) may replace Holder's params: not known
-    assert _platforms(facts, "kept_params") is None
-    # PATCHED.kernel = ... replaces what Patched's __init__ set: not known
-    assert _platforms(facts, "patched") is None
+    # setattr(holder, "params", ...) replaces the params of a holder it is given; the
+    # one made here is given to nobody
+    assert _platforms(facts, "kept_params") == TPU
+    # PATCHED.kernel = ... replaces what the module's instance holds; a new one's
+    # ``__init__`` sets its own
+    assert _platforms(facts, "patched") == TPU
+    assert _platforms(facts, "patched_instance") == GPU
+    assert _platforms(facts, "patched_then_run") == GPU
+    assert _platforms(facts, "given_holder") is None  # any object
 
 
 def test_a_base_the_engine_does_not_read_may_define_the_method(make_lib: MakeLib) -> None:
     facts = _library(
         make_lib,
         """
-import somewhere_unknown
+import threading
 
 class Known:
     def run(self, x):
         return tpu_op(x)
 
-class Mixed(somewhere_unknown.Mixin, Known):
+class Mixed(threading.Thread, Known):
     pass
 
-class Single(Known, somewhere_unknown.Mixin):
+class Single(Known, threading.Thread):
     pass
 
 def mixed(x):
-    # Mixin comes first in the order and may define run
+    # Thread (a class of the standard library the engine does not read) comes first in
+    # the order and may define run (it does)
     return Mixed().run(x)
 
 def single(x):
@@ -672,5 +696,6 @@ def over_unknown(x, fns):
     assert _platforms(facts, "each_tpu") == TPU
     # each iteration runs one of them: the call restricts only to what both allow
     assert _platforms(facts, "mixed") is None
-    assert _platforms(facts, "rebound") is None
+    # the loop ran tpu_op before ``fn`` is bound again
+    assert _platforms(facts, "rebound") == TPU
     assert _platforms(facts, "over_unknown") is None
