@@ -2,7 +2,9 @@
 
 Every test runs with the plugin's debug switch on, so an exception inside the reader
 fails the test instead of becoming silence (tests of that silence turn it off).
-``parses`` lists the modules parsed, one per reader built.
+``parses`` lists the modules parsed, one per reader built. ``rules_answer`` pins a test
+to the rules (``SUMMARIES_ENV=0``): it tests their own machinery (their store of facts,
+lazy and reused readings, their reader), which goes with them.
 """
 
 from __future__ import annotations
@@ -12,13 +14,19 @@ from collections.abc import Iterator
 import pytest
 from library_fakes import MakeLib, fake_library_maker
 
-from typed_pallas_mypy.inference import reader
+from typed_pallas_mypy.inference import SUMMARIES_ENV, reader
 
 
 @pytest.fixture(autouse=True)
 def _debug(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("TYPED_PALLAS_MYPY_DEBUG", "1")
     yield
+
+
+@pytest.fixture
+def rules_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules answer what functions lower for (read when an ``Inference`` is built)."""
+    monkeypatch.setenv(SUMMARIES_ENV, "0")
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ were summarised before it: checked on every module of jax's Pallas ops (real cod
 asked in reverse order against the eager reading. A lazy reading summarises only what
 is asked; the store keeps what was worked out (``save``) and a later run summarises
 what its entry lacks from the module's source, with the same result.
+These lazy readings and their store are the rules' machinery: every test here goes with
+the rules (``rules_answer``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import pytest
 from library_fakes import OPS, MakeLib, jax_ops_modules, platforms_of
 
 from typed_pallas_mypy.inference import Inference, combine, model, reader
+
+pytestmark = pytest.mark.usefixtures("rules_answer")
 
 
 def test_summaries_do_not_depend_on_the_order_they_are_asked_in() -> None:

@@ -3,10 +3,12 @@
 The 47 public entry functions of ``jax.experimental.pallas.ops`` (the list of
 ``shared/reference/library-kernels.md`` section 2: TPU 22, Triton 13, Mosaic GPU 11,
 neutral 1) and what the reader infers for each, measured on jax 0.10.2, 0.12.0.1 and
-0.12.1. jax 0.12.1 no longer ships the Triton ops (``ops/gpu`` keeps only the ``*_mgpu``
-modules: ``REMOVED``), so there 34 entries remain; an entry of a module the release does
-not ship gives no requirement (and no crash). The answers are otherwise the same at every
-release; the chains' line numbers are not. The 14 without a requirement, and why:
+0.12.1, asked without a JAX release (Mosaic GPU's answer for rocm depends on it, so
+those entries say cuda and rocm). jax 0.12.1 no longer ships the Triton ops (``ops/gpu``
+keeps only the ``*_mgpu`` modules: ``REMOVED``), so there 34 entries remain; an entry of
+a module the release does not ship gives no requirement (and no crash). The answers are
+otherwise the same at every release; the chains' line numbers are not. The 14 without a
+requirement, and why:
 
 * ``tpu.example_kernel.double``: no params, no evidence (neutral);
 * the 9 ``tpu.random`` entries: their only TPU trait is ``pltpu.SMEM`` in block specs,
@@ -37,7 +39,10 @@ from typed_pallas_mypy.inference import Inference
 OPS = "jax.experimental.pallas.ops."
 TPU = "tpu"
 TRITON = "cuda,rocm"
-MOSAIC_GPU = "cuda"
+#: Mosaic GPU params never lower for tpu; whether rocm refuses them depends on the JAX
+#: release (``_platforms.MOSAIC_GPU_ROCM_REFUSED_FROM``: before it JAX's answer depends
+#: on what was lowered before), and ``facts`` is given none: rocm is not excluded
+MOSAIC_GPU = "cuda,rocm"
 NONE = "none"
 #: a factory: calling it builds a kernel object (nothing lowers); calling what it
 #: returns lowers only for TPU
@@ -150,9 +155,13 @@ _GMM = (
     f"gmm ({GMM}:314) lowers only for tpu: its pl.pallas_call at {GMM}:526 takes Mosaic TPU params",
 )
 _MGPU = (
-    f"matmul ({MGPU}:232) lowers only for cuda: its plgpu.kernel at {MGPU}:261 takes Mosaic "
-    "GPU params",
+    f"matmul ({MGPU}:232) lowers only for cuda, rocm: its plgpu.kernel at {MGPU}:261 takes "
+    "Mosaic GPU params",
 )
+#: ``make_splash_*`` are partials of ``_make_splash_attention``, whose keyword-only
+#: ``interpret`` (default False) reaches every kernel it builds: a caller passing
+#: ``interpret=True`` runs them interpreted (-1: keyword-only)
+_SPLASH_INTERPRET = ("interpret", -1)
 
 _MHA_012 = (
     (
@@ -169,7 +178,7 @@ CHAINS: dict[tuple[int, ...], dict[str, tuple[tuple[str, ...], tuple[str, int] |
         "tpu.megablox.gmm": (_GMM, ("interpret", 8)),
         "tpu.splash_attention.splash_attention_kernel.make_splash_mha": (
             _splash_chain((2544, 2619, 2462, 2469, 2388, 2427, 1213, 1242, 900, 1143)),
-            None,
+            _SPLASH_INTERPRET,
         ),
         "gpu.attention.mha": (
             (
@@ -185,7 +194,7 @@ CHAINS: dict[tuple[int, ...], dict[str, tuple[tuple[str, ...], tuple[str, int] |
         "tpu.megablox.gmm": (_GMM, ("interpret", 8)),
         "tpu.splash_attention.splash_attention_kernel.make_splash_mha": (
             _splash_chain((2537, 2612, 2455, 2462, 2381, 2420, 1206, 1235, 900, 1142)),
-            None,
+            _SPLASH_INTERPRET,
         ),
         "gpu.attention.mha": _MHA_012,
         "gpu.hopper_matmul_mgpu.matmul": (_MGPU, None),
@@ -195,7 +204,7 @@ CHAINS: dict[tuple[int, ...], dict[str, tuple[tuple[str, ...], tuple[str, int] |
         "tpu.megablox.gmm": (_GMM, ("interpret", 8)),
         "tpu.splash_attention.splash_attention_kernel.make_splash_mha": (
             _splash_chain((2548, 2635, 2466, 2473, 2392, 2431, 1217, 1246, 912, 1153)),
-            None,
+            _SPLASH_INTERPRET,
         ),
         "gpu.hopper_matmul_mgpu.matmul": (_MGPU, None),
     },

@@ -91,7 +91,9 @@ def legacy_dict_params_plain(x):
         "uses pltpu.sync_copy (line 10), TPU-only",
     )
     assert platforms_of(facts.requirement("pkg.ev.by_scratch")) == {"tpu"}
-    assert platforms_of(facts.requirement("pkg.ev.by_entry")) == {"cuda"}
+    # plgpu.kernel lowers with Mosaic GPU, never for tpu; whether rocm refuses it depends
+    # on the JAX release (``_platforms.MOSAIC_GPU_ROCM_REFUSED_FROM``), not given here
+    assert platforms_of(facts.requirement("pkg.ev.by_entry")) == {"cuda", "rocm"}
     assert facts.requirement("pkg.ev.by_block_spec_only") is None
     assert facts.requirement("pkg.ev.no_evidence") is None
     # legacy dict params are unknown params: only evidence can say anything
@@ -127,6 +129,8 @@ def test_kernel_of_another_module_gives_its_body_evidence(make_lib: MakeLib) -> 
 
 
 def test_contradictions_give_none(make_lib: MakeLib) -> None:
+    """Kernels of two platforms on one path: none lowers it, no requirement. Params
+    against their body's evidence: the params decide where JAX refuses it."""
     facts = _library(
         make_lib,
         mix="""
@@ -147,7 +151,10 @@ def params_against_body(x):
     )
     assert facts.requirement("pkg.mix.both") is None
     assert platforms_of(facts.requirement("pkg.mix.twice")) == {"tpu"}
-    assert facts.requirement("pkg.mix.params_against_body") is None
+    # JAX refuses Mosaic TPU params on cuda and rocm whatever the body; the body's Triton
+    # atomic makes tpu refuse too: it lowers nowhere, never outside tpu, and a call on
+    # cuda or rocm fails as the params say
+    assert platforms_of(facts.requirement("pkg.mix.params_against_body")) == {"tpu"}
 
 
 def test_entry_runs_only_when_its_kernel_runs(make_lib: MakeLib) -> None:
@@ -497,7 +504,11 @@ class KDInitVar:
     assert facts.requirement("pkg.ctor.KK") is None
     assert facts.result_requirement("pkg.ctor.make_kk_without") is None
     assert _req(facts, "pkg.ctor.KD").interpret == ("interpret", 1)
-    assert facts.requirement("pkg.ctor.KDInitVar") is None
+    # an ``InitVar`` is a parameter of the generated ``__init__`` in field order, not a
+    # field: ``interpret`` is its second parameter, stored as for ``KD``
+    initvar = _req(facts, "pkg.ctor.KDInitVar")
+    assert initvar.platforms == frozenset({"tpu"})
+    assert initvar.interpret == ("interpret", 1)
 
 
 # --------------------------------------------------------------------------- interpret
@@ -585,6 +596,8 @@ def literal_on(x):
 
 
 def test_platform_reads_give_none(make_lib: MakeLib) -> None:
+    """A read of the platform gives none where it decides which kernel runs; where every
+    path runs the same kernel whatever it read, that kernel restricts the function."""
     root = make_lib(
         {
             "pkg/ops.py": OPS,
@@ -628,12 +641,42 @@ def by_flag(x, flag):
     if flag:
         x = x + 1
     return tpu_op(x)
+
+def dispatch_by_backend(x):
+    if jax.default_backend() == "tpu":
+        return tpu_op(x)
+    return triton_op(x)
+
+def dispatch_by_device(x, mesh):
+    if mesh.devices.flat[0].platform == "tpu":
+        return tpu_op(x)
+    return triton_op(x)
+
+def dispatch_by_helper(x):
+    if env.on_tpu():
+        return tpu_op(x)
+    return triton_op(x)
+
+def dispatch_by_constant(x):
+    if ON_TPU:
+        return tpu_op(x)
+    return triton_op(x)
+
+def dispatch_by_helper_of_helper(x):
+    if env.on_gpu():
+        return triton_op(x)
+    return tpu_op(x)
 """,
         }
     )
     facts = reader_for(root)
-    for name in ("by_backend", "by_device", "by_helper", "by_constant", "by_helper_of_helper"):
-        assert facts.requirement(f"pkg.plat.{name}") is None, name
+    reads = ("by_backend", "by_device", "by_helper", "by_constant", "by_helper_of_helper")
+    for name in reads:
+        # the read only changes ``x``: both branches go on to ``tpu_op``, so Python runs
+        # the TPU kernel on every platform
+        assert platforms_of(facts.requirement(f"pkg.plat.{name}")) == {"tpu"}, name
+        # the read picks the kernel: tpu runs the TPU one, cuda and rocm the Triton one
+        assert facts.requirement(f"pkg.plat.dispatch_{name}") is None, name
     assert platforms_of(facts.requirement("pkg.plat.by_flag")) == {"tpu"}
 
 
@@ -664,12 +707,25 @@ def only_unknown(fn, make, x, key):
 
 def table_entry_alone(x):
     return TABLE["a"](x)
+
+def unknown_alone(fn, make, x):
+    fn(x)
+    return make()(x)
+
+def unknown_table(fn, make, x, table, key):
+    fn(x)
+    return make()(table[key](x))
 """,
     )
     for name in ("calls_parameter", "calls_table_entry", "calls_result_of_parameter"):
         assert platforms_of(facts.requirement(f"pkg.unk.{name}")) == {"tpu"}, name
     assert platforms_of(facts.requirement("pkg.unk.calls_library_code")) == {"tpu"}
-    assert facts.requirement("pkg.unk.only_unknown") is None
+    # ``TABLE`` is never written: ``TABLE[key]`` is ``tpu_op`` or raises ``KeyError``
+    # (a path that raises lowers nothing), so the TPU kernel runs before ``make()(...)``
+    assert platforms_of(facts.requirement("pkg.unk.only_unknown")) == {"tpu"}
+    # nothing but unknown callables (a table passed in may hold anything)
+    assert facts.requirement("pkg.unk.unknown_alone") is None
+    assert facts.requirement("pkg.unk.unknown_table") is None
     # a dict only ever read by index holds what it was built with
     assert platforms_of(facts.requirement("pkg.unk.table_entry_alone")) == {"tpu"}
 
@@ -742,7 +798,14 @@ def test_jax_framework_is_not_read(make_lib: MakeLib) -> None:
     assert facts.requirement("jax._src.fake.tpu_op") is None
     assert facts.requirement("jax.experimental.pallas.tpu_op") is None
     assert platforms_of(facts.requirement("jax.experimental.pallas.ops.tpu.fake.tpu_op")) == {"tpu"}
-    assert sorted(facts.modules_read()) == ["jax.experimental.pallas.ops.tpu.fake"]
+    # importing the module runs its packages' ``__init__`` first (Python's import
+    # system): those under ``jax.experimental.pallas.ops`` are read, jax's framework
+    # packages above them are not
+    assert sorted(facts.modules_read()) == [
+        "jax.experimental.pallas.ops",
+        "jax.experimental.pallas.ops.tpu",
+        "jax.experimental.pallas.ops.tpu.fake",
+    ]
 
 
 def test_module_without_pallas_passes_on_what_it_calls(make_lib: MakeLib) -> None:

@@ -4,6 +4,7 @@ A second ``Inference`` over the same cache reads the JSON and parses nothing; a
 module whose file changed (size, or mtime alone) is parsed again; a cache file that is
 corrupt, from another reader version, or cannot be written is ignored without an error.
 Parses are counted by the ``parses`` fixture (``conftest``: one per reader built).
+This store is the rules' machinery: every test here goes with the rules (``rules_answer``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import pytest
 from library_fakes import OPS, MakeLib, platforms_of, reader_for
 
 from typed_pallas_mypy.inference import combine, store
+
+pytestmark = pytest.mark.usefixtures("rules_answer")
 
 USE = OPS + "\ndef outer(x):\n    return tpu_op(x)\n"
 

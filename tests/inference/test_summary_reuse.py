@@ -175,11 +175,13 @@ class _Project:
         return Located("app", "app.py", str(self.path), False, project=True)
 
 
+@pytest.mark.usefixtures("rules_answer")
 @pytest.mark.parametrize("keep_keys", [True, False], ids=["daemon", "other"])
 def test_the_daemon_reuses_from_a_modules_first_reading(tmp_path: Path, keep_keys: bool) -> None:
     """In the daemon (``keep_keys``) the first reading of a project module keeps reuse
     keys, so the first edit already reuses; elsewhere only from the second reading on
-    (a cold or warm run reads a module once and keeps none)."""
+    (a cold or warm run reads a module once and keeps none). The reuse between readings
+    is the rules' reader's: this goes with the rules (``rules_answer``)."""
     project = _Project(tmp_path)
     source = HEADER + "def kernel(x_ref, o_ref):\n    pltpu.sync_copy(x_ref, o_ref)\n\n"
     source += "def other(x):\n    return {}\n"
@@ -200,7 +202,7 @@ def test_the_daemon_reuses_from_a_modules_first_reading(tmp_path: Path, keep_key
             engine.forget(frozenset({"app"}))
             assert engine.requirement("app.kernel") is None  # called by nobody: a kernel body
             assert engine.requirement("app.other") is None
-    assert summarised == ["kernel", "other", "other"] if keep_keys else ["kernel", "other"] * 2
+    assert summarised == (["kernel", "other", "other"] if keep_keys else ["kernel", "other"] * 2)
 
 
 def test_a_module_that_is_not_ascii_keeps_no_keys() -> None:
