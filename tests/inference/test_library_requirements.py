@@ -123,7 +123,7 @@ def test_kernel_of_another_module_gives_its_body_evidence(make_lib: MakeLib) -> 
     )
     assert _req(facts, "pkg.use.op").chain == (
         "op (pkg/use.py:8) lowers only for tpu: its pl.pallas_call at pkg/use.py:9 uses "
-        "pltpu.sync_copy (in dma_kernel, pkg/kernels.py:8) (line 9), TPU-only",
+        "pltpu.sync_copy (in dma_kernel of pkg.kernels, line 8), TPU-only",
     )
     assert facts.requirement("pkg.use.plain_op") is None
 

@@ -745,3 +745,38 @@ def loop_body(x):
     assert _platforms(facts, "structure_with_leaf_test") is None
     assert _platforms(facts, "leaves_with_leaf_test") is None
     assert _platforms(facts, "loop_body") == {"tpu"}
+
+
+def test_a_function_that_raises_elsewhere_before_its_kernel(make_lib: MakeLib) -> None:
+    """A function that raises before any kernel off TPU (``NotImplementedError``) and runs
+    a TPU kernel on TPU lowers only for TPU: on every other platform a call fails. Turning
+    interpret mode on does not make it run elsewhere; with no kernel, or raising
+    everywhere, nothing restricts it."""
+    facts = _library(
+        make_lib,
+        """
+def off_tpu_raises(x):
+    if jax.default_backend() != "tpu":
+        raise NotImplementedError("TPU only")
+    return tpu_op(x)
+
+def off_tpu_raises_interpretable(x, interpret=False):
+    if jax.default_backend() != "tpu":
+        raise NotImplementedError("TPU only")
+    return tpu_op_i(x, interpret=interpret)
+
+def off_tpu_raises_plain(x):
+    if jax.default_backend() != "tpu":
+        raise NotImplementedError("TPU only")
+    return plain(x)
+
+def always_raises(x):
+    raise NotImplementedError("not yet")
+""",
+    )
+    assert _platforms(facts, "off_tpu_raises") == {"tpu"}
+    interpretable = facts.requirement("pkg.forms.off_tpu_raises_interpretable")
+    assert interpretable is not None and set(interpretable.platforms) == {"tpu"}
+    assert interpretable.interpret is None  # interpreted, it still raises off TPU
+    assert _platforms(facts, "off_tpu_raises_plain") is None
+    assert _platforms(facts, "always_raises") is None

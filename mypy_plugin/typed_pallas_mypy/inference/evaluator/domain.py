@@ -115,13 +115,15 @@ class Params(Value):
 class Proof:
     """A piece of evidence of a kernel's backend (``evidence``): the backends it allows,
     what it is as written, and where (the module, line, and the function of the body it
-    is in, "" for the kernel itself or the entry call)."""
+    is in, "" for the kernel itself or the entry call; ``definition``: the function whose
+    body it is in, the kernel's own too, "" for the entry call)."""
 
     backends: frozenset[str]
     what: str
     module: str
     line: int
     function: str = ""
+    definition: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -203,7 +203,8 @@ def _chain_proof(
         backends = _BODY_TABLES.get(key) if key is not None else None
         if backends is not None:
             module = function.module.name
-            return Proof(backends, ast.unparse(link), module, chain.lineno, where)
+            what = ast.unparse(link)
+            return Proof(backends, what, module, chain.lineno, where, function.qualname)
         if not isinstance(link, ast.Attribute):
             return None
         link = link.value
@@ -309,7 +310,7 @@ def _keyword_proofs(
             isinstance(item.value, ast.Constant) and item.value.value is None
         ):
             what = f"{ast.unparse(call.func)} with {keyword}="
-            yield Proof(backends, what, function.module.name, call.lineno, where)
+            yield Proof(backends, what, function.module.name, call.lineno, where, function.qualname)
 
 
 def _truth(m: Machine, test: ast.expr, frame: Frame) -> bool | None:

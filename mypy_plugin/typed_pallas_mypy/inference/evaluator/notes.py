@@ -84,6 +84,8 @@ def decides(kernel: Kernel) -> str:
         for b in sorted(proof.backends)
     )
     place = f"in {proof.function}, " if proof.function else ""
+    if proof.module != kernel.module:  # the body is another module's: name it
+        place = f"in {proof.function or proof.definition} of {proof.module}, "
     return _platforms.PROOF_NOTE.format(what=proof.what, place=place, line=proof.line, label=labels)
 
 

@@ -387,6 +387,7 @@ def _summarised(
     failing: list[str] = []
     kernels: list[Kernel] = []
     chain: tuple[Link, ...] | None = None
+    flows: dict[str, Flow] = {}
     for platform, run in runs.items():
         try:
             flow = run.flow if not given else run.call(given)
@@ -395,6 +396,7 @@ def _summarised(
         if not flow.live:
             continue
         reached.append(platform)
+        flows[platform] = flow
         refusing = [k for k in by_place(flow.ran) if not lowers_on(k, platform, release)]
         if refusing:
             failing.append(platform)
@@ -402,6 +404,22 @@ def _summarised(
             if chain is None:
                 site = run.last_site if given else _SUMMARY_SITE
                 chain = chain_from(run.machine, site, kernels[0])
+    if not kernels and reached and len(reached) < len(runs):
+        # it raises before any kernel elsewhere (``NotImplementedError`` off TPU): the
+        # kernels it runs where it returns, which those platforms refuse, say why
+        others = [p for p in runs if p not in reached]
+        for platform in reached:
+            bound = [
+                k
+                for k in by_place(flows[platform].ran)
+                if not any(lowers_on(k, other, release) for other in others)
+            ]
+            if bound:
+                kernels = bound
+                run = runs[platform]
+                site = run.last_site if given else _SUMMARY_SITE
+                chain = chain_from(run.machine, site, kernels[0])
+                break
     return FunctionSummary(tuple(reached), tuple(failing), tuple(kernels), chain or ())
 
 
@@ -426,8 +444,8 @@ def _with_interpret(
         # given ``True`` first: a parameter that turns no candidate's interpret mode on
         # cannot be the one (most parameters), and needs no run with ``False``
         on = _summarised(runs, release, {name: vset(TRUE)})
-        if on is None or not on.reached or on.failing:
-            continue
+        if on is None or not on.reached or on.failing or on.lowers_only_for is not None:
+            continue  # interpret mode on, it still does not run everywhere
         switched = [k for run in runs.values() for k in run.last.ran if k.interpret is True]
         if not any(same_kernel(k, c) for k in switched for c in candidates):
             continue
