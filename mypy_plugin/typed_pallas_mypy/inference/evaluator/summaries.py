@@ -223,7 +223,7 @@ class ModuleRuns:
             # must hold in the state they leave too (a cache another function fills)
             with contextlib.ExitStack() as questions:
                 again = self._runs(questions, find, result=result, after_others=True)
-                later = _summarised(again, release, {}) if again is not None else None
+                later = _summarised(again, release, {}, with_chain=False) if again else None
                 if (
                     again is None
                     or later is None
@@ -379,10 +379,15 @@ class _Run:
 
 
 def _summarised(
-    runs: dict[str, _Run], release: tuple[int, ...] | None, given: dict[str, VSet]
+    runs: dict[str, _Run],
+    release: tuple[int, ...] | None,
+    given: dict[str, VSet],
+    *,
+    with_chain: bool = True,
 ) -> FunctionSummary | None:
     """The summary of the runs (their first calls when ``given`` is empty; else calls
-    with ``given`` bound, made now)."""
+    with ``given`` bound, made now); ``with_chain``: with the way to the first kernel
+    (else none: the caller does not say it)."""
     reached: list[str] = []
     failing: list[str] = []
     kernels: list[Kernel] = []
@@ -401,7 +406,7 @@ def _summarised(
         if refusing:
             failing.append(platform)
             kernels.extend(k for k in refusing if k not in kernels)
-            if chain is None:
+            if chain is None and with_chain:
                 site = run.last_site if given else _SUMMARY_SITE
                 chain = chain_from(run.machine, site, kernels[0])
     if not kernels and reached and len(reached) < len(runs):
@@ -418,7 +423,7 @@ def _summarised(
                 kernels = bound
                 run = runs[platform]
                 site = run.last_site if given else _SUMMARY_SITE
-                chain = chain_from(run.machine, site, kernels[0])
+                chain = chain_from(run.machine, site, kernels[0]) if with_chain else ()
                 break
     return FunctionSummary(tuple(reached), tuple(failing), tuple(kernels), chain or ())
 
@@ -440,16 +445,20 @@ def _with_interpret(
     candidates = [*summary.kernels, *undecided]
     if not candidates:
         return summary
+    probe = summary.failing[0] if summary.failing else None
     for name, position, _ in parameters:
         # given ``True`` first: a parameter that turns no candidate's interpret mode on
-        # cannot be the one (most parameters), and needs no run with ``False``
-        on = _summarised(runs, release, {name: vset(TRUE)})
+        # cannot be the one (most parameters), and needs no run with ``False``; where
+        # the kernels refuse, one that leaves them refusing on one platform is not it
+        if probe is not None and _still_refused(runs[probe], probe, release, name):
+            continue
+        on = _summarised(runs, release, {name: vset(TRUE)}, with_chain=False)
         if on is None or not on.reached or on.failing or on.lowers_only_for is not None:
             continue  # interpret mode on, it still does not run everywhere
         switched = [k for run in runs.values() for k in run.last.ran if k.interpret is True]
         if not any(same_kernel(k, c) for k in switched for c in candidates):
             continue
-        off = _summarised(runs, release, {name: vset(FALSE)})
+        off = _summarised(runs, release, {name: vset(FALSE)}, with_chain=not summary.kernels)
         if (
             off is None
             or off.lowers_only_for is None
@@ -460,6 +469,18 @@ def _with_interpret(
         chain = summary.chain if summary.kernels else off.chain
         return dataclasses.replace(off, chain=chain, interpret=(name, position))
     return summary
+
+
+def _still_refused(run: _Run, platform: str, release: tuple[int, ...] | None, name: str) -> bool:
+    """Whether ``run``'s function, given ``True`` for the parameter ``name``, still runs a
+    kernel ``platform`` refuses (or does not return there): then that parameter does not
+    make it lower everywhere. False when the run does not finish (the full question
+    decides)."""
+    try:
+        flow = run.call({name: vset(TRUE)})
+    except (OutOfBudget, RecursionError):
+        return False
+    return not flow.live or any(not lowers_on(k, platform, release) for k in by_place(flow.ran))
 
 
 def _call_as_required(
