@@ -65,6 +65,7 @@ from typed_pallas_mypy.inference.evaluator.summaries import FunctionSummary, Mod
 from typed_pallas_mypy.inference.evaluator.verdict import CallVerdict
 from typed_pallas_mypy.inference.reach import PallasReach
 from typed_pallas_mypy.inference.store import FactsStore
+from typed_pallas_mypy.inference.summary_store import SummaryStore
 
 __all__ = [
     "SUMMARIES_ENV",
@@ -107,6 +108,51 @@ class Requirement:
     #: when interpret mode is a field of a config object that parameter holds
     #: (``interpret=config.interpret``): (the field, whether its class declares it off)
     interpret_field: tuple[str, bool] | None = None
+
+
+def _requirement_json(found: Requirement | None) -> object:
+    """A requirement as JSON (``summary_store``); None for none."""
+    if found is None:
+        return None
+    return {
+        "platforms": sorted(found.platforms),
+        "cause": list(found.cause),
+        "chain": list(found.chain),
+        "interpret": list(found.interpret) if found.interpret is not None else None,
+    }
+
+
+def _requirement_from_json(data: object) -> tuple[bool, Requirement | None]:
+    """(whether ``data`` is one, the requirement ``_requirement_json`` wrote)."""
+    bad = (False, None)
+    if data is None:
+        return True, None
+    if not isinstance(data, dict):
+        return bad
+    platforms, cause, chain = data.get("platforms"), data.get("cause"), data.get("chain")
+    interpret = data.get("interpret")
+    if (
+        not isinstance(platforms, list)
+        or not all(isinstance(p, str) for p in platforms)
+        or not isinstance(cause, list)
+        or len(cause) != 3
+        or not all(isinstance(c, str) for c in cause)
+        or not isinstance(chain, list)
+        or not all(isinstance(c, str) for c in chain)
+    ):
+        return bad
+    switch: tuple[str, int] | None = None
+    if interpret is not None:
+        if (
+            not isinstance(interpret, list)
+            or len(interpret) != 2
+            or not isinstance(interpret[0], str)
+            or not isinstance(interpret[1], int)
+        ):
+            return bad
+        switch = (interpret[0], interpret[1])
+    cause_of = (cause[0], cause[1], cause[2])
+    return True, Requirement(frozenset(platforms), cause_of, tuple(chain), switch)
 
 
 @dataclass(frozen=True)
@@ -186,6 +232,8 @@ class Inference:
         #: depend on it: ``evaluator.verdict.lowers_on``); None: what holds at every one
         self._release = release
         self._resolver = Resolver(search_paths, self._store, project, lazy, keep_keys)
+        #: the evaluator's summaries kept on disk between runs
+        self._summary_store = SummaryStore(cache_dir, self._resolver.evaluator_source)
         #: the evaluator's parsed sources, shared between its questions
         self._trees: dict[tuple[str, str], ast.Module | None] = {}
         #: which modules the evaluator does not read exist (cleared with the sources)
@@ -305,17 +353,54 @@ class Inference:
                     for wanted in (False, True):
                         self._summaries[(fullname, wanted)] = (None, self._reach.read_for(module))
                 continue
+            asked = [
+                (fullname, qualname, wanted)
+                for fullname, qualname in names
+                for wanted in ((False, True) if result else (False,))
+                if (fullname, wanted) not in self._summaries
+                and not self._stored_summary(module, fullname, qualname, wanted)
+            ]
+            if not asked:
+                continue
             with self._module_runs(module) as runs:
-                for fullname, qualname in names:
-                    for wanted in (False, True) if result else (False,):
-                        key = (fullname, wanted)
-                        if key not in self._summaries:
-                            self._summaries[key] = (None, frozenset())  # if it fails
-                            self._summaries[key] = self._answer(
-                                fullname,
-                                module,
-                                runs.summary(qualname, self._release, result=wanted),
-                            )
+                for fullname, qualname, wanted in asked:
+                    key = (fullname, wanted)
+                    if key not in self._summaries:
+                        self._summaries[key] = (None, frozenset())  # if it fails
+                        found = runs.summary(qualname, self._release, result=wanted)
+                        self._summaries[key] = self._answer(fullname, module, found)
+                        self._keep_summary(module, qualname, wanted, found)
+            self._summary_store.flush()
+
+    def _stored_summary(self, module: str, fullname: str, qualname: str, wanted: bool) -> bool:
+        """Take ``fullname``'s summary (of calling its result when ``wanted``) from disk,
+        when it is kept there and what it read is as it was."""
+        stored = self._summary_store.get(module, SummaryStore.key(qualname, wanted, self._release))
+        if stored is None:
+            return False
+        ok, answer = _requirement_from_json(stored.answer)
+        if not ok:
+            return False
+        self._summaries[(fullname, wanted)] = (answer, frozenset(stored.read))
+        return True
+
+    def _keep_summary(
+        self, module: str, qualname: str, wanted: bool, found: FunctionSummary | None
+    ) -> None:
+        """Keep a summary worked out now on disk (one whose run did not finish is not
+        kept: a later run may have the budget), with the same answer for calling its
+        result when that is the same question (``result_inert``)."""
+        if found is None:
+            return
+        answer, _ = self._requirement_of(found)
+        for result in (wanted, True) if found.result_inert else (wanted,):
+            self._summary_store.put(
+                module,
+                SummaryStore.key(qualname, result, self._release),
+                _requirement_json(answer),
+                found.read,
+                found.absent,
+            )
 
     @contextlib.contextmanager
     def _module_runs(self, module: str) -> Iterator[ModuleRuns]:
@@ -680,6 +765,7 @@ class Inference:
     def forget(self, modules: frozenset[str] | None = None) -> None:
         """Forget the answers read from ``modules`` (every answer when None)."""
         self._resolver.forget(modules)
+        self._summary_store.forget()
         self._trees.clear()  # sources may have changed: parsed again when asked
         self._importable.clear()  # and packages installed or removed
         self._kept.clear()  # and what their imports did

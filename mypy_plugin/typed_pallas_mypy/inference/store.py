@@ -154,7 +154,7 @@ class FactsStore:
         path = self._path(module)
         if path is None:
             return
-        _write(
+        write_json(
             path,
             {
                 "digest": DIGEST,
@@ -169,7 +169,9 @@ class FactsStore:
         """Nothing is kept back (each ``put`` writes its file)."""
 
 
-def _write(path: str, data: Mapping[str, object]) -> None:
+def write_json(path: str, data: Mapping[str, object]) -> None:
+    """Write ``data`` to ``path`` atomically (a temporary file, then ``os.replace``);
+    nothing on a failure (a cache that cannot be written is no error)."""
     folder = os.path.dirname(path) or "."
     try:
         os.makedirs(folder, exist_ok=True)

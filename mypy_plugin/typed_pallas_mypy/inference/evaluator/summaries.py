@@ -82,6 +82,8 @@ class FunctionSummary:
     interpret: tuple[str, int] | None = None
     #: the modules the runs read from their sources (a caller's dependencies)
     read: frozenset[str] = frozenset()
+    #: the modules the runs looked for and did not find (installing one may change it)
+    absent: frozenset[str] = frozenset()
     #: what the first call returned, under every platform, runs nothing when called and
     #: leaves the way live (an array, a number, a container, a value not known): calling
     #: the result is then this same summary (``result=True`` needs no run of its own)
@@ -217,6 +219,7 @@ class ModuleRuns:
                 return None
             answer = _with_interpret(runs, release, summary)
             read = {name for run in runs.values() for name in read_by(run.machine)}
+            absent = {name for run in runs.values() for name in _not_found(run.machine)}
             inert = not result and all(_inert(run.returned) for run in runs.values())
         if self._functions_write_state():
             # a caller may have called the module's other functions first: the answer
@@ -231,7 +234,10 @@ class ModuleRuns:
                 ):
                     return None
                 read |= {name for run in again.values() for name in read_by(run.machine)}
-        return dataclasses.replace(answer, read=frozenset(read), result_inert=inert)
+                absent |= {name for run in again.values() for name in _not_found(run.machine)}
+        return dataclasses.replace(
+            answer, read=frozenset(read), absent=frozenset(absent), result_inert=inert
+        )
 
     def _runs(
         self,
@@ -284,6 +290,11 @@ class ModuleRuns:
                 if self._writes:
                     break
         return self._writes
+
+
+def _not_found(machine: Machine) -> set[str]:
+    """The modules the machine looked for and did not run: not found, or not parsed."""
+    return {name for name, found in machine.modules.items() if found is None}
 
 
 def _inert(returned: VSet) -> bool:
