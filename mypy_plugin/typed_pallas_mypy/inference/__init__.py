@@ -233,7 +233,7 @@ class Inference:
         self._release = release
         self._resolver = Resolver(search_paths, self._store, project, lazy, keep_keys)
         #: the evaluator's summaries kept on disk between runs
-        self._summary_store = SummaryStore(cache_dir, self._resolver.evaluator_source)
+        self._summary_store = SummaryStore(cache_dir, self._summary_source)
         #: the evaluator's parsed sources, shared between its questions
         self._trees: dict[tuple[str, str], ast.Module | None] = {}
         #: which modules the evaluator does not read exist (cleared with the sources)
@@ -371,6 +371,16 @@ class Inference:
                         self._summaries[key] = self._answer(fullname, module, found)
                         self._keep_summary(module, qualname, wanted, found)
             self._summary_store.flush()
+
+    def _summary_source(self, module: str) -> tuple[str, bool, str] | None:
+        """``module``'s source for the summaries kept on disk, where first: how the notes
+        name its file and where it is read from (an answer's notes name files)."""
+        found = self._resolver.evaluator_source(module)
+        if found is None:
+            return None
+        located = self._resolver.locate(module)
+        where = f"{located.display}\0{located.source_path}" if located is not None else found[0]
+        return where, found[1], found[2]
 
     def _stored_summary(self, module: str, fullname: str, qualname: str, wanted: bool) -> bool:
         """Take ``fullname``'s summary (of calling its result when ``wanted``) from disk,

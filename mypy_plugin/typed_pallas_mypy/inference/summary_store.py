@@ -35,7 +35,7 @@ from typed_pallas_mypy.inference.store import write_json
 #: Bump when the file layout changes.
 SUMMARY_FORMAT: Final = 1
 
-#: a module's source as the evaluator's loader gives it: (path, is a package, text)
+#: a module's source as the engine gives it: (where it is, is a package, text)
 Loader = Callable[[str], "tuple[str, bool, str] | None"]
 
 
@@ -62,11 +62,14 @@ DIGEST: Final = _evaluator_digest()
 
 
 def source_digest(loader: Loader, module: str) -> str | None:
-    """The digest of ``module``'s source as ``loader`` gives it; None when not found."""
+    """The digest of ``module``'s source as ``loader`` gives it, with the file's path and
+    how the notes name it (the loader's first item: an answer's notes name files); None
+    when not found."""
     found = loader(module)
     if found is None:
         return None
-    return hashlib.sha256(found[2].encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    text = f"{found[0]}\0{found[1]}\0{found[2]}"
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
